@@ -1,0 +1,87 @@
+// What a run produced. Everything under RunResult except `run` is simulated and therefore
+// byte-identical for the same scenario and seed; `run` holds the host's own statistics.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fabricsim::scenario {
+
+struct FlowRecord {
+  uint32_t id = 0;
+  uint32_t src_nic = 0;
+  uint32_t dst_nic = 0;
+  int64_t size_bytes = 0;
+  int64_t start_ps = 0;
+  int64_t finish_ps = -1;   // last byte delivered in order at the receiver; -1 = unfinished
+  int64_t ideal_fct_ps = 0; // same flow alone on the empty network
+  // Conservation: payload bytes the sender put on the wire (retransmissions included)
+  // = bytes that reached the receiving NIC + bytes dropped in the fabric.
+  int64_t sent_bytes = 0;
+  int64_t delivered_bytes = 0;
+  int64_t dropped_bytes = 0;
+  int64_t retransmitted_packets = 0;
+  int64_t fct_ps() const { return finish_ps < 0 ? -1 : finish_ps - start_ps; }
+  double slowdown() const {
+    return finish_ps < 0 || ideal_fct_ps <= 0 ? 0.0
+                                              : static_cast<double>(fct_ps()) / ideal_fct_ps;
+  }
+};
+
+struct CollectiveResult {
+  bool present = false;
+  std::string op;         // "all_reduce"
+  std::string algorithm;  // "ring"
+  int ranks = 0;
+  int64_t size_bytes = 0;
+  int64_t time_ps = 0;
+  double algbw_gbytes_per_s = 0;  // nccl-tests: S / t
+  double busbw_gbytes_per_s = 0;  // nccl-tests: algbw x 2(n-1)/n for all-reduce
+};
+
+struct TopologySummary {
+  std::string description;
+  int hosts = 0;
+  int nics = 0;
+  int switches = 0;
+  int links = 0;  // bidirectional cables
+  int tiers = 0;
+};
+
+struct FabricCounters {
+  int64_t data_packets_sent = 0;   // by NICs, retransmissions included
+  int64_t data_bytes_sent = 0;     // payload
+  int64_t data_bytes_delivered = 0;
+  int64_t dropped_packets = 0;
+  int64_t dropped_bytes = 0;       // payload bytes of dropped data packets
+  int64_t retransmitted_packets = 0;
+  int64_t timeouts = 0;
+  int64_t naks = 0;
+  int64_t ack_packets = 0;
+  int64_t max_switch_buffer_bytes = 0;  // peak occupancy of any switch's shared buffer
+};
+
+struct RunStats {
+  int64_t events = 0;
+  double wall_seconds = 0;
+  double events_per_second = 0;
+  int64_t data_packet_hops = 0;  // data packets crossing one link
+  int64_t peak_rss_bytes = 0;
+  int64_t sim_time_ps = 0;
+};
+
+struct RunResult {
+  std::string scenario_name;
+  uint64_t seed = 0;
+  int64_t sim_time_ps = 0;   // time of the last event
+  bool completed = true;     // every flow finished before the stop time
+  TopologySummary topology;
+  CollectiveResult collective;
+  FabricCounters counters;
+  std::vector<FlowRecord> flows;
+  double aggregate_throughput_gbps = 0;  // delivered payload bits / (last finish - first start)
+  RunStats run;
+};
+
+}  // namespace fabricsim::scenario
