@@ -3,9 +3,11 @@
 
 #include <cstdint>
 
+#include "net/hash.h"
+
 namespace fabricsim::routing {
 
-enum class EcmpHash : uint8_t { kCrc32, kXorFold };
+using EcmpHash = net::EcmpHash;  // kCrc32 | kXorFold (net/hash.h)
 enum class EcmpSeedMode : uint8_t { kPerSwitch, kSame };
 
 struct EcmpConfig {

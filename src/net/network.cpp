@@ -1,0 +1,254 @@
+#include "net/network.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "net/wire.h"
+
+namespace fabricsim::net {
+
+uint32_t Network::new_node(NodeKind kind, uint32_t index) {
+  nodes_.push_back(Node{kind, index});
+  node_ports_.emplace_back();
+  return static_cast<uint32_t>(nodes_.size() - 1);
+}
+
+uint32_t Network::add_nic(const NicConfig& cfg) {
+  const uint32_t nic = static_cast<uint32_t>(nic_nodes_.size());
+  nic_nodes_.push_back(new_node(NodeKind::kNic, nic));
+  nic_port_.push_back(0);
+  nic_cfg_.push_back(cfg);
+  return nic;
+}
+
+uint32_t Network::add_switch(const SwitchConfig& cfg, int tier) {
+  const uint32_t sw = static_cast<uint32_t>(switches_.size());
+  Switch s;
+  s.node = new_node(NodeKind::kSwitch, sw);
+  s.buffer_bytes = cfg.buffer_bytes;
+  s.dt_alpha = cfg.dt_alpha;
+  s.tier = tier;
+  switches_.push_back(std::move(s));
+  switch_cfg_.push_back(cfg);
+  return sw;
+}
+
+void Network::connect(uint32_t node_a, uint32_t node_b, const LinkConfig& link) {
+  if (node_a >= nodes_.size() || node_b >= nodes_.size() || node_a == node_b) {
+    throw std::logic_error("Network::connect: bad node ids " + std::to_string(node_a) + ", " +
+                           std::to_string(node_b));
+  }
+  cables_.push_back(Cable{node_a, node_b, link});
+}
+
+void Network::finalize() {
+  std::vector<uint32_t> count(nodes_.size(), 0);
+  for (const Cable& c : cables_) {
+    ++count[c.a];
+    ++count[c.b];
+  }
+  uint32_t next = 0;
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    node_ports_[n] = PortRange{next, 0};
+    next += count[n];
+    if (nodes_[n].kind == NodeKind::kNic && count[n] != 1) {
+      throw std::logic_error("NIC " + std::to_string(nodes_[n].index) + " has " +
+                             std::to_string(count[n]) + " cables; a NIC has exactly one port");
+    }
+  }
+  ports_ = std::vector<Port>(next);  // Port is move-only (it owns rings)
+  queues_ = std::vector<PortQueues>(next);
+  auto take = [&](uint32_t node) {
+    PortRange& r = node_ports_[node];
+    const uint32_t id = r.first + r.count++;
+    Port& p = ports_[id];
+    p.node = node;
+    p.is_nic = nodes_[node].kind == NodeKind::kNic;
+    p.switch_index = p.is_nic ? -1 : static_cast<int32_t>(nodes_[node].index);
+    if (p.is_nic) nic_port_[nodes_[node].index] = id;
+    return id;
+  };
+  for (const Cable& c : cables_) {
+    const uint32_t pa = take(c.a);
+    const uint32_t pb = take(c.b);
+    for (auto [from, to] : {std::pair{pa, pb}, std::pair{pb, pa}}) {
+      ports_[from].peer = to;
+      ports_[from].rate_bps = c.link.rate_bps;
+      ports_[from].prop_ps = c.link.propagation_ps();
+    }
+  }
+  for (Switch& s : switches_) {
+    s.first_port = node_ports_[s.node].first;
+    s.num_ports = node_ports_[s.node].count;
+  }
+  // Far-end timing: a switch adds its port-to-port latency and, when cut-through applies (all
+  // its ports at one rate), forwards from the header's arrival; a NIC receives the whole frame.
+  // NIC latency is charged once on the sending NIC's cable and once on the receiving one's.
+  std::vector<bool> cut_through(switches_.size(), false);
+  for (size_t i = 0; i < switches_.size(); ++i) {
+    const Switch& s = switches_[i];
+    bool uniform = true;
+    for (uint32_t k = 1; k < s.num_ports; ++k) {
+      uniform = uniform && ports_[s.first_port + k].rate_bps == ports_[s.first_port].rate_bps;
+    }
+    cut_through[i] = uniform && switch_cfg_[i].forwarding == Forwarding::kCutThrough;
+  }
+  for (Port& p : ports_) {
+    const Port& far = ports_[p.peer];
+    if (far.is_nic) {
+      p.far_latency_ps = nic_cfg_[nodes_[far.node].index].latency_ps;
+      p.far_cut_through = false;
+    } else {
+      p.far_latency_ps = switch_cfg_[far.switch_index].latency_ps;
+      p.far_cut_through = cut_through[far.switch_index];
+    }
+    if (p.is_nic) p.far_latency_ps += nic_cfg_[nodes_[p.node].index].latency_ps;
+  }
+}
+
+void Network::nic_send(uint32_t nic, uint32_t pkt) {
+  push_queue(nic_port_[nic], pkt);
+  nic_kick(nic);
+}
+
+void Network::push_queue(uint32_t port, uint32_t pkt) {
+  const Packet& k = packets_[pkt];
+  PortQueues& q = queues_[port];
+  q.queue[k.priority].push_back(pkt);
+  q.queued_bytes[k.priority] += k.frame_bytes;
+  ports_[port].backlog_mask |= static_cast<uint8_t>(1u << k.priority);
+}
+
+void Network::nic_kick(uint32_t nic) { wake(nic_port_[nic]); }
+
+void Network::wake(uint32_t port) {
+  Port& p = ports_[port];
+  if (p.tx_event_pending) return;
+  if (p.busy_until_ps <= sched_.now_ps) {
+    try_transmit(port);
+  } else {
+    sched_.at(p.busy_until_ps, kPortTxDone, port);
+    p.tx_event_pending = true;
+  }
+}
+
+void Network::on_tx_done(uint32_t port) {
+  ports_[port].tx_event_pending = false;
+  try_transmit(port);
+}
+
+uint32_t Network::next_queued(uint32_t port) {
+  Port& p = ports_[port];
+  const uint32_t ready = p.backlog_mask & ~p.paused_mask & 0xFFu;
+  if (ready == 0) return kNoPacket;
+  const int prio = 31 - __builtin_clz(ready);  // strict priority: highest class first
+  PortQueues& q = queues_[port];
+  const uint32_t pkt = q.queue[prio].pop_front();
+  if (q.queue[prio].empty()) p.backlog_mask &= static_cast<uint8_t>(~(1u << prio));
+  const uint32_t frame = packets_[pkt].frame_bytes;
+  q.queued_bytes[prio] -= frame;
+  // The shared buffer is released when the frame starts to leave; for a cut-through switch
+  // that is also when most of it was never fully stored.
+  if (p.switch_index >= 0) switches_[p.switch_index].buffer_used_bytes -= frame;
+  return pkt;
+}
+
+void Network::try_transmit(uint32_t port) {
+  Port& p = ports_[port];
+  uint32_t pkt = next_queued(port);
+  if (pkt == kNoPacket && p.is_nic && endpoint_.pull) {
+    pkt = endpoint_.pull(endpoint_.ctx, nodes_[p.node].index);
+  }
+  if (pkt != kNoPacket) transmit(port, pkt);
+}
+
+void Network::transmit(uint32_t port, uint32_t pkt) {
+  Port& p = ports_[port];
+  const Packet& k = packets_[pkt];
+  const int64_t now = sched_.now_ps;
+  const int64_t ser_ps = serialization_ps(k.wire_bytes, p.rate_bps);
+  p.busy_until_ps = now + ser_ps;
+  ++p.tx_packets;
+  p.tx_wire_bytes += k.wire_bytes;
+  if (k.type == PacketType::kData) ++counters_.data_packet_hops;
+
+  const int64_t arrive_ps = (p.far_cut_through ? now : now + ser_ps) + p.prop_ps + p.far_latency_ps;
+  p.line.push_back(InFlight{arrive_ps, pkt});
+  if (!p.arrive_event_pending) {
+    sched_.at(arrive_ps, kLinkArrive, port);
+    p.arrive_event_pending = true;
+  }
+  // Only a port with more to send needs to wake up when this frame is out; an idle port is
+  // restarted by enqueue() or nic_kick().
+  if (p.is_nic || p.backlog_mask != 0) {
+    sched_.at(p.busy_until_ps, kPortTxDone, port);
+    p.tx_event_pending = true;
+  }
+}
+
+void Network::on_link_arrive(uint32_t port) {
+  Port& p = ports_[port];
+  const uint32_t pkt = p.line.pop_front().pkt;
+  if (!p.line.empty()) {
+    sched_.at(p.line.front().arrive_ps, kLinkArrive, port);
+  } else {
+    p.arrive_event_pending = false;
+  }
+  const Port& far = ports_[p.peer];
+  if (far.is_nic) {
+    endpoint_.deliver(endpoint_.ctx, nodes_[far.node].index, pkt);
+  } else {
+    switch_receive(p.peer, pkt);
+  }
+}
+
+uint32_t Network::select_egress(const Switch& sw, const Packet& k) const {
+  const uint16_t g = sw.group_of_dst[k.dst_nic];
+  if (g == kNoRoute) return kNoPacket;
+  const uint32_t begin = sw.group_offsets[g];
+  const uint32_t n = sw.group_offsets[g + 1] - begin;
+  if (n == 1) return sw.group_ports[begin];
+  const FiveTuple t{nic_ip(k.src_nic), nic_ip(k.dst_nic), k.entropy,
+                    static_cast<uint16_t>(kRoceUdpPort), 17};
+  return sw.group_ports[begin + ecmp_hash(sw.hash, t, sw.hash_seed) % n];
+}
+
+void Network::switch_receive(uint32_t in_port, uint32_t pkt) {
+  Switch& sw = switches_[ports_[in_port].switch_index];
+  const uint32_t out = select_egress(sw, packets_[pkt]);
+  if (out == kNoPacket) {
+    ++counters_.unroutable_packets;
+    drop(in_port, pkt);
+    return;
+  }
+  enqueue(out, pkt);
+}
+
+void Network::enqueue(uint32_t port, uint32_t pkt) {
+  Port& p = ports_[port];
+  Switch& sw = switches_[p.switch_index];
+  const Packet& k = packets_[pkt];
+  // Dynamic threshold admission (Choudhury & Hahne 1998): a queue may hold at most
+  // alpha x (unused shared buffer); tail drop beyond that or when the buffer is full.
+  const int64_t free_bytes = sw.buffer_bytes - sw.buffer_used_bytes;
+  if (k.frame_bytes > free_bytes ||
+      static_cast<double>(queues_[port].queued_bytes[k.priority]) >= sw.dt_alpha * free_bytes) {
+    drop(port, pkt);
+    return;
+  }
+  sw.buffer_used_bytes += k.frame_bytes;
+  if (sw.buffer_used_bytes > sw.peak_buffer_bytes) sw.peak_buffer_bytes = sw.buffer_used_bytes;
+  push_queue(port, pkt);
+  wake(port);
+}
+
+void Network::drop(uint32_t port, uint32_t pkt) {
+  const Packet& k = packets_[pkt];
+  ++ports_[port].drops;
+  ++counters_.dropped_packets;
+  if (k.type == PacketType::kData) counters_.dropped_payload_bytes += k.payload_bytes;
+  if (endpoint_.dropped) endpoint_.dropped(endpoint_.ctx, pkt);
+  packets_.free(pkt);
+}
+
+}  // namespace fabricsim::net

@@ -1,0 +1,203 @@
+// The packet-moving core: ports, links, switches and NIC attachment points.
+//
+//   NIC port ──link──► switch port ... switch port ──link──► NIC port
+//
+// Every cable is two Ports, one per direction; a Port owns its transmit queues and the delay line
+// of the link it drives (the in-flight packets in arrival order, of which only the head has an
+// event scheduled: htsim's Pipe idea). A packet-hop therefore costs two events: the sending port's
+// transmit-complete (only when another packet waits behind it) and the far end's arrival.
+//
+// Switches are output-queued with 8 strict-priority queues per port and one shared buffer per
+// switch admitted by dynamic thresholds. Forwarding is an array lookup of the destination NIC's
+// ECMP group followed by a 5-tuple hash when the group has several ports.
+//
+// NICs are endpoints: the transport above installs Endpoint hooks, and a NIC port pulls its next
+// data packet from the transport when its control queues are empty (so a NIC never holds a whole
+// message as packets: the pool stays as small as what is in flight).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/pool.h"
+#include "core/ring.h"
+#include "core/scheduler.h"
+#include "net/config.h"
+#include "net/hash.h"
+#include "net/packet.h"
+
+namespace fabricsim::net {
+
+inline constexpr uint16_t kNoRoute = 0xFFFF;
+
+struct InFlight {
+  int64_t arrive_ps;
+  uint32_t pkt;
+};
+
+// Hot per-port state, touched on every hop; the priority queues live apart in PortQueues so
+// that a Port stays within two cache lines.
+struct Port {
+  int64_t busy_until_ps = 0;     // end of the current serialization
+  int64_t rate_bps = 0;
+  int64_t prop_ps = 0;           // propagation delay of the cable this port drives
+  int64_t far_latency_ps = 0;    // processing at the far end before the packet is forwardable
+  uint32_t node = 0;             // owning node
+  uint32_t peer = 0;             // the port at the far end of the cable
+  int32_t switch_index = -1;     // owning switch, or -1 for a NIC port
+  bool far_cut_through = false;  // far end forwards from the header (arrival = head time)
+  bool tx_event_pending = false;
+  bool arrive_event_pending = false;
+  bool is_nic = false;
+  bool up = true;
+  uint8_t backlog_mask = 0;      // bit p set: priority queue p is non-empty
+  uint8_t paused_mask = 0;       // priorities stopped by PFC (RoCEv2 issue); 0 = none
+  Ring<InFlight> line;           // packets on the cable, in arrival order
+  // counters
+  int64_t tx_packets = 0;
+  int64_t tx_wire_bytes = 0;
+  int64_t drops = 0;
+};
+
+struct PortQueues {
+  uint32_t queued_bytes[kPriorities] = {};
+  Ring<uint32_t> queue[kPriorities];
+};
+
+struct Switch {
+  uint32_t node = 0;
+  uint32_t first_port = 0;
+  uint32_t num_ports = 0;
+  int64_t buffer_bytes = 0;
+  int64_t buffer_used_bytes = 0;
+  int64_t peak_buffer_bytes = 0;
+  double dt_alpha = 1.0;
+  EcmpHash hash = EcmpHash::kCrc32;
+  uint32_t hash_seed = 0;
+  int tier = 0;
+  // Forwarding: group_of_dst[dst_nic] indexes group_offsets; a group's member ports are
+  // group_ports[group_offsets[g] .. group_offsets[g+1]) (global port ids).
+  std::vector<uint16_t> group_of_dst;
+  std::vector<uint32_t> group_offsets;
+  std::vector<uint32_t> group_ports;
+};
+
+enum class NodeKind : uint8_t { kNic, kSwitch };
+
+struct Node {
+  NodeKind kind;
+  uint32_t index;  // into nics_ or switches_
+};
+
+// The transport's hooks at the endpoints. Plain function pointers: one indirect call per packet
+// at a NIC, none inside the fabric.
+struct Endpoint {
+  void* ctx = nullptr;
+  // A packet has been fully received by `nic`; ownership passes to the callee.
+  void (*deliver)(void* ctx, uint32_t nic, uint32_t pkt) = nullptr;
+  // The next data packet `nic` should send now, or kNoPacket.
+  uint32_t (*pull)(void* ctx, uint32_t nic) = nullptr;
+  // `pkt` is about to be dropped in the fabric (for per-flow accounting).
+  void (*dropped)(void* ctx, uint32_t pkt) = nullptr;
+};
+
+struct NetCounters {
+  int64_t data_packet_hops = 0;
+  int64_t dropped_packets = 0;
+  int64_t dropped_payload_bytes = 0;
+  int64_t unroutable_packets = 0;
+};
+
+class Network {
+ public:
+  explicit Network(Scheduler& sched) : sched_(sched) {}
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  // ---- construction (before the run) ----
+  uint32_t add_nic(const NicConfig& cfg);                  // returns the NIC index
+  uint32_t add_switch(const SwitchConfig& cfg, int tier);  // returns the switch index
+  // Cables node a to node b (node ids from nic_node()/switch_node()). finalize() numbers each
+  // node's ports contiguously, in connection order. Throws std::logic_error on a bad cable.
+  void connect(uint32_t node_a, uint32_t node_b, const LinkConfig& link);
+  // Lays out ports and fixes far-end timing (cut-through eligibility needs every port of a
+  // switch known). Throws std::logic_error if a NIC does not have exactly one cable.
+  void finalize();
+  uint32_t num_cables() const { return static_cast<uint32_t>(cables_.size()); }
+  void set_endpoint(const Endpoint& ep) { endpoint_ = ep; }
+
+  uint32_t nic_node(uint32_t nic) const { return nic_nodes_[nic]; }
+  uint32_t switch_node(uint32_t sw) const { return switches_[sw].node; }
+  const Node& node(uint32_t id) const { return nodes_[id]; }
+  uint32_t num_nodes() const { return static_cast<uint32_t>(nodes_.size()); }
+  uint32_t num_nics() const { return static_cast<uint32_t>(nic_port_.size()); }
+  uint32_t num_switches() const { return static_cast<uint32_t>(switches_.size()); }
+  uint32_t num_ports() const { return static_cast<uint32_t>(ports_.size()); }
+  uint32_t nic_port(uint32_t nic) const { return nic_port_[nic]; }
+  // Ports of a node: [first, first + count).
+  uint32_t node_first_port(uint32_t node) const { return node_ports_[node].first; }
+  uint32_t node_port_count(uint32_t node) const { return node_ports_[node].count; }
+  Port& port(uint32_t id) { return ports_[id]; }
+  const Port& port(uint32_t id) const { return ports_[id]; }
+  const PortQueues& queues(uint32_t id) const { return queues_[id]; }
+  Switch& switch_at(uint32_t sw) { return switches_[sw]; }
+  const Switch& switch_at(uint32_t sw) const { return switches_[sw]; }
+  const NicConfig& nic_config(uint32_t nic) const { return nic_cfg_[nic]; }
+  const SwitchConfig& switch_config(uint32_t sw) const { return switch_cfg_[sw]; }
+  // The IPv4 address of a NIC (10.0.0.0/8, host part = NIC index + 1), used in the ECMP hash.
+  static uint32_t nic_ip(uint32_t nic) { return 0x0A000000u + nic + 1; }
+
+  // ---- packets ----
+  Pool<Packet>& packets() { return packets_; }
+  Packet& pkt(uint32_t id) { return packets_[id]; }
+
+  // ---- run time ----
+  // Queues a packet at a NIC's own port (ACKs, NAKs, CNPs); strict priority over pulled data.
+  void nic_send(uint32_t nic, uint32_t pkt);
+  // Tells an idle NIC port that the transport has data: it pulls if it is free.
+  void nic_kick(uint32_t nic);
+  void on_tx_done(uint32_t port);
+  void on_link_arrive(uint32_t port);
+
+  const NetCounters& counters() const { return counters_; }
+  Scheduler& scheduler() { return sched_; }
+
+ private:
+  struct PortRange {
+    uint32_t first = 0;
+    uint32_t count = 0;
+  };
+  uint32_t new_node(NodeKind kind, uint32_t index);
+  void switch_receive(uint32_t in_port, uint32_t pkt);
+  uint32_t select_egress(const Switch& sw, const Packet& p) const;
+  void enqueue(uint32_t port, uint32_t pkt);
+  void drop(uint32_t port, uint32_t pkt);
+  // Makes a port with something to send transmit now, or when its current frame is out.
+  void wake(uint32_t port);
+  // Starts the next transmission on an idle port, if it has anything to send.
+  void try_transmit(uint32_t port);
+  uint32_t next_queued(uint32_t port);
+  void push_queue(uint32_t port, uint32_t pkt);
+  void transmit(uint32_t port, uint32_t pkt);
+
+  Scheduler& sched_;
+  Endpoint endpoint_;
+  Pool<Packet> packets_;
+  std::vector<Port> ports_;
+  std::vector<PortQueues> queues_;  // parallel to ports_
+  std::vector<Node> nodes_;
+  std::vector<PortRange> node_ports_;
+  std::vector<Switch> switches_;
+  std::vector<SwitchConfig> switch_cfg_;
+  std::vector<uint32_t> nic_nodes_;
+  std::vector<uint32_t> nic_port_;
+  std::vector<NicConfig> nic_cfg_;
+  struct Cable {
+    uint32_t a, b;
+    LinkConfig link;
+  };
+  std::vector<Cable> cables_;  // recorded by connect(), laid out into ports by finalize()
+  NetCounters counters_;
+};
+
+}  // namespace fabricsim::net

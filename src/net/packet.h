@@ -1,0 +1,35 @@
+// A packet as the simulator moves it: header fields only, no payload bytes (SPEC §3). Byte-exact
+// headers are synthesized from these fields only when a pcap is written.
+#pragma once
+
+#include <cstdint>
+
+namespace fabricsim::net {
+
+enum class PacketType : uint8_t { kData, kAck, kNak, kCnp };
+
+inline constexpr uint32_t kNoPacket = 0xFFFFFFFFu;
+inline constexpr int kPriorities = 8;  // IEEE 802.1p / PFC classes
+
+// 32 bytes: two packets per cache line, since queued packets are the bulk of a run's memory.
+struct Packet {
+  uint32_t src_nic = 0;
+  uint32_t dst_nic = 0;
+  uint32_t qp = 0;             // the sender's QP; ACK/NAK/CNP carry the QP they refer to
+  uint32_t psn = 0;            // packet sequence number (not wrapped at 24 bits internally)
+  uint32_t msg = 0;            // message (flow) index, for per-flow accounting
+  uint16_t payload_bytes = 0;
+  uint16_t frame_bytes = 0;    // the L2 frame with FCS: what a switch buffer holds
+  uint16_t wire_bytes = 0;     // frame + preamble/SFD + inter-frame gap: what serialization costs
+  uint16_t entropy = 0;        // UDP source port (RoCEv2 flow entropy)
+  PacketType type = PacketType::kData;
+  uint8_t priority = 0;
+  uint8_t ecn = 0;             // 0 Not-ECT, 2 ECT(0), 3 CE (RFC 3168 code points)
+  uint8_t flags = 0;
+};
+static_assert(sizeof(Packet) == 32, "keep Packet at half a cache line");
+
+inline constexpr uint8_t kFlagFirst = 1;  // first packet of a message (carries RETH)
+inline constexpr uint8_t kFlagLast = 2;   // last packet of a message
+
+}  // namespace fabricsim::net

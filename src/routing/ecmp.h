@@ -1,0 +1,36 @@
+// Shortest-path ECMP forwarding tables, computed once before the run.
+//
+// For every switch that has NICs attached, a breadth-first search over the switch graph gives
+// each switch's distance to it; a switch's ECMP group towards a NIC is then every up port whose
+// neighbour is one hop closer. NICs are never transit nodes. Groups are deduplicated per switch
+// so the table per switch is one 16-bit group id per destination NIC.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "net/network.h"
+#include "routing/config.h"
+
+namespace fabricsim::routing {
+
+class EcmpRoutes {
+ public:
+  // Fills every switch's forwarding table and hash seed. Throws InputError("topology", ...) if
+  // some NIC cannot reach another.
+  void install(net::Network& net, const EcmpConfig& cfg, uint64_t scenario_seed);
+
+  // Switches a packet from `src_nic` to `dst_nic` traverses on a shortest path.
+  int switch_hops(uint32_t src_nic, uint32_t dst_nic) const;
+
+ private:
+  std::vector<uint32_t> attach_switch_;      // NIC -> switch it is cabled to
+  std::vector<int32_t> dest_slot_;           // switch -> row in dist_, or -1
+  std::vector<std::vector<uint16_t>> dist_;  // [slot][switch] hops from switch to slot's switch
+};
+
+// The per-switch ECMP seed: the shared seed in `kSame` mode (every switch hashes alike, which
+// polarizes), else a mix of the scenario seed, the configured seed and the switch index.
+uint32_t ecmp_seed(const EcmpConfig& cfg, uint64_t scenario_seed, uint32_t switch_index);
+
+}  // namespace fabricsim::routing

@@ -1,0 +1,180 @@
+#include "scenario/run.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/error.h"
+#include "core/rss.h"
+#include "core/scheduler.h"
+#include "net/network.h"
+#include "routing/ecmp.h"
+#include "topo/topology.h"
+#include "transport/rc.h"
+#include "workload/workload.h"
+
+namespace fabricsim::scenario {
+
+namespace {
+
+const char* op_name(workload::CollectiveOp op) {
+  switch (op) {
+    case workload::CollectiveOp::kAllReduce:
+      return "all_reduce";
+  }
+  return "?";
+}
+
+}  // namespace
+
+void check_scenario(const Scenario& sc) {
+  if (sc.link.rate_bps <= 0) throw InputError("fabric.link.rate", "must be > 0");
+  if (sc.link.cable_m < 0) throw InputError("fabric.link.cable", "must be >= 0");
+  topo::check_shape(sc.topology);
+  workload::check(sc.workload, sc.topology.hosts * sc.topology.nics_per_host);
+}
+
+RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
+  check_scenario(sc);
+  const auto wall_start = std::chrono::steady_clock::now();
+
+  Scheduler sched;
+  net::Network net(sched);
+  const topo::BuiltTopology topo =
+      topo::build(sc.topology, topo::FabricParams{sc.link, sc.switch_config, sc.nic}, net);
+  routing::EcmpRoutes routes;
+  routes.install(net, sc.ecmp, sc.seed);
+  transport::RoceTransport transport(sc.roce, net, sc.seed);
+  workload::Workload work(sc.workload, topo.nics, sc.link.rate_bps, sc.seed, transport, sched);
+  uint64_t delivered = 0;
+  transport.on_delivered = [&](uint32_t msg) {
+    ++delivered;
+    work.on_delivered(msg);
+  };
+  work.start();
+  const double total_messages = std::max<double>(1.0, static_cast<double>(work.total_messages()));
+
+  // The run ends when every message is acknowledged and the fabric holds no packet (so per-flow
+  // conservation is exact), or at the stop time. Pending retransmit timers alone do not keep it
+  // going: they would only find nothing outstanding.
+  int64_t events = 0;
+  bool stopped_early = false;
+  while (!sched.queue.empty()) {
+    if (sc.stop_time_ps > 0 && sched.queue.top().time_ps > sc.stop_time_ps) {
+      stopped_early = true;
+      break;
+    }
+    const Event ev = sched.queue.pop();
+    sched.now_ps = ev.time_ps;
+    ++events;
+    switch (ev.kind) {
+      case kPortTxDone:
+        net.on_tx_done(ev.target);
+        break;
+      case kLinkArrive:
+        net.on_link_arrive(ev.target);
+        break;
+      case kQpTimer:
+        transport.on_timer(ev.target);
+        break;
+      case kFlowStart:
+        work.on_flow_start();
+        break;
+    }
+    if (transport.unacked_messages() == 0 && work.all_posted() &&
+        net.packets().in_use() == 0) {
+      break;
+    }
+    if (options.progress && (events & 0x3FFFF) == 0) {
+      options.progress(static_cast<double>(delivered) / total_messages);
+    }
+  }
+  if (options.progress) options.progress(1.0);
+
+  RunResult r;
+  r.scenario_name = sc.name;
+  r.seed = sc.seed;
+  r.sim_time_ps = sched.now_ps;
+  r.topology.description = topo.description;
+  r.topology.hosts = topo.hosts;
+  r.topology.nics = topo.nics;
+  r.topology.switches = topo.switches;
+  r.topology.links = topo.cables;
+  r.topology.tiers = topo.tiers;
+
+  int64_t first_start = -1, last_finish = -1, finished_bytes = 0;
+  r.flows.reserve(transport.num_messages());
+  for (uint32_t id = 0; id < transport.num_messages(); ++id) {
+    const transport::Message& m = transport.message(id);
+    const transport::Qp& q = transport.qp(m.qp);
+    FlowRecord f;
+    f.id = id;
+    f.src_nic = q.src_nic;
+    f.dst_nic = q.dst_nic;
+    f.size_bytes = m.size_bytes;
+    f.start_ps = m.post_ps;
+    f.finish_ps = m.rx_done_ps;
+    f.ideal_fct_ps = transport::ideal_fct_ps(m.size_bytes, routes.switch_hops(q.src_nic, q.dst_nic),
+                                             sc.roce, sc.link, sc.switch_config, sc.nic);
+    f.sent_bytes = m.sent_bytes;
+    f.delivered_bytes = m.delivered_bytes;
+    f.dropped_bytes = m.dropped_bytes;
+    f.retransmitted_packets = m.retransmitted_packets;
+    if (f.finish_ps < 0) {
+      r.completed = false;
+    } else {
+      finished_bytes += m.size_bytes;
+      last_finish = std::max(last_finish, f.finish_ps);
+    }
+    if (first_start < 0 || f.start_ps < first_start) first_start = f.start_ps;
+    r.flows.push_back(f);
+  }
+  if (stopped_early) r.completed = false;
+  if (last_finish > first_start) {
+    r.aggregate_throughput_gbps =
+        static_cast<double>(finished_bytes) * 8.0 / (static_cast<double>(last_finish - first_start) * 1e-3);
+  }
+
+  if (work.is_collective()) {
+    CollectiveResult& c = r.collective;
+    c.present = true;
+    c.op = op_name(sc.workload.op);
+    c.algorithm = "ring";
+    c.ranks = work.ranks();
+    c.size_bytes = sc.workload.size_bytes;
+    if (work.collective_done()) {
+      c.time_ps = work.collective_end_ps();
+      const double n = c.ranks;
+      c.algbw_gbytes_per_s = static_cast<double>(c.size_bytes) / (c.time_ps * 1e-12) * 1e-9;
+      c.busbw_gbytes_per_s = c.algbw_gbytes_per_s * 2.0 * (n - 1) / n;
+    }
+  }
+
+  const transport::TransportCounters& tc = transport.counters();
+  const net::NetCounters& nc = net.counters();
+  FabricCounters& fc = r.counters;
+  fc.data_packets_sent = tc.data_packets_sent;
+  fc.data_bytes_sent = tc.data_bytes_sent;
+  fc.data_bytes_delivered = tc.data_bytes_delivered;
+  fc.dropped_packets = nc.dropped_packets;
+  fc.dropped_bytes = nc.dropped_payload_bytes;
+  fc.retransmitted_packets = tc.retransmitted_packets;
+  fc.timeouts = tc.timeouts;
+  fc.naks = tc.naks;
+  fc.ack_packets = tc.ack_packets;
+  for (uint32_t s = 0; s < net.num_switches(); ++s) {
+    fc.max_switch_buffer_bytes = std::max(fc.max_switch_buffer_bytes,
+                                          net.switch_at(s).peak_buffer_bytes);
+  }
+
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  r.run.events = events;
+  r.run.wall_seconds = wall;
+  r.run.events_per_second = wall > 0 ? events / wall : 0;
+  r.run.data_packet_hops = nc.data_packet_hops;
+  r.run.peak_rss_bytes = peak_rss_bytes();
+  r.run.sim_time_ps = r.sim_time_ps;
+  return r;
+}
+
+}  // namespace fabricsim::scenario

@@ -1,0 +1,289 @@
+#include "transport/rc.h"
+
+#include <algorithm>
+
+#include "core/rng.h"
+#include "net/wire.h"
+
+namespace fabricsim::transport {
+
+using net::Packet;
+using net::PacketType;
+
+uint32_t packets_for(int64_t size_bytes, int mtu_bytes) {
+  return size_bytes <= 0 ? 1 : static_cast<uint32_t>((size_bytes + mtu_bytes - 1) / mtu_bytes);
+}
+
+int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce,
+                     const net::LinkConfig& link, const net::SwitchConfig& sw,
+                     const net::NicConfig& nic) {
+  const uint32_t n = packets_for(size_bytes, roce.mtu_bytes);
+  const int64_t last_payload = size_bytes - static_cast<int64_t>(n - 1) * roce.mtu_bytes;
+  int64_t wire = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t payload = i + 1 < n ? roce.mtu_bytes : static_cast<uint32_t>(last_payload);
+    wire += net::roce_data_frame_bytes(payload, i == 0, roce.vlan_tag) + net::kWireOnlyBytes;
+  }
+  const uint32_t last_wire = net::roce_data_frame_bytes(static_cast<uint32_t>(last_payload),
+                                                        n == 1, roce.vlan_tag) +
+                             net::kWireOnlyBytes;
+  int64_t t = serialization_ps(wire, link.rate_bps);
+  t += static_cast<int64_t>(switch_hops + 1) * link.propagation_ps();
+  t += static_cast<int64_t>(switch_hops) * sw.latency_ps + 2 * nic.latency_ps;
+  if (sw.forwarding == net::Forwarding::kStoreAndForward) {
+    t += static_cast<int64_t>(switch_hops) * serialization_ps(last_wire, link.rate_bps);
+  }
+  return t;
+}
+
+RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t seed)
+    : cfg_(cfg),
+      net_(net),
+      sched_(net.scheduler()),
+      seed_(seed),
+      rto_ps_(cfg.retransmit_timeout_ps()),
+      nics_(net.num_nics()) {
+  net::Endpoint ep;
+  ep.ctx = this;
+  ep.deliver = &RoceTransport::deliver_hook;
+  ep.pull = &RoceTransport::pull_hook;
+  ep.dropped = &RoceTransport::dropped_hook;
+  net_.set_endpoint(ep);
+}
+
+void RoceTransport::deliver_hook(void* self, uint32_t nic, uint32_t pkt) {
+  auto* t = static_cast<RoceTransport*>(self);
+  const Packet& p = t->net_.pkt(pkt);  // handlers read fields before allocating
+  switch (p.type) {
+    case PacketType::kData:
+      t->on_data(pkt);
+      break;
+    case PacketType::kAck:
+      t->on_ack(p.qp, p.psn);
+      break;
+    case PacketType::kNak:
+      t->on_nak(p.qp, p.psn);
+      break;
+    case PacketType::kCnp:
+      break;  // DCQCN reaction point: RoCEv2 issue
+  }
+  t->net_.packets().free(pkt);
+}
+
+uint32_t RoceTransport::pull_hook(void* self, uint32_t nic) {
+  return static_cast<RoceTransport*>(self)->pull(nic);
+}
+
+void RoceTransport::dropped_hook(void* self, uint32_t pkt) {
+  auto* t = static_cast<RoceTransport*>(self);
+  const Packet& p = t->net_.pkt(pkt);
+  if (p.type == PacketType::kData) t->msgs_[p.msg].dropped_bytes += p.payload_bytes;
+}
+
+uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic) {
+  const uint64_t key = (static_cast<uint64_t>(src_nic) << 32) | dst_nic;
+  auto [it, inserted] = qp_index_.emplace(key, static_cast<uint32_t>(qps_.size()));
+  if (inserted) {
+    Qp q;
+    q.src_nic = src_nic;
+    q.dst_nic = dst_nic;
+    // Linux rxe: UDP source port = 0xC000 | 14-bit hash of the QP number.
+    uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (it->second + 1));
+    q.entropy = static_cast<uint16_t>(0xC000 | (splitmix64(h) & 0x3FFF));
+    qps_.push_back(std::move(q));
+  }
+  return it->second;
+}
+
+uint32_t RoceTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
+                             uint64_t tag) {
+  const uint32_t qp_id = qp_for(src_nic, dst_nic);
+  Qp& q = qps_[qp_id];
+  Message m;
+  m.qp = qp_id;
+  m.first_psn = q.psn_end;
+  m.npkts = packets_for(size_bytes, cfg_.mtu_bytes);
+  m.size_bytes = size_bytes;
+  m.post_ps = sched_.now_ps;
+  m.tag = tag;
+  q.psn_end += m.npkts;
+  const uint32_t id = static_cast<uint32_t>(msgs_.size());
+  msgs_.push_back(m);
+  q.msgs.push_back(id);
+  ++unacked_messages_;
+  activate(qp_id);
+  return id;
+}
+
+void RoceTransport::activate(uint32_t qp_id) {
+  Qp& q = qps_[qp_id];
+  if (q.active || q.snd_nxt >= q.psn_end) return;
+  q.active = true;
+  nics_[q.src_nic].active.push_back(qp_id);
+  net_.nic_kick(q.src_nic);
+}
+
+uint32_t RoceTransport::pull(uint32_t nic) {
+  Ring<uint32_t>& active = nics_[nic].active;
+  while (!active.empty()) {
+    const uint32_t qp_id = active.pop_front();
+    Qp& q = qps_[qp_id];
+    if (q.snd_nxt >= q.psn_end) {
+      q.active = false;
+      continue;
+    }
+    const uint32_t pkt = make_data_packet(qp_id);
+    if (q.snd_nxt < q.psn_end) {
+      active.push_back(qp_id);
+    } else {
+      q.active = false;
+    }
+    return pkt;
+  }
+  return net::kNoPacket;
+}
+
+uint32_t RoceTransport::make_data_packet(uint32_t qp_id) {
+  Qp& q = qps_[qp_id];
+  const uint32_t msg_id = q.msgs[q.nxt_msg];
+  Message& m = msgs_[msg_id];
+  const uint32_t index = q.snd_nxt - m.first_psn;
+  const bool last = index + 1 == m.npkts;
+  const uint32_t payload =
+      last ? static_cast<uint32_t>(m.size_bytes - static_cast<int64_t>(index) * cfg_.mtu_bytes)
+           : static_cast<uint32_t>(cfg_.mtu_bytes);
+  const uint32_t id = net_.packets().alloc();
+  Packet& p = net_.pkt(id);
+  p.src_nic = q.src_nic;
+  p.dst_nic = q.dst_nic;
+  p.qp = qp_id;
+  p.psn = q.snd_nxt;
+  p.msg = msg_id;
+  p.payload_bytes = static_cast<uint16_t>(payload);
+  p.frame_bytes = static_cast<uint16_t>(net::roce_data_frame_bytes(payload, index == 0, cfg_.vlan_tag));
+  p.wire_bytes = static_cast<uint16_t>(p.frame_bytes + net::kWireOnlyBytes);
+  p.entropy = q.entropy;
+  p.type = PacketType::kData;
+  p.priority = static_cast<uint8_t>(cfg_.data_priority);
+  p.ecn = 2;  // ECT(0): RoCEv2 NICs send ECN-capable traffic
+  p.flags = (index == 0 ? net::kFlagFirst : 0) | (last ? net::kFlagLast : 0);
+
+  if (q.snd_una == q.snd_nxt) q.last_progress_ps = sched_.now_ps;  // the RTO clock starts
+  if (q.snd_nxt < q.high_sent) {
+    ++m.retransmitted_packets;
+    ++counters_.retransmitted_packets;
+  }
+  ++q.snd_nxt;
+  q.high_sent = std::max(q.high_sent, q.snd_nxt);
+  if (last) ++q.nxt_msg;
+  m.sent_bytes += payload;
+  ++counters_.data_packets_sent;
+  counters_.data_bytes_sent += payload;
+  if (!q.timer_pending) arm_timer(qp_id, sched_.now_ps + rto_ps_);
+  return id;
+}
+
+void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, uint32_t psn) {
+  const uint32_t id = net_.packets().alloc();
+  Packet& p = net_.pkt(id);
+  p = Packet{};
+  p.src_nic = q.dst_nic;  // from the responder back to the requester
+  p.dst_nic = q.src_nic;
+  p.qp = qp_id;
+  p.psn = psn;
+  p.msg = kNoMessage;
+  p.frame_bytes = static_cast<uint16_t>(net::roce_ack_frame_bytes(cfg_.vlan_tag));
+  p.wire_bytes = static_cast<uint16_t>(p.frame_bytes + net::kWireOnlyBytes);
+  p.entropy = q.entropy;
+  p.type = type;
+  p.priority = static_cast<uint8_t>(cfg_.data_priority);
+  ++counters_.ack_packets;
+  net_.nic_send(q.dst_nic, id);
+}
+
+void RoceTransport::on_data(uint32_t pkt) {
+  const Packet p = net_.pkt(pkt);  // a copy: sending an ACK may grow the packet pool
+  Qp& q = qps_[p.qp];
+  Message& m = msgs_[p.msg];
+  m.delivered_bytes += p.payload_bytes;
+  counters_.data_bytes_delivered += p.payload_bytes;
+  if (p.psn == q.epsn) {
+    ++q.epsn;
+    q.nak_sent = false;
+    const bool last = p.flags & net::kFlagLast;
+    if (++q.since_ack >= static_cast<uint32_t>(cfg_.ack_every) || last) {
+      q.since_ack = 0;
+      send_control(q, PacketType::kAck, p.qp, q.epsn - 1);
+    }
+    if (last) {
+      m.rx_done_ps = sched_.now_ps;
+      if (on_delivered) on_delivered(p.msg);
+    }
+  } else if (p.psn > q.epsn) {
+    if (!q.nak_sent) {
+      q.nak_sent = true;
+      send_control(q, PacketType::kNak, p.qp, q.epsn);
+    }
+  } else if (q.epsn > 0) {
+    send_control(q, PacketType::kAck, p.qp, q.epsn - 1);  // duplicate: re-ACK
+  }
+}
+
+void RoceTransport::acknowledge(Qp& q, uint32_t ack_upto) {
+  if (ack_upto <= q.snd_una) return;
+  q.snd_una = ack_upto;
+  q.last_progress_ps = sched_.now_ps;
+  while (q.una_msg < q.msgs.size()) {
+    Message& m = msgs_[q.msgs[q.una_msg]];
+    if (m.first_psn + m.npkts > q.snd_una) break;
+    m.tx_done_ps = sched_.now_ps;
+    --unacked_messages_;
+    ++q.una_msg;
+  }
+  if (q.snd_nxt < q.snd_una) rewind(q, q.snd_una);
+}
+
+void RoceTransport::rewind(Qp& q, uint32_t psn) {
+  q.snd_nxt = psn;
+  q.nxt_msg = q.una_msg;
+  while (q.nxt_msg < q.msgs.size()) {
+    const Message& m = msgs_[q.msgs[q.nxt_msg]];
+    if (m.first_psn + m.npkts > psn) break;
+    ++q.nxt_msg;
+  }
+}
+
+void RoceTransport::on_ack(uint32_t qp_id, uint32_t psn) { acknowledge(qps_[qp_id], psn + 1); }
+
+void RoceTransport::on_nak(uint32_t qp_id, uint32_t psn) {
+  Qp& q = qps_[qp_id];
+  ++counters_.naks;
+  acknowledge(q, psn);  // a sequence NAK acknowledges every PSN below it
+  if (q.snd_nxt > psn) {
+    rewind(q, psn);
+    activate(qp_id);
+  }
+}
+
+void RoceTransport::arm_timer(uint32_t qp_id, int64_t at_ps) {
+  qps_[qp_id].timer_pending = true;
+  sched_.at(at_ps, kQpTimer, qp_id);
+}
+
+void RoceTransport::on_timer(uint32_t qp_id) {
+  Qp& q = qps_[qp_id];
+  q.timer_pending = false;
+  if (q.snd_una >= q.snd_nxt) return;  // nothing outstanding; the next send re-arms
+  const int64_t deadline = q.last_progress_ps + rto_ps_;
+  if (sched_.now_ps < deadline) {
+    arm_timer(qp_id, deadline);
+    return;
+  }
+  ++counters_.timeouts;
+  q.last_progress_ps = sched_.now_ps;
+  rewind(q, q.snd_una);
+  activate(qp_id);
+  arm_timer(qp_id, sched_.now_ps + rto_ps_);
+}
+
+}  // namespace fabricsim::transport

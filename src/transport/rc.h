@@ -1,0 +1,142 @@
+// RoCEv2 Reliable Connection transport: what the NICs do with messages.
+//
+// Requester: a message posted on a QP (one per source/destination NIC pair) is segmented into
+// MTU-sized packets with consecutive PSNs, pulled by the NIC port one packet at a time (NIC
+// queue pairs are served round-robin at line rate). ACKs advance the unacknowledged PSN; a NAK
+// (PSN sequence error) acknowledges everything below its PSN and rewinds the send point to it
+// (go-back-N, Linux rxe_comp.c); if nothing is acknowledged for the Local ACK Timeout the
+// requester rewinds to the oldest unacknowledged PSN.
+// Responder: accepts only the expected PSN; on a gap it sends one NAK and drops out-of-order
+// packets until the expected PSN arrives (rxe_resp.c check_psn); duplicates are re-ACKed.
+//
+// Congestion-control hooks (DCQCN, RoCEv2 issue): each QP has a rate and a next-send time that
+// pull() will honour; ECN-marked arrivals reach the responder in Packet::ecn.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "core/ring.h"
+#include "core/scheduler.h"
+#include "net/network.h"
+#include "transport/config.h"
+
+namespace fabricsim::transport {
+
+inline constexpr uint32_t kNoMessage = 0xFFFFFFFFu;
+
+struct Message {
+  uint32_t qp = 0;
+  uint32_t first_psn = 0;
+  uint32_t npkts = 0;
+  int64_t size_bytes = 0;
+  int64_t post_ps = 0;
+  int64_t rx_done_ps = -1;  // last byte delivered in order at the responder
+  int64_t tx_done_ps = -1;  // last packet acknowledged at the requester
+  int64_t sent_bytes = 0;       // payload put on the wire, retransmissions included
+  int64_t delivered_bytes = 0;  // payload that reached the responder's NIC
+  int64_t dropped_bytes = 0;    // payload dropped in the fabric
+  int64_t retransmitted_packets = 0;
+  uint64_t tag = 0;  // the workload's own label
+};
+
+struct Qp {
+  uint32_t src_nic = 0;
+  uint32_t dst_nic = 0;
+  uint16_t entropy = 0;          // UDP source port
+  std::vector<uint32_t> msgs;    // every message posted, in order
+  // requester
+  uint32_t psn_end = 0;          // next PSN to assign to a new message
+  uint32_t snd_nxt = 0;          // next PSN to send
+  uint32_t snd_una = 0;          // oldest unacknowledged PSN
+  uint32_t high_sent = 0;        // one past the highest PSN ever sent
+  uint32_t nxt_msg = 0;          // msgs[] index holding snd_nxt
+  uint32_t una_msg = 0;          // msgs[] index holding snd_una
+  int64_t last_progress_ps = 0;  // last ACK progress (or first send after idle)
+  bool timer_pending = false;
+  bool active = false;           // in its NIC's round-robin list
+  // responder
+  uint32_t epsn = 0;             // expected PSN
+  uint32_t since_ack = 0;        // in-order packets accepted since the last ACK
+  bool nak_sent = false;
+};
+
+struct TransportCounters {
+  int64_t data_packets_sent = 0;
+  int64_t data_bytes_sent = 0;
+  int64_t data_bytes_delivered = 0;
+  int64_t retransmitted_packets = 0;
+  int64_t timeouts = 0;
+  int64_t naks = 0;
+  int64_t ack_packets = 0;
+};
+
+class RoceTransport {
+ public:
+  RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t seed);
+  RoceTransport(const RoceTransport&) = delete;
+  RoceTransport& operator=(const RoceTransport&) = delete;
+
+  // Posts an RDMA WRITE of `size_bytes` from src to dst now; returns the message id.
+  uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag);
+  void on_timer(uint32_t qp);
+
+  // Called once per message when its last byte is delivered in order at the responder.
+  std::function<void(uint32_t msg)> on_delivered;
+
+  const Message& message(uint32_t id) const { return msgs_[id]; }
+  uint32_t num_messages() const { return static_cast<uint32_t>(msgs_.size()); }
+  const Qp& qp(uint32_t id) const { return qps_[id]; }
+  uint32_t num_qps() const { return static_cast<uint32_t>(qps_.size()); }
+  const TransportCounters& counters() const { return counters_; }
+  const RoceConfig& config() const { return cfg_; }
+  // Messages posted whose last packet the requester has not yet seen acknowledged.
+  uint64_t unacked_messages() const { return unacked_messages_; }
+
+ private:
+  struct Nic {
+    Ring<uint32_t> active;  // QPs with packets to send, served round-robin
+  };
+  static void deliver_hook(void* self, uint32_t nic, uint32_t pkt);
+  static uint32_t pull_hook(void* self, uint32_t nic);
+  static void dropped_hook(void* self, uint32_t pkt);
+
+  uint32_t qp_for(uint32_t src_nic, uint32_t dst_nic);
+  void activate(uint32_t qp);
+  uint32_t pull(uint32_t nic);
+  uint32_t make_data_packet(uint32_t qp);
+  void on_data(uint32_t pkt);
+  void on_ack(uint32_t qp, uint32_t psn);
+  void on_nak(uint32_t qp, uint32_t psn);
+  void acknowledge(Qp& q, uint32_t ack_upto);
+  void rewind(Qp& q, uint32_t psn);
+  void send_control(const Qp& q, net::PacketType type, uint32_t qp_id, uint32_t psn);
+  void arm_timer(uint32_t qp, int64_t at_ps);
+
+  RoceConfig cfg_;
+  net::Network& net_;
+  Scheduler& sched_;
+  uint64_t seed_;
+  int64_t rto_ps_;
+  std::vector<Qp> qps_;
+  std::vector<Message> msgs_;
+  std::vector<Nic> nics_;
+  std::unordered_map<uint64_t, uint32_t> qp_index_;  // (src << 32 | dst) -> QP; post time only
+  TransportCounters counters_;
+  uint64_t unacked_messages_ = 0;
+};
+
+// Completion time of a message alone on an idle path of `switch_hops` switches, all links at
+// `link.rate_bps`: every packet serialized back to back at the NIC, then the last packet's
+// propagation and per-switch latency (plus its serialization again at each store-and-forward
+// switch) and the NIC latency at both ends.
+int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce,
+                     const net::LinkConfig& link, const net::SwitchConfig& sw,
+                     const net::NicConfig& nic);
+
+// Payload of the last packet of a message and the packet count (a 0-byte message is one packet).
+uint32_t packets_for(int64_t size_bytes, int mtu_bytes);
+
+}  // namespace fabricsim::transport
