@@ -5,12 +5,7 @@
 
 #include "core/error.h"
 #include "core/rss.h"
-#include "core/scheduler.h"
-#include "net/network.h"
-#include "routing/ecmp.h"
-#include "topo/topology.h"
-#include "transport/rc.h"
-#include "workload/workload.h"
+#include "scenario/simulation.h"
 
 namespace fabricsim::scenario {
 
@@ -37,63 +32,20 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   check_scenario(sc);
   const auto wall_start = std::chrono::steady_clock::now();
 
-  Scheduler sched;
-  net::Network net(sched);
-  const topo::BuiltTopology topo =
-      topo::build(sc.topology, topo::FabricParams{sc.link, sc.switch_config, sc.nic}, net);
-  routing::EcmpRoutes routes;
-  routes.install(net, sc.ecmp, sc.seed);
-  transport::RoceTransport transport(sc.roce, net, sc.seed);
-  workload::Workload work(sc.workload, topo.nics, sc.link.rate_bps, sc.seed, transport, sched);
-  uint64_t delivered = 0;
-  transport.on_delivered = [&](uint32_t msg) {
-    ++delivered;
-    work.on_delivered(msg);
-  };
-  work.start();
-  const double total_messages = std::max<double>(1.0, static_cast<double>(work.total_messages()));
-
-  // The run ends when every message is acknowledged and the fabric holds no packet (so per-flow
-  // conservation is exact), or at the stop time. Pending retransmit timers alone do not keep it
-  // going: they would only find nothing outstanding.
-  int64_t events = 0;
-  bool stopped_early = false;
-  while (!sched.queue.empty()) {
-    if (sc.stop_time_ps > 0 && sched.queue.top().time_ps > sc.stop_time_ps) {
-      stopped_early = true;
-      break;
-    }
-    const Event ev = sched.queue.pop();
-    sched.now_ps = ev.time_ps;
-    ++events;
-    switch (ev.kind) {
-      case kPortTxDone:
-        net.on_tx_done(ev.target);
-        break;
-      case kLinkArrive:
-        net.on_link_arrive(ev.target);
-        break;
-      case kQpTimer:
-        transport.on_timer(ev.target);
-        break;
-      case kFlowStart:
-        work.on_flow_start();
-        break;
-    }
-    if (transport.unacked_messages() == 0 && work.all_posted() &&
-        net.packets().in_use() == 0) {
-      break;
-    }
-    if (options.progress && (events & 0x3FFFF) == 0) {
-      options.progress(static_cast<double>(delivered) / total_messages);
-    }
-  }
+  Simulation sim(sc);
+  sim.start_workload();
+  const bool finished = sim.run(sc.stop_time_ps, options.progress);
   if (options.progress) options.progress(1.0);
+  const net::Network& net = sim.network();
+  const topo::BuiltTopology& topo = sim.topology();
+  const transport::RoceTransport& transport = sim.transport();
+  const workload::Workload& work = sim.workload();
+  const routing::EcmpRoutes& routes = sim.routes();
 
   RunResult r;
   r.scenario_name = sc.name;
   r.seed = sc.seed;
-  r.sim_time_ps = sched.now_ps;
+  r.sim_time_ps = sim.scheduler().now_ps;
   r.topology.description = topo.description;
   r.topology.hosts = topo.hosts;
   r.topology.nics = topo.nics;
@@ -128,7 +80,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     if (first_start < 0 || f.start_ps < first_start) first_start = f.start_ps;
     r.flows.push_back(f);
   }
-  if (stopped_early) r.completed = false;
+  if (!finished) r.completed = false;
   if (last_finish > first_start) {
     r.aggregate_throughput_gbps =
         static_cast<double>(finished_bytes) * 8.0 / (static_cast<double>(last_finish - first_start) * 1e-3);
@@ -168,9 +120,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
 
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  r.run.events = events;
+  r.run.events = sim.events();
   r.run.wall_seconds = wall;
-  r.run.events_per_second = wall > 0 ? events / wall : 0;
+  r.run.events_per_second = wall > 0 ? sim.events() / wall : 0;
   r.run.data_packet_hops = nc.data_packet_hops;
   r.run.peak_rss_bytes = peak_rss_bytes();
   r.run.sim_time_ps = r.sim_time_ps;

@@ -1,0 +1,55 @@
+// One simulation assembled from a scenario: the fabric, its routes, the transport and the
+// workload, with the event loop that drives them. run_scenario() is the usual entry point; tests
+// use this class to post their own messages and inspect components.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "core/scheduler.h"
+#include "net/network.h"
+#include "routing/ecmp.h"
+#include "scenario/scenario.h"
+#include "topo/topology.h"
+#include "transport/rc.h"
+#include "workload/workload.h"
+
+namespace fabricsim::scenario {
+
+class Simulation {
+ public:
+  // Builds everything; throws InputError when the scenario cannot be represented.
+  explicit Simulation(const Scenario& sc);
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Posts the scenario's workload (tests that post their own messages may skip it).
+  void start_workload();
+  // Runs until every message is acknowledged and no packet is left in the fabric, or until
+  // `stop_time_ps` (0 = no limit). Returns false if stopped by the time limit.
+  bool run(int64_t stop_time_ps = 0, const std::function<void(double)>& progress = {});
+
+  const Scenario& scenario() const { return sc_; }
+  Scheduler& scheduler() { return sched_; }
+  net::Network& network() { return net_; }
+  const topo::BuiltTopology& topology() const { return topo_; }
+  const routing::EcmpRoutes& routes() const { return routes_; }
+  transport::RoceTransport& transport() { return *transport_; }
+  workload::Workload& workload() { return *workload_; }
+  int64_t events() const { return events_; }
+  uint64_t delivered_messages() const { return delivered_; }
+
+ private:
+  Scenario sc_;
+  Scheduler sched_;
+  net::Network net_;
+  topo::BuiltTopology topo_;
+  routing::EcmpRoutes routes_;
+  std::unique_ptr<transport::RoceTransport> transport_;
+  std::unique_ptr<workload::Workload> workload_;
+  int64_t events_ = 0;
+  uint64_t delivered_ = 0;
+};
+
+}  // namespace fabricsim::scenario
