@@ -172,11 +172,16 @@ void Network::transmit(uint32_t port, uint32_t pkt) {
   p.tx_wire_bytes += k.wire_bytes;
   if (k.type == PacketType::kData) ++counters_.data_packet_hops;
 
-  const int64_t arrive_ps = (p.far_cut_through ? now : now + ser_ps) + p.prop_ps + p.far_latency_ps;
-  p.line.push_back(InFlight{arrive_ps, pkt});
-  if (!p.arrive_event_pending) {
-    sched_.at(arrive_ps, kLinkArrive, port);
-    p.arrive_event_pending = true;
+  if (p.up) {
+    const int64_t arrive_ps =
+        (p.far_cut_through ? now : now + ser_ps) + p.prop_ps + p.far_latency_ps;
+    p.line.push_back(InFlight{arrive_ps, pkt});
+    if (!p.arrive_event_pending) {
+      sched_.at(arrive_ps, kLinkArrive, port);
+      p.arrive_event_pending = true;
+    }
+  } else {
+    drop(port, pkt);  // a failed link: the frame is clocked out and lost
   }
   // Only a port with more to send needs to wake up when this frame is out; an idle port is
   // restarted by enqueue() or nic_kick().

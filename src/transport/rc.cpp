@@ -24,14 +24,17 @@ int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce
     const uint32_t payload = i + 1 < n ? roce.mtu_bytes : static_cast<uint32_t>(last_payload);
     wire += net::roce_data_frame_bytes(payload, i == 0, roce.vlan_tag) + net::kWireOnlyBytes;
   }
-  const uint32_t last_wire = net::roce_data_frame_bytes(static_cast<uint32_t>(last_payload),
-                                                        n == 1, roce.vlan_tag) +
-                             net::kWireOnlyBytes;
+  // The largest frame is the first (it carries the RETH) unless the message is one packet.
+  const uint32_t largest_wire =
+      net::roce_data_frame_bytes(n == 1 ? static_cast<uint32_t>(last_payload) : roce.mtu_bytes,
+                                 true, roce.vlan_tag) +
+      net::kWireOnlyBytes;
   int64_t t = serialization_ps(wire, link.rate_bps);
   t += static_cast<int64_t>(switch_hops + 1) * link.propagation_ps();
   t += static_cast<int64_t>(switch_hops) * sw.latency_ps + 2 * nic.latency_ps;
   if (sw.forwarding == net::Forwarding::kStoreAndForward) {
-    t += static_cast<int64_t>(switch_hops) * serialization_ps(last_wire, link.rate_bps);
+    // A store-and-forward pipeline adds the largest frame's time once per switch.
+    t += static_cast<int64_t>(switch_hops) * serialization_ps(largest_wire, link.rate_bps);
   }
   return t;
 }

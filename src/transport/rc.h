@@ -130,8 +130,8 @@ class RoceTransport {
 
 // Completion time of a message alone on an idle path of `switch_hops` switches, all links at
 // `link.rate_bps`: every packet serialized back to back at the NIC, then the last packet's
-// propagation and per-switch latency (plus its serialization again at each store-and-forward
-// switch) and the NIC latency at both ends.
+// propagation and per-switch latency (plus, at each store-and-forward switch, the largest
+// frame's serialization) and the NIC latency at both ends.
 int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce,
                      const net::LinkConfig& link, const net::SwitchConfig& sw,
                      const net::NicConfig& nic);
