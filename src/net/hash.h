@@ -22,8 +22,20 @@ uint32_t crc32_tuple(const FiveTuple& t, uint32_t seed);
 // XOR of the tuple's 16-bit words, then of the seed's halves: cheap, and weak by design.
 uint32_t xor_fold_tuple(const FiveTuple& t, uint32_t seed);
 
+// The hash a switch uses to pick an ECMP member: the function, seeded, then rotated by a
+// seed-dependent offset. The offset matters: CRC and XOR are affine over GF(2), so two switches
+// that differ only in the CRC's initial value still pick members from the same low-order bits
+// and polarize just as identical switches do. Selecting different hash bits per switch (SONiC's
+// `hash_offset`, Cisco's "universal" per-router ID) is what breaks the correlation.
 inline uint32_t ecmp_hash(EcmpHash kind, const FiveTuple& t, uint32_t seed) {
-  return kind == EcmpHash::kCrc32 ? crc32_tuple(t, seed) : xor_fold_tuple(t, seed);
+  const unsigned offset = seed >> 27;  // 0..31
+  if (kind == EcmpHash::kCrc32) {
+    const uint32_t h = crc32_tuple(t, seed);
+    return offset == 0 ? h : (h >> offset) | (h << (32 - offset));
+  }
+  const uint32_t h = xor_fold_tuple(t, seed);  // 16 bits
+  const unsigned o16 = offset & 15;
+  return o16 == 0 ? h : ((h >> o16) | (h << (16 - o16))) & 0xFFFF;
 }
 
 }  // namespace fabricsim::net
