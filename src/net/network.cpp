@@ -62,10 +62,11 @@ void Network::finalize() {
     PortRange& r = node_ports_[node];
     const uint32_t id = r.first + r.count++;
     Port& p = ports_[id];
-    p.node = node;
+    queues_[id].node = node;
     p.is_nic = nodes_[node].kind == NodeKind::kNic;
     p.switch_index = p.is_nic ? -1 : static_cast<int32_t>(nodes_[node].index);
-    if (p.is_nic) nic_port_[nodes_[node].index] = id;
+    p.nic = p.is_nic ? nodes_[node].index : 0;
+    if (p.is_nic) nic_port_[p.nic] = id;
     return id;
   };
   for (const Cable& c : cables_) {
@@ -74,7 +75,7 @@ void Network::finalize() {
     for (auto [from, to] : {std::pair{pa, pb}, std::pair{pb, pa}}) {
       ports_[from].peer = to;
       ports_[from].rate_bps = c.link.rate_bps;
-      ports_[from].prop_ps = c.link.propagation_ps();
+      queues_[from].prop_ps = c.link.propagation_ps();
     }
   }
   for (Switch& s : switches_) {
@@ -93,30 +94,33 @@ void Network::finalize() {
     }
     cut_through[i] = uniform && switch_cfg_[i].forwarding == Forwarding::kCutThrough;
   }
-  for (Port& p : ports_) {
+  for (uint32_t id = 0; id < ports_.size(); ++id) {
+    Port& p = ports_[id];
     const Port& far = ports_[p.peer];
+    int64_t far_latency_ps;
     if (far.is_nic) {
-      p.far_latency_ps = nic_cfg_[nodes_[far.node].index].latency_ps;
+      far_latency_ps = nic_cfg_[far.nic].latency_ps;
       p.far_cut_through = false;
     } else {
-      p.far_latency_ps = switch_cfg_[far.switch_index].latency_ps;
+      far_latency_ps = switch_cfg_[far.switch_index].latency_ps;
       p.far_cut_through = cut_through[far.switch_index];
     }
-    if (p.is_nic) p.far_latency_ps += nic_cfg_[nodes_[p.node].index].latency_ps;
+    if (p.is_nic) far_latency_ps += nic_cfg_[p.nic].latency_ps;
+    p.delay_ps = queues_[id].prop_ps + far_latency_ps;
   }
 }
 
-void Network::nic_send(uint32_t nic, uint32_t pkt) {
+void Network::nic_send(uint32_t nic, const Packet& pkt) {
+  ++in_flight_;
   push_queue(nic_port_[nic], pkt);
-  nic_kick(nic);
+  wake(nic_port_[nic]);
 }
 
-void Network::push_queue(uint32_t port, uint32_t pkt) {
-  const Packet& k = packets_[pkt];
+void Network::push_queue(uint32_t port, const Packet& pkt) {
   PortQueues& q = queues_[port];
-  q.queue[k.priority].push_back(pkt);
-  q.queued_bytes[k.priority] += k.frame_bytes;
-  ports_[port].backlog_mask |= static_cast<uint8_t>(1u << k.priority);
+  q.queue[pkt.priority].push_back(pkt);
+  q.queued_bytes[pkt.priority] += pkt.frame_bytes;
+  ports_[port].backlog_mask |= static_cast<uint8_t>(1u << pkt.priority);
 }
 
 void Network::nic_kick(uint32_t nic) { wake(nic_port_[nic]); }
@@ -137,44 +141,44 @@ void Network::on_tx_done(uint32_t port) {
   try_transmit(port);
 }
 
-uint32_t Network::next_queued(uint32_t port) {
+bool Network::next_queued(uint32_t port, Packet& out) {
   Port& p = ports_[port];
   const uint32_t ready = p.backlog_mask & ~p.paused_mask & 0xFFu;
-  if (ready == 0) return kNoPacket;
+  if (ready == 0) return false;
   const int prio = 31 - __builtin_clz(ready);  // strict priority: highest class first
   PortQueues& q = queues_[port];
-  const uint32_t pkt = q.queue[prio].pop_front();
+  out = q.queue[prio].pop_front();
   if (q.queue[prio].empty()) p.backlog_mask &= static_cast<uint8_t>(~(1u << prio));
-  const uint32_t frame = packets_[pkt].frame_bytes;
-  q.queued_bytes[prio] -= frame;
+  q.queued_bytes[prio] -= out.frame_bytes;
   // The shared buffer is released when the frame starts to leave; for a cut-through switch
   // that is also when most of it was never fully stored.
-  if (p.switch_index >= 0) switches_[p.switch_index].buffer_used_bytes -= frame;
-  return pkt;
+  if (p.switch_index >= 0) switches_[p.switch_index].buffer_used_bytes -= out.frame_bytes;
+  return true;
 }
 
 void Network::try_transmit(uint32_t port) {
-  Port& p = ports_[port];
-  uint32_t pkt = next_queued(port);
-  if (pkt == kNoPacket && p.is_nic && endpoint_.pull) {
-    pkt = endpoint_.pull(endpoint_.ctx, nodes_[p.node].index);
+  Packet next;
+  if (next_queued(port, next)) {
+    transmit(port, next);
+    return;
   }
-  if (pkt != kNoPacket) transmit(port, pkt);
+  const Port& p = ports_[port];
+  if (p.is_nic && endpoint_.pull && endpoint_.pull(endpoint_.ctx, p.nic, next)) {
+    ++in_flight_;
+    transmit(port, next);
+  }
 }
 
-void Network::transmit(uint32_t port, uint32_t pkt) {
+void Network::transmit(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
-  const Packet& k = packets_[pkt];
   const int64_t now = sched_.now_ps;
-  const int64_t ser_ps = serialization_ps(k.wire_bytes, p.rate_bps);
+  const int64_t ser_ps = serialization_ps(pkt.wire_bytes, p.rate_bps);
   p.busy_until_ps = now + ser_ps;
-  ++p.tx_packets;
-  p.tx_wire_bytes += k.wire_bytes;
-  if (k.type == PacketType::kData) ++counters_.data_packet_hops;
-
+  PortQueues& q = queues_[port];
+  ++q.tx_packets;
+  q.tx_wire_bytes += pkt.wire_bytes;
   if (p.up) {
-    const int64_t arrive_ps =
-        (p.far_cut_through ? now : now + ser_ps) + p.prop_ps + p.far_latency_ps;
+    const int64_t arrive_ps = (p.far_cut_through ? now : now + ser_ps) + p.delay_ps;
     p.line.push_back(InFlight{arrive_ps, pkt});
     if (!p.arrive_event_pending) {
       sched_.at(arrive_ps, kLinkArrive, port);
@@ -193,15 +197,17 @@ void Network::transmit(uint32_t port, uint32_t pkt) {
 
 void Network::on_link_arrive(uint32_t port) {
   Port& p = ports_[port];
-  const uint32_t pkt = p.line.pop_front().pkt;
+  const Packet pkt = p.line.pop_front().pkt;
   if (!p.line.empty()) {
     sched_.at(p.line.front().arrive_ps, kLinkArrive, port);
   } else {
     p.arrive_event_pending = false;
   }
+  if (pkt.type == PacketType::kData) ++counters_.data_packet_hops;
   const Port& far = ports_[p.peer];
   if (far.is_nic) {
-    endpoint_.deliver(endpoint_.ctx, nodes_[far.node].index, pkt);
+    --in_flight_;
+    endpoint_.deliver(endpoint_.ctx, far.nic, pkt);
   } else {
     switch_receive(p.peer, pkt);
   }
@@ -209,7 +215,7 @@ void Network::on_link_arrive(uint32_t port) {
 
 uint32_t Network::select_egress(const Switch& sw, const Packet& k) const {
   const uint16_t g = sw.group_of_dst[k.dst_nic];
-  if (g == kNoRoute) return kNoPacket;
+  if (g == kNoRoute) return kNoPort;
   const uint32_t begin = sw.group_offsets[g];
   const uint32_t n = sw.group_offsets[g + 1] - begin;
   if (n == 1) return sw.group_ports[begin];
@@ -218,10 +224,10 @@ uint32_t Network::select_egress(const Switch& sw, const Packet& k) const {
   return sw.group_ports[begin + ecmp_hash(sw.hash, t, sw.hash_seed) % n];
 }
 
-void Network::switch_receive(uint32_t in_port, uint32_t pkt) {
+void Network::switch_receive(uint32_t in_port, const Packet& pkt) {
   Switch& sw = switches_[ports_[in_port].switch_index];
-  const uint32_t out = select_egress(sw, packets_[pkt]);
-  if (out == kNoPacket) {
+  const uint32_t out = select_egress(sw, pkt);
+  if (out == kNoPort) {
     ++counters_.unroutable_packets;
     drop(in_port, pkt);
     return;
@@ -229,31 +235,29 @@ void Network::switch_receive(uint32_t in_port, uint32_t pkt) {
   enqueue(out, pkt);
 }
 
-void Network::enqueue(uint32_t port, uint32_t pkt) {
+void Network::enqueue(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
   Switch& sw = switches_[p.switch_index];
-  const Packet& k = packets_[pkt];
   // Dynamic threshold admission (Choudhury & Hahne 1998): a queue may hold at most
   // alpha x (unused shared buffer); tail drop beyond that or when the buffer is full.
   const int64_t free_bytes = sw.buffer_bytes - sw.buffer_used_bytes;
-  if (k.frame_bytes > free_bytes ||
-      static_cast<double>(queues_[port].queued_bytes[k.priority]) >= sw.dt_alpha * free_bytes) {
+  if (pkt.frame_bytes > free_bytes ||
+      static_cast<double>(queues_[port].queued_bytes[pkt.priority]) >= sw.dt_alpha * free_bytes) {
     drop(port, pkt);
     return;
   }
-  sw.buffer_used_bytes += k.frame_bytes;
+  sw.buffer_used_bytes += pkt.frame_bytes;
   if (sw.buffer_used_bytes > sw.peak_buffer_bytes) sw.peak_buffer_bytes = sw.buffer_used_bytes;
   push_queue(port, pkt);
   wake(port);
 }
 
-void Network::drop(uint32_t port, uint32_t pkt) {
-  const Packet& k = packets_[pkt];
-  ++ports_[port].drops;
+void Network::drop(uint32_t port, const Packet& pkt) {
+  ++queues_[port].drops;
   ++counters_.dropped_packets;
-  if (k.type == PacketType::kData) counters_.dropped_payload_bytes += k.payload_bytes;
+  --in_flight_;
+  if (pkt.type == PacketType::kData) counters_.dropped_payload_bytes += pkt.payload_bytes;
   if (endpoint_.dropped) endpoint_.dropped(endpoint_.ctx, pkt);
-  packets_.free(pkt);
 }
 
 }  // namespace fabricsim::net

@@ -13,13 +13,12 @@
 //
 // NICs are endpoints: the transport above installs Endpoint hooks, and a NIC port pulls its next
 // data packet from the transport when its control queues are empty (so a NIC never holds a whole
-// message as packets: the pool stays as small as what is in flight).
+// message as packets: memory stays as small as what is in flight).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "core/pool.h"
 #include "core/ring.h"
 #include "core/scheduler.h"
 #include "net/config.h"
@@ -29,22 +28,24 @@
 namespace fabricsim::net {
 
 inline constexpr uint16_t kNoRoute = 0xFFFF;
+inline constexpr uint32_t kNoPort = 0xFFFFFFFFu;
 
 struct InFlight {
   int64_t arrive_ps;
-  uint32_t pkt;
+  Packet pkt;
 };
 
-// Hot per-port state, touched on every hop; the priority queues live apart in PortQueues so
-// that a Port stays within two cache lines.
-struct Port {
+// Hot per-port state, touched on every hop: one cache line. Packets travel by value through
+// the delay line and the queues, so a hop reads contiguous ring slots instead of chasing a
+// pointer into a pool of packets that have gone cold while queued.
+struct alignas(64) Port {
   int64_t busy_until_ps = 0;     // end of the current serialization
   int64_t rate_bps = 0;
-  int64_t prop_ps = 0;           // propagation delay of the cable this port drives
-  int64_t far_latency_ps = 0;    // processing at the far end before the packet is forwardable
-  uint32_t node = 0;             // owning node
+  int64_t delay_ps = 0;          // propagation + far-end processing before it can forward
+  Ring<InFlight> line;           // packets on the cable, in arrival order
   uint32_t peer = 0;             // the port at the far end of the cable
   int32_t switch_index = -1;     // owning switch, or -1 for a NIC port
+  uint32_t nic = 0;              // owning NIC (NIC ports only)
   bool far_cut_through = false;  // far end forwards from the header (arrival = head time)
   bool tx_event_pending = false;
   bool arrive_event_pending = false;
@@ -52,16 +53,18 @@ struct Port {
   bool up = true;
   uint8_t backlog_mask = 0;      // bit p set: priority queue p is non-empty
   uint8_t paused_mask = 0;       // priorities stopped by PFC (RoCEv2 issue); 0 = none
-  Ring<InFlight> line;           // packets on the cable, in arrival order
-  // counters
+};
+static_assert(sizeof(Port) == 64, "Port is one cache line");
+
+// Colder per-port state: the priority queues and counters.
+struct PortQueues {
+  uint32_t queued_bytes[kPriorities] = {};
+  Ring<Packet> queue[kPriorities];
+  uint32_t node = 0;  // owning node
+  int64_t prop_ps = 0;
   int64_t tx_packets = 0;
   int64_t tx_wire_bytes = 0;
   int64_t drops = 0;
-};
-
-struct PortQueues {
-  uint32_t queued_bytes[kPriorities] = {};
-  Ring<uint32_t> queue[kPriorities];
 };
 
 struct Switch {
@@ -93,12 +96,12 @@ struct Node {
 // at a NIC, none inside the fabric.
 struct Endpoint {
   void* ctx = nullptr;
-  // A packet has been fully received by `nic`; ownership passes to the callee.
-  void (*deliver)(void* ctx, uint32_t nic, uint32_t pkt) = nullptr;
-  // The next data packet `nic` should send now, or kNoPacket.
-  uint32_t (*pull)(void* ctx, uint32_t nic) = nullptr;
-  // `pkt` is about to be dropped in the fabric (for per-flow accounting).
-  void (*dropped)(void* ctx, uint32_t pkt) = nullptr;
+  // A packet has been fully received by `nic`.
+  void (*deliver)(void* ctx, uint32_t nic, const Packet& pkt) = nullptr;
+  // Fills `out` with the next data packet `nic` should send now; false if none.
+  bool (*pull)(void* ctx, uint32_t nic, Packet& out) = nullptr;
+  // `pkt` was dropped in the fabric (for per-flow accounting).
+  void (*dropped)(void* ctx, const Packet& pkt) = nullptr;
 };
 
 struct NetCounters {
@@ -140,6 +143,7 @@ class Network {
   Port& port(uint32_t id) { return ports_[id]; }
   const Port& port(uint32_t id) const { return ports_[id]; }
   const PortQueues& queues(uint32_t id) const { return queues_[id]; }
+  uint32_t port_node(uint32_t id) const { return queues_[id].node; }
   Switch& switch_at(uint32_t sw) { return switches_[sw]; }
   const Switch& switch_at(uint32_t sw) const { return switches_[sw]; }
   const NicConfig& nic_config(uint32_t nic) const { return nic_cfg_[nic]; }
@@ -147,13 +151,12 @@ class Network {
   // The IPv4 address of a NIC (10.0.0.0/8, host part = NIC index + 1), used in the ECMP hash.
   static uint32_t nic_ip(uint32_t nic) { return 0x0A000000u + nic + 1; }
 
-  // ---- packets ----
-  Pool<Packet>& packets() { return packets_; }
-  Packet& pkt(uint32_t id) { return packets_[id]; }
+  // Packets handed to the fabric and not yet delivered or dropped.
+  int64_t packets_in_flight() const { return in_flight_; }
 
   // ---- run time ----
   // Queues a packet at a NIC's own port (ACKs, NAKs, CNPs); strict priority over pulled data.
-  void nic_send(uint32_t nic, uint32_t pkt);
+  void nic_send(uint32_t nic, const Packet& pkt);
   // Tells an idle NIC port that the transport has data: it pulls if it is free.
   void nic_kick(uint32_t nic);
   void on_tx_done(uint32_t port);
@@ -168,21 +171,22 @@ class Network {
     uint32_t count = 0;
   };
   uint32_t new_node(NodeKind kind, uint32_t index);
-  void switch_receive(uint32_t in_port, uint32_t pkt);
+  void switch_receive(uint32_t in_port, const Packet& pkt);
   uint32_t select_egress(const Switch& sw, const Packet& p) const;
-  void enqueue(uint32_t port, uint32_t pkt);
-  void drop(uint32_t port, uint32_t pkt);
+  void enqueue(uint32_t port, const Packet& pkt);
+  void drop(uint32_t port, const Packet& pkt);
   // Makes a port with something to send transmit now, or when its current frame is out.
   void wake(uint32_t port);
   // Starts the next transmission on an idle port, if it has anything to send.
   void try_transmit(uint32_t port);
-  uint32_t next_queued(uint32_t port);
-  void push_queue(uint32_t port, uint32_t pkt);
-  void transmit(uint32_t port, uint32_t pkt);
+  // Pops the next packet to send (strict priority, skipping paused classes) into `out`.
+  bool next_queued(uint32_t port, Packet& out);
+  void push_queue(uint32_t port, const Packet& pkt);
+  void transmit(uint32_t port, const Packet& pkt);
 
   Scheduler& sched_;
   Endpoint endpoint_;
-  Pool<Packet> packets_;
+  int64_t in_flight_ = 0;
   std::vector<Port> ports_;
   std::vector<PortQueues> queues_;  // parallel to ports_
   std::vector<Node> nodes_;

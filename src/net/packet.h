@@ -8,7 +8,6 @@ namespace fabricsim::net {
 
 enum class PacketType : uint8_t { kData, kAck, kNak, kCnp };
 
-inline constexpr uint32_t kNoPacket = 0xFFFFFFFFu;
 inline constexpr int kPriorities = 8;  // IEEE 802.1p / PFC classes
 
 // 32 bytes: two packets per cache line, since queued packets are the bulk of a run's memory.

@@ -42,7 +42,7 @@ bool Simulation::run(int64_t stop_time_ps, const std::function<void(double)>& pr
         break;
     }
     if (transport_->unacked_messages() == 0 && workload_->all_posted() &&
-        net_.packets().in_use() == 0) {
+        net_.packets_in_flight() == 0) {
       break;
     }
     if (progress && (events_ & 0x3FFFF) == 0) {

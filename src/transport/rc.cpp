@@ -54,12 +54,11 @@ RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t 
   net_.set_endpoint(ep);
 }
 
-void RoceTransport::deliver_hook(void* self, uint32_t nic, uint32_t pkt) {
+void RoceTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
   auto* t = static_cast<RoceTransport*>(self);
-  const Packet& p = t->net_.pkt(pkt);  // handlers read fields before allocating
   switch (p.type) {
     case PacketType::kData:
-      t->on_data(pkt);
+      t->on_data(p);
       break;
     case PacketType::kAck:
       t->on_ack(p.qp, p.psn);
@@ -70,16 +69,14 @@ void RoceTransport::deliver_hook(void* self, uint32_t nic, uint32_t pkt) {
     case PacketType::kCnp:
       break;  // DCQCN reaction point: RoCEv2 issue
   }
-  t->net_.packets().free(pkt);
 }
 
-uint32_t RoceTransport::pull_hook(void* self, uint32_t nic) {
-  return static_cast<RoceTransport*>(self)->pull(nic);
+bool RoceTransport::pull_hook(void* self, uint32_t nic, Packet& out) {
+  return static_cast<RoceTransport*>(self)->pull(nic, out);
 }
 
-void RoceTransport::dropped_hook(void* self, uint32_t pkt) {
+void RoceTransport::dropped_hook(void* self, const Packet& p) {
   auto* t = static_cast<RoceTransport*>(self);
-  const Packet& p = t->net_.pkt(pkt);
   if (p.type == PacketType::kData) t->msgs_[p.msg].dropped_bytes += p.payload_bytes;
 }
 
@@ -126,7 +123,7 @@ void RoceTransport::activate(uint32_t qp_id) {
   net_.nic_kick(q.src_nic);
 }
 
-uint32_t RoceTransport::pull(uint32_t nic) {
+bool RoceTransport::pull(uint32_t nic, Packet& out) {
   Ring<uint32_t>& active = nics_[nic].active;
   while (!active.empty()) {
     const uint32_t qp_id = active.pop_front();
@@ -135,18 +132,18 @@ uint32_t RoceTransport::pull(uint32_t nic) {
       q.active = false;
       continue;
     }
-    const uint32_t pkt = make_data_packet(qp_id);
+    make_data_packet(qp_id, out);
     if (q.snd_nxt < q.psn_end) {
       active.push_back(qp_id);
     } else {
       q.active = false;
     }
-    return pkt;
+    return true;
   }
-  return net::kNoPacket;
+  return false;
 }
 
-uint32_t RoceTransport::make_data_packet(uint32_t qp_id) {
+void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
   Qp& q = qps_[qp_id];
   const uint32_t msg_id = q.msgs[q.nxt_msg];
   Message& m = msgs_[msg_id];
@@ -155,15 +152,14 @@ uint32_t RoceTransport::make_data_packet(uint32_t qp_id) {
   const uint32_t payload =
       last ? static_cast<uint32_t>(m.size_bytes - static_cast<int64_t>(index) * cfg_.mtu_bytes)
            : static_cast<uint32_t>(cfg_.mtu_bytes);
-  const uint32_t id = net_.packets().alloc();
-  Packet& p = net_.pkt(id);
   p.src_nic = q.src_nic;
   p.dst_nic = q.dst_nic;
   p.qp = qp_id;
   p.psn = q.snd_nxt;
   p.msg = msg_id;
   p.payload_bytes = static_cast<uint16_t>(payload);
-  p.frame_bytes = static_cast<uint16_t>(net::roce_data_frame_bytes(payload, index == 0, cfg_.vlan_tag));
+  p.frame_bytes =
+      static_cast<uint16_t>(net::roce_data_frame_bytes(payload, index == 0, cfg_.vlan_tag));
   p.wire_bytes = static_cast<uint16_t>(p.frame_bytes + net::kWireOnlyBytes);
   p.entropy = q.entropy;
   p.type = PacketType::kData;
@@ -183,13 +179,10 @@ uint32_t RoceTransport::make_data_packet(uint32_t qp_id) {
   ++counters_.data_packets_sent;
   counters_.data_bytes_sent += payload;
   if (!q.timer_pending) arm_timer(qp_id, sched_.now_ps + rto_ps_);
-  return id;
 }
 
 void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, uint32_t psn) {
-  const uint32_t id = net_.packets().alloc();
-  Packet& p = net_.pkt(id);
-  p = Packet{};
+  Packet p;
   p.src_nic = q.dst_nic;  // from the responder back to the requester
   p.dst_nic = q.src_nic;
   p.qp = qp_id;
@@ -201,11 +194,10 @@ void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, u
   p.type = type;
   p.priority = static_cast<uint8_t>(cfg_.data_priority);
   ++counters_.ack_packets;
-  net_.nic_send(q.dst_nic, id);
+  net_.nic_send(q.dst_nic, p);
 }
 
-void RoceTransport::on_data(uint32_t pkt) {
-  const Packet p = net_.pkt(pkt);  // a copy: sending an ACK may grow the packet pool
+void RoceTransport::on_data(const Packet& p) {
   Qp& q = qps_[p.qp];
   Message& m = msgs_[p.msg];
   m.delivered_bytes += p.payload_bytes;

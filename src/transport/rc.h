@@ -99,15 +99,15 @@ class RoceTransport {
   struct Nic {
     Ring<uint32_t> active;  // QPs with packets to send, served round-robin
   };
-  static void deliver_hook(void* self, uint32_t nic, uint32_t pkt);
-  static uint32_t pull_hook(void* self, uint32_t nic);
-  static void dropped_hook(void* self, uint32_t pkt);
+  static void deliver_hook(void* self, uint32_t nic, const net::Packet& pkt);
+  static bool pull_hook(void* self, uint32_t nic, net::Packet& out);
+  static void dropped_hook(void* self, const net::Packet& pkt);
 
   uint32_t qp_for(uint32_t src_nic, uint32_t dst_nic);
   void activate(uint32_t qp);
-  uint32_t pull(uint32_t nic);
-  uint32_t make_data_packet(uint32_t qp);
-  void on_data(uint32_t pkt);
+  bool pull(uint32_t nic, net::Packet& out);
+  void make_data_packet(uint32_t qp, net::Packet& out);
+  void on_data(const net::Packet& pkt);
   void on_ack(uint32_t qp, uint32_t psn);
   void on_nak(uint32_t qp, uint32_t psn);
   void acknowledge(Qp& q, uint32_t ack_upto);

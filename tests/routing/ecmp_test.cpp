@@ -80,7 +80,7 @@ size_t cores_used(Fabric& f) {
   for (uint32_t sport = 0; sport < 256; ++sport) {
     const std::vector<uint32_t> p = f.path(0, 40, static_cast<uint16_t>(0xC000 + sport));
     const uint32_t core_in = f.net.port(p[1]).peer;  // edge->agg, agg->core
-    cores.insert(f.net.port(core_in).node);
+    cores.insert(f.net.port_node(core_in));
   }
   return cores.size();
 }

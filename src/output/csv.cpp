@@ -1,0 +1,24 @@
+#include "output/csv.h"
+
+#include <cstdio>
+
+namespace fabricsim::output {
+
+std::string flows_csv_text(const std::vector<scenario::FlowRecord>& flows) {
+  std::string out = std::string(kFlowsCsvHeader) + "\n";
+  char slowdown[64];
+  for (const scenario::FlowRecord& f : flows) {
+    const bool done = f.finish_ps >= 0;
+    std::snprintf(slowdown, sizeof slowdown, "%.6f", f.slowdown());
+    out += std::to_string(f.id) + "," + std::to_string(f.src_nic) + "," +
+           std::to_string(f.dst_nic) + "," + std::to_string(f.size_bytes) + "," +
+           std::to_string(f.start_ps) + "," + (done ? std::to_string(f.finish_ps) : "") + "," +
+           (done ? std::to_string(f.fct_ps()) : "") + "," + std::to_string(f.ideal_fct_ps) + "," +
+           (done ? slowdown : "") + "," + std::to_string(f.sent_bytes) + "," +
+           std::to_string(f.delivered_bytes) + "," + std::to_string(f.dropped_bytes) + "," +
+           std::to_string(f.retransmitted_packets) + "\n";
+  }
+  return out;
+}
+
+}  // namespace fabricsim::output

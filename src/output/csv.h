@@ -1,0 +1,20 @@
+// flows.csv: one row per flow, for plotting FCT distributions outside the simulator.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scenario/result.h"
+
+namespace fabricsim::output {
+
+inline constexpr const char* kFlowsCsvHeader =
+    "id,src,dst,size_bytes,start_ps,finish_ps,fct_ps,ideal_fct_ps,slowdown,sent_bytes,"
+    "delivered_bytes,dropped_bytes,retransmitted_packets";
+
+// Header line, then one line per flow in the given order. An unfinished flow leaves finish_ps,
+// fct_ps and slowdown empty (read as missing by pandas and spreadsheets, where -1 would be
+// averaged in silently). Slowdown has six decimals; every other column is an integer.
+std::string flows_csv_text(const std::vector<scenario::FlowRecord>& flows);
+
+}  // namespace fabricsim::output

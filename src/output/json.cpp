@@ -1,0 +1,76 @@
+#include "output/json.h"
+
+#include "output/flow_stats.h"
+
+namespace fabricsim::output {
+
+using nlohmann::ordered_json;
+
+ordered_json result_to_json(const scenario::RunResult& r) {
+  ordered_json j;
+  j["scenario"] = r.scenario_name;
+  j["seed"] = r.seed;
+  j["sim_time_ps"] = r.sim_time_ps;
+  j["completed"] = r.completed;
+
+  const scenario::TopologySummary& t = r.topology;
+  j["topology"] = {{"description", t.description}, {"hosts", t.hosts}, {"nics", t.nics},
+                   {"switches", t.switches},       {"links", t.links}, {"tiers", t.tiers}};
+
+  const scenario::CollectiveResult& c = r.collective;
+  if (c.present) {
+    j["collective"] = {{"op", c.op},
+                       {"algorithm", c.algorithm},
+                       {"ranks", c.ranks},
+                       {"size_bytes", c.size_bytes},
+                       {"time_ps", c.time_ps},
+                       {"algbw_gbytes_per_s", c.algbw_gbytes_per_s},
+                       {"busbw_gbytes_per_s", c.busbw_gbytes_per_s}};
+  } else {
+    j["collective"] = nullptr;
+  }
+
+  const FlowStats f = compute_flow_stats(r.flows);
+  j["flows"] = {{"total", f.total},
+                {"completed", f.completed},
+                {"fct_p50_ps", f.fct_p50_ps},
+                {"fct_p99_ps", f.fct_p99_ps},
+                {"fct_max_ps", f.fct_max_ps},
+                {"mean_slowdown", f.mean_slowdown},
+                {"percentiles", "nearest-rank"}};
+  j["aggregate_throughput_gbps"] = r.aggregate_throughput_gbps;
+
+  const scenario::FabricCounters& n = r.counters;
+  j["counters"] = {{"data_packets_sent", n.data_packets_sent},
+                   {"data_bytes_sent", n.data_bytes_sent},
+                   {"data_bytes_delivered", n.data_bytes_delivered},
+                   {"dropped_packets", n.dropped_packets},
+                   {"dropped_bytes", n.dropped_bytes},
+                   {"retransmitted_packets", n.retransmitted_packets},
+                   {"timeouts", n.timeouts},
+                   {"naks", n.naks},
+                   {"ack_packets", n.ack_packets},
+                   {"max_switch_buffer_bytes", n.max_switch_buffer_bytes}};
+  return j;
+}
+
+ordered_json run_stats_to_json(const scenario::RunStats& s) {
+  ordered_json j;
+  j["events"] = s.events;
+  j["wall_seconds"] = s.wall_seconds;
+  j["events_per_second"] = s.events_per_second;
+  j["data_packet_hops"] = s.data_packet_hops;
+  j["peak_rss_bytes"] = s.peak_rss_bytes;
+  j["sim_time_ps"] = s.sim_time_ps;
+  return j;
+}
+
+std::string result_json_text(const scenario::RunResult& result) {
+  return result_to_json(result).dump(2) + "\n";
+}
+
+std::string run_json_text(const scenario::RunStats& stats) {
+  return run_stats_to_json(stats).dump(2) + "\n";
+}
+
+}  // namespace fabricsim::output

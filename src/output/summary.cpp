@@ -1,0 +1,79 @@
+#include "output/summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+#include "core/units.h"
+#include "output/flow_stats.h"
+
+namespace fabricsim::output {
+namespace {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string count(int64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+std::string format_summary(const scenario::RunResult& r) {
+  const FlowStats flows = compute_flow_stats(r.flows);
+  std::vector<std::pair<std::string, std::string>> rows;
+  rows.emplace_back("scenario", r.scenario_name + " (seed " + std::to_string(r.seed) + ")");
+  const scenario::TopologySummary& t = r.topology;
+  rows.emplace_back("topology", t.description + ": " + count(t.hosts) + " hosts, " + count(t.nics) +
+                                    " NICs, " + count(t.switches) + " switches, " + count(t.links) +
+                                    " links");
+  rows.emplace_back("sim time", format_time(r.sim_time_ps) +
+                                    (r.completed ? "" : " (stopped before every flow finished)"));
+  rows.emplace_back("flows", count(flows.completed) + " / " + count(flows.total) + " completed");
+  const scenario::CollectiveResult& c = r.collective;
+  if (c.present) {
+    rows.emplace_back("collective", c.op + " " + c.algorithm + ", " + count(c.ranks) + " ranks, " +
+                                        format_bytes(c.size_bytes) + " in " +
+                                        format_time(c.time_ps));
+    // nccl-tests units: GB/s = 1e9 bytes per second.
+    rows.emplace_back("bandwidth", "algbw " + fixed(c.algbw_gbytes_per_s, 2) + " GB/s, busbw " +
+                                       fixed(c.busbw_gbytes_per_s, 2) + " GB/s");
+  }
+  if (flows.completed > 0) {
+    rows.emplace_back("FCT", "p50 " + format_time(flows.fct_p50_ps) + ", p99 " +
+                                 format_time(flows.fct_p99_ps) + ", max " +
+                                 format_time(flows.fct_max_ps));
+    rows.emplace_back("slowdown", "mean " + fixed(flows.mean_slowdown, 3) + " (FCT / ideal FCT)");
+  }
+  rows.emplace_back("throughput", format_rate(r.aggregate_throughput_gbps * 1e9) + " aggregate");
+  const scenario::FabricCounters& n = r.counters;
+  rows.emplace_back("drops", count(n.dropped_packets) + " packets (" +
+                                 format_bytes(n.dropped_bytes) + " payload)");
+  rows.emplace_back("retransmits", count(n.retransmitted_packets) + " packets, " +
+                                       count(n.timeouts) + " timeouts, " + count(n.naks) + " NAKs");
+  const scenario::RunStats& s = r.run;
+  const double hops_per_second =
+      s.wall_seconds > 0 ? static_cast<double>(s.data_packet_hops) / s.wall_seconds : 0;
+  rows.emplace_back("events", format_count(static_cast<double>(s.events)) + " in " +
+                                  fixed(s.wall_seconds, 3) + " s wall, " +
+                                  format_count(s.events_per_second) + " events/s");
+  rows.emplace_back("packet-hops", format_count(static_cast<double>(s.data_packet_hops)) +
+                                       " data, " + format_count(hops_per_second) + " per s");
+  rows.emplace_back("peak RSS", format_bytes(s.peak_rss_bytes));
+
+  size_t width = 0;
+  for (const auto& [label, value] : rows) width = std::max(width, label.size());
+  std::string out;
+  for (const auto& [label, value] : rows) {
+    out += "  " + label + std::string(width - label.size() + 2, ' ') + value + "\n";
+  }
+  return out;
+}
+
+void print_summary(std::ostream& out, const scenario::RunResult& result) {
+  out << format_summary(result);
+}
+
+}  // namespace fabricsim::output

@@ -1,0 +1,32 @@
+#include "output/write.h"
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "output/csv.h"
+#include "output/json.h"
+
+namespace fabricsim::output {
+namespace {
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+}  // namespace
+
+void write_run_outputs(const std::string& dir, const scenario::RunResult& result) {
+  const std::filesystem::path root(dir);
+  std::error_code ec;
+  std::filesystem::create_directories(root, ec);
+  if (ec) throw std::runtime_error("cannot create " + dir + ": " + ec.message());
+  write_file(root / "result.json", result_json_text(result));
+  write_file(root / "flows.csv", flows_csv_text(result.flows));
+  write_file(root / "run.json", run_json_text(result.run));
+}
+
+}  // namespace fabricsim::output

@@ -1,0 +1,340 @@
+// The registry's entries: one per scenario key. Descriptions and sources restate the comments on
+// the struct members they fill (src/net/config.h, src/topo/spec.h, src/routing/config.h,
+// src/transport/config.h, src/workload/spec.h, src/scenario/scenario.h); defaults are read from
+// those members, never written here.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scenario/knob_bind.h"
+#include "scenario/knobs.h"
+
+namespace fabricsim::scenario {
+
+using knob_bind::bind;
+using knob_bind::bind_enum;
+
+std::vector<Knob> build_knob_registry() {
+  using net::Forwarding;
+  using routing::EcmpHash;
+  using routing::EcmpSeedMode;
+  using workload::CollectiveAlgorithm;
+  using workload::CollectiveOp;
+  using workload::PatternKind;
+  using workload::WorkloadKind;
+  const Condition collective{"workload.kind", "collective"};
+  const Condition pattern{"workload.kind", "pattern"};
+  const Condition incast{"workload.pattern", "incast"};
+  const Condition poisson{"workload.pattern", "poisson"};
+  const Bound positive{0, true};
+  const Bound non_negative{0, false};
+
+  std::vector<Knob> k;
+  k.push_back(bind(
+      {.path = "name",
+       .type = KnobType::kString,
+       .description = "Scenario name, shown in the summary and result.json",
+       .source = "placeholder"},
+      [](auto& s) -> auto& { return s.name; }));
+  k.push_back(bind(
+      {.path = "seed",
+       .type = KnobType::kUint,
+       .description = "Seed from which every random stream of the run is derived",
+       .source = "any fixed value keeps runs reproducible"},
+      [](auto& s) -> auto& { return s.seed; }));
+  k.push_back(bind_enum(
+      {.path = "fabric.technology",
+       .description = "Fabric and transport; RoCEv2 is the only one modelled so far",
+       .source = "the only model implemented"},
+      std::vector<std::pair<std::string, Technology>>{{"roce", Technology::kRoce}},
+      [](auto& s) -> auto& { return s.technology; }));
+  k.push_back(bind(
+      {.path = "fabric.link.rate",
+       .type = KnobType::kRate,
+       .description = "Line rate of every link",
+       .source = "SPEC §5 example: 400 Gb/s (NDR-class Ethernet port)",
+       .min = positive},
+      [](auto& s) -> auto& { return s.link.rate_bps; }));
+  k.push_back(bind(
+      {.path = "fabric.link.cable",
+       .type = KnobType::kLength,
+       .description = "Cable length of every link; propagation is 5 ns per metre",
+       .source = "SPEC §5 example: 3 m in-rack / adjacent-rack cable",
+       .min = non_negative},
+      [](auto& s) -> auto& { return s.link.cable_m; }));
+  k.push_back(bind(
+      {.path = "fabric.switch.latency",
+       .type = KnobType::kTime,
+       .description = "Switch port-to-port latency",
+       .source = "SPEC §8: Ethernet cut-through adds ~400-600 ns; SPEC §5 example",
+       .min = non_negative},
+      [](auto& s) -> auto& { return s.switch_config.latency_ps; }));
+  k.push_back(bind(
+      {.path = "fabric.switch.buffer",
+       .type = KnobType::kBytes,
+       .description = "Shared packet buffer per switch",
+       .source = "NVIDIA Spectrum-3/4 class (SPEC §5 example)",
+       .min = positive},
+      [](auto& s) -> auto& { return s.switch_config.buffer_bytes; }));
+  k.push_back(bind(
+      {.path = "fabric.switch.dt_alpha",
+       .type = KnobType::kDouble,
+       .description = "Dynamic threshold: a queue may grow while below alpha x free "
+                      "shared buffer",
+       .source = "Choudhury & Hahne, IEEE/ACM ToN 1998; common Broadcom default",
+       .min = positive},
+      [](auto& s) -> auto& { return s.switch_config.dt_alpha; }));
+  k.push_back(bind_enum(
+      {.path = "fabric.switch.forwarding",
+       .description = "cut_through forwards once the header arrives (only when all of a switch's "
+                      "ports run at one rate)",
+       .source = "SPEC §8: Ethernet switches are cut-through"},
+      std::vector<std::pair<std::string, Forwarding>>{
+          {"cut_through", Forwarding::kCutThrough},
+          {"store_and_forward", Forwarding::kStoreAndForward}},
+      [](auto& s) -> auto& { return s.switch_config.forwarding; }));
+  k.push_back(bind(
+      {.path = "fabric.nic.latency",
+       .type = KnobType::kTime,
+       .description = "Per-packet delay between wire and transport engine, each way",
+       .source = "0: validate against the pure wire model",
+       .min = non_negative},
+      [](auto& s) -> auto& { return s.nic.latency_ps; }));
+  k.push_back(bind(
+      {.path = "fabric.roce.mtu",
+       .type = KnobType::kBytes,
+       .description = "RDMA payload bytes per packet (path MTU). Real RoCE/IB path MTUs are "
+                      "256, 512, 1024, 2048 or 4096; other sizes in that range model a payload "
+                      "size, e.g. the 4000-byte MTU of htsim's benchmarks",
+       .source = "largest RoCE/IB MTU (SPEC §8)",
+       .min = Bound{256},
+       .max = Bound{4096}},
+      [](auto& s) -> auto& { return s.roce.mtu_bytes; }));
+  k.push_back(bind(
+      {.path = "fabric.roce.ack_every",
+       .type = KnobType::kInt,
+       .description = "Responder ACKs every this many in-order packets and on a "
+                      "message's last packet",
+       .source = "HPCC RDMA simulator (L2_ACK_INTERVAL 1)",
+       .min = Bound{1}},
+      [](auto& s) -> auto& { return s.roce.ack_every; }));
+  k.push_back(bind(
+      {.path = "fabric.roce.ack_timeout_exponent",
+       .type = KnobType::kInt,
+       .description = "Local ACK Timeout = 4.096 us x 2^exponent",
+       .source = "IBTA, Linux rxe_qp.c; 14 (~67 ms) is common (UNVERIFIED, "
+                 "reference/rocev2.md §6)",
+       .min = Bound{0},
+       .max = Bound{31}},
+      [](auto& s) -> auto& { return s.roce.ack_timeout_exponent; }));
+  k.push_back(bind(
+      {.path = "fabric.roce.vlan",
+       .type = KnobType::kBool,
+       .description = "Frames carry an 802.1Q tag (+4 bytes)",
+       .source = "DSCP-based priority (NVIDIA RoCE configuration guides)"},
+      [](auto& s) -> auto& { return s.roce.vlan_tag; }));
+  k.push_back(bind(
+      {.path = "fabric.roce.data_priority",
+       .type = KnobType::kInt,
+       .description = "Priority (traffic class) of RoCE data and ACKs",
+       .source = "NVIDIA default",
+       .min = Bound{0},
+       .max = Bound{7}},
+      [](auto& s) -> auto& { return s.roce.data_priority; }));
+  k.push_back(bind(
+      {.path = "fabric.roce.cnp_priority",
+       .type = KnobType::kInt,
+       .description = "Priority (traffic class) of CNPs",
+       .source = "NVIDIA default",
+       .min = Bound{0},
+       .max = Bound{7}},
+      [](auto& s) -> auto& { return s.roce.cnp_priority; }));
+  Knob kind = bind_enum(
+      {.path = "topology.kind",
+       .description = "Topology family; leaf_spine = fat_tree with tiers 2",
+       .source = "the only family implemented"},
+      std::vector<std::pair<std::string, topo::TopologyKind>>{
+          {"fat_tree", topo::TopologyKind::kFatTree}, {"leaf_spine", topo::TopologyKind::kFatTree}},
+      [](auto& s) -> auto& { return s.topology.kind; });
+  // Knobs are applied in registry order, so an explicit `tiers` (below) overrides this and the
+  // loader reports the contradiction.
+  kind.set = [base = kind.set](Scenario& s, const KnobValue& v) {
+    base(s, v);
+    if (std::get<std::string>(v) == "leaf_spine") s.topology.tiers = 2;
+  };
+  k.push_back(std::move(kind));
+  k.push_back(bind(
+      {.path = "topology.tiers",
+       .type = KnobType::kInt,
+       .description = "Switch tiers: 2 = leaf-spine, 3 = k-ary fat-tree",
+       .source = "Al-Fares et al., SIGCOMM 2008",
+       .one_of = {2, 3}},
+      [](auto& s) -> auto& { return s.topology.tiers; }));
+  k.push_back(bind(
+      {.path = "topology.radix",
+       .type = KnobType::kInt,
+       .description = "Ports per switch",
+       .source = "SPEC §5 example",
+       .min = Bound{4},
+       .multiple_of = 2},
+      [](auto& s) -> auto& { return s.topology.radix; }));
+  k.push_back(bind(
+      {.path = "topology.oversubscription",
+       .type = KnobType::kDouble,
+       .description = "Leaf downlinks : uplinks (1 = non-blocking)",
+       .source = "SPEC §5 example",
+       .min = Bound{1}},
+      [](auto& s) -> auto& { return s.topology.oversubscription; }));
+  k.push_back(bind(
+      {.path = "hosts.count",
+       .type = KnobType::kInt,
+       .description = "Number of hosts",
+       .source = "SPEC §5 example",
+       .min = Bound{2}},
+      [](auto& s) -> auto& { return s.topology.hosts; }));
+  k.push_back(bind(
+      {.path = "hosts.nics_per_host",
+       .type = KnobType::kInt,
+       .description = "NICs per host; every NIC is a rank/endpoint",
+       .source = "one NIC per host",
+       .min = Bound{1}},
+      [](auto& s) -> auto& { return s.topology.nics_per_host; }));
+  k.push_back(bind_enum(
+      {.path = "routing.ecmp.hash",
+       .description = "ECMP hash over the 5-tuple",
+       .source = "CRC32, as switch ASICs offer"},
+      std::vector<std::pair<std::string, EcmpHash>>{{"crc32", EcmpHash::kCrc32},
+                                                    {"xor_fold", EcmpHash::kXorFold}},
+      [](auto& s) -> auto& { return s.ecmp.hash; }));
+  k.push_back(bind_enum(
+      {.path = "routing.ecmp.seed",
+       .description = "per_switch seeds avoid hash polarization; same "
+                      "reproduces it",
+       .source = "Cisco CEF tech note 116376; mlxsw seeds from the base MAC"},
+      std::vector<std::pair<std::string, EcmpSeedMode>>{{"per_switch", EcmpSeedMode::kPerSwitch},
+                                                        {"same", EcmpSeedMode::kSame}},
+      [](auto& s) -> auto& { return s.ecmp.seed_mode; }));
+  k.push_back(bind(
+      {.path = "routing.ecmp.base_seed",
+       .type = KnobType::kUint,
+       .description = "The shared seed with seed: same; mixed into every switch's "
+                      "seed with per_switch",
+       .source = "any fixed value",
+       .max = Bound{4294967295.0}},
+      [](auto& s) -> auto& { return s.ecmp.seed; }));
+  k.push_back(bind_enum(
+      {.path = "workload.kind",
+       .description = "Traffic: an NCCL-style collective or a flow pattern",
+       .source = "SPEC §5 example"},
+      std::vector<std::pair<std::string, WorkloadKind>>{{"collective", WorkloadKind::kCollective},
+                                                        {"pattern", WorkloadKind::kPattern}},
+      [](auto& s) -> auto& { return s.workload.kind; }));
+  k.push_back(bind_enum(
+      {.path = "workload.op",
+       .description = "Collective operation",
+       .source = "SPEC §5 example",
+       .only_with = {collective}},
+      std::vector<std::pair<std::string, CollectiveOp>>{{"all_reduce", CollectiveOp::kAllReduce}},
+      [](auto& s) -> auto& { return s.workload.op; }));
+  k.push_back(bind_enum(
+      {.path = "workload.algorithm",
+       .description = "Collective algorithm",
+       .source = "SPEC §5 example",
+       .only_with = {collective}},
+      std::vector<std::pair<std::string, CollectiveAlgorithm>>{
+          {"ring", CollectiveAlgorithm::kRing}},
+      [](auto& s) -> auto& { return s.workload.algorithm; }));
+  k.push_back(bind(
+      {.path = "workload.size",
+       .type = KnobType::kBytes,
+       .description = "Buffer each rank all-reduces (nccl-tests \"size\")",
+       .source = "SPEC §5 example",
+       .min = positive,
+       .only_with = {collective}},
+      [](auto& s) -> auto& { return s.workload.size_bytes; }));
+  k.push_back(bind(
+      {.path = "workload.slice",
+       .type = KnobType::kBytes,
+       .description = "Ring step chunks are cut into slices of at most this size, "
+                      "one RDMA WRITE each",
+       .source = "NCCL ring: 8 slices per 4 MiB buffer (NCCL_BUFFSIZE default)",
+       .min = positive,
+       .only_with = {collective}},
+      [](auto& s) -> auto& { return s.workload.slice_bytes; }));
+  k.push_back(bind_enum(
+      {.path = "workload.pattern",
+       .description = "Traffic pattern",
+       .source = "the simplest pattern",
+       .only_with = {pattern}},
+      std::vector<std::pair<std::string, PatternKind>>{{"permutation", PatternKind::kPermutation},
+                                                       {"incast", PatternKind::kIncast},
+                                                       {"all_to_all", PatternKind::kAllToAll},
+                                                       {"poisson", PatternKind::kPoisson}},
+      [](auto& s) -> auto& { return s.workload.pattern; }));
+  k.push_back(bind(
+      {.path = "workload.flow_size",
+       .type = KnobType::kBytes,
+       .description = "Bytes per flow (poisson: when size_cdf is not given)",
+       .source = "placeholder",
+       .min = positive,
+       .only_with = {pattern}},
+      [](auto& s) -> auto& { return s.workload.flow_size_bytes; }));
+  k.push_back(bind(
+      {.path = "workload.senders",
+       .type = KnobType::kInt,
+       .description = "Incast: number of senders into the one receiver",
+       .source = "placeholder",
+       .min = Bound{1},
+       .only_with = {pattern, incast}},
+      [](auto& s) -> auto& { return s.workload.incast_senders; }));
+  k.push_back(bind(
+      {.path = "workload.receiver",
+       .type = KnobType::kInt,
+       .description = "Incast: index of the receiving NIC",
+       .source = "the first NIC",
+       .min = non_negative,
+       .only_with = {pattern, incast}},
+      [](auto& s) -> auto& { return s.workload.incast_receiver; }));
+  k.push_back(bind(
+      {.path = "workload.load",
+       .type = KnobType::kDouble,
+       .description = "Poisson: offered load as a fraction of NIC line rate",
+       .source = "placeholder",
+       .min = positive,
+       .max = Bound{1},
+       .only_with = {pattern, poisson}},
+      [](auto& s) -> auto& { return s.workload.load; }));
+  k.push_back(bind(
+      {.path = "workload.duration",
+       .type = KnobType::kTime,
+       .description = "Poisson: flows arrive in [0, duration); required",
+       .source = "none: must be given",
+       .min = positive,
+       .only_with = {pattern, poisson}},
+      [](auto& s) -> auto& { return s.workload.duration_ps; }));
+  k.push_back(bind(
+      {.path = "workload.size_cdf",
+       .type = KnobType::kSizeCdf,
+       .description = "Poisson: flow sizes as [[size, cumulative probability], ...], "
+                      "sizes increasing, last probability 1",
+       .source = "empty: every flow is flow_size",
+       .only_with = {pattern, poisson}},
+      [](auto& s) -> auto& { return s.workload.size_cdf; }));
+  k.push_back(bind(
+      {.path = "stop_time",
+       .type = KnobType::kTime,
+       .description = "Simulated-time limit; 0 = until every flow completes",
+       .source = "run to completion",
+       .min = non_negative},
+      [](auto& s) -> auto& { return s.stop_time_ps; }));
+  k.push_back(bind(
+      {.path = "outputs.dir",
+       .type = KnobType::kString,
+       .description = "Directory for result files, relative to the working directory; "
+                      "--out overrides it; empty = none",
+       .source = "no files unless asked"},
+      [](auto& s) -> auto& { return s.output_dir; }));
+  return k;
+}
+
+}  // namespace fabricsim::scenario

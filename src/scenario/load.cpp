@@ -1,0 +1,378 @@
+#include "scenario/load.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "scenario/knobs.h"
+
+namespace fabricsim::scenario {
+namespace {
+
+using workload::SizeCdfPoint;
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+std::string join_path(const std::string& group, const std::string& key) {
+  return group.empty() ? key : group + "." + key;
+}
+
+std::string node_kind(const YAML::Node& node) {
+  if (node.IsMap()) return "a mapping";
+  if (node.IsSequence()) return "a list";
+  if (node.IsNull()) return "nothing";
+  return "'" + node.Scalar() + "'";
+}
+
+// What a value of the knob's type looks like, for "missing value; expected ..." messages.
+std::string expected_value(const Knob& k) {
+  switch (k.type) {
+    case KnobType::kInt:
+    case KnobType::kUint:
+      return "expected an integer";
+    case KnobType::kDouble:
+      return "expected a number";
+    case KnobType::kBool:
+      return "expected true or false";
+    case KnobType::kTime:
+      return "expected a time like 1.5us";
+    case KnobType::kBytes:
+      return "expected a size like 64MiB";
+    case KnobType::kRate:
+      return "expected a rate like 400Gbps";
+    case KnobType::kLength:
+      return "expected a length like 3m";
+    case KnobType::kEnum:
+      return "expected one of: " + join(k.choices);
+    case KnobType::kString:
+      return "expected a string";
+    case KnobType::kSizeCdf:
+      return "expected a list of [size, cumulative probability] like [[1KB, 0.5], [1MB, 1.0]]";
+  }
+  return "";
+}
+
+class Loader {
+ public:
+  explicit Loader(std::string file) { out_.file = std::move(file); }
+
+  LoadedScenario load(std::string_view text, const std::vector<std::string>& overrides) {
+    YAML::Node root = parse_document(text);
+    for (size_t i = 0; i < overrides.size(); ++i) {
+      apply_override(root, overrides[i], static_cast<int>(i) + 1);
+    }
+    walk(root, "");
+    for (const Knob& k : knobs()) {  // registry order, so the outcome ignores file order
+      const auto it = parsed_.find(k.path);
+      if (it != parsed_.end()) k.set(out_.scenario, it->second);
+    }
+    check_conditions();
+    check_cross_fields();
+    return std::move(out_);
+  }
+
+ private:
+  [[noreturn]] void fail(const SourceLocation& where, const std::string& key_path,
+                         std::string message) const {
+    throw LoadError(where, key_path, std::move(message));
+  }
+
+  SourceLocation at(const YAML::Node& node, const std::string& path) const {
+    const auto it = override_index_.find(path);
+    if (it != override_index_.end()) return {"--set", it->second};
+    const YAML::Mark mark = node.Mark();
+    return {out_.file, mark.is_null() ? 0 : mark.line + 1};
+  }
+
+  YAML::Node parse_document(std::string_view text) {
+    std::vector<YAML::Node> docs;
+    try {
+      docs = YAML::LoadAll(std::string(text));
+    } catch (const YAML::Exception& e) {
+      fail({out_.file, e.mark.is_null() ? 0 : e.mark.line + 1}, "(yaml)", e.msg);
+    }
+    if (docs.empty() || docs[0].IsNull()) {
+      fail({out_.file, 1}, "(root)",
+           "empty scenario; expected keys such as " + join(child_keys("")));
+    }
+    if (docs.size() > 1) {
+      fail(at(docs[1], ""), "(yaml)",
+           "a scenario file holds one YAML document, found " + std::to_string(docs.size()));
+    }
+    if (!docs[0].IsMap()) {
+      fail(at(docs[0], ""), "(root)", "expected a mapping of keys, got " + node_kind(docs[0]));
+    }
+    return docs[0];
+  }
+
+  // Grafts `key.path=value` onto the tree, so the override goes through the same checks as the
+  // file. Only leaf keys can be overridden: replacing a whole group would hide what changed.
+  void apply_override(YAML::Node& root, const std::string& text, int index) {
+    const SourceLocation where{"--set", index};
+    const size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      fail(where, "(set)", "expected key.path=value, got '" + text + "'");
+    }
+    const std::string path = text.substr(0, eq);
+    std::vector<std::string> parts;
+    std::string group;
+    for (size_t start = 0;;) {
+      const size_t dot = path.find('.', start);
+      parts.push_back(path.substr(start, dot - start));
+      const std::string sub = join_path(group, parts.back());
+      if (find_knob(group) != nullptr) {
+        fail(where, sub, "unknown key '" + parts.back() + "'; " + group + " has no sub-keys");
+      }
+      if (find_knob(sub) == nullptr && !is_group(sub)) {
+        fail(where, sub, "unknown key '" + parts.back() + "'; allowed: " + join(child_keys(group)));
+      }
+      group = sub;
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    if (find_knob(path) == nullptr) {
+      fail(where, path, "is a group of keys; set one of: " + join(child_keys(path)));
+    }
+    YAML::Node value;
+    try {
+      value = YAML::Load(text.substr(eq + 1));
+    } catch (const YAML::Exception& e) {
+      fail(where, path, "(yaml): " + e.msg);
+    }
+    // Walk down, creating missing groups. reset() rebinds a handle; operator= would overwrite
+    // the node it refers to (yaml-cpp's reference semantics).
+    YAML::Node cur(root);
+    std::string sub;
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+      sub = join_path(sub, parts[i]);
+      YAML::Node next = cur[parts[i]];
+      if (!next.IsDefined() || next.IsNull()) {
+        next = YAML::Node(YAML::NodeType::Map);
+        override_index_.emplace(sub, index);
+      } else if (!next.IsMap()) {
+        fail(where, path, "cannot set: " + sub + " in " + out_.file + " is not a mapping");
+      }
+      cur.reset(next);
+    }
+    cur[parts.back()] = value;
+    override_index_[path] = index;
+  }
+
+  void walk(const YAML::Node& map, const std::string& group) {
+    std::vector<std::string> seen;
+    for (const auto& pair : map) {  // `pair` is a value; it->first would dangle
+      const YAML::Node& key = pair.first;
+      const YAML::Node& value = pair.second;
+      if (!key.IsScalar()) {
+        fail(at(key, group), group.empty() ? "(root)" : group,
+             "keys must be plain words, got " + node_kind(key));
+      }
+      const std::string path = join_path(group, key.Scalar());
+      const SourceLocation where = at(key, path);
+      for (const std::string& s : seen) {
+        if (s == key.Scalar()) fail(where, path, "duplicate key '" + s + "'");
+      }
+      seen.push_back(key.Scalar());
+      out_.locations[path] = where;
+      if (const Knob* knob = find_knob(path)) {
+        read_leaf(*knob, value, where);
+        file_order_.push_back(path);
+      } else if (is_group(path)) {
+        if (value.IsNull()) continue;  // "nic:" with nothing under it keeps the defaults
+        if (!value.IsMap()) {
+          fail(where, path,
+               "expected a mapping with keys: " + join(child_keys(path)) + ", got " +
+                   node_kind(value));
+        }
+        walk(value, path);
+      } else {
+        fail(where, path,
+             "unknown key '" + key.Scalar() + "'; allowed: " + join(child_keys(group)));
+      }
+    }
+  }
+
+  void read_leaf(const Knob& k, const YAML::Node& value, const SourceLocation& where) {
+    if (k.type == KnobType::kSizeCdf) {
+      parsed_[k.path] = read_size_cdf(k, value, where);
+      return;
+    }
+    if (value.IsNull() && k.type == KnobType::kString) {  // `--set outputs.dir=` clears it
+      parsed_[k.path] = std::string();
+      return;
+    }
+    if (value.IsNull()) fail(where, k.path, "missing value; " + expected_value(k));
+    if (!value.IsScalar()) {
+      fail(where, k.path, expected_value(k) + ", got " + node_kind(value));
+    }
+    ParseResult<KnobValue> r = parse_knob_value(k, value.Scalar());
+    if (!r.ok) fail(where, k.path, r.error);
+    parsed_[k.path] = std::move(r.value);
+  }
+
+  std::vector<SizeCdfPoint> read_size_cdf(const Knob& k, const YAML::Node& value,
+                                          const SourceLocation& where) {
+    if (!value.IsSequence()) fail(where, k.path, expected_value(k) + ", got " + node_kind(value));
+    if (value.size() == 0) fail(where, k.path, "must have at least one point like [1MB, 1.0]");
+    std::vector<SizeCdfPoint> points;
+    for (size_t i = 0; i < value.size(); ++i) {
+      const YAML::Node& point = value[i];
+      const std::string path = k.path + "[" + std::to_string(i) + "]";
+      const SourceLocation here = where.file == "--set" ? where : at(point, path);
+      if (!point.IsSequence() || point.size() != 2 || !point[0].IsScalar() ||
+          !point[1].IsScalar()) {
+        fail(here, path,
+             "expected [size, cumulative probability] like [1MB, 0.5], got " + node_kind(point));
+      }
+      const ParseResult<int64_t> size = parse_bytes(point[0].Scalar());
+      if (!size.ok) fail(here, path, size.error);
+      if (size.value <= 0) fail(here, path, "size must be > 0");
+      const ParseResult<double> p = parse_real(point[1].Scalar());
+      if (!p.ok) fail(here, path, p.error + "; expected a cumulative probability");
+      if (p.value <= 0 || p.value > 1) fail(here, path, "probability must be in (0, 1]");
+      if (!points.empty() && size.value <= points.back().size_bytes) {
+        fail(here, path,
+             "sizes must increase: " + point[0].Scalar() + " after " +
+                 format_bytes_exact(points.back().size_bytes));
+      }
+      if (!points.empty() && p.value < points.back().cumulative) {
+        fail(here, path, "cumulative probabilities must not decrease");
+      }
+      points.push_back({size.value, p.value});
+    }
+    if (points.back().cumulative != 1.0) {
+      const std::string last = k.path + "[" + std::to_string(points.size() - 1) + "]";
+      fail(where.file == "--set" ? where : at(value[points.size() - 1], last), last,
+           "the last cumulative probability must be 1");
+    }
+    return points;
+  }
+
+  // Keys written for another workload kind or pattern are errors rather than silently ignored:
+  // `senders: 64` under pattern: permutation almost always means a forgotten `pattern: incast`.
+  void check_conditions() {
+    for (const std::string& path : file_order_) {
+      const Knob& k = *find_knob(path);
+      std::vector<Condition> failing;
+      for (const Condition& c : k.only_with) {
+        if (find_knob(c.key_path)->get(out_.scenario) != c.value) failing.push_back(c);
+      }
+      if (!failing.empty()) {
+        fail(out_.locations.at(path), path, "only valid with " + describe_conditions(failing));
+      }
+    }
+  }
+
+  bool written(const std::string& path) const { return parsed_.count(path) != 0; }
+
+  void fail_cross(const std::string& path, std::string message, const std::string& dflt) const {
+    if (!written(path)) message += " (the default is " + dflt + ")";
+    fail(out_.locate(path), path, std::move(message));
+  }
+
+  void check_cross_fields() {
+    const Scenario& s = out_.scenario;
+    const auto kind = parsed_.find("topology.kind");
+    if (kind != parsed_.end() && std::get<std::string>(kind->second) == "leaf_spine" &&
+        s.topology.tiers != 2) {
+      fail(out_.locate("topology.tiers"), "topology.tiers",
+           "must be 2 with kind: leaf_spine (use kind: fat_tree for 3 tiers)");
+    }
+    if (s.workload.kind != workload::WorkloadKind::kPattern) return;
+    if (s.workload.pattern == workload::PatternKind::kPoisson && s.workload.duration_ps <= 0) {
+      fail(out_.locate("workload.duration"), "workload.duration",
+           "required with pattern: poisson, e.g. duration: 1ms");
+    }
+    if (s.workload.pattern == workload::PatternKind::kIncast) {
+      const int64_t nics = int64_t{s.topology.hosts} * s.topology.nics_per_host;
+      if (s.workload.incast_receiver >= nics) {
+        fail_cross("workload.receiver",
+                   "must be < " + std::to_string(nics) + ", the number of NICs",
+                   std::to_string(s.workload.incast_receiver));
+      }
+      if (s.workload.incast_senders >= nics) {
+        fail_cross("workload.senders",
+                   "must be < " + std::to_string(nics) +
+                       ", the number of NICs, since the receiver does not send",
+                   std::to_string(s.workload.incast_senders));
+      }
+    }
+  }
+
+  std::map<std::string, int> override_index_;  // key path -> 1-based --set index
+  std::map<std::string, KnobValue> parsed_;    // leaves written in the file or by --set
+  std::vector<std::string> file_order_;        // leaves in the order they were written
+  LoadedScenario out_;
+};
+
+}  // namespace
+
+std::string SourceLocation::str() const {
+  return line > 0 ? file + ":" + std::to_string(line) : file;
+}
+
+std::string format_error_line(const SourceLocation& where, std::string_view key_path,
+                              std::string_view message) {
+  std::string line = where.str() + ": " + std::string(key_path) + ": " + std::string(message);
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return line;
+}
+
+LoadError::LoadError(SourceLocation where, std::string key_path, std::string message)
+    : std::runtime_error(format_error_line(where, key_path, message)),
+      where_(std::move(where)),
+      key_path_(std::move(key_path)),
+      message_(std::move(message)) {}
+
+SourceLocation LoadedScenario::locate(std::string_view key_path) const {
+  std::string path(key_path);
+  while (!path.empty()) {
+    const auto it = locations.find(path);
+    if (it != locations.end()) return it->second;
+    const size_t cut = path.find_last_of(".[");
+    path.resize(cut == std::string::npos ? 0 : cut);
+  }
+  return {file, 0};
+}
+
+LoadedScenario load_scenario_string(std::string_view yaml, const std::string& file_name,
+                                    const std::vector<std::string>& set_overrides) {
+  return Loader(file_name).load(yaml, set_overrides);
+}
+
+LoadedScenario load_scenario(const std::string& path,
+                             const std::vector<std::string>& set_overrides) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw LoadError({path, 0}, "(file)", "cannot read: is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw LoadError({path, 0}, "(file)", std::string("cannot open: ") + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_scenario_string(text.str(), path, set_overrides);
+}
+
+Scenario load_scenario_file(const std::string& path,
+                            const std::vector<std::string>& set_overrides) {
+  return load_scenario(path, set_overrides).scenario;
+}
+
+std::string format_input_error(const LoadedScenario& loaded, const InputError& error) {
+  const std::string& key = error.key_path();
+  return format_error_line(loaded.locate(key), key.empty() ? "(scenario)" : key, error.what());
+}
+
+}  // namespace fabricsim::scenario

@@ -1,0 +1,75 @@
+// Reads a scenario YAML file, applies `--set key.path=value` overrides, and validates every key
+// against the knob registry (scenario/knobs.h), producing a frozen Scenario.
+//
+// Every error is one line, `FILE:LINE: key.path: message`, so editors and CI can jump to it:
+//   default.yaml:4: fabric.link.rat: unknown key 'rat'; allowed: rate, cable
+//   default.yaml:4: fabric.link.rate: missing unit in '400'; expected a rate like 400Gbps
+//   --set:2: routing.ecmp.hash: must be one of: crc32, xor_fold
+//   default.yaml:9: (yaml): end of map not found
+// LINE is 1-based. An override is located as `--set:N`, N counting the overrides from 1 in
+// command-line order. Pseudo key paths name errors that belong to no key: (yaml) for malformed
+// YAML, (file) for an unreadable file (no line then), (root) for a document that is not a map,
+// (set) for an override without '='.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "scenario/scenario.h"
+
+namespace fabricsim::scenario {
+
+// Where a key was written. file is "--set" for an override, line its 1-based index.
+struct SourceLocation {
+  std::string file;
+  int line = 0;  // 0 = no line (the file as a whole)
+  // "FILE:LINE", or "FILE" when line is 0.
+  std::string str() const;
+};
+
+class LoadError : public std::runtime_error {
+ public:
+  LoadError(SourceLocation where, std::string key_path, std::string message);
+  const SourceLocation& where() const { return where_; }
+  const std::string& key_path() const { return key_path_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  SourceLocation where_;
+  std::string key_path_;
+  std::string message_;
+};
+
+struct LoadedScenario {
+  Scenario scenario;
+  std::string file;
+  // Key path -> where it was written, for every key in the file (groups and leaves) and every
+  // override. Keys left at their defaults are absent.
+  std::map<std::string, SourceLocation> locations;
+
+  // Where to point an error about `key_path` (e.g. an InputError from check_scenario): the key
+  // itself if written, else its nearest written ancestor, else the file without a line.
+  SourceLocation locate(std::string_view key_path) const;
+};
+
+// Throws LoadError on any bad input, the file's absence included.
+LoadedScenario load_scenario(const std::string& path,
+                             const std::vector<std::string>& set_overrides = {});
+// The same from text in memory; `file_name` only labels messages.
+LoadedScenario load_scenario_string(std::string_view yaml, const std::string& file_name,
+                                    const std::vector<std::string>& set_overrides = {});
+// load_scenario without the locations.
+Scenario load_scenario_file(const std::string& path,
+                            const std::vector<std::string>& set_overrides = {});
+
+// `FILE:LINE: key.path: message` with newlines flattened, so the result is always one line.
+std::string format_error_line(const SourceLocation& where, std::string_view key_path,
+                              std::string_view message);
+// The one line for an InputError thrown by run_scenario/check_scenario after loading `loaded`.
+std::string format_input_error(const LoadedScenario& loaded, const InputError& error);
+
+}  // namespace fabricsim::scenario

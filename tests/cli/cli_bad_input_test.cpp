@@ -1,0 +1,153 @@
+// The fabricsim binary on bad input: exit code 2, exactly one line on stderr of the form
+// `file:line: key.path: message`, and no output directory left behind (SPEC §5).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::vector<std::string> err_lines;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("fabricsim_cli_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& yaml) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << yaml;
+    return path.string();
+  }
+
+  // Runs `fabricsim ARGS` with stdout and stderr captured in files.
+  Outcome run(const std::string& args) {
+    const fs::path out = dir_ / "stdout.txt";
+    const fs::path err = dir_ / "stderr.txt";
+    const std::string command = "'" + std::string(FABRICSIM_BINARY) + "' " + args + " >'" +
+                                out.string() + "' 2>'" + err.string() + "'";
+    const int status = std::system(command.c_str());
+    Outcome o;
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    o.out = read_file(out);
+    std::istringstream lines(read_file(err));
+    for (std::string line; std::getline(lines, line);) o.err_lines.push_back(line);
+    return o;
+  }
+
+  // Asserts the bad-input contract for `fabricsim run FILE --out DIR` and for validate.
+  void expect_bad_input(const std::string& file, const std::string& extra_args,
+                        const std::string& line_pattern) {
+    const fs::path out_dir = dir_ / "out";
+    for (const std::string command : {"run", "validate"}) {
+      const std::string args = command + " '" + file + "' " + extra_args +
+                               (command == "run" ? " --out '" + out_dir.string() + "'" : "");
+      const Outcome o = run(args);
+      EXPECT_EQ(o.exit_code, 2) << "bad input must exit with 2: fabricsim " << args;
+      ASSERT_EQ(o.err_lines.size(), 1u) << "exactly one line on stderr: fabricsim " << args;
+      EXPECT_TRUE(std::regex_match(o.err_lines[0], std::regex(line_pattern)))
+          << "stderr '" << o.err_lines[0] << "' does not match " << line_pattern;
+      EXPECT_FALSE(fs::exists(out_dir)) << "no output directory on bad input: fabricsim " << args;
+    }
+  }
+
+  fs::path dir_;
+};
+
+// A small, fast scenario (16 NICs, 1 MiB all-reduce).
+constexpr const char* kGood =
+    "name: small\nhosts: {count: 16}\nworkload: {kind: collective, size: 1MiB}\n";
+
+// `path` as a regex matching itself.
+std::string escaped(const std::string& path) {
+  return std::regex_replace(path, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)");
+}
+
+TEST_F(CliTest, LoaderErrorsExitTwoWithOneLine) {
+  struct Case {
+    const char* name;
+    const char* yaml;
+    const char* line_and_key;  // regex for "LINE: key.path"
+  };
+  const std::vector<Case> cases = {
+      {"malformed", "name: x\nfabric: {link: [\n", "3: \\(yaml\\)"},
+      {"unknown_top", "name: x\nrat: 1\n", "2: rat"},
+      {"unknown_nested", "fabric:\n  link:\n    rat: 1Gbps\n", "3: fabric\\.link\\.rat"},
+      {"missing_unit", "fabric:\n  link: {rate: 400}\n", "2: fabric\\.link\\.rate"},
+      {"impossible", "hosts: {count: 1}\n", "1: hosts\\.count"},
+      {"wrong_enum", "routing: {ecmp: {hash: md5}}\n", "1: routing\\.ecmp\\.hash"},
+      {"other_kind", "workload:\n  kind: pattern\n  senders: 4\n", "3: workload\\.senders"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string file = write(std::string(c.name) + ".yaml", c.yaml);
+    expect_bad_input(file, "", "^" + escaped(file) + ":" + c.line_and_key + ": .+$");
+  }
+}
+
+TEST_F(CliTest, BadOverrideExitsTwo) {
+  const std::string file = write("good.yaml", kGood);
+  expect_bad_input(file, "--set seed=1 --set fabric.link.rat=1Gbps",
+                   R"(^--set:2: fabric\.link\.rat: unknown key 'rat'; allowed: rate, cable$)");
+}
+
+TEST_F(CliTest, MissingFileExitsTwo) {
+  const std::string file = (dir_ / "absent.yaml").string();
+  expect_bad_input(file, "", "^" + escaped(file) + ": \\(file\\): cannot open: .+$");
+}
+
+TEST_F(CliTest, EngineInputErrorGetsTheLoadersLine) {
+  // A radix-4 leaf-spine holds 8 NICs: check_scenario rejects 128 hosts, naming a key path the
+  // loader maps back to a line in the file.
+  const std::string file = write("too_big.yaml", "topology:\n  radix: 4\nhosts: {count: 128}\n");
+  expect_bad_input(file, "", "^" + escaped(file) + ":[0-9]+: [a-z_.]+: .+$");
+}
+
+TEST_F(CliTest, UsageErrorExitsTwo) {
+  const Outcome o = run("run");
+  EXPECT_EQ(o.exit_code, 2) << "a missing scenario argument is bad input";
+  EXPECT_EQ(o.err_lines.size(), 1u) << "one line for a usage error";
+}
+
+TEST_F(CliTest, GoodScenarioValidatesAndRuns) {
+  const std::string file = write("good.yaml", kGood);
+  const Outcome v = run("validate '" + file + "'");
+  EXPECT_EQ(v.exit_code, 0) << "a good scenario validates";
+  EXPECT_EQ(v.out, file + ": ok\n") << "validate prints FILE: ok";
+
+  const fs::path out_dir = dir_ / "results";
+  const Outcome r = run("run '" + file + "' --out '" + out_dir.string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << "a good scenario runs";
+  EXPECT_TRUE(r.err_lines.empty()) << "no progress bar when stderr is not a terminal";
+  EXPECT_NE(r.out.find("small (seed"), std::string::npos) << "summary on stdout:\n" << r.out;
+  for (const char* name : {"result.json", "flows.csv", "run.json"}) {
+    EXPECT_TRUE(fs::exists(out_dir / name)) << name << " written after a successful run";
+  }
+}
+
+}  // namespace
