@@ -1,46 +1,32 @@
 #include "core/event_queue.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace fabricsim {
 
-// A 4-ary heap halves the tree depth of a binary heap; its four children share a cache line
-// pair, which is what the pop path touches most.
-static constexpr size_t kArity = 4;
-
-void EventQueue::sift_up(size_t i) {
-  Event e = heap_[i];
-  while (i > 0) {
-    const size_t parent = (i - 1) / kArity;
-    if (!before(e, heap_[parent])) break;
-    heap_[i] = heap_[parent];
-    i = parent;
+void EventQueue::refill() {
+  int i = 1;
+  while (buckets_[i].empty()) ++i;  // REQUIRES: !empty(), so some bucket holds events
+  std::vector<Event>& from = buckets_[i];
+  // The new reference time is the bucket's minimum; its events all differ from the old one in
+  // bit i-1, and from the new one only in lower bits, so each lands in a lower bucket.
+  int64_t min_ps = from.front().time_ps;
+  for (const Event& e : from) min_ps = e.time_ps < min_ps ? e.time_ps : min_ps;
+  last_ps_ = min_ps;
+  buckets_[0].clear();
+  head0_ = 0;
+  for (const Event& e : from) {
+    const uint64_t diff = static_cast<uint64_t>(e.time_ps ^ last_ps_);
+    buckets_[diff == 0 ? 0 : 64 - __builtin_clzll(diff)].push_back(e);
   }
-  heap_[i] = e;
+  from.clear();
 }
 
-void EventQueue::sift_down(size_t i) {
-  const size_t n = heap_.size();
-  Event e = heap_[i];
-  for (;;) {
-    const size_t first = i * kArity + 1;
-    if (first >= n) break;
-    size_t best = first;
-    const size_t last = first + kArity < n ? first + kArity : n;
-    for (size_t c = first + 1; c < last; ++c) {
-      if (before(heap_[c], heap_[best])) best = c;
-    }
-    if (!before(heap_[best], e)) break;
-    heap_[i] = heap_[best];
-    i = best;
-  }
-  heap_[i] = e;
-}
-
-Event EventQueue::pop() {
-  Event out = heap_.front();
-  heap_.front() = heap_.back();
-  heap_.pop_back();
-  if (!heap_.empty()) sift_down(0);
-  return out;
+void EventQueue::past_event(int64_t time_ps) const {
+  std::fprintf(stderr, "fabricsim: internal error: event scheduled at %lld ps, before now (%lld ps)\n",
+               static_cast<long long>(time_ps), static_cast<long long>(last_ps_));
+  std::abort();
 }
 
 }  // namespace fabricsim

@@ -174,9 +174,6 @@ void Network::transmit(uint32_t port, const Packet& pkt) {
   const int64_t now = sched_.now_ps;
   const int64_t ser_ps = serialization_ps(pkt.wire_bytes, p.rate_bps);
   p.busy_until_ps = now + ser_ps;
-  PortQueues& q = queues_[port];
-  ++q.tx_packets;
-  q.tx_wire_bytes += pkt.wire_bytes;
   if (p.up) {
     const int64_t arrive_ps = (p.far_cut_through ? now : now + ser_ps) + p.delay_ps;
     p.line.push_back(InFlight{arrive_ps, pkt});

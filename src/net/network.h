@@ -56,14 +56,13 @@ struct alignas(64) Port {
 };
 static_assert(sizeof(Port) == 64, "Port is one cache line");
 
-// Colder per-port state: the priority queues and counters.
+// Colder per-port state: the priority queues and counters. Link utilization will come from
+// fixed-interval samplers, not per-packet counters (STYLE §12).
 struct PortQueues {
   uint32_t queued_bytes[kPriorities] = {};
   Ring<Packet> queue[kPriorities];
   uint32_t node = 0;  // owning node
   int64_t prop_ps = 0;
-  int64_t tx_packets = 0;
-  int64_t tx_wire_bytes = 0;
   int64_t drops = 0;
 };
 
@@ -161,6 +160,8 @@ class Network {
   void nic_kick(uint32_t nic);
   void on_tx_done(uint32_t port);
   void on_link_arrive(uint32_t port);
+  // Hint that a port's event is next: its state will be read soon.
+  void prefetch_port(uint32_t port) const { __builtin_prefetch(&ports_[port]); }
 
   const NetCounters& counters() const { return counters_; }
   Scheduler& scheduler() { return sched_; }

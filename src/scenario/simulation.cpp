@@ -27,6 +27,11 @@ bool Simulation::run(int64_t stop_time_ps, const std::function<void(double)>& pr
     const Event ev = sched_.queue.pop();
     sched_.now_ps = ev.time_ps;
     ++events_;
+    // Most events are port events; fetching the next one's port overlaps its cache miss with
+    // this event's work.
+    if (const Event* next = sched_.queue.peek_ready(); next && next->kind <= kLinkArrive) {
+      net_.prefetch_port(next->target);
+    }
     switch (ev.kind) {
       case kPortTxDone:
         net_.on_tx_done(ev.target);
