@@ -82,6 +82,23 @@ void Network::finalize() {
     s.first_port = node_ports_[s.node].first;
     s.num_ports = node_ports_[s.node].count;
   }
+  nic_leaf_slot_.assign(nic_port_.size(), 0);
+  nic_switch_port_.assign(nic_port_.size(), 0);
+  leaf_switches_.clear();
+  for (uint32_t sw = 0; sw < switches_.size(); ++sw) {
+    Switch& s = switches_[sw];
+    s.leaf_slot = -1;
+    for (uint32_t k = 0; k < s.num_ports; ++k) {
+      const Port& far = ports_[ports_[s.first_port + k].peer];
+      if (!far.is_nic) continue;
+      if (s.leaf_slot < 0) {
+        s.leaf_slot = static_cast<int32_t>(leaf_switches_.size());
+        leaf_switches_.push_back(sw);
+      }
+      nic_leaf_slot_[far.nic] = static_cast<uint32_t>(s.leaf_slot);
+      nic_switch_port_[far.nic] = s.first_port + k;
+    }
+  }
   // Far-end timing: a switch adds its port-to-port latency and, when cut-through applies (all
   // its ports at one rate), forwards from the header's arrival; a NIC receives the whole frame.
   // NIC latency is charged once on the sending NIC's cable and once on the receiving one's.
@@ -117,9 +134,9 @@ void Network::nic_send(uint32_t nic, const Packet& pkt) {
 }
 
 void Network::push_queue(uint32_t port, const Packet& pkt) {
-  PortQueues& q = queues_[port];
-  q.queue[pkt.priority].push_back(pkt);
-  q.queued_bytes[pkt.priority] += pkt.frame_bytes;
+  ClassQueue& c = queues_[port].cls[pkt.priority];
+  c.ring.push_back(pkt);
+  c.bytes += pkt.frame_bytes;
   ports_[port].backlog_mask |= static_cast<uint8_t>(1u << pkt.priority);
 }
 
@@ -146,10 +163,10 @@ bool Network::next_queued(uint32_t port, Packet& out) {
   const uint32_t ready = p.backlog_mask & ~p.paused_mask & 0xFFu;
   if (ready == 0) return false;
   const int prio = 31 - __builtin_clz(ready);  // strict priority: highest class first
-  PortQueues& q = queues_[port];
-  out = q.queue[prio].pop_front();
-  if (q.queue[prio].empty()) p.backlog_mask &= static_cast<uint8_t>(~(1u << prio));
-  q.queued_bytes[prio] -= out.frame_bytes;
+  ClassQueue& c = queues_[port].cls[prio];
+  out = c.ring.pop_front();
+  if (c.ring.empty()) p.backlog_mask &= static_cast<uint8_t>(~(1u << prio));
+  c.bytes -= out.frame_bytes;
   // The shared buffer is released when the frame starts to leave; for a cut-through switch
   // that is also when most of it was never fully stored.
   if (p.switch_index >= 0) switches_[p.switch_index].buffer_used_bytes -= out.frame_bytes;
@@ -211,7 +228,9 @@ void Network::on_link_arrive(uint32_t port) {
 }
 
 uint32_t Network::select_egress(const Switch& sw, const Packet& k) const {
-  const uint16_t g = sw.group_of_dst[k.dst_nic];
+  const uint32_t slot = nic_leaf_slot_[k.dst_nic];
+  if (static_cast<int32_t>(slot) == sw.leaf_slot) return nic_switch_port_[k.dst_nic];
+  const uint16_t g = sw.group_of_leaf[slot];
   if (g == kNoRoute) return kNoPort;
   const uint32_t begin = sw.group_offsets[g];
   const uint32_t n = sw.group_offsets[g + 1] - begin;
@@ -239,7 +258,7 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
   // alpha x (unused shared buffer); tail drop beyond that or when the buffer is full.
   const int64_t free_bytes = sw.buffer_bytes - sw.buffer_used_bytes;
   if (pkt.frame_bytes > free_bytes ||
-      static_cast<double>(queues_[port].queued_bytes[pkt.priority]) >= sw.dt_alpha * free_bytes) {
+      static_cast<double>(queues_[port].cls[pkt.priority].bytes) >= sw.dt_alpha * free_bytes) {
     drop(port, pkt);
     return;
   }

@@ -56,32 +56,43 @@ struct alignas(64) Port {
 };
 static_assert(sizeof(Port) == 64, "Port is one cache line");
 
+// One traffic class's queue at a port, with its byte count beside it so that admission and
+// dequeue touch one cache line.
+struct alignas(32) ClassQueue {
+  Ring<Packet> ring;
+  uint32_t bytes = 0;  // frame bytes queued
+};
+
 // Colder per-port state: the priority queues and counters. Link utilization will come from
 // fixed-interval samplers, not per-packet counters (STYLE §12).
 struct PortQueues {
-  uint32_t queued_bytes[kPriorities] = {};
-  Ring<Packet> queue[kPriorities];
+  ClassQueue cls[kPriorities];
   uint32_t node = 0;  // owning node
   int64_t prop_ps = 0;
   int64_t drops = 0;
 };
 
 struct Switch {
+  // Hot: read for every packet the switch forwards (first cache line).
+  int64_t buffer_bytes = 0;
+  int64_t buffer_used_bytes = 0;
+  double dt_alpha = 1.0;
+  uint32_t hash_seed = 0;
+  int32_t leaf_slot = -1;  // this switch's leaf slot if NICs are cabled to it, else -1
+  EcmpHash hash = EcmpHash::kCrc32;
+  // Forwarding (filled by routing/). Routes depend only on the switch the destination NIC is
+  // cabled to (its leaf slot), so the table has one entry per leaf, not per NIC: it stays small
+  // enough to live in cache. group_of_leaf[slot] indexes group_offsets; a group's member ports
+  // are group_ports[group_offsets[g] .. group_offsets[g+1]) (global port ids).
+  std::vector<uint16_t> group_of_leaf;
+  std::vector<uint32_t> group_offsets;
+  std::vector<uint32_t> group_ports;
+  // Cold.
+  int64_t peak_buffer_bytes = 0;
   uint32_t node = 0;
   uint32_t first_port = 0;
   uint32_t num_ports = 0;
-  int64_t buffer_bytes = 0;
-  int64_t buffer_used_bytes = 0;
-  int64_t peak_buffer_bytes = 0;
-  double dt_alpha = 1.0;
-  EcmpHash hash = EcmpHash::kCrc32;
-  uint32_t hash_seed = 0;
   int tier = 0;
-  // Forwarding: group_of_dst[dst_nic] indexes group_offsets; a group's member ports are
-  // group_ports[group_offsets[g] .. group_offsets[g+1]) (global port ids).
-  std::vector<uint16_t> group_of_dst;
-  std::vector<uint32_t> group_offsets;
-  std::vector<uint32_t> group_ports;
 };
 
 enum class NodeKind : uint8_t { kNic, kSwitch };
@@ -147,6 +158,14 @@ class Network {
   const Switch& switch_at(uint32_t sw) const { return switches_[sw]; }
   const NicConfig& nic_config(uint32_t nic) const { return nic_cfg_[nic]; }
   const SwitchConfig& switch_config(uint32_t sw) const { return switch_cfg_[sw]; }
+  // Leaf slots number the switches that have NICs cabled to them, in switch order.
+  uint32_t num_leaf_slots() const { return static_cast<uint32_t>(leaf_switches_.size()); }
+  uint32_t leaf_slot_of_nic(uint32_t nic) const { return nic_leaf_slot_[nic]; }
+  uint32_t leaf_switch(uint32_t slot) const { return leaf_switches_[slot]; }
+  // The egress port switch `sw` forwards `pkt` to, or kNoPort if it has no route.
+  uint32_t egress_port(uint32_t sw, const Packet& pkt) const {
+    return select_egress(switches_[sw], pkt);
+  }
   // The IPv4 address of a NIC (10.0.0.0/8, host part = NIC index + 1), used in the ECMP hash.
   static uint32_t nic_ip(uint32_t nic) { return 0x0A000000u + nic + 1; }
 
@@ -196,6 +215,9 @@ class Network {
   std::vector<SwitchConfig> switch_cfg_;
   std::vector<uint32_t> nic_nodes_;
   std::vector<uint32_t> nic_port_;
+  std::vector<uint32_t> nic_leaf_slot_;    // NIC -> leaf slot of its switch
+  std::vector<uint32_t> nic_switch_port_;  // NIC -> the switch port cabled to it
+  std::vector<uint32_t> leaf_switches_;    // leaf slot -> switch
   std::vector<NicConfig> nic_cfg_;
   struct Cable {
     uint32_t a, b;

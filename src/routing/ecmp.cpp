@@ -21,75 +21,65 @@ uint32_t ecmp_seed(const EcmpConfig& cfg, uint64_t scenario_seed, uint32_t switc
 
 void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scenario_seed) {
   const uint32_t nsw = net.num_switches();
-  const uint32_t nnic = net.num_nics();
-  attach_switch_.assign(nnic, 0);
-  dest_slot_.assign(nsw, -1);
-  dist_.clear();
-  for (uint32_t nic = 0; nic < nnic; ++nic) {
-    const uint32_t far = net.port(net.port(net.nic_port(nic)).peer).switch_index;
-    attach_switch_[nic] = far;
-    if (dest_slot_[far] < 0) {
-      dest_slot_[far] = static_cast<int32_t>(dist_.size());
-      dist_.emplace_back();
-    }
+  const uint32_t leaves = net.num_leaf_slots();
+  nic_slot_.resize(net.num_nics());
+  nic_switch_.resize(net.num_nics());
+  for (uint32_t nic = 0; nic < net.num_nics(); ++nic) {
+    nic_slot_[nic] = net.leaf_slot_of_nic(nic);
+    nic_switch_[nic] = net.leaf_switch(nic_slot_[nic]);
   }
-  // Neighbour switch of each switch port (or -1 for a NIC port).
+  // The switch at the far end of a switch port, or -1 for a NIC or a failed link.
   auto neighbour = [&](uint32_t port) -> int32_t {
+    if (!net.port(port).up) return -1;
     return net.port(net.port(port).peer).switch_index;
   };
-  // BFS from every destination switch.
+  // Breadth-first search from every leaf over the switch graph.
+  dist_.assign(leaves, std::vector<uint16_t>(nsw, kUnreached));
   std::vector<uint32_t> frontier;
-  for (uint32_t d = 0; d < nsw; ++d) {
-    if (dest_slot_[d] < 0) continue;
-    std::vector<uint16_t>& dist = dist_[dest_slot_[d]];
-    dist.assign(nsw, kUnreached);
-    dist[d] = 0;
-    frontier.assign(1, d);
+  for (uint32_t slot = 0; slot < leaves; ++slot) {
+    std::vector<uint16_t>& dist = dist_[slot];
+    const uint32_t root = net.leaf_switch(slot);
+    dist[root] = 0;
+    frontier.assign(1, root);
     for (size_t head = 0; head < frontier.size(); ++head) {
       const net::Switch& s = net.switch_at(frontier[head]);
       for (uint32_t k = 0; k < s.num_ports; ++k) {
-        const uint32_t port = s.first_port + k;
-        const int32_t n = neighbour(port);
-        if (n < 0 || !net.port(port).up || dist[n] != kUnreached) continue;
+        const int32_t n = neighbour(s.first_port + k);
+        if (n < 0 || dist[n] != kUnreached) continue;
         dist[n] = dist[frontier[head]] + 1;
         frontier.push_back(static_cast<uint32_t>(n));
       }
     }
   }
-  // Connectivity: every switch with NICs must reach every other such switch.
-  for (uint32_t a = 0; a < nsw; ++a) {
-    if (dest_slot_[a] < 0) continue;
-    for (const std::vector<uint16_t>& dist : dist_) {
-      if (dist[a] == kUnreached) {
-        throw InputError("topology", "switch " + std::to_string(a) +
-                                         " cannot reach every other leaf: the topology is not "
-                                         "connected");
+  // Connectivity: every leaf must reach every other leaf.
+  for (uint32_t a = 0; a < leaves; ++a) {
+    for (uint32_t b = 0; b < leaves; ++b) {
+      if (dist_[b][net.leaf_switch(a)] == kUnreached) {
+        throw InputError("topology", "switch " + std::to_string(net.leaf_switch(a)) +
+                                         " cannot reach switch " +
+                                         std::to_string(net.leaf_switch(b)) +
+                                         ": the topology is not connected");
       }
     }
   }
-  // Forwarding tables.
+  // Forwarding tables: per switch, per destination leaf, the ports one hop closer.
   for (uint32_t sw = 0; sw < nsw; ++sw) {
     net::Switch& s = net.switch_at(sw);
     s.hash = cfg.hash;
     s.hash_seed = ecmp_seed(cfg, scenario_seed, sw);
-    s.group_of_dst.assign(nnic, net::kNoRoute);
+    s.group_of_leaf.assign(leaves, net::kNoRoute);
     s.group_offsets.assign(1, 0);
     s.group_ports.clear();
     std::map<std::vector<uint32_t>, uint16_t> group_ids;  // build time only
     std::vector<uint32_t> members;
-    for (uint32_t nic = 0; nic < nnic; ++nic) {
+    for (uint32_t slot = 0; slot < leaves; ++slot) {
+      if (static_cast<int32_t>(slot) == s.leaf_slot) continue;  // local NICs: direct port
+      const std::vector<uint16_t>& dist = dist_[slot];
+      if (dist[sw] == kUnreached) continue;
       members.clear();
-      const uint32_t dsw = attach_switch_[nic];
-      if (dsw == sw) {
-        members.push_back(net.port(net.nic_port(nic)).peer);
-      } else {
-        const std::vector<uint16_t>& dist = dist_[dest_slot_[dsw]];
-        if (dist[sw] == kUnreached) continue;
-        for (uint32_t k = 0; k < s.num_ports; ++k) {
-          const uint32_t port = s.first_port + k;
-          const int32_t n = neighbour(port);
-          if (n >= 0 && net.port(port).up && dist[n] + 1 == dist[sw]) members.push_back(port);
-        }
+      for (uint32_t k = 0; k < s.num_ports; ++k) {
+        const int32_t n = neighbour(s.first_port + k);
+        if (n >= 0 && dist[n] + 1 == dist[sw]) members.push_back(s.first_port + k);
       }
       auto [it, inserted] = group_ids.emplace(members, static_cast<uint16_t>(group_ids.size()));
       if (inserted) {
@@ -100,15 +90,13 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
         s.group_ports.insert(s.group_ports.end(), members.begin(), members.end());
         s.group_offsets.push_back(static_cast<uint32_t>(s.group_ports.size()));
       }
-      s.group_of_dst[nic] = it->second;
+      s.group_of_leaf[slot] = it->second;
     }
   }
 }
 
 int EcmpRoutes::switch_hops(uint32_t src_nic, uint32_t dst_nic) const {
-  const uint32_t dsw = attach_switch_[dst_nic];
-  return dist_[dest_slot_[dsw]][attach_switch_[src_nic]] + 1;
+  return dist_[nic_slot_[dst_nic]][nic_switch_[src_nic]] + 1;
 }
 
 }  // namespace fabricsim::routing
-

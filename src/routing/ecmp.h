@@ -1,9 +1,9 @@
 // Shortest-path ECMP forwarding tables, computed once before the run.
 //
-// For every switch that has NICs attached, a breadth-first search over the switch graph gives
-// each switch's distance to it; a switch's ECMP group towards a NIC is then every up port whose
-// neighbour is one hop closer. NICs are never transit nodes. Groups are deduplicated per switch
-// so the table per switch is one 16-bit group id per destination NIC.
+// For every leaf (a switch with NICs cabled to it), a breadth-first search over the switch graph
+// gives each switch's distance to it; a switch's ECMP group towards that leaf is every working
+// port whose neighbour is one hop closer. NICs are never transit nodes. Groups are deduplicated
+// per switch, so the table per switch is one 16-bit group id per leaf.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +24,9 @@ class EcmpRoutes {
   int switch_hops(uint32_t src_nic, uint32_t dst_nic) const;
 
  private:
-  std::vector<uint32_t> attach_switch_;      // NIC -> switch it is cabled to
-  std::vector<int32_t> dest_slot_;           // switch -> row in dist_, or -1
-  std::vector<std::vector<uint16_t>> dist_;  // [slot][switch] hops from switch to slot's switch
+  std::vector<uint32_t> nic_slot_;            // NIC -> leaf slot of its switch
+  std::vector<uint32_t> nic_switch_;          // NIC -> switch it is cabled to
+  std::vector<std::vector<uint16_t>> dist_;  // [leaf slot][switch]: hops from switch to leaf
 };
 
 // The per-switch ECMP seed: the shared seed in `kSame` mode (every switch hashes alike, which

@@ -32,13 +32,13 @@ struct Fabric {
       const uint32_t in = net.port(port).peer;
       const int32_t sw_index = net.port(in).switch_index;
       if (sw_index < 0) return ports;  // reached a NIC
-      const net::Switch& sw = net.switch_at(sw_index);
-      const uint16_t g = sw.group_of_dst[dst];
-      EXPECT_NE(g, net::kNoRoute);
-      const uint32_t b = sw.group_offsets[g], n = sw.group_offsets[g + 1] - b;
-      const net::FiveTuple t{net::Network::nic_ip(src), net::Network::nic_ip(dst), sport, 4791,
-                             17};
-      port = sw.group_ports[b + net::ecmp_hash(sw.hash, t, sw.hash_seed) % n];
+      net::Packet pkt;
+      pkt.src_nic = src;
+      pkt.dst_nic = dst;
+      pkt.entropy = sport;
+      port = net.egress_port(static_cast<uint32_t>(sw_index), pkt);
+      EXPECT_NE(port, net::kNoPort) << "no route at switch " << sw_index;
+      if (port == net::kNoPort) return ports;
       ports.push_back(port);
     }
     ADD_FAILURE() << "forwarding loop from " << src << " to " << dst;
@@ -51,11 +51,13 @@ TEST(Ecmp, GroupSizesFollowTheFatTree) {
   // Edge switch 0 (pod 0): to another pod, 2 uplinks (k/2); to its own NIC, 1 port.
   const net::Switch& edge = f.net.switch_at(0);
   auto group_size = [&](const net::Switch& s, uint32_t dst) {
-    const uint16_t g = s.group_of_dst[dst];
+    const uint16_t g = s.group_of_leaf[f.net.leaf_slot_of_nic(dst)];
     return s.group_offsets[g + 1] - s.group_offsets[g];
   };
   EXPECT_EQ(group_size(edge, 8), 2u) << "edge -> other pod: k/2 aggs";
-  EXPECT_EQ(group_size(edge, 0), 1u) << "edge -> own NIC";
+  EXPECT_EQ(group_size(edge, 2), 2u) << "edge -> other edge of its pod: k/2 aggs";
+  EXPECT_EQ(f.net.leaf_slot_of_nic(0), static_cast<uint32_t>(edge.leaf_slot))
+      << "NIC 0 is cabled to edge 0, which forwards to it directly";
   EXPECT_EQ(f.routes.switch_hops(0, 1), 1);
   EXPECT_EQ(f.routes.switch_hops(0, 2), 3);
   EXPECT_EQ(f.routes.switch_hops(0, 15), 5);
