@@ -48,6 +48,7 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"dropped_bytes", n.dropped_bytes},
                    {"retransmitted_packets", n.retransmitted_packets},
                    {"timeouts", n.timeouts},
+                   {"qp_errors", n.qp_errors},
                    {"naks", n.naks},
                    {"ack_packets", n.ack_packets},
                    {"max_switch_buffer_bytes", n.max_switch_buffer_bytes}};

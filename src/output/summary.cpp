@@ -53,6 +53,10 @@ std::string format_summary(const scenario::RunResult& r) {
                                  format_bytes(n.dropped_bytes) + " payload)");
   rows.emplace_back("retransmits", count(n.retransmitted_packets) + " packets, " +
                                        count(n.timeouts) + " timeouts, " + count(n.naks) + " NAKs");
+  if (n.qp_errors > 0) {
+    rows.emplace_back("QP errors", count(n.qp_errors) +
+                                       " QPs exhausted their retries; their flows did not finish");
+  }
   const scenario::RunStats& s = r.run;
   const double hops_per_second =
       s.wall_seconds > 0 ? static_cast<double>(s.data_packet_hops) / s.wall_seconds : 0;

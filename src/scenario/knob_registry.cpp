@@ -128,6 +128,15 @@ std::vector<Knob> build_knob_registry() {
        .max = Bound{31}},
       [](auto& s) -> auto& { return s.roce.ack_timeout_exponent; }));
   k.push_back(bind(
+      {.path = "fabric.roce.retry_count",
+       .type = KnobType::kInt,
+       .description = "Consecutive retransmit timeouts before the QP enters the error state "
+                      "and its unfinished messages fail",
+       .source = "IBTA 3-bit retry_cnt; 7 (the maximum) is what perftest/librdmacm set",
+       .min = Bound{0},
+       .max = Bound{7}},
+      [](auto& s) -> auto& { return s.roce.retry_count; }));
+  k.push_back(bind(
       {.path = "fabric.roce.vlan",
        .type = KnobType::kBool,
        .description = "Frames carry an 802.1Q tag (+4 bytes)",

@@ -57,6 +57,7 @@ struct FabricCounters {
   int64_t dropped_bytes = 0;       // payload bytes of dropped data packets
   int64_t retransmitted_packets = 0;
   int64_t timeouts = 0;
+  int64_t qp_errors = 0;  // QPs that exhausted their retries (their flows stay unfinished)
   int64_t naks = 0;
   int64_t ack_packets = 0;
   int64_t max_switch_buffer_bytes = 0;  // peak occupancy of any switch's shared buffer

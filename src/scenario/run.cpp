@@ -111,6 +111,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.dropped_bytes = nc.dropped_payload_bytes;
   fc.retransmitted_packets = tc.retransmitted_packets;
   fc.timeouts = tc.timeouts;
+  fc.qp_errors = tc.qp_errors;
   fc.naks = tc.naks;
   fc.ack_packets = tc.ack_packets;
   for (uint32_t s = 0; s < net.num_switches(); ++s) {

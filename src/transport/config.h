@@ -16,6 +16,10 @@ struct RoceConfig {
   // Local ACK Timeout = 4.096 us x 2^exponent (IBTA; Linux rxe_qp.c). 14 (~67 ms) is the value
   // commonly used by RDMA applications (UNVERIFIED, shared/reference/rocev2.md §6).
   int ack_timeout_exponent = 14;
+  // Consecutive retransmit timeouts without progress before the QP goes to the error state and
+  // its unfinished messages are reported as failed: the IBTA 3-bit retry_cnt, whose maximum 7 is
+  // what perftest and librdmacm applications commonly set.
+  int retry_count = 7;
   int64_t retransmit_timeout_ps() const {
     return (4096ll * kPsPerNs) << ack_timeout_exponent;  // 4.096 us = 4096 ns
   }

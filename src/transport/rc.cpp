@@ -110,14 +110,14 @@ uint32_t RoceTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
   const uint32_t id = static_cast<uint32_t>(msgs_.size());
   msgs_.push_back(m);
   q.msgs.push_back(id);
-  ++unacked_messages_;
+  if (!q.failed) ++unacked_messages_;  // a failed QP completes nothing more
   activate(qp_id);
   return id;
 }
 
 void RoceTransport::activate(uint32_t qp_id) {
   Qp& q = qps_[qp_id];
-  if (q.active || q.snd_nxt >= q.psn_end) return;
+  if (q.active || q.failed || q.snd_nxt >= q.psn_end) return;
   q.active = true;
   nics_[q.src_nic].active.push_back(qp_id);
   net_.nic_kick(q.src_nic);
@@ -128,7 +128,7 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
   while (!active.empty()) {
     const uint32_t qp_id = active.pop_front();
     Qp& q = qps_[qp_id];
-    if (q.snd_nxt >= q.psn_end) {
+    if (q.failed || q.snd_nxt >= q.psn_end) {
       q.active = false;
       continue;
     }
@@ -225,9 +225,10 @@ void RoceTransport::on_data(const Packet& p) {
 }
 
 void RoceTransport::acknowledge(Qp& q, uint32_t ack_upto) {
-  if (ack_upto <= q.snd_una) return;
+  if (ack_upto <= q.snd_una || q.failed) return;
   q.snd_una = ack_upto;
   q.last_progress_ps = sched_.now_ps;
+  q.retries = 0;
   while (q.una_msg < q.msgs.size()) {
     Message& m = msgs_[q.msgs[q.una_msg]];
     if (m.first_psn + m.npkts > q.snd_una) break;
@@ -253,6 +254,7 @@ void RoceTransport::on_ack(uint32_t qp_id, uint32_t psn) { acknowledge(qps_[qp_i
 void RoceTransport::on_nak(uint32_t qp_id, uint32_t psn) {
   Qp& q = qps_[qp_id];
   ++counters_.naks;
+  if (q.failed) return;
   acknowledge(q, psn);  // a sequence NAK acknowledges every PSN below it
   if (q.snd_nxt > psn) {
     rewind(q, psn);
@@ -268,13 +270,20 @@ void RoceTransport::arm_timer(uint32_t qp_id, int64_t at_ps) {
 void RoceTransport::on_timer(uint32_t qp_id) {
   Qp& q = qps_[qp_id];
   q.timer_pending = false;
-  if (q.snd_una >= q.snd_nxt) return;  // nothing outstanding; the next send re-arms
+  if (q.failed || q.snd_una >= q.snd_nxt) return;  // nothing outstanding; a send re-arms
   const int64_t deadline = q.last_progress_ps + rto_ps_;
   if (sched_.now_ps < deadline) {
     arm_timer(qp_id, deadline);
     return;
   }
   ++counters_.timeouts;
+  if (q.retries++ >= cfg_.retry_count) {
+    // Retries exhausted: the QP enters the error state (IBTA); its unfinished messages fail.
+    q.failed = true;
+    ++counters_.qp_errors;
+    unacked_messages_ -= q.msgs.size() - q.una_msg;
+    return;
+  }
   q.last_progress_ps = sched_.now_ps;
   rewind(q, q.snd_una);
   activate(qp_id);

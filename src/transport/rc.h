@@ -57,6 +57,8 @@ struct Qp {
   int64_t last_progress_ps = 0;  // last ACK progress (or first send after idle)
   bool timer_pending = false;
   bool active = false;           // in its NIC's round-robin list
+  bool failed = false;           // error state: retries exhausted, sends nothing more
+  uint8_t retries = 0;           // consecutive timeouts without progress
   // responder
   uint32_t epsn = 0;             // expected PSN
   uint32_t since_ack = 0;        // in-order packets accepted since the last ACK
@@ -71,6 +73,7 @@ struct TransportCounters {
   int64_t timeouts = 0;
   int64_t naks = 0;
   int64_t ack_packets = 0;
+  int64_t qp_errors = 0;  // QPs that exhausted their retries
 };
 
 class RoceTransport {
@@ -92,7 +95,8 @@ class RoceTransport {
   uint32_t num_qps() const { return static_cast<uint32_t>(qps_.size()); }
   const TransportCounters& counters() const { return counters_; }
   const RoceConfig& config() const { return cfg_; }
-  // Messages posted whose last packet the requester has not yet seen acknowledged.
+  // Messages posted whose last packet the requester has not yet seen acknowledged (messages of
+  // a failed QP no longer count: they will never be).
   uint64_t unacked_messages() const { return unacked_messages_; }
 
  private:

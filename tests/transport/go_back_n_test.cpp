@@ -69,5 +69,27 @@ TEST(GoBackN, TailLossIsRecoveredByTheRetransmitTimeout) {
   EXPECT_EQ(m.dropped_bytes, 1000);
 }
 
+TEST(GoBackN, RetriesExhaustedPutTheQpInErrorAndTheRunEnds) {
+  // The receiver's cable stays down: the message can never be delivered. After retry_count + 1
+  // timeouts the QP enters the error state, the message is reported unfinished and the run
+  // stops instead of retransmitting forever.
+  scenario::Scenario sc = lossy_incast();
+  sc.workload.incast_senders = 1;
+  sc.workload.flow_size_bytes = 1000;
+  sc.roce.retry_count = 3;
+  scenario::Simulation sim(sc);
+  net::Network& net = sim.network();
+  net.port(net.port(net.nic_port(0)).peer).up = false;
+  sim.start_workload();
+  ASSERT_TRUE(sim.run()) << "the run must end by itself";
+  const transport::TransportCounters& c = sim.transport().counters();
+  EXPECT_EQ(c.timeouts, 4) << "retry_count 3: the 4th timeout fails the QP";
+  EXPECT_EQ(c.qp_errors, 1);
+  EXPECT_EQ(sim.transport().message(0).rx_done_ps, -1) << "never delivered";
+  const int64_t rto = sc.roce.retransmit_timeout_ps();
+  EXPECT_GE(sim.scheduler().now_ps, 4 * rto) << "four full timeouts elapsed";
+  EXPECT_LT(sim.scheduler().now_ps, 5 * rto) << "and nothing after the QP failed";
+}
+
 }  // namespace
 }  // namespace fabricsim

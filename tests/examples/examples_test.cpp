@@ -1,0 +1,306 @@
+// Every scenario in examples/ runs through the fabricsim binary: exit 0, the summary lines its
+// workload calls for, result.json, flows.csv and run.json written, and bytes conserved per flow
+// and in total. The directory is enumerated, so a new example is tested without editing this
+// file; one that is too slow for the suite gets a shrinking entry in kShrink (same kind of
+// workload, smaller). Also: runs are byte-identical for a seed and differ for another, and
+// `fabricsim validate` accepts every example and every bench/ scenario unshrunk (running the
+// full-size default example would take too long here).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../support/cli_runner.h"
+#include "output/csv.h"
+#include "scenario/load.h"
+
+namespace fabricsim {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using test_support::CliOutcome;
+using test_support::parse_csv;
+using test_support::read_file;
+using test_support::run_fabricsim;
+using test_support::ScratchDir;
+using test_support::shell_quote;
+using test_support::split_lines;
+
+const fs::path kSourceDir = FABRICSIM_SOURCE_DIR;
+
+// Overrides that bring an example well under 2 s of wall time while keeping its kind of
+// workload. Examples not listed already run fast as written.
+const std::map<std::string, std::vector<std::string>> kShrink = {
+    // 128 ranks x 64 MiB -> 32 ranks x 8 MiB: still a ring all-reduce on the same leaf-spine.
+    {"default.yaml", {"hosts.count=32", "workload.size=8MiB"}},
+};
+
+// A generous guard on the simulation's own wall time (run.json): a new example slower than this
+// needs an entry in kShrink.
+constexpr double kMaxWallSeconds = 10.0;
+
+std::vector<std::string> yaml_files(const fs::path& dir) {
+  std::vector<std::string> names;
+  if (!fs::is_directory(dir)) return names;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ".yaml") {
+      names.push_back(e.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> shrink_sets(const std::string& example) {
+  const auto it = kShrink.find(example);
+  return it == kShrink.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::string set_args(const std::vector<std::string>& sets) {
+  std::string args;
+  for (const std::string& s : sets) args += " --set " + shell_quote(s);
+  return args;
+}
+
+// `fabricsim run examples/NAME --out OUT [--set ...]`.
+CliOutcome run_example(const std::string& name, const fs::path& out,
+                       const std::vector<std::string>& sets, const ScratchDir& scratch) {
+  const fs::path file = kSourceDir / "examples" / name;
+  return run_fabricsim("run " + shell_quote(file.string()) + " --out " +
+                           shell_quote(out.string()) + set_args(sets),
+                       scratch.path());
+}
+
+// The value of the summary row labelled `label` ("  label   value"), or "" if absent.
+std::string summary_row(const std::string& summary, const std::string& label) {
+  for (const std::string& line : split_lines(summary)) {
+    const std::string prefix = "  " + label + "  ";
+    if (line.rfind(prefix, 0) != 0) continue;
+    const size_t value = line.find_first_not_of(' ', prefix.size());
+    return value == std::string::npos ? "" : line.substr(value);
+  }
+  return "";
+}
+
+int64_t to_int(const std::string& field) { return std::stoll(field); }
+
+std::string test_name(const std::string& file) {
+  std::string name = fs::path(file).stem().string();
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+TEST(Examples, DirectoryHasExamples) {
+  EXPECT_FALSE(yaml_files(kSourceDir / "examples").empty())
+      << "no *.yaml in " << (kSourceDir / "examples") << ": nothing for the example tests to run";
+  for (const auto& [name, sets] : kShrink) {
+    EXPECT_TRUE(fs::exists(kSourceDir / "examples" / name))
+        << "kShrink names " << name << ", which is not in examples/ any more";
+  }
+}
+
+TEST(Examples, ValidateAcceptsEveryExampleAndBenchScenario) {
+  ScratchDir scratch("fabricsim_examples");
+  int checked = 0;
+  for (const char* folder : {"examples", "bench"}) {
+    for (const std::string& name : yaml_files(kSourceDir / folder)) {
+      const std::string file = (kSourceDir / folder / name).string();
+      const CliOutcome v = run_fabricsim("validate " + shell_quote(file), scratch.path());
+      EXPECT_EQ(v.exit_code, 0) << "fabricsim validate " << file << " failed:\n" << v.err;
+      EXPECT_EQ(v.out, file + ": ok\n") << "validate prints FILE: ok for " << file;
+      EXPECT_EQ(v.err, "") << "validate writes nothing to stderr for a good file: " << file;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 2) << "expected scenarios in both examples/ and bench/";
+}
+
+class ExampleTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
+  const std::string name = GetParam();
+  const fs::path file = kSourceDir / "examples" / name;
+  const std::vector<std::string> sets = shrink_sets(name);
+
+  // Shrinking keeps the kind of workload.
+  const scenario::Scenario full = scenario::load_scenario_file(file.string());
+  const scenario::Scenario sc = scenario::load_scenario_file(file.string(), sets);
+  ASSERT_EQ(sc.workload.kind, full.workload.kind) << "the shrink overrides change the workload kind";
+  ASSERT_EQ(sc.workload.pattern, full.workload.pattern) << "the shrink overrides change the pattern";
+  ASSERT_EQ(sc.workload.op, full.workload.op) << "the shrink overrides change the collective";
+  const bool collective = sc.workload.kind == workload::WorkloadKind::kCollective;
+
+  ScratchDir scratch("fabricsim_examples");
+  const fs::path out = scratch / "out";
+  const CliOutcome r = run_example(name, out, sets, scratch);
+  ASSERT_EQ(r.exit_code, 0) << "fabricsim run " << name << set_args(sets) << " failed; stderr:\n"
+                            << r.err;
+  EXPECT_EQ(r.err, "") << "no progress bar or warning when stderr is not a terminal";
+
+  // The summary on stdout.
+  EXPECT_EQ(summary_row(r.out, "scenario"), sc.name + " (seed " + std::to_string(sc.seed) + ")")
+      << "summary names the scenario and seed:\n" << r.out;
+  for (const char* label : {"topology", "sim time", "flows", "FCT", "slowdown", "throughput",
+                            "drops", "retransmits", "events", "packet-hops", "peak RSS"}) {
+    EXPECT_NE(summary_row(r.out, label), "") << "summary lacks the '" << label << "' row:\n"
+                                             << r.out;
+  }
+  if (collective) {
+    EXPECT_NE(summary_row(r.out, "collective").find("all_reduce ring"), std::string::npos)
+        << "a collective example prints its collective row:\n" << r.out;
+    const std::string bw = summary_row(r.out, "bandwidth");
+    EXPECT_NE(bw.find("algbw"), std::string::npos) << "collective summary prints algbw:\n" << r.out;
+    EXPECT_NE(bw.find("busbw"), std::string::npos) << "collective summary prints busbw:\n" << r.out;
+  } else {
+    EXPECT_EQ(summary_row(r.out, "collective"), "") << "a pattern has no collective row:\n"
+                                                    << r.out;
+  }
+  EXPECT_NE(r.out.find("results in " + out.string() + "/"), std::string::npos)
+      << "summary says where the results are:\n" << r.out;
+
+  for (const char* f : {"result.json", "flows.csv", "run.json"}) {
+    ASSERT_TRUE(fs::exists(out / f)) << f << " missing after fabricsim run " << name;
+  }
+
+  // result.json
+  const json result = json::parse(read_file(out / "result.json"));
+  EXPECT_EQ(result.at("scenario"), sc.name) << "result.json names the scenario";
+  EXPECT_EQ(result.at("seed"), sc.seed) << "result.json records the seed";
+  EXPECT_EQ(result.at("completed"), true) << "every flow of " << name << " finishes";
+  const json& flows = result.at("flows");
+  EXPECT_EQ(flows.at("completed"), flows.at("total")) << "result.json: all flows completed";
+  EXPECT_EQ(summary_row(r.out, "flows"),
+            std::to_string(flows.at("completed").get<int64_t>()) + " / " +
+                std::to_string(flows.at("total").get<int64_t>()) + " completed")
+      << "summary and result.json agree on the flow count";
+  if (collective) {
+    const json& c = result.at("collective");
+    ASSERT_TRUE(c.is_object()) << "result.json has a collective object for " << name;
+    const double n = c.at("ranks").get<double>();
+    EXPECT_EQ(c.at("ranks").get<int64_t>(), sc.topology.hosts * sc.topology.nics_per_host)
+        << "one rank per NIC";
+    EXPECT_GT(c.at("algbw_gbytes_per_s").get<double>(), 0) << "algbw is positive";
+    EXPECT_NEAR(c.at("busbw_gbytes_per_s").get<double>(),
+                c.at("algbw_gbytes_per_s").get<double>() * 2 * (n - 1) / n,
+                1e-9 * c.at("busbw_gbytes_per_s").get<double>())
+        << "busbw = algbw x 2(n-1)/n (nccl-tests, all-reduce)";
+  } else {
+    EXPECT_TRUE(result.at("collective").is_null()) << "a pattern has collective: null";
+  }
+
+  // run.json: the host's statistics, exactly these keys.
+  const json run = json::parse(read_file(out / "run.json"));
+  std::set<std::string> keys;
+  for (const auto& [key, value] : run.items()) keys.insert(key);
+  EXPECT_EQ(keys, (std::set<std::string>{"events", "wall_seconds", "events_per_second",
+                                         "data_packet_hops", "peak_rss_bytes", "sim_time_ps"}))
+      << "run.json keys";
+  EXPECT_GT(run.value("events", 0ll), 0) << "run.json counts events";
+  EXPECT_GT(run.value("data_packet_hops", 0ll), 0) << "run.json counts data packet-hops";
+  EXPECT_GT(run.value("peak_rss_bytes", 0ll), 0) << "run.json reports peak RSS";
+  EXPECT_EQ(run.value("sim_time_ps", -1ll), result.at("sim_time_ps").get<int64_t>())
+      << "run.json and result.json agree on the simulated time";
+  EXPECT_LT(run.value("wall_seconds", 1e9), kMaxWallSeconds)
+      << name << " is too slow for the test suite: add a shrinking entry to kShrink";
+
+  // flows.csv: sent = delivered + dropped on every row and in total, matching result.json.
+  const auto rows = parse_csv(read_file(out / "flows.csv"));
+  ASSERT_FALSE(rows.empty()) << "flows.csv has a header";
+  std::string header;
+  for (size_t i = 0; i < rows[0].size(); ++i) header += (i ? "," : "") + rows[0][i];
+  ASSERT_EQ(header, output::kFlowsCsvHeader) << "flows.csv header";
+  const size_t columns = rows[0].size();
+  ASSERT_EQ(rows.size() - 1, flows.at("total").get<size_t>())
+      << "flows.csv has one row per flow in result.json";
+  int64_t sent = 0, delivered = 0, dropped = 0;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const std::vector<std::string>& row = rows[i];
+    ASSERT_EQ(row.size(), columns) << "flows.csv row " << i << " has " << row.size() << " fields";
+    const int64_t s = to_int(row[9]), d = to_int(row[10]), x = to_int(row[11]);
+    EXPECT_EQ(s, d + x) << "flow " << row[0] << ": sent_bytes != delivered_bytes + dropped_bytes";
+    EXPECT_GE(d, to_int(row[3])) << "flow " << row[0] << " delivered fewer bytes than its size";
+    EXPECT_NE(row[5], "") << "flow " << row[0] << " has no finish time";
+    sent += s;
+    delivered += d;
+    dropped += x;
+  }
+  EXPECT_EQ(sent, delivered + dropped) << "bytes conserved over all flows";
+  const json& counters = result.at("counters");
+  EXPECT_EQ(sent, counters.at("data_bytes_sent").get<int64_t>())
+      << "flows.csv sent_bytes sum to result.json data_bytes_sent";
+  EXPECT_EQ(delivered, counters.at("data_bytes_delivered").get<int64_t>())
+      << "flows.csv delivered_bytes sum to result.json data_bytes_delivered";
+  EXPECT_EQ(dropped, counters.at("dropped_bytes").get<int64_t>())
+      << "flows.csv dropped_bytes sum to result.json dropped_bytes";
+}
+
+// The same example run twice into one directory and once into another gives byte-identical
+// result.json and flows.csv (run.json holds wall-clock statistics and is left out).
+TEST_P(ExampleTest, DeterministicForASeed) {
+  const std::string name = GetParam();
+  const std::vector<std::string> sets = shrink_sets(name);
+  ScratchDir scratch("fabricsim_examples");
+  std::map<std::string, std::string> first;
+  const std::vector<fs::path> outs = {scratch / "a", scratch / "a", scratch / "b"};
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const CliOutcome r = run_example(name, outs[i], sets, scratch);
+    ASSERT_EQ(r.exit_code, 0) << "run " << i + 1 << " of " << name << " failed:\n" << r.err;
+    for (const char* f : {"result.json", "flows.csv"}) {
+      const std::string bytes = read_file(outs[i] / f);
+      ASSERT_FALSE(bytes.empty()) << f << " empty after run " << i + 1 << " of " << name;
+      if (i == 0) {
+        first[f] = bytes;
+      } else {
+        EXPECT_EQ(bytes, first[f]) << f << " of run " << i + 1 << " (--out " << outs[i]
+                                   << ") differs from run 1 of " << name;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ExampleTest,
+                         ::testing::ValuesIn(yaml_files(kSourceDir / "examples")),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return test_name(info.param);
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ExampleTest);
+
+// Another seed draws another permutation (and other QP entropies): the results differ.
+TEST(Examples, AnotherSeedChangesThePermutation) {
+  const std::string name = "permutation.yaml";
+  const fs::path file = kSourceDir / "examples" / name;
+  ASSERT_TRUE(fs::exists(file)) << file << " is the example this test varies the seed of";
+  const scenario::Scenario sc = scenario::load_scenario_file(file.string(), shrink_sets(name));
+  ScratchDir scratch("fabricsim_examples");
+
+  std::vector<std::string> sets = shrink_sets(name);
+  const CliOutcome a = run_example(name, scratch / "a", sets, scratch);
+  ASSERT_EQ(a.exit_code, 0) << "fabricsim run " << name << " failed:\n" << a.err;
+  sets.push_back("seed=" + std::to_string(sc.seed + 1));
+  const CliOutcome b = run_example(name, scratch / "b", sets, scratch);
+  ASSERT_EQ(b.exit_code, 0) << "fabricsim run " << name << set_args(sets) << " failed:\n" << b.err;
+
+  EXPECT_NE(read_file(scratch / "a" / "result.json"), read_file(scratch / "b" / "result.json"))
+      << "result.json is the same with seed " << sc.seed << " and " << sc.seed + 1;
+  // Beyond the recorded seed: the flows themselves (destinations, timings) differ.
+  const auto rows_a = parse_csv(read_file(scratch / "a" / "flows.csv"));
+  const auto rows_b = parse_csv(read_file(scratch / "b" / "flows.csv"));
+  ASSERT_EQ(rows_a.size(), rows_b.size()) << "a permutation has one flow per NIC for any seed";
+  int moved = 0;
+  for (size_t i = 1; i < rows_a.size(); ++i) moved += rows_a[i][2] != rows_b[i][2];
+  EXPECT_GT(moved, 0) << "seed " << sc.seed + 1 << " gives every NIC the same destination as seed "
+                      << sc.seed;
+}
+
+}  // namespace
+}  // namespace fabricsim
