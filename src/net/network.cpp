@@ -191,6 +191,7 @@ void Network::transmit(uint32_t port, const Packet& pkt) {
   const int64_t now = sched_.now_ps;
   const int64_t ser_ps = serialization_ps(pkt.wire_bytes, p.rate_bps);
   p.busy_until_ps = now + ser_ps;
+  if (tap_.on_transmit) tap_.on_transmit(tap_.ctx, now, port, pkt);
   if (p.up) {
     const int64_t arrive_ps = (p.far_cut_through ? now : now + ser_ps) + p.delay_ps;
     p.line.push_back(InFlight{arrive_ps, pkt});

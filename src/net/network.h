@@ -114,6 +114,12 @@ struct Endpoint {
   void (*dropped)(void* ctx, const Packet& pkt) = nullptr;
 };
 
+// An observer of every frame a port starts to transmit (for pcap capture). Off unless set.
+struct Tap {
+  void* ctx = nullptr;
+  void (*on_transmit)(void* ctx, int64_t time_ps, uint32_t port, const Packet& pkt) = nullptr;
+};
+
 struct NetCounters {
   int64_t data_packet_hops = 0;
   int64_t dropped_packets = 0;
@@ -138,6 +144,7 @@ class Network {
   void finalize();
   uint32_t num_cables() const { return static_cast<uint32_t>(cables_.size()); }
   void set_endpoint(const Endpoint& ep) { endpoint_ = ep; }
+  void set_tap(const Tap& tap) { tap_ = tap; }
 
   uint32_t nic_node(uint32_t nic) const { return nic_nodes_[nic]; }
   uint32_t switch_node(uint32_t sw) const { return switches_[sw].node; }
@@ -206,6 +213,7 @@ class Network {
 
   Scheduler& sched_;
   Endpoint endpoint_;
+  Tap tap_;
   int64_t in_flight_ = 0;
   std::vector<Port> ports_;
   std::vector<PortQueues> queues_;  // parallel to ports_

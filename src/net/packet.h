@@ -6,7 +6,9 @@
 
 namespace fabricsim::net {
 
-enum class PacketType : uint8_t { kData, kAck, kNak, kCnp };
+// kPause is an IEEE 802.1Qbb PFC frame: `qp` holds its class-enable vector and `psn` the pause
+// time in quanta of 512 bit times (0 = resume) for every enabled class.
+enum class PacketType : uint8_t { kData, kAck, kNak, kCnp, kPause };
 
 inline constexpr int kPriorities = 8;  // IEEE 802.1p / PFC classes
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "net/packet.h"
+
 namespace fabricsim::scenario {
 
 struct FlowRecord {
@@ -63,6 +65,17 @@ struct FabricCounters {
   int64_t max_switch_buffer_bytes = 0;  // peak occupancy of any switch's shared buffer
 };
 
+// A frame recorded for trace.pcap: when it started on the wire, the nodes at both ends of the
+// link (node ids: NICs first, then switches, as net::Network numbers them) and its header fields.
+struct CapturedFrame {
+  int64_t time_ps = 0;
+  uint32_t from_node = 0;
+  uint32_t to_node = 0;
+  bool from_is_nic = false;
+  bool to_is_nic = false;
+  net::Packet pkt;
+};
+
 struct RunStats {
   int64_t events = 0;
   double wall_seconds = 0;
@@ -82,6 +95,7 @@ struct RunResult {
   FabricCounters counters;
   std::vector<FlowRecord> flows;
   double aggregate_throughput_gbps = 0;  // delivered payload bits / (last finish - first start)
+  std::vector<CapturedFrame> captured;   // empty unless Scenario::capture asks for frames
   RunStats run;
 };
 

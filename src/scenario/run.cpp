@@ -101,6 +101,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     }
   }
 
+  r.captured = std::move(sim.captured());
+
   const transport::TransportCounters& tc = transport.counters();
   const net::NetCounters& nc = net.counters();
   FabricCounters& fc = r.counters;

@@ -14,6 +14,17 @@ namespace fabricsim::scenario {
 
 enum class Technology : uint8_t { kRoce };
 
+// Which frames a run records for trace.pcap.
+enum class CapturePoint : uint8_t {
+  kNics,  // frames NICs send and frames sent to NICs (what tcpdump on every host would see)
+  kAll,   // every frame on every link (a packet appears once per hop)
+};
+
+struct CaptureSpec {
+  int64_t max_frames = 0;  // 0 = no capture; else the first N frames in time order
+  CapturePoint point = CapturePoint::kNics;
+};
+
 struct Scenario {
   std::string name = "unnamed";
   uint64_t seed = 1;
@@ -29,6 +40,7 @@ struct Scenario {
   // reports unfinished flows rather than pretending they completed.
   int64_t stop_time_ps = 0;
   std::string output_dir;  // where result files go ("" = none unless --out given)
+  CaptureSpec capture;
 };
 
 }  // namespace fabricsim::scenario

@@ -14,6 +14,26 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_) {
     ++delivered_;
     workload_->on_delivered(msg);
   };
+  if (sc_.capture.max_frames > 0) net_.set_tap(net::Tap{this, &Simulation::capture_hook});
+}
+
+void Simulation::capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt) {
+  auto* sim = static_cast<Simulation*>(self);
+  net::Network& net = sim->net_;
+  const net::Port& from = net.port(port);
+  const net::Port& to = net.port(from.peer);
+  if (sim->sc_.capture.point == CapturePoint::kNics && !from.is_nic && !to.is_nic) return;
+  CapturedFrame f;
+  f.time_ps = time_ps;
+  f.from_node = net.port_node(port);
+  f.to_node = net.port_node(from.peer);
+  f.from_is_nic = from.is_nic;
+  f.to_is_nic = to.is_nic;
+  f.pkt = pkt;
+  sim->captured_.push_back(f);
+  if (static_cast<int64_t>(sim->captured_.size()) >= sim->sc_.capture.max_frames) {
+    net.set_tap(net::Tap{});  // enough: stop observing
+  }
 }
 
 void Simulation::start_workload() { workload_->start(); }

@@ -10,6 +10,7 @@
 #include "core/scheduler.h"
 #include "net/network.h"
 #include "routing/ecmp.h"
+#include "scenario/result.h"
 #include "scenario/scenario.h"
 #include "topo/topology.h"
 #include "transport/rc.h"
@@ -38,6 +39,8 @@ class Simulation {
   transport::RoceTransport& transport() { return *transport_; }
   workload::Workload& workload() { return *workload_; }
   int64_t events() const { return events_; }
+  // Frames recorded per Scenario::capture, in transmit order.
+  std::vector<CapturedFrame>& captured() { return captured_; }
   uint64_t delivered_messages() const { return delivered_; }
 
  private:
@@ -48,8 +51,10 @@ class Simulation {
   routing::EcmpRoutes routes_;
   std::unique_ptr<transport::RoceTransport> transport_;
   std::unique_ptr<workload::Workload> workload_;
+  static void capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
   int64_t events_ = 0;
   uint64_t delivered_ = 0;
+  std::vector<CapturedFrame> captured_;
 };
 
 }  // namespace fabricsim::scenario

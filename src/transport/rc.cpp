@@ -68,6 +68,8 @@ void RoceTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
       break;
     case PacketType::kCnp:
       break;  // DCQCN reaction point: RoCEv2 issue
+    case PacketType::kPause:
+      break;  // PFC frames are consumed by the NIC's MAC, never delivered (net/)
   }
 }
 
