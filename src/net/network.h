@@ -8,8 +8,8 @@
 // transmit-complete (only when another packet waits behind it) and the far end's arrival.
 //
 // Switches are output-queued with 8 strict-priority queues per port and one shared buffer per
-// switch admitted by dynamic thresholds. Forwarding is an array lookup of the destination NIC's
-// ECMP group followed by a 5-tuple hash when the group has several ports.
+// switch admitted by dynamic thresholds. Forwarding is an array lookup of the ECMP group towards
+// the destination NIC's leaf switch, then a 5-tuple hash when the group has several ports.
 //
 // NICs are endpoints: the transport above installs Endpoint hooks, and a NIC port pulls its next
 // data packet from the transport when its control queues are empty (so a NIC never holds a whole

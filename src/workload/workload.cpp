@@ -58,6 +58,20 @@ void check(const WorkloadSpec& spec, int num_nics) {
   if (spec.flow_size_bytes < 1 && spec.size_cdf.empty()) {
     throw InputError("workload.flow_size", "must be > 0");
   }
+  // The loader checks size_cdf too; this guards library callers.
+  for (size_t i = 0; i < spec.size_cdf.size(); ++i) {
+    const SizeCdfPoint& p = spec.size_cdf[i];
+    const bool ordered = i == 0 || (p.size_bytes > spec.size_cdf[i - 1].size_bytes &&
+                                    p.cumulative >= spec.size_cdf[i - 1].cumulative);
+    if (p.size_bytes < 1 || !(p.cumulative > 0 && p.cumulative <= 1) || !ordered) {
+      throw InputError("workload.size_cdf",
+                       "points need sizes > 0 and increasing, probabilities in (0, 1] and "
+                       "non-decreasing");
+    }
+  }
+  if (!spec.size_cdf.empty() && spec.size_cdf.back().cumulative != 1.0) {
+    throw InputError("workload.size_cdf", "the last point's probability must be 1");
+  }
   if (spec.pattern == PatternKind::kIncast) {
     if (spec.incast_receiver < 0 || spec.incast_receiver >= num_nics) {
       throw InputError("workload.receiver", "must be a NIC index in [0, " +

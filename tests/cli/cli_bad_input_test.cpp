@@ -1,43 +1,29 @@
 // The fabricsim binary on bad input: exit code 2, exactly one line on stderr of the form
 // `file:line: key.path: message`, and no output directory left behind (SPEC §5).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "../support/cli_runner.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Outcome {
-  int exit_code = -1;
-  std::string out;
-  std::vector<std::string> err_lines;
-};
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using fabricsim::test_support::CliOutcome;
+using fabricsim::test_support::ScratchDir;
 
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("fabricsim_cli_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    scratch_ = std::make_unique<ScratchDir>("fabricsim_cli");
+    dir_ = scratch_->path();
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { scratch_.reset(); }
 
   std::string write(const std::string& name, const std::string& yaml) {
     const fs::path path = dir_ / name;
@@ -46,18 +32,8 @@ class CliTest : public ::testing::Test {
   }
 
   // Runs `fabricsim ARGS` with stdout and stderr captured in files.
-  Outcome run(const std::string& args) {
-    const fs::path out = dir_ / "stdout.txt";
-    const fs::path err = dir_ / "stderr.txt";
-    const std::string command = "'" + std::string(FABRICSIM_BINARY) + "' " + args + " >'" +
-                                out.string() + "' 2>'" + err.string() + "'";
-    const int status = std::system(command.c_str());
-    Outcome o;
-    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o.out = read_file(out);
-    std::istringstream lines(read_file(err));
-    for (std::string line; std::getline(lines, line);) o.err_lines.push_back(line);
-    return o;
+  CliOutcome run(const std::string& args) {
+    return fabricsim::test_support::run_fabricsim(args, dir_);
   }
 
   // Asserts the bad-input contract for `fabricsim run FILE --out DIR` and for validate.
@@ -67,7 +43,7 @@ class CliTest : public ::testing::Test {
     for (const std::string command : {"run", "validate"}) {
       const std::string args = command + " '" + file + "' " + extra_args +
                                (command == "run" ? " --out '" + out_dir.string() + "'" : "");
-      const Outcome o = run(args);
+      const CliOutcome o = run(args);
       EXPECT_EQ(o.exit_code, 2) << "bad input must exit with 2: fabricsim " << args;
       ASSERT_EQ(o.err_lines.size(), 1u) << "exactly one line on stderr: fabricsim " << args;
       EXPECT_TRUE(std::regex_match(o.err_lines[0], std::regex(line_pattern)))
@@ -76,6 +52,7 @@ class CliTest : public ::testing::Test {
     }
   }
 
+  std::unique_ptr<ScratchDir> scratch_;
   fs::path dir_;
 };
 
@@ -129,19 +106,19 @@ TEST_F(CliTest, EngineInputErrorGetsTheLoadersLine) {
 }
 
 TEST_F(CliTest, UsageErrorExitsTwo) {
-  const Outcome o = run("run");
+  const CliOutcome o = run("run");
   EXPECT_EQ(o.exit_code, 2) << "a missing scenario argument is bad input";
   EXPECT_EQ(o.err_lines.size(), 1u) << "one line for a usage error";
 }
 
 TEST_F(CliTest, GoodScenarioValidatesAndRuns) {
   const std::string file = write("good.yaml", kGood);
-  const Outcome v = run("validate '" + file + "'");
+  const CliOutcome v = run("validate '" + file + "'");
   EXPECT_EQ(v.exit_code, 0) << "a good scenario validates";
   EXPECT_EQ(v.out, file + ": ok\n") << "validate prints FILE: ok";
 
   const fs::path out_dir = dir_ / "results";
-  const Outcome r = run("run '" + file + "' --out '" + out_dir.string() + "'");
+  const CliOutcome r = run("run '" + file + "' --out '" + out_dir.string() + "'");
   EXPECT_EQ(r.exit_code, 0) << "a good scenario runs";
   EXPECT_TRUE(r.err_lines.empty()) << "no progress bar when stderr is not a terminal";
   EXPECT_NE(r.out.find("small (seed"), std::string::npos) << "summary on stdout:\n" << r.out;
