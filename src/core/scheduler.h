@@ -12,7 +12,14 @@ namespace fabricsim {
 enum EventKind : uint32_t {
   kPortTxDone = 1,   // net: a port finished serializing its packet (target = port)
   kLinkArrive = 2,   // net: the head of a link's delay line reached the far end (target = port)
+  kPauseExpire = 3,  // net: a PFC pause a port obeys may have run out (target = port)
+  kPfcRefresh = 4,   // net: re-send PAUSE for classes still in XOFF (target = ingress port)
+  kPfcWatchdog = 5,  // net: check a paused queue for a PFC storm (target = port)
+  kNicStall = 6,     // net: a NIC stops draining its receive buffer (target = NIC)
+  kNicResume = 7,    // net: a stalled NIC drains again (target = NIC)
   kQpTimer = 10,     // transport: retransmit timer of a QP (target = QP)
+  kCcTimer = 11,     // transport: congestion-control timer of a QP (target = QP)
+  kNicWake = 12,     // transport: a rate-limited QP of this NIC may send (target = NIC)
   kFlowStart = 20,   // workload: a scheduled message is posted (target = message)
 };
 

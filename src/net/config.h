@@ -20,6 +20,40 @@ struct LinkConfig {
 
 enum class Forwarding : uint8_t { kCutThrough, kStoreAndForward };
 
+// IEEE 802.1Qbb priority flow control, per (ingress port, lossless priority).
+struct PfcConfig {
+  bool enabled = false;
+  uint8_t lossless_mask = 1u << 3;  // priorities that PFC protects (RoCE data: 3, NVIDIA default)
+  // Buffer an ingress port may fill per lossless priority before it drops: XOFF threshold plus
+  // headroom. 0 = the switch's shared buffer divided evenly among its ports.
+  int64_t port_buffer_bytes = 0;
+  // Headroom above XOFF that absorbs what is in flight after a PAUSE is sent. 0 = the Linux mlx5
+  // driver formula (SPEC §8): (301 + 2.16 x cable_m) x speed_Gbps + 2.72 x MTU bytes.
+  int64_t headroom_bytes = 0;
+  // XOFF = port buffer - headroom and XON = XOFF - MTU (SPEC §8), unless set (0 = derived).
+  int64_t xoff_bytes = 0;
+  int64_t xon_bytes = 0;
+  // Pause time carried by a PAUSE frame, in quanta of 512 bit times; the sender refreshes it at
+  // half that period while still congested (as ns3-rdma does). 65535 is the field's maximum.
+  int pause_quanta = 65535;
+  // PFC watchdog: a switch egress queue paused continuously this long is declared stormed; it
+  // then ignores PAUSE for that class and drops what is queued and what arrives for it until no
+  // PAUSE has arrived for one more period. 0 = off. Typical 100-400 ms (SPEC §8).
+  int64_t watchdog_ps = 0;
+  int mtu_bytes = 4096;  // the RoCE MTU, for the headroom formula and XON (set by the scenario)
+};
+
+// RED-style ECN marking on egress queue length (SPEC §4): probability 0 below Kmin, rising
+// linearly to Pmax at Kmax, 1 above Kmax; applied when a packet leaves the queue, as HPCC's
+// switch model does (shared/reference/rocev2.md §1).
+struct EcnConfig {
+  bool enabled = false;
+  uint8_t mask = 1u << 3;  // priorities that are marked
+  int64_t kmin_bytes = 100 << 10;  // SPEC §5 example
+  int64_t kmax_bytes = 400 << 10;
+  double pmax = 0.2;
+};
+
 struct SwitchConfig {
   // Port-to-port latency. SPEC §8: Ethernet cut-through switches add roughly 400-600 ns;
   // 450 ns is the SPEC §5 example value.
@@ -33,6 +67,8 @@ struct SwitchConfig {
   // Cut-through begins forwarding when the header arrives; it applies only when a switch's
   // ports all run at one rate (a real switch falls back to store-and-forward otherwise).
   Forwarding forwarding = Forwarding::kCutThrough;
+  PfcConfig pfc;
+  EcnConfig ecn;
 };
 
 struct NicConfig {
@@ -40,6 +76,10 @@ struct NicConfig {
   // the wire on send, per packet. Zero by default: the foundation issue validates against the
   // pure wire model; the latency example (SPEC §8) sets host/NIC profiles explicitly.
   int64_t latency_ps = 0;
+  // Receive buffer that fills only while the NIC is stalled (a fault): the NIC sends PAUSE at
+  // the switch's XOFF rule applied to this buffer, and drops beyond it. 1 MiB: order of a
+  // ConnectX port buffer (UNVERIFIED; only the stall scenarios depend on it).
+  int64_t rx_buffer_bytes = 1 << 20;
 };
 
 }  // namespace fabricsim::net

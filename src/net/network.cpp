@@ -28,6 +28,9 @@ uint32_t Network::add_switch(const SwitchConfig& cfg, int tier) {
   s.buffer_bytes = cfg.buffer_bytes;
   s.dt_alpha = cfg.dt_alpha;
   s.tier = tier;
+  s.pfc_on = cfg.pfc.enabled;
+  s.ecn_on = cfg.ecn.enabled;
+  s.lossless_mask = cfg.pfc.enabled ? cfg.pfc.lossless_mask : 0;
   switches_.push_back(std::move(s));
   switch_cfg_.push_back(cfg);
   return sw;
@@ -125,6 +128,13 @@ void Network::finalize() {
     if (p.is_nic) far_latency_ps += nic_cfg_[p.nic].latency_ps;
     p.delay_ps = queues_[id].prop_ps + far_latency_ps;
   }
+  port_tx_bytes_.assign(ports_.size(), 0);
+  nic_stalled_.assign(nic_port_.size(), 0);
+  switch_rng_.clear();
+  for (uint32_t sw = 0; sw < switches_.size(); ++sw) {
+    switch_rng_.emplace_back(seed_, 0x53570000ull + sw);  // "SW" streams
+  }
+  set_pfc_thresholds();
 }
 
 void Network::nic_send(uint32_t nic, const Packet& pkt) {
@@ -160,6 +170,12 @@ void Network::on_tx_done(uint32_t port) {
 
 bool Network::next_queued(uint32_t port, Packet& out) {
   Port& p = ports_[port];
+  if (p.mac_ctrl_pending) {  // PFC frames go first and are never paused (802.1Qbb)
+    PortQueues& q = queues_[port];
+    out = q.mac_ctrl.pop_front();
+    p.mac_ctrl_pending = !q.mac_ctrl.empty();
+    return true;
+  }
   const uint32_t ready = p.backlog_mask & ~p.paused_mask & 0xFFu;
   if (ready == 0) return false;
   const int prio = 31 - __builtin_clz(ready);  // strict priority: highest class first
@@ -167,9 +183,14 @@ bool Network::next_queued(uint32_t port, Packet& out) {
   out = c.ring.pop_front();
   if (c.ring.empty()) p.backlog_mask &= static_cast<uint8_t>(~(1u << prio));
   c.bytes -= out.frame_bytes;
-  // The shared buffer is released when the frame starts to leave; for a cut-through switch
-  // that is also when most of it was never fully stored.
-  if (p.switch_index >= 0) switches_[p.switch_index].buffer_used_bytes -= out.frame_bytes;
+  if (p.switch_index >= 0) {
+    // The shared buffer is released when the frame starts to leave; for a cut-through switch
+    // that is also when most of it was never fully stored.
+    Switch& sw = switches_[p.switch_index];
+    sw.buffer_used_bytes -= out.frame_bytes;
+    if (sw.lossless_mask & (1u << prio)) pfc_release(sw.first_port + out.in_port, out);
+    if (out.ecn == 2 && sw.ecn_on) ecn_mark(port, out);
+  }
   return true;
 }
 
@@ -180,7 +201,8 @@ void Network::try_transmit(uint32_t port) {
     return;
   }
   const Port& p = ports_[port];
-  if (p.is_nic && endpoint_.pull && endpoint_.pull(endpoint_.ctx, p.nic, next)) {
+  // A NIC port whose data class is paused must not pull data (ACKs in that class wait too).
+  if (p.is_nic && endpoint_.pull && endpoint_.pull(endpoint_.ctx, p.nic, p.paused_mask, next)) {
     ++in_flight_;
     transmit(port, next);
   }
@@ -189,8 +211,10 @@ void Network::try_transmit(uint32_t port) {
 void Network::transmit(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
   const int64_t now = sched_.now_ps;
-  const int64_t ser_ps = serialization_ps(pkt.wire_bytes, p.rate_bps);
+  const uint32_t wire = wire_bytes(pkt);
+  const int64_t ser_ps = serialization_ps(wire, p.rate_bps);
   p.busy_until_ps = now + ser_ps;
+  port_tx_bytes_[port] += wire;
   if (tap_.on_transmit) tap_.on_transmit(tap_.ctx, now, port, pkt);
   if (p.up) {
     const int64_t arrive_ps = (p.far_cut_through ? now : now + ser_ps) + p.delay_ps;
@@ -204,7 +228,7 @@ void Network::transmit(uint32_t port, const Packet& pkt) {
   }
   // Only a port with more to send needs to wake up when this frame is out; an idle port is
   // restarted by enqueue() or nic_kick().
-  if (p.is_nic || p.backlog_mask != 0) {
+  if (p.is_nic || p.backlog_mask != 0 || p.mac_ctrl_pending) {
     sched_.at(p.busy_until_ps, kPortTxDone, port);
     p.tx_event_pending = true;
   }
@@ -218,9 +242,18 @@ void Network::on_link_arrive(uint32_t port) {
   } else {
     p.arrive_event_pending = false;
   }
-  if (pkt.type == PacketType::kData) ++counters_.data_packet_hops;
+  if (pkt.type == PacketType::kData) {
+    ++counters_.data_packet_hops;
+  } else if (pkt.type == PacketType::kPause) {
+    on_pause_frame(p.peer, pkt);  // consumed by the far end's MAC
+    return;
+  }
   const Port& far = ports_[p.peer];
   if (far.is_nic) {
+    if (nic_stalled_[far.nic]) {
+      hold_at_stalled_nic(p.peer, pkt);
+      return;
+    }
     --in_flight_;
     endpoint_.deliver(endpoint_.ctx, far.nic, pkt);
   } else {
@@ -249,17 +282,33 @@ void Network::switch_receive(uint32_t in_port, const Packet& pkt) {
     drop(in_port, pkt);
     return;
   }
-  enqueue(out, pkt);
+  Packet k = pkt;
+  k.in_port = static_cast<uint16_t>(in_port - sw.first_port);
+  enqueue(out, k);
 }
 
 void Network::enqueue(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
   Switch& sw = switches_[p.switch_index];
-  // Dynamic threshold admission (Choudhury & Hahne 1998): a queue may hold at most
-  // alpha x (unused shared buffer); tail drop beyond that or when the buffer is full.
+  const uint8_t cls = static_cast<uint8_t>(1u << pkt.priority);
   const int64_t free_bytes = sw.buffer_bytes - sw.buffer_used_bytes;
-  if (pkt.frame_bytes > free_bytes ||
-      static_cast<double>(queues_[port].cls[pkt.priority].bytes) >= sw.dt_alpha * free_bytes) {
+  if (sw.pfc_on && (queues_[port].storm_mask & cls)) {  // a stormed queue drops arrivals
+    ++counters_.watchdog_drops;
+    drop(port, pkt);
+    return;
+  }
+  if (sw.lossless_mask & cls) {
+    // A lossless class is admitted by ingress accounting (PFC), not by the egress threshold.
+    if (pkt.frame_bytes > free_bytes || !pfc_admit(sw.first_port + pkt.in_port, pkt)) {
+      ++counters_.lossless_drops;
+      drop(port, pkt);
+      return;
+    }
+  } else if (pkt.frame_bytes > free_bytes ||
+             static_cast<double>(queues_[port].cls[pkt.priority].bytes) >=
+                 sw.dt_alpha * free_bytes) {
+    // Dynamic threshold admission (Choudhury & Hahne 1998): a queue may hold at most
+    // alpha x (unused shared buffer); tail drop beyond that or when the buffer is full.
     drop(port, pkt);
     return;
   }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/ring.h"
+#include "core/rng.h"
 #include "core/scheduler.h"
 #include "net/config.h"
 #include "net/hash.h"
@@ -52,7 +53,8 @@ struct alignas(64) Port {
   bool is_nic = false;
   bool up = true;
   uint8_t backlog_mask = 0;      // bit p set: priority queue p is non-empty
-  uint8_t paused_mask = 0;       // priorities stopped by PFC (RoCEv2 issue); 0 = none
+  uint8_t paused_mask = 0;       // priorities stopped by PFC from the far end
+  bool mac_ctrl_pending = false; // a PFC frame waits to go out (ahead of every class)
 };
 static_assert(sizeof(Port) == 64, "Port is one cache line");
 
@@ -70,6 +72,26 @@ struct PortQueues {
   uint32_t node = 0;  // owning node
   int64_t prop_ps = 0;
   int64_t drops = 0;
+  Ring<Packet> mac_ctrl;  // PFC frames to send, served before every class and never paused
+  // PFC where this port receives (a switch ingress port, or a stalled NIC's buffer).
+  uint32_t ingress_bytes[kPriorities] = {};
+  uint8_t xoff_mask = 0;     // lossless classes for which PAUSE is in force upstream
+  bool refresh_pending = false;
+  int64_t pfc_limit_bytes = 0;  // per class: XOFF threshold + headroom; drop beyond
+  int64_t pfc_xoff_bytes = 0;
+  int64_t pfc_xon_bytes = 0;
+  // PFC where this port sends and is paused by its peer.
+  int64_t pause_until_ps[kPriorities] = {};
+  int64_t paused_since_ps[kPriorities] = {};
+  int64_t pause_timer_ps = -1;  // when the pending kPauseExpire fires (-1 = none)
+  uint8_t storm_mask = 0;       // classes the watchdog declared stormed (ignore PAUSE, drop)
+  bool watchdog_pending = false;
+  int64_t last_pause_rx_ps = 0;
+  // counters
+  int64_t pause_frames_sent = 0;
+  int64_t pause_frames_received = 0;
+  int64_t paused_ps = 0;  // total time any class of this port was paused
+  Ring<Packet> rx_hold;   // a stalled NIC's undelivered packets
 };
 
 struct Switch {
@@ -80,6 +102,9 @@ struct Switch {
   uint32_t hash_seed = 0;
   int32_t leaf_slot = -1;  // this switch's leaf slot if NICs are cabled to it, else -1
   EcmpHash hash = EcmpHash::kCrc32;
+  bool pfc_on = false;        // copies of the config, kept in the hot line
+  bool ecn_on = false;
+  uint8_t lossless_mask = 0;  // PFC classes (0 when PFC is off)
   // Forwarding (filled by routing/). Routes depend only on the switch the destination NIC is
   // cabled to (its leaf slot), so the table has one entry per leaf, not per NIC: it stays small
   // enough to live in cache. group_of_leaf[slot] indexes group_offsets; a group's member ports
@@ -108,8 +133,9 @@ struct Endpoint {
   void* ctx = nullptr;
   // A packet has been fully received by `nic`.
   void (*deliver)(void* ctx, uint32_t nic, const Packet& pkt) = nullptr;
-  // Fills `out` with the next data packet `nic` should send now; false if none.
-  bool (*pull)(void* ctx, uint32_t nic, Packet& out) = nullptr;
+  // Fills `out` with the next data packet `nic` should send now, not of a class in
+  // `paused_classes` (PFC); false if none.
+  bool (*pull)(void* ctx, uint32_t nic, uint8_t paused_classes, Packet& out) = nullptr;
   // `pkt` was dropped in the fabric (for per-flow accounting).
   void (*dropped)(void* ctx, const Packet& pkt) = nullptr;
 };
@@ -125,11 +151,17 @@ struct NetCounters {
   int64_t dropped_packets = 0;
   int64_t dropped_payload_bytes = 0;
   int64_t unroutable_packets = 0;
+  int64_t lossless_drops = 0;  // packets of a PFC-protected class dropped: headroom overflow
+  int64_t pause_frames = 0;    // PAUSE/RESUME frames sent
+  int64_t watchdog_storms = 0;  // queues the PFC watchdog declared stormed
+  int64_t watchdog_drops = 0;
+  int64_t ecn_marks = 0;
 };
 
 class Network {
  public:
-  explicit Network(Scheduler& sched) : sched_(sched) {}
+  // `seed` derives the per-switch random streams (ECN marking).
+  explicit Network(Scheduler& sched, uint64_t seed = 1) : sched_(sched), seed_(seed) {}
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;
 
@@ -186,6 +218,19 @@ class Network {
   void nic_kick(uint32_t nic);
   void on_tx_done(uint32_t port);
   void on_link_arrive(uint32_t port);
+  // PFC (net/pfc.cpp).
+  void on_pause_expire(uint32_t port);
+  void on_pfc_refresh(uint32_t port);
+  void on_pfc_watchdog(uint32_t port);
+  // A NIC stops draining what it receives (a fault): packets wait in its receive buffer, PFC
+  // pauses its switch when they pass XOFF, and they are dropped beyond the buffer.
+  void on_nic_stall(uint32_t nic);
+  void on_nic_resume(uint32_t nic);
+  // Closes open paused intervals into the per-port totals (call once at the end of a run).
+  void finish_pause_accounting();
+  // Bytes a frame occupies on the wire: the frame plus preamble/SFD and inter-frame gap.
+  uint32_t wire_bytes(const Packet& pkt) const { return pkt.frame_bytes + wire_extra_bytes_; }
+  int64_t port_tx_bytes(uint32_t port) const { return port_tx_bytes_[port]; }
   // Hint that a port's event is next: its state will be read soon.
   void prefetch_port(uint32_t port) const { __builtin_prefetch(&ports_[port]); }
 
@@ -210,11 +255,27 @@ class Network {
   bool next_queued(uint32_t port, Packet& out);
   void push_queue(uint32_t port, const Packet& pkt);
   void transmit(uint32_t port, const Packet& pkt);
+  // PFC internals (net/pfc.cpp).
+  void set_pfc_thresholds();
+  bool pfc_admit(uint32_t in_port, const Packet& pkt);  // false: headroom overflow, drop it
+  void pfc_release(uint32_t in_port, const Packet& pkt);
+  void send_pause(uint32_t port, uint8_t classes, int quanta);
+  void on_pause_frame(uint32_t port, const Packet& pkt);
+  void arm_pause_timer(uint32_t port, int64_t at_ps);
+  void unpause(uint32_t port, int cls);
+  const PfcConfig& pfc_of(uint32_t port) const;  // the switch's, or for a NIC its switch's
+  void hold_at_stalled_nic(uint32_t port, const Packet& pkt);
+  bool ecn_mark(uint32_t port, Packet& pkt);  // RED on the class queue the packet leaves
 
   Scheduler& sched_;
+  uint64_t seed_;
   Endpoint endpoint_;
   Tap tap_;
   int64_t in_flight_ = 0;
+  uint32_t wire_extra_bytes_ = 20;          // Ethernet preamble/SFD 8 + IFG 12 (net/wire.h)
+  std::vector<int64_t> port_tx_bytes_;      // wire bytes sent per port (dense: stays cached)
+  std::vector<Rng> switch_rng_;             // per switch, for ECN marking
+  std::vector<uint8_t> nic_stalled_;
   std::vector<Port> ports_;
   std::vector<PortQueues> queues_;  // parallel to ports_
   std::vector<Node> nodes_;

@@ -20,8 +20,9 @@ struct Packet {
   uint32_t psn = 0;            // packet sequence number (not wrapped at 24 bits internally)
   uint32_t msg = 0;            // message (flow) index, for per-flow accounting
   uint16_t payload_bytes = 0;
-  uint16_t frame_bytes = 0;    // the L2 frame with FCS: what a switch buffer holds
-  uint16_t wire_bytes = 0;     // frame + preamble/SFD + inter-frame gap: what serialization costs
+  uint16_t frame_bytes = 0;    // the L2 frame with FCS: what a switch buffer holds; the wire adds
+                               // the network's per-frame overhead (Network::wire_bytes)
+  uint16_t in_port = 0;        // inside a switch: the ingress port, local to the switch (PFC)
   uint16_t entropy = 0;        // UDP source port (RoCEv2 flow entropy)
   PacketType type = PacketType::kData;
   uint8_t priority = 0;

@@ -4,7 +4,8 @@
 
 namespace fabricsim::scenario {
 
-Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_) {
+Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
+  sc_.switch_config.pfc.mtu_bytes = sc_.roce.mtu_bytes;  // the headroom formula's MTU
   topo_ = topo::build(sc_.topology, topo::FabricParams{sc_.link, sc_.switch_config, sc_.nic}, net_);
   routes_.install(net_, sc_.ecmp, sc_.seed);
   transport_ = std::make_unique<transport::RoceTransport>(sc_.roce, net_, sc_.seed);
@@ -58,6 +59,21 @@ bool Simulation::run(int64_t stop_time_ps, const std::function<void(double)>& pr
         break;
       case kLinkArrive:
         net_.on_link_arrive(ev.target);
+        break;
+      case kPauseExpire:
+        net_.on_pause_expire(ev.target);
+        break;
+      case kPfcRefresh:
+        net_.on_pfc_refresh(ev.target);
+        break;
+      case kPfcWatchdog:
+        net_.on_pfc_watchdog(ev.target);
+        break;
+      case kNicStall:
+        net_.on_nic_stall(ev.target);
+        break;
+      case kNicResume:
+        net_.on_nic_resume(ev.target);
         break;
       case kQpTimer:
         transport_->on_timer(ev.target);

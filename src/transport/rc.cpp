@@ -73,8 +73,10 @@ void RoceTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
   }
 }
 
-bool RoceTransport::pull_hook(void* self, uint32_t nic, Packet& out) {
-  return static_cast<RoceTransport*>(self)->pull(nic, out);
+bool RoceTransport::pull_hook(void* self, uint32_t nic, uint8_t paused_classes, Packet& out) {
+  auto* t = static_cast<RoceTransport*>(self);
+  if (paused_classes & (1u << t->cfg_.data_priority)) return false;  // PFC: data class paused
+  return t->pull(nic, out);
 }
 
 void RoceTransport::dropped_hook(void* self, const Packet& p) {
@@ -162,7 +164,6 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
   p.payload_bytes = static_cast<uint16_t>(payload);
   p.frame_bytes =
       static_cast<uint16_t>(net::roce_data_frame_bytes(payload, index == 0, cfg_.vlan_tag));
-  p.wire_bytes = static_cast<uint16_t>(p.frame_bytes + net::kWireOnlyBytes);
   p.entropy = q.entropy;
   p.type = PacketType::kData;
   p.priority = static_cast<uint8_t>(cfg_.data_priority);
@@ -191,7 +192,6 @@ void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, u
   p.psn = psn;
   p.msg = kNoMessage;
   p.frame_bytes = static_cast<uint16_t>(net::roce_ack_frame_bytes(cfg_.vlan_tag));
-  p.wire_bytes = static_cast<uint16_t>(p.frame_bytes + net::kWireOnlyBytes);
   p.entropy = q.entropy;
   p.type = type;
   p.priority = static_cast<uint8_t>(cfg_.data_priority);

@@ -104,7 +104,7 @@ class RoceTransport {
     Ring<uint32_t> active;  // QPs with packets to send, served round-robin
   };
   static void deliver_hook(void* self, uint32_t nic, const net::Packet& pkt);
-  static bool pull_hook(void* self, uint32_t nic, net::Packet& out);
+  static bool pull_hook(void* self, uint32_t nic, uint8_t paused_classes, net::Packet& out);
   static void dropped_hook(void* self, const net::Packet& pkt);
 
   uint32_t qp_for(uint32_t src_nic, uint32_t dst_nic);

@@ -1,0 +1,297 @@
+// Priority flow control (IEEE 802.1Qbb), ECN marking and NIC stalls: the parts of Network that
+// only run when those features are on.
+//
+//   upstream port ──data──► ingress port [ingress_bytes per class] ... egress queue
+//        ▲                        │ passes XOFF: PAUSE(quanta) on the reverse direction
+//        └──── PAUSE / RESUME ────┘ falls to XON: PAUSE(0)
+//
+// A PAUSE frame is a real 64-byte frame: it waits for the frame being sent, crosses the cable
+// with its delay and stops only the classes it names at the far end, for quanta x 512 bit
+// times unless refreshed; the sender refreshes at half that period while still above XOFF.
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "core/error.h"
+#include "net/network.h"
+
+namespace fabricsim::net {
+
+namespace {
+constexpr uint32_t kPauseFrameBytes = 64;  // minimum frame: MAC control, 802.1Qbb
+
+int64_t quanta_ps(int quanta, int64_t rate_bps) {
+  return serialization_ps(static_cast<int64_t>(quanta) * 512 / 8, rate_bps);  // 512 bit times
+}
+}  // namespace
+
+const PfcConfig& Network::pfc_of(uint32_t port) const {
+  const Port& p = ports_[port];
+  const int32_t sw = p.is_nic ? ports_[p.peer].switch_index : p.switch_index;
+  return switch_cfg_[sw].pfc;
+}
+
+void Network::set_pfc_thresholds() {
+  for (uint32_t id = 0; id < ports_.size(); ++id) {
+    const PfcConfig& cfg = pfc_of(id);
+    if (!cfg.enabled) continue;
+    const Port& p = ports_[id];
+    PortQueues& q = queues_[id];
+    // Headroom for the cable this port receives on (the same cable it sends on).
+    const double cable_m = static_cast<double>(q.prop_ps) / kPropagationPsPerMetre;
+    const double gbps = static_cast<double>(p.rate_bps) * 1e-9;
+    const int64_t headroom =
+        cfg.headroom_bytes > 0
+            ? cfg.headroom_bytes
+            : static_cast<int64_t>((301 + 2.16 * cable_m) * gbps + 2.72 * cfg.mtu_bytes + 0.5);
+    int64_t buffer;
+    const char* key;
+    if (p.is_nic) {
+      buffer = nic_cfg_[p.nic].rx_buffer_bytes;
+      key = "fabric.nic.rx_buffer";
+    } else {
+      const Switch& sw = switches_[p.switch_index];
+      buffer = cfg.port_buffer_bytes > 0 ? cfg.port_buffer_bytes
+                                         : switch_cfg_[p.switch_index].buffer_bytes / sw.num_ports;
+      key = cfg.port_buffer_bytes > 0 ? "fabric.pfc.port_buffer" : "fabric.switch.buffer";
+    }
+    q.pfc_xoff_bytes = cfg.xoff_bytes > 0 ? cfg.xoff_bytes : buffer - headroom;
+    if (q.pfc_xoff_bytes <= 0) {
+      throw InputError(key, "a per-port buffer of " + std::to_string(buffer) +
+                                " bytes leaves no room below the PFC headroom of " +
+                                std::to_string(headroom) + " bytes (" + std::to_string(gbps) +
+                                " Gb/s, " + std::to_string(cable_m) + " m cable)");
+    }
+    q.pfc_xon_bytes = cfg.xon_bytes > 0 ? cfg.xon_bytes
+                                        : std::max<int64_t>(0, q.pfc_xoff_bytes - cfg.mtu_bytes);
+    q.pfc_limit_bytes = q.pfc_xoff_bytes + headroom;
+  }
+}
+
+bool Network::pfc_admit(uint32_t in_port, const Packet& pkt) {
+  PortQueues& q = queues_[in_port];
+  uint32_t& held = q.ingress_bytes[pkt.priority];
+  if (held + pkt.frame_bytes > q.pfc_limit_bytes) return false;  // headroom overflow
+  held += pkt.frame_bytes;
+  const uint8_t cls = static_cast<uint8_t>(1u << pkt.priority);
+  if (held >= q.pfc_xoff_bytes && !(q.xoff_mask & cls)) {
+    q.xoff_mask |= cls;
+    send_pause(in_port, cls, pfc_of(in_port).pause_quanta);
+  }
+  return true;
+}
+
+void Network::pfc_release(uint32_t in_port, const Packet& pkt) {
+  PortQueues& q = queues_[in_port];
+  const uint8_t cls = static_cast<uint8_t>(1u << pkt.priority);
+  uint32_t& held = q.ingress_bytes[pkt.priority];
+  held -= pkt.frame_bytes;
+  if ((q.xoff_mask & cls) && held <= q.pfc_xon_bytes) {
+    q.xoff_mask &= static_cast<uint8_t>(~cls);
+    send_pause(in_port, cls, 0);  // RESUME
+  }
+}
+
+void Network::send_pause(uint32_t port, uint8_t classes, int quanta) {
+  Packet f;
+  f.type = PacketType::kPause;
+  f.qp = classes;
+  f.psn = static_cast<uint32_t>(quanta);
+  f.frame_bytes = kPauseFrameBytes;
+  PortQueues& q = queues_[port];
+  q.mac_ctrl.push_back(f);
+  ++q.pause_frames_sent;
+  ++counters_.pause_frames;
+  ports_[port].mac_ctrl_pending = true;
+  if (quanta > 0 && !q.refresh_pending) {
+    q.refresh_pending = true;
+    sched_.at(sched_.now_ps + quanta_ps(quanta, ports_[port].rate_bps) / 2, kPfcRefresh, port);
+  }
+  wake(port);
+}
+
+void Network::on_pfc_refresh(uint32_t port) {
+  PortQueues& q = queues_[port];
+  q.refresh_pending = false;
+  if (q.xoff_mask != 0) send_pause(port, q.xoff_mask, pfc_of(port).pause_quanta);
+}
+
+void Network::on_pause_frame(uint32_t port, const Packet& frame) {
+  Port& p = ports_[port];
+  PortQueues& q = queues_[port];
+  ++q.pause_frames_received;
+  const int quanta = static_cast<int>(frame.psn);
+  const int64_t now = sched_.now_ps;
+  if (quanta > 0) q.last_pause_rx_ps = now;
+  const int64_t watchdog_ps = p.is_nic ? 0 : pfc_of(port).watchdog_ps;
+  bool resumed = false;
+  for (int c = 0; c < kPriorities; ++c) {
+    const uint8_t cls = static_cast<uint8_t>(1u << c);
+    if (!(frame.qp & cls) || (q.storm_mask & cls)) continue;
+    if (quanta == 0) {
+      if (p.paused_mask & cls) {
+        unpause(port, c);
+        resumed = true;
+      }
+      continue;
+    }
+    q.pause_until_ps[c] = now + quanta_ps(quanta, p.rate_bps);
+    if (!(p.paused_mask & cls)) {
+      p.paused_mask |= cls;
+      q.paused_since_ps[c] = now;
+      if (watchdog_ps > 0 && !q.watchdog_pending) {
+        q.watchdog_pending = true;
+        sched_.at(now + watchdog_ps, kPfcWatchdog, port);
+      }
+    }
+    arm_pause_timer(port, q.pause_until_ps[c]);
+  }
+  if (resumed) wake(port);
+}
+
+void Network::unpause(uint32_t port, int cls) {
+  PortQueues& q = queues_[port];
+  ports_[port].paused_mask &= static_cast<uint8_t>(~(1u << cls));
+  q.paused_ps += sched_.now_ps - q.paused_since_ps[cls];
+}
+
+void Network::arm_pause_timer(uint32_t port, int64_t at_ps) {
+  PortQueues& q = queues_[port];
+  if (q.pause_timer_ps >= 0 && q.pause_timer_ps <= at_ps) return;  // an earlier one re-arms
+  q.pause_timer_ps = at_ps;
+  sched_.at(at_ps, kPauseExpire, port);
+}
+
+void Network::on_pause_expire(uint32_t port) {
+  PortQueues& q = queues_[port];
+  if (q.pause_timer_ps != sched_.now_ps) return;  // superseded by an earlier timer
+  q.pause_timer_ps = -1;
+  const Port& p = ports_[port];
+  int64_t next = std::numeric_limits<int64_t>::max();
+  bool resumed = false;
+  for (int c = 0; c < kPriorities; ++c) {
+    if (!(p.paused_mask & (1u << c))) continue;
+    if (q.pause_until_ps[c] <= sched_.now_ps) {
+      unpause(port, c);
+      resumed = true;
+    } else {
+      next = std::min(next, q.pause_until_ps[c]);
+    }
+  }
+  if (next != std::numeric_limits<int64_t>::max()) arm_pause_timer(port, next);
+  if (resumed) wake(port);
+}
+
+void Network::on_pfc_watchdog(uint32_t port) {
+  PortQueues& q = queues_[port];
+  Port& p = ports_[port];
+  q.watchdog_pending = false;
+  const int64_t wd = pfc_of(port).watchdog_ps;
+  const int64_t now = sched_.now_ps;
+  int64_t next = std::numeric_limits<int64_t>::max();
+  for (int c = 0; c < kPriorities; ++c) {
+    const uint8_t cls = static_cast<uint8_t>(1u << c);
+    if (q.storm_mask & cls) {
+      // Restore once the far end has sent no PAUSE for a whole period.
+      if (now - q.last_pause_rx_ps >= wd) {
+        q.storm_mask &= static_cast<uint8_t>(~cls);
+      } else {
+        next = std::min(next, q.last_pause_rx_ps + wd);
+      }
+      continue;
+    }
+    if (!(p.paused_mask & cls)) continue;
+    if (now - q.paused_since_ps[c] < wd) {
+      next = std::min(next, q.paused_since_ps[c] + wd);
+      continue;
+    }
+    // A PFC storm: stop obeying PAUSE for this class and drop what waits in it.
+    q.storm_mask |= cls;
+    ++counters_.watchdog_storms;
+    unpause(port, c);
+    Switch& sw = switches_[p.switch_index];
+    ClassQueue& queue = q.cls[c];
+    while (!queue.ring.empty()) {
+      const Packet pkt = queue.ring.pop_front();
+      queue.bytes -= pkt.frame_bytes;
+      sw.buffer_used_bytes -= pkt.frame_bytes;
+      if (switch_cfg_[p.switch_index].pfc.lossless_mask & cls) {
+        pfc_release(sw.first_port + pkt.in_port, pkt);
+      }
+      ++counters_.watchdog_drops;
+      drop(port, pkt);
+    }
+    p.backlog_mask &= static_cast<uint8_t>(~cls);
+    next = std::min(next, now + wd);
+  }
+  if (next != std::numeric_limits<int64_t>::max()) {
+    q.watchdog_pending = true;
+    sched_.at(next, kPfcWatchdog, port);
+  }
+}
+
+void Network::hold_at_stalled_nic(uint32_t port, const Packet& pkt) {
+  PortQueues& q = queues_[port];
+  const PfcConfig& cfg = pfc_of(port);
+  const bool lossless = cfg.enabled && (cfg.lossless_mask & (1u << pkt.priority));
+  const int64_t limit = lossless ? q.pfc_limit_bytes : nic_cfg_[ports_[port].nic].rx_buffer_bytes;
+  if (q.ingress_bytes[pkt.priority] + pkt.frame_bytes > limit) {
+    if (lossless) ++counters_.lossless_drops;
+    drop(port, pkt);
+    return;
+  }
+  if (lossless) {
+    pfc_admit(port, pkt);
+  } else {
+    q.ingress_bytes[pkt.priority] += pkt.frame_bytes;
+  }
+  q.rx_hold.push_back(pkt);
+}
+
+void Network::on_nic_stall(uint32_t nic) { nic_stalled_[nic] = 1; }
+
+void Network::on_nic_resume(uint32_t nic) {
+  nic_stalled_[nic] = 0;
+  const uint32_t port = nic_port_[nic];
+  PortQueues& q = queues_[port];
+  const PfcConfig& cfg = pfc_of(port);
+  while (!q.rx_hold.empty()) {
+    const Packet pkt = q.rx_hold.pop_front();
+    if (cfg.enabled && (cfg.lossless_mask & (1u << pkt.priority))) {
+      pfc_release(port, pkt);
+    } else {
+      q.ingress_bytes[pkt.priority] -= pkt.frame_bytes;
+    }
+    --in_flight_;
+    endpoint_.deliver(endpoint_.ctx, nic, pkt);
+  }
+}
+
+bool Network::ecn_mark(uint32_t port, Packet& pkt) {
+  const Port& p = ports_[port];
+  const EcnConfig& ecn = switch_cfg_[p.switch_index].ecn;
+  if (!(ecn.mask & (1u << pkt.priority))) return false;
+  const int64_t queued = queues_[port].cls[pkt.priority].bytes;
+  if (queued <= ecn.kmin_bytes) return false;
+  if (queued < ecn.kmax_bytes) {
+    const double prob = ecn.pmax * static_cast<double>(queued - ecn.kmin_bytes) /
+                        static_cast<double>(ecn.kmax_bytes - ecn.kmin_bytes);
+    if (switch_rng_[p.switch_index].uniform() >= prob) return false;
+  }
+  pkt.ecn = 3;  // CE
+  ++counters_.ecn_marks;
+  return true;
+}
+
+void Network::finish_pause_accounting() {
+  for (uint32_t id = 0; id < ports_.size(); ++id) {
+    for (int c = 0; c < kPriorities; ++c) {
+      if (ports_[id].paused_mask & (1u << c)) {
+        queues_[id].paused_ps += sched_.now_ps - queues_[id].paused_since_ps[c];
+        queues_[id].paused_since_ps[c] = sched_.now_ps;
+      }
+    }
+  }
+}
+
+}  // namespace fabricsim::net
