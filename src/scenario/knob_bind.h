@@ -3,6 +3,7 @@
 #pragma once
 
 #include <charconv>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,13 @@ inline void assign(bool& field, const KnobValue& v) { field = std::get<bool>(v);
 inline void assign(std::string& field, const KnobValue& v) { field = std::get<std::string>(v); }
 inline void assign(std::vector<SizeCdfPoint>& field, const KnobValue& v) {
   field = std::get<std::vector<SizeCdfPoint>>(v);
+}
+
+template <typename T>
+inline void assign(std::optional<T>& field, const KnobValue& v) {
+  T value{};
+  assign(value, v);
+  field = value;
 }
 
 inline std::string shortest(double v) {
@@ -62,6 +70,12 @@ inline std::string format(KnobType, const std::vector<SizeCdfPoint>& points) {
            shortest(p.cumulative) + "]";
   }
   return out + "]";
+}
+
+// An unset optional shows as "(profile)": its value comes from the named profile.
+template <typename T>
+inline std::string format(KnobType type, const std::optional<T>& v) {
+  return v ? format(type, *v) : std::string("(profile)");
 }
 
 // `access` is a generic lambda returning a reference to the field, so the same accessor serves

@@ -343,6 +343,23 @@ std::vector<Knob> build_knob_registry() {
                       "--out overrides it; empty = none",
        .source = "no files unless asked"},
       [](auto& s) -> auto& { return s.output_dir; }));
+  k.push_back(bind(
+      {.path = "outputs.pcap.frames",
+       .type = KnobType::kInt,
+       .description = "Write the first N frames in transmit order to trace.pcap (byte-exact "
+                      "RoCEv2 and PFC frames, nanosecond timestamps); 0 = no capture",
+       .source = "off: capture costs memory per frame",
+       .min = non_negative},
+      [](auto& s) -> auto& { return s.capture.max_frames; }));
+  k.push_back(bind_enum(
+      {.path = "outputs.pcap.point",
+       .description = "nics = frames sent or received by NICs (tcpdump on every host); all = "
+                      "every link, so a packet appears once per hop",
+       .source = "what a host-side capture shows"},
+      std::vector<std::pair<std::string, CapturePoint>>{{"nics", CapturePoint::kNics},
+                                                        {"all", CapturePoint::kAll}},
+      [](auto& s) -> auto& { return s.capture.point; }));
+  add_congestion_knobs(k);
   return k;
 }
 

@@ -101,5 +101,7 @@ std::string render_keys_markdown();
 
 // The registry's entries; defined in knob_registry.cpp. Callers use knobs().
 std::vector<Knob> build_knob_registry();
+// The PFC, ECN and congestion-control entries (knob_registry_cc.cpp), appended by the above.
+void add_congestion_knobs(std::vector<Knob>& k);
 
 }  // namespace fabricsim::scenario

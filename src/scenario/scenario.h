@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "net/config.h"
@@ -13,6 +14,16 @@
 namespace fabricsim::scenario {
 
 enum class Technology : uint8_t { kRoce };
+
+// ECN marking at switches. Kmin/Kmax/Pmax default to the DCQCN profile's when DCQCN is on,
+// else to SPEC §5's example (net::EcnConfig).
+enum class EcnMode : uint8_t { kAuto, kOn, kOff };  // auto = on exactly when cc is dcqcn
+struct EcnSpec {
+  EcnMode marking = EcnMode::kAuto;
+  std::optional<int64_t> kmin_bytes;
+  std::optional<int64_t> kmax_bytes;
+  std::optional<double> pmax;
+};
 
 // Which frames a run records for trace.pcap.
 enum class CapturePoint : uint8_t {
@@ -30,7 +41,8 @@ struct Scenario {
   uint64_t seed = 1;
   Technology technology = Technology::kRoce;
   net::LinkConfig link;
-  net::SwitchConfig switch_config;
+  net::SwitchConfig switch_config;  // switch_config.ecn is resolved from `ecn` at build time
+  EcnSpec ecn;
   net::NicConfig nic;
   transport::RoceConfig roce;
   topo::TopologySpec topology;

@@ -1,14 +1,80 @@
 #include "scenario/simulation.h"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include "core/error.h"
 
 namespace fabricsim::scenario {
 
+namespace {
+
+template <typename T>
+void override_with(T& field, const std::optional<T>& value) {
+  if (value) field = *value;
+}
+
+// The named DCQCN profile with the scenario's per-field overrides.
+transport::DcqcnParams resolve_dcqcn(const Scenario& sc) {
+  transport::DcqcnParams p;
+  try {
+    p = transport::dcqcn_profile(sc.roce.dcqcn_profile, sc.link.rate_bps);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("fabric.roce.dcqcn_profile", e.what());
+  }
+  const transport::DcqcnOverrides& o = sc.roce.dcqcn;
+  override_with(p.min_rate_bps, o.min_rate_bps);
+  override_with(p.g, o.g);
+  override_with(p.initial_alpha, o.initial_alpha);
+  override_with(p.alpha_interval_ps, o.alpha_interval_ps);
+  override_with(p.alpha_update_on_cnp, o.alpha_update_on_cnp);
+  override_with(p.rate_decrease_interval_ps, o.rate_decrease_interval_ps);
+  override_with(p.rate_increase_timer_ps, o.rate_increase_timer_ps);
+  override_with(p.byte_counter_bytes, o.byte_counter_bytes);
+  override_with(p.fast_recovery_steps, o.fast_recovery_steps);
+  override_with(p.ai_rate_bps, o.ai_rate_bps);
+  override_with(p.hai_rate_bps, o.hai_rate_bps);
+  override_with(p.min_decrease_factor, o.min_decrease_factor);
+  override_with(p.hyper_increase_scales, o.hyper_increase_scales);
+  override_with(p.clamp_target_rate, o.clamp_target_rate);
+  override_with(p.cnp_interval_ps, o.cnp_interval_ps);
+  try {
+    transport::validate_dcqcn_params(p, sc.link.rate_bps);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("fabric.roce.dcqcn", e.what());
+  }
+  return p;
+}
+
+}  // namespace
+
 Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
-  sc_.switch_config.pfc.mtu_bytes = sc_.roce.mtu_bytes;  // the headroom formula's MTU
+  const bool dcqcn = sc_.roce.cc == transport::CongestionControl::kDcqcn;
+  const transport::DcqcnParams dcqcn_params = dcqcn ? resolve_dcqcn(sc_) : transport::DcqcnParams{};
+  // PFC and ECN act on the RoCE data class; ECN thresholds come from the DCQCN profile unless
+  // the scenario sets them.
+  const uint8_t data_class = static_cast<uint8_t>(1u << sc_.roce.data_priority);
+  net::PfcConfig& pfc = sc_.switch_config.pfc;
+  pfc.mtu_bytes = sc_.roce.mtu_bytes;  // the headroom formula's MTU
+  pfc.lossless_mask = data_class;
+  net::EcnConfig& ecn = sc_.switch_config.ecn;
+  ecn.enabled = sc_.ecn.marking == EcnMode::kOn || (sc_.ecn.marking == EcnMode::kAuto && dcqcn);
+  ecn.mask = data_class;
+  if (dcqcn) {
+    ecn.kmin_bytes = dcqcn_params.ecn.kmin_bytes;
+    ecn.kmax_bytes = dcqcn_params.ecn.kmax_bytes;
+    ecn.pmax = dcqcn_params.ecn.pmax;
+  }
+  override_with(ecn.kmin_bytes, sc_.ecn.kmin_bytes);
+  override_with(ecn.kmax_bytes, sc_.ecn.kmax_bytes);
+  override_with(ecn.pmax, sc_.ecn.pmax);
+  if (ecn.enabled && ecn.kmax_bytes <= ecn.kmin_bytes) {
+    throw InputError("fabric.ecn.kmax", "must be greater than fabric.ecn.kmin");
+  }
   topo_ = topo::build(sc_.topology, topo::FabricParams{sc_.link, sc_.switch_config, sc_.nic}, net_);
   routes_.install(net_, sc_.ecmp, sc_.seed);
-  transport_ = std::make_unique<transport::RoceTransport>(sc_.roce, net_, sc_.seed);
+  transport_ =
+      std::make_unique<transport::RoceTransport>(sc_.roce, net_, sc_.seed, dcqcn_params);
   workload_ = std::make_unique<workload::Workload>(sc_.workload, topo_.nics, sc_.link.rate_bps,
                                                    sc_.seed, *transport_, sched_);
   transport_->on_delivered = [this](uint32_t msg) {
@@ -77,6 +143,12 @@ bool Simulation::run(int64_t stop_time_ps, const std::function<void(double)>& pr
         break;
       case kQpTimer:
         transport_->on_timer(ev.target);
+        break;
+      case kCcTimer:
+        transport_->on_cc_timer(ev.target);
+        break;
+      case kNicWake:
+        transport_->on_nic_wake(ev.target);
         break;
       case kFlowStart:
         workload_->on_flow_start();

@@ -2,10 +2,33 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "core/time.h"
 
 namespace fabricsim::transport {
+
+enum class CongestionControl : uint8_t { kNone, kDcqcn };
+
+// Per-field overrides of a DCQCN profile (transport/dcqcn.h DcqcnParams); unset = the profile's.
+struct DcqcnOverrides {
+  std::optional<int64_t> min_rate_bps;
+  std::optional<double> g;
+  std::optional<double> initial_alpha;
+  std::optional<int64_t> alpha_interval_ps;
+  std::optional<bool> alpha_update_on_cnp;
+  std::optional<int64_t> rate_decrease_interval_ps;
+  std::optional<int64_t> rate_increase_timer_ps;
+  std::optional<int64_t> byte_counter_bytes;
+  std::optional<int> fast_recovery_steps;
+  std::optional<int64_t> ai_rate_bps;
+  std::optional<int64_t> hai_rate_bps;
+  std::optional<double> min_decrease_factor;
+  std::optional<bool> hyper_increase_scales;
+  std::optional<bool> clamp_target_rate;
+  std::optional<int64_t> cnp_interval_ps;
+};
 
 struct RoceConfig {
   // RDMA payload bytes per packet (the path MTU). 4096 is the largest RoCE/IB MTU (SPEC §8).
@@ -29,6 +52,10 @@ struct RoceConfig {
   // Priority (traffic class) of RoCE data/ACKs and of CNPs; 3 and 6 are NVIDIA's defaults.
   int data_priority = 3;
   int cnp_priority = 6;
+  // Congestion control at the sender; DCQCN (SPEC §8) reacts to CNPs from the receiver.
+  CongestionControl cc = CongestionControl::kNone;
+  std::string dcqcn_profile = "nvidia-default";  // SPEC §8 names three; see transport/dcqcn.h
+  DcqcnOverrides dcqcn;
 };
 
 }  // namespace fabricsim::transport

@@ -39,12 +39,14 @@ int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce
   return t;
 }
 
-RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t seed)
+RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t seed,
+                             const DcqcnParams& dcqcn)
     : cfg_(cfg),
       net_(net),
       sched_(net.scheduler()),
       seed_(seed),
       rto_ps_(cfg.retransmit_timeout_ps()),
+      dcqcn_(dcqcn),
       nics_(net.num_nics()) {
   net::Endpoint ep;
   ep.ctx = this;
@@ -67,7 +69,8 @@ void RoceTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
       t->on_nak(p.qp, p.psn);
       break;
     case PacketType::kCnp:
-      break;  // DCQCN reaction point: RoCEv2 issue
+      t->on_cnp(p.qp);
+      break;
     case PacketType::kPause:
       break;  // PFC frames are consumed by the NIC's MAC, never delivered (net/)
   }
@@ -94,6 +97,7 @@ uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic) {
     // Linux rxe: UDP source port = 0xC000 | 14-bit hash of the QP number.
     uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (it->second + 1));
     q.entropy = static_cast<uint16_t>(0xC000 | (splitmix64(h) & 0x3FFF));
+    if (cc_enabled()) rps_.emplace_back(dcqcn_, net_.port(net_.nic_port(src_nic)).rate_bps);
     qps_.push_back(std::move(q));
   }
   return it->second;
@@ -128,23 +132,70 @@ void RoceTransport::activate(uint32_t qp_id) {
 }
 
 bool RoceTransport::pull(uint32_t nic, Packet& out) {
-  Ring<uint32_t>& active = nics_[nic].active;
-  while (!active.empty()) {
-    const uint32_t qp_id = active.pop_front();
+  Nic& n = nics_[nic];
+  const int64_t now = sched_.now_ps;
+  int64_t earliest = kNoTimer;  // the soonest a paced QP may send, if none can now
+  for (uint32_t tries = n.active.size(); tries > 0; --tries) {
+    const uint32_t qp_id = n.active.pop_front();
     Qp& q = qps_[qp_id];
     if (q.failed || q.snd_nxt >= q.psn_end) {
       q.active = false;
       continue;
     }
+    if (q.next_send_ps > now) {  // paced by congestion control
+      earliest = std::min(earliest, q.next_send_ps);
+      n.active.push_back(qp_id);
+      continue;
+    }
     make_data_packet(qp_id, out);
+    if (cc_enabled()) {
+      DcqcnRp& rp = rps_[qp_id];
+      const uint32_t wire = net_.wire_bytes(out);
+      q.next_send_ps = now + serialization_ps(wire, rp.rate_bps());
+      rp.on_bytes_sent(out.frame_bytes, now);
+      arm_cc_timer(qp_id);
+    }
     if (q.snd_nxt < q.psn_end) {
-      active.push_back(qp_id);
+      n.active.push_back(qp_id);
     } else {
       q.active = false;
     }
     return true;
   }
+  if (earliest != kNoTimer && earliest < n.wake_ps) {
+    n.wake_ps = earliest;
+    sched_.at(earliest, kNicWake, nic);
+  }
   return false;
+}
+
+void RoceTransport::on_nic_wake(uint32_t nic) {
+  if (nics_[nic].wake_ps != sched_.now_ps) return;  // superseded by an earlier wake
+  nics_[nic].wake_ps = kNoTimer;
+  net_.nic_kick(nic);
+}
+
+void RoceTransport::on_cnp(uint32_t qp_id) {
+  if (!cc_enabled()) return;
+  rps_[qp_id].on_cnp(sched_.now_ps);
+  arm_cc_timer(qp_id);
+}
+
+void RoceTransport::arm_cc_timer(uint32_t qp_id) {
+  Qp& q = qps_[qp_id];
+  const int64_t next = rps_[qp_id].next_timer_ps();
+  if (next < q.cc_timer_ps) {
+    q.cc_timer_ps = next;
+    sched_.at(next, kCcTimer, qp_id);
+  }
+}
+
+void RoceTransport::on_cc_timer(uint32_t qp_id) {
+  Qp& q = qps_[qp_id];
+  if (q.cc_timer_ps != sched_.now_ps) return;  // superseded by an earlier timer
+  q.cc_timer_ps = kNoTimer;
+  rps_[qp_id].on_timer(sched_.now_ps);
+  arm_cc_timer(qp_id);
 }
 
 void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
@@ -191,17 +242,32 @@ void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, u
   p.qp = qp_id;
   p.psn = psn;
   p.msg = kNoMessage;
-  p.frame_bytes = static_cast<uint16_t>(net::roce_ack_frame_bytes(cfg_.vlan_tag));
   p.entropy = q.entropy;
   p.type = type;
-  p.priority = static_cast<uint8_t>(cfg_.data_priority);
-  ++counters_.ack_packets;
+  if (type == PacketType::kCnp) {
+    p.frame_bytes = static_cast<uint16_t>(net::roce_cnp_frame_bytes(cfg_.vlan_tag));
+    p.priority = static_cast<uint8_t>(cfg_.cnp_priority);
+  } else {
+    p.frame_bytes = static_cast<uint16_t>(net::roce_ack_frame_bytes(cfg_.vlan_tag));
+    p.priority = static_cast<uint8_t>(cfg_.data_priority);
+    ++counters_.ack_packets;
+  }
   net_.nic_send(q.dst_nic, p);
 }
 
 void RoceTransport::on_data(const Packet& p) {
   Qp& q = qps_[p.qp];
   Message& m = msgs_[p.msg];
+  if (p.ecn == 3) {
+    ++counters_.ecn_marked_packets;
+    // DCQCN notification point: at most one CNP per QP per interval (reference §1).
+    if (cc_enabled() &&
+        (q.last_cnp_ps < 0 || sched_.now_ps - q.last_cnp_ps >= dcqcn_.cnp_interval_ps)) {
+      q.last_cnp_ps = sched_.now_ps;
+      ++counters_.cnps_sent;
+      send_control(q, PacketType::kCnp, p.qp, 0);
+    }
+  }
   m.delivered_bytes += p.payload_bytes;
   counters_.data_bytes_delivered += p.payload_bytes;
   if (p.psn == q.epsn) {

@@ -22,6 +22,7 @@
 #include "core/scheduler.h"
 #include "net/network.h"
 #include "transport/config.h"
+#include "transport/dcqcn.h"
 
 namespace fabricsim::transport {
 
@@ -59,6 +60,11 @@ struct Qp {
   bool active = false;           // in its NIC's round-robin list
   bool failed = false;           // error state: retries exhausted, sends nothing more
   uint8_t retries = 0;           // consecutive timeouts without progress
+  // congestion control (requester): pacing at the DCQCN rate
+  int64_t next_send_ps = 0;      // earliest time the next packet may start
+  int64_t cc_timer_ps = kNoTimer;  // when the pending kCcTimer fires
+  // notification point (responder)
+  int64_t last_cnp_ps = -1;
   // responder
   uint32_t epsn = 0;             // expected PSN
   uint32_t since_ack = 0;        // in-order packets accepted since the last ACK
@@ -74,17 +80,23 @@ struct TransportCounters {
   int64_t naks = 0;
   int64_t ack_packets = 0;
   int64_t qp_errors = 0;  // QPs that exhausted their retries
+  int64_t cnps_sent = 0;
+  int64_t ecn_marked_packets = 0;  // CE-marked data packets that reached a responder
 };
 
 class RoceTransport {
  public:
-  RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t seed);
+  // `dcqcn` is used when cfg.cc is kDcqcn (the resolved profile with its overrides).
+  RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t seed,
+                const DcqcnParams& dcqcn = DcqcnParams{});
   RoceTransport(const RoceTransport&) = delete;
   RoceTransport& operator=(const RoceTransport&) = delete;
 
   // Posts an RDMA WRITE of `size_bytes` from src to dst now; returns the message id.
   uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag);
   void on_timer(uint32_t qp);
+  void on_cc_timer(uint32_t qp);
+  void on_nic_wake(uint32_t nic);
 
   // Called once per message when its last byte is delivered in order at the responder.
   std::function<void(uint32_t msg)> on_delivered;
@@ -94,6 +106,9 @@ class RoceTransport {
   const Qp& qp(uint32_t id) const { return qps_[id]; }
   uint32_t num_qps() const { return static_cast<uint32_t>(qps_.size()); }
   const TransportCounters& counters() const { return counters_; }
+  // The DCQCN reaction point of a QP (REQUIRES: cc is dcqcn).
+  const DcqcnRp& rp(uint32_t qp) const { return rps_[qp]; }
+  bool cc_enabled() const { return cfg_.cc == CongestionControl::kDcqcn; }
   const RoceConfig& config() const { return cfg_; }
   // Messages posted whose last packet the requester has not yet seen acknowledged (messages of
   // a failed QP no longer count: they will never be).
@@ -102,6 +117,7 @@ class RoceTransport {
  private:
   struct Nic {
     Ring<uint32_t> active;  // QPs with packets to send, served round-robin
+    int64_t wake_ps = kNoTimer;  // pending kNicWake (a paced QP becomes ready)
   };
   static void deliver_hook(void* self, uint32_t nic, const net::Packet& pkt);
   static bool pull_hook(void* self, uint32_t nic, uint8_t paused_classes, net::Packet& out);
@@ -118,6 +134,8 @@ class RoceTransport {
   void rewind(Qp& q, uint32_t psn);
   void send_control(const Qp& q, net::PacketType type, uint32_t qp_id, uint32_t psn);
   void arm_timer(uint32_t qp, int64_t at_ps);
+  void on_cnp(uint32_t qp);
+  void arm_cc_timer(uint32_t qp);
 
   RoceConfig cfg_;
   net::Network& net_;
@@ -125,6 +143,8 @@ class RoceTransport {
   uint64_t seed_;
   int64_t rto_ps_;
   std::vector<Qp> qps_;
+  DcqcnParams dcqcn_;
+  std::vector<DcqcnRp> rps_;  // per QP when cc is dcqcn
   std::vector<Message> msgs_;
   std::vector<Nic> nics_;
   std::unordered_map<uint64_t, uint32_t> qp_index_;  // (src << 32 | dst) -> QP; post time only

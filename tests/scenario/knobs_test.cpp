@@ -32,6 +32,7 @@ TEST(Knobs, DefaultsReadBackThroughTheirParser) {
   for (const Knob& k : knobs()) {
     if (k.type == KnobType::kSizeCdf || required.count(k.path) != 0) continue;
     const std::string text = knob_default(k);
+    if (text == "(profile)") continue;  // unset: the named DCQCN profile decides
     const ParseResult<KnobValue> r = parse_knob_value(k, text);
     ASSERT_TRUE(r.ok) << k.path << " default '" << text << "' does not parse: " << r.error;
     Scenario s;

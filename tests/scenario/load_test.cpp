@@ -236,7 +236,7 @@ TEST(LoadErrors, StructureProblems) {
       << "a list at the top";
   EXPECT_EQ(error_of("fabric: roce\n"),
             "s.yaml:1: fabric: expected a mapping with keys: technology, link, switch, nic, roce, "
-            "got 'roce'")
+            "pfc, ecn, got 'roce'")
       << "a scalar where a group belongs";
 }
 

@@ -1,0 +1,178 @@
+// Registry entries for lossless Ethernet and congestion control: PFC, ECN marking, DCQCN.
+// Sources restate the comments on net::PfcConfig, net::NicConfig, scenario::EcnSpec and
+// transport::RoceConfig; DCQCN overrides are unset by default, so the named profile decides.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scenario/knob_bind.h"
+#include "scenario/knobs.h"
+
+namespace fabricsim::scenario {
+
+using knob_bind::bind;
+using knob_bind::bind_enum;
+
+void add_congestion_knobs(std::vector<Knob>& k) {
+  using transport::CongestionControl;
+  const Bound positive{0, true};
+  const Bound non_negative{0, false};
+  const Condition dcqcn{"fabric.roce.cc", "dcqcn"};
+
+  k.push_back(bind({.path = "fabric.pfc.enabled",
+                    .type = KnobType::kBool,
+                    .description = "Priority flow control (802.1Qbb) on the RoCE data priority: "
+                                   "the class becomes lossless",
+                    .source = "off: lossy RoCE unless asked"},
+                   [](auto& s) -> auto& { return s.switch_config.pfc.enabled; }));
+  k.push_back(bind({.path = "fabric.pfc.port_buffer",
+                    .type = KnobType::kBytes,
+                    .description = "Buffer per ingress port and lossless class (XOFF + headroom); "
+                                   "0 = the switch buffer divided by its port count",
+                    .source = "static partition of the shared buffer",
+                    .min = non_negative},
+                   [](auto& s) -> auto& { return s.switch_config.pfc.port_buffer_bytes; }));
+  k.push_back(bind({.path = "fabric.pfc.headroom",
+                    .type = KnobType::kBytes,
+                    .description = "Headroom above XOFF per port and class; 0 = (301 + 2.16 x "
+                                   "cable_m) x Gbps + 2.72 x MTU",
+                    .source = "Linux mlx5 driver formula (SPEC §8)",
+                    .min = non_negative},
+                   [](auto& s) -> auto& { return s.switch_config.pfc.headroom_bytes; }));
+  k.push_back(bind({.path = "fabric.pfc.xoff",
+                    .type = KnobType::kBytes,
+                    .description = "XOFF threshold; 0 = port buffer - headroom",
+                    .source = "SPEC §8",
+                    .min = non_negative},
+                   [](auto& s) -> auto& { return s.switch_config.pfc.xoff_bytes; }));
+  k.push_back(bind({.path = "fabric.pfc.xon",
+                    .type = KnobType::kBytes,
+                    .description = "XON threshold; 0 = XOFF - MTU",
+                    .source = "SPEC §8",
+                    .min = non_negative},
+                   [](auto& s) -> auto& { return s.switch_config.pfc.xon_bytes; }));
+  k.push_back(bind({.path = "fabric.pfc.pause_quanta",
+                    .type = KnobType::kInt,
+                    .description = "Pause time per PAUSE frame in 512-bit-time quanta; refreshed "
+                                   "at half that period while congested",
+                    .source = "802.1Qbb field maximum; refresh as ns3-rdma",
+                    .min = Bound{1},
+                    .max = Bound{65535}},
+                   [](auto& s) -> auto& { return s.switch_config.pfc.pause_quanta; }));
+  k.push_back(bind({.path = "fabric.pfc.watchdog",
+                    .type = KnobType::kTime,
+                    .description = "A switch queue paused this long is declared stormed: it "
+                                   "ignores PAUSE and drops until pauses stop; 0 = off",
+                    .source = "off; 100-400 ms is typical (SPEC §8)",
+                    .min = non_negative},
+                   [](auto& s) -> auto& { return s.switch_config.pfc.watchdog_ps; }));
+  k.push_back(bind({.path = "fabric.nic.rx_buffer",
+                    .type = KnobType::kBytes,
+                    .description = "NIC receive buffer, filled only while the NIC is stalled",
+                    .source = "1 MiB, order of a ConnectX port buffer (UNVERIFIED)",
+                    .min = positive},
+                   [](auto& s) -> auto& { return s.nic.rx_buffer_bytes; }));
+
+  k.push_back(bind_enum(
+      {.path = "fabric.ecn.marking",
+       .description = "RED ECN marking of the data class at switch egress; auto = on exactly "
+                      "when fabric.roce.cc is dcqcn",
+       .source = "DCQCN needs marks; nothing else reads them"},
+      std::vector<std::pair<std::string, EcnMode>>{
+          {"auto", EcnMode::kAuto}, {"on", EcnMode::kOn}, {"off", EcnMode::kOff}},
+      [](auto& s) -> auto& { return s.ecn.marking; }));
+  k.push_back(bind({.path = "fabric.ecn.kmin",
+                    .type = KnobType::kBytes,
+                    .description = "Queue bytes below which nothing is marked",
+                    .source = "the DCQCN profile's; without DCQCN 100KiB (SPEC §5)",
+                    .min = non_negative},
+                   [](auto& s) -> auto& { return s.ecn.kmin_bytes; }));
+  k.push_back(bind({.path = "fabric.ecn.kmax",
+                    .type = KnobType::kBytes,
+                    .description = "Queue bytes above which everything is marked",
+                    .source = "the DCQCN profile's; without DCQCN 400KiB (SPEC §5)",
+                    .min = positive},
+                   [](auto& s) -> auto& { return s.ecn.kmax_bytes; }));
+  k.push_back(bind({.path = "fabric.ecn.pmax",
+                    .type = KnobType::kDouble,
+                    .description = "Marking probability at Kmax",
+                    .source = "the DCQCN profile's; without DCQCN 0.2 (SPEC §5)",
+                    .min = positive,
+                    .max = Bound{1}},
+                   [](auto& s) -> auto& { return s.ecn.pmax; }));
+
+  k.push_back(bind_enum(
+      {.path = "fabric.roce.cc",
+       .description = "Sender congestion control: none (line rate) or dcqcn",
+       .source = "none: the foundation model"},
+      std::vector<std::pair<std::string, CongestionControl>>{
+          {"none", CongestionControl::kNone}, {"dcqcn", CongestionControl::kDcqcn}},
+      [](auto& s) -> auto& { return s.roce.cc; }));
+  k.push_back(bind_enum(
+      {.path = "fabric.roce.dcqcn_profile",
+       .description = "Named DCQCN parameter set (SPEC §8); every field can be overridden "
+                      "under fabric.roce.dcqcn",
+       .source = "ConnectX firmware defaults",
+       .only_with = {dcqcn}},
+      std::vector<std::pair<std::string, std::string>>{{"nvidia-default", "nvidia-default"},
+                                                       {"dcqcn-paper", "dcqcn-paper"},
+                                                       {"hpcc-paper", "hpcc-paper"}},
+      [](auto& s) -> auto& { return s.roce.dcqcn_profile; }));
+
+  auto dcqcn_knob = [&](const char* path, KnobType type, const char* description,
+                        std::optional<Bound> min, std::optional<Bound> max, auto access) {
+    k.push_back(bind({.path = path,
+                      .type = type,
+                      .description = description,
+                      .source = "the profile's (transport/dcqcn.cpp cites each)",
+                      .min = min,
+                      .max = max,
+                      .only_with = {dcqcn}},
+                     access));
+  };
+  dcqcn_knob("fabric.roce.dcqcn.min_rate", KnobType::kRate, "Lowest rate a cut reaches",
+             positive, std::nullopt, [](auto& s) -> auto& { return s.roce.dcqcn.min_rate_bps; });
+  dcqcn_knob("fabric.roce.dcqcn.g", KnobType::kDouble, "Alpha gain g", positive, Bound{1},
+             [](auto& s) -> auto& { return s.roce.dcqcn.g; });
+  dcqcn_knob("fabric.roce.dcqcn.initial_alpha", KnobType::kDouble, "Alpha set by the first CNP",
+             non_negative, Bound{1}, [](auto& s) -> auto& { return s.roce.dcqcn.initial_alpha; });
+  dcqcn_knob("fabric.roce.dcqcn.alpha_interval", KnobType::kTime, "Alpha update period",
+             positive, std::nullopt,
+             [](auto& s) -> auto& { return s.roce.dcqcn.alpha_interval_ps; });
+  dcqcn_knob("fabric.roce.dcqcn.alpha_update_on_cnp", KnobType::kBool,
+             "true: alpha rises at each CNP (paper); false: once per period (ConnectX)",
+             std::nullopt, std::nullopt,
+             [](auto& s) -> auto& { return s.roce.dcqcn.alpha_update_on_cnp; });
+  dcqcn_knob("fabric.roce.dcqcn.rate_decrease_interval", KnobType::kTime,
+             "Minimum time between cuts; 0 = cut on every CNP", non_negative, std::nullopt,
+             [](auto& s) -> auto& { return s.roce.dcqcn.rate_decrease_interval_ps; });
+  dcqcn_knob("fabric.roce.dcqcn.rate_increase_timer", KnobType::kTime,
+             "Increase timer T: one increase step per expiry", positive, std::nullopt,
+             [](auto& s) -> auto& { return s.roce.dcqcn.rate_increase_timer_ps; });
+  dcqcn_knob("fabric.roce.dcqcn.byte_counter", KnobType::kBytes,
+             "Byte counter B: one increase step per B bytes sent; 0 = none", non_negative,
+             std::nullopt, [](auto& s) -> auto& { return s.roce.dcqcn.byte_counter_bytes; });
+  dcqcn_knob("fabric.roce.dcqcn.fast_recovery_steps", KnobType::kInt,
+             "F: fast-recovery steps before additive increase", non_negative, std::nullopt,
+             [](auto& s) -> auto& { return s.roce.dcqcn.fast_recovery_steps; });
+  dcqcn_knob("fabric.roce.dcqcn.ai_rate", KnobType::kRate, "Additive increase of the target rate",
+             positive, std::nullopt, [](auto& s) -> auto& { return s.roce.dcqcn.ai_rate_bps; });
+  dcqcn_knob("fabric.roce.dcqcn.hai_rate", KnobType::kRate, "Hyper increase of the target rate",
+             positive, std::nullopt, [](auto& s) -> auto& { return s.roce.dcqcn.hai_rate_bps; });
+  dcqcn_knob("fabric.roce.dcqcn.min_decrease_factor", KnobType::kDouble,
+             "A cut keeps at least this fraction of the rate", non_negative, Bound{1, true},
+             [](auto& s) -> auto& { return s.roce.dcqcn.min_decrease_factor; });
+  dcqcn_knob("fabric.roce.dcqcn.hyper_increase_scales", KnobType::kBool,
+             "true: the i-th hyper step adds i x HAI (paper); false: HAI each time",
+             std::nullopt, std::nullopt,
+             [](auto& s) -> auto& { return s.roce.dcqcn.hyper_increase_scales; });
+  dcqcn_knob("fabric.roce.dcqcn.clamp_target_rate", KnobType::kBool,
+             "true: every cut sets the target to the current rate first", std::nullopt,
+             std::nullopt, [](auto& s) -> auto& { return s.roce.dcqcn.clamp_target_rate; });
+  dcqcn_knob("fabric.roce.dcqcn.cnp_interval", KnobType::kTime,
+             "Receiver sends at most one CNP per QP per interval; 0 = one per marked packet",
+             non_negative, std::nullopt,
+             [](auto& s) -> auto& { return s.roce.dcqcn.cnp_interval_ps; });
+}
+
+}  // namespace fabricsim::scenario

@@ -1,0 +1,152 @@
+// DCQCN (Zhu et al., SIGCOMM 2015): the reaction point (RP) rate machine of a RoCEv2 sender QP,
+// and the named parameter profiles of SPEC §8 (shared/reference/rocev2.md §1 describes the
+// algorithm and the implementations the profiles come from).
+//
+// DcqcnRp schedules nothing: the transport owns one timer event per QP, placed at
+// next_timer_ps() and re-read after every call (on_cnp can move it earlier; on_timer and
+// on_bytes_sent only later, or to "none"). The machine is deterministic: no randomness, and
+// events at the same picosecond are ordered the same way every time (see on_timer).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fabricsim::transport {
+
+inline constexpr int64_t kNoTimer = std::numeric_limits<int64_t>::max();
+
+// Congestion point: RED marking on a switch egress queue's bytes; probability 0 below Kmin,
+// rising linearly to pmax at Kmax, 1 above Kmax (reference §1, "CP marking").
+struct EcnMarking {
+  int64_t kmin_bytes = 0;
+  int64_t kmax_bytes = 0;
+  double pmax = 0;
+};
+
+struct DcqcnParams {
+  // --- Reaction point (sender NIC) ---
+  int64_t min_rate_bps = 0;  // a cut never goes below this
+  double g = 0;              // alpha gain: alpha <- (1-g)alpha [+ g]
+  double initial_alpha = 1;  // alpha set by the QP's first CNP ever
+  int64_t alpha_interval_ps = 0;
+  // true (dcqcn-paper, NS3RDMA): alpha <- (1-g)alpha + g on every CNP, and the alpha timer,
+  // restarted by each CNP, decays alpha only after a whole interval without CNP.
+  // false (ConnectX, HPCC "Mellanox" model): one update per interval on a fixed grid started by
+  // the first CNP: +g if a CNP arrived in that interval, plain decay otherwise.
+  bool alpha_update_on_cnp = false;
+  // 0: cut on every CNP. >0: cuts are at least this far apart; a CNP arriving sooner is remembered
+  // and served when the interval since the last cut ends (ConnectX rate_reduce_monitor_period).
+  int64_t rate_decrease_interval_ps = 0;
+  int64_t rate_increase_timer_ps = 0;  // T: one increase step each time it expires
+  int64_t byte_counter_bytes = 0;      // B: one increase step per B bytes sent; 0 = no counter
+  int fast_recovery_steps = 0;         // F (ConnectX rp_threshold); see DcqcnRp for the rule
+  int64_t ai_rate_bps = 0;             // additive increase of Rt
+  int64_t hai_rate_bps = 0;            // hyper increase of Rt
+  // One cut keeps at least this fraction of the rate (ConnectX rp_min_dec_fac); 0 = no floor.
+  double min_decrease_factor = 0;
+  // true: the i-th hyper step adds i x HAI (NS3RDMA); false: always HAI (HPCC, ConnectX model).
+  bool hyper_increase_scales = false;
+  // true: every cut first sets Rt <- Rc (reference §1). false: only if an increase step ran since
+  // the previous cut, so back-to-back cuts remember the rate before the first one (ConnectX
+  // clamp_tgt_rate=0 with clamp_tgt_rate_after_time_inc=1; HPCC CLAMP_TARGET_RATE 0).
+  bool clamp_target_rate = true;
+
+  // --- Notification point (receiver NIC) ---
+  int64_t cnp_interval_ps = 0;  // at most one CNP per QP per interval; 0 = one per marked packet
+
+  // --- Congestion point (switch) defaults that belong with the profile ---
+  EcnMarking ecn;
+};
+
+// The named profiles: "nvidia-default", "dcqcn-paper", "hpcc-paper" (values and their sources
+// in dcqcn.cpp). hpcc-paper scales Kmin, Kmax, AI and HAI by link_rate_bps / 25 Gb/s; the others
+// ignore it. Throws std::invalid_argument on an unknown name; the message lists the names.
+// REQUIRES: link_rate_bps > 0.
+DcqcnParams dcqcn_profile(std::string_view name, int64_t link_rate_bps);
+std::vector<std::string> dcqcn_profile_names();
+
+// Throws std::invalid_argument naming the first field out of range, for a line rate.
+void validate_dcqcn_params(const DcqcnParams& p, int64_t line_rate_bps);
+
+// The RP of one QP. Rates are integer bps; alpha in [0, 1].
+//
+// Cut (reference §1, "On a CNP"): Rt <- Rc (subject to clamp_target_rate);
+//   Rc <- max(min_rate, round(Rc * max(1 - alpha/2, min_decrease_factor)));
+//   both stage counters, the byte counter and the increase timer (now + T) restart.
+// Increase step (timer expiry or B bytes), with s_t, s_b the timer and byte steps already taken
+// since the last cut (s_b left out when B = 0):
+//   fast recovery   if max(s_t, s_b) < F:  Rt unchanged
+//   hyper increase  if min(s_t, s_b) > F:  Rt += HAI * (scales ? min(s_t, s_b) - F : 1)
+//   additive        otherwise:             Rt += AI
+//   then Rt <- min(Rt, line rate); Rc <- ceil((Rt + Rc) / 2); the firing counter counts the step.
+// So F is the number of fast-recovery steps, as in SPEC §8 ("F = 5 fast-recovery steps") and in
+// HPCC's RateIncEventMlx and Google isekai's ConnectX model (rdma_roce_cc_dcqcn.cc), which count
+// the stage before incrementing it. NS3RDMA counts after incrementing and so does F-1 fast
+// recovery steps; reference §1 states its rule per firing counter, isekai and QCN's structure use
+// both counters as above. With B = 0 this is exactly HPCC's rule: F fast recovery steps, one
+// additive step, then hyper.
+// Rc rounds up so that it reaches the line rate exactly (a floor would stop 1 bps short).
+// Idle: when Rc and Rt are both at the line rate and no cut is pending, the increase timer stops
+// and bytes are not counted; next_timer_ps() is kNoTimer.
+// Alpha is not a timer here: its updates change nothing until the next cut reads alpha, so they
+// are applied lazily, tick by tick in time order, whenever a call passes a later now_ps. It keeps
+// decaying while the RP is idle (as NS3RDMA's and HPCC's alpha timers, which never stop), at no
+// cost in events; alpha() is the value as of the latest now_ps passed in.
+// Events at one picosecond: due timers run before a CNP or byte count at that time; an alpha
+// update before a cut (HPCC delays its decrease check 1 ns for the same order); a pending cut
+// before an increase expiry (the cut restarts the increase timer, so that step never runs).
+// REQUIRES (every call): now_ps never decreases from one call to the next.
+class DcqcnRp {
+ public:
+  // Throws std::invalid_argument if validate_dcqcn_params does. Starts at the line rate, idle.
+  DcqcnRp(const DcqcnParams& p, int64_t line_rate_bps);
+
+  int64_t rate_bps() const { return rc_bps_; }         // Rc
+  int64_t target_rate_bps() const { return rt_bps_; }  // Rt
+  double alpha() const { return alpha_; }
+  int64_t line_rate_bps() const { return line_rate_bps_; }
+  bool idle() const { return next_timer_ps() == kNoTimer; }
+  const DcqcnParams& params() const { return p_; }
+
+  // A CNP for this QP reached the sender NIC.
+  void on_cnp(int64_t now_ps);
+  // The QP put `bytes` on the wire (count what the byte counter should count; NS3RDMA counts
+  // whole frames). May run one or more increase steps.
+  void on_bytes_sent(int64_t bytes, int64_t now_ps);
+  // Earliest pending increase expiry or deferred cut; kNoTimer when there is none.
+  int64_t next_timer_ps() const {
+    return increase_timer_ps_ < pending_cut_ps_ ? increase_timer_ps_ : pending_cut_ps_;
+  }
+  // Runs every timer due at or before now_ps, in time order. Calling it early is harmless.
+  void on_timer(int64_t now_ps);
+
+ private:
+  enum class Counter { kTimer, kByte };
+  void run_due(int64_t now_ps);
+  void advance_alpha(int64_t now_ps);
+  void cut(int64_t now_ps);
+  void increase(Counter which);
+  void go_idle_if_recovered();
+
+  DcqcnParams p_;
+  int64_t line_rate_bps_;
+  double one_minus_g_;
+  int64_t rc_bps_;
+  int64_t rt_bps_;
+  double alpha_ = 0;
+  bool alpha_started_ = false;        // first CNP seen
+  bool alpha_cnp_in_period_ = false;  // grid mode: a CNP arrived since the last alpha update
+  int64_t next_alpha_ps_ = kNoTimer;
+  int64_t increase_timer_ps_ = kNoTimer;  // kNoTimer unless recovering
+  int64_t pending_cut_ps_ = kNoTimer;
+  int64_t last_cut_ps_ = std::numeric_limits<int64_t>::min();
+  int64_t time_stage_ = 0;
+  int64_t byte_stage_ = 0;
+  int64_t bytes_counted_ = 0;
+  bool recovering_ = false;  // a cut happened and Rc or Rt is still below the line rate
+};
+
+}  // namespace fabricsim::transport
