@@ -58,7 +58,8 @@ int run_command(const RunArgs& args) {
       std::cerr << "fabricsim: " << e.what() << "\n";
       return kExitInternal;
     }
-    std::cout << "  results in " << out_dir << "/ (result.json, flows.csv, run.json)\n";
+    std::cout << "  results in " << out_dir << "/ (result.json, flows.csv, run.json"
+              << (result.captured.empty() ? "" : ", trace.pcap") << ")\n";
   }
   return kExitOk;
 }

@@ -98,6 +98,7 @@ void Network::send_pause(uint32_t port, uint8_t classes, int quanta) {
   f.qp = classes;
   f.psn = static_cast<uint32_t>(quanta);
   f.frame_bytes = kPauseFrameBytes;
+  if (ports_[port].is_nic) f.src_nic = f.dst_nic = ports_[port].nic;  // for the pcap source MAC
   PortQueues& q = queues_[port];
   q.mac_ctrl.push_back(f);
   ++q.pause_frames_sent;

@@ -51,7 +51,15 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"qp_errors", n.qp_errors},
                    {"naks", n.naks},
                    {"ack_packets", n.ack_packets},
-                   {"max_switch_buffer_bytes", n.max_switch_buffer_bytes}};
+                   {"max_switch_buffer_bytes", n.max_switch_buffer_bytes},
+                   {"lossless_drops", n.lossless_drops},
+                   {"pause_frames", n.pause_frames},
+                   {"paused_ps", n.paused_ps},
+                   {"nic_ports_paused", n.nic_ports_paused},
+                   {"watchdog_storms", n.watchdog_storms},
+                   {"watchdog_drops", n.watchdog_drops},
+                   {"ecn_marks", n.ecn_marks},
+                   {"cnps", n.cnps}};
   return j;
 }
 

@@ -53,6 +53,19 @@ std::string format_summary(const scenario::RunResult& r) {
                                  format_bytes(n.dropped_bytes) + " payload)");
   rows.emplace_back("retransmits", count(n.retransmitted_packets) + " packets, " +
                                        count(n.timeouts) + " timeouts, " + count(n.naks) + " NAKs");
+  if (n.pause_frames > 0 || n.lossless_drops > 0) {
+    rows.emplace_back("PFC", count(n.pause_frames) + " pause frames, " +
+                                 format_time(n.paused_ps) + " paused (port total), " +
+                                 count(n.nic_ports_paused) + " NICs paused, " +
+                                 count(n.lossless_drops) + " lossless drops");
+  }
+  if (n.watchdog_storms > 0) {
+    rows.emplace_back("watchdog", count(n.watchdog_storms) + " storms broken, " +
+                                      count(n.watchdog_drops) + " packets dropped");
+  }
+  if (n.ecn_marks > 0 || n.cnps > 0) {
+    rows.emplace_back("ECN", count(n.ecn_marks) + " CE marks, " + count(n.cnps) + " CNPs");
+  }
   if (n.qp_errors > 0) {
     rows.emplace_back("QP errors", count(n.qp_errors) +
                                        " QPs exhausted their retries; their flows did not finish");

@@ -6,6 +6,7 @@
 
 #include "output/csv.h"
 #include "output/json.h"
+#include "output/pcap.h"
 
 namespace fabricsim::output {
 namespace {
@@ -27,6 +28,10 @@ void write_run_outputs(const std::string& dir, const scenario::RunResult& result
   write_file(root / "result.json", result_json_text(result));
   write_file(root / "flows.csv", flows_csv_text(result.flows));
   write_file(root / "run.json", run_json_text(result.run));
+  if (!result.captured.empty()) {
+    write_pcap_file((root / "trace.pcap").string(), result.captured,
+                    message_bytes_of(result.flows));
+  }
 }
 
 }  // namespace fabricsim::output

@@ -73,6 +73,25 @@ void add_congestion_knobs(std::vector<Knob>& k) {
                     .min = positive},
                    [](auto& s) -> auto& { return s.nic.rx_buffer_bytes; }));
 
+  k.push_back(bind({.path = "faults.nic_stall.nic",
+                    .type = KnobType::kInt,
+                    .description = "A NIC that stops draining its receive buffer (PFC storm "
+                                   "source); -1 = none",
+                    .source = "no fault",
+                    .min = Bound{-1}},
+                   [](auto& s) -> auto& { return s.nic_stall.nic; }));
+  k.push_back(bind({.path = "faults.nic_stall.at",
+                    .type = KnobType::kTime,
+                    .description = "When the NIC stops draining",
+                    .source = "from the start",
+                    .min = non_negative},
+                   [](auto& s) -> auto& { return s.nic_stall.at_ps; }));
+  k.push_back(bind({.path = "faults.nic_stall.until",
+                    .type = KnobType::kTime,
+                    .description = "When it drains again; 0 = never",
+                    .source = "never",
+                    .min = non_negative},
+                   [](auto& s) -> auto& { return s.nic_stall.until_ps; }));
   k.push_back(bind_enum(
       {.path = "fabric.ecn.marking",
        .description = "RED ECN marking of the data class at switch egress; auto = on exactly "

@@ -63,10 +63,20 @@ struct FabricCounters {
   int64_t naks = 0;
   int64_t ack_packets = 0;
   int64_t max_switch_buffer_bytes = 0;  // peak occupancy of any switch's shared buffer
+  // Lossless Ethernet and congestion control.
+  int64_t lossless_drops = 0;        // packets of the PFC class dropped (headroom overflow)
+  int64_t pause_frames = 0;          // PAUSE and RESUME frames sent, by switches and NICs
+  int64_t paused_ps = 0;             // summed over ports: time a port had a class paused
+  int64_t nic_ports_paused = 0;      // NIC ports that were paused at least once
+  int64_t watchdog_storms = 0;       // queues the PFC watchdog declared stormed
+  int64_t watchdog_drops = 0;
+  int64_t ecn_marks = 0;             // CE marks set by switches
+  int64_t cnps = 0;                  // CNPs sent by receivers
 };
 
 // A frame recorded for trace.pcap: when it started on the wire, the nodes at both ends of the
-// link (node ids: NICs first, then switches, as net::Network numbers them) and its header fields.
+// link (net::Network node ids, in the order the topology builder added NICs and switches) and its
+// header fields.
 struct CapturedFrame {
   int64_t time_ps = 0;
   uint32_t from_node = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 
 #include "core/error.h"
 #include "core/rss.h"
@@ -25,6 +26,14 @@ void check_scenario(const Scenario& sc) {
   if (sc.link.rate_bps <= 0) throw InputError("fabric.link.rate", "must be > 0");
   if (sc.link.cable_m < 0) throw InputError("fabric.link.cable", "must be >= 0");
   topo::check_shape(sc.topology);
+  const int nics = sc.topology.hosts * sc.topology.nics_per_host;
+  if (sc.nic_stall.nic >= nics) {
+    throw InputError("faults.nic_stall.nic", "must be a NIC index below " + std::to_string(nics));
+  }
+  if (sc.nic_stall.nic >= 0 && sc.nic_stall.until_ps > 0 &&
+      sc.nic_stall.until_ps <= sc.nic_stall.at_ps) {
+    throw InputError("faults.nic_stall.until", "must be after faults.nic_stall.at (or 0)");
+  }
   workload::check(sc.workload, sc.topology.hosts * sc.topology.nics_per_host);
 }
 
@@ -116,6 +125,18 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.qp_errors = tc.qp_errors;
   fc.naks = tc.naks;
   fc.ack_packets = tc.ack_packets;
+  fc.lossless_drops = nc.lossless_drops;
+  fc.pause_frames = nc.pause_frames;
+  fc.watchdog_storms = nc.watchdog_storms;
+  fc.watchdog_drops = nc.watchdog_drops;
+  fc.ecn_marks = nc.ecn_marks;
+  fc.cnps = tc.cnps_sent;
+  sim.network().finish_pause_accounting();
+  for (uint32_t p = 0; p < net.num_ports(); ++p) {
+    const net::PortQueues& q = net.queues(p);
+    fc.paused_ps += q.paused_ps;
+    if (net.port(p).is_nic && q.pause_frames_received > 0) ++fc.nic_ports_paused;
+  }
   for (uint32_t s = 0; s < net.num_switches(); ++s) {
     fc.max_switch_buffer_bytes = std::max(fc.max_switch_buffer_bytes,
                                           net.switch_at(s).peak_buffer_bytes);

@@ -25,6 +25,13 @@ struct EcnSpec {
   std::optional<double> pmax;
 };
 
+// A NIC that stops draining what it receives (a stuck receiver: SPEC §8 "PFC storm").
+struct NicStallSpec {
+  int nic = -1;               // -1 = no stall
+  int64_t at_ps = 0;
+  int64_t until_ps = 0;       // 0 = never resumes
+};
+
 // Which frames a run records for trace.pcap.
 enum class CapturePoint : uint8_t {
   kNics,  // frames NICs send and frames sent to NICs (what tcpdump on every host would see)
@@ -53,6 +60,7 @@ struct Scenario {
   int64_t stop_time_ps = 0;
   std::string output_dir;  // where result files go ("" = none unless --out given)
   CaptureSpec capture;
+  NicStallSpec nic_stall;
 };
 
 }  // namespace fabricsim::scenario

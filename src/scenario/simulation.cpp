@@ -103,7 +103,14 @@ void Simulation::capture_hook(void* self, int64_t time_ps, uint32_t port, const 
   }
 }
 
-void Simulation::start_workload() { workload_->start(); }
+void Simulation::start_workload() {
+  const NicStallSpec& stall = sc_.nic_stall;
+  if (stall.nic >= 0) {
+    sched_.at(stall.at_ps, kNicStall, static_cast<uint32_t>(stall.nic));
+    if (stall.until_ps > 0) sched_.at(stall.until_ps, kNicResume, static_cast<uint32_t>(stall.nic));
+  }
+  workload_->start();
+}
 
 bool Simulation::run(int64_t stop_time_ps, const std::function<void(double)>& progress) {
   const double total = std::max<double>(1.0, static_cast<double>(workload_->total_messages()));

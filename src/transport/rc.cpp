@@ -150,9 +150,10 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
     make_data_packet(qp_id, out);
     if (cc_enabled()) {
       DcqcnRp& rp = rps_[qp_id];
-      const uint32_t wire = net_.wire_bytes(out);
-      q.next_send_ps = now + serialization_ps(wire, rp.rate_bps());
+      q.last_wire_bytes = net_.wire_bytes(out);
+      q.last_send_ps = now;
       rp.on_bytes_sent(out.frame_bytes, now);
+      q.next_send_ps = now + serialization_ps(q.last_wire_bytes, rp.rate_bps());
       arm_cc_timer(qp_id);
     }
     if (q.snd_nxt < q.psn_end) {
@@ -178,7 +179,27 @@ void RoceTransport::on_nic_wake(uint32_t nic) {
 void RoceTransport::on_cnp(uint32_t qp_id) {
   if (!cc_enabled()) return;
   rps_[qp_id].on_cnp(sched_.now_ps);
+  repace(qp_id);
   arm_cc_timer(qp_id);
+}
+
+void RoceTransport::repace(uint32_t qp_id) {
+  Qp& q = qps_[qp_id];
+  if (q.last_wire_bytes == 0) return;  // nothing sent yet
+  const int64_t next =
+      q.last_send_ps + serialization_ps(q.last_wire_bytes, rps_[qp_id].rate_bps());
+  if (next == q.next_send_ps) return;
+  const bool was_waiting = q.next_send_ps > sched_.now_ps;
+  q.next_send_ps = next;
+  // A QP waiting for its pacing time may now go sooner: make sure its NIC looks again then.
+  if (was_waiting && q.active) {
+    Nic& n = nics_[q.src_nic];
+    const int64_t at = std::max(next, sched_.now_ps);
+    if (at < n.wake_ps) {
+      n.wake_ps = at;
+      sched_.at(at, kNicWake, q.src_nic);
+    }
+  }
 }
 
 void RoceTransport::arm_cc_timer(uint32_t qp_id) {
@@ -195,6 +216,7 @@ void RoceTransport::on_cc_timer(uint32_t qp_id) {
   if (q.cc_timer_ps != sched_.now_ps) return;  // superseded by an earlier timer
   q.cc_timer_ps = kNoTimer;
   rps_[qp_id].on_timer(sched_.now_ps);
+  repace(qp_id);
   arm_cc_timer(qp_id);
 }
 

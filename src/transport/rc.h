@@ -62,6 +62,8 @@ struct Qp {
   uint8_t retries = 0;           // consecutive timeouts without progress
   // congestion control (requester): pacing at the DCQCN rate
   int64_t next_send_ps = 0;      // earliest time the next packet may start
+  int64_t last_send_ps = 0;      // when the last packet started, and its wire size: a rate
+  uint32_t last_wire_bytes = 0;  // change re-spaces the next packet from them
   int64_t cc_timer_ps = kNoTimer;  // when the pending kCcTimer fires
   // notification point (responder)
   int64_t last_cnp_ps = -1;
@@ -136,6 +138,8 @@ class RoceTransport {
   void arm_timer(uint32_t qp, int64_t at_ps);
   void on_cnp(uint32_t qp);
   void arm_cc_timer(uint32_t qp);
+  // After the QP's rate changed: re-space its next packet at the new rate.
+  void repace(uint32_t qp);
 
   RoceConfig cfg_;
   net::Network& net_;

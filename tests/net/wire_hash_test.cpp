@@ -15,7 +15,9 @@ TEST(Wire, RoceDataOverheadIs82BytesPlusRethOnFirst) {
   EXPECT_EQ(roce_data_frame_bytes(4096, true, false), 4096u + 62u + 16u) << "RETH is 16 bytes";
   EXPECT_EQ(roce_data_frame_bytes(4096, false, true), 4096u + 62u + 4u) << "802.1Q adds 4";
   EXPECT_EQ(roce_ack_frame_bytes(false), 66u) << "BTH + AETH";
-  EXPECT_EQ(roce_data_frame_bytes(1, false, false), 64u) << "padded to the 64-byte minimum";
+  EXPECT_EQ(roce_data_frame_bytes(1, false, false), 66u)
+      << "1 payload byte + 3 BTH pad bytes: 62 + 4 = 66, above the 64-byte minimum";
+  EXPECT_EQ(roce_frame_bytes(0, false), 64u) << "a BTH-only frame (62) is padded to 64";
 }
 
 TEST(Wire, GoodputAt400GMatchesSpec) {

@@ -94,6 +94,7 @@ TEST(WriteOutputs, CreatesDirectoryWithThreeFiles) {
   for (const char* name : {"result.json", "flows.csv", "run.json"}) {
     EXPECT_TRUE(std::filesystem::exists(dir / name)) << name << " must be written";
   }
+  EXPECT_FALSE(std::filesystem::exists(dir / "trace.pcap")) << "no trace.pcap without capture";
   std::ifstream in(dir / "result.json");
   std::stringstream text;
   text << in.rdbuf();

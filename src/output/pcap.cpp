@@ -1,0 +1,329 @@
+#include "output/pcap.h"
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
+#include "net/network.h"
+#include "net/wire.h"
+
+namespace fabricsim::output {
+namespace {
+
+using net::Packet;
+using net::PacketType;
+
+// Ethernet (IEEE 802.3 / 802.1Q) and IP constants.
+constexpr uint16_t kEtherTypeIpv4 = 0x0800;
+constexpr uint16_t kEtherTypeVlan = 0x8100;        // 802.1Q TPID
+constexpr uint16_t kEtherTypeMacControl = 0x8808;  // 802.3 Annex 31A; PFC rides on it
+constexpr uint16_t kPfcOpcode = 0x0101;            // 802.1Qbb class-based pause (rocev2.md §2)
+constexpr MacAddress kPfcDestination = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};  // rocev2.md §2
+constexpr uint32_t kMinFrameNoFcs = net::kMinFrameBytes - net::kFcsBytes;     // 60
+constexpr uint8_t kIpv4VersionIhl = 0x45;  // version 4, 5 words: no options (RFC 791)
+// DF set and ID 0: a RoCE NIC never fragments, and RFC 6864 §4.1 lets an atomic datagram
+// (DF=1, not a fragment) carry any ID.
+constexpr uint16_t kIpv4FlagsDf = 0x4000;
+constexpr uint8_t kIpv4Ttl = 64;           // Linux's default ip_default_ttl; no hop decrement
+constexpr uint8_t kIpProtoUdp = 17;        // IANA protocol number
+constexpr uint16_t kDefaultPKey = 0xFFFF;  // IBTA default partition, full member
+constexpr uint8_t kBthBecn = 0x40;         // BTH byte 4 bit 6 (rocev2.md §3, CNP example)
+constexpr uint8_t kBthAckReq = 0x80;       // BTH byte 8 bit 7: the A bit
+// ACK whose credit field 0b11111 advertises no end-to-end credit limit (RXE rxe_hdr.h
+// AETH_ACK_UNLIMITED; rocev2.md §3: ACK syndromes are 0x00-0x1F).
+constexpr uint8_t kAethAck = 0x1F;
+constexpr uint8_t kAethNakPsnError = 0x60;  // NAK: PSN sequence error (rocev2.md §3)
+constexpr uint32_t kMask24 = 0xFFFFFF;
+
+// Big-endian (network order) appender.
+class Bytes {
+ public:
+  explicit Bytes(std::vector<uint8_t>& out) : out_(out) {}
+  void u8(uint32_t v) { out_.push_back(static_cast<uint8_t>(v)); }
+  void u16(uint32_t v) {
+    u8(v >> 8);
+    u8(v);
+  }
+  void u24(uint32_t v) {
+    u8(v >> 16);
+    u16(v);
+  }
+  void u32(uint32_t v) {
+    u16(v >> 16);
+    u16(v);
+  }
+  void u64(uint64_t v) {
+    u32(static_cast<uint32_t>(v >> 32));
+    u32(static_cast<uint32_t>(v));
+  }
+  void mac(const MacAddress& m) { out_.insert(out_.end(), m.begin(), m.end()); }
+  void zeros(size_t n) { out_.insert(out_.end(), n, 0); }
+  size_t size() const { return out_.size(); }
+
+ private:
+  std::vector<uint8_t>& out_;
+};
+
+MacAddress mac_with(uint8_t kind, uint32_t id) {
+  const auto byte = [id](int shift) { return static_cast<uint8_t>(id >> shift); };
+  return {0x02, 0x00, kind, byte(16), byte(8), byte(0)};
+}
+
+// RFC 1071 Internet checksum of a header.
+uint16_t internet_checksum(const uint8_t* p, size_t len) {
+  uint32_t sum = 0;
+  for (size_t i = 0; i + 1 < len; i += 2) sum += (uint32_t{p[i]} << 8) | p[i + 1];
+  if (len % 2) sum += uint32_t{p[len - 1]} << 8;
+  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+  return static_cast<uint16_t>(~sum);
+}
+
+constexpr std::array<uint32_t, 256> make_crc_table() {
+  std::array<uint32_t, 256> t{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;  // reflected poly
+    t[i] = c;
+  }
+  return t;
+}
+constexpr std::array<uint32_t, 256> kCrcTable = make_crc_table();
+
+// Transport header bytes after the BTH and before the payload.
+uint32_t extension_bytes(const Packet& p) {
+  switch (p.type) {
+    case PacketType::kData:
+      return (p.flags & net::kFlagFirst) ? net::kRethBytes : 0;
+    case PacketType::kAck:
+    case PacketType::kNak:
+      return net::kAethBytes;
+    case PacketType::kCnp:
+      return net::kCnpReservedBytes;
+    case PacketType::kPause:
+      break;
+  }
+  return 0;
+}
+
+// The simulator sized the frame with net/wire.h; the tag is there exactly when the size is the
+// tagged one (the two sizes always differ, even after minimum-frame padding).
+bool vlan_tagged(const Packet& p) {
+  const uint32_t pad = p.type == PacketType::kData ? (4 - p.payload_bytes % 4) % 4 : 0;
+  const uint32_t after_bth = extension_bytes(p) + p.payload_bytes + pad;
+  return p.frame_bytes == net::roce_frame_bytes(after_bth, true);
+}
+
+// Ethernet header of a RoCEv2 frame: the link ends' MACs, the optional tag, IPv4.
+void ethernet_header(Bytes& b, const scenario::CapturedFrame& f) {
+  const Packet& p = f.pkt;
+  b.mac(f.to_is_nic ? nic_mac(p.dst_nic) : switch_mac(f.to_node));
+  b.mac(f.from_is_nic ? nic_mac(p.src_nic) : switch_mac(f.from_node));
+  if (vlan_tagged(p)) {
+    b.u16(kEtherTypeVlan);
+    b.u16(uint32_t{p.priority & 7u} << 13);  // PCP(3) DEI(1)=0 VID(12)=0
+  }
+  b.u16(kEtherTypeIpv4);
+}
+
+void pfc_frame(std::vector<uint8_t>& out, const scenario::CapturedFrame& f) {
+  Bytes b(out);
+  b.mac(kPfcDestination);
+  b.mac(f.from_is_nic ? nic_mac(f.pkt.src_nic) : switch_mac(f.from_node));
+  b.u16(kEtherTypeMacControl);
+  b.u16(kPfcOpcode);
+  const uint8_t enabled = static_cast<uint8_t>(f.pkt.qp);
+  b.u16(enabled);  // high byte must be 0 (rocev2.md §2)
+  const uint32_t quanta = std::min<uint32_t>(f.pkt.psn, 0xFFFF);
+  for (int c = 0; c < net::kPriorities; ++c) b.u16((enabled >> c) & 1 ? quanta : 0);
+  b.zeros(kMinFrameNoFcs - b.size());  // the 26 pad bytes
+}
+
+void roce_frame(std::vector<uint8_t>& out, const scenario::CapturedFrame& f,
+                const MessageBytes& message_bytes) {
+  const Packet& p = f.pkt;
+  Bytes b(out);
+  ethernet_header(b, f);
+
+  const uint32_t pad = p.type == PacketType::kData ? (4 - p.payload_bytes % 4) % 4 : 0;
+  const uint32_t udp_len = net::kUdpHeaderBytes + net::kBthBytes + extension_bytes(p) +
+                           p.payload_bytes + pad + net::kIcrcBytes;
+  const size_t ip = b.size();
+  b.u8(kIpv4VersionIhl);
+  b.u8(uint32_t{roce_dscp(p.type, p.priority)} << 2 | (p.ecn & 3u));  // RFC 3168: ECN low 2
+  b.u16(net::kIpv4HeaderBytes + udp_len);
+  b.u16(0);  // identification
+  b.u16(kIpv4FlagsDf);
+  b.u8(kIpv4Ttl);
+  b.u8(kIpProtoUdp);
+  b.u16(0);  // checksum, filled below
+  b.u32(net::Network::nic_ip(p.src_nic));
+  b.u32(net::Network::nic_ip(p.dst_nic));
+  const uint16_t sum = internet_checksum(out.data() + ip, net::kIpv4HeaderBytes);
+  out[ip + 10] = static_cast<uint8_t>(sum >> 8);
+  out[ip + 11] = static_cast<uint8_t>(sum);
+
+  b.u16(p.entropy);  // UDP source port carries the flow entropy (rocev2.md §3)
+  b.u16(net::kRoceUdpPort);
+  b.u16(udp_len);
+  b.u16(0);  // no UDP checksum, as RXE sends (rocev2.md §3; RFC 768 allows 0 over IPv4)
+
+  const bool data = p.type == PacketType::kData;
+  const bool last = p.flags & net::kFlagLast;
+  b.u8(bth_opcode(p));
+  b.u8(pad << 4);  // SE 0, MigReq 0, PadCnt, TVer 0
+  b.u16(kDefaultPKey);
+  b.u8(p.type == PacketType::kCnp ? kBthBecn : 0);
+  b.u24(data ? responder_qpn(p.qp) : requester_qpn(p.qp));
+  b.u8(data && last ? kBthAckReq : 0);
+  b.u24(p.psn & kMask24);
+
+  switch (p.type) {
+    case PacketType::kData:
+      if (p.flags & net::kFlagFirst) {
+        const int64_t known = message_bytes ? message_bytes(p.msg) : -1;
+        const int64_t length = known >= 0 ? known : p.payload_bytes;
+        b.u64(0);      // virtual address
+        b.u32(p.msg);  // R_Key
+        b.u32(static_cast<uint32_t>(std::min<int64_t>(length, 0xFFFFFFFF)));
+      }
+      b.zeros(p.payload_bytes + pad);
+      break;
+    case PacketType::kAck:
+    case PacketType::kNak:
+      b.u8(p.type == PacketType::kAck ? kAethAck : kAethNakPsnError);
+      b.u24(0);  // MSN
+      break;
+    case PacketType::kCnp:
+      b.zeros(net::kCnpReservedBytes);
+      break;
+    case PacketType::kPause:
+      break;
+  }
+  const uint32_t icrc = roce_icrc(out.data() + ip, b.size() - ip);
+  for (int i = 0; i < 4; ++i) b.u8(icrc >> (8 * i));  // least significant byte first
+  if (b.size() < kMinFrameNoFcs) b.zeros(kMinFrameNoFcs - b.size());
+}
+
+void put_le32(std::ostream& out, uint32_t v) {
+  const char bytes[4] = {static_cast<char>(v), static_cast<char>(v >> 8),
+                         static_cast<char>(v >> 16), static_cast<char>(v >> 24)};
+  out.write(bytes, 4);
+}
+void put_le16(std::ostream& out, uint16_t v) {
+  const char bytes[2] = {static_cast<char>(v), static_cast<char>(v >> 8)};
+  out.write(bytes, 2);
+}
+
+}  // namespace
+
+uint32_t requester_qpn(uint32_t qp) {
+  constexpr uint32_t span = (kMask24 + 1) - kQpnBase;  // even, so parity survives the wrap
+  return kQpnBase + static_cast<uint32_t>((2ull * qp) % span);
+}
+uint32_t responder_qpn(uint32_t qp) { return requester_qpn(qp) + 1; }
+
+MacAddress nic_mac(uint32_t nic) { return mac_with(0x00, nic); }
+MacAddress switch_mac(uint32_t node) { return mac_with(0x01, node); }
+
+uint8_t roce_dscp(PacketType type, uint8_t priority) {
+  const uint8_t cs = static_cast<uint8_t>((priority & 7u) << 3);  // class selector (RFC 2474)
+  const bool assured = type != PacketType::kCnp && priority >= 1 && priority <= 4;
+  return assured ? cs | 0x02 : cs;  // AFx1 = 8x + 2 (RFC 2597 §6)
+}
+
+uint8_t bth_opcode(const Packet& p) {
+  switch (p.type) {
+    case PacketType::kData: {
+      const bool first = p.flags & net::kFlagFirst;
+      const bool last = p.flags & net::kFlagLast;
+      if (first && last) return kOpRdmaWriteOnly;
+      if (first) return kOpRdmaWriteFirst;
+      return last ? kOpRdmaWriteLast : kOpRdmaWriteMiddle;
+    }
+    case PacketType::kAck:
+    case PacketType::kNak:
+      return kOpAcknowledge;
+    case PacketType::kCnp:
+      return kOpCnp;
+    case PacketType::kPause:
+      break;
+  }
+  return 0;
+}
+
+MessageBytes message_bytes_of(const std::vector<scenario::FlowRecord>& flows) {
+  return [&flows](uint32_t msg) -> int64_t {
+    return msg < flows.size() && flows[msg].id == msg ? flows[msg].size_bytes : -1;
+  };
+}
+
+std::vector<uint8_t> frame_bytes(const scenario::CapturedFrame& frame,
+                                 const MessageBytes& message_bytes) {
+  std::vector<uint8_t> out;
+  out.reserve(frame.pkt.frame_bytes + 8u);
+  if (frame.pkt.type == PacketType::kPause) {
+    pfc_frame(out, frame);
+  } else {
+    roce_frame(out, frame, message_bytes);
+  }
+  return out;
+}
+
+uint32_t crc32_ieee(const uint8_t* data, size_t len, uint32_t crc) {
+  crc = ~crc;
+  for (size_t i = 0; i < len; ++i) crc = kCrcTable[(crc ^ data[i]) & 0xFF] ^ (crc >> 8);
+  return ~crc;
+}
+
+uint32_t roce_icrc(const uint8_t* ip, size_t len) {
+  // The invariant fields: the masked pseudo-LRH, then IP, UDP and BTH with the fields that
+  // routers and switches may rewrite set to all ones (rocev2.md §3).
+  constexpr size_t kHeaders = net::kIpv4HeaderBytes + net::kUdpHeaderBytes + net::kBthBytes;
+  if (len < kHeaders) throw std::invalid_argument("roce_icrc: shorter than IPv4+UDP+BTH");
+  uint8_t masked[8 + kHeaders];
+  std::fill_n(masked, 8, 0xFF);
+  std::copy_n(ip, kHeaders, masked + 8);
+  uint8_t* h = masked + 8;
+  h[1] = 0xFF;                   // TOS (DSCP + ECN)
+  h[8] = 0xFF;                   // TTL
+  h[10] = h[11] = 0xFF;          // header checksum
+  h[20 + 6] = h[20 + 7] = 0xFF;  // UDP checksum
+  h[28 + 4] = 0xFF;              // BTH FECN, BECN, reserved
+  const uint32_t crc = crc32_ieee(masked, sizeof masked);
+  return crc32_ieee(ip + kHeaders, len - kHeaders, crc);
+}
+
+void write_pcap(std::ostream& out, const std::vector<scenario::CapturedFrame>& frames,
+                const MessageBytes& message_bytes) {
+  // Global header, little-endian: the nanosecond magic, version 2.4, GMT offset 0, accuracy 0,
+  // snap length (every frame fits: frame_bytes is 16 bits), LINKTYPE_ETHERNET (tcpdump.org
+  // link-layer header types).
+  put_le32(out, 0xA1B23C4D);
+  put_le16(out, 2);
+  put_le16(out, 4);
+  put_le32(out, 0);
+  put_le32(out, 0);
+  put_le32(out, 0x10000);
+  put_le32(out, 1);
+  for (const scenario::CapturedFrame& f : frames) {
+    const std::vector<uint8_t> bytes = frame_bytes(f, message_bytes);
+    constexpr int64_t kPsPerSecond = 1'000'000'000'000;
+    put_le32(out, static_cast<uint32_t>(f.time_ps / kPsPerSecond));
+    put_le32(out, static_cast<uint32_t>(f.time_ps % kPsPerSecond / 1000));  // ps -> ns
+    // Captured and original length are equal: the FCS is never part of a capture.
+    put_le32(out, static_cast<uint32_t>(bytes.size()));
+    put_le32(out, static_cast<uint32_t>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+  }
+}
+
+void write_pcap_file(const std::string& path, const std::vector<scenario::CapturedFrame>& frames,
+                     const MessageBytes& message_bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  write_pcap(out, frames, message_bytes);
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace fabricsim::output
