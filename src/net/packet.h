@@ -33,5 +33,9 @@ static_assert(sizeof(Packet) == 32, "keep Packet at half a cache line");
 
 inline constexpr uint8_t kFlagFirst = 1;  // first packet of a message (carries RETH)
 inline constexpr uint8_t kFlagLast = 2;   // last packet of a message
+// On an ACK: a packet it acknowledges arrived CE-marked. RoCEv2 ACKs carry no ECN echo; the
+// model adds one only for PLB's per-round marked fraction (HPCC's simulator likewise flags its
+// ACKs), and it costs no bytes on the wire.
+inline constexpr uint8_t kFlagEce = 4;
 
 }  // namespace fabricsim::net

@@ -138,6 +138,37 @@ void add_congestion_knobs(std::vector<Knob>& k) {
                                                        {"hpcc-paper", "hpcc-paper"}},
       [](auto& s) -> auto& { return s.roce.dcqcn_profile; }));
 
+  const Condition plb{"fabric.roce.plb.enabled", "true"};
+  k.push_back(bind({.path = "fabric.roce.plb.enabled",
+                    .type = KnobType::kBool,
+                    .description = "Protective Load Balancing: repath (new UDP source port) after "
+                                   "consecutive congested rounds; needs ECN marking",
+                    .source = "off (PLB, SIGCOMM 2022)"},
+                   [](auto& s) -> auto& { return s.roce.plb.enabled; }));
+  k.push_back(bind({.path = "fabric.roce.plb.congested_fraction",
+                    .type = KnobType::kDouble,
+                    .description = "A round is congested when at least this fraction of its "
+                                   "packets was CE-marked",
+                    .source = "Linux tcp_plb_cong_thresh 128/256",
+                    .min = positive,
+                    .max = Bound{1},
+                    .only_with = {plb}},
+                   [](auto& s) -> auto& { return s.roce.plb.congested_fraction; }));
+  k.push_back(bind({.path = "fabric.roce.plb.rehash_rounds",
+                    .type = KnobType::kInt,
+                    .description = "Repath after this many congested rounds in a row",
+                    .source = "Linux tcp_plb_rehash_rounds 12",
+                    .min = Bound{1},
+                    .only_with = {plb}},
+                   [](auto& s) -> auto& { return s.roce.plb.rehash_rounds; }));
+  k.push_back(bind({.path = "fabric.roce.plb.idle_rehash_rounds",
+                    .type = KnobType::kInt,
+                    .description = "Or after this many when nothing is in flight",
+                    .source = "Linux tcp_plb_idle_rehash_rounds 3",
+                    .min = Bound{1},
+                    .only_with = {plb}},
+                   [](auto& s) -> auto& { return s.roce.plb.idle_rehash_rounds; }));
+
   auto dcqcn_knob = [&](const char* path, KnobType type, const char* description,
                         std::optional<Bound> min, std::optional<Bound> max, auto access) {
     k.push_back(bind({.path = path,

@@ -68,6 +68,10 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   override_with(ecn.kmin_bytes, sc_.ecn.kmin_bytes);
   override_with(ecn.kmax_bytes, sc_.ecn.kmax_bytes);
   override_with(ecn.pmax, sc_.ecn.pmax);
+  if (sc_.roce.plb.enabled && !ecn.enabled) {
+    throw InputError("fabric.roce.plb.enabled",
+                     "PLB reacts to ECN marks: set fabric.ecn.marking: on (or use DCQCN)");
+  }
   if (ecn.enabled && ecn.kmax_bytes <= ecn.kmin_bytes) {
     throw InputError("fabric.ecn.kmax", "must be greater than fabric.ecn.kmin");
   }

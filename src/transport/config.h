@@ -30,6 +30,18 @@ struct DcqcnOverrides {
   std::optional<int64_t> cnp_interval_ps;
 };
 
+// Protective Load Balancing (Qureshi et al., SIGCOMM 2022; Linux net/ipv4/tcp_plb.c): after
+// enough consecutive congested rounds the sender picks a new UDP source port (a new ECMP path).
+struct PlbConfig {
+  bool enabled = false;
+  double congested_fraction = 0.5;  // a round is congested when >= this fraction was CE-marked
+                                    // (tcp_plb_cong_thresh 128/256)
+  int rehash_rounds = 12;           // repath after this many congested rounds in a row
+                                    // (tcp_plb_rehash_rounds)
+  int idle_rehash_rounds = 3;       // or after this many when nothing is in flight
+                                    // (tcp_plb_idle_rehash_rounds)
+};
+
 struct RoceConfig {
   // RDMA payload bytes per packet (the path MTU). 4096 is the largest RoCE/IB MTU (SPEC §8).
   int mtu_bytes = 4096;
@@ -56,6 +68,7 @@ struct RoceConfig {
   CongestionControl cc = CongestionControl::kNone;
   std::string dcqcn_profile = "nvidia-default";  // SPEC §8 names three; see transport/dcqcn.h
   DcqcnOverrides dcqcn;
+  PlbConfig plb;
 };
 
 }  // namespace fabricsim::transport

@@ -63,7 +63,7 @@ void RoceTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
       t->on_data(p);
       break;
     case PacketType::kAck:
-      t->on_ack(p.qp, p.psn);
+      t->on_ack(p.qp, p.psn, p.flags & net::kFlagEce);
       break;
     case PacketType::kNak:
       t->on_nak(p.qp, p.psn);
@@ -257,7 +257,8 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
   if (!q.timer_pending) arm_timer(qp_id, sched_.now_ps + rto_ps_);
 }
 
-void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, uint32_t psn) {
+void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, uint32_t psn,
+                                 bool ece) {
   Packet p;
   p.src_nic = q.dst_nic;  // from the responder back to the requester
   p.dst_nic = q.src_nic;
@@ -266,6 +267,7 @@ void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, u
   p.msg = kNoMessage;
   p.entropy = q.entropy;
   p.type = type;
+  p.flags = ece ? net::kFlagEce : 0;
   if (type == PacketType::kCnp) {
     p.frame_bytes = static_cast<uint16_t>(net::roce_cnp_frame_bytes(cfg_.vlan_tag));
     p.priority = static_cast<uint8_t>(cfg_.cnp_priority);
@@ -282,6 +284,7 @@ void RoceTransport::on_data(const Packet& p) {
   Message& m = msgs_[p.msg];
   if (p.ecn == 3) {
     ++counters_.ecn_marked_packets;
+    if (p.psn == q.epsn) q.ce_since_ack = true;
     // DCQCN notification point: at most one CNP per QP per interval (reference §1).
     if (cc_enabled() &&
         (q.last_cnp_ps < 0 || sched_.now_ps - q.last_cnp_ps >= dcqcn_.cnp_interval_ps)) {
@@ -298,7 +301,8 @@ void RoceTransport::on_data(const Packet& p) {
     const bool last = p.flags & net::kFlagLast;
     if (++q.since_ack >= static_cast<uint32_t>(cfg_.ack_every) || last) {
       q.since_ack = 0;
-      send_control(q, PacketType::kAck, p.qp, q.epsn - 1);
+      send_control(q, PacketType::kAck, p.qp, q.epsn - 1, q.ce_since_ack);
+      q.ce_since_ack = false;
     }
     if (last) {
       m.rx_done_ps = sched_.now_ps;
@@ -339,7 +343,36 @@ void RoceTransport::rewind(Qp& q, uint32_t psn) {
   }
 }
 
-void RoceTransport::on_ack(uint32_t qp_id, uint32_t psn) { acknowledge(qps_[qp_id], psn + 1); }
+void RoceTransport::on_ack(uint32_t qp_id, uint32_t psn, bool ece) {
+  Qp& q = qps_[qp_id];
+  const uint32_t before = q.snd_una;
+  acknowledge(q, psn + 1);
+  if (cfg_.plb.enabled && q.snd_una > before) plb_round(qp_id, q.snd_una - before, ece);
+}
+
+void RoceTransport::plb_round(uint32_t qp_id, uint32_t newly_acked, bool ece) {
+  Qp& q = qps_[qp_id];
+  q.round_acked += newly_acked;
+  if (ece) q.round_marked += newly_acked;
+  if (q.snd_una < q.round_end_psn) return;
+  // A round (one window of data) ended: was it congested? (PLB, reference §5)
+  const PlbConfig& plb = cfg_.plb;
+  const bool congested = q.round_acked > 0 &&
+                         q.round_marked >= plb.congested_fraction * q.round_acked;
+  q.congested_rounds = congested ? q.congested_rounds + 1 : 0;
+  const bool idle = q.snd_nxt == q.snd_una;
+  if (q.congested_rounds >= plb.rehash_rounds ||
+      (idle && q.congested_rounds >= plb.idle_rehash_rounds)) {
+    // Repath: a new UDP source port, hence a new ECMP hash (RoCE's flow label).
+    uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (qp_id + 1)) ^ (++q.repaths * 0xD6E8FEB86659FD93ull);
+    q.entropy = static_cast<uint16_t>(0xC000 | (splitmix64(h) & 0x3FFF));
+    q.congested_rounds = 0;
+    ++counters_.plb_repaths;
+  }
+  q.round_end_psn = q.snd_nxt;
+  q.round_acked = 0;
+  q.round_marked = 0;
+}
 
 void RoceTransport::on_nak(uint32_t qp_id, uint32_t psn) {
   Qp& q = qps_[qp_id];

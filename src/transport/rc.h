@@ -46,7 +46,7 @@ struct Message {
 struct Qp {
   uint32_t src_nic = 0;
   uint32_t dst_nic = 0;
-  uint16_t entropy = 0;          // UDP source port
+  uint16_t entropy = 0;          // UDP source port (PLB may change it)
   std::vector<uint32_t> msgs;    // every message posted, in order
   // requester
   uint32_t psn_end = 0;          // next PSN to assign to a new message
@@ -67,6 +67,13 @@ struct Qp {
   int64_t cc_timer_ps = kNoTimer;  // when the pending kCcTimer fires
   // notification point (responder)
   int64_t last_cnp_ps = -1;
+  bool ce_since_ack = false;     // an in-order packet since the last ACK was CE-marked
+  // PLB (requester): the current round ends when snd_una reaches round_end_psn
+  uint32_t round_end_psn = 0;
+  uint32_t round_acked = 0;
+  uint32_t round_marked = 0;
+  uint16_t congested_rounds = 0;
+  uint16_t repaths = 0;
   // responder
   uint32_t epsn = 0;             // expected PSN
   uint32_t since_ack = 0;        // in-order packets accepted since the last ACK
@@ -84,6 +91,7 @@ struct TransportCounters {
   int64_t qp_errors = 0;  // QPs that exhausted their retries
   int64_t cnps_sent = 0;
   int64_t ecn_marked_packets = 0;  // CE-marked data packets that reached a responder
+  int64_t plb_repaths = 0;
 };
 
 class RoceTransport {
@@ -130,11 +138,13 @@ class RoceTransport {
   bool pull(uint32_t nic, net::Packet& out);
   void make_data_packet(uint32_t qp, net::Packet& out);
   void on_data(const net::Packet& pkt);
-  void on_ack(uint32_t qp, uint32_t psn);
+  void on_ack(uint32_t qp, uint32_t psn, bool ece);
+  void plb_round(uint32_t qp, uint32_t newly_acked, bool ece);
   void on_nak(uint32_t qp, uint32_t psn);
   void acknowledge(Qp& q, uint32_t ack_upto);
   void rewind(Qp& q, uint32_t psn);
-  void send_control(const Qp& q, net::PacketType type, uint32_t qp_id, uint32_t psn);
+  void send_control(const Qp& q, net::PacketType type, uint32_t qp_id, uint32_t psn,
+                    bool ece = false);
   void arm_timer(uint32_t qp, int64_t at_ps);
   void on_cnp(uint32_t qp);
   void arm_cc_timer(uint32_t qp);

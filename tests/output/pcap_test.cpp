@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -48,8 +50,8 @@ uint32_t bitwise_crc_state(const std::vector<uint8_t>& bytes, uint32_t state = 0
 // The ICRC the frame should carry, rebuilt from its own bytes by rocev2.md §3's recipe.
 uint32_t expected_icrc(const Frame& f, size_t ip) {
   const size_t ip_len = be(f, ip + 2, 2);
-  std::vector<uint8_t> in(8, 0xFF);  // masked pseudo-LRH
-  in.insert(in.end(), f.begin() + ip, f.begin() + ip + ip_len - 4);
+  std::vector<uint8_t> in(8 + ip_len - 4, 0xFF);  // masked pseudo-LRH, then IP..payload
+  std::copy(f.begin() + ip, f.begin() + ip + ip_len - 4, in.begin() + 8);
   uint8_t* h = in.data() + 8;
   h[1] = h[8] = h[10] = h[11] = 0xFF;  // TOS, TTL, header checksum
   h[26] = h[27] = 0xFF;                // UDP checksum

@@ -1,0 +1,71 @@
+// PLB against plain ECMP on a permutation (issue 3; Qureshi et al., SIGCOMM 2022).
+//
+// 3-tier k=8 fat-tree, 128 NICs, each sends 20 MB to one other (a random single cycle), DCQCN
+// and PFC on. Per-flow ECMP leaves some uplinks carrying two or more flows (SPEC §8: a fraction
+// (1 - 1/n)^n of n paths stays idle), so those flows run at half rate or less for their whole
+// life and set the tail. PLB moves a flow after 12 consecutive rounds in which at least half of
+// its packets were CE-marked; a moved flow is likely to land on a less loaded path, so the
+// slowest flow must finish sooner and the fabric must carry more.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "scenario/run.h"
+
+namespace fabricsim {
+namespace {
+
+scenario::Scenario permutation(bool plb) {
+  scenario::Scenario sc;
+  sc.topology.tiers = 3;
+  sc.topology.radix = 8;
+  sc.topology.hosts = 128;
+  sc.link.rate_bps = 100'000'000'000;
+  sc.switch_config.pfc.enabled = true;
+  sc.roce.cc = transport::CongestionControl::kDcqcn;
+  sc.roce.plb.enabled = plb;
+  sc.workload.kind = workload::WorkloadKind::kPattern;
+  sc.workload.pattern = workload::PatternKind::kPermutation;
+  sc.workload.flow_size_bytes = 20'000'000;
+  return sc;
+}
+
+int64_t max_fct(const scenario::RunResult& r) {
+  int64_t worst = 0;
+  for (const scenario::FlowRecord& f : r.flows) worst = std::max(worst, f.fct_ps());
+  return worst;
+}
+
+TEST(Plb, RepathingShortensTheTailOfAnEcmpPermutation) {
+  const scenario::RunResult ecmp = scenario::run_scenario(permutation(false));
+  const scenario::RunResult plb = scenario::run_scenario(permutation(true));
+  ASSERT_TRUE(ecmp.completed && plb.completed);
+  EXPECT_EQ(ecmp.counters.plb_repaths, 0) << "plain ECMP never moves a flow";
+  EXPECT_GT(plb.counters.plb_repaths, 0) << "colliding flows must be moved";
+  EXPECT_LT(max_fct(plb), 0.8 * max_fct(ecmp))
+      << "slowest flow: " << max_fct(ecmp) * 1e-9 << " ms with ECMP, " << max_fct(plb) * 1e-9
+      << " ms with PLB";
+  EXPECT_GT(plb.aggregate_throughput_gbps, 1.2 * ecmp.aggregate_throughput_gbps)
+      << ecmp.aggregate_throughput_gbps << " vs " << plb.aggregate_throughput_gbps << " Gb/s";
+  for (const scenario::RunResult* r : {&ecmp, &plb}) {
+    EXPECT_EQ(r->counters.dropped_packets, 0) << "PFC: lossless";
+    for (const scenario::FlowRecord& f : r->flows) {
+      ASSERT_EQ(f.sent_bytes, f.delivered_bytes + f.dropped_bytes) << "flow " << f.id;
+    }
+  }
+}
+
+TEST(Plb, RefusedWithoutEcnMarks) {
+  scenario::Scenario sc = permutation(true);
+  sc.roce.cc = transport::CongestionControl::kNone;  // no DCQCN, marking left on auto = off
+  try {
+    scenario::run_scenario(sc);
+    FAIL() << "PLB without ECN must be refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "fabric.roce.plb.enabled") << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fabricsim
