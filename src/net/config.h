@@ -13,6 +13,9 @@ inline constexpr int64_t kPropagationPsPerMetre = 5000;
 struct LinkConfig {
   int64_t rate_bps = 400'000'000'000;  // SPEC §5 example: 400 Gb/s (NDR-class Ethernet port)
   double cable_m = 3.0;                // SPEC §5 example: 3 m in-rack / adjacent-rack cable
+  // Probability that a data frame is corrupted on a link crossing and discarded by the receiver
+  // (bit errors after FEC). 0 by default: a healthy link; set it to study lossy RoCE.
+  double loss_rate = 0.0;
   int64_t propagation_ps() const {
     return static_cast<int64_t>(cable_m * kPropagationPsPerMetre + 0.5);
   }

@@ -42,6 +42,7 @@ void Network::connect(uint32_t node_a, uint32_t node_b, const LinkConfig& link) 
                            std::to_string(node_b));
   }
   cables_.push_back(Cable{node_a, node_b, link});
+  loss_rate_ = link.loss_rate;  // every link shares the scenario's one LinkConfig
 }
 
 void Network::finalize() {
@@ -135,6 +136,7 @@ void Network::finalize() {
     switch_rng_.emplace_back(seed_, 0x53570000ull + sw);  // "SW" streams
   }
   set_pfc_thresholds();
+  loss_rng_ = Rng(seed_, 0x4C4F5353);
 }
 
 void Network::nic_send(uint32_t nic, const Packet& pkt) {
@@ -244,6 +246,11 @@ void Network::on_link_arrive(uint32_t port) {
   }
   if (pkt.type == PacketType::kData) {
     ++counters_.data_packet_hops;
+    if (loss_rate_ > 0 && loss_rng_.uniform() < loss_rate_) {
+      ++counters_.link_losses;  // corrupted on the wire: the receiver's MAC discards it
+      drop(p.peer, pkt);
+      return;
+    }
   } else if (pkt.type == PacketType::kPause) {
     on_pause_frame(p.peer, pkt);  // consumed by the far end's MAC
     return;

@@ -156,6 +156,7 @@ struct NetCounters {
   int64_t watchdog_storms = 0;  // queues the PFC watchdog declared stormed
   int64_t watchdog_drops = 0;
   int64_t ecn_marks = 0;
+  int64_t link_losses = 0;  // data frames lost to fabric.link.loss_rate
 };
 
 class Network {
@@ -276,6 +277,8 @@ class Network {
   std::vector<int64_t> port_tx_bytes_;      // wire bytes sent per port (dense: stays cached)
   std::vector<Rng> switch_rng_;             // per switch, for ECN marking
   std::vector<uint8_t> nic_stalled_;
+  double loss_rate_ = 0;            // per data-frame link crossing (one rate for every link)
+  Rng loss_rng_{1, 0x4C4F5353};     // "LOSS"
   std::vector<Port> ports_;
   std::vector<PortQueues> queues_;  // parallel to ports_
   std::vector<Node> nodes_;

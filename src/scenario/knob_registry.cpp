@@ -63,6 +63,14 @@ std::vector<Knob> build_knob_registry() {
        .min = non_negative},
       [](auto& s) -> auto& { return s.link.cable_m; }));
   k.push_back(bind(
+      {.path = "fabric.link.loss_rate",
+       .type = KnobType::kDouble,
+       .description = "Probability that a data frame is lost on each link crossing (bit errors)",
+       .source = "0: healthy links",
+       .min = non_negative,
+       .max = Bound{1, true}},
+      [](auto& s) -> auto& { return s.link.loss_rate; }));
+  k.push_back(bind(
       {.path = "fabric.switch.latency",
        .type = KnobType::kTime,
        .description = "Switch port-to-port latency",
