@@ -22,20 +22,25 @@ uint32_t crc32_tuple(const FiveTuple& t, uint32_t seed);
 // XOR of the tuple's 16-bit words, then of the seed's halves: cheap, and weak by design.
 uint32_t xor_fold_tuple(const FiveTuple& t, uint32_t seed);
 
-// The hash a switch uses to pick an ECMP member: the function, seeded, then rotated by a
-// seed-dependent offset. The offset matters: CRC and XOR are affine over GF(2), so two switches
-// that differ only in the CRC's initial value still pick members from the same low-order bits
-// and polarize just as identical switches do. Selecting different hash bits per switch (SONiC's
-// `hash_offset`, Cisco's "universal" per-router ID) is what breaks the correlation.
+// A bijective 32-bit mixer (MurmurHash3's fmix32 finalizer, public domain algorithm).
+inline uint32_t fmix32(uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85EBCA6Bu;
+  h ^= h >> 13;
+  h *= 0xC2B2AE35u;
+  return h ^ (h >> 16);
+}
+
+// The hash a switch uses to pick an ECMP member: the function over the 5-tuple, seeded, then
+// the seed mixed in non-linearly. The mixing matters: CRC and XOR are affine over GF(2), so two
+// switches that differ only in the CRC's initial value (or in which hash bits they select) still
+// pick members from correlated bits and partly polarize. A non-linear per-switch finalizer, as
+// HPCC's simulator seeds MurmurHash3 by switch and Cisco's "universal" algorithm adds a
+// per-router ID (shared/reference/rocev2.md §4), decorrelates tiers; with the same seed at every
+// switch the whole function is identical everywhere and polarization remains.
 inline uint32_t ecmp_hash(EcmpHash kind, const FiveTuple& t, uint32_t seed) {
-  const unsigned offset = seed >> 27;  // 0..31
-  if (kind == EcmpHash::kCrc32) {
-    const uint32_t h = crc32_tuple(t, seed);
-    return offset == 0 ? h : (h >> offset) | (h << (32 - offset));
-  }
-  const uint32_t h = xor_fold_tuple(t, seed);  // 16 bits
-  const unsigned o16 = offset & 15;
-  return o16 == 0 ? h : ((h >> o16) | (h << (16 - o16))) & 0xFFFF;
+  const uint32_t h = kind == EcmpHash::kCrc32 ? crc32_tuple(t, seed) : xor_fold_tuple(t, seed);
+  return fmix32(h ^ seed);
 }
 
 }  // namespace fabricsim::net

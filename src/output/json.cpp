@@ -59,7 +59,28 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"watchdog_storms", n.watchdog_storms},
                    {"watchdog_drops", n.watchdog_drops},
                    {"ecn_marks", n.ecn_marks},
-                   {"cnps", n.cnps}};
+                   {"cnps", n.cnps},
+                   {"plb_repaths", n.plb_repaths}};
+
+  // Utilization per tier and direction (scenario::LinkLoads); imbalance is null for a group
+  // that carried nothing.
+  ordered_json groups = ordered_json::array();
+  for (const scenario::LinkGroupLoad& g : r.links.groups) {
+    ordered_json e;
+    e["tier"] = g.tier;
+    e["direction"] = g.direction == scenario::LinkDirection::kUp ? "up" : "down";
+    e["ports"] = g.ports;
+    e["idle_ports"] = g.idle_ports;
+    e["mean_utilization"] = g.mean_utilization;
+    e["max_utilization"] = g.max_utilization;
+    if (g.mean_utilization > 0) {
+      e["imbalance"] = g.imbalance;
+    } else {
+      e["imbalance"] = nullptr;
+    }
+    groups.push_back(std::move(e));
+  }
+  j["links"] = {{"span_ps", r.links.span_ps}, {"tiers", std::move(groups)}};
   return j;
 }
 

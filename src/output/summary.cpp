@@ -19,6 +19,24 @@ std::string fixed(double v, int decimals) {
 
 std::string count(int64_t v) { return std::to_string(v); }
 
+// Display width of a UTF-8 label (the link rows' arrows are one column, three bytes).
+size_t columns(const std::string& s) {
+  size_t n = 0;
+  for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+std::string tier_name(int tier) { return tier == 0 ? "NIC" : "t" + std::to_string(tier); }
+
+// "uplinks t1→t2": the group's sending and receiving tiers.
+std::string link_label(const scenario::LinkGroupLoad& g) {
+  const bool up = g.direction == scenario::LinkDirection::kUp;
+  const std::string low = tier_name(g.tier), high = tier_name(g.tier + 1);
+  return up ? "uplinks " + low + "→" + high : "downlinks " + high + "→" + low;
+}
+
+std::string percent(double fraction) { return fixed(fraction * 100.0, 1) + "%"; }
+
 }  // namespace
 
 std::string format_summary(const scenario::RunResult& r) {
@@ -48,6 +66,14 @@ std::string format_summary(const scenario::RunResult& r) {
     rows.emplace_back("slowdown", "mean " + fixed(flows.mean_slowdown, 3) + " (FCT / ideal FCT)");
   }
   rows.emplace_back("throughput", format_rate(r.aggregate_throughput_gbps * 1e9) + " aggregate");
+  for (const scenario::LinkGroupLoad& g : r.links.groups) {
+    std::string value = "mean " + percent(g.mean_utilization) + ", max " +
+                        percent(g.max_utilization) + ", imbalance " +
+                        (g.mean_utilization > 0 ? fixed(g.imbalance, 2) : std::string("-")) +
+                        " (" + count(g.ports) + " ports";
+    if (g.idle_ports > 0) value += ", " + count(g.idle_ports) + " idle";
+    rows.emplace_back(link_label(g), value + ")");
+  }
   const scenario::FabricCounters& n = r.counters;
   rows.emplace_back("drops", count(n.dropped_packets) + " packets (" +
                                  format_bytes(n.dropped_bytes) + " payload)");
@@ -64,7 +90,8 @@ std::string format_summary(const scenario::RunResult& r) {
                                       count(n.watchdog_drops) + " packets dropped");
   }
   if (n.ecn_marks > 0 || n.cnps > 0) {
-    rows.emplace_back("ECN", count(n.ecn_marks) + " CE marks, " + count(n.cnps) + " CNPs");
+    rows.emplace_back("ECN", count(n.ecn_marks) + " CE marks, " + count(n.cnps) + " CNPs, " +
+                                 count(n.plb_repaths) + " PLB repaths");
   }
   if (n.qp_errors > 0) {
     rows.emplace_back("QP errors", count(n.qp_errors) +
@@ -81,10 +108,10 @@ std::string format_summary(const scenario::RunResult& r) {
   rows.emplace_back("peak RSS", format_bytes(s.peak_rss_bytes));
 
   size_t width = 0;
-  for (const auto& [label, value] : rows) width = std::max(width, label.size());
+  for (const auto& [label, value] : rows) width = std::max(width, columns(label));
   std::string out;
   for (const auto& [label, value] : rows) {
-    out += "  " + label + std::string(width - label.size() + 2, ' ') + value + "\n";
+    out += "  " + label + std::string(width - columns(label) + 2, ' ') + value + "\n";
   }
   return out;
 }

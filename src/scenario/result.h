@@ -72,6 +72,7 @@ struct FabricCounters {
   int64_t watchdog_drops = 0;
   int64_t ecn_marks = 0;             // CE marks set by switches
   int64_t cnps = 0;                  // CNPs sent by receivers
+  int64_t plb_repaths = 0;           // PLB source-port changes
 };
 
 // A frame recorded for trace.pcap: when it started on the wire, the nodes at both ends of the
@@ -84,6 +85,34 @@ struct CapturedFrame {
   bool from_is_nic = false;
   bool to_is_nic = false;
   net::Packet pkt;
+};
+
+// Utilization of one group of links over the run: every port that sends from tier `tier` up to
+// tier + 1 (`up`), or from tier + 1 down to tier `tier` (`down`). Tiers count from the hosts:
+// 0 = NIC, 1 = leaf/edge, 2 = spine/agg, 3 = core; so {0, up} are the host links NIC -> leaf.
+// A port's utilization = wire bytes it sent (every frame: data, ACKs, PFC, preamble and IFG
+// included) x 8 / (its rate x LinkLoads::span_ps).
+enum class LinkDirection : uint8_t { kUp, kDown };
+
+struct LinkGroupLoad {
+  int tier = 0;
+  LinkDirection direction = LinkDirection::kUp;
+  int ports = 0;       // ports (one per cable) in the group
+  int idle_ports = 0;  // ports that sent no frame at all during the run
+  double mean_utilization = 0;  // fraction of line rate, mean over the group's ports
+  double max_utilization = 0;   // the busiest port's
+  // max / mean: 1 = perfectly even; k = the load sits on 1/k of the ports. 0 when the group
+  // carried nothing (mean 0).
+  double imbalance = 0;
+};
+
+struct LinkLoads {
+  // T, the span of the run's traffic: from the first flow's start to the last flow's finish,
+  // or to the end of the simulation when some flow never finished (stop_time, QP errors).
+  // The same interval as the aggregate throughput. 0 (and no groups) when there was no traffic.
+  int64_t span_ps = 0;
+  // Uplinks tier by tier from the hosts up, then downlinks from the top back down to the hosts.
+  std::vector<LinkGroupLoad> groups;
 };
 
 struct RunStats {
@@ -105,6 +134,7 @@ struct RunResult {
   FabricCounters counters;
   std::vector<FlowRecord> flows;
   double aggregate_throughput_gbps = 0;  // delivered payload bits / (last finish - first start)
+  LinkLoads links;                       // utilization per tier and direction
   std::vector<CapturedFrame> captured;   // empty unless Scenario::capture asks for frames
   RunStats run;
 };

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/rss.h"
+#include "scenario/link_load.h"
 #include "scenario/simulation.h"
 
 namespace fabricsim::scenario {
@@ -95,6 +96,14 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
         static_cast<double>(finished_bytes) * 8.0 / (static_cast<double>(last_finish - first_start) * 1e-3);
   }
 
+  // Link utilization over the span of the traffic: first flow start to last flow finish, or to
+  // the end of the simulation if some flow never finished (its traffic ran until then).
+  if (first_start >= 0) {
+    const int64_t end = r.completed ? last_finish : r.sim_time_ps;
+    r.links.span_ps = std::max<int64_t>(0, end - first_start);
+    r.links.groups = link_group_loads(net, r.links.span_ps);
+  }
+
   if (work.is_collective()) {
     CollectiveResult& c = r.collective;
     c.present = true;
@@ -131,6 +140,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.watchdog_drops = nc.watchdog_drops;
   fc.ecn_marks = nc.ecn_marks;
   fc.cnps = tc.cnps_sent;
+  fc.plb_repaths = tc.plb_repaths;
   sim.network().finish_pause_accounting();
   for (uint32_t p = 0; p < net.num_ports(); ++p) {
     const net::PortQueues& q = net.queues(p);

@@ -42,9 +42,9 @@ TEST(Knobs, DefaultsReadBackThroughTheirParser) {
 }
 
 TEST(Knobs, GroupsAndChildren) {
-  EXPECT_TRUE(is_group("fabric.link")) << "fabric.link holds rate and cable";
+  EXPECT_TRUE(is_group("fabric.link")) << "fabric.link holds rate, cable and loss_rate";
   EXPECT_FALSE(is_group("fabric.link.rate")) << "a leaf is not a group";
-  EXPECT_EQ(child_keys("fabric.link"), (std::vector<std::string>{"rate", "cable"}))
+  EXPECT_EQ(child_keys("fabric.link"), (std::vector<std::string>{"rate", "cable", "loss_rate"}))
       << "children in registry order";
   EXPECT_EQ(find_knob("fabric.lnk.rate"), nullptr) << "misspelt path";
 }

@@ -121,10 +121,10 @@ TEST(LoadErrors, UnknownKeys) {
             "routing, workload, stop_time, outputs, faults")
       << "unknown top-level key lists the top-level keys";
   EXPECT_EQ(error_of("fabric:\n  link:\n    rat: 400Gbps\n"),
-            "s.yaml:3: fabric.link.rat: unknown key 'rat'; allowed: rate, cable")
+            "s.yaml:3: fabric.link.rat: unknown key 'rat'; allowed: rate, cable, loss_rate")
       << "unknown nested key lists its siblings";
   EXPECT_EQ(error_of("fabric: {link: {rate: 1Gbps, colour: red}}\n"),
-            "s.yaml:1: fabric.link.colour: unknown key 'colour'; allowed: rate, cable")
+            "s.yaml:1: fabric.link.colour: unknown key 'colour'; allowed: rate, cable, loss_rate")
       << "flow style is checked the same way";
 }
 
@@ -256,13 +256,13 @@ TEST(SetOverrides, ApplyBeforeValidation) {
 
 TEST(SetOverrides, Errors) {
   EXPECT_EQ(error_of(kFullScenario, {"seed=1", "fabric.link.rat=1Gbps"}),
-            "--set:2: fabric.link.rat: unknown key 'rat'; allowed: rate, cable")
+            "--set:2: fabric.link.rat: unknown key 'rat'; allowed: rate, cable, loss_rate")
       << "unknown path in the second override";
   EXPECT_EQ(error_of(kFullScenario, {"fabric.link.rate=400"}),
             "--set:1: fabric.link.rate: missing unit in '400'; expected a rate like 400Gbps")
       << "override values are validated like the file's";
   EXPECT_EQ(error_of(kFullScenario, {"fabric.link=1"}),
-            "--set:1: fabric.link: is a group of keys; set one of: rate, cable")
+            "--set:1: fabric.link: is a group of keys; set one of: rate, cable, loss_rate")
       << "only leaves can be overridden";
   EXPECT_EQ(error_of(kFullScenario, {"fabric.link.rate.x=1"}),
             "--set:1: fabric.link.rate.x: unknown key 'x'; fabric.link.rate has no sub-keys")
