@@ -21,6 +21,7 @@ enum EventKind : uint32_t {
   kCcTimer = 11,     // transport: congestion-control timer of a QP (target = QP)
   kNicWake = 12,     // transport: a rate-limited QP of this NIC may send (target = NIC)
   kFlowStart = 20,   // workload: a scheduled message is posted (target = message)
+  kStopMarker = 30,  // simulation: the time limit of a run() call
 };
 
 struct Scheduler {

@@ -55,16 +55,27 @@ void Network::set_pfc_thresholds() {
                                          : switch_cfg_[p.switch_index].buffer_bytes / sw.num_ports;
       key = cfg.port_buffer_bytes > 0 ? "fabric.pfc.port_buffer" : "fabric.switch.buffer";
     }
+    // The port buffer is XOFF plus headroom: an explicit XOFF leaves buffer - XOFF as headroom.
     q.pfc_xoff_bytes = cfg.xoff_bytes > 0 ? cfg.xoff_bytes : buffer - headroom;
-    if (q.pfc_xoff_bytes <= 0) {
-      throw InputError(key, "a per-port buffer of " + std::to_string(buffer) +
-                                " bytes leaves no room below the PFC headroom of " +
-                                std::to_string(headroom) + " bytes (" + std::to_string(gbps) +
-                                " Gb/s, " + std::to_string(cable_m) + " m cable)");
+    if (q.pfc_xoff_bytes <= 0 || q.pfc_xoff_bytes >= buffer) {
+      const std::string why =
+          cfg.xoff_bytes > 0
+              ? "fabric.pfc.xoff (" + std::to_string(cfg.xoff_bytes) +
+                    " bytes) must be below the per-port buffer of " + std::to_string(buffer) +
+                    " bytes"
+              : "a per-port buffer of " + std::to_string(buffer) +
+                    " bytes leaves no room below the PFC headroom of " +
+                    std::to_string(headroom) + " bytes (" + std::to_string(gbps) + " Gb/s, " +
+                    std::to_string(cable_m) + " m cable)";
+      throw InputError(cfg.xoff_bytes > 0 ? "fabric.pfc.xoff" : key, why);
     }
     q.pfc_xon_bytes = cfg.xon_bytes > 0 ? cfg.xon_bytes
                                         : std::max<int64_t>(0, q.pfc_xoff_bytes - cfg.mtu_bytes);
-    q.pfc_limit_bytes = q.pfc_xoff_bytes + headroom;
+    if (q.pfc_xon_bytes >= q.pfc_xoff_bytes) {
+      throw InputError("fabric.pfc.xon", "must be below XOFF (" +
+                                             std::to_string(q.pfc_xoff_bytes) + " bytes here)");
+    }
+    q.pfc_limit_bytes = buffer;
   }
 }
 
@@ -114,7 +125,17 @@ void Network::send_pause(uint32_t port, uint8_t classes, int quanta) {
 void Network::on_pfc_refresh(uint32_t port) {
   PortQueues& q = queues_[port];
   q.refresh_pending = false;
-  if (q.xoff_mask != 0) send_pause(port, q.xoff_mask, pfc_of(port).pause_quanta);
+  if (q.xoff_mask == 0) return;
+  if (!q.mac_ctrl.empty()) {
+    // The last PAUSE has not even left yet (quanta shorter than a frame time): queueing another
+    // would grow the queue without bound. Look again one period later.
+    q.refresh_pending = true;
+    const int quanta = pfc_of(port).pause_quanta;
+    sched_.at(sched_.now_ps + std::max<int64_t>(1, quanta_ps(quanta, ports_[port].rate_bps) / 2),
+              kPfcRefresh, port);
+    return;
+  }
+  send_pause(port, q.xoff_mask, pfc_of(port).pause_quanta);
 }
 
 void Network::on_pause_frame(uint32_t port, const Packet& frame) {

@@ -120,9 +120,19 @@ bool Simulation::run(int64_t stop_time_ps, const std::function<void(double)>& pr
   const double total = std::max<double>(1.0, static_cast<double>(workload_->total_messages()));
   // Pending retransmit timers alone do not keep a run going: they would find nothing
   // outstanding. Waiting for the fabric to empty makes per-flow conservation exact.
+  // The time limit is an event of its own: peeking at the next event instead would let the
+  // event list move its floor past `now`, and the caller could not post anything afterwards.
+  if (stop_time_ps > 0 && stop_time_ps >= sched_.now_ps) {
+    sched_.at(stop_time_ps, kStopMarker, 0);
+    stop_marker_ps_ = stop_time_ps;
+  }
   while (!sched_.queue.empty()) {
-    if (stop_time_ps > 0 && sched_.queue.top().time_ps > stop_time_ps) return false;
     const Event ev = sched_.queue.pop();
+    if (ev.kind == kStopMarker) {
+      if (ev.time_ps != stop_marker_ps_ || stop_time_ps <= 0) continue;  // an earlier call's
+      sched_.now_ps = ev.time_ps;
+      return false;
+    }
     sched_.now_ps = ev.time_ps;
     ++events_;
     // Most events are port events; fetching the next one's port overlaps its cache miss with

@@ -53,6 +53,7 @@ class Simulation {
   std::unique_ptr<workload::Workload> workload_;
   static void capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
   int64_t events_ = 0;
+  int64_t stop_marker_ps_ = -1;  // the time limit of the latest run() call
   uint64_t delivered_ = 0;
   std::vector<CapturedFrame> captured_;
 };

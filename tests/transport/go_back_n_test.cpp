@@ -91,5 +91,19 @@ TEST(GoBackN, RetriesExhaustedPutTheQpInErrorAndTheRunEnds) {
   EXPECT_LT(sim.scheduler().now_ps, 5 * rto) << "and nothing after the QP failed";
 }
 
+TEST(Simulation, RunCanStopAtATimeAndResumeWithNewMessages) {
+  // run(stop) must leave the clock at the stop time so that the caller can post more work.
+  scenario::Scenario sc = lossy_incast();
+  sc.switch_config.buffer_bytes = 64 << 20;
+  scenario::Simulation sim(sc);
+  sim.transport().post(1, 0, 1'000'000, 0);
+  EXPECT_FALSE(sim.run(20'000'000)) << "stopped at 20 us";
+  EXPECT_EQ(sim.scheduler().now_ps, 20'000'000) << "the clock rests at the stop time";
+  const uint32_t late = sim.transport().post(2, 3, 64, 0);
+  ASSERT_TRUE(sim.run());
+  EXPECT_GE(sim.transport().message(late).post_ps, 20'000'000);
+  EXPECT_GE(sim.transport().message(late).rx_done_ps, 20'000'000) << "the late message completes";
+}
+
 }  // namespace
 }  // namespace fabricsim
