@@ -119,6 +119,8 @@ void Network::finalize() {
     Port& p = ports_[id];
     const Port& far = ports_[p.peer];
     int64_t far_latency_ps;
+    p.far_is_nic = far.is_nic;
+    p.far_index = far.is_nic ? far.nic : static_cast<uint32_t>(far.switch_index);
     if (far.is_nic) {
       far_latency_ps = nic_cfg_[far.nic].latency_ps;
       p.far_cut_through = false;
@@ -255,16 +257,15 @@ void Network::on_link_arrive(uint32_t port) {
     on_pause_frame(p.peer, pkt);  // consumed by the far end's MAC
     return;
   }
-  const Port& far = ports_[p.peer];
-  if (far.is_nic) {
-    if (nic_stalled_[far.nic]) {
+  if (p.far_is_nic) {
+    if (nic_stalled_[p.far_index]) {
       hold_at_stalled_nic(p.peer, pkt);
       return;
     }
     --in_flight_;
-    endpoint_.deliver(endpoint_.ctx, far.nic, pkt);
+    endpoint_.deliver(endpoint_.ctx, p.far_index, pkt);
   } else {
-    switch_receive(p.peer, pkt);
+    switch_receive(p.far_index, p.peer, pkt);
   }
 }
 
@@ -281,8 +282,8 @@ uint32_t Network::select_egress(const Switch& sw, const Packet& k) const {
   return sw.group_ports[begin + ecmp_hash(sw.hash, t, sw.hash_seed) % n];
 }
 
-void Network::switch_receive(uint32_t in_port, const Packet& pkt) {
-  Switch& sw = switches_[ports_[in_port].switch_index];
+void Network::switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& pkt) {
+  Switch& sw = switches_[sw_index];
   const uint32_t out = select_egress(sw, pkt);
   if (out == kNoPort) {
     ++counters_.unroutable_packets;

@@ -47,14 +47,18 @@ struct alignas(64) Port {
   uint32_t peer = 0;             // the port at the far end of the cable
   int32_t switch_index = -1;     // owning switch, or -1 for a NIC port
   uint32_t nic = 0;              // owning NIC (NIC ports only)
-  bool far_cut_through = false;  // far end forwards from the header (arrival = head time)
-  bool tx_event_pending = false;
-  bool arrive_event_pending = false;
-  bool is_nic = false;
-  bool up = true;
+  // The far end, so that an arrival need not read the far port's line: its NIC index when
+  // far_is_nic, else its switch index.
+  uint32_t far_index = 0;
   uint8_t backlog_mask = 0;      // bit p set: priority queue p is non-empty
   uint8_t paused_mask = 0;       // priorities stopped by PFC from the far end
-  bool mac_ctrl_pending = false; // a PFC frame waits to go out (ahead of every class)
+  bool far_cut_through : 1 = false;  // far end forwards from the header (arrival = head time)
+  bool tx_event_pending : 1 = false;
+  bool arrive_event_pending : 1 = false;
+  bool is_nic : 1 = false;
+  bool far_is_nic : 1 = false;
+  bool up : 1 = true;
+  bool mac_ctrl_pending : 1 = false;  // a PFC frame waits to go out (ahead of every class)
 };
 static_assert(sizeof(Port) == 64, "Port is one cache line");
 
@@ -244,7 +248,7 @@ class Network {
     uint32_t count = 0;
   };
   uint32_t new_node(NodeKind kind, uint32_t index);
-  void switch_receive(uint32_t in_port, const Packet& pkt);
+  void switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& pkt);
   uint32_t select_egress(const Switch& sw, const Packet& p) const;
   void enqueue(uint32_t port, const Packet& pkt);
   void drop(uint32_t port, const Packet& pkt);
