@@ -37,6 +37,10 @@ inline void assign(std::optional<T>& field, const KnobValue& v) {
   field = value;
 }
 
+inline void assign(std::vector<workload::ExplicitFlow>& field, const KnobValue& v) {
+  field = std::get<std::vector<workload::ExplicitFlow>>(v);
+}
+
 inline std::string shortest(double v) {
   char buf[64];
   const auto res = std::to_chars(buf, buf + sizeof buf, v);
@@ -68,6 +72,15 @@ inline std::string format(KnobType, const std::vector<SizeCdfPoint>& points) {
   for (const SizeCdfPoint& p : points) {
     out += (out.size() > 1 ? ", [" : "[") + format_bytes_exact(p.size_bytes) + ", " +
            shortest(p.cumulative) + "]";
+  }
+  return out + "]";
+}
+
+inline std::string format(KnobType, const std::vector<workload::ExplicitFlow>& flows) {
+  std::string out = "[";
+  for (const workload::ExplicitFlow& f : flows) {
+    out += (out.size() > 1 ? ", [" : "[") + std::to_string(f.src) + ", " + std::to_string(f.dst) +
+           ", " + format_bytes_exact(f.size_bytes) + ", " + format_time_exact(f.start_ps) + "]";
   }
   return out + "]";
 }

@@ -286,7 +286,8 @@ std::vector<Knob> build_knob_registry() {
       std::vector<std::pair<std::string, PatternKind>>{{"permutation", PatternKind::kPermutation},
                                                        {"incast", PatternKind::kIncast},
                                                        {"all_to_all", PatternKind::kAllToAll},
-                                                       {"poisson", PatternKind::kPoisson}},
+                                                       {"poisson", PatternKind::kPoisson},
+                                                       {"flows", PatternKind::kFlows}},
       [](auto& s) -> auto& { return s.workload.pattern; }));
   k.push_back(bind(
       {.path = "workload.flow_size",
@@ -337,6 +338,14 @@ std::vector<Knob> build_knob_registry() {
        .source = "empty: every flow is flow_size",
        .only_with = {pattern, poisson}},
       [](auto& s) -> auto& { return s.workload.size_cdf; }));
+  k.push_back(bind(
+      {.path = "workload.flows",
+       .type = KnobType::kFlowList,
+       .description = "Flows: an explicit list [[src NIC, dst NIC, size, start], ...], each "
+                      "one RDMA WRITE posted at its start time",
+       .source = "empty: must be given",
+       .only_with = {pattern, Condition{"workload.pattern", "flows"}}},
+      [](auto& s) -> auto& { return s.workload.flows; }));
   k.push_back(bind(
       {.path = "stop_time",
        .type = KnobType::kTime,

@@ -216,9 +216,11 @@ ParseResult<KnobValue> parse_knob_value(const Knob& k, std::string_view text) {
     case KnobType::kString:
       return finish(std::string(text), 0, 0);
     case KnobType::kSizeCdf:
+    case KnobType::kFlowList:
       break;
   }
-  return fail("expected a list of [size, cumulative probability] pairs");
+  return fail(k.type == KnobType::kFlowList ? "expected a list of [src, dst, size, start] flows"
+                                            : "expected a list of [size, cumulative probability] pairs");
 }
 
 std::string knob_default(const Knob& k) { return k.get(Scenario{}); }
@@ -246,6 +248,7 @@ std::string_view type_name(KnobType type) {
     case KnobType::kString:
       return "string";
     case KnobType::kSizeCdf:
+    case KnobType::kFlowList:
       return "list";
   }
   return "?";

@@ -56,6 +56,8 @@ std::string expected_value(const Knob& k) {
       return "expected a string";
     case KnobType::kSizeCdf:
       return "expected a list of [size, cumulative probability] like [[1KB, 0.5], [1MB, 1.0]]";
+    case KnobType::kFlowList:
+      return "expected a list of [src NIC, dst NIC, size, start] like [[1, 0, 1MB, 0us]]";
   }
   return "";
 }
@@ -205,6 +207,10 @@ class Loader {
       parsed_[k.path] = read_size_cdf(k, value, where);
       return;
     }
+    if (k.type == KnobType::kFlowList) {
+      parsed_[k.path] = read_flow_list(k, value, where);
+      return;
+    }
     if (value.IsNull() && k.type == KnobType::kString) {  // `--set outputs.dir=` clears it
       parsed_[k.path] = std::string();
       return;
@@ -254,6 +260,39 @@ class Loader {
            "the last cumulative probability must be 1");
     }
     return points;
+  }
+
+  // NIC indices are checked against the topology later (workload::check), where the NIC count
+  // is known; here only the shape and units.
+  std::vector<workload::ExplicitFlow> read_flow_list(const Knob& k, const YAML::Node& value,
+                                                     const SourceLocation& where) {
+    if (!value.IsSequence()) fail(where, k.path, expected_value(k) + ", got " + node_kind(value));
+    if (value.size() == 0) fail(where, k.path, "must list at least one flow like [1, 0, 1MB, 0us]");
+    std::vector<workload::ExplicitFlow> flows;
+    for (size_t i = 0; i < value.size(); ++i) {
+      const YAML::Node& f = value[i];
+      const std::string path = k.path + "[" + std::to_string(i) + "]";
+      const SourceLocation here = where.file == "--set" ? where : at(f, path);
+      if (!f.IsSequence() || f.size() != 4 || !f[0].IsScalar() || !f[1].IsScalar() ||
+          !f[2].IsScalar() || !f[3].IsScalar()) {
+        fail(here, path, "expected [src NIC, dst NIC, size, start] like [1, 0, 1MB, 0us], got " +
+                             node_kind(f));
+      }
+      const ParseResult<int64_t> src = parse_integer(f[0].Scalar());
+      const ParseResult<int64_t> dst = parse_integer(f[1].Scalar());
+      if (!src.ok || !dst.ok || src.value < 0 || dst.value < 0) {
+        fail(here, path, "src and dst must be NIC indices >= 0");
+      }
+      if (src.value == dst.value) fail(here, path, "a flow needs two different NICs");
+      const ParseResult<int64_t> size = parse_bytes(f[2].Scalar());
+      if (!size.ok) fail(here, path, size.error);
+      if (size.value <= 0) fail(here, path, "size must be > 0");
+      const ParseResult<int64_t> start = parse_time_ps(f[3].Scalar());
+      if (!start.ok) fail(here, path, start.error);
+      flows.push_back({static_cast<int>(src.value), static_cast<int>(dst.value), size.value,
+                       start.value});
+    }
+    return flows;
   }
 
   // Keys written for another workload kind or pattern are errors rather than silently ignored:

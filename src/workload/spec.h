@@ -8,7 +8,7 @@
 namespace fabricsim::workload {
 
 enum class WorkloadKind : uint8_t { kPattern, kCollective };
-enum class PatternKind : uint8_t { kPermutation, kIncast, kAllToAll, kPoisson };
+enum class PatternKind : uint8_t { kPermutation, kIncast, kAllToAll, kPoisson, kFlows };
 enum class CollectiveOp : uint8_t { kAllReduce };
 enum class CollectiveAlgorithm : uint8_t { kRing };
 
@@ -17,6 +17,15 @@ enum class CollectiveAlgorithm : uint8_t { kRing };
 struct SizeCdfPoint {
   int64_t size_bytes = 0;
   double cumulative = 0.0;
+};
+
+// One flow of an explicit list (pattern: flows): an RDMA WRITE of size_bytes from src to dst
+// NIC, posted at start_ps.
+struct ExplicitFlow {
+  int src = 0;
+  int dst = 0;
+  int64_t size_bytes = 0;
+  int64_t start_ps = 0;
 };
 
 struct WorkloadSpec {
@@ -30,6 +39,7 @@ struct WorkloadSpec {
   double load = 0.5;                  // poisson: offered load as a fraction of NIC line rate
   int64_t duration_ps = 0;            // poisson: arrivals are generated in [0, duration)
   std::vector<SizeCdfPoint> size_cdf; // poisson: flow sizes; empty = fixed flow_size_bytes
+  std::vector<ExplicitFlow> flows;    // flows: the list, posted at their start times
 
   // kCollective
   CollectiveOp op = CollectiveOp::kAllReduce;

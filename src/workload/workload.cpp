@@ -82,6 +82,17 @@ void check(const WorkloadSpec& spec, int num_nics) {
                                                "] for " + std::to_string(num_nics) + " NICs");
     }
   }
+  if (spec.pattern == PatternKind::kFlows) {
+    if (spec.flows.empty()) throw InputError("workload.flows", "must list at least one flow");
+    for (const ExplicitFlow& f : spec.flows) {
+      if (f.src < 0 || f.dst < 0 || f.src >= num_nics || f.dst >= num_nics || f.src == f.dst ||
+          f.size_bytes < 1 || f.start_ps < 0) {
+        throw InputError("workload.flows",
+                         "each flow needs two different NIC indices below " +
+                             std::to_string(num_nics) + ", a size > 0 and a start >= 0");
+      }
+    }
+  }
   if (spec.pattern == PatternKind::kPoisson) {
     if (!(spec.load > 0 && spec.load <= 1)) throw InputError("workload.load", "must be in (0, 1]");
     if (spec.duration_ps <= 0) throw InputError("workload.duration", "must be > 0");
@@ -126,6 +137,15 @@ std::vector<PlannedFlow> plan_pattern(const WorkloadSpec& spec, int num_nics, in
           flows.push_back({0, s, (s + k) % n, spec.flow_size_bytes});  // staggered destinations
         }
       }
+      break;
+    case PatternKind::kFlows:
+      for (const ExplicitFlow& f : spec.flows) {
+        flows.push_back({f.start_ps, static_cast<uint32_t>(f.src), static_cast<uint32_t>(f.dst),
+                         f.size_bytes});
+      }
+      std::stable_sort(flows.begin(), flows.end(), [](const PlannedFlow& a, const PlannedFlow& b) {
+        return a.start_ps < b.start_ps;
+      });
       break;
     case PatternKind::kPoisson: {
       // Each NIC starts flows as a Poisson process whose rate makes the offered load
