@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,40 @@ Window measure(scenario::Simulation& sim, int senders, int64_t from_ps, int64_t 
 }
 
 class TwoFlows : public ::testing::TestWithParam<std::string> {};
+
+// The convergence time: the start of the first 2 ms window from which every later window (to
+// 30 ms) has both flows within 10% of the fair share.
+int64_t convergence_ps(const std::string& profile) {
+  scenario::Simulation sim(bottleneck(profile, 2));
+  for (int i = 1; i <= 2; ++i) sim.transport().post(i, 0, 4'000'000'000, 0);
+  const double fair = kGoodputBps / 2;
+  const int64_t step = 2'000'000'000;
+  int64_t converged_since = -1;
+  int64_t before[2] = {0, 0};
+  for (int64_t t = step; t <= 15 * step; t += step) {
+    sim.run(t);
+    bool fair_now = true;
+    for (int i = 0; i < 2; ++i) {
+      const int64_t bytes = sim.transport().message(i).delivered_bytes;
+      const double bps = (bytes - before[i]) * 8.0 / (step * 1e-12);
+      before[i] = bytes;
+      fair_now = fair_now && std::abs(bps - fair) <= 0.10 * fair;
+    }
+    if (!fair_now) converged_since = -1;
+    else if (converged_since < 0) converged_since = t - step;
+  }
+  return converged_since;
+}
+
+// Only hpcc-paper settles window by window: with nvidia-default the 10 ms averages are fair
+// (the test below) but 2 ms windows keep swinging by about +-12% around the fair share.
+TEST(TwoFlows, HpccPaperConvergenceTimeIsReported) {
+  const int64_t t = convergence_ps("hpcc-paper");
+  ASSERT_GE(t, 0) << "hpcc-paper: not within 10% of the fair share by 30 ms";
+  RecordProperty("convergence_us", std::to_string(t / 1'000'000));
+  std::printf("hpcc-paper: two flows within 10%% of the fair share from %.0f us on\n", t * 1e-6);
+  EXPECT_LE(t, 20'000'000'000) << "fair for at least the last 10 ms of the 30 ms run";
+}
 
 TEST_P(TwoFlows, ConvergeToTheFairShareAndKeepTheLinkBusy) {
   scenario::Simulation sim(bottleneck(GetParam(), 2));
