@@ -9,8 +9,10 @@
 // Responder: accepts only the expected PSN; on a gap it sends one NAK and drops out-of-order
 // packets until the expected PSN arrives (rxe_resp.c check_psn); duplicates are re-ACKed.
 //
-// Congestion-control hooks (DCQCN, RoCEv2 issue): each QP has a rate and a next-send time that
-// pull() will honour; ECN-marked arrivals reach the responder in Packet::ecn.
+// Congestion control: with DCQCN each QP has a reaction point (transport/dcqcn.h) whose rate
+// paces it (pull() skips a QP until its next-send time); the responder is the notification point
+// and sends CNPs for CE-marked arrivals. PLB changes a QP's UDP source port after repeated
+// congested rounds.
 #pragma once
 
 #include <cstdint>
