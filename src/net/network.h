@@ -25,6 +25,7 @@
 #include "net/config.h"
 #include "net/hash.h"
 #include "net/packet.h"
+#include "net/wire.h"
 
 namespace fabricsim::net {
 
@@ -277,7 +278,7 @@ class Network {
   Endpoint endpoint_;
   Tap tap_;
   int64_t in_flight_ = 0;
-  uint32_t wire_extra_bytes_ = 20;          // Ethernet preamble/SFD 8 + IFG 12 (net/wire.h)
+  uint32_t wire_extra_bytes_ = kWireOnlyBytes;  // Ethernet preamble/SFD + IFG
   std::vector<int64_t> port_tx_bytes_;      // wire bytes sent per port (dense: stays cached)
   std::vector<Rng> switch_rng_;             // per switch, for ECN marking
   std::vector<uint8_t> nic_stalled_;

@@ -34,10 +34,12 @@ constexpr uint32_t roce_frame_bytes(uint32_t after_bth_bytes, bool vlan) {
   return f < kMinFrameBytes ? kMinFrameBytes : f;
 }
 
-// The payload is padded to a multiple of 4 bytes (BTH PadCnt, IBTA 9.2).
+// Bytes that pad a payload to a multiple of 4 (BTH PadCnt, IBTA 9.2).
+constexpr uint32_t bth_pad_bytes(uint32_t payload_bytes) { return (4 - payload_bytes % 4) % 4; }
+
 constexpr uint32_t roce_data_frame_bytes(uint32_t payload_bytes, bool first_of_write, bool vlan) {
-  const uint32_t pad = (4 - payload_bytes % 4) % 4;
-  return roce_frame_bytes(payload_bytes + pad + (first_of_write ? kRethBytes : 0), vlan);
+  return roce_frame_bytes(
+      payload_bytes + bth_pad_bytes(payload_bytes) + (first_of_write ? kRethBytes : 0), vlan);
 }
 constexpr uint32_t roce_ack_frame_bytes(bool vlan) { return roce_frame_bytes(kAethBytes, vlan); }
 constexpr uint32_t roce_cnp_frame_bytes(bool vlan) {

@@ -108,7 +108,7 @@ uint32_t extension_bytes(const Packet& p) {
 // The simulator sized the frame with net/wire.h; the tag is there exactly when the size is the
 // tagged one (the two sizes always differ, even after minimum-frame padding).
 bool vlan_tagged(const Packet& p) {
-  const uint32_t pad = p.type == PacketType::kData ? (4 - p.payload_bytes % 4) % 4 : 0;
+  const uint32_t pad = p.type == PacketType::kData ? net::bth_pad_bytes(p.payload_bytes) : 0;
   const uint32_t after_bth = extension_bytes(p) + p.payload_bytes + pad;
   return p.frame_bytes == net::roce_frame_bytes(after_bth, true);
 }
@@ -144,7 +144,7 @@ void roce_frame(std::vector<uint8_t>& out, const scenario::CapturedFrame& f,
   Bytes b(out);
   ethernet_header(b, f);
 
-  const uint32_t pad = p.type == PacketType::kData ? (4 - p.payload_bytes % 4) % 4 : 0;
+  const uint32_t pad = p.type == PacketType::kData ? net::bth_pad_bytes(p.payload_bytes) : 0;
   const uint32_t udp_len = net::kUdpHeaderBytes + net::kBthBytes + extension_bytes(p) +
                            p.payload_bytes + pad + net::kIcrcBytes;
   const size_t ip = b.size();

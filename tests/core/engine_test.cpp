@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "core/event_queue.h"
-#include "core/pool.h"
 #include "core/ring.h"
 #include "core/rng.h"
 #include "core/time.h"
@@ -62,17 +61,6 @@ TEST(Rng, UniformAndBelowStayInRange) {
     ASSERT_LT(r.below(7), 7u);
   }
   EXPECT_NEAR(sum / 100000, 0.5, 0.01) << "mean of U[0,1)";
-}
-
-TEST(Pool, ReusesFreedSlots) {
-  Pool<int> p;
-  const uint32_t a = p.alloc();
-  const uint32_t b = p.alloc();
-  EXPECT_NE(a, b);
-  p.free(a);
-  EXPECT_EQ(p.alloc(), a) << "a freed slot is reused before the pool grows";
-  EXPECT_EQ(p.in_use(), 2u);
-  EXPECT_EQ(p.capacity(), 2u);
 }
 
 TEST(Ring, FifoAcrossGrowthAndWrap) {
