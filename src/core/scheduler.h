@@ -17,9 +17,12 @@ enum EventKind : uint32_t {
   kPfcWatchdog = 5,  // net: check a paused queue for a PFC storm (target = port)
   kNicStall = 6,     // net: a NIC stops draining its receive buffer (target = NIC)
   kNicResume = 7,    // net: a stalled NIC drains again (target = NIC)
+  kCreditWatchdog = 8,  // net: check a VL waiting for IB credits against the HOQ lifetime (port)
+  kLinkFail = 9,     // net: a link fails (target = one of its ports)
   kQpTimer = 10,     // transport: retransmit timer of a QP (target = QP)
   kCcTimer = 11,     // transport: congestion-control timer of a QP (target = QP)
   kNicWake = 12,     // transport: a rate-limited QP of this NIC may send (target = NIC)
+  kRouteUpdate = 13,  // routing: recomputed tables take effect after a failure (target unused)
   kFlowStart = 20,   // workload: a scheduled message is posted (target = message)
   kStopMarker = 30,  // simulation: the time limit of a run() call
 };

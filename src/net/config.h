@@ -74,6 +74,41 @@ struct SwitchConfig {
   EcnConfig ecn;
 };
 
+// One entry of a VL arbitration table (IBA VLArbitrationTable, attribute 0x0018): the VL and
+// its weight in 64-byte units (0 skips the entry).
+struct VlArbEntry {
+  uint8_t vl = 0;
+  uint8_t weight = 0;
+};
+
+// The InfiniBand link layer (shared/reference/infiniband.md §1-2). When enabled every port uses
+// credit-based flow control per VL instead of Ethernet's drop/PFC admission, and VL arbitration
+// instead of strict priority. Packets carry their VL in Packet::priority.
+struct IbLinkConfig {
+  bool enabled = false;
+  // Receive buffer per (receiving port, data VL), advertised as credits of 64 bytes. 0 = the
+  // switch's shared buffer split evenly over its ports and the operational VLs: no public
+  // per-VL buffer sizes exist (reference §1 UNVERIFIED), and the same split is PFC's default.
+  int64_t vl_buffer_bytes = 0;
+  int data_vls = 1;  // operational data VLs (OpenSM max_op_vls is 5; what the SL2VL map uses)
+  // SL -> VL, one table for every port (OpenSM programs the same map on all ports unless QoS
+  // policy says otherwise). OpenSM default sl2vl 0,1,...,14,7 folded onto the operational VLs.
+  uint8_t sl_to_vl[16] = {};
+  // VL arbitration (OpenSM defaults, reference §2: vlarb_high 0:4, vlarb_low 1:4..14:4,
+  // high_limit 0); the scenario fills them.
+  VlArbEntry vlarb_high[16] = {};
+  int vlarb_high_count = 0;
+  VlArbEntry vlarb_low[16] = {};
+  int vlarb_low_count = 0;
+  // High-priority bytes (units of 4 KiB) sent before a waiting low-priority packet gets a turn;
+  // 255 = unbounded, 0 = one packet (OpenSM QoS doc, reference §2).
+  int high_limit = 0;
+  // Head-of-queue lifetime of a switch port: a VL whose head packet has waited this long for
+  // credits is declared stalled, its queue discarded and its arrivals dropped for 8 lifetimes
+  // (IBA VL stall; OpenSM head_of_queue_lifetime 0x12 = 4.096 us x 2^18 ~ 1.07 s, UNVERIFIED).
+  int64_t hoq_lifetime_ps = 4096ll * 1000 << 18;
+};
+
 struct NicConfig {
   // Delay from the wire to the transport engine on receive and from the transport engine to
   // the wire on send, per packet. Zero by default: the foundation issue validates against the

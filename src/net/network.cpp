@@ -138,6 +138,7 @@ void Network::finalize() {
     switch_rng_.emplace_back(seed_, 0x53570000ull + sw);  // "SW" streams
   }
   set_pfc_thresholds();
+  set_credit_buffers();
   loss_rng_ = Rng(seed_, 0x4C4F5353);
 }
 
@@ -149,9 +150,11 @@ void Network::nic_send(uint32_t nic, const Packet& pkt) {
 
 void Network::push_queue(uint32_t port, const Packet& pkt) {
   ClassQueue& c = queues_[port].cls[pkt.priority];
+  const bool head = c.ring.empty();
   c.ring.push_back(pkt);
   c.bytes += pkt.frame_bytes;
   ports_[port].backlog_mask |= static_cast<uint8_t>(1u << pkt.priority);
+  if (ib_on_ && head && !credits_fit(port, pkt)) credit_block(port, pkt.priority);
 }
 
 void Network::nic_kick(uint32_t nic) { wake(nic_port_[nic]); }
@@ -174,25 +177,33 @@ void Network::on_tx_done(uint32_t port) {
 
 bool Network::next_queued(uint32_t port, Packet& out) {
   Port& p = ports_[port];
-  if (p.mac_ctrl_pending) {  // PFC frames go first and are never paused (802.1Qbb)
+  if (p.mac_ctrl_pending) {  // PFC and IB flow-control packets go first, never paused
     PortQueues& q = queues_[port];
     out = q.mac_ctrl.pop_front();
     p.mac_ctrl_pending = !q.mac_ctrl.empty();
+    if (out.type == PacketType::kCredit) fill_credit_packet(port, out);
     return true;
   }
+  // Ethernet: paused_mask = classes PFC stopped; InfiniBand: VLs whose head waits for credits.
   const uint32_t ready = p.backlog_mask & ~p.paused_mask & 0xFFu;
   if (ready == 0) return false;
-  const int prio = 31 - __builtin_clz(ready);  // strict priority: highest class first
+  // Strict priority (highest class first), or InfiniBand's VL arbitration.
+  const int prio = ib_on_ ? vl_arbitrate(port, ready) : 31 - __builtin_clz(ready);
   ClassQueue& c = queues_[port].cls[prio];
   out = c.ring.pop_front();
   if (c.ring.empty()) p.backlog_mask &= static_cast<uint8_t>(~(1u << prio));
   c.bytes -= out.frame_bytes;
+  if (ib_on_) {
+    queues_[port].fc_sent_blocks[prio] += credit_blocks(out);
+    if (!c.ring.empty() && !credits_fit(port, c.ring.front())) credit_block(port, prio);
+  }
   if (p.switch_index >= 0) {
     // The shared buffer is released when the frame starts to leave; for a cut-through switch
     // that is also when most of it was never fully stored.
     Switch& sw = switches_[p.switch_index];
     sw.buffer_used_bytes -= out.frame_bytes;
     if (sw.lossless_mask & (1u << prio)) pfc_release(sw.first_port + out.in_port, out);
+    if (ib_on_) credit_release(sw.first_port + out.in_port, out);
     if (out.ecn == 2 && sw.ecn_on) ecn_mark(port, out);
   }
   return true;
@@ -208,6 +219,13 @@ void Network::try_transmit(uint32_t port) {
   // A NIC port whose data class is paused must not pull data (ACKs in that class wait too).
   if (p.is_nic && endpoint_.pull && endpoint_.pull(endpoint_.ctx, p.nic, p.paused_mask, next)) {
     ++in_flight_;
+    if (ib_on_) {
+      if (!credits_fit(port, next)) {
+        push_queue(port, next);  // it waits at the head of its VL for credits
+        return;
+      }
+      queues_[port].fc_sent_blocks[next.priority] += credit_blocks(next);
+    }
     transmit(port, next);
   }
 }
@@ -227,8 +245,9 @@ void Network::transmit(uint32_t port, const Packet& pkt) {
       sched_.at(arrive_ps, kLinkArrive, port);
       p.arrive_event_pending = true;
     }
-  } else {
-    drop(port, pkt);  // a failed link: the frame is clocked out and lost
+  } else if (pkt.type != PacketType::kPause && pkt.type != PacketType::kCredit) {
+    ++counters_.link_down_drops;  // a failed link: the frame is clocked out and lost
+    drop(port, pkt);
   }
   // Only a port with more to send needs to wake up when this frame is out; an idle port is
   // restarted by enqueue() or nic_kick().
@@ -240,6 +259,10 @@ void Network::transmit(uint32_t port, const Packet& pkt) {
 
 void Network::on_link_arrive(uint32_t port) {
   Port& p = ports_[port];
+  if (p.line.empty()) {  // the link failed with this arrival pending: it was lost
+    p.arrive_event_pending = false;
+    return;
+  }
   const Packet pkt = p.line.pop_front().pkt;
   if (!p.line.empty()) {
     sched_.at(p.line.front().arrive_ps, kLinkArrive, port);
@@ -256,12 +279,20 @@ void Network::on_link_arrive(uint32_t port) {
   } else if (pkt.type == PacketType::kPause) {
     on_pause_frame(p.peer, pkt);  // consumed by the far end's MAC
     return;
+  } else if (pkt.type == PacketType::kCredit) {
+    on_credit_packet(p.peer, pkt);  // consumed by the far end's link layer
+    return;
+  }
+  if (ib_on_ && !credit_receive(p.peer, pkt)) {
+    drop(p.peer, pkt);  // beyond the VL buffer: counted as a credit violation
+    return;
   }
   if (p.far_is_nic) {
     if (nic_stalled_[p.far_index]) {
       hold_at_stalled_nic(p.peer, pkt);
       return;
     }
+    if (ib_on_) credit_release(p.peer, pkt);  // the CA consumes it at once
     --in_flight_;
     endpoint_.deliver(endpoint_.ctx, p.far_index, pkt);
   } else {
@@ -270,13 +301,37 @@ void Network::on_link_arrive(uint32_t port) {
 }
 
 uint32_t Network::select_egress(const Switch& sw, const Packet& k) const {
-  const uint32_t slot = nic_leaf_slot_[k.dst_nic];
-  if (static_cast<int32_t>(slot) == sw.leaf_slot) return nic_switch_port_[k.dst_nic];
-  const uint16_t g = sw.group_of_leaf[slot];
+  uint32_t key;
+  if (sw.route_by_lid) {
+    key = k.entropy;  // the DLID: the LFT covers the switch's own CA ports too
+    if (key >= sw.group_of_key.size()) return kNoPort;
+  } else {
+    key = nic_leaf_slot_[k.dst_nic];
+    if (static_cast<int32_t>(key) == sw.leaf_slot) return nic_switch_port_[k.dst_nic];
+  }
+  const uint16_t g = sw.group_of_key[key];
   if (g == kNoRoute) return kNoPort;
   const uint32_t begin = sw.group_offsets[g];
   const uint32_t n = sw.group_offsets[g + 1] - begin;
   if (n == 1) return sw.group_ports[begin];
+  if (sw.adaptive) {
+    // Adaptive routing: the working allowed port with the least queued bytes of this VL; ties
+    // keep the earlier port, so an idle fabric follows the static LFT port (listed first). A
+    // port that is down is never chosen while another works (switch hardware sees link state).
+    uint32_t best = kNoPort;
+    uint32_t best_bytes = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t cand = sw.group_ports[begin + i];
+      if (!ports_[cand].up) continue;
+      const uint32_t bytes = queues_[cand].cls[k.priority].bytes;
+      if (best == kNoPort || bytes < best_bytes) {
+        best = cand;
+        best_bytes = bytes;
+        if (bytes == 0) break;
+      }
+    }
+    return best == kNoPort ? sw.group_ports[begin] : best;
+  }
   const FiveTuple t{nic_ip(k.src_nic), nic_ip(k.dst_nic), k.entropy,
                     static_cast<uint16_t>(kRoceUdpPort), 17};
   return sw.group_ports[begin + ecmp_hash(sw.hash, t, sw.hash_seed) % n];
@@ -287,6 +342,7 @@ void Network::switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& 
   const uint32_t out = select_egress(sw, pkt);
   if (out == kNoPort) {
     ++counters_.unroutable_packets;
+    if (ib_on_) credit_release(in_port, pkt);
     drop(in_port, pkt);
     return;
   }
@@ -300,12 +356,24 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
   Switch& sw = switches_[p.switch_index];
   const uint8_t cls = static_cast<uint8_t>(1u << pkt.priority);
   const int64_t free_bytes = sw.buffer_bytes - sw.buffer_used_bytes;
-  if (sw.pfc_on && (queues_[port].storm_mask & cls)) {  // a stormed queue drops arrivals
-    ++counters_.watchdog_drops;
+  if (!p.up || (queues_[port].storm_mask & cls)) {
+    // A failed link, or a queue the PFC watchdog declared stormed / a stalled IB VL: the
+    // arrival is discarded.
+    if (!p.up) {
+      ++counters_.link_down_drops;
+    } else if (ib_on_) {
+      ++counters_.hoq_discards;
+    } else {
+      ++counters_.watchdog_drops;
+    }
+    if (ib_on_) credit_release(sw.first_port + pkt.in_port, pkt);
     drop(port, pkt);
     return;
   }
-  if (sw.lossless_mask & cls) {
+  if (ib_on_) {
+    // Credits reserved a VL buffer for the packet at the ingress port, and the VL buffers
+    // together fit the shared buffer (set_credit_buffers), so there is no admission to do.
+  } else if (sw.lossless_mask & cls) {
     // A lossless class is admitted by ingress accounting (PFC), not by the egress threshold.
     if (pkt.frame_bytes > free_bytes || !pfc_admit(sw.first_port + pkt.in_port, pkt)) {
       ++counters_.lossless_drops;

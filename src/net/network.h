@@ -95,8 +95,27 @@ struct PortQueues {
   // counters
   int64_t pause_frames_sent = 0;
   int64_t pause_frames_received = 0;
-  int64_t paused_ps = 0;  // total time any class of this port was paused
+  int64_t paused_ps = 0;  // total time any class of this port was paused (IB: waited for credits)
   Ring<Packet> rx_hold;   // a stalled NIC's undelivered packets
+  // InfiniBand credits (net/credits.cpp), in 64-byte blocks and as absolute counts since link
+  // initialization (the wire's 12-bit FCTBS/FCCL are these modulo 4096).
+  // Where this port sends: blocks sent per VL (FCTBS) and the far receiver's limit (FCCL).
+  uint32_t fc_sent_blocks[kPriorities] = {};
+  uint32_t fc_limit_blocks[kPriorities] = {};
+  // Where this port receives: blocks held per VL, blocks freed since link init, the buffer.
+  uint32_t rx_blocks[kPriorities] = {};
+  uint32_t rx_freed_blocks[kPriorities] = {};
+  uint32_t rx_buffer_blocks = 0;
+  uint32_t peak_rx_blocks = 0;   // most blocks any one VL held (<= rx_buffer_blocks)
+  uint8_t fc_pending_mask = 0;   // VLs with a flow-control packet queued in mac_ctrl
+  // VL arbitration state (IBA 7.6.9): the current entry of each table, the weight it has left,
+  // and the high-priority blocks sent since a low-priority packet last went.
+  uint8_t arb_high_entry = 0;
+  uint8_t arb_low_entry = 0;
+  int32_t arb_high_left = -1;  // -1: load the entry's weight on first use
+  int32_t arb_low_left = -1;
+  int64_t arb_high_sent_blocks = 0;
+  int64_t credit_stalled_until_ps = 0;  // HOQ stall: arrivals for stormed VLs dropped until then
 };
 
 struct Switch {
@@ -110,11 +129,16 @@ struct Switch {
   bool pfc_on = false;        // copies of the config, kept in the hot line
   bool ecn_on = false;
   uint8_t lossless_mask = 0;  // PFC classes (0 when PFC is off)
-  // Forwarding (filled by routing/). Routes depend only on the switch the destination NIC is
-  // cabled to (its leaf slot), so the table has one entry per leaf, not per NIC: it stays small
-  // enough to live in cache. group_of_leaf[slot] indexes group_offsets; a group's member ports
-  // are group_ports[group_offsets[g] .. group_offsets[g+1]) (global port ids).
-  std::vector<uint16_t> group_of_leaf;
+  // Forwarding (filled by routing/). Ethernet: routes depend only on the switch the destination
+  // NIC is cabled to (its leaf slot), so the table has one entry per leaf, not per NIC: it stays
+  // small enough to live in cache. InfiniBand (route_by_lid): one entry per DLID, the linear
+  // forwarding table the Subnet Manager programs. group_of_key[key] indexes group_offsets; a
+  // group's member ports are group_ports[group_offsets[g] .. group_offsets[g+1]) (global port
+  // ids). A multi-port group is an ECMP group (hashed) or, when `adaptive`, an adaptive-routing
+  // group whose first port is the static LFT port.
+  bool route_by_lid = false;
+  bool adaptive = false;  // pick the group port with the least queued bytes of the packet's VL
+  std::vector<uint16_t> group_of_key;
   std::vector<uint32_t> group_offsets;
   std::vector<uint32_t> group_ports;
   // Cold.
@@ -162,6 +186,14 @@ struct NetCounters {
   int64_t watchdog_drops = 0;
   int64_t ecn_marks = 0;
   int64_t link_losses = 0;  // data frames lost to fabric.link.loss_rate
+  int64_t link_down_drops = 0;  // packets lost on or queued for a failed link
+  // InfiniBand link layer
+  int64_t credit_packets = 0;     // flow-control packets sent
+  int64_t credit_waits = 0;       // times a VL's head packet had to wait for credits
+  int64_t credit_violations = 0;  // packets that arrived beyond the receiver's VL buffer
+  int64_t credit_stalls = 0;      // VLs stalled past the head-of-queue lifetime
+  int64_t hoq_discards = 0;       // packets discarded by a stalled VL
+  int64_t first_credit_stall_ps = -1;
 };
 
 class Network {
@@ -228,6 +260,18 @@ class Network {
   void on_pause_expire(uint32_t port);
   void on_pfc_refresh(uint32_t port);
   void on_pfc_watchdog(uint32_t port);
+  // InfiniBand credits (net/credits.cpp).
+  // Call before finalize() (topology builders finalize).
+  void set_ib(const IbLinkConfig& cfg);
+  bool infiniband() const { return ib_on_; }
+  const IbLinkConfig& ib_config() const { return ib_; }
+  void on_credit_watchdog(uint32_t port);
+  // A fault: the receiver at `port` stops returning credits (its flow-control packets are lost),
+  // which stalls the far sender once the buffer's worth of credits is spent.
+  void break_credit_return(uint32_t port) { credit_return_broken_.at(port) = 1; }
+  // Link failure: both directions of the cable at `port` go down; what is on the cable or
+  // queued for it is lost. Routing is not changed here (the SM or ECMP reconvergence does it).
+  void fail_link(uint32_t port);
   // A NIC stops draining what it receives (a fault): packets wait in its receive buffer, PFC
   // pauses its switch when they pass XOFF, and they are dropped beyond the buffer.
   void on_nic_stall(uint32_t nic);
@@ -270,6 +314,22 @@ class Network {
   void arm_pause_timer(uint32_t port, int64_t at_ps);
   void unpause(uint32_t port, int cls);
   const PfcConfig& pfc_of(uint32_t port) const;  // the switch's, or for a NIC its switch's
+  // Credits (net/credits.cpp).
+  static uint32_t credit_blocks(const Packet& pkt) { return (pkt.frame_bytes + 63u) / 64u; }
+  void set_credit_buffers();
+  bool credits_fit(uint32_t port, const Packet& head) const {
+    const PortQueues& q = queues_[port];
+    return static_cast<int32_t>(q.fc_limit_blocks[head.priority] -
+                                q.fc_sent_blocks[head.priority]) >=
+           static_cast<int32_t>(credit_blocks(head));
+  }
+  void credit_block(uint32_t port, int vl);  // the VL's head waits for credits
+  bool credit_receive(uint32_t in_port, const Packet& pkt);  // false: buffer overrun
+  void fill_credit_packet(uint32_t port, Packet& f);  // as it leaves: the FCCL of now
+  void credit_release(uint32_t in_port, const Packet& pkt);
+  void on_credit_packet(uint32_t port, const Packet& pkt);
+  int vl_arbitrate(uint32_t port, uint32_t ready);
+  void flush_queues(uint32_t port);
   void hold_at_stalled_nic(uint32_t port, const Packet& pkt);
   bool ecn_mark(uint32_t port, Packet& pkt);  // RED on the class queue the packet leaves
 
@@ -282,6 +342,12 @@ class Network {
   std::vector<int64_t> port_tx_bytes_;      // wire bytes sent per port (dense: stays cached)
   std::vector<Rng> switch_rng_;             // per switch, for ECN marking
   std::vector<uint8_t> nic_stalled_;
+  IbLinkConfig ib_;
+  bool ib_on_ = false;
+  uint8_t vlarb_high_mask_ = 0;  // VLs with weight in the high / low arbitration table
+  uint8_t vlarb_low_mask_ = 0;
+  int64_t high_limit_blocks_ = 0;
+  std::vector<uint8_t> credit_return_broken_;  // per receiving port
   double loss_rate_ = 0;            // per data-frame link crossing (one rate for every link)
   Rng loss_rng_{1, 0x4C4F5353};     // "LOSS"
   std::vector<Port> ports_;

@@ -8,7 +8,9 @@ namespace fabricsim::net {
 
 // kPause is an IEEE 802.1Qbb PFC frame: `qp` holds its class-enable vector and `psn` the pause
 // time in quanta of 512 bit times (0 = resume) for every enabled class.
-enum class PacketType : uint8_t { kData, kAck, kNak, kCnp, kPause };
+// kCredit is an InfiniBand flow-control packet: `qp` holds the VL and `psn` the flow-control
+// credit limit (FCCL) in 64-byte blocks, as an absolute count that never wraps in the model.
+enum class PacketType : uint8_t { kData, kAck, kNak, kCnp, kPause, kCredit };
 
 inline constexpr int kPriorities = 8;  // IEEE 802.1p / PFC classes
 
@@ -23,9 +25,9 @@ struct Packet {
   uint16_t frame_bytes = 0;    // the L2 frame with FCS: what a switch buffer holds; the wire adds
                                // the network's per-frame overhead (Network::wire_bytes)
   uint16_t in_port = 0;        // inside a switch: the ingress port, local to the switch (PFC)
-  uint16_t entropy = 0;        // UDP source port (RoCEv2 flow entropy)
+  uint16_t entropy = 0;        // RoCEv2: UDP source port (flow entropy); InfiniBand: the DLID
   PacketType type = PacketType::kData;
-  uint8_t priority = 0;
+  uint8_t priority = 0;        // Ethernet: 802.1p class; InfiniBand: the VL
   uint8_t ecn = 0;             // 0 Not-ECT, 2 ECT(0), 3 CE (RFC 3168 code points)
   uint8_t flags = 0;
 };
@@ -37,5 +39,9 @@ inline constexpr uint8_t kFlagLast = 2;   // last packet of a message
 // model adds one only for PLB's per-round marked fraction (HPCC's simulator likewise flags its
 // ACKs), and it costs no bytes on the wire.
 inline constexpr uint8_t kFlagEce = 4;
+// InfiniBand: the packet's service level sits in the upper nibble of `flags` (the VL, which a
+// switch derives from it, is in `priority`); only pcap output reads it.
+inline constexpr int kFlagSlShift = 4;
+inline constexpr uint8_t ib_sl_of(uint8_t flags) { return flags >> kFlagSlShift; }
 
 }  // namespace fabricsim::net

@@ -254,6 +254,10 @@ void Network::on_pfc_watchdog(uint32_t port) {
 
 void Network::hold_at_stalled_nic(uint32_t port, const Packet& pkt) {
   PortQueues& q = queues_[port];
+  if (ib_on_) {  // the credits it consumed stay out until the NIC drains again
+    q.rx_hold.push_back(pkt);
+    return;
+  }
   const PfcConfig& cfg = pfc_of(port);
   const bool lossless = cfg.enabled && (cfg.lossless_mask & (1u << pkt.priority));
   const int64_t limit = lossless ? q.pfc_limit_bytes : nic_cfg_[ports_[port].nic].rx_buffer_bytes;
@@ -279,7 +283,9 @@ void Network::on_nic_resume(uint32_t nic) {
   const PfcConfig& cfg = pfc_of(port);
   while (!q.rx_hold.empty()) {
     const Packet pkt = q.rx_hold.pop_front();
-    if (cfg.enabled && (cfg.lossless_mask & (1u << pkt.priority))) {
+    if (ib_on_) {
+      credit_release(port, pkt);
+    } else if (cfg.enabled && (cfg.lossless_mask & (1u << pkt.priority))) {
       pfc_release(port, pkt);
     } else {
       q.ingress_bytes[pkt.priority] -= pkt.frame_bytes;

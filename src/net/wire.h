@@ -46,6 +46,16 @@ constexpr uint32_t roce_cnp_frame_bytes(bool vlan) {
   return roce_frame_bytes(kCnpReservedBytes, vlan);
 }
 
+// InfiniBand packets (SPEC §8 "Headers"; reference infiniband.md §6): LRH 8, BTH 12, extension
+// headers, payload and pad, ICRC 4, VCRC 2. No GRH inside one subnet.
+inline constexpr uint32_t kLrhBytes = 8;
+inline constexpr uint32_t kDethBytes = 8;
+inline constexpr uint32_t kVcrcBytes = 2;
+constexpr uint32_t ib_packet_bytes(uint32_t after_bth_bytes) {
+  return kLrhBytes + kBthBytes + after_bth_bytes + kIcrcBytes + kVcrcBytes;
+}
+static_assert(ib_packet_bytes(4096 + kRethBytes) == 4138, "LRH+BTH+RETH+4096+ICRC+VCRC");
+
 static_assert(roce_data_frame_bytes(4096, false, false) + kWireOnlyBytes == 4096 + 82,
               "SPEC §8: 82 bytes of RoCEv2 overhead per packet");
 

@@ -60,7 +60,20 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"watchdog_drops", n.watchdog_drops},
                    {"ecn_marks", n.ecn_marks},
                    {"cnps", n.cnps},
-                   {"plb_repaths", n.plb_repaths}};
+                   {"plb_repaths", n.plb_repaths},
+                   {"link_down_drops", n.link_down_drops},
+                   {"credit_packets", n.credit_packets},
+                   {"credit_waits", n.credit_waits},
+                   {"credit_violations", n.credit_violations},
+                   {"credit_stalls", n.credit_stalls},
+                   {"hoq_discards", n.hoq_discards},
+                   {"first_credit_stall_ps", n.first_credit_stall_ps},
+                   {"peak_vl_buffer_fraction", n.peak_vl_buffer_fraction},
+                   {"out_of_order_packets", n.out_of_order_packets}};
+  if (r.failure.link_failed_ps >= 0) {
+    j["failure"] = {{"link_failed_ps", r.failure.link_failed_ps},
+                    {"routes_restored_ps", r.failure.routes_restored_ps}};
+  }
 
   // Utilization per tier and direction (scenario::LinkLoads); imbalance is null for a group
   // that carried nothing.

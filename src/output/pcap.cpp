@@ -100,6 +100,7 @@ uint32_t extension_bytes(const Packet& p) {
     case PacketType::kCnp:
       return net::kCnpReservedBytes;
     case PacketType::kPause:
+    case PacketType::kCredit:
       break;
   }
   return 0;
@@ -197,6 +198,7 @@ void roce_frame(std::vector<uint8_t>& out, const scenario::CapturedFrame& f,
       b.zeros(net::kCnpReservedBytes);
       break;
     case PacketType::kPause:
+    case PacketType::kCredit:
       break;
   }
   const uint32_t icrc = roce_icrc(out.data() + ip, b.size() - ip);
@@ -246,6 +248,7 @@ uint8_t bth_opcode(const Packet& p) {
     case PacketType::kCnp:
       return kOpCnp;
     case PacketType::kPause:
+    case PacketType::kCredit:
       break;
   }
   return 0;

@@ -79,11 +79,36 @@ std::string format_summary(const scenario::RunResult& r) {
                                  format_bytes(n.dropped_bytes) + " payload)");
   rows.emplace_back("retransmits", count(n.retransmitted_packets) + " packets, " +
                                        count(n.timeouts) + " timeouts, " + count(n.naks) + " NAKs");
-  if (n.pause_frames > 0 || n.lossless_drops > 0) {
+  if (n.pause_frames > 0 || n.lossless_drops > 0) {  // Ethernet PFC
     rows.emplace_back("PFC", count(n.pause_frames) + " pause frames, " +
                                  format_time(n.paused_ps) + " paused (port total), " +
                                  count(n.nic_ports_paused) + " NICs paused, " +
                                  count(n.lossless_drops) + " lossless drops");
+  }
+  if (n.credit_packets > 0) {
+    rows.emplace_back("IB credits", count(n.credit_packets) + " flow-control packets, " +
+                                        count(n.credit_waits) + " waits, " +
+                                        format_time(n.paused_ps) + " waited (port total), peak VL "
+                                        "buffer " + percent(n.peak_vl_buffer_fraction));
+  }
+  if (n.credit_stalls > 0 || n.credit_violations > 0) {
+    rows.emplace_back("credit STALL", count(n.credit_stalls) + " VLs stalled past the HOQ "
+                                      "lifetime (first at " + format_time(n.first_credit_stall_ps) +
+                                      "), " + count(n.hoq_discards) + " packets discarded, " +
+                                      count(n.credit_violations) + " credit violations");
+  }
+  if (r.failure.link_failed_ps >= 0) {
+    std::string v = "link failed at " + format_time(r.failure.link_failed_ps) + ", ";
+    v += r.failure.routes_restored_ps >= 0
+             ? "routes restored at " + format_time(r.failure.routes_restored_ps) + " (" +
+                   format_time(r.failure.routes_restored_ps - r.failure.link_failed_ps) +
+                   " without a working route)"
+             : std::string("routes never restored before the end");
+    rows.emplace_back("failure", v + ", " + count(n.link_down_drops) + " packets lost");
+  }
+  if (n.out_of_order_packets > 0) {
+    rows.emplace_back("reordering", count(n.out_of_order_packets) +
+                                        " packets placed out of order (adaptive routing)");
   }
   if (n.watchdog_storms > 0) {
     rows.emplace_back("watchdog", count(n.watchdog_storms) + " storms broken, " +

@@ -67,7 +67,7 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
     net::Switch& s = net.switch_at(sw);
     s.hash = cfg.hash;
     s.hash_seed = ecmp_seed(cfg, scenario_seed, sw);
-    s.group_of_leaf.assign(leaves, net::kNoRoute);
+    s.group_of_key.assign(leaves, net::kNoRoute);
     s.group_offsets.assign(1, 0);
     s.group_ports.clear();
     std::map<std::vector<uint32_t>, uint16_t> group_ids;  // build time only
@@ -90,7 +90,7 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
         s.group_ports.insert(s.group_ports.end(), members.begin(), members.end());
         s.group_offsets.push_back(static_cast<uint32_t>(s.group_ports.size()));
       }
-      s.group_of_leaf[slot] = it->second;
+      s.group_of_key[slot] = it->second;
     }
   }
 }

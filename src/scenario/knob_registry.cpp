@@ -44,9 +44,10 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.seed; }));
   k.push_back(bind_enum(
       {.path = "fabric.technology",
-       .description = "Fabric and transport; RoCEv2 is the only one modelled so far",
-       .source = "the only model implemented"},
-      std::vector<std::pair<std::string, Technology>>{{"roce", Technology::kRoce}},
+       .description = "Fabric and transport: RoCEv2 on Ethernet or native InfiniBand",
+       .source = "RoCEv2: the articles' mainstream fabric"},
+      std::vector<std::pair<std::string, Technology>>{{"roce", Technology::kRoce},
+                                                      {"ib", Technology::kInfiniband}},
       [](auto& s) -> auto& { return s.technology; }));
   k.push_back(bind(
       {.path = "fabric.link.rate",
@@ -377,6 +378,7 @@ std::vector<Knob> build_knob_registry() {
                                                         {"all", CapturePoint::kAll}},
       [](auto& s) -> auto& { return s.capture.point; }));
   add_congestion_knobs(k);
+  add_infiniband_knobs(k);
   return k;
 }
 

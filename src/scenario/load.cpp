@@ -273,10 +273,12 @@ class Loader {
       const YAML::Node& f = value[i];
       const std::string path = k.path + "[" + std::to_string(i) + "]";
       const SourceLocation here = where.file == "--set" ? where : at(f, path);
-      if (!f.IsSequence() || f.size() != 4 || !f[0].IsScalar() || !f[1].IsScalar() ||
-          !f[2].IsScalar() || !f[3].IsScalar()) {
-        fail(here, path, "expected [src NIC, dst NIC, size, start] like [1, 0, 1MB, 0us], got " +
-                             node_kind(f));
+      if (!f.IsSequence() || (f.size() != 4 && f.size() != 5) || !f[0].IsScalar() ||
+          !f[1].IsScalar() || !f[2].IsScalar() || !f[3].IsScalar() ||
+          (f.size() == 5 && !f[4].IsScalar())) {
+        fail(here, path,
+             "expected [src NIC, dst NIC, size, start] or [src, dst, size, start, SL] like "
+             "[1, 0, 1MB, 0us], got " + node_kind(f));
       }
       const ParseResult<int64_t> src = parse_integer(f[0].Scalar());
       const ParseResult<int64_t> dst = parse_integer(f[1].Scalar());
@@ -289,8 +291,16 @@ class Loader {
       if (size.value <= 0) fail(here, path, "size must be > 0");
       const ParseResult<int64_t> start = parse_time_ps(f[3].Scalar());
       if (!start.ok) fail(here, path, start.error);
+      int sl = -1;
+      if (f.size() == 5) {
+        const ParseResult<int64_t> level = parse_integer(f[4].Scalar());
+        if (!level.ok || level.value < 0 || level.value > 15) {
+          fail(here, path, "the fifth element is an InfiniBand SL, 0 to 15");
+        }
+        sl = static_cast<int>(level.value);
+      }
       flows.push_back({static_cast<int>(src.value), static_cast<int>(dst.value), size.value,
-                       start.value});
+                       start.value, sl});
     }
     return flows;
   }

@@ -73,7 +73,23 @@ struct FabricCounters {
   int64_t ecn_marks = 0;             // CE marks set by switches
   int64_t cnps = 0;                  // CNPs sent by receivers
   int64_t plb_repaths = 0;           // PLB source-port changes
+  int64_t link_down_drops = 0;       // packets lost on or queued for a failed link
+  // InfiniBand link layer. paused_ps above is then the time VLs waited for credits.
+  int64_t credit_packets = 0;        // flow-control packets sent
+  int64_t credit_waits = 0;          // times a VL's head packet had to wait for credits
+  int64_t credit_violations = 0;     // packets beyond a receiver's VL buffer (must stay 0)
+  int64_t credit_stalls = 0;         // VLs stalled past the head-of-queue lifetime
+  int64_t hoq_discards = 0;          // packets a stalled VL discarded
+  int64_t first_credit_stall_ps = -1;
+  double peak_vl_buffer_fraction = 0;  // fullest VL receive buffer, as a fraction (<= 1)
+  int64_t out_of_order_packets = 0;  // placed out of PSN order (adaptive routing)
 };
+
+// A link failure during the run and the control plane's reaction (-1 = did not happen).
+struct FailureTimeline {
+  int64_t link_failed_ps = -1;
+  int64_t routes_restored_ps = -1;  // new SM LFTs / converged ECMP groups in effect
+}; 
 
 // A frame recorded for trace.pcap: when it started on the wire, the nodes at both ends of the
 // link (net::Network node ids, in the order the topology builder added NICs and switches) and its
@@ -135,6 +151,7 @@ struct RunResult {
   std::vector<FlowRecord> flows;
   double aggregate_throughput_gbps = 0;  // delivered payload bits / (last finish - first start)
   LinkLoads links;                       // utilization per tier and direction
+  FailureTimeline failure;
   std::vector<CapturedFrame> captured;   // empty unless Scenario::capture asks for frames
   RunStats run;
 };

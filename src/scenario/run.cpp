@@ -51,6 +51,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   const transport::RoceTransport& transport = sim.transport();
   const workload::Workload& work = sim.workload();
   const routing::EcmpRoutes& routes = sim.routes();
+  const Scenario& resolved = sim.scenario();  // technology defaults applied (IB latency, MTU)
 
   RunResult r;
   r.scenario_name = sc.name;
@@ -76,7 +77,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     f.start_ps = m.post_ps;
     f.finish_ps = m.rx_done_ps;
     f.ideal_fct_ps = transport::ideal_fct_ps(m.size_bytes, routes.switch_hops(q.src_nic, q.dst_nic),
-                                             sc.roce, sc.link, sc.switch_config, sc.nic);
+                                             resolved.roce, resolved.link,
+                                             resolved.switch_config, resolved.nic);
     f.sent_bytes = m.sent_bytes;
     f.delivered_bytes = m.delivered_bytes;
     f.dropped_bytes = m.dropped_bytes;
@@ -141,10 +143,24 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.ecn_marks = nc.ecn_marks;
   fc.cnps = tc.cnps_sent;
   fc.plb_repaths = tc.plb_repaths;
+  fc.link_down_drops = nc.link_down_drops;
+  fc.credit_packets = nc.credit_packets;
+  fc.credit_waits = nc.credit_waits;
+  fc.credit_violations = nc.credit_violations;
+  fc.credit_stalls = nc.credit_stalls;
+  fc.hoq_discards = nc.hoq_discards;
+  fc.first_credit_stall_ps = nc.first_credit_stall_ps;
+  fc.out_of_order_packets = tc.out_of_order_packets;
+  r.failure.link_failed_ps = sim.link_failed_ps();
+  r.failure.routes_restored_ps = sim.routes_restored_ps();
   sim.network().finish_pause_accounting();
   for (uint32_t p = 0; p < net.num_ports(); ++p) {
     const net::PortQueues& q = net.queues(p);
     fc.paused_ps += q.paused_ps;
+    if (q.rx_buffer_blocks > 0) {
+      fc.peak_vl_buffer_fraction = std::max(
+          fc.peak_vl_buffer_fraction, static_cast<double>(q.peak_rx_blocks) / q.rx_buffer_blocks);
+    }
     if (net.port(p).is_nic && q.pause_frames_received > 0) ++fc.nic_ports_paused;
   }
   for (uint32_t s = 0; s < net.num_switches(); ++s) {

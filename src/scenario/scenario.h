@@ -13,7 +13,55 @@
 
 namespace fabricsim::scenario {
 
-enum class Technology : uint8_t { kRoce };
+enum class Technology : uint8_t { kRoce, kInfiniband };
+
+// InfiniBand fabric settings used when technology is ib (fabric.ib.*).
+struct IbSpec {
+  net::IbLinkConfig link;  // credits, VLs, arbitration; `enabled` follows the technology
+  // OpenSM syntax (reference §2): sl2vl "0,1,...,15" (16 VLs), vlarb "VL:weight,..."; "" = the
+  // OpenSM defaults folded onto data_vls.
+  std::string sl2vl;
+  std::string vlarb_high;
+  std::string vlarb_low;
+  int mtu_bytes = 4096;  // IB MTU 256-4096 (SPEC §8); 4096 is what NCCL-class HCAs use
+  // Responder ACKs every this many packets and at each message end: rxe sets AckReq after more
+  // than 64 unrequested packets (reference §5, rxe_req.c).
+  int ack_every = 64;
+  // InfiniBand switch port-to-port latency: SPEC §8 "roughly 130-300 ns"; 130 ns is the NVIDIA
+  // Quantum-class figure at the low end of that range.
+  int64_t switch_latency_ps = 130 * kPsPerNs;
+  int sl = 0;  // service level of the workload's traffic
+};
+
+enum class SmEngineChoice : uint8_t { kMinHop, kUpDown, kFatTree };
+
+// The Subnet Manager (InfiniBand) and route recovery after a failure (both fabrics).
+struct RoutingRecovery {
+  SmEngineChoice engine = SmEngineChoice::kFatTree;
+  bool adaptive = false;  // InfiniBand adaptive routing (SM-provided AR groups)
+  // From a link failure to the SM's new tables being computed: trap 128 forces an immediate
+  // heavy sweep (reference §3); the sweep's duration on a small fabric is UNVERIFIED (Mellanox
+  // quotes up to 10-20 s on very large ones). 100 ms and 10 ms to program the LFTs are
+  // placeholders for a mid-size subnet; set them from a measured OpenSM log.
+  int64_t sm_sweep_delay_ps = 100'000'000'000;
+  int64_t sm_reprogram_ps = 10'000'000'000;
+  // RoCE: from a link failure to every switch's ECMP groups excluding the link: BFD detection
+  // (3 x 50 ms, a common RFC 5880 deployment) plus BGP withdrawal; UNVERIFIED, set per network.
+  int64_t ecmp_convergence_ps = 150'000'000'000;
+};
+
+// A link that fails during the run: the cable at `port` of switch `switch_index`.
+struct LinkFailSpec {
+  int switch_index = -1;  // -1 = no failure
+  int port = 0;
+  int64_t at_ps = 0;
+};
+
+// A receiving switch port that never returns credits (InfiniBand fault injection).
+struct CreditLossSpec {
+  int switch_index = -1;  // -1 = none
+  int port = 0;
+};
 
 // ECN marking at switches. Kmin/Kmax/Pmax default to the DCQCN profile's when DCQCN is on,
 // else to SPEC §5's example (net::EcnConfig).
@@ -52,6 +100,8 @@ struct Scenario {
   EcnSpec ecn;
   net::NicConfig nic;
   transport::RoceConfig roce;
+  IbSpec ib;
+  RoutingRecovery recovery;
   topo::TopologySpec topology;
   routing::EcmpConfig ecmp;
   workload::WorkloadSpec workload;
@@ -61,6 +111,8 @@ struct Scenario {
   std::string output_dir;  // where result files go ("" = none unless --out given)
   CaptureSpec capture;
   NicStallSpec nic_stall;
+  LinkFailSpec link_fail;
+  CreditLossSpec credit_loss;
 };
 
 }  // namespace fabricsim::scenario

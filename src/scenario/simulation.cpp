@@ -4,6 +4,8 @@
 #include <stdexcept>
 
 #include "core/error.h"
+#include "routing/lid_install.h"
+#include "scenario/infiniband.h"
 
 namespace fabricsim::scenario {
 
@@ -49,6 +51,7 @@ transport::DcqcnParams resolve_dcqcn(const Scenario& sc) {
 }  // namespace
 
 Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
+  apply_infiniband(sc_);
   const bool dcqcn = sc_.roce.cc == transport::CongestionControl::kDcqcn;
   const transport::DcqcnParams dcqcn_params = dcqcn ? resolve_dcqcn(sc_) : transport::DcqcnParams{};
   // PFC and ECN act on the RoCE data class; ECN thresholds come from the DCQCN profile unless
@@ -75,10 +78,25 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   if (ecn.enabled && ecn.kmax_bytes <= ecn.kmin_bytes) {
     throw InputError("fabric.ecn.kmax", "must be greater than fabric.ecn.kmin");
   }
+  const bool ib = sc_.technology == Technology::kInfiniband;
+  if (ib) net_.set_ib(sc_.ib.link);
   topo_ = topo::build(sc_.topology, topo::FabricParams{sc_.link, sc_.switch_config, sc_.nic}, net_);
-  routes_.install(net_, sc_.ecmp, sc_.seed);
+  if (ib) {
+    static constexpr routing::SmEngine kEngines[] = {
+        routing::SmEngine::kMinHop, routing::SmEngine::kUpDown, routing::SmEngine::kFatTree};
+    sm_ = std::make_unique<routing::SubnetManager>(kEngines[static_cast<int>(sc_.recovery.engine)]);
+  }
+  program_routes();
+  if (sc_.credit_loss.switch_index >= 0) {
+    net_.break_credit_return(
+        switch_port(sc_.credit_loss.switch_index, sc_.credit_loss.port, "faults.credit_loss"));
+  }
+  if (sc_.link_fail.switch_index >= 0) {
+    switch_port(sc_.link_fail.switch_index, sc_.link_fail.port, "faults.link_down");  // checks
+  }
   transport_ =
       std::make_unique<transport::RoceTransport>(sc_.roce, net_, sc_.seed, dcqcn_params);
+  if (ib) transport_->set_infiniband(lid_routes_.nic_lid, sc_.ib.link.sl_to_vl);
   workload_ = std::make_unique<workload::Workload>(sc_.workload, topo_.nics, sc_.link.rate_bps,
                                                    sc_.seed, *transport_, sched_);
   transport_->on_delivered = [this](uint32_t msg) {
@@ -86,6 +104,47 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
     workload_->on_delivered(msg);
   };
   if (sc_.capture.max_frames > 0) net_.set_tap(net::Tap{this, &Simulation::capture_hook});
+}
+
+uint32_t Simulation::switch_port(int switch_index, int port, const char* key) const {
+  const std::string k(key);
+  if (switch_index >= static_cast<int>(net_.num_switches())) {
+    throw InputError(k + ".switch", "must be a switch index below " + std::to_string(net_.num_switches()));
+  }
+  const net::Switch& sw = net_.switch_at(static_cast<uint32_t>(switch_index));
+  if (port >= static_cast<int>(sw.num_ports)) {
+    throw InputError(k + ".port", "switch " + std::to_string(switch_index) + " has " +
+                                      std::to_string(sw.num_ports) + " ports");
+  }
+  return sw.first_port + static_cast<uint32_t>(port);
+}
+
+void Simulation::program_routes() {
+  // ECMP tables always: their shortest-path distances also give each flow's ideal hop count.
+  routes_.install(net_, sc_.ecmp, sc_.seed);
+  if (!sm_) return;
+  lid_routes_ = sm_->sweep(net_);
+  if (lid_routes_.unreachable_pairs > 0 && link_failed_ps_ < 0) {
+    throw InputError("topology", "the Subnet Manager found " +
+                                     std::to_string(lid_routes_.unreachable_pairs) +
+                                     " unreachable (switch, LID) pairs: the subnet does not connect");
+  }
+  routing::install_lid_routes(net_, lid_routes_, sc_.recovery.adaptive);
+}
+
+void Simulation::on_link_fail(uint32_t port) {
+  net_.fail_link(port);
+  link_failed_ps_ = sched_.now_ps;
+  // The control plane reacts later: the SM after its trap-triggered sweep and the programming
+  // of new LFTs; RoCE once the routing protocol has converged.
+  const int64_t delay = sm_ ? sc_.recovery.sm_sweep_delay_ps + sc_.recovery.sm_reprogram_ps
+                            : sc_.recovery.ecmp_convergence_ps;
+  sched_.at(sched_.now_ps + delay, kRouteUpdate, 0);
+}
+
+void Simulation::on_route_update() {
+  program_routes();
+  routes_restored_ps_ = sched_.now_ps;
 }
 
 void Simulation::capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt) {
@@ -112,6 +171,10 @@ void Simulation::start_workload() {
   if (stall.nic >= 0) {
     sched_.at(stall.at_ps, kNicStall, static_cast<uint32_t>(stall.nic));
     if (stall.until_ps > 0) sched_.at(stall.until_ps, kNicResume, static_cast<uint32_t>(stall.nic));
+  }
+  if (sc_.link_fail.switch_index >= 0) {
+    sched_.at(sc_.link_fail.at_ps, kLinkFail,
+              switch_port(sc_.link_fail.switch_index, sc_.link_fail.port, "faults.link_down"));
   }
   workload_->start();
 }
@@ -161,6 +224,15 @@ bool Simulation::run(int64_t stop_time_ps, const std::function<void(double)>& pr
         break;
       case kNicResume:
         net_.on_nic_resume(ev.target);
+        break;
+      case kCreditWatchdog:
+        net_.on_credit_watchdog(ev.target);
+        break;
+      case kLinkFail:
+        on_link_fail(ev.target);
+        break;
+      case kRouteUpdate:
+        on_route_update();
         break;
       case kQpTimer:
         transport_->on_timer(ev.target);

@@ -10,6 +10,7 @@
 #include "core/scheduler.h"
 #include "net/network.h"
 #include "routing/ecmp.h"
+#include "routing/subnet_manager.h"
 #include "scenario/result.h"
 #include "scenario/scenario.h"
 #include "topo/topology.h"
@@ -42,6 +43,11 @@ class Simulation {
   // Frames recorded per Scenario::capture, in transmit order.
   std::vector<CapturedFrame>& captured() { return captured_; }
   uint64_t delivered_messages() const { return delivered_; }
+  // InfiniBand: the Subnet Manager's latest tables (empty on RoCE).
+  const routing::LidRoutes& lid_routes() const { return lid_routes_; }
+  // The failure timeline (-1 when no link failed / routes were not recomputed yet).
+  int64_t link_failed_ps() const { return link_failed_ps_; }
+  int64_t routes_restored_ps() const { return routes_restored_ps_; }
 
  private:
   Scenario sc_;
@@ -51,6 +57,15 @@ class Simulation {
   routing::EcmpRoutes routes_;
   std::unique_ptr<transport::RoceTransport> transport_;
   std::unique_ptr<workload::Workload> workload_;
+  std::unique_ptr<routing::SubnetManager> sm_;
+  routing::LidRoutes lid_routes_;
+  int64_t link_failed_ps_ = -1;
+  int64_t routes_restored_ps_ = -1;
+  // Port id of a switch's local port, or throws InputError naming `key`.
+  uint32_t switch_port(int switch_index, int port, const char* key) const;
+  void program_routes();  // (re)computes and installs the fabric's forwarding
+  void on_link_fail(uint32_t port);
+  void on_route_update();
   static void capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
   int64_t events_ = 0;
   int64_t stop_marker_ps_ = -1;  // the time limit of the latest run() call

@@ -42,7 +42,28 @@ struct PlbConfig {
                                     // (tcp_plb_idle_rehash_rounds)
 };
 
+// What carries the verbs: RoCEv2 frames on Ethernet or native InfiniBand packets (set from
+// fabric.technology, not a knob of its own).
+enum class LinkLayer : uint8_t { kEthernet, kInfiniband };
+// IBTA transport services modelled (reference infiniband.md §5); RD is obsolete in practice
+// (no current HCA implements it) and is refused by the scenario layer.
+enum class Service : uint8_t { kRc, kUc, kUd };
+// The verb a workload's messages use.
+enum class Operation : uint8_t { kWrite, kSend, kRead };
+
+// RDMA transport configuration: the RoCEv2 knobs (fabric.roce.*), which InfiniBand shares
+// except where fabric.ib.* says otherwise.
 struct RoceConfig {
+  LinkLayer link_layer = LinkLayer::kEthernet;
+  Service service = Service::kRc;
+  Operation operation = Operation::kWrite;
+  // Responder accepts packets out of PSN order within a window and places them (ConnectX-5+
+  // "out-of-order data placement", reference §4), as adaptive routing needs; off = go-back-N
+  // responder that NAKs a gap.
+  bool out_of_order = false;
+  // InfiniBand: the service level of the workload's traffic and the VL it maps to at every port
+  // (one SL2VL table fabric-wide, net::IbLinkConfig).
+  int sl = 0;
   // RDMA payload bytes per packet (the path MTU). 4096 is the largest RoCE/IB MTU (SPEC §8).
   int mtu_bytes = 4096;
   // Responder sends an ACK after this many in-order data packets and always on a message's last

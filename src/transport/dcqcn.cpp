@@ -81,8 +81,11 @@ DcqcnParams dcqcn_paper() {
   p.min_rate_bps = 100 * kMbps;  // NS3RDMA MinRate attribute default; its config keeps it
   p.min_decrease_factor = 0;     // no such knob; alpha <= 1 already bounds a cut to half
   p.clamp_target_rate = true;    // NS3RDMA CLAMP_TARGET_RATE 1
-  // RED as usually cited for the paper: UNVERIFIED (SPEC §8 says verify; HPCC issue #21 quotes
-  // Kmin = 4 KB). KB read as 1000 bytes.
+  // RED: Kmin 5 KB, Kmax 200 KB, Pmax 1% (with g = 1/256) are "the default parameter setting" of
+  // the DCQCN paper as SwCC quotes it (Huang et al., USENIX ATC 2025, §5.1 "Parameter Setting",
+  // https://www.usenix.org/conference/atc25/presentation/huang-hongjing). Secondary: the paper's
+  // own text was not reachable, and HPCC issue #21 quotes Kmin = 4 KB. KB read as 1000 bytes.
+  // These are 40 Gb/s values (the paper's testbed); this profile does not scale them.
   p.ecn = {5'000, 200'000, 0.01};
   return p;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/error.h"
 #include "core/rng.h"
 #include "net/wire.h"
 
@@ -14,6 +15,21 @@ uint32_t packets_for(int64_t size_bytes, int mtu_bytes) {
   return size_bytes <= 0 ? 1 : static_cast<uint32_t>((size_bytes + mtu_bytes - 1) / mtu_bytes);
 }
 
+uint32_t data_frame_bytes(const RoceConfig& cfg, uint32_t payload_bytes, bool first) {
+  uint32_t after_bth = payload_bytes + net::bth_pad_bytes(payload_bytes);
+  if (cfg.service == Service::kUd) {
+    after_bth += net::kDethBytes;  // every UD packet names its Q_Key and source QP
+  } else if (cfg.operation == Operation::kWrite && first) {
+    after_bth += net::kRethBytes;  // RDMA WRITE FIRST/ONLY carries the RETH
+  }
+  return cfg.link_layer == LinkLayer::kInfiniband ? net::ib_packet_bytes(after_bth)
+                                                  : net::roce_frame_bytes(after_bth, cfg.vlan_tag);
+}
+
+uint32_t wire_only_bytes(const RoceConfig& cfg) {
+  return cfg.link_layer == LinkLayer::kInfiniband ? 0 : net::kWireOnlyBytes;
+}
+
 int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce,
                      const net::LinkConfig& link, const net::SwitchConfig& sw,
                      const net::NicConfig& nic) {
@@ -22,13 +38,13 @@ int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce
   int64_t wire = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t payload = i + 1 < n ? roce.mtu_bytes : static_cast<uint32_t>(last_payload);
-    wire += net::roce_data_frame_bytes(payload, i == 0, roce.vlan_tag) + net::kWireOnlyBytes;
+    wire += data_frame_bytes(roce, payload, i == 0) + wire_only_bytes(roce);
   }
   // The largest frame is the first (it carries the RETH) unless the message is one packet.
   const uint32_t largest_wire =
-      net::roce_data_frame_bytes(n == 1 ? static_cast<uint32_t>(last_payload) : roce.mtu_bytes,
-                                 true, roce.vlan_tag) +
-      net::kWireOnlyBytes;
+      data_frame_bytes(roce,
+                       n == 1 ? static_cast<uint32_t>(last_payload) : roce.mtu_bytes, true) +
+      wire_only_bytes(roce);
   int64_t t = serialization_ps(wire, link.rate_bps);
   t += static_cast<int64_t>(switch_hops + 1) * link.propagation_ps();
   t += static_cast<int64_t>(switch_hops) * sw.latency_ps + 2 * nic.latency_ps;
@@ -72,13 +88,16 @@ void RoceTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
       t->on_cnp(p.qp);
       break;
     case PacketType::kPause:
-      break;  // PFC frames are consumed by the NIC's MAC, never delivered (net/)
+    case PacketType::kCredit:
+      break;  // PFC and IB flow-control packets are consumed by the link layer (net/)
   }
 }
 
 bool RoceTransport::pull_hook(void* self, uint32_t nic, uint8_t paused_classes, Packet& out) {
   auto* t = static_cast<RoceTransport*>(self);
-  if (paused_classes & (1u << t->cfg_.data_priority)) return false;  // PFC: data class paused
+  // RoCE sends all data in one class: nothing to do while PFC pauses it.
+  if (!t->ib() && (paused_classes & (1u << t->cfg_.data_priority))) return false;
+  t->paused_classes_ = paused_classes;  // IB: VLs whose head packet waits for credits
   return t->pull(nic, out);
 }
 
@@ -87,16 +106,30 @@ void RoceTransport::dropped_hook(void* self, const Packet& p) {
   if (p.type == PacketType::kData) t->msgs_[p.msg].dropped_bytes += p.payload_bytes;
 }
 
-uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic) {
-  const uint64_t key = (static_cast<uint64_t>(src_nic) << 32) | dst_nic;
+void RoceTransport::set_infiniband(std::vector<uint16_t> nic_lid, const uint8_t (&sl_to_vl)[16]) {
+  nic_lid_ = std::move(nic_lid);
+  std::copy(std::begin(sl_to_vl), std::end(sl_to_vl), sl_to_vl_);
+}
+
+uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl) {
+  // One QP per (source, destination, service level): a QP's packets all use one SL.
+  const uint64_t key = (static_cast<uint64_t>(src_nic) << 34) |
+                       (static_cast<uint64_t>(dst_nic) << 4) | static_cast<uint64_t>(sl);
   auto [it, inserted] = qp_index_.emplace(key, static_cast<uint32_t>(qps_.size()));
   if (inserted) {
     Qp q;
     q.src_nic = src_nic;
     q.dst_nic = dst_nic;
-    // Linux rxe: UDP source port = 0xC000 | 14-bit hash of the QP number.
-    uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (it->second + 1));
-    q.entropy = static_cast<uint16_t>(0xC000 | (splitmix64(h) & 0x3FFF));
+    q.sl = static_cast<uint8_t>(sl);
+    if (ib()) {
+      q.entropy = nic_lid_.at(dst_nic);  // packets are forwarded by DLID
+      q.priority = sl_to_vl_[sl];
+    } else {
+      // Linux rxe: UDP source port = 0xC000 | 14-bit hash of the QP number.
+      uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (it->second + 1));
+      q.entropy = static_cast<uint16_t>(0xC000 | (splitmix64(h) & 0x3FFF));
+      q.priority = static_cast<uint8_t>(cfg_.data_priority);
+    }
     if (cc_enabled()) rps_.emplace_back(dcqcn_, net_.port(net_.nic_port(src_nic)).rate_bps);
     qps_.push_back(std::move(q));
   }
@@ -104,8 +137,13 @@ uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic) {
 }
 
 uint32_t RoceTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
-                             uint64_t tag) {
-  const uint32_t qp_id = qp_for(src_nic, dst_nic);
+                             uint64_t tag, int sl) {
+  if (cfg_.service == Service::kUd && size_bytes > cfg_.mtu_bytes) {
+    throw InputError("fabric.transport.service",
+                     "a UD message is one packet: " + std::to_string(size_bytes) +
+                         " bytes exceed the MTU of " + std::to_string(cfg_.mtu_bytes));
+  }
+  const uint32_t qp_id = qp_for(src_nic, dst_nic, sl < 0 ? cfg_.sl : sl);
   Qp& q = qps_[qp_id];
   Message m;
   m.qp = qp_id;
@@ -140,6 +178,10 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
     Qp& q = qps_[qp_id];
     if (q.failed || q.snd_nxt >= q.psn_end) {
       q.active = false;
+      continue;
+    }
+    if (paused_classes_ & (1u << q.priority)) {  // its class is paused: the next QP may go
+      n.active.push_back(qp_id);
       continue;
     }
     if (q.next_send_ps > now) {  // paced by congestion control
@@ -235,13 +277,13 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
   p.psn = q.snd_nxt;
   p.msg = msg_id;
   p.payload_bytes = static_cast<uint16_t>(payload);
-  p.frame_bytes =
-      static_cast<uint16_t>(net::roce_data_frame_bytes(payload, index == 0, cfg_.vlan_tag));
+  p.frame_bytes = static_cast<uint16_t>(data_frame_bytes(cfg_, payload, index == 0));
   p.entropy = q.entropy;
   p.type = PacketType::kData;
-  p.priority = static_cast<uint8_t>(cfg_.data_priority);
-  p.ecn = 2;  // ECT(0): RoCEv2 NICs send ECN-capable traffic
-  p.flags = (index == 0 ? net::kFlagFirst : 0) | (last ? net::kFlagLast : 0);
+  p.priority = q.priority;
+  p.ecn = ib() ? 0 : 2;  // ECT(0): RoCEv2 NICs send ECN-capable traffic
+  p.flags = static_cast<uint8_t>((index == 0 ? net::kFlagFirst : 0) |
+                                 (last ? net::kFlagLast : 0) | (q.sl << net::kFlagSlShift));
 
   if (q.snd_una == q.snd_nxt) q.last_progress_ps = sched_.now_ps;  // the RTO clock starts
   if (q.snd_nxt < q.high_sent) {
@@ -254,6 +296,16 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
   m.sent_bytes += payload;
   ++counters_.data_packets_sent;
   counters_.data_bytes_sent += payload;
+  if (!reliable()) {
+    // UC and UD expect no acknowledgement: the requester is done once the packet is out.
+    q.snd_una = q.snd_nxt;
+    if (last) {
+      m.tx_done_ps = sched_.now_ps;
+      --unacked_messages_;
+      ++q.una_msg;
+    }
+    return;
+  }
   if (!q.timer_pending) arm_timer(qp_id, sched_.now_ps + rto_ps_);
 }
 
@@ -265,15 +317,16 @@ void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, u
   p.qp = qp_id;
   p.psn = psn;
   p.msg = kNoMessage;
-  p.entropy = q.entropy;
+  p.entropy = ib() ? nic_lid_[q.src_nic] : q.entropy;
   p.type = type;
-  p.flags = ece ? net::kFlagEce : 0;
+  p.flags = static_cast<uint8_t>((ece ? net::kFlagEce : 0) | (q.sl << net::kFlagSlShift));
   if (type == PacketType::kCnp) {
     p.frame_bytes = static_cast<uint16_t>(net::roce_cnp_frame_bytes(cfg_.vlan_tag));
     p.priority = static_cast<uint8_t>(cfg_.cnp_priority);
   } else {
-    p.frame_bytes = static_cast<uint16_t>(net::roce_ack_frame_bytes(cfg_.vlan_tag));
-    p.priority = static_cast<uint8_t>(cfg_.data_priority);
+    p.frame_bytes = static_cast<uint16_t>(ib() ? net::ib_packet_bytes(net::kAethBytes)
+                                               : net::roce_ack_frame_bytes(cfg_.vlan_tag));
+    p.priority = q.priority;
     ++counters_.ack_packets;
   }
   net_.nic_send(q.dst_nic, p);
@@ -284,7 +337,6 @@ void RoceTransport::on_data(const Packet& p) {
   Message& m = msgs_[p.msg];
   if (p.ecn == 3) {
     ++counters_.ecn_marked_packets;
-    if (p.psn == q.epsn) q.ce_since_ack = true;
     // DCQCN notification point: at most one CNP per QP per interval (reference §1).
     if (cc_enabled() &&
         (q.last_cnp_ps < 0 || sched_.now_ps - q.last_cnp_ps >= dcqcn_.cnp_interval_ps)) {
@@ -295,26 +347,77 @@ void RoceTransport::on_data(const Packet& p) {
   }
   m.delivered_bytes += p.payload_bytes;
   counters_.data_bytes_delivered += p.payload_bytes;
-  if (p.psn == q.epsn) {
-    ++q.epsn;
-    q.nak_sent = false;
-    const bool last = p.flags & net::kFlagLast;
-    if (++q.since_ack >= static_cast<uint32_t>(cfg_.ack_every) || last) {
-      q.since_ack = 0;
-      send_control(q, PacketType::kAck, p.qp, q.epsn - 1, q.ce_since_ack);
-      q.ce_since_ack = false;
+  const bool last = p.flags & net::kFlagLast;
+  if (!reliable()) {
+    // UC/UD: no ACK, no retransmission. A gap voids the message in progress; the next packet
+    // that starts a message resynchronizes (IBA 9.7.5.2 UC responder, rxe_resp.c check_psn).
+    if (p.psn < q.epsn) return;
+    if (p.psn > q.epsn || (p.flags & net::kFlagFirst)) {
+      q.uc_discard = !(p.flags & net::kFlagFirst);
     }
-    if (last) {
+    q.epsn = p.psn + 1;
+    if (last && !q.uc_discard) {
       m.rx_done_ps = sched_.now_ps;
       if (on_delivered) on_delivered(p.msg);
     }
+    return;
+  }
+  if (p.psn == q.epsn) {
+    accept_in_order(q, p.qp, last, p.ecn == 3);
   } else if (p.psn > q.epsn) {
+    if (cfg_.out_of_order) {
+      // Out-of-order placement: keep it and wait for the gap; a lost packet is recovered by the
+      // requester's timeout (no NAK: under adaptive routing a gap is usually a late packet).
+      const uint32_t ahead = p.psn - q.epsn - 1;
+      if (ahead < 64) {
+        q.ooo_mask |= 1ull << ahead;
+        ++counters_.out_of_order_packets;
+      } else {
+        ++counters_.ooo_window_drops;
+      }
+      return;
+    }
     if (!q.nak_sent) {
       q.nak_sent = true;
       send_control(q, PacketType::kNak, p.qp, q.epsn);
     }
   } else if (q.epsn > 0) {
     send_control(q, PacketType::kAck, p.qp, q.epsn - 1);  // duplicate: re-ACK
+  }
+}
+
+void RoceTransport::accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce) {
+  ++q.epsn;
+  uint32_t accepted = 1;
+  // Packets placed out of order right behind it are now in order too.
+  while (q.ooo_mask & 1) {
+    q.ooo_mask >>= 1;
+    ++q.epsn;
+    ++accepted;
+  }
+  q.ooo_mask >>= 1;  // bit 0 is again epsn + 1
+  q.nak_sent = false;
+  if (ce) q.ce_since_ack = true;
+  const uint32_t done_before = q.rx_msg;
+  complete_received(q);
+  q.since_ack += accepted;
+  // Coalesced ACKs: every ack_every packets and whenever a message completes (the requester
+  // sets AckReq on a message's last packet, reference §5).
+  if (q.since_ack >= static_cast<uint32_t>(cfg_.ack_every) || last || q.rx_msg != done_before) {
+    q.since_ack = 0;
+    send_control(q, PacketType::kAck, qp_id, q.epsn - 1, q.ce_since_ack);
+    q.ce_since_ack = false;
+  }
+}
+
+void RoceTransport::complete_received(Qp& q) {
+  while (q.rx_msg < q.msgs.size()) {
+    const uint32_t id = q.msgs[q.rx_msg];
+    Message& m = msgs_[id];
+    if (m.first_psn + m.npkts > q.epsn) break;
+    m.rx_done_ps = sched_.now_ps;
+    ++q.rx_msg;
+    if (on_delivered) on_delivered(id);
   }
 }
 

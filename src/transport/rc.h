@@ -48,7 +48,9 @@ struct Message {
 struct Qp {
   uint32_t src_nic = 0;
   uint32_t dst_nic = 0;
-  uint16_t entropy = 0;          // UDP source port (PLB may change it)
+  uint16_t entropy = 0;          // UDP source port (PLB may change it); IB: the DLID
+  uint8_t priority = 0;          // Ethernet traffic class, or the IB VL of its SL
+  uint8_t sl = 0;                // IB service level (pcap's LRH.SL)
   std::vector<uint32_t> msgs;    // every message posted, in order
   // requester
   uint32_t psn_end = 0;          // next PSN to assign to a new message
@@ -80,6 +82,9 @@ struct Qp {
   uint32_t epsn = 0;             // expected PSN
   uint32_t since_ack = 0;        // in-order packets accepted since the last ACK
   bool nak_sent = false;
+  uint64_t ooo_mask = 0;         // out-of-order placement: bit i = PSN epsn + 1 + i has arrived
+  uint32_t rx_msg = 0;           // msgs[] index of the first message not yet fully received
+  bool uc_discard = false;       // UC/UD: dropping the rest of a message that lost a packet
 };
 
 struct TransportCounters {
@@ -94,6 +99,8 @@ struct TransportCounters {
   int64_t cnps_sent = 0;
   int64_t ecn_marked_packets = 0;  // CE-marked data packets that reached a responder
   int64_t plb_repaths = 0;
+  int64_t out_of_order_packets = 0;  // placed out of PSN order (out_of_order responder)
+  int64_t ooo_window_drops = 0;      // too far ahead of the expected PSN to place
 };
 
 class RoceTransport {
@@ -104,8 +111,13 @@ class RoceTransport {
   RoceTransport(const RoceTransport&) = delete;
   RoceTransport& operator=(const RoceTransport&) = delete;
 
-  // Posts an RDMA WRITE of `size_bytes` from src to dst now; returns the message id.
-  uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag);
+  // Posts a message of `size_bytes` from src to dst now (cfg.operation: WRITE, SEND), on the QP
+  // of that pair and service level (-1 = cfg.sl); returns the message id.
+  uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
+                int sl = -1);
+  // InfiniBand: the LIDs the Subnet Manager assigned (NIC -> LID) and the SL -> VL map; packets
+  // then carry DLIDs and their SL's VL.
+  void set_infiniband(std::vector<uint16_t> nic_lid, const uint8_t (&sl_to_vl)[16]);
   void on_timer(uint32_t qp);
   void on_cc_timer(uint32_t qp);
   void on_nic_wake(uint32_t nic);
@@ -135,7 +147,11 @@ class RoceTransport {
   static bool pull_hook(void* self, uint32_t nic, uint8_t paused_classes, net::Packet& out);
   static void dropped_hook(void* self, const net::Packet& pkt);
 
-  uint32_t qp_for(uint32_t src_nic, uint32_t dst_nic);
+  uint32_t qp_for(uint32_t src_nic, uint32_t dst_nic, int sl);
+  bool ib() const { return cfg_.link_layer == LinkLayer::kInfiniband; }
+  bool reliable() const { return cfg_.service == Service::kRc; }
+  void accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce);
+  void complete_received(Qp& q);
   void activate(uint32_t qp);
   bool pull(uint32_t nic, net::Packet& out);
   void make_data_packet(uint32_t qp, net::Packet& out);
@@ -163,9 +179,12 @@ class RoceTransport {
   std::vector<DcqcnRp> rps_;  // per QP when cc is dcqcn
   std::vector<Message> msgs_;
   std::vector<Nic> nics_;
+  std::vector<uint16_t> nic_lid_;  // InfiniBand
+  uint8_t sl_to_vl_[16] = {};
   std::unordered_map<uint64_t, uint32_t> qp_index_;  // (src << 32 | dst) -> QP; post time only
   TransportCounters counters_;
   uint64_t unacked_messages_ = 0;
+  uint8_t paused_classes_ = 0;  // of the NIC port being served by pull()
 };
 
 // Completion time of a message alone on an idle path of `switch_hops` switches, all links at
@@ -175,6 +194,12 @@ class RoceTransport {
 int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce,
                      const net::LinkConfig& link, const net::SwitchConfig& sw,
                      const net::NicConfig& nic);
+
+// Frame bytes of a data packet (the L2 frame with FCS on Ethernet; LRH..VCRC on InfiniBand) for
+// the configured link layer, service and operation; `first`: the message's first packet.
+uint32_t data_frame_bytes(const RoceConfig& cfg, uint32_t payload_bytes, bool first);
+// Per-frame bytes on the wire beyond the frame (Ethernet preamble + IFG; none on InfiniBand).
+uint32_t wire_only_bytes(const RoceConfig& cfg);
 
 // Payload of the last packet of a message and the packet count (a 0-byte message is one packet).
 uint32_t packets_for(int64_t size_bytes, int mtu_bytes);

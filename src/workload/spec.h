@@ -26,6 +26,7 @@ struct ExplicitFlow {
   int dst = 0;
   int64_t size_bytes = 0;
   int64_t start_ps = 0;
+  int sl = -1;  // InfiniBand service level; -1 = the fabric's (fabric.ib.sl)
 };
 
 struct WorkloadSpec {

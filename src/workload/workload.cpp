@@ -141,7 +141,7 @@ std::vector<PlannedFlow> plan_pattern(const WorkloadSpec& spec, int num_nics, in
     case PatternKind::kFlows:
       for (const ExplicitFlow& f : spec.flows) {
         flows.push_back({f.start_ps, static_cast<uint32_t>(f.src), static_cast<uint32_t>(f.dst),
-                         f.size_bytes});
+                         f.size_bytes, f.sl});
       }
       std::stable_sort(flows.begin(), flows.end(), [](const PlannedFlow& a, const PlannedFlow& b) {
         return a.start_ps < b.start_ps;
@@ -217,7 +217,7 @@ void Workload::post_ring_slice(uint32_t rank, uint32_t step, uint32_t slice) {
 void Workload::on_flow_start() {
   while (next_planned_ < planned_.size() && planned_[next_planned_].start_ps <= sched_.now_ps) {
     const PlannedFlow& f = planned_[next_planned_++];
-    transport_.post(f.src, f.dst, f.size_bytes, next_planned_ - 1);
+    transport_.post(f.src, f.dst, f.size_bytes, next_planned_ - 1, f.sl);
   }
   if (next_planned_ < planned_.size()) {
     sched_.at(planned_[next_planned_].start_ps, kFlowStart, 0);

@@ -20,6 +20,7 @@ struct PlannedFlow {
   uint32_t src = 0;
   uint32_t dst = 0;
   int64_t size_bytes = 0;
+  int sl = -1;  // InfiniBand service level; -1 = the fabric's
 };
 
 // Throws InputError naming the workload.* key when the spec cannot run on `num_nics` NICs.

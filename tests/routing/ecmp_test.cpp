@@ -51,7 +51,7 @@ TEST(Ecmp, GroupSizesFollowTheFatTree) {
   // Edge switch 0 (pod 0): to another pod, 2 uplinks (k/2); to its own NIC, 1 port.
   const net::Switch& edge = f.net.switch_at(0);
   auto group_size = [&](const net::Switch& s, uint32_t dst) {
-    const uint16_t g = s.group_of_leaf[f.net.leaf_slot_of_nic(dst)];
+    const uint16_t g = s.group_of_key[f.net.leaf_slot_of_nic(dst)];
     return s.group_offsets[g + 1] - s.group_offsets[g];
   };
   EXPECT_EQ(group_size(edge, 8), 2u) << "edge -> other pod: k/2 aggs";

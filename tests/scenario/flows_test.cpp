@@ -36,10 +36,19 @@ TEST(FlowList, ParsesSourcesDestinationsSizesAndStarts) {
   EXPECT_EQ(flows[1].start_ps, 1'500'000) << "1.5 us in ps";
 }
 
+TEST(FlowList, AFifthElementIsTheServiceLevel) {
+  const LoadedScenario s = load_scenario_string(
+      std::string(kHeader) + "  flows: [[1, 0, 1MB, 0us, 3], [2, 0, 1MB, 0us]]\n", "f.yaml");
+  EXPECT_EQ(s.scenario.workload.flows[0].sl, 3) << "explicit SL";
+  EXPECT_EQ(s.scenario.workload.flows[1].sl, -1) << "no SL: the fabric's";
+  EXPECT_EQ(error_of(std::string(kHeader) + "  flows:\n    - [1, 0, 1MB, 0us, 16]\n"),
+            "f.yaml:7: workload.flows[0]: the fifth element is an InfiniBand SL, 0 to 15");
+}
+
 TEST(FlowList, MalformedEntriesNameTheEntryAndLine) {
   EXPECT_EQ(error_of(std::string(kHeader) + "  flows:\n    - [1, 0, 1MB]\n"),
-            "f.yaml:7: workload.flows[0]: expected [src NIC, dst NIC, size, start] like "
-            "[1, 0, 1MB, 0us], got a list")
+            "f.yaml:7: workload.flows[0]: expected [src NIC, dst NIC, size, start] or [src, dst, "
+            "size, start, SL] like [1, 0, 1MB, 0us], got a list")
       << "three fields instead of four";
   EXPECT_EQ(error_of(std::string(kHeader) + "  flows: [[3, 3, 1MB, 0us]]\n"),
             "f.yaml:6: workload.flows[0]: a flow needs two different NICs")

@@ -179,9 +179,9 @@ TEST(LoadErrors, WrongEnum) {
   EXPECT_EQ(error_of("routing:\n  ecmp:\n    hash: crc\n"),
             "s.yaml:3: routing.ecmp.hash: must be one of: crc32, xor_fold")
       << "the brief's example message";
-  EXPECT_EQ(error_of("fabric: {technology: ib}\n"),
-            "s.yaml:1: fabric.technology: must be one of: roce")
-      << "only RoCE is modelled";
+  EXPECT_EQ(error_of("fabric: {technology: uet}\n"),
+            "s.yaml:1: fabric.technology: must be one of: roce, ib")
+      << "UET is not modelled yet";
 }
 
 TEST(LoadErrors, KeyOnlyValidForAnotherKind) {
@@ -236,7 +236,7 @@ TEST(LoadErrors, StructureProblems) {
       << "a list at the top";
   EXPECT_EQ(error_of("fabric: roce\n"),
             "s.yaml:1: fabric: expected a mapping with keys: technology, link, switch, nic, roce, "
-            "pfc, ecn, got 'roce'")
+            "pfc, ecn, ib, transport, got 'roce'")
       << "a scalar where a group belongs";
 }
 

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "scenario/simulation.h"
@@ -112,14 +113,61 @@ TEST_P(TwoFlows, ConvergeToTheFairShareAndKeepTheLinkBusy) {
   EXPECT_GT(sim.transport().counters().cnps_sent, 0) << "the bottleneck marked and CNPs flowed";
 }
 
-// dcqcn-paper is measured in the closing note of issue 3: with its sparse marking (Pmax 1%)
-// and 50 us CNP interval, two flows stay near 64 / 33 Gb/s for 24 ms here.
+// dcqcn-paper is not fair within 10-20 ms (PaperProfileConvergesOnALongRun below measures how
+// long it takes): with Pmax 1% the bottleneck marks ~10 packets per ms, so each flow is cut
+// about once per ms, long after fast recovery has brought Rc back to Rt; such a cut lowers Rt
+// only by the gap left after F = 5 halvings (Rc x alpha/64), while both flows gain AI = 40 Mb/s
+// per 55 us. The restoring force towards the fair share is that small difference.
 INSTANTIATE_TEST_SUITE_P(Profiles, TwoFlows, ::testing::Values("nvidia-default", "hpcc-paper"),
                          [](const auto& info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
+
+// The start-up decides the first split: the first CNPs reach the two QPs at different times
+// during the initial burst, and with a 50 us CNP interval one QP can be cut twice before the
+// other is cut once (64 / 33 Gb/s with seed 1). The long-run mean is fair; the convergence
+// time is the start of the first 20 ms window from which every later window (to 400 ms) has
+// both flows within 10% of the fair share.
+TEST(TwoFlows, PaperProfileConvergesOnALongRun) {
+  scenario::Simulation sim(bottleneck("dcqcn-paper", 2));
+  for (int i = 1; i <= 2; ++i) sim.transport().post(i, 0, 40'000'000'000, 0);
+  const double fair = kGoodputBps / 2;
+  const int64_t step = 20'000'000'000;  // 20 ms
+  const int64_t end = 20 * step;        // 400 ms
+  const int64_t mean_from = 10 * step;  // the long-run mean: 200-400 ms
+  int64_t converged_since = -1;
+  int64_t before[2] = {0, 0};
+  int64_t at_mean_from[2] = {0, 0};
+  for (int64_t t = step; t <= end; t += step) {
+    sim.run(t);
+    bool fair_now = true;
+    for (int i = 0; i < 2; ++i) {
+      const int64_t bytes = sim.transport().message(i).delivered_bytes;
+      const double bps = (bytes - before[i]) * 8.0 / (step * 1e-12);
+      before[i] = bytes;
+      if (t == mean_from) at_mean_from[i] = bytes;
+      fair_now = fair_now && std::abs(bps - fair) <= 0.10 * fair;
+    }
+    if (!fair_now) converged_since = -1;
+    else if (converged_since < 0) converged_since = t - step;
+  }
+  double total = 0;
+  for (int i = 0; i < 2; ++i) {
+    const double bps = (before[i] - at_mean_from[i]) * 8.0 / ((end - mean_from) * 1e-12);
+    total += bps;
+    EXPECT_NEAR(bps, fair, 0.10 * fair)
+        << "dcqcn-paper: flow " << i << " at " << bps / 1e9 << " Gb/s over 200-400 ms, fair share "
+        << fair / 1e9;
+  }
+  EXPECT_GE(total, 0.90 * kGoodputBps) << "bottleneck at " << total / kGoodputBps * 100 << "%";
+  EXPECT_EQ(sim.network().counters().dropped_packets, 0);
+  ASSERT_GE(converged_since, 0) << "dcqcn-paper: 20 ms windows still outside 10% at 400 ms";
+  RecordProperty("convergence_us", std::to_string(converged_since / 1'000'000));
+  std::printf("dcqcn-paper: two flows within 10%% of the fair share (20 ms windows) from %.0f ms on\n",
+              converged_since * 1e-9);
+}
 
 TEST(TwoFlows, PaperProfileKeepsTheLinkBusy) {
   scenario::Simulation sim(bottleneck("dcqcn-paper", 2));
@@ -128,27 +176,46 @@ TEST(TwoFlows, PaperProfileKeepsTheLinkBusy) {
       << "bottleneck at " << w.total_bps / kGoodputBps * 100 << "% of goodput";
 }
 
-class Incast : public ::testing::TestWithParam<int> {};
+class Incast : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
+// The long-run rate is measured over 100-250 ms: with 32 senders each flow is cut only when one
+// of its few packets per 10 us is marked, so 30 ms windows still carry +-15% of AIMD noise.
 TEST_P(Incast, EverySenderGetsItsShareWithoutDrops) {
-  const int n = GetParam();
-  scenario::Simulation sim(bottleneck("nvidia-default", n));
-  const Window w = measure(sim, n, 30'000'000'000, 60'000'000'000);  // 30-60 ms
+  const auto& [profile, n] = GetParam();
+  scenario::Simulation sim(bottleneck(profile, n));
+  const Window w = measure(sim, n, 100'000'000'000, 250'000'000'000);
   const double fair = kGoodputBps / n;
   for (int i = 0; i < n; ++i) {
     EXPECT_NEAR(w.rate_bps[i], fair, 0.15 * fair)
-        << n << ":1 incast, sender " << i + 1 << " at " << w.rate_bps[i] / 1e9
-        << " Gb/s, bottleneck/N " << fair / 1e9;
+        << profile << ", " << n << ":1 incast, sender " << i + 1 << " at "
+        << w.rate_bps[i] / 1e9 << " Gb/s, bottleneck/N " << fair / 1e9;
   }
   EXPECT_EQ(sim.network().counters().dropped_packets, 0) << "PFC on: no drops";
 }
 
-// N = 32 (senders on 8 leaves, reaching NIC 0's leaf through 8 spines) does not meet the 15%
-// bound here: senders alone on their spine port get up to 9.6 Gb/s while senders whose ECMP
-// path shares a spine port with others get 0.8 Gb/s (bottleneck/N = 3.06), stable over
-// 30-60 ms. PFC shares per ingress port, not per flow, and the spine queues mark too. This is
-// recorded as open in issue 3 rather than asserted either way.
-INSTANTIATE_TEST_SUITE_P(Senders, Incast, ::testing::Values(2, 8));
+std::string incast_name(const ::testing::TestParamInfo<std::tuple<std::string, int>>& info) {
+  std::string n = std::get<0>(info.param) + "_" + std::to_string(std::get<1>(info.param));
+  std::replace(n.begin(), n.end(), '-', '_');
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(HpccPaper, Incast,
+                         ::testing::Combine(::testing::Values("hpcc-paper"),
+                                            ::testing::Values(2, 8, 32)),
+                         incast_name);
+
+// nvidia-default at N = 32 (senders on 5 leaves, reaching NIC 0's leaf through 8 spines) does
+// not meet the bound: its start-up burst (32 x 100 Gb/s) fills the buffer before the first CNP,
+// every flow is cut to the 1 Mb/s minimum while Rt stays at the line rate (clamp_tgt_rate 0:
+// back-to-back cuts with no increase between them keep Rt), and the first timer step 300 us
+// later puts all 32 back at (Rt + Rc) / 2 ~ 50 Gb/s together. From then on the bottleneck queue
+// sits near 11 MB (PFC-bound, every packet marked), paused senders get no marks, and the
+// per-sender rate is set by PFC and ECMP placement (0.1-8.6 Gb/s against 3.06 over 150-300 ms
+// with seeds 1 and 2; seed 3 escapes and lands within 13%). Recorded open in issue 3.
+INSTANTIATE_TEST_SUITE_P(NvidiaDefault, Incast,
+                         ::testing::Combine(::testing::Values("nvidia-default"),
+                                            ::testing::Values(2, 8)),
+                         incast_name);
 
 TEST(Dcqcn, SingleFlowOnAnIdlePathReachesLineRateGoodput) {
   scenario::Simulation sim(bottleneck("nvidia-default", 1));

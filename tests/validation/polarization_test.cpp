@@ -52,7 +52,7 @@ const scenario::LinkGroupLoad& group(const scenario::RunResult& r, int tier,
 // Size of the ECMP group switch `sw` uses towards the leaf of `dst_nic`.
 uint32_t group_size(const net::Network& net, uint32_t sw, uint32_t dst_nic) {
   const net::Switch& s = net.switch_at(sw);
-  const uint16_t g = s.group_of_leaf[net.leaf_slot_of_nic(dst_nic)];
+  const uint16_t g = s.group_of_key[net.leaf_slot_of_nic(dst_nic)];
   return s.group_offsets[g + 1] - s.group_offsets[g];
 }
 

@@ -1,0 +1,142 @@
+// The InfiniBand Subnet Manager's unicast routing: discovery, LID assignment and the linear
+// forwarding tables (LFTs) the way OpenSM computes them, plus adaptive-routing port groups.
+//
+// Sources (keys of /work/shared/reference/infiniband.md §3-4):
+//   [OSM] linux-rdma/opensm: osm_ucast_mgr.c and osm_switch.c (min-hop, per-port balancing),
+//         osm_ucast_updn.c (up/down), osm_ucast_ftree.c (fat-tree), osm_lid_mgr.c (guid2lid),
+//         osm_state_mgr.c (a topology change makes the next heavy sweep ignore existing LFTs).
+//   [NV]  NVIDIA adaptive routing: the SM programs AR groups; a "TREE" group holds every
+//         min-hop port of a fat-tree.
+//
+// A sweep:
+//  1. Discovery: breadth-first over working cables (both directions up) from switch 0, as the
+//     SM's directed-route sweep would; what it does not reach is not in the subnet.
+//  2. LIDs: discovered ports without a LID get the next free one, CAs in NIC order before
+//     switches, so on a first sweep of a connected fabric NIC i has LID i + 1 and the DLIDs of
+//     all data traffic form one dense block at the bottom of every LFT. LIDs are kept on later
+//     sweeps, also for ports that have vanished (OpenSM's guid2lid persistence).
+//  3. Routing by the engine, recomputed from scratch: OpenSM sets ignore_existing_lfts on any
+//     port change, so a re-sweep after a link event does not try to keep old entries.
+//  4. Adaptive-routing groups: per (switch, DLID) every port that keeps the route minimal for
+//     the engine and legal for it (up*down* for up/down and fat-tree), the LFT port first.
+//
+// Not modelled: LMC > 0, multicast, SL/VL assignment, routers, the unicast cache.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "net/network.h"
+
+namespace fabricsim::routing {
+
+enum class SmEngine : uint8_t { kMinHop, kUpDown, kFatTree };
+
+const char* sm_engine_name(SmEngine engine);
+
+struct LidRoutes {
+  uint32_t num_lids = 0;          // highest LID + 1 (LID 0 is reserved and never assigned)
+  std::vector<uint16_t> nic_lid;  // NIC index -> LID (0: never discovered)
+  std::vector<uint16_t> switch_lid;  // switch index -> LID of switch port 0 (0: never discovered)
+  // Per switch: lft[sw][lid] = global port id the switch forwards that DLID to; net::kNoPort when
+  // unrouted and for the switch's own LID (port 0, the management port, is not modelled).
+  std::vector<std::vector<uint32_t>> lft;
+  // Adaptive routing, per switch and LID: ar_ports[sw][ar_offsets[sw][lid] ..
+  // ar_offsets[sw][lid + 1]) are the allowed output ports, the LFT port first; empty when
+  // unrouted. ar_offsets[sw] has num_lids + 1 entries.
+  std::vector<std::vector<uint32_t>> ar_offsets, ar_ports;
+  std::vector<int32_t> port_routes;  // per global port id: CA LIDs whose LFT entry uses it
+  // (switch, CA LID) pairs with no route, over every switch of the Network (undiscovered ones
+  // included) and every NIC that has a LID.
+  int64_t unreachable_pairs = 0;
+  SmEngine engine_used = SmEngine::kMinHop;  // kUpDown when fat-tree fell back
+  // Up/down order (up/down, and fat-tree where rank = top tier - tier): per switch, rank 0 at
+  // the roots. A move from switch a to switch b is UP when (rank[b], b) < (rank[a], a). Empty
+  // for min-hop.
+  std::vector<uint32_t> rank;
+  std::string note;  // how roots were chosen, repairs, fallbacks; empty when nothing to say
+
+  std::span<const uint32_t> ar_group(uint32_t sw, uint32_t lid) const {
+    const auto& off = ar_offsets[sw];
+    return {ar_ports[sw].data() + off[lid], off[lid + 1] - off[lid]};
+  }
+};
+
+class SubnetManager {
+ public:
+  explicit SubnetManager(SmEngine engine) : engine_(engine) {}
+
+  // Discovers the subnet from the Network's working links, assigns LIDs on the first sweep and
+  // keeps them on later ones, computes LFTs and AR groups with the engine. Deterministic.
+  // Throws std::runtime_error when the unicast LID space (0x0001-0xBFFF) is exhausted.
+  LidRoutes sweep(const net::Network& net);
+
+ private:
+  SmEngine engine_;
+  std::vector<uint16_t> nic_lid_;     // guid2lid: persists across sweeps
+  std::vector<uint16_t> switch_lid_;
+  uint32_t next_lid_ = 1;
+};
+
+// ---- Shared by subnet_manager.cpp and sm_engines.cpp; not an interface for other layers. ----
+namespace sm_internal {
+
+inline constexpr uint32_t kInf = 0xFFFFFFFFu;
+
+// The subnet as the SM sees it after discovery: working cables between discovered nodes only.
+struct Subnet {
+  uint32_t num_switches = 0;
+  uint32_t num_ports = 0;
+  std::vector<uint8_t> found;              // per switch: reached by discovery
+  std::vector<int> tier;                   // per switch (set by the topology builders)
+  std::vector<uint32_t> adj_offsets;       // per switch, CSR over its working switch cables
+  std::vector<uint32_t> adj_port;          //   the switch's own global port id, in port order
+  std::vector<uint32_t> adj_peer;          //   the switch at the far end
+  std::vector<uint32_t> port_peer_switch;  // per global port: far-end switch, else kInf
+  std::vector<uint32_t> peer_port;         // per global port: the port at the cable's far end
+  std::vector<std::vector<uint32_t>> cas;  // per switch: discovered NICs cabled to it
+  std::vector<uint32_t> nic_switch;        // NIC -> its switch (kInf: not discovered)
+  std::vector<uint32_t> nic_switch_port;   // NIC -> the switch's port cabled to it
+};
+
+// Next hops of every switch towards one destination switch.
+struct NextHops {
+  std::vector<uint32_t> dist;     // per switch: route length in switch hops; kInf = none
+  std::vector<uint32_t> offsets;  // per switch: CSR into ports
+  std::vector<uint32_t> ports;    // allowed output ports (global ids), in port order
+};
+using NextHopFn = std::function<void(uint32_t dst_switch, NextHops& out)>;
+
+// The up/down orientation: rank per switch and the discovered switches sorted by (rank, index).
+struct UpDown {
+  std::vector<uint32_t> rank;
+  std::vector<uint32_t> by_key;
+};
+
+UpDown make_updn(const Subnet& sub, std::vector<uint32_t> rank);
+// Every shortest-path next hop (breadth-first distances over the switch graph).
+void min_hop_next_hops(const Subnet& sub, uint32_t dst, NextHops& out);
+// Legal up*down* next hops (see sm_engines.cpp for why a switch that can reach the destination
+// going only down always does).
+void updn_next_hops(const Subnet& sub, const UpDown& ud, uint32_t dst, NextHops& out);
+
+// osm_ucast_mgr: per destination LID, every switch takes the candidate port with the fewest CA
+// routes so far (ties: port order); destinations grouped by leaf, most CAs first. Switch LIDs
+// are routed the same way but not counted. Writes r.lft for discovered switches.
+void route_balanced(const Subnet& sub, const NextHopFn& next_hops, LidRoutes& r);
+// Discovered switches lacking a route to some discovered CA.
+std::vector<uint32_t> switches_missing_routes(const Subnet& sub, const LidRoutes& r);
+void clear_lfts(LidRoutes& r);
+
+// Up/down: roots, ranks, routing, and the repair of (switch, CA) pairs left without a legal
+// route. Fills r.lft, r.rank and r.note; returns the orientation used.
+UpDown route_updn(const Subnet& sub, LidRoutes& r);
+// Fat-tree: false (with the reason in `why`) when the subnet is not a uniform fat-tree or the
+// tables came out incomplete; the caller then falls back to up/down.
+bool route_ftree(const Subnet& sub, LidRoutes& r, UpDown& ud, std::string& why);
+
+}  // namespace sm_internal
+}  // namespace fabricsim::routing
