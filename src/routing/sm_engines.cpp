@@ -1,5 +1,5 @@
-// The Subnet Manager's routing engines: min-hop next hops, up/down (roots, ranks, legal next
-// hops, repair) and fat-tree (OpenSM's ftree main paths). Citations: keys of
+// The Subnet Manager's engines beyond the next-hop rules in subnet_manager.cpp: up/down (roots,
+// ranks, repair) and fat-tree (OpenSM's ftree). Citations: keys of
 // /work/shared/reference/infiniband.md §3; [OSM] files named where the rule comes from.
 #include <algorithm>
 #include <string>
@@ -8,35 +8,6 @@
 
 namespace fabricsim::routing::sm_internal {
 namespace {
-
-// Breadth-first hop counts over working switch cables from `sources` (kInf: unreached).
-std::vector<uint32_t> bfs(const Subnet& sub, const std::vector<uint32_t>& sources) {
-  std::vector<uint32_t> dist(sub.num_switches, kInf);
-  std::vector<uint32_t> queue;
-  for (uint32_t s : sources) {
-    dist[s] = 0;
-    queue.push_back(s);
-  }
-  for (size_t head = 0; head < queue.size(); ++head) {
-    const uint32_t s = queue[head];
-    for (uint32_t i = sub.adj_offsets[s]; i < sub.adj_offsets[s + 1]; ++i) {
-      const uint32_t n = sub.adj_peer[i];
-      if (dist[n] == kInf) {
-        dist[n] = dist[s] + 1;
-        queue.push_back(n);
-      }
-    }
-  }
-  return dist;
-}
-
-std::vector<uint32_t> found_switches(const Subnet& sub) {
-  std::vector<uint32_t> out;
-  for (uint32_t s = 0; s < sub.num_switches; ++s) {
-    if (sub.found[s]) out.push_back(s);
-  }
-  return out;
-}
 
 // The discovered switch with the smallest eccentricity (ties: lowest index): a single root
 // from which every switch is as few ranks down as possible.
@@ -108,93 +79,6 @@ std::vector<uint32_t> choose_roots(const Subnet& sub, std::string& how) {
 
 }  // namespace
 
-UpDown make_updn(const Subnet& sub, std::vector<uint32_t> rank) {
-  UpDown ud;
-  ud.rank = std::move(rank);
-  ud.by_key = found_switches(sub);
-  std::stable_sort(ud.by_key.begin(), ud.by_key.end(),
-                   [&](uint32_t a, uint32_t b) { return ud.rank[a] < ud.rank[b]; });
-  return ud;
-}
-
-void min_hop_next_hops(const Subnet& sub, uint32_t dst, NextHops& out) {
-  // [OSM] osm_ucast_mgr: the hop matrix (relaxation to a fixed point = breadth-first distances
-  // with unit hop weights); a port is a candidate when its neighbour is one hop closer.
-  out.dist = bfs(sub, {dst});
-  out.offsets.assign(sub.num_switches + 1, 0);
-  out.ports.clear();
-  for (uint32_t s = 0; s < sub.num_switches; ++s) {
-    out.offsets[s] = static_cast<uint32_t>(out.ports.size());
-    if (s == dst || out.dist[s] == kInf) continue;
-    for (uint32_t i = sub.adj_offsets[s]; i < sub.adj_offsets[s + 1]; ++i) {
-      if (out.dist[sub.adj_peer[i]] + 1 == out.dist[s]) out.ports.push_back(sub.adj_port[i]);
-    }
-  }
-  out.offsets[sub.num_switches] = static_cast<uint32_t>(out.ports.size());
-}
-
-// [OSM] osm_ucast_updn.c: a move to a lower rank is UP; at equal rank __updn_get_dir calls the
-// move from the larger GUID to the smaller UP (the switch index stands in for the GUID). So a
-// move a -> b is UP iff (rank b, b) < (rank a, a): a strict total order, hence no cycle of UP
-// moves and none of DOWN moves, and a route that never turns DOWN -> UP cannot close a cycle
-// of channel dependencies (Autonet's argument). OpenSM's HACK of calling root-to-root links UP
-// both ways is not copied: it breaks that order.
-//
-// OpenSM's per-destination BFS gives each switch its shortest legal distance, and its LFTs may
-// then send a packet that arrived going down back up: the LFT cannot see the input port, and a
-// switch can have min-hop ports of both directions. Here a switch that can reach the
-// destination going only down always does (its shortest all-down path, D below); only a switch
-// that cannot goes up, to the neighbour with the shortest resulting route (L). Nobody then
-// enters an up-going switch on a down move, so every route and every combination of the AR
-// alternatives is up*down*. In a fat-tree D is the shortest path whenever it exists (each hop
-// changes tier by one), so nothing is lost there.
-void updn_next_hops(const Subnet& sub, const UpDown& ud, uint32_t dst, NextHops& out) {
-  const uint32_t num_switches = sub.num_switches;
-  const std::vector<uint32_t>& rank = ud.rank;
-  auto is_up = [&](uint32_t a, uint32_t b) {
-    return rank[b] < rank[a] || (rank[b] == rank[a] && b < a);
-  };
-  std::vector<uint32_t> down(num_switches, kInf);
-  std::vector<uint32_t> queue{dst};
-  down[dst] = 0;
-  for (size_t head = 0; head < queue.size(); ++head) {
-    const uint32_t n = queue[head];
-    for (uint32_t i = sub.adj_offsets[n]; i < sub.adj_offsets[n + 1]; ++i) {
-      const uint32_t s = sub.adj_peer[i];
-      if (down[s] == kInf && !is_up(s, n)) {
-        down[s] = down[n] + 1;
-        queue.push_back(s);
-      }
-    }
-  }
-  std::vector<uint32_t>& len = out.dist;
-  len.assign(num_switches, kInf);
-  for (uint32_t s : ud.by_key) {  // UP neighbours come earlier in key order
-    if (down[s] != kInf) {
-      len[s] = down[s];
-      continue;
-    }
-    for (uint32_t i = sub.adj_offsets[s]; i < sub.adj_offsets[s + 1]; ++i) {
-      const uint32_t n = sub.adj_peer[i];
-      if (is_up(s, n) && len[n] != kInf) len[s] = std::min(len[s], len[n] + 1);
-    }
-  }
-  out.offsets.assign(num_switches + 1, 0);
-  out.ports.clear();
-  for (uint32_t s = 0; s < num_switches; ++s) {
-    out.offsets[s] = static_cast<uint32_t>(out.ports.size());
-    if (s == dst || len[s] == kInf) continue;
-    const bool going_down = down[s] != kInf;
-    for (uint32_t i = sub.adj_offsets[s]; i < sub.adj_offsets[s + 1]; ++i) {
-      const uint32_t n = sub.adj_peer[i];
-      const bool ok = going_down ? !is_up(s, n) && down[n] + 1 == down[s]
-                                 : is_up(s, n) && len[n] + 1 == len[s];
-      if (ok) out.ports.push_back(sub.adj_port[i]);
-    }
-  }
-  out.offsets[num_switches] = static_cast<uint32_t>(out.ports.size());
-}
-
 UpDown route_updn(const Subnet& sub, LidRoutes& r) {
   // With several roots (the top tier), a switch that lost a down cable has no up*down* route to
   // the CAs below it, and neither has a whole plane of a fat-tree whose edge lost its link into
@@ -212,16 +96,19 @@ UpDown route_updn(const Subnet& sub, LidRoutes& r) {
   UpDown ud = make_updn(sub, rank);
   auto route = [&] {
     clear_lfts(r);
-    route_balanced(sub, [&](uint32_t t, NextHops& nh) { updn_next_hops(sub, ud, t, nh); }, r);
+    route_balanced(
+        sub, [&](uint32_t t, NextHops& nh) { updn_next_hops(sub, ud, t, nh); }, r);
   };
   route();
   std::vector<uint32_t> missing = switches_missing_routes(sub, r);
-  const bool ca_switch_missing = std::any_of(missing.begin(), missing.end(),
-                                             [&](uint32_t s) { return !sub.cas[s].empty(); });
+  const bool ca_switch_missing =
+      std::any_of(missing.begin(), missing.end(), [&](uint32_t s) { return !sub.cas[s].empty(); });
   if (ca_switch_missing) {
     const uint32_t centre = graph_centre(sub);
-    note += "; a switch with CAs had no up*down* route to every CA: re-ranked from one root, "
-            "the graph centre (switch " + std::to_string(centre) + ")";
+    note +=
+        "; a switch with CAs had no up*down* route to every CA: re-ranked from one root, "
+        "the graph centre (switch " +
+        std::to_string(centre) + ")";
     ud = make_updn(sub, bfs(sub, {centre}));
     route();
   } else if (!missing.empty()) {
@@ -249,10 +136,7 @@ UpDown route_updn(const Subnet& sub, LidRoutes& r) {
   return ud;
 }
 
-}  // namespace fabricsim::routing::sm_internal
-
 // ---- fat-tree ----
-namespace fabricsim::routing::sm_internal {
 namespace {
 
 // [OSM] osm_ucast_ftree.c. Per leaf (index order) and per CA on it (port order), then "dummy"
@@ -305,8 +189,8 @@ class Ftree {
           return "switch " + std::to_string(x) + " has " + std::to_string(ups_of[x]) + " up / " +
                  std::to_string(downs_of[x]) + " down links";
         };
-        return fail(why, "tier " + std::to_string(sub_.tier[s]) + " is not uniform: " +
-                             links(first) + ", " + links(s));
+        return fail(why, "tier " + std::to_string(sub_.tier[s]) +
+                             " is not uniform: " + links(first) + ", " + links(s));
       }
     }
     return true;
@@ -322,16 +206,11 @@ class Ftree {
     why = std::move(text);
     return false;
   }
-  // Routes counted out of the group's ports at its own switch, or out of their far ends.
-  int32_t load_out(const Group& g) const {
-    int32_t n = 0;
-    for (uint32_t i = g.first; i < g.first + g.count; ++i) n += main_load_[group_ports_[i]];
-    return n;
-  }
-  int32_t load_in(const Group& g) const {
+  // Counted routes out of the group's ports at its own switch, or out of their far ends.
+  int32_t load(const Group& g, bool far_end) const {
     int32_t n = 0;
     for (uint32_t i = g.first; i < g.first + g.count; ++i) {
-      n += main_load_[sub_.peer_port[group_ports_[i]]];
+      n += main_load_[far_end ? sub_.peer_port[group_ports_[i]] : group_ports_[i]];
     }
     return n;
   }
@@ -347,7 +226,7 @@ class Ftree {
   int32_t lightest_down_group(uint32_t sw) const {
     int32_t best = 0;
     for (size_t i = 0; i < down_[sw].size(); ++i) {
-      const int32_t n = load_out(down_[sw][i]);
+      const int32_t n = load(down_[sw][i], false);
       if (i == 0 || n < best) best = n;
     }
     return best;
@@ -399,7 +278,7 @@ bool Ftree::descend(uint32_t sw, uint32_t prev) {
   std::vector<const Group*> order;
   for (const Group& g : down_[sw]) order.push_back(&g);
   std::stable_sort(order.begin(), order.end(),
-                   [&](const Group* a, const Group* b) { return load_in(*a) < load_in(*b); });
+                   [&](const Group* a, const Group* b) { return load(*a, true) < load(*b, true); });
   for (const Group* g : order) {
     const uint32_t lower = g->remote;
     if (lower == prev || hops_[lower] <= hops_[sw] + 1) continue;  // routed, as short or shorter
@@ -420,10 +299,10 @@ void Ftree::climb(uint32_t sw, uint32_t prev) {
   const Group* best = nullptr;
   int32_t best_load = 0, best_remote_load = 0;
   for (const Group& g : up_[sw]) {  // by neighbour index, so ties keep the lowest
-    const int32_t load = load_in(g), remote_load = lightest_down_group(g.remote);
-    if (!best || load < best_load || (load == best_load && remote_load < best_remote_load)) {
+    const int32_t in = load(g, true), remote_load = lightest_down_group(g.remote);
+    if (!best || in < best_load || (in == best_load && remote_load < best_remote_load)) {
       best = &g;
-      best_load = load;
+      best_load = in;
       best_remote_load = remote_load;
     }
   }
@@ -472,7 +351,8 @@ bool Ftree::route(UpDown& ud, std::string& why) {
     std::stable_sort(by_dist.begin(), by_dist.end(),
                      [&](uint32_t a, uint32_t b) { return nh.dist[a] < nh.dist[b]; });
     std::vector<std::pair<uint32_t, uint32_t>> cas;  // (port at the leaf, LID)
-    for (uint32_t nic : sub_.cas[leaf]) cas.emplace_back(sub_.nic_switch_port[nic], r_.nic_lid[nic]);
+    for (uint32_t nic : sub_.cas[leaf])
+      cas.emplace_back(sub_.nic_switch_port[nic], r_.nic_lid[nic]);
     std::sort(cas.begin(), cas.end());
     for (size_t k = 0; k < max_cas; ++k) {
       reset();
@@ -486,10 +366,11 @@ bool Ftree::route(UpDown& ud, std::string& why) {
         r_.lft[s][cas[k].second] = p;
         if (p == net::kNoPort || s == leaf) continue;
         ++lft_load_[p];
-        const auto first = nh.ports.begin() + nh.offsets[s], last = nh.ports.begin() + nh.offsets[s + 1];
+        const auto first = nh.ports.begin() + nh.offsets[s],
+                   last = nh.ports.begin() + nh.offsets[s + 1];
         if (std::find(first, last, p) == last) {
-          return fail(why, "the main path of LID " + std::to_string(cas[k].second) +
-                               " at switch " + std::to_string(s) + " is not minimal");
+          return fail(why, "the main path of LID " + std::to_string(cas[k].second) + " at switch " +
+                               std::to_string(s) + " is not minimal");
         }
       }
     }
@@ -498,12 +379,7 @@ bool Ftree::route(UpDown& ud, std::string& why) {
   for (uint32_t t : found_switches(sub_)) {
     updn_next_hops(sub_, ud, t, nh);
     for (uint32_t s : found_switches(sub_)) {
-      if (s == t) continue;
-      uint32_t best = net::kNoPort;
-      for (uint32_t i = nh.offsets[s]; i < nh.offsets[s + 1]; ++i) {
-        if (best == net::kNoPort || lft_load_[nh.ports[i]] < lft_load_[best]) best = nh.ports[i];
-      }
-      r_.lft[s][r_.switch_lid[t]] = best;
+      if (s != t) r_.lft[s][r_.switch_lid[t]] = pick_least_loaded(nh, s, lft_load_);
     }
   }
   const size_t missing = switches_missing_routes(sub_, r_).size();

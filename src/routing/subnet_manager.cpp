@@ -15,9 +15,12 @@ using sm_internal::Subnet;
 
 const char* sm_engine_name(SmEngine engine) {
   switch (engine) {
-    case SmEngine::kMinHop: return "minhop";
-    case SmEngine::kUpDown: return "updn";
-    case SmEngine::kFatTree: return "ftree";
+    case SmEngine::kMinHop:
+      return "minhop";
+    case SmEngine::kUpDown:
+      return "updn";
+    case SmEngine::kFatTree:
+      return "ftree";
   }
   return "?";
 }
@@ -88,15 +91,6 @@ Subnet discover(const net::Network& net) {
   }
   sub.adj_offsets[num_switches] = static_cast<uint32_t>(sub.adj_port.size());
   return sub;
-}
-
-uint32_t pick_least_loaded(const NextHops& nh, uint32_t sw, const std::vector<int32_t>& load) {
-  uint32_t best = net::kNoPort;
-  for (uint32_t i = nh.offsets[sw]; i < nh.offsets[sw + 1]; ++i) {
-    const uint32_t p = nh.ports[i];
-    if (best == net::kNoPort || load[p] < load[best]) best = p;
-  }
-  return best;
 }
 
 // The LIDs that live on switch `t`: its CAs (by LID) then its own LID.
@@ -174,6 +168,102 @@ void fill_statistics(const net::Network& net, LidRoutes& r) {
 
 namespace sm_internal {
 
+uint32_t pick_least_loaded(const NextHops& nh, uint32_t sw, const std::vector<int32_t>& load) {
+  uint32_t best = net::kNoPort;
+  for (uint32_t i = nh.offsets[sw]; i < nh.offsets[sw + 1]; ++i) {
+    const uint32_t p = nh.ports[i];
+    if (best == net::kNoPort || load[p] < load[best]) best = p;
+  }
+  return best;
+}
+
+UpDown make_updn(const Subnet& sub, std::vector<uint32_t> rank) {
+  UpDown ud;
+  ud.rank = std::move(rank);
+  ud.by_key = found_switches(sub);
+  std::stable_sort(ud.by_key.begin(), ud.by_key.end(),
+                   [&](uint32_t a, uint32_t b) { return ud.rank[a] < ud.rank[b]; });
+  return ud;
+}
+
+void min_hop_next_hops(const Subnet& sub, uint32_t dst, NextHops& out) {
+  // [OSM] osm_ucast_mgr: the hop matrix (relaxation to a fixed point = breadth-first distances
+  // with unit hop weights); a port is a candidate when its neighbour is one hop closer.
+  out.dist = bfs(sub, {dst});
+  out.offsets.assign(sub.num_switches + 1, 0);
+  out.ports.clear();
+  for (uint32_t s = 0; s < sub.num_switches; ++s) {
+    out.offsets[s] = static_cast<uint32_t>(out.ports.size());
+    if (s == dst || out.dist[s] == kInf) continue;
+    for (uint32_t i = sub.adj_offsets[s]; i < sub.adj_offsets[s + 1]; ++i) {
+      if (out.dist[sub.adj_peer[i]] + 1 == out.dist[s]) out.ports.push_back(sub.adj_port[i]);
+    }
+  }
+  out.offsets[sub.num_switches] = static_cast<uint32_t>(out.ports.size());
+}
+
+// [OSM] osm_ucast_updn.c: a move to a lower rank is UP; at equal rank __updn_get_dir calls the
+// move from the larger GUID to the smaller UP (the switch index stands in for the GUID). So a
+// move a -> b is UP iff (rank b, b) < (rank a, a): a strict total order, hence no cycle of UP
+// moves and none of DOWN moves, and a route that never turns DOWN -> UP cannot close a cycle
+// of channel dependencies (Autonet's argument). OpenSM's HACK of calling root-to-root links UP
+// both ways is not copied: it breaks that order.
+//
+// OpenSM's per-destination BFS gives each switch its shortest legal distance, and its LFTs may
+// then send a packet that arrived going down back up: the LFT cannot see the input port, and a
+// switch can have min-hop ports of both directions. Here a switch that can reach the
+// destination going only down always does (its shortest all-down path, D below); only a switch
+// that cannot goes up, to the neighbour with the shortest resulting route (L). Nobody then
+// enters an up-going switch on a down move, so every route and every combination of the AR
+// alternatives is up*down*. In a fat-tree D is the shortest path whenever it exists (each hop
+// changes tier by one), so nothing is lost there.
+void updn_next_hops(const Subnet& sub, const UpDown& ud, uint32_t dst, NextHops& out) {
+  const uint32_t num_switches = sub.num_switches;
+  const std::vector<uint32_t>& rank = ud.rank;
+  auto is_up = [&](uint32_t a, uint32_t b) {
+    return rank[b] < rank[a] || (rank[b] == rank[a] && b < a);
+  };
+  std::vector<uint32_t> down(num_switches, kInf);
+  std::vector<uint32_t> queue{dst};
+  down[dst] = 0;
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const uint32_t n = queue[head];
+    for (uint32_t i = sub.adj_offsets[n]; i < sub.adj_offsets[n + 1]; ++i) {
+      const uint32_t s = sub.adj_peer[i];
+      if (down[s] == kInf && !is_up(s, n)) {
+        down[s] = down[n] + 1;
+        queue.push_back(s);
+      }
+    }
+  }
+  std::vector<uint32_t>& len = out.dist;
+  len.assign(num_switches, kInf);
+  for (uint32_t s : ud.by_key) {  // UP neighbours come earlier in key order
+    if (down[s] != kInf) {
+      len[s] = down[s];
+      continue;
+    }
+    for (uint32_t i = sub.adj_offsets[s]; i < sub.adj_offsets[s + 1]; ++i) {
+      const uint32_t n = sub.adj_peer[i];
+      if (is_up(s, n) && len[n] != kInf) len[s] = std::min(len[s], len[n] + 1);
+    }
+  }
+  out.offsets.assign(num_switches + 1, 0);
+  out.ports.clear();
+  for (uint32_t s = 0; s < num_switches; ++s) {
+    out.offsets[s] = static_cast<uint32_t>(out.ports.size());
+    if (s == dst || len[s] == kInf) continue;
+    const bool going_down = down[s] != kInf;
+    for (uint32_t i = sub.adj_offsets[s]; i < sub.adj_offsets[s + 1]; ++i) {
+      const uint32_t n = sub.adj_peer[i];
+      const bool ok =
+          going_down ? !is_up(s, n) && down[n] + 1 == down[s] : is_up(s, n) && len[n] + 1 == len[s];
+      if (ok) out.ports.push_back(sub.adj_port[i]);
+    }
+  }
+  out.offsets[num_switches] = static_cast<uint32_t>(out.ports.size());
+}
+
 void clear_lfts(LidRoutes& r) {
   for (auto& row : r.lft) std::fill(row.begin(), row.end(), net::kNoPort);
 }
@@ -187,9 +277,8 @@ void route_balanced(const Subnet& sub, const NextHopFn& next_hops, LidRoutes& r)
   for (uint32_t t = 0; t < num_switches; ++t) {
     if (sub.found[t]) order.push_back(t);
   }
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return sub.cas[a].size() > sub.cas[b].size();
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return sub.cas[a].size() > sub.cas[b].size(); });
   // Per output port: CA LIDs routed through it so far ([OSM] osm_switch_recommend_path's
   // per-port path counter; switch LIDs are not counted by default).
   std::vector<int32_t> load(sub.num_ports, 0);

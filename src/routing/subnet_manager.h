@@ -38,8 +38,8 @@ enum class SmEngine : uint8_t { kMinHop, kUpDown, kFatTree };
 const char* sm_engine_name(SmEngine engine);
 
 struct LidRoutes {
-  uint32_t num_lids = 0;          // highest LID + 1 (LID 0 is reserved and never assigned)
-  std::vector<uint16_t> nic_lid;  // NIC index -> LID (0: never discovered)
+  uint32_t num_lids = 0;             // highest LID + 1 (LID 0 is reserved and never assigned)
+  std::vector<uint16_t> nic_lid;     // NIC index -> LID (0: never discovered)
   std::vector<uint16_t> switch_lid;  // switch index -> LID of switch port 0 (0: never discovered)
   // Per switch: lft[sw][lid] = global port id the switch forwards that DLID to; net::kNoPort when
   // unrouted and for the switch's own LID (port 0, the management port, is not modelled).
@@ -76,7 +76,7 @@ class SubnetManager {
 
  private:
   SmEngine engine_;
-  std::vector<uint16_t> nic_lid_;     // guid2lid: persists across sweeps
+  std::vector<uint16_t> nic_lid_;  // guid2lid: persists across sweeps
   std::vector<uint16_t> switch_lid_;
   uint32_t next_lid_ = 1;
 };
@@ -102,6 +102,32 @@ struct Subnet {
   std::vector<uint32_t> nic_switch_port;   // NIC -> the switch's port cabled to it
 };
 
+// Breadth-first hop counts over working switch cables from `sources` (kInf: unreached).
+inline std::vector<uint32_t> bfs(const Subnet& sub, const std::vector<uint32_t>& sources) {
+  std::vector<uint32_t> dist(sub.num_switches, kInf);
+  std::vector<uint32_t> queue = sources;
+  for (uint32_t s : sources) dist[s] = 0;
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const uint32_t s = queue[head];
+    for (uint32_t i = sub.adj_offsets[s]; i < sub.adj_offsets[s + 1]; ++i) {
+      const uint32_t n = sub.adj_peer[i];
+      if (dist[n] == kInf) {
+        dist[n] = dist[s] + 1;
+        queue.push_back(n);
+      }
+    }
+  }
+  return dist;
+}
+
+inline std::vector<uint32_t> found_switches(const Subnet& sub) {
+  std::vector<uint32_t> out;
+  for (uint32_t s = 0; s < sub.num_switches; ++s) {
+    if (sub.found[s]) out.push_back(s);
+  }
+  return out;
+}
+
 // Next hops of every switch towards one destination switch.
 struct NextHops {
   std::vector<uint32_t> dist;     // per switch: route length in switch hops; kInf = none
@@ -123,6 +149,8 @@ void min_hop_next_hops(const Subnet& sub, uint32_t dst, NextHops& out);
 // going only down always does).
 void updn_next_hops(const Subnet& sub, const UpDown& ud, uint32_t dst, NextHops& out);
 
+// The candidate port of `sw` with the fewest routes in `load` (ties: port order); kNoPort if none.
+uint32_t pick_least_loaded(const NextHops& nh, uint32_t sw, const std::vector<int32_t>& load);
 // osm_ucast_mgr: per destination LID, every switch takes the candidate port with the fewest CA
 // routes so far (ties: port order); destinations grouped by leaf, most CAs first. Switch LIDs
 // are routed the same way but not counted. Writes r.lft for discovered switches.

@@ -52,6 +52,10 @@ transport::DcqcnParams resolve_dcqcn(const Scenario& sc) {
 
 Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   apply_infiniband(sc_);
+  if (sc_.roce.operation == transport::Operation::kRead) {
+    throw InputError("fabric.transport.operation",
+                     "RDMA READ (request + responses) is not modelled yet: use write or send");
+  }
   const bool dcqcn = sc_.roce.cc == transport::CongestionControl::kDcqcn;
   const transport::DcqcnParams dcqcn_params = dcqcn ? resolve_dcqcn(sc_) : transport::DcqcnParams{};
   // PFC and ECN act on the RoCE data class; ECN thresholds come from the DCQCN profile unless

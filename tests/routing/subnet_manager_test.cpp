@@ -6,6 +6,8 @@
 //   spines 8..11 (tier 2)         cores 16..19 (tier 3)                   0 - 1 - 2
 //   leaves 0..7  (tier 1)         aggs 8..15, pod-major (tier 2)          |       |
 //   4 NICs per leaf               edges 0..7 (tier 1), 2 NICs each        5 - 4 - 3   2 NICs each
+#include "routing/subnet_manager.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +18,6 @@
 
 #include "core/scheduler.h"
 #include "net/network.h"
-#include "routing/subnet_manager.h"
 #include "topo/topology.h"
 
 namespace fabricsim::routing {
@@ -65,7 +66,8 @@ std::unique_ptr<Fabric> ring(uint32_t n, bool chord) {
 // Takes the cable between switches a and b down, both directions.
 void take_down(net::Network& net, uint32_t a, uint32_t b) {
   const uint32_t node = net.switch_node(a);
-  for (uint32_t p = net.node_first_port(node); p < net.node_first_port(node) + net.node_port_count(node); ++p) {
+  for (uint32_t p = net.node_first_port(node);
+       p < net.node_first_port(node) + net.node_port_count(node); ++p) {
     const uint32_t peer = net.port(p).peer;
     if (net.port_node(peer) == net.switch_node(b) && net.port(p).up) {
       net.port(p).up = false;
@@ -124,7 +126,8 @@ std::vector<uint32_t> distances_to(const net::Network& net, uint32_t target) {
   dist[target] = 0;
   for (size_t h = 0; h < queue.size(); ++h) {
     const uint32_t node = net.switch_node(queue[h]);
-    for (uint32_t p = net.node_first_port(node); p < net.node_first_port(node) + net.node_port_count(node); ++p) {
+    for (uint32_t p = net.node_first_port(node);
+         p < net.node_first_port(node) + net.node_port_count(node); ++p) {
       const int64_t n = far_switch(net, p);
       if (n >= 0 && works(net, p) && dist[n] == kInf) {
         dist[n] = dist[queue[h]] + 1;
@@ -169,7 +172,8 @@ int32_t cas_below(const net::Network& net, uint32_t sw) {
     const uint32_t s = stack.back();
     stack.pop_back();
     const uint32_t node = net.switch_node(s);
-    for (uint32_t p = net.node_first_port(node); p < net.node_first_port(node) + net.node_port_count(node); ++p) {
+    for (uint32_t p = net.node_first_port(node);
+         p < net.node_first_port(node) + net.node_port_count(node); ++p) {
       const int64_t n = far_switch(net, p);
       if (n < 0) {
         ++cas;
@@ -265,8 +269,8 @@ void check_tables(const Fabric& f, const LidRoutes& r, SmEngine engine) {
         if (--indegree[n] == 0) ready.push_back(n);
       }
     }
-    EXPECT_EQ(ready.size(), net.num_switches()) << f.name << ": AR choices towards NIC " << d
-                                                << " can loop";
+    EXPECT_EQ(ready.size(), net.num_switches())
+        << f.name << ": AR choices towards NIC " << d << " can loop";
   }
 }
 
@@ -354,7 +358,8 @@ TEST_P(EveryEngine, CompleteLoopFreeTablesOnEveryTopology) {
     const LidRoutes r = sm.sweep(f->net);
     check_tables(*f, r, GetParam());
     if (HasFatalFailure()) return;
-    if (!r.note.empty()) std::printf("  [%s] %s: %s\n", sm_engine_name(GetParam()), f->name.c_str(), r.note.c_str());
+    if (!r.note.empty())
+      std::printf("  [%s] %s: %s\n", sm_engine_name(GetParam()), f->name.c_str(), r.note.c_str());
   }
 }
 
@@ -426,7 +431,8 @@ TEST(UpDown, RanksFollowTheTiersOfATree) {
     }
     const LidRoutes r = SubnetManager(SmEngine::kUpDown).sweep(f->net);
     int top = 0;
-    for (uint32_t s = 0; s < f->net.num_switches(); ++s) top = std::max(top, f->net.switch_at(s).tier);
+    for (uint32_t s = 0; s < f->net.num_switches(); ++s)
+      top = std::max(top, f->net.switch_at(s).tier);
     for (uint32_t s = 0; s < f->net.num_switches(); ++s) {
       EXPECT_EQ(r.rank[s], static_cast<uint32_t>(top - f->net.switch_at(s).tier))
           << f->name << ": roots are the top tier, one rank per tier below";
@@ -452,7 +458,8 @@ TEST(UpDown, SingleFailuresLeaveEveryWorkingLinkInUse) {
     const LidRoutes r = SubnetManager(SmEngine::kUpDown).sweep(f->net);
     EXPECT_EQ(r.note.find("re-ranked"), std::string::npos) << f->name << ": " << r.note;
     for (uint32_t p = 0; p < f->net.num_ports(); ++p) {
-      if (net::Node n = f->net.node(f->net.port_node(p)); n.kind != net::NodeKind::kSwitch) continue;
+      if (net::Node n = f->net.node(f->net.port_node(p)); n.kind != net::NodeKind::kSwitch)
+        continue;
       if (far_switch(f->net, p) < 0 || !works(f->net, p)) continue;
       EXPECT_GT(r.port_routes[p], 0) << f->name << ": working link at port " << p << " is idle";
     }
@@ -486,9 +493,11 @@ TEST(FatTree, UpPortRoutesDifferByAtMostOne) {
     for (uint32_t s = 0; s < net.num_switches(); ++s) {
       const uint32_t node = net.switch_node(s);
       std::vector<int32_t> counts;
-      for (uint32_t p = net.node_first_port(node); p < net.node_first_port(node) + net.node_port_count(node); ++p) {
+      for (uint32_t p = net.node_first_port(node);
+           p < net.node_first_port(node) + net.node_port_count(node); ++p) {
         const int64_t n = far_switch(net, p);
-        if (n >= 0 && net.switch_at(n).tier > net.switch_at(s).tier) counts.push_back(r.port_routes[p]);
+        if (n >= 0 && net.switch_at(n).tier > net.switch_at(s).tier)
+          counts.push_back(r.port_routes[p]);
       }
       if (counts.empty()) continue;
       const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
