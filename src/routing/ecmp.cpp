@@ -55,9 +55,10 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
   for (uint32_t a = 0; a < leaves; ++a) {
     for (uint32_t b = 0; b < leaves; ++b) {
       if (dist_[b][net.leaf_switch(a)] == kUnreached) {
-        throw InputError(
-            "topology", "switch " + std::to_string(net.leaf_switch(a)) + " cannot reach switch " +
-                            std::to_string(net.leaf_switch(b)) + ": the topology is not connected");
+        throw InputError("topology", "switch " + std::to_string(net.leaf_switch(a)) +
+                                         " cannot reach switch " +
+                                         std::to_string(net.leaf_switch(b)) +
+                                         ": the topology is not connected");
       }
     }
   }

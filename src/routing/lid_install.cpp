@@ -21,8 +21,7 @@ void install_lid_routes(net::Network& net, const LidRoutes& routes, bool adaptiv
       members.clear();
       if (adaptive) {
         const std::vector<uint32_t>& off = routes.ar_offsets[sw];
-        for (uint32_t i = off[lid]; i < off[lid + 1]; ++i)
-          members.push_back(routes.ar_ports[sw][i]);
+        for (uint32_t i = off[lid]; i < off[lid + 1]; ++i) members.push_back(routes.ar_ports[sw][i]);
       } else if (routes.lft[sw][lid] != net::kNoPort) {
         members.push_back(routes.lft[sw][lid]);
       }

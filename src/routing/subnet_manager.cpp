@@ -209,10 +209,10 @@ void min_hop_next_hops(const Subnet& sub, uint32_t dst, NextHops& out) {
 // of channel dependencies (Autonet's argument). OpenSM's HACK of calling root-to-root links UP
 // both ways is not copied: it breaks that order.
 //
-// OpenSM's per-destination BFS gives each switch its shortest legal distance, and its LFTs may
-// then send a packet that arrived going down back up: the LFT cannot see the input port, and a
-// switch can have min-hop ports of both directions. Here a switch that can reach the
-// destination going only down always does (its shortest all-down path, D below); only a switch
+// OpenSM's per-destination BFS gives each switch its shortest legal distance, and on irregular
+// graphs its LFTs may then send a packet that arrived going down back up: the LFT cannot see the
+// input port, and a switch can have min-hop ports of both directions. Here a switch that can reach
+// the destination going only down always does (its shortest all-down path, D below); only a switch
 // that cannot goes up, to the neighbour with the shortest resulting route (L). Nobody then
 // enters an up-going switch on a down move, so every route and every combination of the AR
 // alternatives is up*down*. In a fat-tree D is the shortest path whenever it exists (each hop

@@ -17,12 +17,25 @@
 //     sweeps, also for ports that have vanished (OpenSM's guid2lid persistence).
 //  3. Routing by the engine, recomputed from scratch: OpenSM sets ignore_existing_lfts on any
 //     port change, so a re-sweep after a link event does not try to keep old entries.
+//       min-hop: shortest paths, balanced per port (osm_ucast_mgr). Not deadlock-free.
+//       up/down: roots = the top tier; with no tier information OpenSM's CA-distance
+//         histogram, else one root at the graph centre (OpenSM would fall back to min-hop).
+//         Routes are up*down*, so deadlock-free on any topology. Where a failure leaves
+//         switches without CAs with no up*down* route to some CA (OpenSM leaves those entries
+//         empty), they get min-hop "escape" entries that no CA traffic can reach; where a switch
+//         with CAs has none, ranks are recomputed from one root at the graph centre.
+//       fat-tree: OpenSM's ftree on a uniform tree (tiers from the builders); anything else,
+//         e.g. a tree with a cable down, falls back to up/down (note says why).
+//     Switch LIDs are routed like CAs but not counted in the balancing; up/down and fat-tree
+//     leave a switch LID unrouted where no up*down* route to it exists (as OpenSM does).
 //  4. Adaptive-routing groups: per (switch, DLID) every port that keeps the route minimal for
-//     the engine and legal for it (up*down* for up/down and fat-tree), the LFT port first.
+//     the engine and legal for it (up*down* for up/down and fat-tree), the LFT port first; an
+//     escape entry's group is its LFT port alone.
 //
 // Not modelled: LMC > 0, multicast, SL/VL assignment, routers, the unicast cache.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -57,7 +70,9 @@ struct LidRoutes {
   // the roots. A move from switch a to switch b is UP when (rank[b], b) < (rank[a], a). Empty
   // for min-hop.
   std::vector<uint32_t> rank;
-  std::string note;  // how roots were chosen, repairs, fallbacks; empty when nothing to say
+  // How up/down chose its roots, escape entries, re-ranking, a fat-tree fallback and why;
+  // empty for min-hop and for fat-tree on a fat-tree.
+  std::string note;
 
   std::span<const uint32_t> ar_group(uint32_t sw, uint32_t lid) const {
     const auto& off = ar_offsets[sw];
@@ -145,7 +160,7 @@ struct UpDown {
 UpDown make_updn(const Subnet& sub, std::vector<uint32_t> rank);
 // Every shortest-path next hop (breadth-first distances over the switch graph).
 void min_hop_next_hops(const Subnet& sub, uint32_t dst, NextHops& out);
-// Legal up*down* next hops (see sm_engines.cpp for why a switch that can reach the destination
+// Legal up*down* next hops (see the definition for why a switch that can reach the destination
 // going only down always does).
 void updn_next_hops(const Subnet& sub, const UpDown& ud, uint32_t dst, NextHops& out);
 

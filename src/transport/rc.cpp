@@ -368,12 +368,16 @@ void RoceTransport::on_data(const Packet& p) {
     if (cfg_.out_of_order) {
       // Out-of-order placement: keep it and wait for the gap; a lost packet is recovered by the
       // requester's timeout (no NAK: under adaptive routing a gap is usually a late packet).
-      const uint32_t ahead = p.psn - q.epsn - 1;
-      if (ahead < 64) {
-        q.ooo_mask |= 1ull << ahead;
-        ++counters_.out_of_order_packets;
-      } else {
+      if (p.psn - q.epsn >= kOooWindow) {
         ++counters_.ooo_window_drops;
+        return;
+      }
+      if (q.ooo_bits.empty()) q.ooo_bits.assign(kOooWindow / 64, 0);
+      const uint32_t bit = p.psn % kOooWindow;
+      uint64_t& word = q.ooo_bits[bit / 64];
+      if (!(word & (1ull << (bit % 64)))) {
+        word |= 1ull << (bit % 64);
+        ++counters_.out_of_order_packets;
       }
       return;
     }
@@ -390,12 +394,14 @@ void RoceTransport::accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce) {
   ++q.epsn;
   uint32_t accepted = 1;
   // Packets placed out of order right behind it are now in order too.
-  while (q.ooo_mask & 1) {
-    q.ooo_mask >>= 1;
+  while (!q.ooo_bits.empty()) {
+    const uint32_t bit = q.epsn % kOooWindow;
+    uint64_t& word = q.ooo_bits[bit / 64];
+    if (!(word & (1ull << (bit % 64)))) break;
+    word &= ~(1ull << (bit % 64));
     ++q.epsn;
     ++accepted;
   }
-  q.ooo_mask >>= 1;  // bit 0 is again epsn + 1
   q.nak_sent = false;
   if (ce) q.ce_since_ack = true;
   const uint32_t done_before = q.rx_msg;

@@ -29,6 +29,10 @@
 namespace fabricsim::transport {
 
 inline constexpr uint32_t kNoMessage = 0xFFFFFFFFu;
+// How far ahead of the expected PSN an out-of-order responder places packets. Adaptive routing
+// over deep queues reorders by hundreds of packets; ConnectX's limit is not public (UNVERIFIED),
+// and 4096 packets (16 MiB at a 4 KiB MTU) keeps the bitmap at 512 bytes per reordering QP.
+inline constexpr uint32_t kOooWindow = 4096;
 
 struct Message {
   uint32_t qp = 0;
@@ -82,7 +86,9 @@ struct Qp {
   uint32_t epsn = 0;             // expected PSN
   uint32_t since_ack = 0;        // in-order packets accepted since the last ACK
   bool nak_sent = false;
-  uint64_t ooo_mask = 0;         // out-of-order placement: bit i = PSN epsn + 1 + i has arrived
+  // Out-of-order placement: bit (psn % kOooWindow) set = that PSN ahead of epsn has arrived.
+  // Allocated at the QP's first out-of-order arrival.
+  std::vector<uint64_t> ooo_bits;
   uint32_t rx_msg = 0;           // msgs[] index of the first message not yet fully received
   bool uc_discard = false;       // UC/UD: dropping the rest of a message that lost a packet
 };

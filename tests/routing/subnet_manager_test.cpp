@@ -390,6 +390,9 @@ TEST_P(EveryEngine, LidsPersistAndRoutesFollowLinkFailures) {
   EXPECT_EQ(r.switch_lid, back.switch_lid) << "a link failure changes no LID";
   for (uint32_t s = 0; s < net.num_switches(); ++s) {
     for (uint32_t lid = 1; lid < r.num_lids; ++lid) {
+      const uint32_t lft_port = r.lft[s][lid];
+      EXPECT_TRUE(lft_port == net::kNoPort || works(net, lft_port))
+          << "switch " << s << " LID " << lid << ": LFT points at down port " << lft_port;
       for (uint32_t p : r.ar_group(s, lid)) {
         EXPECT_TRUE(works(net, p)) << "switch " << s << " LID " << lid << " uses down port " << p;
       }
@@ -514,6 +517,40 @@ TEST(FatTree, UpPortRoutesDifferByAtMostOne) {
         for (int32_t c : counts) std::printf(" %d", c);
         std::printf(" (%d CAs outside its subtree)\n", outside);
       }
+    }
+  }
+}
+
+// [OSM] ftree: each CA has one main path, so traffic to it comes down from one top switch
+// whatever the source, and consecutive CAs of a leaf take different top switches: what makes
+// shift permutations contention-free.
+TEST(FatTree, EachCaComesDownFromOneTopSwitchConsecutiveCasFromDifferentOnes) {
+  std::vector<std::unique_ptr<Fabric>> trees;
+  trees.push_back(fat_tree(2, 8));
+  trees.push_back(fat_tree(3, 4));
+  trees.push_back(fat_tree(3, 8));
+  for (const auto& f : trees) {
+    const net::Network& net = f->net;
+    const LidRoutes r = SubnetManager(SmEngine::kFatTree).sweep(net);
+    int top = 0;
+    for (uint32_t s = 0; s < net.num_switches(); ++s) top = std::max(top, net.switch_at(s).tier);
+    std::vector<uint32_t> top_of(net.num_nics(), kInf);
+    for (uint32_t d = 0; d < net.num_nics(); ++d) {
+      for (uint32_t src = 0; src < net.num_nics(); ++src) {
+        uint32_t sw = leaf_of(net, src);
+        for (int64_t n = 0; n >= 0 && net.switch_at(sw).tier != top;) {
+          n = far_switch(net, r.lft[sw][r.nic_lid[d]]);
+          if (n >= 0) sw = static_cast<uint32_t>(n);
+        }
+        if (net.switch_at(sw).tier != top) continue;  // d is below src's path's peak
+        if (top_of[d] == kInf) top_of[d] = sw;
+        EXPECT_EQ(sw, top_of[d]) << f->name << ": NIC " << d << " is reached through two tops";
+      }
+    }
+    for (uint32_t d = 1; d < net.num_nics(); ++d) {
+      if (leaf_of(net, d) != leaf_of(net, d - 1)) continue;
+      EXPECT_NE(top_of[d], top_of[d - 1])
+          << f->name << ": NICs " << d - 1 << " and " << d << " of one leaf share their top switch";
     }
   }
 }
