@@ -10,7 +10,9 @@ namespace fabricsim::net {
 // time in quanta of 512 bit times (0 = resume) for every enabled class.
 // kCredit is an InfiniBand flow-control packet: `qp` holds the VL and `psn` the flow-control
 // credit limit (FCCL) in 64-byte blocks, as an absolute count that never wraps in the model.
-enum class PacketType : uint8_t { kData, kAck, kNak, kCnp, kPause, kCredit };
+// kReadRequest is an RDMA READ request (RETH, no payload): `psn` is the first PSN it asks for and
+// `msg` the message; the responses come back as kData with kFlagResponse.
+enum class PacketType : uint8_t { kData, kAck, kNak, kCnp, kPause, kCredit, kReadRequest };
 
 inline constexpr int kPriorities = 8;  // IEEE 802.1p / PFC classes
 
@@ -39,6 +41,8 @@ inline constexpr uint8_t kFlagLast = 2;   // last packet of a message
 // model adds one only for PLB's per-round marked fraction (HPCC's simulator likewise flags its
 // ACKs), and it costs no bytes on the wire.
 inline constexpr uint8_t kFlagEce = 4;
+// On data: an RDMA READ response, flowing from the responder back to the requester.
+inline constexpr uint8_t kFlagResponse = 8;
 // InfiniBand: the packet's service level sits in the upper nibble of `flags` (the VL, which a
 // switch derives from it, is in `priority`); only pcap output reads it.
 inline constexpr int kFlagSlShift = 4;

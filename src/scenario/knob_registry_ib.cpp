@@ -19,46 +19,42 @@ void add_infiniband_knobs(std::vector<Knob>& k) {
   using transport::Service;
   const Bound positive{0, true};
   const Bound non_negative{0, false};
-  const Condition ib{"fabric.technology", "ib"};
+  // No key here is conditional on fabric.technology: one scenario file may describe both fabrics
+  // (fabricsim compare runs it as each), and a run uses the settings of its own technology.
 
   k.push_back(bind({.path = "fabric.ib.mtu",
                     .type = KnobType::kBytes,
                     .description = "InfiniBand MTU: payload bytes per packet",
                     .source = "SPEC §8 MTUs; 4096 as NCCL-class HCAs use",
-                    .one_of = {256, 512, 1024, 2048, 4096},
-                    .only_with = {ib}},
+                    .one_of = {256, 512, 1024, 2048, 4096}},
                    [](auto& s) -> auto& { return s.ib.mtu_bytes; }));
   k.push_back(bind({.path = "fabric.ib.ack_every",
                     .type = KnobType::kInt,
                     .description = "RC responder ACKs every N packets and at each message end "
                                    "(coalesced ACKs)",
                     .source = "rxe_req.c: AckReq after more than 64 unrequested packets",
-                    .min = Bound{1},
-                    .only_with = {ib}},
+                    .min = Bound{1}},
                    [](auto& s) -> auto& { return s.ib.ack_every; }));
   k.push_back(bind({.path = "fabric.ib.switch_latency",
                     .type = KnobType::kTime,
                     .description = "InfiniBand switch port-to-port latency (replaces "
                                    "fabric.switch.latency on an ib fabric)",
                     .source = "SPEC §8: roughly 130-300 ns; Quantum-class low end",
-                    .min = non_negative,
-                    .only_with = {ib}},
+                    .min = non_negative},
                    [](auto& s) -> auto& { return s.ib.switch_latency_ps; }));
   k.push_back(bind({.path = "fabric.ib.vl_buffer",
                     .type = KnobType::kBytes,
                     .description = "Receive buffer per port and data VL, advertised as 64-byte "
                                    "credits; 0 = switch buffer / ports / data VLs",
                     .source = "no public per-VL sizes (reference §1 UNVERIFIED): even split",
-                    .min = non_negative,
-                    .only_with = {ib}},
+                    .min = non_negative},
                    [](auto& s) -> auto& { return s.ib.link.vl_buffer_bytes; }));
   k.push_back(bind({.path = "fabric.ib.data_vls",
                     .type = KnobType::kInt,
                     .description = "Operational data VLs (the buffer is split among them)",
                     .source = "1: one traffic class; OpenSM max_op_vls is 5",
                     .min = Bound{1},
-                    .max = Bound{8},
-                    .only_with = {ib}},
+                    .max = Bound{8}},
                    [](auto& s) -> auto& { return s.ib.link.data_vls; }));
   k.push_back(bind({.path = "fabric.ib.sl",
                     .type = KnobType::kInt,
@@ -66,29 +62,25 @@ void add_infiniband_knobs(std::vector<Knob>& k) {
                                    "may name its own as a fifth element)",
                     .source = "0: the default SL",
                     .min = Bound{0},
-                    .max = Bound{15},
-                    .only_with = {ib}},
+                    .max = Bound{15}},
                    [](auto& s) -> auto& { return s.ib.sl; }));
   k.push_back(bind({.path = "fabric.ib.sl2vl",
                     .type = KnobType::kString,
                     .description = "SL to VL map, 16 comma-separated VLs (OpenSM sl2vl syntax); "
                                    "\"\" = OpenSM's 0,1,..,14,7 folded onto data_vls",
-                    .source = "OpenSM osm_base.h default (reference §2)",
-                    .only_with = {ib}},
+                    .source = "OpenSM osm_base.h default (reference §2)"},
                    [](auto& s) -> auto& { return s.ib.sl2vl; }));
   k.push_back(bind({.path = "fabric.ib.vlarb_high",
                     .type = KnobType::kString,
                     .description = "High-priority VL arbitration table, VL:weight pairs in "
                                    "64-byte units (OpenSM syntax); \"\" = 0:4",
-                    .source = "OpenSM default vlarb_high 0:4,1:0,...,14:0",
-                    .only_with = {ib}},
+                    .source = "OpenSM default vlarb_high 0:4,1:0,...,14:0"},
                    [](auto& s) -> auto& { return s.ib.vlarb_high; }));
   k.push_back(bind({.path = "fabric.ib.vlarb_low",
                     .type = KnobType::kString,
                     .description = "Low-priority VL arbitration table; \"\" = VL:4 for every "
                                    "data VL but 0",
-                    .source = "OpenSM default vlarb_low 0:0,1:4,...,14:4",
-                    .only_with = {ib}},
+                    .source = "OpenSM default vlarb_low 0:0,1:4,...,14:4"},
                    [](auto& s) -> auto& { return s.ib.vlarb_low; }));
   k.push_back(bind({.path = "fabric.ib.high_limit",
                     .type = KnobType::kInt,
@@ -96,16 +88,14 @@ void add_infiniband_knobs(std::vector<Knob>& k) {
                                    "packet goes; 255 = unbounded, 0 = one packet",
                     .source = "OpenSM default high_limit 0 (reference §2)",
                     .min = Bound{0},
-                    .max = Bound{255},
-                    .only_with = {ib}},
+                    .max = Bound{255}},
                    [](auto& s) -> auto& { return s.ib.link.high_limit; }));
   k.push_back(bind({.path = "fabric.ib.hoq_lifetime",
                     .type = KnobType::kTime,
                     .description = "A switch VL whose head packet waits this long for credits "
                                    "is stalled: reported, its queue discarded for 8 lifetimes",
                     .source = "OpenSM head_of_queue_lifetime 0x12 = 4.096 us x 2^18 (UNVERIFIED)",
-                    .min = positive,
-                    .only_with = {ib}},
+                    .min = positive},
                    [](auto& s) -> auto& { return s.ib.link.hoq_lifetime_ps; }));
   k.push_back(bind_enum({.path = "fabric.transport.service",
                          .description = "Transport service: reliable connection, unreliable "
@@ -125,8 +115,7 @@ void add_infiniband_knobs(std::vector<Knob>& k) {
                         [](auto& s) -> auto& { return s.roce.operation; }));
   k.push_back(bind_enum({.path = "routing.sm.engine",
                          .description = "Subnet Manager routing engine (InfiniBand LFTs)",
-                         .source = "OpenSM ftree: the engine for fat-trees (current-routing.txt)",
-                         .only_with = {ib}},
+                         .source = "OpenSM ftree: the engine for fat-trees (current-routing.txt)"},
                         std::vector<std::pair<std::string, SmEngineChoice>>{
                             {"minhop", SmEngineChoice::kMinHop},
                             {"updown", SmEngineChoice::kUpDown},
@@ -137,23 +126,20 @@ void add_infiniband_knobs(std::vector<Knob>& k) {
                     .description = "Adaptive routing: switches pick per packet among the SM's "
                                    "allowed ports by least queued bytes; receivers place out of "
                                    "order",
-                    .source = "off: upstream OpenSM has no AR (NVIDIA MLNXSM enables it)",
-                    .only_with = {ib}},
+                    .source = "off: upstream OpenSM has no AR (NVIDIA MLNXSM enables it)"},
                    [](auto& s) -> auto& { return s.recovery.adaptive; }));
   k.push_back(bind({.path = "routing.sm.sweep_delay",
                     .type = KnobType::kTime,
                     .description = "From a link failure to the SM's recomputed tables (trap + "
                                    "heavy sweep)",
                     .source = "UNVERIFIED placeholder for a mid-size subnet (reference §3)",
-                    .min = non_negative,
-                    .only_with = {ib}},
+                    .min = non_negative},
                    [](auto& s) -> auto& { return s.recovery.sm_sweep_delay_ps; }));
   k.push_back(bind({.path = "routing.sm.reprogram_time",
                     .type = KnobType::kTime,
                     .description = "Time to program the new LFTs into the switches",
                     .source = "UNVERIFIED placeholder",
-                    .min = non_negative,
-                    .only_with = {ib}},
+                    .min = non_negative},
                    [](auto& s) -> auto& { return s.recovery.sm_reprogram_ps; }));
   k.push_back(bind({.path = "routing.ecmp.convergence",
                     .type = KnobType::kTime,
@@ -187,15 +173,13 @@ void add_infiniband_knobs(std::vector<Knob>& k) {
                     .description = "InfiniBand: switch with a receiving port that never returns "
                                    "credits (fault injection); -1 = none",
                     .source = "no fault",
-                    .min = Bound{-1},
-                    .only_with = {ib}},
+                    .min = Bound{-1}},
                    [](auto& s) -> auto& { return s.credit_loss.switch_index; }));
   k.push_back(bind({.path = "faults.credit_loss.port",
                     .type = KnobType::kInt,
                     .description = "Its port (0-based)",
                     .source = "first port",
-                    .min = Bound{0},
-                    .only_with = {ib}},
+                    .min = Bound{0}},
                    [](auto& s) -> auto& { return s.credit_loss.port; }));
 }
 

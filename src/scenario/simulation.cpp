@@ -53,8 +53,16 @@ transport::DcqcnParams resolve_dcqcn(const Scenario& sc) {
 Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   apply_infiniband(sc_);
   if (sc_.roce.operation == transport::Operation::kRead) {
-    throw InputError("fabric.transport.operation",
-                     "RDMA READ (request + responses) is not modelled yet: use write or send");
+    const char* why = nullptr;
+    if (sc_.roce.service != transport::Service::kRc) {
+      why = "RDMA READ exists only on RC (and the obsolete RD): use service rc";
+    } else if (sc_.roce.cc != transport::CongestionControl::kNone) {
+      why = "DCQCN paces a requester; READ data flows from the responder, which has no reaction "
+            "point in this model: use cc none";
+    } else if (sc_.roce.plb.enabled) {
+      why = "PLB re-paths a requester's packets, not READ responses: turn PLB off";
+    }
+    if (why) throw InputError("fabric.transport.operation", why);
   }
   const bool dcqcn = sc_.roce.cc == transport::CongestionControl::kDcqcn;
   const transport::DcqcnParams dcqcn_params = dcqcn ? resolve_dcqcn(sc_) : transport::DcqcnParams{};

@@ -15,15 +15,27 @@ uint32_t packets_for(int64_t size_bytes, int mtu_bytes) {
   return size_bytes <= 0 ? 1 : static_cast<uint32_t>((size_bytes + mtu_bytes - 1) / mtu_bytes);
 }
 
-uint32_t data_frame_bytes(const RoceConfig& cfg, uint32_t payload_bytes, bool first) {
+namespace {
+uint32_t frame_bytes_after_bth(const RoceConfig& cfg, uint32_t after_bth) {
+  return cfg.link_layer == LinkLayer::kInfiniband ? net::ib_packet_bytes(after_bth)
+                                                  : net::roce_frame_bytes(after_bth, cfg.vlan_tag);
+}
+}  // namespace
+
+uint32_t data_frame_bytes(const RoceConfig& cfg, uint32_t payload_bytes, bool first, bool last) {
   uint32_t after_bth = payload_bytes + net::bth_pad_bytes(payload_bytes);
   if (cfg.service == Service::kUd) {
     after_bth += net::kDethBytes;  // every UD packet names its Q_Key and source QP
   } else if (cfg.operation == Operation::kWrite && first) {
     after_bth += net::kRethBytes;  // RDMA WRITE FIRST/ONLY carries the RETH
+  } else if (cfg.operation == Operation::kRead && (first || last)) {
+    after_bth += net::kAethBytes;  // READ RESPONSE FIRST/LAST/ONLY carry the AETH
   }
-  return cfg.link_layer == LinkLayer::kInfiniband ? net::ib_packet_bytes(after_bth)
-                                                  : net::roce_frame_bytes(after_bth, cfg.vlan_tag);
+  return frame_bytes_after_bth(cfg, after_bth);
+}
+
+uint32_t read_request_frame_bytes(const RoceConfig& cfg) {
+  return frame_bytes_after_bth(cfg, net::kRethBytes);
 }
 
 uint32_t wire_only_bytes(const RoceConfig& cfg) {
@@ -38,12 +50,12 @@ int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce
   int64_t wire = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t payload = i + 1 < n ? roce.mtu_bytes : static_cast<uint32_t>(last_payload);
-    wire += data_frame_bytes(roce, payload, i == 0) + wire_only_bytes(roce);
+    wire += data_frame_bytes(roce, payload, i == 0, i + 1 == n) + wire_only_bytes(roce);
   }
-  // The largest frame is the first (it carries the RETH) unless the message is one packet.
+  // The largest frame is the first (it carries the RETH or AETH) unless the message is one packet.
   const uint32_t largest_wire =
-      data_frame_bytes(roce,
-                       n == 1 ? static_cast<uint32_t>(last_payload) : roce.mtu_bytes, true) +
+      data_frame_bytes(roce, n == 1 ? static_cast<uint32_t>(last_payload) : roce.mtu_bytes, true,
+                       n == 1) +
       wire_only_bytes(roce);
   int64_t t = serialization_ps(wire, link.rate_bps);
   t += static_cast<int64_t>(switch_hops + 1) * link.propagation_ps();
@@ -51,6 +63,16 @@ int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce
   if (sw.forwarding == net::Forwarding::kStoreAndForward) {
     // A store-and-forward pipeline adds the largest frame's time once per switch.
     t += static_cast<int64_t>(switch_hops) * serialization_ps(largest_wire, link.rate_bps);
+  }
+  if (roce.operation == Operation::kRead) {
+    // The responses start once the request has crossed the path one way.
+    const int64_t request_wire = read_request_frame_bytes(roce) + wire_only_bytes(roce);
+    t += serialization_ps(request_wire, link.rate_bps) +
+         static_cast<int64_t>(switch_hops + 1) * link.propagation_ps() +
+         static_cast<int64_t>(switch_hops) * sw.latency_ps + 2 * nic.latency_ps;
+    if (sw.forwarding == net::Forwarding::kStoreAndForward) {
+      t += static_cast<int64_t>(switch_hops) * serialization_ps(request_wire, link.rate_bps);
+    }
   }
   return t;
 }
@@ -76,7 +98,14 @@ void RoceTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
   auto* t = static_cast<RoceTransport*>(self);
   switch (p.type) {
     case PacketType::kData:
-      t->on_data(p);
+      if (p.flags & net::kFlagResponse) {
+        t->on_read_response(p);
+      } else {
+        t->on_data(p);
+      }
+      break;
+    case PacketType::kReadRequest:
+      t->on_read_request(p);
       break;
     case PacketType::kAck:
       t->on_ack(p.qp, p.psn, p.flags & net::kFlagEce);
@@ -174,7 +203,27 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
   const int64_t now = sched_.now_ps;
   int64_t earliest = kNoTimer;  // the soonest a paced QP may send, if none can now
   for (uint32_t tries = n.active.size(); tries > 0; --tries) {
-    const uint32_t qp_id = n.active.pop_front();
+    const uint32_t entry = n.active.pop_front();
+    if (entry & kResponderEntry) {  // an RDMA READ responder: responses are not paced
+      const uint32_t qp_id = entry & ~kResponderEntry;
+      Qp& q = qps_[qp_id];
+      if (q.resp_next >= q.resp_end) {
+        q.resp_active = false;
+        continue;
+      }
+      if (paused_classes_ & (1u << q.priority)) {
+        n.active.push_back(entry);
+        continue;
+      }
+      make_read_response(qp_id, out);
+      if (q.resp_next < q.resp_end) {
+        n.active.push_back(entry);
+      } else {
+        q.resp_active = false;
+      }
+      return true;
+    }
+    const uint32_t qp_id = entry;
     Qp& q = qps_[qp_id];
     if (q.failed || q.snd_nxt >= q.psn_end) {
       q.active = false;
@@ -263,6 +312,10 @@ void RoceTransport::on_cc_timer(uint32_t qp_id) {
 }
 
 void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
+  if (cfg_.operation == Operation::kRead) {
+    make_read_request(qp_id, p);
+    return;
+  }
   Qp& q = qps_[qp_id];
   const uint32_t msg_id = q.msgs[q.nxt_msg];
   Message& m = msgs_[msg_id];
@@ -277,7 +330,7 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
   p.psn = q.snd_nxt;
   p.msg = msg_id;
   p.payload_bytes = static_cast<uint16_t>(payload);
-  p.frame_bytes = static_cast<uint16_t>(data_frame_bytes(cfg_, payload, index == 0));
+  p.frame_bytes = static_cast<uint16_t>(data_frame_bytes(cfg_, payload, index == 0, last));
   p.entropy = q.entropy;
   p.type = PacketType::kData;
   p.priority = q.priority;
@@ -438,6 +491,11 @@ void RoceTransport::acknowledge(Qp& q, uint32_t ack_upto) {
     m.tx_done_ps = sched_.now_ps;
     --unacked_messages_;
     ++q.una_msg;
+    if (cfg_.operation == Operation::kRead) {
+      // A READ completes where its data lands: at the requester, with its last response.
+      m.rx_done_ps = sched_.now_ps;
+      if (on_delivered) on_delivered(q.msgs[q.una_msg - 1]);
+    }
   }
   if (q.snd_nxt < q.snd_una) rewind(q, q.snd_una);
 }

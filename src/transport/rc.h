@@ -29,6 +29,8 @@
 namespace fabricsim::transport {
 
 inline constexpr uint32_t kNoMessage = 0xFFFFFFFFu;
+// Marks a NIC round-robin entry as a QP's READ responder rather than its requester.
+inline constexpr uint32_t kResponderEntry = 1u << 31;
 // How far ahead of the expected PSN an out-of-order responder places packets. Adaptive routing
 // over deep queues reorders by hundreds of packets; ConnectX's limit is not public (UNVERIFIED),
 // and 4096 packets (16 MiB at a 4 KiB MTU) keeps the bitmap at 512 bytes per reordering QP.
@@ -91,6 +93,15 @@ struct Qp {
   std::vector<uint64_t> ooo_bits;
   uint32_t rx_msg = 0;           // msgs[] index of the first message not yet fully received
   bool uc_discard = false;       // UC/UD: dropping the rest of a message that lost a packet
+  // RDMA READ. Responder: responses still to send are PSNs [resp_next, resp_end), resp_next in
+  // msgs[resp_msg]; resp_high is one past the highest response PSN ever sent. Requester:
+  // read_reissued = a gap in the responses has already re-issued the request from snd_una.
+  uint32_t resp_next = 0;
+  uint32_t resp_end = 0;
+  uint32_t resp_msg = 0;
+  uint32_t resp_high = 0;
+  bool resp_active = false;      // in the responder NIC's round-robin list
+  bool read_reissued = false;
 };
 
 struct TransportCounters {
@@ -106,6 +117,7 @@ struct TransportCounters {
   int64_t ecn_marked_packets = 0;  // CE-marked data packets that reached a responder
   int64_t plb_repaths = 0;
   int64_t out_of_order_packets = 0;  // placed out of PSN order (out_of_order responder)
+  int64_t read_requests = 0;         // RDMA READ requests sent, re-issues included
   int64_t ooo_window_drops = 0;      // too far ahead of the expected PSN to place
 };
 
@@ -161,6 +173,12 @@ class RoceTransport {
   void activate(uint32_t qp);
   bool pull(uint32_t nic, net::Packet& out);
   void make_data_packet(uint32_t qp, net::Packet& out);
+  // RDMA READ (transport/rc_read.cpp).
+  void make_read_request(uint32_t qp, net::Packet& out);
+  void make_read_response(uint32_t qp, net::Packet& out);
+  void on_read_request(const net::Packet& pkt);
+  void on_read_response(const net::Packet& pkt);
+  void activate_responder(uint32_t qp);
   void on_data(const net::Packet& pkt);
   void on_ack(uint32_t qp, uint32_t psn, bool ece);
   void plb_round(uint32_t qp, uint32_t newly_acked, bool ece);
@@ -202,8 +220,11 @@ int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce
                      const net::NicConfig& nic);
 
 // Frame bytes of a data packet (the L2 frame with FCS on Ethernet; LRH..VCRC on InfiniBand) for
-// the configured link layer, service and operation; `first`: the message's first packet.
-uint32_t data_frame_bytes(const RoceConfig& cfg, uint32_t payload_bytes, bool first);
+// the configured link layer, service and operation; `first`/`last`: the message's first/last
+// packet (WRITE FIRST/ONLY carry a RETH, READ RESPONSE FIRST/LAST/ONLY an AETH).
+uint32_t data_frame_bytes(const RoceConfig& cfg, uint32_t payload_bytes, bool first, bool last);
+// Frame bytes of an RDMA READ request (BTH + RETH, no payload).
+uint32_t read_request_frame_bytes(const RoceConfig& cfg);
 // Per-frame bytes on the wire beyond the frame (Ethernet preamble + IFG; none on InfiniBand).
 uint32_t wire_only_bytes(const RoceConfig& cfg);
 
