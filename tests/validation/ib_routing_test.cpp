@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "net/network.h"
+#include "scenario/load.h"
 #include "scenario/run.h"
 #include "scenario/simulation.h"
 
@@ -46,6 +47,36 @@ TEST(AdaptiveRouting, RaisesPermutationThroughputOnAFullFatTree) {
       << "static ftree " << fixed.aggregate_throughput_gbps << " Gb/s vs adaptive "
       << ar.aggregate_throughput_gbps << " Gb/s";
   EXPECT_LT(ar.aggregate_throughput_gbps, 128 * 100.0) << "below the sum of the NIC links";
+}
+
+TEST(AdaptiveRouting, AllToAllIsHostLimitedEitherWay) {
+  // All-to-all on the same fabric: every NIC link is the bottleneck (each NIC sends to 127 others
+  // at once), so path choice cannot help; both must sit at the NIC-link ceiling. A 64 KB message is
+  // 16 packets of 26 header bytes plus one 16-byte RETH: ceiling = 128 x 100 Gb/s x 65536 / 65968.
+  auto run = [](bool adaptive) {
+    scenario::Scenario sc;
+    sc.seed = 3;
+    sc.technology = scenario::Technology::kInfiniband;
+    sc.topology.tiers = 3;
+    sc.topology.radix = 8;
+    sc.topology.hosts = 128;
+    sc.link.rate_bps = 100'000'000'000;
+    sc.switch_config.buffer_bytes = 16 << 20;
+    sc.recovery.adaptive = adaptive;
+    sc.workload.kind = workload::WorkloadKind::kPattern;
+    sc.workload.pattern = workload::PatternKind::kAllToAll;
+    sc.workload.flow_size_bytes = 64'000;
+    return scenario::run_scenario(sc);
+  };
+  const double ceiling_gbps = 128 * 100.0 * 64'000 / (64'000 + 16 * 26 + 16);
+  for (const bool adaptive : {false, true}) {
+    const scenario::RunResult r = run(adaptive);
+    ASSERT_TRUE(r.completed) << "adaptive=" << adaptive;
+    EXPECT_GT(r.aggregate_throughput_gbps, 0.97 * ceiling_gbps)
+        << "adaptive=" << adaptive << ": " << r.aggregate_throughput_gbps << " of " << ceiling_gbps;
+    EXPECT_LE(r.aggregate_throughput_gbps, ceiling_gbps * 1.0001) << "cannot beat the NIC links";
+    EXPECT_EQ(r.counters.retransmitted_packets, 0) << "adaptive=" << adaptive << ": lossless";
+  }
 }
 
 struct FailoverRun {
@@ -142,6 +173,36 @@ TEST(Failover, RoceResumesAfterEcmpConvergence) {
   const int64_t delay = 300 * kPsPerUs;
   const FailoverRun r = failover(scenario::Technology::kRoce, delay);
   expect_recovery(r, delay, "roce");
+}
+
+// The ring all-reduce of examples/sm-failover.yaml (shrunk to 16 MiB): a ring moves at the pace of
+// its slowest link, and the failure stops the one ring link that leaves leaf 0 until routes are
+// restored, so the whole collective is delayed by about that outage: at least 80% of it (some
+// slices were already past the link) and at most the outage plus one retransmit timeout (the
+// loss on the cable itself may need the timer).
+TEST(Failover, CollectiveSlowdownIsTheOutageOnBothFabrics) {
+  const std::string file = std::string(FABRICSIM_SOURCE_DIR) + "/examples/sm-failover.yaml";
+  for (const char* tech : {"ib", "roce"}) {
+    std::vector<std::string> sets = {"workload.size=16MiB", std::string("fabric.technology=") + tech};
+    if (std::string(tech) == "roce") sets.push_back("fabric.pfc.enabled=true");
+    const scenario::RunResult with = scenario::run_scenario(scenario::load_scenario_file(file, sets));
+    sets.push_back("faults.link_down.switch=-1");
+    const scenario::RunResult without =
+        scenario::run_scenario(scenario::load_scenario_file(file, sets));
+    ASSERT_TRUE(with.completed && without.completed) << tech << ": both collectives finish";
+    ASSERT_GE(with.failure.routes_restored_ps, 0) << tech << ": routes were restored";
+    EXPECT_GT(with.counters.link_down_drops, 0) << tech << ": the ring used the failed link";
+    const int64_t outage = with.failure.routes_restored_ps - with.failure.link_failed_ps;
+    const int64_t slowdown = with.collective.time_ps - without.collective.time_ps;
+    const int64_t rto = (4096ll * 1000) << 6;  // the example's ack_timeout_exponent 6
+    EXPECT_GE(slowdown, outage * 8 / 10)
+        << tech << ": collective " << without.collective.time_ps << " -> " << with.collective.time_ps
+        << " ps, outage " << outage << " ps";
+    EXPECT_LE(slowdown, outage + rto) << tech << ": slowdown " << slowdown << " ps";
+    for (const scenario::FlowRecord& f : with.flows) {
+      ASSERT_GE(f.finish_ps, 0) << tech << ": slice " << f.id << " delivered";
+    }
+  }
 }
 
 }  // namespace
