@@ -22,6 +22,21 @@ struct RunArgs {
 
 // Simulates, prints the summary, and only then writes result.json, flows.csv and run.json.
 int run_command(const RunArgs& args);
+
+struct CompareArgs {
+  std::string file;
+  std::string fabrics = "ib,roce";  // comma-separated fabric.technology values, table order
+  std::vector<std::string> sets;    // key.path=value, scoped per fabric like the file's keys
+  std::string out_dir;              // "" = the scenario's outputs.dir
+};
+
+// Runs the scenario once per fabric (cli/fabric_scope.h: each run takes the keys common to all
+// fabrics plus its own, and a note on stdout lists the keys of another fabric a run left out),
+// prints the comparison table (output/compare.h), and only then writes DIR/<fabric>/ (as `run`
+// does) and DIR/compare.csv. Every fabric's scenario is loaded and checked before the first run,
+// so bad input costs no simulation and writes nothing.
+int compare_command(const CompareArgs& args);
+
 // Loads and checks (scenario::check_scenario) without simulating; prints "FILE: ok".
 int validate_command(const std::string& file, const std::vector<std::string>& sets);
 // Prints the markdown reference of every scenario key.

@@ -33,6 +33,30 @@ int dispatch(int argc, char** argv) {
   run->add_option("--out", run_args.out_dir,
                   "Directory for result.json, flows.csv and run.json (default: outputs.dir)");
 
+  fabricsim::cli::CompareArgs compare_args;
+  CLI::App* compare = app.add_subcommand(
+      "compare",
+      "Run one scenario on each fabric and print one table (rows = metrics, columns = fabrics)");
+  compare->footer(
+      "Each run sets fabric.technology to its fabric and keeps everything else a key of both "
+      "fabrics sets. Keys of one fabric apply only to its run: fabric.ib.*, routing.sm.* and "
+      "faults.credit_loss.* to ib; fabric.pfc.*, fabric.ecn.*, fabric.roce.* (except "
+      "ack_timeout_exponent and retry_count, which IB RC uses too), fabric.switch.latency, "
+      "fabric.switch.dt_alpha and routing.ecmp.* to roce. A 'note:' above the table lists the "
+      "keys each run left out; none is reinterpreted. A value a fabric cannot model (e.g. "
+      "fabric.link.loss_rate on ib) is refused before any run with the usual one-line error. "
+      "--set fabric.technology is refused: --fabrics chooses.\n");
+  compare->add_option("file", compare_args.file, "Scenario YAML file")->required();
+  compare
+      ->add_option("--fabrics", compare_args.fabrics,
+                   "Comma-separated fabrics to run, in table order; allowed: ib, roce")
+      ->type_name("LIST")
+      ->capture_default_str();
+  add_set_option(compare, compare_args.sets);
+  compare->add_option("--out", compare_args.out_dir,
+                      "Directory for compare.csv and one result directory per fabric, "
+                      "DIR/<fabric>/result.json etc. (default: outputs.dir)");
+
   std::string validate_file;
   std::vector<std::string> validate_sets;
   CLI::App* validate =
@@ -51,6 +75,7 @@ int dispatch(int argc, char** argv) {
     return kExitBadInput;
   }
   if (run->parsed()) return fabricsim::cli::run_command(run_args);
+  if (compare->parsed()) return fabricsim::cli::compare_command(compare_args);
   if (validate->parsed()) return fabricsim::cli::validate_command(validate_file, validate_sets);
   if (keys->parsed()) return fabricsim::cli::keys_command();
   return kExitInternal;

@@ -89,37 +89,49 @@ constexpr std::array<uint32_t, 256> make_crc_table() {
 }
 constexpr std::array<uint32_t, 256> kCrcTable = make_crc_table();
 
-// Transport header bytes after the BTH and before the payload.
-uint32_t extension_bytes(const Packet& p) {
-  switch (p.type) {
+using transport::Operation;
+using transport::Service;
+
+const char* type_name(PacketType t) {
+  switch (t) {
     case PacketType::kData:
-      return (p.flags & net::kFlagFirst) ? net::kRethBytes : 0;
+      return "data";
     case PacketType::kAck:
+      return "ACK";
     case PacketType::kNak:
-      return net::kAethBytes;
+      return "NAK";
     case PacketType::kCnp:
-      return net::kCnpReservedBytes;
+      return "CNP";
     case PacketType::kPause:
+      return "PFC";
     case PacketType::kCredit:
-      break;
+      return "flow-control";
+    case PacketType::kReadRequest:
+      return "READ request";
   }
-  return 0;
+  return "?";
+}
+
+[[noreturn]] void refuse(const Packet& p, const std::string& why) {
+  throw std::runtime_error("trace.pcap: cannot synthesize the " + std::string(type_name(p.type)) +
+                           " packet of QP " + std::to_string(p.qp) + " PSN " +
+                           std::to_string(p.psn) + ": " + why);
 }
 
 // The simulator sized the frame with net/wire.h; the tag is there exactly when the size is the
 // tagged one (the two sizes always differ, even after minimum-frame padding).
-bool vlan_tagged(const Packet& p) {
+bool vlan_tagged(const Packet& p, const Verbs& verbs) {
   const uint32_t pad = p.type == PacketType::kData ? net::bth_pad_bytes(p.payload_bytes) : 0;
-  const uint32_t after_bth = extension_bytes(p) + p.payload_bytes + pad;
+  const uint32_t after_bth = bth_extension_bytes(p, verbs) + p.payload_bytes + pad;
   return p.frame_bytes == net::roce_frame_bytes(after_bth, true);
 }
 
 // Ethernet header of a RoCEv2 frame: the link ends' MACs, the optional tag, IPv4.
-void ethernet_header(Bytes& b, const scenario::CapturedFrame& f) {
+void ethernet_header(Bytes& b, const scenario::CapturedFrame& f, const Verbs& verbs) {
   const Packet& p = f.pkt;
   b.mac(f.to_is_nic ? nic_mac(p.dst_nic) : switch_mac(f.to_node));
   b.mac(f.from_is_nic ? nic_mac(p.src_nic) : switch_mac(f.from_node));
-  if (vlan_tagged(p)) {
+  if (vlan_tagged(p, verbs)) {
     b.u16(kEtherTypeVlan);
     b.u16(uint32_t{p.priority & 7u} << 13);  // PCP(3) DEI(1)=0 VID(12)=0
   }
@@ -140,13 +152,14 @@ void pfc_frame(std::vector<uint8_t>& out, const scenario::CapturedFrame& f) {
 }
 
 void roce_frame(std::vector<uint8_t>& out, const scenario::CapturedFrame& f,
-                const MessageBytes& message_bytes) {
+                const MessageBytes& message_bytes, const Verbs& verbs) {
   const Packet& p = f.pkt;
+  const uint8_t opcode = bth_opcode(p, verbs);  // refuses what it cannot name, before any byte
   Bytes b(out);
-  ethernet_header(b, f);
+  ethernet_header(b, f, verbs);
 
   const uint32_t pad = p.type == PacketType::kData ? net::bth_pad_bytes(p.payload_bytes) : 0;
-  const uint32_t udp_len = net::kUdpHeaderBytes + net::kBthBytes + extension_bytes(p) +
+  const uint32_t udp_len = net::kUdpHeaderBytes + net::kBthBytes + bth_extension_bytes(p, verbs) +
                            p.payload_bytes + pad + net::kIcrcBytes;
   const size_t ip = b.size();
   b.u8(kIpv4VersionIhl);
@@ -168,26 +181,39 @@ void roce_frame(std::vector<uint8_t>& out, const scenario::CapturedFrame& f,
   b.u16(udp_len);
   b.u16(0);  // no UDP checksum, as RXE sends (rocev2.md §3; RFC 768 allows 0 over IPv4)
 
-  const bool data = p.type == PacketType::kData;
-  const bool last = p.flags & net::kFlagLast;
-  b.u8(bth_opcode(p));
+  b.u8(opcode);
   b.u8(pad << 4);  // SE 0, MigReq 0, PadCnt, TVer 0
   b.u16(kDefaultPKey);
   b.u8(p.type == PacketType::kCnp ? kBthBecn : 0);
-  b.u24(data ? responder_qpn(p.qp) : requester_qpn(p.qp));
-  b.u8(data && last ? kBthAckReq : 0);
+  b.u24(dest_qpn(p));
+  b.u8(bth_ack_req(p, verbs) ? kBthAckReq : 0);
   b.u24(p.psn & kMask24);
 
+  const auto reth = [&] {
+    const int64_t known = message_bytes ? message_bytes(p.msg) : -1;
+    const int64_t length = known >= 0 ? known : p.payload_bytes;
+    b.u64(0);      // virtual address
+    b.u32(p.msg);  // R_Key
+    b.u32(static_cast<uint32_t>(std::min<int64_t>(length, 0xFFFFFFFF)));
+  };
   switch (p.type) {
     case PacketType::kData:
-      if (p.flags & net::kFlagFirst) {
-        const int64_t known = message_bytes ? message_bytes(p.msg) : -1;
-        const int64_t length = known >= 0 ? known : p.payload_bytes;
-        b.u64(0);      // virtual address
-        b.u32(p.msg);  // R_Key
-        b.u32(static_cast<uint32_t>(std::min<int64_t>(length, 0xFFFFFFFF)));
+      if (p.flags & net::kFlagResponse) {
+        if (bth_extension_bytes(p, verbs) == net::kAethBytes) {
+          b.u8(kAethAck);
+          b.u24(0);  // MSN
+        }
+      } else if (verbs.service == Service::kUd) {
+        b.u32(kUdQkey);
+        b.u8(0);  // reserved
+        b.u24(requester_qpn(p.qp));
+      } else if (verbs.operation == Operation::kWrite && (p.flags & net::kFlagFirst)) {
+        reth();
       }
       b.zeros(p.payload_bytes + pad);
+      break;
+    case PacketType::kReadRequest:
+      reth();
       break;
     case PacketType::kAck:
     case PacketType::kNak:
@@ -233,17 +259,46 @@ uint8_t roce_dscp(PacketType type, uint8_t priority) {
   return assured ? cs | 0x02 : cs;  // AFx1 = 8x + 2 (RFC 2597 §6)
 }
 
-uint8_t bth_opcode(const Packet& p) {
+Verbs verbs_of(const scenario::RunResult& result) { return {result.service, result.operation}; }
+
+uint8_t bth_opcode(const Packet& p, const Verbs& verbs) {
+  // IBTA Vol. 1 Table 38 (reference infiniband.md §5): SEND FIRST 0x00, MIDDLE 0x01, LAST 0x02,
+  // ONLY 0x04; RDMA WRITE FIRST 0x06, MIDDLE 0x07, LAST 0x08, ONLY 0x0A; READ REQUEST 0x0C;
+  // READ RESPONSE FIRST 0x0D, MIDDLE 0x0E, LAST 0x0F, ONLY 0x10; UC = RC | 0x20.
+  constexpr uint8_t kSendFirst = 0x00, kSendMiddle = 0x01, kSendLast = 0x02, kSendOnly = 0x04;
+  constexpr uint8_t kReadRequest = 0x0C, kReadResponseFirst = 0x0D, kReadResponseMiddle = 0x0E,
+                    kReadResponseLast = 0x0F, kReadResponseOnly = 0x10;
+  constexpr uint8_t kUcPrefix = 0x20, kUdSendOnly = 0x64;
+  const bool first = p.flags & net::kFlagFirst;
+  const bool last = p.flags & net::kFlagLast;
+  const auto pick = [first, last](uint8_t only, uint8_t f, uint8_t middle, uint8_t l) {
+    return first && last ? only : first ? f : last ? l : middle;
+  };
   switch (p.type) {
     case PacketType::kData: {
-      const bool first = p.flags & net::kFlagFirst;
-      const bool last = p.flags & net::kFlagLast;
-      if (first && last) return kOpRdmaWriteOnly;
-      if (first) return kOpRdmaWriteFirst;
-      return last ? kOpRdmaWriteLast : kOpRdmaWriteMiddle;
+      if (p.flags & net::kFlagResponse) {
+        if (verbs.service != Service::kRc) refuse(p, "READ responses exist only on RC");
+        return pick(kReadResponseOnly, kReadResponseFirst, kReadResponseMiddle, kReadResponseLast);
+      }
+      if (verbs.operation == Operation::kRead) {
+        refuse(p, "an RDMA READ requester sends requests, not data");
+      }
+      if (verbs.service == Service::kUd) {
+        if (!(first && last)) refuse(p, "a UD message must be one packet (SEND ONLY)");
+        return kUdSendOnly;
+      }
+      const uint8_t op =
+          verbs.operation == Operation::kWrite
+              ? pick(kOpRdmaWriteOnly, kOpRdmaWriteFirst, kOpRdmaWriteMiddle, kOpRdmaWriteLast)
+              : pick(kSendOnly, kSendFirst, kSendMiddle, kSendLast);
+      return verbs.service == Service::kUc ? static_cast<uint8_t>(op | kUcPrefix) : op;
     }
+    case PacketType::kReadRequest:
+      if (verbs.service != Service::kRc) refuse(p, "RDMA READ exists only on RC");
+      return kReadRequest;
     case PacketType::kAck:
     case PacketType::kNak:
+      if (verbs.service != Service::kRc) refuse(p, "only RC acknowledges (UC and UD have no ACK)");
       return kOpAcknowledge;
     case PacketType::kCnp:
       return kOpCnp;
@@ -251,7 +306,45 @@ uint8_t bth_opcode(const Packet& p) {
     case PacketType::kCredit:
       break;
   }
+  refuse(p, "it has no BTH");
+}
+
+uint32_t bth_extension_bytes(const Packet& p, const Verbs& verbs) {
+  const bool first = p.flags & net::kFlagFirst;
+  const bool last = p.flags & net::kFlagLast;
+  switch (p.type) {
+    case PacketType::kData:
+      if (p.flags & net::kFlagResponse) return first || last ? net::kAethBytes : 0;
+      if (verbs.service == Service::kUd) return net::kDethBytes;
+      return verbs.operation == Operation::kWrite && first ? net::kRethBytes : 0;
+    case PacketType::kReadRequest:
+      return net::kRethBytes;
+    case PacketType::kAck:
+    case PacketType::kNak:
+      return net::kAethBytes;
+    case PacketType::kCnp:
+      return net::kCnpReservedBytes;
+    case PacketType::kPause:
+    case PacketType::kCredit:
+      break;
+  }
   return 0;
+}
+
+bool to_responder(const Packet& p) {
+  return (p.type == PacketType::kData && !(p.flags & net::kFlagResponse)) ||
+         p.type == PacketType::kReadRequest;
+}
+
+uint32_t dest_qpn(const Packet& p) {
+  return to_responder(p) ? responder_qpn(p.qp) : requester_qpn(p.qp);
+}
+
+bool bth_ack_req(const Packet& p, const Verbs& verbs) {
+  if (verbs.service != Service::kRc) return false;
+  return p.type == PacketType::kReadRequest ||
+         (p.type == PacketType::kData && !(p.flags & net::kFlagResponse) &&
+          (p.flags & net::kFlagLast));
 }
 
 MessageBytes message_bytes_of(const std::vector<scenario::FlowRecord>& flows) {
@@ -261,13 +354,21 @@ MessageBytes message_bytes_of(const std::vector<scenario::FlowRecord>& flows) {
 }
 
 std::vector<uint8_t> frame_bytes(const scenario::CapturedFrame& frame,
-                                 const MessageBytes& message_bytes) {
+                                 const MessageBytes& message_bytes, const Verbs& verbs) {
+  const Packet& p = frame.pkt;
   std::vector<uint8_t> out;
-  out.reserve(frame.pkt.frame_bytes + 8u);
-  if (frame.pkt.type == PacketType::kPause) {
+  out.reserve(p.frame_bytes + 8u);
+  if (p.type == PacketType::kPause) {
     pfc_frame(out, frame);
   } else {
-    roce_frame(out, frame, message_bytes);
+    roce_frame(out, frame, message_bytes, verbs);
+  }
+  // What the simulator sent and what is written must be the same number of bytes.
+  if (out.size() + net::kFcsBytes != p.frame_bytes) {
+    refuse(p, "the simulator sent a " + std::to_string(p.frame_bytes) +
+                  "-byte frame (FCS included) but the synthesized one has " +
+                  std::to_string(out.size() + net::kFcsBytes) +
+                  " (a header the capture does not know about?)");
   }
   return out;
 }
@@ -297,7 +398,7 @@ uint32_t roce_icrc(const uint8_t* ip, size_t len) {
 }
 
 void write_pcap(std::ostream& out, const std::vector<scenario::CapturedFrame>& frames,
-                const MessageBytes& message_bytes) {
+                const MessageBytes& message_bytes, const Verbs& verbs) {
   // Global header, little-endian: the nanosecond magic, version 2.4, GMT offset 0, accuracy 0,
   // snap length (every frame fits: frame_bytes is 16 bits), LINKTYPE_ETHERNET (tcpdump.org
   // link-layer header types).
@@ -309,7 +410,7 @@ void write_pcap(std::ostream& out, const std::vector<scenario::CapturedFrame>& f
   put_le32(out, 0x10000);
   put_le32(out, 1);
   for (const scenario::CapturedFrame& f : frames) {
-    const std::vector<uint8_t> bytes = frame_bytes(f, message_bytes);
+    const std::vector<uint8_t> bytes = frame_bytes(f, message_bytes, verbs);
     constexpr int64_t kPsPerSecond = 1'000'000'000'000;
     put_le32(out, static_cast<uint32_t>(f.time_ps / kPsPerSecond));
     put_le32(out, static_cast<uint32_t>(f.time_ps % kPsPerSecond / 1000));  // ps -> ns
@@ -322,9 +423,9 @@ void write_pcap(std::ostream& out, const std::vector<scenario::CapturedFrame>& f
 }
 
 void write_pcap_file(const std::string& path, const std::vector<scenario::CapturedFrame>& frames,
-                     const MessageBytes& message_bytes) {
+                     const MessageBytes& message_bytes, const Verbs& verbs) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  write_pcap(out, frames, message_bytes);
+  write_pcap(out, frames, message_bytes, verbs);
   out.close();
   if (!out) throw std::runtime_error("cannot write " + path);
 }

@@ -29,7 +29,8 @@
 // pcap: nanosecond-resolution (magic 0xA1B23C4D), LINKTYPE_INFINIBAND 247 ("raw InfiniBand
 // frames, starting with the Local Routing Header", tcpdump.org link-layer header types); each
 // record is one whole packet, ICRC and VCRC included (Wireshark reads the last 6 bytes as them
-// [WS]). Flow-control packets are not IB packets with an LRH and must not be written here [WS].
+// [WS]). Flow-control packets are not IB packets with an LRH and must not be written here [WS]
+// (a run's capture writes them to credits.csv instead: output/pcap_trace.h).
 // Viewing: Wireshark 4.0 (Debian 12) has the InfiniBand dissector but maps no pcap link type to
 // it and refuses these files ("network type 247 unknown or unsupported"); patch the header's
 // link type to 147 (USER0) and set Preferences > Protocols > DLT_USER: User 0 -> "infiniband"

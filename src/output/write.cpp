@@ -6,7 +6,7 @@
 
 #include "output/csv.h"
 #include "output/json.h"
-#include "output/pcap.h"
+#include "output/pcap_trace.h"
 
 namespace fabricsim::output {
 namespace {
@@ -22,6 +22,8 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 
 void write_run_outputs(const std::string& dir, const scenario::RunResult& result) {
   const std::filesystem::path root(dir);
+  // A capture that cannot be written exactly fails the run before any file exists.
+  if (!result.captured.empty()) check_trace(result);
   std::error_code ec;
   std::filesystem::create_directories(root, ec);
   if (ec) throw std::runtime_error("cannot create " + dir + ": " + ec.message());
@@ -29,8 +31,10 @@ void write_run_outputs(const std::string& dir, const scenario::RunResult& result
   write_file(root / "flows.csv", flows_csv_text(result.flows));
   write_file(root / "run.json", run_json_text(result.run));
   if (!result.captured.empty()) {
-    write_pcap_file((root / "trace.pcap").string(), result.captured,
-                    message_bytes_of(result.flows));
+    write_trace_pcap((root / "trace.pcap").string(), result);
+    if (has_credit_packets(result.captured)) {
+      write_file(root / "credits.csv", credits_csv_text(result.captured));
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "net/packet.h"
+#include "transport/config.h"
 
 namespace fabricsim::scenario {
 
@@ -153,6 +154,13 @@ struct RunResult {
   LinkLoads links;                       // utilization per tier and direction
   FailureTimeline failure;
   std::vector<CapturedFrame> captured;   // empty unless Scenario::capture asks for frames
+  // How the captured packets were framed on the wire, for trace.pcap (output/pcap.h): the link
+  // layer, the transport service and verb (they pick the BTH opcodes and extension headers), and
+  // on InfiniBand the LID the Subnet Manager gave each NIC (the SLID; index = NIC).
+  bool infiniband = false;
+  transport::Service service = transport::Service::kRc;
+  transport::Operation operation = transport::Operation::kWrite;
+  std::vector<uint16_t> nic_lid;
   RunStats run;
 };
 

@@ -122,6 +122,10 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   }
 
   r.captured = std::move(sim.captured());
+  r.infiniband = net.infiniband();
+  r.service = resolved.roce.service;
+  r.operation = resolved.roce.operation;
+  r.nic_lid = sim.lid_routes().nic_lid;
 
   const transport::TransportCounters& tc = transport.counters();
   const net::NetCounters& nc = net.counters();

@@ -41,6 +41,8 @@ const fs::path kSourceDir = FABRICSIM_SOURCE_DIR;
 const std::map<std::string, std::vector<std::string>> kShrink = {
     // 128 ranks x 64 MiB -> 32 ranks x 8 MiB: still a ring all-reduce on the same leaf-spine.
     {"default.yaml", {"hosts.count=32", "workload.size=8MiB"}},
+    // The same shape for the ib-vs-roce comparison file (run here as its RoCE side).
+    {"ib-vs-roce.yaml", {"hosts.count=32", "workload.size=8MiB"}},
 };
 
 // A generous guard on the simulation's own wall time (run.json): a new example slower than this

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -200,6 +201,103 @@ TEST(PcapFrame, CnpMatchesTheReferenceBthBytes) {
   EXPECT_EQ(head, (std::vector<uint8_t>{0x81, 0x00, 0xFF, 0xFF, 0x40})) << "CNP BTH, BECN set";
   for (size_t i = kExt; i < kExt + 16; ++i) EXPECT_EQ(f[i], 0) << "reserved CNP byte " << i;
   expect_icrc_ok(f, kIp, "CNP");
+}
+
+// The run's service and verb choose opcodes and extension headers (output/pcap.h "Opcode");
+// the frame sizes come from net/wire.h as the transport computes them.
+CapturedFrame verb_frame(uint32_t payload, uint8_t flags, uint32_t after_bth_extra) {
+  CapturedFrame c = data_frame(payload, flags, false);
+  c.pkt.frame_bytes = static_cast<uint16_t>(
+      net::roce_frame_bytes(payload + net::bth_pad_bytes(payload) + after_bth_extra, false));
+  return c;
+}
+
+TEST(PcapVerbs, SendHasNoRethAndSendOpcodes) {
+  const Verbs send{transport::Service::kRc, transport::Operation::kSend};
+  const Frame first = frame_bytes(verb_frame(4096, net::kFlagFirst, 0), {}, send);
+  ASSERT_EQ(first.size(), 14 + 20 + 8 + 12 + 4096 + 4u) << "no RETH on a SEND";
+  EXPECT_EQ(first[kBth], 0x00) << "SEND First";
+  EXPECT_EQ(frame_bytes(verb_frame(4096, 0, 0), {}, send)[kBth], 0x01) << "SEND Middle";
+  const Frame last = frame_bytes(verb_frame(100, net::kFlagLast, 0), {}, send);
+  EXPECT_EQ(last[kBth], 0x02) << "SEND Last";
+  EXPECT_EQ(last[kBth + 8], 0x80) << "AckReq on the last packet of an RC message";
+  const Frame only = frame_bytes(verb_frame(100, net::kFlagFirst | net::kFlagLast, 0), {}, send);
+  EXPECT_EQ(only[kBth], 0x04) << "SEND Only";
+  expect_icrc_ok(only, kIp, "SEND Only");
+}
+
+TEST(PcapVerbs, UcUsesTheUcPrefixAndNoAckReq) {
+  const Verbs uc{transport::Service::kUc, transport::Operation::kWrite};
+  const Frame first = frame_bytes(verb_frame(4096, net::kFlagFirst, 16), {}, uc);
+  EXPECT_EQ(first[kBth], 0x26) << "UC RDMA WRITE First";
+  EXPECT_EQ(be(first, kExt + 8, 4), 7u) << "RETH R_Key on a UC WRITE First";
+  const Frame last = frame_bytes(verb_frame(100, net::kFlagLast, 0), {}, uc);
+  EXPECT_EQ(last[kBth], 0x28) << "UC RDMA WRITE Last";
+  EXPECT_EQ(last[kBth + 8], 0x00) << "UC asks for no ACK";
+  const Verbs uc_send{transport::Service::kUc, transport::Operation::kSend};
+  EXPECT_EQ(frame_bytes(verb_frame(100, net::kFlagFirst | net::kFlagLast, 0), {}, uc_send)[kBth],
+            0x24)
+      << "UC SEND Only";
+  EXPECT_THROW(frame_bytes(control_frame(PacketType::kAck), {}, uc), std::runtime_error)
+      << "UC has no ACKs: refuse rather than write one";
+}
+
+TEST(PcapVerbs, UdSendOnlyCarriesDeth) {
+  const Verbs ud{transport::Service::kUd, transport::Operation::kSend};
+  const Frame f = frame_bytes(verb_frame(13, net::kFlagFirst | net::kFlagLast, 8), {}, ud);
+  ASSERT_EQ(f.size(), 14 + 20 + 8 + 12 + 8 + 13 + 3 + 4u) << "BTH, DETH, payload, pad, ICRC";
+  EXPECT_EQ(f[kBth], 0x64) << "UD SEND Only";
+  EXPECT_EQ(f[kBth + 8], 0x00) << "UD asks for no ACK";
+  EXPECT_EQ(be(f, kExt, 4), 0x01234567u) << "DETH Q_Key (rdma_cm RDMA_UDP_QKEY)";
+  EXPECT_EQ(f[kExt + 4], 0) << "DETH reserved byte";
+  EXPECT_EQ(be(f, kExt + 5, 3), 0x100u + 2 * 5) << "DETH source QP: the requester's QPN";
+  expect_icrc_ok(f, kIp, "UD");
+  EXPECT_THROW(frame_bytes(verb_frame(4096, net::kFlagFirst, 8), {}, ud), std::runtime_error)
+      << "a UD message is one packet";
+}
+
+TEST(PcapVerbs, ReadRequestAndResponses) {
+  const Verbs read{transport::Service::kRc, transport::Operation::kRead};
+  CapturedFrame req = verb_frame(0, 0, 16);
+  req.pkt.type = PacketType::kReadRequest;
+  const MessageBytes size = [](uint32_t) -> int64_t { return 9'000; };
+  const Frame r = frame_bytes(req, size, read);
+  EXPECT_EQ(r[kBth], 0x0C) << "RDMA READ Request";
+  EXPECT_EQ(be(r, kBth + 5, 3), 0x100u + 2 * 5 + 1) << "the request goes to the responder";
+  EXPECT_EQ(r[kBth + 8], 0x80) << "AckReq on a READ request";
+  EXPECT_EQ(be(r, kExt + 12, 4), 9'000u) << "RETH DMA length = the message size";
+  CapturedFrame first = verb_frame(4096, net::kFlagFirst | net::kFlagResponse, 4);
+  first.pkt.src_nic = 2, first.pkt.dst_nic = 1;
+  const Frame f = frame_bytes(first, {}, read);
+  EXPECT_EQ(f[kBth], 0x0D) << "READ Response First";
+  EXPECT_EQ(be(f, kBth + 5, 3), 0x100u + 2 * 5) << "responses go back to the requester";
+  EXPECT_EQ(f[kExt], 0x1F) << "AETH on READ Response First";
+  CapturedFrame middle = verb_frame(4096, net::kFlagResponse, 0);
+  EXPECT_EQ(frame_bytes(middle, {}, read)[kBth], 0x0E) << "READ Response Middle, no AETH";
+  CapturedFrame last = verb_frame(8, net::kFlagLast | net::kFlagResponse, 4);
+  EXPECT_EQ(frame_bytes(last, {}, read)[kBth], 0x0F) << "READ Response Last";
+  CapturedFrame only = verb_frame(8, net::kFlagFirst | net::kFlagLast | net::kFlagResponse, 4);
+  EXPECT_EQ(frame_bytes(only, {}, read)[kBth], 0x10) << "READ Response Only";
+}
+
+TEST(PcapVerbs, FrameOfAnotherSizeIsRefused) {
+  // A WRITE-sized first packet (RETH counted) in a SEND run: 16 bytes the frame would not have.
+  const Verbs send{transport::Service::kRc, transport::Operation::kSend};
+  try {
+    frame_bytes(data_frame(4096, net::kFlagFirst, false), {}, send);
+    ADD_FAILURE() << "a frame whose synthesized size differs must be refused";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("trace.pcap"), std::string::npos)
+        << "the message names trace.pcap: " << e.what();
+  }
+  CapturedFrame pause;
+  pause.pkt.type = PacketType::kPause;
+  pause.pkt.frame_bytes = 68;  // a PFC frame is 64 bytes with its FCS
+  EXPECT_THROW(frame_bytes(pause), std::runtime_error) << "PFC frame of the wrong size";
+  CapturedFrame credit;
+  credit.pkt.type = PacketType::kCredit;
+  credit.pkt.frame_bytes = 6;
+  EXPECT_THROW(frame_bytes(credit), std::runtime_error) << "no Ethernet form of an IB credit";
 }
 
 TEST(PcapIcrc, IndependentCrcAgreesWithKnownAnswers) {

@@ -1,0 +1,222 @@
+#include "cli/fabric_scope.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "scenario/knobs.h"
+
+namespace fabricsim::cli {
+namespace {
+
+// Keys of the Ethernet/RoCE fabric that an InfiniBand run does not read (apply_infiniband in
+// scenario/infiniband.cpp either refuses them or replaces them with an IB key), found by reading
+// scenario/simulation.cpp, net/network.cpp and the registry. A path ending in '.' is a prefix.
+// fabric.roce.ack_timeout_exponent and fabric.roce.retry_count are not here: IB RC uses them.
+// A new fabric.roce.* key that InfiniBand also reads must not be listed either.
+constexpr std::array<std::string_view, 14> kRoceOnly = {
+    "fabric.roce.mtu",
+    "fabric.roce.ack_every",
+    "fabric.roce.vlan",
+    "fabric.roce.data_priority",
+    "fabric.roce.cnp_priority",
+    "fabric.roce.cc",
+    "fabric.roce.dcqcn_profile",
+    "fabric.roce.dcqcn.",
+    "fabric.roce.plb.",
+    "fabric.pfc.",
+    "fabric.ecn.",
+    "fabric.switch.latency",   // IB: fabric.ib.switch_latency
+    "fabric.switch.dt_alpha",  // IB switches admit by credits, not by a dynamic threshold
+    "routing.ecmp.",           // IB forwards by the Subnet Manager's LFTs (routing.sm.*)
+};
+
+// Keys only an InfiniBand run reads (the registry accepts them in a file of either technology,
+// so one file can describe both fabrics), plus any key the registry conditions on technology ib.
+constexpr std::array<std::string_view, 3> kInfinibandOnly = {
+    "fabric.ib.",
+    "routing.sm.",
+    "faults.credit_loss.",
+};
+
+// (RoCE key, InfiniBand key) that set the same thing on their fabrics.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kCounterparts = {{
+    {"fabric.roce.mtu", "fabric.ib.mtu"},
+    {"fabric.roce.ack_every", "fabric.ib.ack_every"},
+    {"fabric.roce.data_priority", "fabric.ib.sl"},
+    {"fabric.switch.latency", "fabric.ib.switch_latency"},
+    {"routing.ecmp.hash", "routing.sm.engine"},
+    {"routing.ecmp.seed", "routing.sm.engine"},
+    {"routing.ecmp.base_seed", "routing.sm.engine"},
+    {"routing.ecmp.convergence", "routing.sm.sweep_delay"},
+}};
+
+bool matches(std::string_view path, std::string_view entry) {
+  return entry.back() == '.' ? path.substr(0, entry.size()) == entry : path == entry;
+}
+
+bool infiniband_only(const scenario::Knob& k) {
+  return std::any_of(k.only_with.begin(), k.only_with.end(), [](const scenario::Condition& c) {
+    return c.key_path == "fabric.technology" && c.value == "ib";
+  });
+}
+
+std::string join_path(const std::string& group, const std::string& key) {
+  return group.empty() ? key : group + "." + key;
+}
+
+int line_of(const YAML::Node& node) {
+  const YAML::Mark mark = node.Mark();
+  return mark.is_null() ? 0 : mark.line + 1;
+}
+
+// Removes `key_path` from the tree if every group on the way is a mapping.
+void remove_key(YAML::Node& root, const std::string& key_path) {
+  YAML::Node cur(root);
+  size_t start = 0;
+  for (size_t dot = key_path.find('.'); dot != std::string::npos; dot = key_path.find('.', start)) {
+    YAML::Node next = cur[key_path.substr(start, dot - start)];
+    if (!next.IsMap()) return;
+    cur.reset(next);  // rebinds; operator= would overwrite the node (yaml-cpp semantics)
+    start = dot + 1;
+  }
+  cur.remove(key_path.substr(start));
+}
+
+}  // namespace
+
+const std::vector<std::string>& compare_fabrics() {
+  static const std::vector<std::string> kFabrics = {"ib", "roce"};
+  return kFabrics;
+}
+
+std::string key_fabric(std::string_view key_path) {
+  if (const scenario::Knob* k = scenario::find_knob(key_path);
+      k != nullptr && infiniband_only(*k)) {
+    return "ib";
+  }
+  for (std::string_view entry : kInfinibandOnly) {
+    if (matches(key_path, entry)) return "ib";
+  }
+  for (std::string_view entry : kRoceOnly) {
+    if (matches(key_path, entry)) return "roce";
+  }
+  return "";
+}
+
+std::string_view key_counterpart(std::string_view key_path) {
+  for (const auto& [roce, ib] : kCounterparts) {
+    if (key_path == roce) return ib;
+    if (key_path == ib) return roce;
+  }
+  return "";
+}
+
+ScenarioSource::ScenarioSource(const std::string& file) : file_(file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  if (in) text << in.rdbuf();
+  YAML::Node root;
+  bool parsed = false;
+  if (in) {
+    try {
+      const std::vector<YAML::Node> docs = YAML::LoadAll(text.str());
+      parsed = docs.size() == 1 && docs[0].IsMap();
+      if (parsed) root = docs[0];
+    } catch (const YAML::Exception&) {
+      parsed = false;
+    }
+  }
+  if (!parsed) {
+    // The loader words these errors (missing file, directory, malformed YAML, not a mapping).
+    scenario::load_scenario(file);
+    throw scenario::LoadError({file, 0}, "(file)", "cannot read");
+  }
+  text_ = text.str();
+  located_.file = file;
+
+  // Where every key was written, as the loader records it (the key's own line), so errors
+  // about the per-fabric text can point at the original file.
+  auto walk = [&](auto&& self, const YAML::Node& map, const std::string& group) -> void {
+    for (const auto& pair : map) {
+      if (!pair.first.IsScalar()) continue;  // the loader reports it
+      const std::string path = join_path(group, pair.first.Scalar());
+      const scenario::SourceLocation where{file, line_of(pair.first)};
+      located_.locations[path] = where;
+      if (scenario::find_knob(path) != nullptr) {
+        leaves_.push_back({path, where});
+        if (pair.second.IsSequence()) {
+          for (size_t i = 0; i < pair.second.size(); ++i) {
+            located_.locations[path + "[" + std::to_string(i) + "]"] = {file,
+                                                                        line_of(pair.second[i])};
+          }
+        }
+      } else if (scenario::is_group(path) && pair.second.IsMap()) {
+        self(self, pair.second, path);
+      }
+    }
+  };
+  walk(walk, root, "");
+}
+
+scenario::LoadedScenario ScenarioSource::load_for(const std::string& fabric,
+                                                  const std::vector<std::string>& sets,
+                                                  std::vector<SkippedKey>& skipped) const {
+  skipped.clear();
+  auto other_fabric = [&](const std::string& key_path) {
+    const std::string owner = key_fabric(key_path);
+    return !owner.empty() && owner != fabric;
+  };
+
+  YAML::Node root = YAML::Load(text_);  // parsed once already: cannot throw
+  for (const Written& w : leaves_) {
+    if (!other_fabric(w.key_path)) continue;
+    remove_key(root, w.key_path);
+    skipped.push_back({w.key_path, w.where, std::string(key_counterpart(w.key_path))});
+  }
+  YAML::Node group = root["fabric"];
+  if (!group.IsDefined() || group.IsNull()) {
+    root["fabric"] = YAML::Node(YAML::NodeType::Map);
+    group.reset(root["fabric"]);
+  }
+  if (group.IsMap()) group["technology"] = fabric;  // else the loader reports `fabric`
+
+  // An override of another fabric's key becomes a harmless one, so --set:N keeps its number.
+  std::vector<std::string> kept = sets;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const std::string key_path = kept[i].substr(0, kept[i].find('='));
+    const scenario::SourceLocation where{"--set", static_cast<int>(i) + 1};
+    if (key_path == "fabric.technology") {
+      throw scenario::LoadError(where, key_path,
+                                "compare sets the technology of each run from --fabrics; drop "
+                                "this override");
+    }
+    if (other_fabric(key_path)) {
+      skipped.push_back({key_path, where, std::string(key_counterpart(key_path))});
+      kept[i] = "fabric.technology=" + fabric;
+    }
+  }
+
+  YAML::Emitter emitted;
+  emitted << root;
+  scenario::LoadedScenario loaded;
+  try {
+    loaded = scenario::load_scenario_string(emitted.c_str(), file_, kept);
+  } catch (const scenario::LoadError& e) {
+    if (e.where().file == "--set") throw;
+    throw scenario::LoadError(located_.locate(e.key_path()), e.key_path(), e.message());
+  }
+  // Locations in the original file, plus whatever the overrides wrote.
+  std::map<std::string, scenario::SourceLocation> locations = located_.locations;
+  for (const auto& [path, where] : loaded.locations) {
+    if (where.file == "--set") locations[path] = where;
+  }
+  loaded.locations = std::move(locations);
+  return loaded;
+}
+
+}  // namespace fabricsim::cli

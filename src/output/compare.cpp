@@ -1,0 +1,217 @@
+#include "output/compare.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+
+#include "core/units.h"
+#include "output/flow_stats.h"
+#include "output/write.h"
+
+namespace fabricsim::output {
+namespace {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// One metric row: the text per fabric and, for continuous metrics, the value behind it (for the
+// ratio column); nullopt = a count or a figure the run does not have.
+struct Row {
+  std::string label;
+  std::vector<std::string> cells;
+  std::vector<std::optional<double>> values;
+};
+
+template <typename Fn>
+Row make_row(const std::string& label, const std::vector<CompareMetrics>& ms, Fn cell) {
+  Row row{label, {}, {}};
+  for (const CompareMetrics& m : ms) {
+    auto [text, value] = cell(m);
+    row.cells.push_back(std::move(text));
+    row.values.push_back(value);
+  }
+  return row;
+}
+
+using Cell = std::pair<std::string, std::optional<double>>;
+
+Cell time_cell(int64_t ps, bool present) {
+  if (!present) return {"-", std::nullopt};
+  return {format_time(ps), static_cast<double>(ps)};
+}
+
+Cell count_cell(int64_t n) { return {std::to_string(n), std::nullopt}; }
+
+// The shortest text that reads back to the same double, as result.json (nlohmann) writes it.
+std::string exact(double v) { return nlohmann::json(v).dump(); }
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+}  // namespace
+
+CompareMetrics compare_metrics(const scenario::RunResult& r) {
+  CompareMetrics m;
+  const FlowStats flows = compute_flow_stats(r.flows);
+  m.flows_total = flows.total;
+  m.flows_completed = flows.completed;
+  m.collective = r.collective.present;
+  m.collective_done = r.collective.present && r.collective.time_ps > 0;
+  if (m.collective_done) {
+    m.collective_time_ps = r.collective.time_ps;
+    m.busbw_gbytes_per_s = r.collective.busbw_gbytes_per_s;
+  }
+  if (flows.total > 0 && flows.completed == flows.total) {
+    for (const scenario::FlowRecord& f : r.flows)
+      m.completion_ps = std::max(m.completion_ps, f.finish_ps);
+  }
+  m.fct_p50_ps = flows.fct_p50_ps;
+  m.fct_p99_ps = flows.fct_p99_ps;
+  m.aggregate_throughput_gbps = r.aggregate_throughput_gbps;
+  const scenario::FabricCounters& n = r.counters;
+  m.dropped_packets = n.dropped_packets;
+  m.pause_frames = n.pause_frames;
+  m.credit_waits = n.credit_waits;
+  m.credit_stalls = n.credit_stalls;
+  m.paused_ps = n.paused_ps;
+  m.retransmitted_packets = n.retransmitted_packets;
+  m.timeouts = n.timeouts;
+  return m;
+}
+
+std::string format_compare_table(const FabricRuns& runs) {
+  std::vector<CompareMetrics> ms;
+  bool collective = false;
+  for (const auto& [fabric, result] : runs) {
+    ms.push_back(compare_metrics(result));
+    collective |= ms.back().collective;
+  }
+  const scenario::RunResult& first = runs.front().second;
+
+  // What every run shares: the scenario, the topology shape and the workload.
+  std::string out =
+      "  scenario   " + first.scenario_name + " (seed " + std::to_string(first.seed) + ")\n";
+  const scenario::TopologySummary& t = first.topology;
+  out += "  topology   " + t.description + ": " + std::to_string(t.hosts) + " hosts, " +
+         std::to_string(t.nics) + " NICs, " + std::to_string(t.switches) + " switches, " +
+         std::to_string(t.links) + " links\n";
+  if (first.collective.present) {
+    const scenario::CollectiveResult& c = first.collective;
+    out += "  workload   " + c.op + " " + c.algorithm + ", " + std::to_string(c.ranks) +
+           " ranks, " + format_bytes(c.size_bytes) + "\n";
+  } else {
+    out += "  workload   " + std::to_string(ms.front().flows_total) + " flows\n";
+  }
+  out += "\n";
+
+  std::vector<Row> rows;
+  rows.push_back(make_row("flows completed", ms, [](const CompareMetrics& m) -> Cell {
+    return {std::to_string(m.flows_completed) + " / " + std::to_string(m.flows_total),
+            std::nullopt};
+  }));
+  if (collective) {
+    rows.push_back(make_row("collective time", ms, [](const CompareMetrics& m) {
+      return time_cell(m.collective_time_ps, m.collective_done);
+    }));
+    rows.push_back(make_row("busbw", ms, [](const CompareMetrics& m) -> Cell {
+      if (!m.collective_done) return {"-", std::nullopt};
+      return {fixed(m.busbw_gbytes_per_s, 2) + " GB/s", m.busbw_gbytes_per_s};
+    }));
+  }
+  rows.push_back(make_row("completion time", ms, [](const CompareMetrics& m) {
+    return time_cell(m.completion_ps, m.completion_ps >= 0);
+  }));
+  rows.push_back(make_row("FCT p50", ms, [](const CompareMetrics& m) {
+    return time_cell(m.fct_p50_ps, m.flows_completed > 0);
+  }));
+  rows.push_back(make_row("FCT p99", ms, [](const CompareMetrics& m) {
+    return time_cell(m.fct_p99_ps, m.flows_completed > 0);
+  }));
+  rows.push_back(make_row("throughput", ms, [](const CompareMetrics& m) -> Cell {
+    return {format_rate(m.aggregate_throughput_gbps * 1e9), m.aggregate_throughput_gbps};
+  }));
+  rows.push_back(
+      make_row("drops", ms, [](const CompareMetrics& m) { return count_cell(m.dropped_packets); }));
+  rows.push_back(make_row("PFC pause frames", ms,
+                          [](const CompareMetrics& m) { return count_cell(m.pause_frames); }));
+  rows.push_back(make_row("IB credit waits", ms,
+                          [](const CompareMetrics& m) { return count_cell(m.credit_waits); }));
+  rows.push_back(make_row("IB credit stalls", ms,
+                          [](const CompareMetrics& m) { return count_cell(m.credit_stalls); }));
+  rows.push_back(make_row("pause/credit wait", ms, [](const CompareMetrics& m) -> Cell {
+    return {format_time(m.paused_ps), std::nullopt};
+  }));
+  rows.push_back(make_row("retransmits", ms, [](const CompareMetrics& m) {
+    return count_cell(m.retransmitted_packets);
+  }));
+  rows.push_back(
+      make_row("timeouts", ms, [](const CompareMetrics& m) { return count_cell(m.timeouts); }));
+
+  // Two fabrics: first / second, the figure a reader computes anyway.
+  const bool ratio = runs.size() == 2;
+  Row header{"fabric", {}, {}};
+  for (const auto& [fabric, result] : runs) header.cells.push_back(fabric);
+  if (ratio) {
+    header.cells.push_back(runs[0].first + "/" + runs[1].first);
+    for (Row& row : rows) {
+      const auto& v = row.values;
+      row.cells.push_back(v[0] && v[1] && *v[0] > 0 && *v[1] > 0 ? fixed(*v[0] / *v[1], 3) : "");
+    }
+  }
+
+  size_t label_width = header.label.size();
+  std::vector<size_t> widths(header.cells.size());
+  for (size_t i = 0; i < widths.size(); ++i) widths[i] = header.cells[i].size();
+  for (const Row& row : rows) {
+    label_width = std::max(label_width, row.label.size());
+    for (size_t i = 0; i < widths.size(); ++i) widths[i] = std::max(widths[i], row.cells[i].size());
+  }
+  auto line = [&](const Row& row) {
+    std::string text = "  " + row.label + std::string(label_width - row.label.size(), ' ');
+    for (size_t i = 0; i < widths.size(); ++i) {
+      text += std::string(3 + widths[i] - row.cells[i].size(), ' ') + row.cells[i];
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    return text + "\n";
+  };
+  out += line(header);
+  for (const Row& row : rows) out += line(row);
+  return out;
+}
+
+std::string compare_csv_text(const FabricRuns& runs) {
+  std::string out = std::string(kCompareCsvHeader) + "\n";
+  for (const auto& [fabric, result] : runs) {
+    const CompareMetrics m = compare_metrics(result);
+    const bool done = m.collective_done;
+    out += fabric + "," + std::to_string(m.flows_total) + "," + std::to_string(m.flows_completed) +
+           "," + (done ? std::to_string(m.collective_time_ps) : "") + "," +
+           (done ? exact(m.busbw_gbytes_per_s) : "") + "," +
+           (m.completion_ps >= 0 ? std::to_string(m.completion_ps) : "") + "," +
+           std::to_string(m.fct_p50_ps) + "," + std::to_string(m.fct_p99_ps) + "," +
+           exact(m.aggregate_throughput_gbps) + "," + std::to_string(m.dropped_packets) + "," +
+           std::to_string(m.pause_frames) + "," + std::to_string(m.credit_waits) + "," +
+           std::to_string(m.credit_stalls) + "," + std::to_string(m.paused_ps) + "," +
+           std::to_string(m.retransmitted_packets) + "," + std::to_string(m.timeouts) + "\n";
+  }
+  return out;
+}
+
+void write_compare_outputs(const std::string& dir, const FabricRuns& runs) {
+  const std::filesystem::path root(dir);
+  for (const auto& [fabric, result] : runs) write_run_outputs((root / fabric).string(), result);
+  write_text(root / "compare.csv", compare_csv_text(runs));
+}
+
+}  // namespace fabricsim::output

@@ -1,0 +1,66 @@
+// `fabricsim compare`: one scenario run on several fabrics, side by side. The table has a row
+// per metric and a column per fabric, in the order the runs are given; compare.csv has a row per
+// fabric with the same metrics at full precision. Every figure comes from RunResult or from
+// flow_stats.h (the same nearest-rank percentiles as the summary and result.json), so the table,
+// compare.csv and each fabric's result.json always agree.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scenario/result.h"
+
+namespace fabricsim::output {
+
+// (fabric name as fabric.technology spells it, its run), e.g. {"ib", ...}, {"roce", ...}.
+using FabricRuns = std::vector<std::pair<std::string, scenario::RunResult>>;
+
+// The metrics of one run that the comparison shows (SPEC §6 definitions).
+struct CompareMetrics {
+  int64_t flows_total = 0;
+  int64_t flows_completed = 0;
+  bool collective = false;         // the workload is a collective
+  bool collective_done = false;    // ... and it finished
+  int64_t collective_time_ps = 0;  // 0 unless collective_done
+  double busbw_gbytes_per_s = 0;   // nccl-tests busbw, GB/s = 1e9 B/s
+  // Completion time: the simulated time at which the last flow finished; -1 when some flow
+  // never finished (then there is no completion time to compare).
+  int64_t completion_ps = -1;
+  int64_t fct_p50_ps = 0;  // over finished flows, nearest rank (flow_stats.h)
+  int64_t fct_p99_ps = 0;
+  double aggregate_throughput_gbps = 0;
+  int64_t dropped_packets = 0;
+  int64_t pause_frames = 0;   // PFC PAUSE/RESUME frames (Ethernet); 0 on InfiniBand
+  int64_t credit_waits = 0;   // times an IB VL's head packet waited for credits; 0 on Ethernet
+  int64_t credit_stalls = 0;  // IB VLs stalled past the head-of-queue lifetime
+  int64_t paused_ps = 0;  // port total: PFC-paused time, or on IB time spent waiting for credits
+  int64_t retransmitted_packets = 0;
+  int64_t timeouts = 0;
+};
+
+CompareMetrics compare_metrics(const scenario::RunResult& result);
+
+// The table as `fabricsim compare` prints it: the scenario, topology and workload (shared by
+// every run), a blank line, then a header row naming the fabrics and one row per metric, values
+// right-aligned under their fabric. With exactly two fabrics a last column holds first / second
+// for the continuous metrics (times, bandwidths), blank for counts. Times and rates have four
+// significant digits (core/units.h), busbw two decimals as in the summary, counts are exact.
+// Ends with a newline. REQUIRES: `runs` non-empty.
+std::string format_compare_table(const FabricRuns& runs);
+
+inline constexpr const char* kCompareCsvHeader =
+    "fabric,flows_total,flows_completed,collective_time_ps,busbw_gbytes_per_s,completion_time_ps,"
+    "fct_p50_ps,fct_p99_ps,aggregate_throughput_gbps,dropped_packets,pause_frames,credit_waits,"
+    "credit_stalls,paused_ps,retransmitted_packets,timeouts";
+
+// Header, then one row per fabric in the given order. Integers exactly; doubles in the shortest
+// form that reads back to the same value (as result.json prints them). A metric that does not
+// exist for the run (no collective, or an unfinished one; no completion time) is an empty field.
+std::string compare_csv_text(const FabricRuns& runs);
+
+// Writes each run's result files into DIR/<fabric>/ (output/write.h) and DIR/compare.csv.
+// Throws std::runtime_error naming what could not be written.
+void write_compare_outputs(const std::string& dir, const FabricRuns& runs);
+
+}  // namespace fabricsim::output

@@ -1,0 +1,72 @@
+// A run's trace.pcap in the format of its fabric, and credits.csv for what a pcap cannot hold.
+//
+// RoCE: LINKTYPE_ETHERNET frames (output/pcap.h).
+// InfiniBand: LINKTYPE_INFINIBAND (247) packets from the LRH (output/pcap_ib.h), mapped from the
+// captured net::Packet header fields by these rules (the RoCE writer's where IB has the same
+// field):
+//   LRH     VL = pkt.priority (the VL the packet used on that link), SL = net::ib_sl_of(flags),
+//           DLID = pkt.entropy (the LID the switches forwarded it by; checked against the
+//           destination NIC's LID), SLID = the source NIC's LID (RunResult::nic_lid, as the
+//           Subnet Manager assigned them), LNH = 2 (local: no GRH in one subnet).
+//   BTH     opcode, DestQP, AckReq and PSN as output/pcap.h says for RoCE (bth_opcode, requester
+//           and responder QPNs); P_Key 0xFFFF; MigReq 1 (no path migration armed).
+//   RETH / DETH / AETH  as output/pcap.h.
+// The synthesized packet must be exactly pkt.frame_bytes long (LRH..VCRC is what the simulator
+// serialized and counted against credits); anything that would differ, or that IB cannot carry
+// (a PFC frame, a CNP: IB congestion control is not modelled), makes the writer throw
+// std::runtime_error naming the packet instead of writing a packet the simulator did not send.
+//
+// IB link-level flow-control packets (net::PacketType::kCredit) are left out of trace.pcap:
+// LINKTYPE 247 carries packets that start with an LRH, and Wireshark dissects flow-control
+// packets only from ERF's "InfiniBand link" records, so in a 247 file it would misread them as
+// LRHs (reference infiniband.md §6). They go to credits.csv instead, one row each:
+//   time_ps,from_node,to_node,vl,fccl_blocks,fccl
+// time_ps = when it started on the wire; from_node/to_node = net::Network node ids of the link
+// ends (as CapturedFrame); fccl_blocks = the flow-control credit limit the model carries (64-byte
+// blocks since link initialization, never wrapped); fccl = the 12-bit wire value (mod 4096). The
+// model does not record the packet's FCTBS. Both files come from the same first N frames, so an
+// IB trace.pcap holds N minus the flow-control packets among them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "output/pcap.h"
+#include "output/pcap_ib.h"
+#include "scenario/result.h"
+
+namespace fabricsim::output {
+
+// Everything a captured frame's InfiniBand packet needs besides the frame itself.
+struct IbCaptureContext {
+  Verbs verbs;
+  const std::vector<uint16_t>* nic_lid = nullptr;  // NIC -> LID; REQUIRES: set
+  MessageBytes message_bytes;                      // RETH DMA length (optional)
+};
+
+// The LRH/BTH/extension header fields of one captured IB data, ACK or NAK packet. Throws
+// std::runtime_error if the packet cannot be represented exactly (see above).
+IbPacketFields ib_fields_of(const scenario::CapturedFrame& frame, const IbCaptureContext& ctx);
+
+// The captured IB packets (flow-control packets skipped), mapped and checked.
+std::vector<IbCapturedPacket> ib_captured_packets(
+    const std::vector<scenario::CapturedFrame>& frames, const IbCaptureContext& ctx);
+
+// Checks that every captured frame of the run can be written, without writing anything: call it
+// before creating any output file so that a refusal leaves no half-written directory.
+// Throws std::runtime_error naming the first frame that cannot.
+void check_trace(const scenario::RunResult& result);
+
+// Writes trace.pcap for the run (REQUIRES: result.captured is not empty): Ethernet for RoCE,
+// 247 for InfiniBand. Throws std::runtime_error as check_trace does, or if `path` cannot be
+// written.
+void write_trace_pcap(const std::string& path, const scenario::RunResult& result);
+
+// credits.csv text (header and one row per captured flow-control packet; see above).
+inline constexpr const char* kCreditsCsvHeader = "time_ps,from_node,to_node,vl,fccl_blocks,fccl";
+std::string credits_csv_text(const std::vector<scenario::CapturedFrame>& frames);
+// Whether the capture holds flow-control packets (then credits.csv is written).
+bool has_credit_packets(const std::vector<scenario::CapturedFrame>& frames);
+
+}  // namespace fabricsim::output

@@ -1,0 +1,406 @@
+// trace.pcap of an InfiniBand run (output/pcap_trace.h): a small IB scenario runs with capture
+// on, write_run_outputs writes trace.pcap (LINKTYPE 247) and credits.csv, and Wireshark's own
+// InfiniBand dissector (tshark) must read back, packet by packet, the LRH DLID/SLID/VL/SL, BTH
+// opcode, DestQP and PSN, and the extension headers that the simulator logged in
+// RunResult::captured. Expected values are derived here from the packet's type and flags and the
+// IBTA opcode table (reference infiniband.md §5), not from output/pcap.h.
+//
+// Wireshark 4.0 (Debian 12) does not map link type 247 to its dissector (see
+// pcap_ib_tshark_test.cpp): the check runs on a copy relabelled USER0 with user_dlts sending
+// USER0 to "infiniband"; the records are untouched.
+//
+//   NIC0 NIC1   NIC2 NIC3
+//     \  /        \  /
+//     leaf0      leaf1      2-tier leaf-spine, radix 4: 2 leaves x 2 spines, IB, 2 data VLs
+//       |  \    /  |        SL2VL maps odd SLs to VL 1, even SLs to VL 0
+//     spine0  spine1
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "output/pcap_trace.h"
+#include "output/write.h"
+#include "scenario/run.h"
+
+namespace fabricsim::output {
+namespace {
+
+namespace fs = std::filesystem;
+using net::PacketType;
+using transport::Operation;
+using transport::Service;
+
+bool have_tshark() { return std::system("command -v tshark >/dev/null 2>&1") == 0; }
+
+#define REQUIRE_TSHARK()                                                             \
+  ASSERT_TRUE(have_tshark()) << "tshark is not installed: run scripts/install-deps " \
+                                "(it installs Debian's tshark; CI does the same)"
+
+std::string read_all(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Lines of `text`, each split at the first `fields - 1` commas (the last field keeps its own).
+std::vector<std::vector<std::string>> split_rows(const std::string& text, size_t fields) {
+  std::vector<std::vector<std::string>> rows;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    const std::string line = text.substr(start, end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    std::vector<std::string> row;
+    size_t from = 0;
+    while (row.size() + 1 < fields) {
+      const size_t comma = line.find(',', from);
+      if (comma == std::string::npos) break;
+      row.push_back(line.substr(from, comma - from));
+      from = comma + 1;
+    }
+    row.push_back(line.substr(from));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// tshark on a USER0 copy of the 247 file, one row of `fields` per packet.
+std::vector<std::vector<std::string>> tshark_ib(const fs::path& file, const std::string& fields,
+                                                size_t count) {
+  std::string bytes = read_all(file);
+  EXPECT_GE(bytes.size(), 24u) << "a pcap global header";
+  if (bytes.size() < 24) return {};
+  const uint32_t linktype = static_cast<uint8_t>(bytes[20]) | static_cast<uint8_t>(bytes[21]) << 8 |
+                            static_cast<uint8_t>(bytes[22]) << 16 |
+                            static_cast<uint32_t>(static_cast<uint8_t>(bytes[23])) << 24;
+  EXPECT_EQ(linktype, 247u) << "trace.pcap of an InfiniBand run is LINKTYPE_INFINIBAND";
+  for (int i = 0; i < 4; ++i) bytes[20 + i] = static_cast<char>(147u >> (8 * i));  // USER0
+  const fs::path copy = file.parent_path() / "user0.pcap";
+  std::ofstream(copy, std::ios::binary) << bytes;
+  const std::string cmd =
+      "tshark -r '" + copy.string() +
+      "' -o 'uat:user_dlts:\"User 0 (DLT=147)\",\"infiniband\",\"0\",\"\",\"0\",\"\"'"
+      " -T fields -E separator=, -E occurrence=f " +
+      fields + " 2>/dev/null";
+  std::string text;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  EXPECT_NE(pipe, nullptr) << "cannot start tshark";
+  if (!pipe) return {};
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) text.append(buf, n);
+  EXPECT_EQ(pclose(pipe), 0) << "tshark failed: " << cmd;
+  return split_rows(text, count);
+}
+
+int64_t number(const std::string& s) {
+  return s.empty() ? -1 : static_cast<int64_t>(std::stoull(s, nullptr, 0));
+}
+int flag(const std::string& s) {  // 1/0 in tshark 4.0, True/False later
+  if (s == "1" || s == "True") return 1;
+  if (s == "0" || s == "False") return 0;
+  return -1;
+}
+
+struct Verb {
+  const char* name;
+  Service service;
+  Operation operation;
+  int64_t size_bytes;  // per flow
+};
+
+// IBTA Vol. 1 Table 38, written out again here: the opcode a packet must carry.
+int64_t expected_opcode(const net::Packet& p, const Verb& v) {
+  if (p.type == PacketType::kAck || p.type == PacketType::kNak) return 0x11;
+  if (p.type == PacketType::kReadRequest) return 0x0C;
+  const bool first = p.flags & net::kFlagFirst, last = p.flags & net::kFlagLast;
+  const auto pick = [&](int only, int f, int middle, int l) {
+    return first && last ? only : first ? f : last ? l : middle;
+  };
+  if (p.flags & net::kFlagResponse) return pick(0x10, 0x0D, 0x0E, 0x0F);
+  if (v.service == Service::kUd) return 0x64;
+  const int rc = v.operation == Operation::kWrite ? pick(0x0A, 0x06, 0x07, 0x08)
+                                                  : pick(0x04, 0x00, 0x01, 0x02);
+  return v.service == Service::kUc ? (rc | 0x20) : rc;
+}
+
+scenario::Scenario ib_scenario(const Verb& v) {
+  scenario::Scenario sc;
+  sc.name = std::string("pcap-ib-") + v.name;
+  sc.technology = scenario::Technology::kInfiniband;
+  sc.topology.tiers = 2;
+  sc.topology.radix = 4;
+  sc.topology.hosts = 4;
+  sc.link.rate_bps = 100'000'000'000;
+  sc.ib.link.data_vls = 2;
+  sc.ib.sl2vl = "0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1";
+  sc.ib.vlarb_high = "1:64";
+  sc.ib.vlarb_low = "0:64";
+  sc.roce.service = v.service;
+  sc.roce.operation = v.operation;
+  sc.workload.kind = workload::WorkloadKind::kPattern;
+  sc.workload.pattern = workload::PatternKind::kFlows;
+  // Across the spines both ways and within a leaf, on SLs 3 (VL 1) and 0 (VL 0).
+  sc.workload.flows = {{0, 2, v.size_bytes, 0, 3},
+                       {1, 3, v.size_bytes, 0, 0},
+                       {2, 1, v.size_bytes, 0, 3},
+                       {3, 2, v.size_bytes, 200'000, 0}};
+  sc.capture.max_frames = 400;
+  sc.capture.point = scenario::CapturePoint::kAll;
+  return sc;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+const char* const kFields =
+    "-e frame.number -e frame.len -e infiniband.lrh.vl -e infiniband.lrh.sl "
+    "-e infiniband.lrh.lnh -e infiniband.lrh.dlid -e infiniband.lrh.pktlen -e infiniband.lrh.slid "
+    "-e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.a -e infiniband.bth.psn "
+    "-e infiniband.reth.r_key -e infiniband.reth.dmalen -e infiniband.aeth.syndrome "
+    "-e infiniband.deth.q_key -e infiniband.deth.srcqp -e _ws.malformed -e _ws.expert";
+constexpr size_t kFieldCount = 19;
+
+class IbRunCapture : public ::testing::TestWithParam<Verb> {};
+
+TEST_P(IbRunCapture, TsharkDecodesWhatTheSimulatorLogged) {
+  REQUIRE_TSHARK();
+  const Verb v = GetParam();
+  const scenario::RunResult r = scenario::run_scenario(ib_scenario(v));
+  ASSERT_TRUE(r.completed) << v.name << ": the flows must finish";
+  ASSERT_TRUE(r.infiniband) << "RunResult says the fabric was InfiniBand";
+  ASSERT_EQ(r.nic_lid.size(), 4u) << "one LID per NIC";
+  for (uint32_t nic = 0; nic < 4; ++nic) {
+    EXPECT_EQ(r.nic_lid[nic], nic + 1) << "the SM's first sweep gives NIC i LID i + 1";
+  }
+  ASSERT_FALSE(r.captured.empty()) << "capture was asked for";
+
+  const fs::path dir = fresh_dir(std::string("fabricsim_pcap_ib_run_") + v.name);
+  write_run_outputs(dir.string(), r);
+  ASSERT_TRUE(fs::exists(dir / "trace.pcap")) << "trace.pcap written for a capture";
+
+  std::vector<const scenario::CapturedFrame*> packets;  // what trace.pcap must hold, in order
+  std::vector<const scenario::CapturedFrame*> credits;  // what credits.csv must hold
+  for (const scenario::CapturedFrame& f : r.captured) {
+    (f.pkt.type == PacketType::kCredit ? credits : packets).push_back(&f);
+  }
+  ASSERT_FALSE(credits.empty()) << "an IB run returns credits: some are among the first frames";
+
+  const auto rows = tshark_ib(dir / "trace.pcap", kFields, kFieldCount);
+  ASSERT_EQ(rows.size(), packets.size())
+      << "one decoded packet per captured frame that is not a flow-control packet";
+  std::set<int64_t> opcodes;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    const net::Packet& p = packets[i]->pkt;
+    const std::string at = std::string(v.name) + " packet " + std::to_string(i + 1);
+    ASSERT_EQ(row.size(), kFieldCount) << at << ": all fields present";
+    const bool first = p.flags & net::kFlagFirst, last = p.flags & net::kFlagLast;
+    const bool response = p.type == PacketType::kData && (p.flags & net::kFlagResponse);
+    const bool to_responder =
+        (p.type == PacketType::kData && !response) || p.type == PacketType::kReadRequest;
+    EXPECT_EQ(number(row[1]), p.frame_bytes) << at << ": length = the simulator's frame_bytes";
+    EXPECT_EQ(number(row[2]), p.priority) << at << ": LRH VL = the packet's VL";
+    EXPECT_EQ(number(row[3]), p.flags >> 4) << at << ": LRH SL";
+    EXPECT_EQ(number(row[4]), 2) << at << ": LRH LNH = BTH follows (local)";
+    EXPECT_EQ(number(row[5]), p.dst_nic + 1) << at << ": LRH DLID = LID of the destination NIC";
+    EXPECT_EQ(number(row[5]), p.entropy) << at << ": LRH DLID = what the switches forwarded by";
+    EXPECT_EQ(number(row[6]), (p.frame_bytes - 2) / 4) << at << ": PktLen, VCRC excluded";
+    EXPECT_EQ(number(row[7]), p.src_nic + 1) << at << ": LRH SLID = LID of the source NIC";
+    const int64_t opcode = expected_opcode(p, v);
+    EXPECT_EQ(number(row[8]), opcode) << at << ": BTH opcode";
+    opcodes.insert(opcode);
+    const int64_t requester = 0x100 + 2 * int64_t{p.qp};
+    EXPECT_EQ(number(row[9]), to_responder ? requester + 1 : requester)
+        << at << ": BTH DestQP (to the responder, or back to the requester)";
+    const bool ack_req =
+        v.service == Service::kRc &&
+        ((p.type == PacketType::kData && !response && last) || p.type == PacketType::kReadRequest);
+    EXPECT_EQ(flag(row[10]), ack_req) << at << ": BTH AckReq";
+    EXPECT_EQ(number(row[11]), p.psn & 0xFFFFFF) << at << ": BTH PSN";
+    const bool reth = p.type == PacketType::kReadRequest ||
+                      (p.type == PacketType::kData && !response && first &&
+                       v.operation == Operation::kWrite && v.service != Service::kUd);
+    if (reth) {
+      EXPECT_EQ(number(row[12]), p.msg) << at << ": RETH R_Key = message id";
+      EXPECT_EQ(number(row[13]), v.size_bytes) << at << ": RETH DMA length = message size";
+    } else {
+      EXPECT_EQ(row[12] + row[13], "") << at << ": no RETH";
+    }
+    const bool aeth =
+        p.type == PacketType::kAck || p.type == PacketType::kNak || (response && (first || last));
+    if (aeth) {
+      EXPECT_EQ(number(row[14]), p.type == PacketType::kNak ? 0x60 : 0x1F) << at << ": AETH";
+    } else {
+      EXPECT_EQ(row[14], "") << at << ": no AETH";
+    }
+    if (v.service == Service::kUd) {
+      EXPECT_EQ(number(row[15]), 0x01234567) << at << ": DETH Q_Key (rdma_cm RDMA_UDP_QKEY)";
+      EXPECT_EQ(number(row[16]), requester) << at << ": DETH source QP = the requester";
+    } else {
+      EXPECT_EQ(row[15] + row[16], "") << at << ": no DETH";
+    }
+    EXPECT_EQ(row[17], "") << at << ": not malformed";
+    EXPECT_EQ(row[18], "") << at << ": no Wireshark expert warnings";
+  }
+  // Every opcode the verb uses shows up (20001-byte messages are FIRST, MIDDLE x 3, LAST).
+  std::set<int64_t> want;
+  const int uc = v.service == Service::kUc ? 0x20 : 0;
+  if (v.service == Service::kUd) {
+    want = {0x64};
+  } else if (v.operation == Operation::kRead) {
+    want = {0x0C, 0x0D, 0x0E, 0x0F};
+  } else if (v.operation == Operation::kWrite) {
+    want = {0x06 | uc, 0x07 | uc, 0x08 | uc};
+  } else {
+    want = {0x00 | uc, 0x01 | uc, 0x02 | uc};
+  }
+  if (v.service == Service::kRc && v.operation != Operation::kRead) want.insert(0x11);
+  for (int64_t op : want) {
+    EXPECT_TRUE(opcodes.count(op)) << v.name << ": no packet with opcode " << op << " captured";
+  }
+
+  // credits.csv: the flow-control packets the pcap left out, in order, with their VL and FCCL.
+  const auto csv = split_rows(read_all(dir / "credits.csv"), 6);
+  ASSERT_EQ(csv.size(), credits.size() + 1) << "credits.csv: header + one row per credit packet";
+  EXPECT_EQ(csv[0], (std::vector<std::string>{"time_ps", "from_node", "to_node", "vl",
+                                              "fccl_blocks", "fccl"}))
+      << "credits.csv header";
+  for (size_t i = 0; i < credits.size(); ++i) {
+    const scenario::CapturedFrame& f = *credits[i];
+    const std::vector<std::string> want_row = {
+        std::to_string(f.time_ps), std::to_string(f.from_node), std::to_string(f.to_node),
+        std::to_string(f.pkt.qp),  std::to_string(f.pkt.psn),   std::to_string(f.pkt.psn % 4096)};
+    EXPECT_EQ(csv[i + 1], want_row) << "credits.csv row " << i + 1;
+  }
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Verbs, IbRunCapture,
+    ::testing::Values(Verb{"rc_write", Service::kRc, Operation::kWrite, 20'001},
+                      Verb{"rc_send", Service::kRc, Operation::kSend, 20'001},
+                      Verb{"rc_read", Service::kRc, Operation::kRead, 20'001},
+                      Verb{"uc_write", Service::kUc, Operation::kWrite, 20'001},
+                      Verb{"uc_send", Service::kUc, Operation::kSend, 20'001},
+                      Verb{"ud_send", Service::kUd, Operation::kSend, 3'001}),
+    [](const ::testing::TestParamInfo<Verb>& info) { return std::string(info.param.name); });
+
+// ---------------------------------------------------------------------------------------------
+// Refusals: a frame that cannot be written exactly fails the write before any file exists.
+
+scenario::RunResult one_frame_result(const net::Packet& p) {
+  scenario::RunResult r;
+  r.infiniband = true;
+  r.nic_lid = {1, 2, 3, 4};
+  r.flows.push_back(scenario::FlowRecord{.id = 0, .src_nic = 0, .dst_nic = 2, .size_bytes = 4096});
+  scenario::CapturedFrame f;
+  f.time_ps = 1'000;
+  f.from_is_nic = true;
+  f.pkt = p;
+  r.captured.push_back(f);
+  return r;
+}
+
+net::Packet write_only_packet() {  // NIC 0 -> NIC 2, SL 1 on VL 1, one 4096-byte RDMA WRITE
+  net::Packet p;
+  p.src_nic = 0, p.dst_nic = 2, p.qp = 0, p.psn = 0, p.msg = 0;
+  p.payload_bytes = 4096;
+  p.frame_bytes = 8 + 12 + 16 + 4096 + 4 + 2;  // LRH BTH RETH payload ICRC VCRC
+  p.entropy = 3;                               // DLID of NIC 2
+  p.type = PacketType::kData;
+  p.priority = 1;
+  p.flags = net::kFlagFirst | net::kFlagLast | (1 << net::kFlagSlShift);
+  return p;
+}
+
+void expect_refused(const scenario::RunResult& r, const std::string& reason,
+                    const std::string& what) {
+  const fs::path dir = fs::temp_directory_path() / "fabricsim_pcap_ib_refused";
+  fs::remove_all(dir);
+  try {
+    write_run_outputs(dir.string(), r);
+    ADD_FAILURE() << what << ": write_run_outputs must refuse";
+  } catch (const std::runtime_error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("trace.pcap"), std::string::npos) << what << ": names the file: " << msg;
+    EXPECT_NE(msg.find(reason), std::string::npos) << what << ": says why: " << msg;
+  }
+  EXPECT_FALSE(fs::exists(dir)) << what << ": nothing written (not even result.json)";
+  fs::remove_all(dir);
+}
+
+TEST(IbCaptureRefusal, ConsistentPacketIsAcceptedAsIs) {
+  const scenario::RunResult r = one_frame_result(write_only_packet());
+  const IbCaptureContext ctx{verbs_of(r), &r.nic_lid, message_bytes_of(r.flows)};
+  const IbPacketFields f = ib_fields_of(r.captured[0], ctx);
+  EXPECT_EQ(f.opcode, 0x0A) << "RDMA WRITE ONLY";
+  EXPECT_EQ(f.vl, 1) << "VL";
+  EXPECT_EQ(f.sl, 1) << "SL";
+  EXPECT_EQ(f.dlid, 3) << "DLID";
+  EXPECT_EQ(f.slid, 1) << "SLID = LID of NIC 0";
+  ASSERT_TRUE(f.reth.has_value()) << "WRITE ONLY carries a RETH";
+  EXPECT_EQ(f.reth->dma_length, 4096u) << "DMA length from flows";
+  EXPECT_EQ(ib_wire_bytes(f), r.captured[0].pkt.frame_bytes) << "same size as simulated";
+}
+
+TEST(IbCaptureRefusal, SizeMismatchIsRefused) {
+  net::Packet p = write_only_packet();
+  p.frame_bytes -= 16;  // as if the simulator had sent no RETH
+  expect_refused(one_frame_result(p), "sent 4122 bytes", "a frame 16 bytes short of its headers");
+  scenario::RunResult send = one_frame_result(write_only_packet());
+  send.operation = Operation::kSend;  // SEND ONLY has no RETH: 16 bytes too many
+  expect_refused(send, "synthesized packet has 4122", "a WRITE-sized frame in a SEND run");
+}
+
+TEST(IbCaptureRefusal, WhatInfiniBandCannotCarryIsRefused) {
+  net::Packet cnp = write_only_packet();
+  cnp.type = PacketType::kCnp;
+  expect_refused(one_frame_result(cnp), "no PFC frames or CNPs", "a CNP on InfiniBand");
+  net::Packet wrong_dlid = write_only_packet();
+  wrong_dlid.entropy = 4;
+  expect_refused(one_frame_result(wrong_dlid), "is not the LID 3", "a DLID that is not the dst's");
+  net::Packet multi = write_only_packet();
+  multi.flags = net::kFlagFirst;  // a UD message of several packets does not exist
+  multi.frame_bytes = 8 + 12 + 8 + 4096 + 4 + 2;
+  scenario::RunResult ud = one_frame_result(multi);
+  ud.service = Service::kUd;
+  ud.operation = Operation::kSend;
+  expect_refused(ud, "UD message must be one packet", "a multi-packet UD message");
+  scenario::RunResult no_lids = one_frame_result(write_only_packet());
+  no_lids.nic_lid.clear();
+  expect_refused(no_lids, "no LID known", "a capture without the LID table");
+}
+
+TEST(IbCaptureRefusal, CreditPacketsGoToCsvNotThePcap) {
+  scenario::RunResult r = one_frame_result(write_only_packet());
+  scenario::CapturedFrame credit;
+  credit.time_ps = 2'000;
+  credit.from_node = 5, credit.to_node = 0;
+  credit.pkt.type = PacketType::kCredit;
+  credit.pkt.qp = 1;          // VL
+  credit.pkt.psn = 4096 + 7;  // FCCL beyond 12 bits: the wire carries 7
+  credit.pkt.frame_bytes = 6;
+  r.captured.push_back(credit);
+  const IbCaptureContext ctx{verbs_of(r), &r.nic_lid, message_bytes_of(r.flows)};
+  const std::vector<IbCapturedPacket> pkts = ib_captured_packets(r.captured, ctx);
+  ASSERT_EQ(pkts.size(), 1u) << "the flow-control packet is left out of the 247 pcap";
+  EXPECT_EQ(pkts[0].time_ps, 1'000) << "the data packet stays";
+  EXPECT_EQ(credits_csv_text(r.captured), std::string(kCreditsCsvHeader) + "\n2000,5,0,1,4103,7\n")
+      << "credits.csv row: time, link ends, VL, FCCL absolute and mod 4096";
+  EXPECT_THROW(ib_fields_of(credit, ctx), std::runtime_error)
+      << "a flow-control packet has no LRH to synthesize";
+}
+
+}  // namespace
+}  // namespace fabricsim::output
