@@ -194,6 +194,21 @@ int Network::vl_arbitrate(uint32_t port, uint32_t ready) {
   return 31 - __builtin_clz(ready);
 }
 
+void Network::stage_vl_heads(uint32_t port) {
+  // A channel adapter's port arbitrates between its VLs with the same tables as a switch port
+  // (IBA 7.6.9; OpenSM programs CA ports too): it takes the next packet of every VL that has
+  // nothing queued and is not waiting for credits, and next_queued() arbitrates among the heads.
+  // A staged packet is committed like one on the wire: a go-back-N rewind does not recall it.
+  const Port& p = ports_[port];
+  uint8_t skip = static_cast<uint8_t>(p.backlog_mask | p.paused_mask);
+  Packet next;
+  while (skip != 0xFF && endpoint_.pull(endpoint_.ctx, p.nic, skip, next)) {
+    ++in_flight_;
+    push_queue(port, next);
+    skip |= static_cast<uint8_t>(1u << next.priority);
+  }
+}
+
 void Network::on_credit_watchdog(uint32_t port) {
   PortQueues& q = queues_[port];
   Port& p = ports_[port];

@@ -211,11 +211,14 @@ bool Network::next_queued(uint32_t port, Packet& out) {
 
 void Network::try_transmit(uint32_t port) {
   Packet next;
+  const Port& p = ports_[port];
+  const bool stage = ib_on_ && p.is_nic && ib_.data_vls > 1 && endpoint_.pull;
+  if (stage) stage_vl_heads(port);
   if (next_queued(port, next)) {
     transmit(port, next);
     return;
   }
-  const Port& p = ports_[port];
+  if (stage) return;  // every VL with data has its head staged: none may go now
   // A NIC port whose data class is paused must not pull data (ACKs in that class wait too).
   if (p.is_nic && endpoint_.pull && endpoint_.pull(endpoint_.ctx, p.nic, p.paused_mask, next)) {
     ++in_flight_;

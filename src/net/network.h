@@ -329,6 +329,7 @@ class Network {
   void credit_release(uint32_t in_port, const Packet& pkt);
   void on_credit_packet(uint32_t port, const Packet& pkt);
   int vl_arbitrate(uint32_t port, uint32_t ready);
+  void stage_vl_heads(uint32_t port);  // a CA port with several VLs: one head per VL
   void flush_queues(uint32_t port);
   void hold_at_stalled_nic(uint32_t port, const Packet& pkt);
   bool ecn_mark(uint32_t port, Packet& pkt);  // RED on the class queue the packet leaves

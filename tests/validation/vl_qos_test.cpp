@@ -197,12 +197,9 @@ TEST(VlQos, OnePacketTurnsGiveTheVictimEveryOtherPacket) {
 // The same protection where the victim and the bulk leave one NIC: a channel adapter's output
 // port arbitrates between its VLs with the same tables (OpenSM programs VLArbitrationTable on CA
 // ports too, reference §2), so a 64 KiB SL 1 message posted at 20 us beside a 4 MiB SL 0 flow
-// should see at most one bulk packet per hop, as on the switches.
-// DISABLED: the model's NICs pull packets from their QPs round-robin and apply no VL arbitration
-// (net/network.cpp try_transmit -> transport pull): the message takes 11.12 us against an ideal
-// 5.73 us (one bulk packet between any two of its 16), whatever high_limit says. Enable once CA
-// ports arbitrate.
-TEST(VlQos, DISABLED_SourceNicArbitratesItsVls) {
+// should see at most one bulk packet per hop, as on the switches. (Before CA ports arbitrated,
+// round-robin over QPs gave 11.12 us against an ideal 5.73 us.)
+TEST(VlQos, SourceNicArbitratesItsVls) {
   for (int high_limit : {255, 16}) {
     scenario::Simulation sim(ib_fabric(kTwoVls, "1:255", "0:255", high_limit));
     transport::RoceTransport& t = sim.transport();
