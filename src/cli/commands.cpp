@@ -136,7 +136,8 @@ int run_command(const RunArgs& args) {
       return kExitInternal;
     }
     std::cout << "  results in " << out_dir << "/ (result.json, flows.csv, run.json"
-              << (result.captured.empty() ? "" : ", trace.pcap") << ")\n";
+              << (result.captured.empty() ? "" : ", trace.pcap")
+              << (result.captured.empty() || !result.infiniband ? "" : ", credits.csv") << ")\n";
   }
   return kExitOk;
 }

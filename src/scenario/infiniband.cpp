@@ -133,4 +133,20 @@ void apply_infiniband(Scenario& sc) {
   sc.ib.link = link;
 }
 
+void resolve_fabric(Scenario& sc) {
+  apply_infiniband(sc);
+  if (sc.roce.operation == transport::Operation::kRead) {
+    const char* why = nullptr;
+    if (sc.roce.service != transport::Service::kRc) {
+      why = "RDMA READ exists only on RC (and the obsolete RD): use service rc";
+    } else if (sc.roce.cc != transport::CongestionControl::kNone) {
+      why = "DCQCN paces a requester; READ data flows from the responder, which has no reaction "
+            "point in this model: use cc none";
+    } else if (sc.roce.plb.enabled) {
+      why = "PLB re-paths a requester's packets, not READ responses: turn PLB off";
+    }
+    if (why) throw InputError("fabric.transport.operation", why);
+  }
+}
+
 }  // namespace fabricsim::scenario

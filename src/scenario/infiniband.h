@@ -15,4 +15,9 @@ net::IbLinkConfig resolve_ib_link(const IbSpec& ib);
 // Ethernet mechanisms) and fills the transport's IB settings; throws InputError.
 void apply_infiniband(Scenario& sc);
 
+// Everything a Simulation resolves before it builds: apply_infiniband, then the verbs checks
+// (READ only on RC, not with DCQCN or PLB). check_scenario runs it on a copy, so `validate`
+// refuses the same scenarios `run` does. Throws InputError.
+void resolve_fabric(Scenario& sc);
+
 }  // namespace fabricsim::scenario

@@ -365,7 +365,9 @@ std::vector<Knob> build_knob_registry() {
       {.path = "outputs.pcap.frames",
        .type = KnobType::kInt,
        .description = "Write the first N frames in transmit order to trace.pcap (byte-exact "
-                      "RoCEv2 and PFC frames, nanosecond timestamps); 0 = no capture",
+                      "RoCEv2 and PFC frames, or InfiniBand packets as LINKTYPE 247 with the "
+                      "credit packets of that span in credits.csv; nanosecond timestamps); "
+                      "0 = no capture",
        .source = "off: capture costs memory per frame",
        .min = non_negative},
       [](auto& s) -> auto& { return s.capture.max_frames; }));

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/rss.h"
+#include "scenario/infiniband.h"
 #include "scenario/link_load.h"
 #include "scenario/simulation.h"
 
@@ -36,6 +37,8 @@ void check_scenario(const Scenario& sc) {
     throw InputError("faults.nic_stall.until", "must be after faults.nic_stall.at (or 0)");
   }
   workload::check(sc.workload, sc.topology.hosts * sc.topology.nics_per_host);
+  Scenario resolved = sc;
+  resolve_fabric(resolved);
 }
 
 RunResult run_scenario(const Scenario& sc, const RunOptions& options) {

@@ -51,19 +51,7 @@ transport::DcqcnParams resolve_dcqcn(const Scenario& sc) {
 }  // namespace
 
 Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
-  apply_infiniband(sc_);
-  if (sc_.roce.operation == transport::Operation::kRead) {
-    const char* why = nullptr;
-    if (sc_.roce.service != transport::Service::kRc) {
-      why = "RDMA READ exists only on RC (and the obsolete RD): use service rc";
-    } else if (sc_.roce.cc != transport::CongestionControl::kNone) {
-      why = "DCQCN paces a requester; READ data flows from the responder, which has no reaction "
-            "point in this model: use cc none";
-    } else if (sc_.roce.plb.enabled) {
-      why = "PLB re-paths a requester's packets, not READ responses: turn PLB off";
-    }
-    if (why) throw InputError("fabric.transport.operation", why);
-  }
+  resolve_fabric(sc_);
   const bool dcqcn = sc_.roce.cc == transport::CongestionControl::kDcqcn;
   const transport::DcqcnParams dcqcn_params = dcqcn ? resolve_dcqcn(sc_) : transport::DcqcnParams{};
   // PFC and ECN act on the RoCE data class; ECN thresholds come from the DCQCN profile unless
@@ -173,7 +161,9 @@ void Simulation::capture_hook(void* self, int64_t time_ps, uint32_t port, const 
   f.to_is_nic = to.is_nic;
   f.pkt = pkt;
   sim->captured_.push_back(f);
-  if (static_cast<int64_t>(sim->captured_.size()) >= sim->sc_.capture.max_frames) {
+  // IB flow-control packets go to credits.csv, not trace.pcap: they do not use up the budget.
+  if (pkt.type != net::PacketType::kCredit) ++sim->captured_packets_;
+  if (sim->captured_packets_ >= sim->sc_.capture.max_frames) {
     net.set_tap(net::Tap{});  // enough: stop observing
   }
 }

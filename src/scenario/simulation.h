@@ -71,6 +71,7 @@ class Simulation {
   int64_t stop_marker_ps_ = -1;  // the time limit of the latest run() call
   uint64_t delivered_ = 0;
   std::vector<CapturedFrame> captured_;
+  int64_t captured_packets_ = 0;  // captured frames that go to trace.pcap
 };
 
 }  // namespace fabricsim::scenario
