@@ -11,6 +11,7 @@ ordered_json result_to_json(const scenario::RunResult& r) {
   j["scenario"] = r.scenario_name;
   j["seed"] = r.seed;
   j["technology"] = r.infiniband ? "ib" : "roce";  // fabric.technology of the run
+  j["fabric"] = r.fabric_description;
   j["sim_time_ps"] = r.sim_time_ps;
   j["completed"] = r.completed;
 

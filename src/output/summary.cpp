@@ -43,6 +43,7 @@ std::string format_summary(const scenario::RunResult& r) {
   const FlowStats flows = compute_flow_stats(r.flows);
   std::vector<std::pair<std::string, std::string>> rows;
   rows.emplace_back("scenario", r.scenario_name + " (seed " + std::to_string(r.seed) + ")");
+  if (!r.fabric_description.empty()) rows.emplace_back("fabric", r.fabric_description);
   const scenario::TopologySummary& t = r.topology;
   rows.emplace_back("topology", t.description + ": " + count(t.hosts) + " hosts, " + count(t.nics) +
                                     " NICs, " + count(t.switches) + " switches, " + count(t.links) +

@@ -51,6 +51,22 @@ int parse_vlarb(const std::string& text, int data_vls, const char* key, net::VlA
 
 }  // namespace
 
+IbGenerationInfo ib_generation_info(IbGeneration g) {
+  switch (g) {
+    case IbGeneration::kEdr:
+      return {"EDR", "25.78125 Gb/s NRZ, 64b/66b", 100'000'000'000};
+    case IbGeneration::kHdr:
+      return {"HDR", "53.125 Gb/s PAM4, 256b/257b + RS(544,514)", 200'000'000'000};
+    case IbGeneration::kNdr:
+      return {"NDR", "106.25 Gb/s PAM4, 256b/257b + RS(544,514)", 400'000'000'000};
+    case IbGeneration::kXdr:
+      return {"XDR", "212.5 Gb/s PAM4, 256b/257b + RS(544,514)", 800'000'000'000};
+    case IbGeneration::kNone:
+      break;
+  }
+  return {"", "", 0};
+}
+
 net::IbLinkConfig resolve_ib_link(const IbSpec& ib) {
   net::IbLinkConfig link = ib.link;
   link.enabled = true;
@@ -130,6 +146,9 @@ void apply_infiniband(Scenario& sc) {
   t.data_priority = link.sl_to_vl[sc.ib.sl];
   t.out_of_order = sc.recovery.adaptive;
   sc.switch_config.latency_ps = sc.ib.switch_latency_ps;
+  if (sc.ib.generation != IbGeneration::kNone) {
+    sc.link.rate_bps = ib_generation_info(sc.ib.generation).data_rate_bps;
+  }
   sc.ib.link = link;
 }
 

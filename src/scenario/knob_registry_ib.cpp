@@ -28,6 +28,18 @@ void add_infiniband_knobs(std::vector<Knob>& k) {
                     .source = "SPEC §8 MTUs; 4096 as NCCL-class HCAs use",
                     .one_of = {256, 512, 1024, 2048, 4096}},
                    [](auto& s) -> auto& { return s.ib.mtu_bytes; }));
+  k.push_back(bind_enum({.path = "fabric.ib.generation",
+                         .description = "InfiniBand link generation: sets an ib run's link rate "
+                                        "to its 4x data rate (EDR 100, HDR 200, NDR 400, XDR 800 "
+                                        "Gb/s); none = fabric.link.rate",
+                         .source = "SPEC §8 link generations"},
+                        std::vector<std::pair<std::string, IbGeneration>>{
+                            {"none", IbGeneration::kNone},
+                            {"edr", IbGeneration::kEdr},
+                            {"hdr", IbGeneration::kHdr},
+                            {"ndr", IbGeneration::kNdr},
+                            {"xdr", IbGeneration::kXdr}},
+                        [](auto& s) -> auto& { return s.ib.generation; }));
   k.push_back(bind({.path = "fabric.ib.ack_every",
                     .type = KnobType::kInt,
                     .description = "RC responder ACKs every N packets and at each message end "

@@ -22,6 +22,46 @@ const char* op_name(workload::CollectiveOp op) {
   return "?";
 }
 
+// One line on what the fabric is: technology, link rate and its mechanisms.
+std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
+  const std::string gbps = std::to_string(sc.link.rate_bps / 1'000'000'000) + " Gb/s";
+  if (sc.technology == Technology::kInfiniband) {
+    std::string d = "InfiniBand";
+    if (sc.ib.generation != IbGeneration::kNone) {
+      const IbGenerationInfo g = ib_generation_info(sc.ib.generation);
+      d += std::string(" ") + g.name + " 4x (" + g.lane + ")";
+    }
+    const routing::LidRoutes& lr = sim.lid_routes();
+    d += ", " + gbps + ", " + std::to_string(sc.ib.link.data_vls) + " data VL(s), SM " +
+         routing::sm_engine_name(lr.engine_used) +
+         (sc.recovery.adaptive ? " + adaptive routing" : " static LFTs");
+    // Route balance: the widest spread of CA routes over one switch's up-ports.
+    int32_t spread = 0;
+    const net::Network& net = sim.network();
+    for (uint32_t s = 0; s < net.num_switches(); ++s) {
+      const net::Switch& sw = net.switch_at(s);
+      int32_t lo = INT32_MAX, hi = -1;
+      for (uint32_t k = 0; k < sw.num_ports; ++k) {
+        const uint32_t p = sw.first_port + k;
+        const net::Port& far = net.port(net.port(p).peer);
+        if (far.is_nic || net.switch_at(static_cast<uint32_t>(far.switch_index)).tier <= sw.tier) {
+          continue;
+        }
+        lo = std::min(lo, lr.port_routes[p]);
+        hi = std::max(hi, lr.port_routes[p]);
+      }
+      if (hi >= 0) spread = std::max(spread, hi - lo);
+    }
+    d += ", up-port routes differ by <= " + std::to_string(spread) + " per switch";
+    return d;
+  }
+  std::string d = "RoCEv2, " + gbps + ", PFC " + (sc.switch_config.pfc.enabled ? "on" : "off");
+  d += sc.roce.cc == transport::CongestionControl::kDcqcn ? ", DCQCN " + sc.roce.dcqcn_profile
+                                                          : ", no congestion control";
+  if (sc.roce.plb.enabled) d += ", PLB";
+  return d;
+}
+
 }  // namespace
 
 void check_scenario(const Scenario& sc) {
@@ -129,6 +169,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   r.service = resolved.roce.service;
   r.operation = resolved.roce.operation;
   r.nic_lid = sim.lid_routes().nic_lid;
+  r.fabric_description = describe_fabric(resolved, sim);
 
   const transport::TransportCounters& tc = transport.counters();
   const net::NetCounters& nc = net.counters();

@@ -15,6 +15,17 @@ namespace fabricsim::scenario {
 
 enum class Technology : uint8_t { kRoce, kInfiniband };
 
+// InfiniBand link generations (SPEC §8): per-lane signalling rate and the 4x port's data rate
+// after encoding (EDR 64b/66b; HDR onwards PAM4 with 256b/257b transcoding and RS(544,514) FEC,
+// e.g. 53.125 x 514/544 x 256/257 = 50.0 Gb/s per lane).
+enum class IbGeneration : uint8_t { kNone, kEdr, kHdr, kNdr, kXdr };
+struct IbGenerationInfo {
+  const char* name;
+  const char* lane;     // signalling per lane, as datasheets quote it
+  int64_t data_rate_bps;  // 4x port
+};
+IbGenerationInfo ib_generation_info(IbGeneration g);
+
 // InfiniBand fabric settings used when technology is ib (fabric.ib.*).
 struct IbSpec {
   net::IbLinkConfig link;  // credits, VLs, arbitration; `enabled` follows the technology
@@ -31,6 +42,8 @@ struct IbSpec {
   // Quantum-class figure at the low end of that range.
   int64_t switch_latency_ps = 130 * kPsPerNs;
   int sl = 0;  // service level of the workload's traffic
+  // Sets the link rate of an ib run to that generation's 4x data rate; none = fabric.link.rate.
+  IbGeneration generation = IbGeneration::kNone;
 };
 
 enum class SmEngineChoice : uint8_t { kMinHop, kUpDown, kFatTree };

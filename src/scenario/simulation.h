@@ -35,6 +35,7 @@ class Simulation {
   const Scenario& scenario() const { return sc_; }
   Scheduler& scheduler() { return sched_; }
   net::Network& network() { return net_; }
+  const net::Network& network() const { return net_; }
   const topo::BuiltTopology& topology() const { return topo_; }
   const routing::EcmpRoutes& routes() const { return routes_; }
   transport::RoceTransport& transport() { return *transport_; }
