@@ -6,6 +6,7 @@
 
 #include "net/network.h"
 #include "net/wire.h"
+#include "output/byte_writer.h"
 
 namespace fabricsim::output {
 namespace {
@@ -35,34 +36,10 @@ constexpr uint8_t kAethAck = 0x1F;
 constexpr uint8_t kAethNakPsnError = 0x60;  // NAK: PSN sequence error (rocev2.md §3)
 constexpr uint32_t kMask24 = 0xFFFFFF;
 
-// Big-endian (network order) appender.
-class Bytes {
- public:
-  explicit Bytes(std::vector<uint8_t>& out) : out_(out) {}
-  void u8(uint32_t v) { out_.push_back(static_cast<uint8_t>(v)); }
-  void u16(uint32_t v) {
-    u8(v >> 8);
-    u8(v);
-  }
-  void u24(uint32_t v) {
-    u8(v >> 16);
-    u16(v);
-  }
-  void u32(uint32_t v) {
-    u16(v >> 16);
-    u16(v);
-  }
-  void u64(uint64_t v) {
-    u32(static_cast<uint32_t>(v >> 32));
-    u32(static_cast<uint32_t>(v));
-  }
-  void mac(const MacAddress& m) { out_.insert(out_.end(), m.begin(), m.end()); }
-  void zeros(size_t n) { out_.insert(out_.end(), n, 0); }
-  size_t size() const { return out_.size(); }
 
- private:
-  std::vector<uint8_t>& out_;
-};
+void put_mac(ByteWriter& b, const MacAddress& m) {
+  for (const uint8_t octet : m) b.u8(octet);
+}
 
 MacAddress mac_with(uint8_t kind, uint32_t id) {
   const auto byte = [id](int shift) { return static_cast<uint8_t>(id >> shift); };
@@ -127,10 +104,10 @@ bool vlan_tagged(const Packet& p, const Verbs& verbs) {
 }
 
 // Ethernet header of a RoCEv2 frame: the link ends' MACs, the optional tag, IPv4.
-void ethernet_header(Bytes& b, const scenario::CapturedFrame& f, const Verbs& verbs) {
+void ethernet_header(ByteWriter& b, const scenario::CapturedFrame& f, const Verbs& verbs) {
   const Packet& p = f.pkt;
-  b.mac(f.to_is_nic ? nic_mac(p.dst_nic) : switch_mac(f.to_node));
-  b.mac(f.from_is_nic ? nic_mac(p.src_nic) : switch_mac(f.from_node));
+  put_mac(b, f.to_is_nic ? nic_mac(p.dst_nic) : switch_mac(f.to_node));
+  put_mac(b, f.from_is_nic ? nic_mac(p.src_nic) : switch_mac(f.from_node));
   if (vlan_tagged(p, verbs)) {
     b.u16(kEtherTypeVlan);
     b.u16(uint32_t{p.priority & 7u} << 13);  // PCP(3) DEI(1)=0 VID(12)=0
@@ -139,9 +116,9 @@ void ethernet_header(Bytes& b, const scenario::CapturedFrame& f, const Verbs& ve
 }
 
 void pfc_frame(std::vector<uint8_t>& out, const scenario::CapturedFrame& f) {
-  Bytes b(out);
-  b.mac(kPfcDestination);
-  b.mac(f.from_is_nic ? nic_mac(f.pkt.src_nic) : switch_mac(f.from_node));
+  ByteWriter b(out);
+  put_mac(b, kPfcDestination);
+  put_mac(b, f.from_is_nic ? nic_mac(f.pkt.src_nic) : switch_mac(f.from_node));
   b.u16(kEtherTypeMacControl);
   b.u16(kPfcOpcode);
   const uint8_t enabled = static_cast<uint8_t>(f.pkt.qp);
@@ -155,7 +132,7 @@ void roce_frame(std::vector<uint8_t>& out, const scenario::CapturedFrame& f,
                 const MessageBytes& message_bytes, const Verbs& verbs) {
   const Packet& p = f.pkt;
   const uint8_t opcode = bth_opcode(p, verbs);  // refuses what it cannot name, before any byte
-  Bytes b(out);
+  ByteWriter b(out);
   ethernet_header(b, f, verbs);
 
   const uint32_t pad = p.type == PacketType::kData ? net::bth_pad_bytes(p.payload_bytes) : 0;
@@ -228,7 +205,7 @@ void roce_frame(std::vector<uint8_t>& out, const scenario::CapturedFrame& f,
       break;
   }
   const uint32_t icrc = roce_icrc(out.data() + ip, b.size() - ip);
-  for (int i = 0; i < 4; ++i) b.u8(icrc >> (8 * i));  // least significant byte first
+  b.lsb_first(icrc, 4);
   if (b.size() < kMinFrameNoFcs) b.zeros(kMinFrameNoFcs - b.size());
 }
 

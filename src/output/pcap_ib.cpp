@@ -5,6 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "output/byte_writer.h"
 #include "output/pcap.h"  // crc32_ieee
 
 namespace fabricsim::output {
@@ -25,36 +26,6 @@ constexpr uint8_t kBthBecn = 0x40;
 constexpr uint8_t kBthAckReq = 0x80;
 constexpr size_t kBthResv8aOffset = kIbLrhBytes + 4;  // BTH byte 4, from the LRH
 
-// Big-endian appender (IBA fields are transmitted most significant byte first).
-class Writer {
- public:
-  explicit Writer(std::vector<uint8_t>& out) : out_(out) {}
-  void u8(uint32_t v) { out_.push_back(static_cast<uint8_t>(v)); }
-  void u16(uint32_t v) {
-    u8(v >> 8);
-    u8(v);
-  }
-  void u24(uint32_t v) {
-    u8(v >> 16);
-    u16(v);
-  }
-  void u32(uint32_t v) {
-    u16(v >> 16);
-    u16(v);
-  }
-  void u64(uint64_t v) {
-    u32(static_cast<uint32_t>(v >> 32));
-    u32(static_cast<uint32_t>(v));
-  }
-  // A CRC in the order of a reflected CRC: least significant byte first (see the header).
-  void crc_lsb_first(uint32_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) u8(v >> (8 * i));
-  }
-  void zeros(size_t n) { out_.insert(out_.end(), n, 0); }
-
- private:
-  std::vector<uint8_t>& out_;
-};
 
 // CRC-16 with polynomial 0x100B, processed reflected (0xD008 is 0x100B bit-reversed).
 constexpr std::array<uint16_t, 256> make_vcrc_table() {
@@ -173,7 +144,7 @@ std::vector<uint8_t> ib_packet_bytes(const IbPacketFields& f) {
 
   std::vector<uint8_t> out;
   out.reserve(through_icrc + kIbVcrcBytes);
-  Writer w(out);
+  ByteWriter w(out);
   // LRH (infiniband.md §6): LVer 0, reserved bits 0.
   w.u8(uint32_t{f.vl} << 4);
   w.u8(uint32_t{f.sl} << 4 | kLnhBth);
@@ -205,8 +176,8 @@ std::vector<uint8_t> ib_packet_bytes(const IbPacketFields& f) {
   }
   if (f.immediate) w.u32(*f.immediate);
   w.zeros(f.payload_bytes + pad);
-  w.crc_lsb_first(ib_icrc(out.data(), out.size()), kIbIcrcBytes);
-  w.crc_lsb_first(ib_vcrc(out.data(), out.size()), kIbVcrcBytes);
+  w.lsb_first(ib_icrc(out.data(), out.size()), kIbIcrcBytes);
+  w.lsb_first(ib_vcrc(out.data(), out.size()), kIbVcrcBytes);
   return out;
 }
 

@@ -36,6 +36,17 @@ scenario::Scenario ib_fabric(transport::Operation op, transport::Service service
   return sc;
 }
 
+// The same leaf-spine as lossy RoCE: each data frame is lost with `loss_rate` per link crossing.
+scenario::Scenario lossy_roce(double loss_rate) {
+  scenario::Scenario sc;
+  sc.topology.tiers = 2;
+  sc.topology.radix = 8;
+  sc.topology.hosts = 16;
+  sc.link.rate_bps = kRateBps;
+  sc.link.loss_rate = loss_rate;
+  return sc;
+}
+
 TEST(RdmaRead, IdlePathTimeIsRequestOneWayThenResponsesStreamed) {
   constexpr int64_t kSize = 1'000'000;  // 245 packets: 244 x 4096 + 576
   scenario::Simulation sim(ib_fabric(transport::Operation::kRead, transport::Service::kRc));
@@ -63,12 +74,7 @@ TEST(RdmaRead, IdlePathTimeIsRequestOneWayThenResponsesStreamed) {
 
 TEST(RdmaRead, LostResponsesAreRequestedAgainAndEveryReadCompletesOnce) {
   // Lossy RoCE (1% loss per link crossing) forces re-issued READs.
-  scenario::Scenario sc;
-  sc.topology.tiers = 2;
-  sc.topology.radix = 8;
-  sc.topology.hosts = 16;
-  sc.link.rate_bps = kRateBps;
-  sc.link.loss_rate = 0.01;
+  scenario::Scenario sc = lossy_roce(0.01);
   sc.roce.operation = transport::Operation::kRead;
   sc.roce.ack_timeout_exponent = 6;  // 262 us
   scenario::Simulation sim(sc);
@@ -121,12 +127,7 @@ TEST(Verbs, UdRefusesAMessageLargerThanTheMtu) {
 TEST(Verbs, UnreliableConnectionSendsNoAcksAndLosesWholeMessages) {
   // UC on lossy RoCE: no ACK, no retransmission; a message that lost a packet is never delivered
   // and the requester still counts it as sent.
-  scenario::Scenario sc;
-  sc.topology.tiers = 2;
-  sc.topology.radix = 8;
-  sc.topology.hosts = 16;
-  sc.link.rate_bps = kRateBps;
-  sc.link.loss_rate = 0.002;
+  scenario::Scenario sc = lossy_roce(0.002);
   sc.roce.service = transport::Service::kUc;
   scenario::Simulation sim(sc);
   for (int i = 0; i < 200; ++i) sim.transport().post(0, 4, 64 * 1024, 0);

@@ -17,27 +17,31 @@ namespace {
 
 constexpr int64_t kPsPerUs = 1'000'000;
 
+// A pattern on the 3-tier k=8 fat-tree (128 NICs, 100 Gb/s, no oversubscription), InfiniBand
+// with ftree routes, static or adaptive.
+scenario::RunResult run_k8(bool adaptive, workload::PatternKind pattern, int64_t flow_bytes) {
+  scenario::Scenario sc;
+  sc.seed = 3;
+  sc.technology = scenario::Technology::kInfiniband;
+  sc.topology.tiers = 3;
+  sc.topology.radix = 8;
+  sc.topology.hosts = 128;
+  sc.link.rate_bps = 100'000'000'000;
+  sc.switch_config.buffer_bytes = 16 << 20;
+  sc.recovery.adaptive = adaptive;
+  sc.workload.kind = workload::WorkloadKind::kPattern;
+  sc.workload.pattern = pattern;
+  sc.workload.flow_size_bytes = flow_bytes;
+  return scenario::run_scenario(sc);
+}
+
 TEST(AdaptiveRouting, RaisesPermutationThroughputOnAFullFatTree) {
   // 3-tier k=8 fat-tree, 128 NICs at 100 Gb/s, no oversubscription: a random permutation's
   // bisection demand fits, so any shortfall is path collisions. Static ftree LFTs pin each
   // destination to one path; adaptive routing spreads packets by queue occupancy.
-  auto run = [](bool adaptive) {
-    scenario::Scenario sc;
-    sc.seed = 3;
-    sc.technology = scenario::Technology::kInfiniband;
-    sc.topology.tiers = 3;
-    sc.topology.radix = 8;
-    sc.topology.hosts = 128;
-    sc.link.rate_bps = 100'000'000'000;
-    sc.switch_config.buffer_bytes = 16 << 20;
-    sc.recovery.adaptive = adaptive;
-    sc.workload.kind = workload::WorkloadKind::kPattern;
-    sc.workload.pattern = workload::PatternKind::kPermutation;
-    sc.workload.flow_size_bytes = 2'000'000;
-    return scenario::run_scenario(sc);
-  };
-  const scenario::RunResult fixed = run(false);
-  const scenario::RunResult ar = run(true);
+  const auto pattern = workload::PatternKind::kPermutation;
+  const scenario::RunResult fixed = run_k8(false, pattern, 2'000'000);
+  const scenario::RunResult ar = run_k8(true, pattern, 2'000'000);
   ASSERT_TRUE(fixed.completed && ar.completed) << "both runs finish";
   EXPECT_EQ(fixed.counters.dropped_packets + ar.counters.dropped_packets, 0) << "lossless";
   EXPECT_EQ(fixed.counters.out_of_order_packets, 0) << "static routes keep PSN order";
@@ -53,24 +57,10 @@ TEST(AdaptiveRouting, AllToAllIsHostLimitedEitherWay) {
   // All-to-all on the same fabric: every NIC link is the bottleneck (each NIC sends to 127 others
   // at once), so path choice cannot help; both must sit at the NIC-link ceiling. A 64 KB message is
   // 16 packets of 26 header bytes plus one 16-byte RETH: ceiling = 128 x 100 Gb/s x 65536 / 65968.
-  auto run = [](bool adaptive) {
-    scenario::Scenario sc;
-    sc.seed = 3;
-    sc.technology = scenario::Technology::kInfiniband;
-    sc.topology.tiers = 3;
-    sc.topology.radix = 8;
-    sc.topology.hosts = 128;
-    sc.link.rate_bps = 100'000'000'000;
-    sc.switch_config.buffer_bytes = 16 << 20;
-    sc.recovery.adaptive = adaptive;
-    sc.workload.kind = workload::WorkloadKind::kPattern;
-    sc.workload.pattern = workload::PatternKind::kAllToAll;
-    sc.workload.flow_size_bytes = 64'000;
-    return scenario::run_scenario(sc);
-  };
+
   const double ceiling_gbps = 128 * 100.0 * 64'000 / (64'000 + 16 * 26 + 16);
   for (const bool adaptive : {false, true}) {
-    const scenario::RunResult r = run(adaptive);
+    const scenario::RunResult r = run_k8(adaptive, workload::PatternKind::kAllToAll, 64'000);
     ASSERT_TRUE(r.completed) << "adaptive=" << adaptive;
     EXPECT_GT(r.aggregate_throughput_gbps, 0.97 * ceiling_gbps)
         << "adaptive=" << adaptive << ": " << r.aggregate_throughput_gbps << " of " << ceiling_gbps;
