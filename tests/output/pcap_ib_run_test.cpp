@@ -16,15 +16,12 @@
 //     spine0  spine1
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "../support/tshark.h"
 #include "output/pcap_trace.h"
 #include "output/write.h"
 #include "scenario/run.h"
@@ -34,78 +31,30 @@ namespace {
 
 namespace fs = std::filesystem;
 using net::PacketType;
+using test_support::flag;
+using test_support::fresh_dir;
+using test_support::number;
+using test_support::split_rows;
 using transport::Operation;
 using transport::Service;
 
-bool have_tshark() { return std::system("command -v tshark >/dev/null 2>&1") == 0; }
-
-#define REQUIRE_TSHARK()                                                             \
-  ASSERT_TRUE(have_tshark()) << "tshark is not installed: run scripts/install-deps " \
-                                "(it installs Debian's tshark; CI does the same)"
-
-std::string read_all(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// Lines of `text`, each split at the first `fields - 1` commas (the last field keeps its own).
-std::vector<std::vector<std::string>> split_rows(const std::string& text, size_t fields) {
-  std::vector<std::vector<std::string>> rows;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = text.find('\n', start);
-    const std::string line = text.substr(start, end - start);
-    start = end == std::string::npos ? text.size() : end + 1;
-    std::vector<std::string> row;
-    size_t from = 0;
-    while (row.size() + 1 < fields) {
-      const size_t comma = line.find(',', from);
-      if (comma == std::string::npos) break;
-      row.push_back(line.substr(from, comma - from));
-      from = comma + 1;
-    }
-    row.push_back(line.substr(from));
-    rows.push_back(row);
-  }
-  return rows;
-}
-
 // tshark on a USER0 copy of the 247 file, one row of `fields` per packet.
-std::vector<std::vector<std::string>> tshark_ib(const fs::path& file, const std::string& fields,
-                                                size_t count) {
-  std::string bytes = read_all(file);
+test_support::FieldRows tshark_ib(const fs::path& file, const std::string& fields, size_t count) {
+  const std::string bytes = test_support::read_file(file);
   EXPECT_GE(bytes.size(), 24u) << "a pcap global header";
   if (bytes.size() < 24) return {};
-  const uint32_t linktype = static_cast<uint8_t>(bytes[20]) | static_cast<uint8_t>(bytes[21]) << 8 |
-                            static_cast<uint8_t>(bytes[22]) << 16 |
-                            static_cast<uint32_t>(static_cast<uint8_t>(bytes[23])) << 24;
-  EXPECT_EQ(linktype, 247u) << "trace.pcap of an InfiniBand run is LINKTYPE_INFINIBAND";
-  for (int i = 0; i < 4; ++i) bytes[20 + i] = static_cast<char>(147u >> (8 * i));  // USER0
-  const fs::path copy = file.parent_path() / "user0.pcap";
-  std::ofstream(copy, std::ios::binary) << bytes;
+  EXPECT_EQ(test_support::pcap_linktype(bytes), test_support::kLinktypeInfiniband)
+      << "trace.pcap of an InfiniBand run is LINKTYPE_INFINIBAND";
+  const fs::path copy = test_support::with_linktype(file, test_support::kLinktypeUser0,
+                                                    file.parent_path() / "user0.pcap");
   const std::string cmd =
-      "tshark -r '" + copy.string() +
-      "' -o 'uat:user_dlts:\"User 0 (DLT=147)\",\"infiniband\",\"0\",\"\",\"0\",\"\"'"
-      " -T fields -E separator=, -E occurrence=f " +
-      fields + " 2>/dev/null";
-  std::string text;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  EXPECT_NE(pipe, nullptr) << "cannot start tshark";
-  if (!pipe) return {};
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) text.append(buf, n);
-  EXPECT_EQ(pclose(pipe), 0) << "tshark failed: " << cmd;
-  return split_rows(text, count);
-}
-
-int64_t number(const std::string& s) {
-  return s.empty() ? -1 : static_cast<int64_t>(std::stoull(s, nullptr, 0));
-}
-int flag(const std::string& s) {  // 1/0 in tshark 4.0, True/False later
-  if (s == "1" || s == "True") return 1;
-  if (s == "0" || s == "False") return 0;
-  return -1;
+      test_support::tshark_ib_command(copy, test_support::kUser0AsInfiniband, fields) +
+      " 2>/dev/null";
+  const test_support::CommandOutput r = test_support::run_command(cmd);
+  EXPECT_TRUE(r.started) << "cannot start tshark";
+  if (!r.started) return {};
+  EXPECT_EQ(r.status, 0) << "tshark failed: " << cmd;
+  return split_rows(r.out, count);
 }
 
 struct Verb {
@@ -154,13 +103,6 @@ scenario::Scenario ib_scenario(const Verb& v) {
   sc.capture.max_frames = 400;
   sc.capture.point = scenario::CapturePoint::kAll;
   return sc;
-}
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
 }
 
 const char* const kFields =
@@ -271,7 +213,7 @@ TEST_P(IbRunCapture, TsharkDecodesWhatTheSimulatorLogged) {
   }
 
   // credits.csv: the flow-control packets the pcap left out, in order, with their VL and FCCL.
-  const auto csv = split_rows(read_all(dir / "credits.csv"), 6);
+  const auto csv = split_rows(test_support::read_file(dir / "credits.csv"), 6);
   ASSERT_EQ(csv.size(), credits.size() + 1) << "credits.csv: header + one row per credit packet";
   EXPECT_EQ(csv[0], (std::vector<std::string>{"time_ps", "from_node", "to_node", "vl",
                                               "fccl_blocks", "fccl"}))

@@ -17,103 +17,34 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
+#include "../support/tshark.h"
 #include "output/pcap_ib.h"
 
 namespace fabricsim::output {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::CommandOutput;
+using test_support::flag;
+using test_support::fresh_dir;
+using test_support::kLinktypeUser0;
+using test_support::kUser0AsInfiniband;
+using test_support::number;
+using test_support::run_command;
+using test_support::split_rows;
+using test_support::tshark_ib_command;
+using test_support::with_linktype;
 
-bool have_tshark() { return std::system("command -v tshark >/dev/null 2>&1") == 0; }
-
-#define REQUIRE_TSHARK()                                                             \
-  ASSERT_TRUE(have_tshark()) << "tshark is not installed: run scripts/install-deps " \
-                                "(it installs Debian's tshark; CI does the same)"
-
-struct Shell {
-  int status = -1;
-  std::string out;
-};
-Shell run(const std::string& cmd) {
-  Shell r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  r.status = pclose(pipe);
-  return r;
-}
-
-// tshark preference: dissect LINKTYPE_USER0 (DLT 147) records as InfiniBand from the LRH.
-const char* const kUser0AsInfiniband =
-    "-o 'uat:user_dlts:\"User 0 (DLT=147)\",\"infiniband\",\"0\",\"\",\"0\",\"\"'";
-
-// Fields per line, comma-separated, first occurrence of each (ImmDt is added twice by the
-// dissector). The last field keeps any commas of its own (expert messages).
-std::vector<std::vector<std::string>> split_rows(const std::string& text, size_t fields) {
-  std::vector<std::vector<std::string>> rows;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = text.find('\n', start);
-    const std::string line = text.substr(start, end - start);
-    start = end == std::string::npos ? text.size() : end + 1;
-    std::vector<std::string> row;
-    size_t from = 0;
-    while (row.size() + 1 < fields) {
-      const size_t comma = line.find(',', from);
-      if (comma == std::string::npos) break;
-      row.push_back(line.substr(from, comma - from));
-      from = comma + 1;
-    }
-    row.push_back(line.substr(from));
-    rows.push_back(row);
-  }
-  return rows;
-}
-std::string tshark_cmd(const fs::path& file, const std::string& opts, const std::string& fields) {
-  return "tshark -r '" + file.string() + "' " + opts +
-         " -T fields -E separator=, -E occurrence=f " + fields;
-}
-
-// tshark prints hexadecimal fields as 0x..., others in decimal; -1 when absent.
-int64_t number(const std::string& s) {
-  return s.empty() ? -1 : static_cast<int64_t>(std::stoull(s, nullptr, 0));
-}
-// Booleans: 1/0 in tshark 4.0, True/False in later releases.
-int flag(const std::string& s) {
-  if (s == "1" || s == "True") return 1;
-  if (s == "0" || s == "False") return 0;
-  return -1;
-}
 std::string epoch(int64_t time_ps) {  // frame.time_epoch of a nanosecond pcap
   char buf[40];
   std::snprintf(buf, sizeof buf, "%lld.%09lld", static_cast<long long>(time_ps / 1'000'000'000'000),
                 static_cast<long long>(time_ps % 1'000'000'000'000 / 1000));
   return buf;
-}
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-// A copy of a pcap file with the link type in its global header replaced.
-fs::path with_linktype(const fs::path& file, uint32_t linktype, const fs::path& copy) {
-  std::ifstream in(file, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (int i = 0; i < 4; ++i) bytes.at(20 + i) = static_cast<char>(linktype >> (8 * i));
-  std::ofstream(copy, std::ios::binary) << bytes;
-  return copy;
 }
 
 // One RC RDMA WRITE of 3 packets (PSN wrapping through 2^24), its ACK and a NAK, an RDMA READ,
@@ -214,9 +145,10 @@ TEST(PcapIbTshark, EveryPacketDecodesToTheFieldsWritten) {
   const fs::path dir = fresh_dir("fabricsim_pcap_ib_tshark");
   const fs::path file = dir / "ib.pcap";
   write_ib_pcap_file(file.string(), pkts);
-  const fs::path user0 = with_linktype(file, 147, dir / "ib_user0.pcap");
+  const fs::path user0 = with_linktype(file, kLinktypeUser0, dir / "ib_user0.pcap");
 
-  const Shell r = run(tshark_cmd(user0, kUser0AsInfiniband, kFields) + " 2>/dev/null");
+  const CommandOutput r =
+      run_command(tshark_ib_command(user0, kUser0AsInfiniband, kFields) + " 2>/dev/null");
   ASSERT_EQ(r.status, 0) << "tshark failed on " << user0;
   const auto rows = split_rows(r.out, kFieldCount);
   ASSERT_EQ(rows.size(), pkts.size()) << "one decoded line per packet";
@@ -304,12 +236,14 @@ TEST(PcapIbTshark, LinktypeIs247AndTsharkEitherDecodesItOrRefusesOnlyTheLinktype
         << "LINKTYPE_INFINIBAND in the global header";
   }
   const fs::path err = dir / "stderr.txt";
-  const Shell direct = run(tshark_cmd(file, "", kFields) + " 2>'" + err.string() + "'");
+  const CommandOutput direct =
+      run_command(tshark_ib_command(file, "", kFields) + " 2>'" + err.string() + "'");
   if (direct.status == 0) {
     // This tshark maps 247 to its InfiniBand dissector: it must decode the file exactly as
     // through USER0, frame.protocols aside (no user_dlt layer).
-    const fs::path user0 = with_linktype(file, 147, dir / "ib_user0.pcap");
-    const Shell via_user0 = run(tshark_cmd(user0, kUser0AsInfiniband, kFields) + " 2>/dev/null");
+    const fs::path user0 = with_linktype(file, kLinktypeUser0, dir / "ib_user0.pcap");
+    const CommandOutput via_user0 =
+        run_command(tshark_ib_command(user0, kUser0AsInfiniband, kFields) + " 2>/dev/null");
     auto rows = split_rows(direct.out, kFieldCount);
     auto want = split_rows(via_user0.out, kFieldCount);
     ASSERT_EQ(rows.size(), sample_packets().size()) << "one decoded line per packet";
@@ -321,8 +255,7 @@ TEST(PcapIbTshark, LinktypeIs247AndTsharkEitherDecodesItOrRefusesOnlyTheLinktype
       EXPECT_EQ(rows[i], want[i]) << "packet " << i + 1 << ": same decode as through USER0";
     }
   } else {
-    std::ifstream in(err);
-    const std::string why((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string why = test_support::read_file(err);
     EXPECT_NE(why.find("network type 247 unknown or unsupported"), std::string::npos)
         << "tshark must refuse the file only for its link type (Wireshark 4.0 does not map 247), "
            "not because it is malformed: "

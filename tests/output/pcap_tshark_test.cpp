@@ -6,12 +6,11 @@
 // it these tests fail rather than skip, so a missing install cannot pass as green.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "../support/tshark.h"
 #include "output/pcap.h"
 #include "output/write.h"
 #include "scenario/run.h"
@@ -21,55 +20,18 @@ namespace {
 
 namespace fs = std::filesystem;
 using net::PacketType;
-
-bool have_tshark() { return std::system("command -v tshark >/dev/null 2>&1") == 0; }
-
-#define REQUIRE_TSHARK()                                                             \
-  ASSERT_TRUE(have_tshark()) << "tshark is not installed: run scripts/install-deps " \
-                                "(it installs Debian's tshark; CI does the same)"
+using test_support::fresh_dir;
+using test_support::number;
 
 // Runs tshark on `file` with `args` and returns one vector of comma-separated fields per line.
 // The last field keeps any commas of its own (expert messages are joined with commas).
-std::vector<std::vector<std::string>> tshark_fields(const fs::path& file, const std::string& args,
-                                                    size_t fields) {
-  const std::string cmd =
-      "tshark -r '" + file.string() + "' -T fields -E separator=, " + args + " 2>/dev/null";
-  std::vector<std::vector<std::string>> rows;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return rows;
-  std::string text;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) text.append(buf, n);
-  const int status = pclose(pipe);
-  EXPECT_EQ(status, 0) << "tshark failed: " << cmd;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = text.find('\n', start);
-    const std::string line = text.substr(start, end - start);
-    start = end == std::string::npos ? text.size() : end + 1;
-    std::vector<std::string> row;
-    size_t from = 0;
-    while (row.size() + 1 < fields) {
-      const size_t comma = line.find(',', from);
-      if (comma == std::string::npos) break;
-      row.push_back(line.substr(from, comma - from));
-      from = comma + 1;
-    }
-    row.push_back(line.substr(from));
-    rows.push_back(row);
-  }
-  return rows;
-}
-
-// tshark prints hexadecimal fields as 0x..., others in decimal.
-int64_t number(const std::string& s) { return s.empty() ? -1 : std::stoll(s, nullptr, 0); }
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+test_support::FieldRows tshark_fields(const fs::path& file, const std::string& args,
+                                      size_t fields) {
+  const std::string cmd = test_support::tshark_fields_command(file, "", args) + " 2>/dev/null";
+  const test_support::CommandOutput r = test_support::run_command(cmd);
+  if (!r.started) return {};
+  EXPECT_EQ(r.status, 0) << "tshark failed: " << cmd;
+  return test_support::split_rows(r.out, fields);
 }
 
 // IBTA opcode for a recorded packet, from its type and flags (not from output/pcap.h).

@@ -1,0 +1,148 @@
+// Shared helpers for tests that read fabricsim's pcaps back with Wireshark's own dissectors
+// (tshark) as an independent parser (tests/output/pcap_*tshark_test.cpp, pcap_ib_run_test.cpp):
+// require tshark, run it with `-T fields`, split its lines into fields, parse the numbers and
+// booleans it prints, and relabel an InfiniBand pcap so Wireshark 4.0 will dissect it.
+// Header-only on purpose: tests/support holds no .cpp file, so CMake does not turn it into a test
+// executable.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"  // read_file
+
+namespace fabricsim::test_support {
+
+namespace fs = std::filesystem;
+
+inline bool have_tshark() { return std::system("command -v tshark >/dev/null 2>&1") == 0; }
+
+// tshark is a build dependency (scripts/install-deps installs it, CI runs that script): without
+// it these tests fail rather than skip, so a missing install cannot pass as green.
+#define REQUIRE_TSHARK()                                      \
+  ASSERT_TRUE(::fabricsim::test_support::have_tshark())       \
+      << "tshark is not installed: run scripts/install-deps " \
+         "(it installs Debian's tshark; CI does the same)"
+
+struct CommandOutput {
+  bool started = false;  // popen succeeded
+  int status = -1;       // what pclose returned (0: exited 0); -1 when not started
+  std::string out;       // everything the command wrote to stdout
+};
+
+// Runs `command` through /bin/sh and collects its stdout. Nothing is asserted here: each caller
+// checks `started` and `status` with the message that suits it.
+inline CommandOutput run_command(const std::string& command) {
+  CommandOutput r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  r.started = true;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+  r.status = pclose(pipe);
+  return r;
+}
+
+// `tshark -r FILE OPTIONS -T fields -E separator=, FIELDS`: one line per packet, its fields
+// comma-separated. OPTIONS (preferences, `-o ...`) may be empty; FIELDS is the `-e` list,
+// possibly preceded by further `-E` flags. No redirection: callers add their own 2>...
+inline std::string tshark_fields_command(const fs::path& file, const std::string& options,
+                                         const std::string& fields) {
+  return "tshark -r '" + file.string() + "' " + (options.empty() ? "" : options + " ") +
+         "-T fields -E separator=, " + fields;
+}
+
+// The same for InfiniBand: first occurrence of each field only, since the dissector adds some
+// (ImmDt) twice and a second value would shift every later column.
+inline std::string tshark_ib_command(const fs::path& file, const std::string& options,
+                                     const std::string& fields) {
+  return tshark_fields_command(file, options, "-E occurrence=f " + fields);
+}
+
+using FieldRows = std::vector<std::vector<std::string>>;
+
+// Lines of `text` (tshark's `-T fields` output, or a CSV), each split at its first `fields - 1`
+// commas: the last field keeps any commas of its own (tshark joins expert messages with commas).
+// A line with fewer commas gives a shorter row, which callers check.
+inline FieldRows split_rows(const std::string& text, size_t fields) {
+  FieldRows rows;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    const std::string line = text.substr(start, end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    std::vector<std::string> row;
+    size_t from = 0;
+    while (row.size() + 1 < fields) {
+      const size_t comma = line.find(',', from);
+      if (comma == std::string::npos) break;
+      row.push_back(line.substr(from, comma - from));
+      from = comma + 1;
+    }
+    row.push_back(line.substr(from));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// tshark prints hexadecimal fields as 0x..., others in decimal; -1 when absent. Parsed unsigned
+// so a 64-bit field above INT64_MAX (an RDMA virtual address) still reads, as its two's
+// complement; callers compare such fields after a cast back to uint64_t.
+inline int64_t number(const std::string& s) {
+  return s.empty() ? -1 : static_cast<int64_t>(std::stoull(s, nullptr, 0));
+}
+
+// Booleans: 1/0 in tshark 4.0, True/False in later releases; -1 when absent or anything else.
+inline int flag(const std::string& s) {
+  if (s == "1" || s == "True") return 1;
+  if (s == "0" || s == "False") return 0;
+  return -1;
+}
+
+// An empty directory under the system temp dir, emptied first if a previous run left it.
+inline fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// ---------------------------------------------------------------------------------------------
+// InfiniBand pcaps. Wireshark 4.0 (Debian 12's tshark) has the InfiniBand dissector but does not
+// map LINKTYPE_INFINIBAND (247) to it: it refuses such a file with "network type 247 unknown or
+// unsupported". So dissection runs on a copy whose global header says LINKTYPE_USER0 (147), with
+// tshark's user_dlts table sending USER0 to the "infiniband" dissector, the same one Wireshark
+// registers for its InfiniBand encapsulation. The records are untouched.
+
+inline constexpr uint32_t kLinktypeInfiniband = 247;
+inline constexpr uint32_t kLinktypeUser0 = 147;
+
+// tshark preference: dissect LINKTYPE_USER0 (DLT 147) records as InfiniBand from the LRH.
+inline constexpr const char* kUser0AsInfiniband =
+    "-o 'uat:user_dlts:\"User 0 (DLT=147)\",\"infiniband\",\"0\",\"\",\"0\",\"\"'";
+
+// The link type in the pcap global header held by `bytes` (at least 24 of them): bytes 20-23,
+// little-endian as fabricsim writes them.
+inline uint32_t pcap_linktype(const std::string& bytes) {
+  return static_cast<uint8_t>(bytes.at(20)) | static_cast<uint8_t>(bytes.at(21)) << 8 |
+         static_cast<uint8_t>(bytes.at(22)) << 16 |
+         static_cast<uint32_t>(static_cast<uint8_t>(bytes.at(23))) << 24;
+}
+
+// Writes `copy`: `file` with the link type in its global header replaced. Returns `copy`.
+inline fs::path with_linktype(const fs::path& file, uint32_t linktype, const fs::path& copy) {
+  std::string bytes = read_file(file);
+  for (int i = 0; i < 4; ++i) bytes.at(20 + i) = static_cast<char>(linktype >> (8 * i));
+  std::ofstream(copy, std::ios::binary) << bytes;
+  return copy;
+}
+
+}  // namespace fabricsim::test_support
