@@ -246,8 +246,7 @@ void Network::on_credit_watchdog(uint32_t port) {
       queue.bytes -= pkt.frame_bytes;
       sw.buffer_used_bytes -= pkt.frame_bytes;
       credit_release(sw.first_port + pkt.in_port, pkt);
-      ++counters_.hoq_discards;
-      drop(port, pkt);
+      drop(port, pkt, DropReason::kHeadOfQueue);
     }
     p.backlog_mask &= static_cast<uint8_t>(~bit);
     q.credit_stalled_until_ps = now + 8 * hoq;
@@ -273,8 +272,7 @@ void Network::flush_queues(uint32_t port) {
         if (sw.lossless_mask & (1u << c)) pfc_release(sw.first_port + pkt.in_port, pkt);
         if (ib_on_) credit_release(sw.first_port + pkt.in_port, pkt);
       }
-      ++counters_.link_down_drops;
-      drop(port, pkt);
+      drop(port, pkt, DropReason::kLinkDown);
     }
     if (p.paused_mask & (1u << c)) unpause(port, c);
   }
@@ -292,8 +290,7 @@ void Network::fail_link(uint32_t port) {
     while (!p.line.empty()) {
       const Packet pkt = p.line.pop_front().pkt;
       if (pkt.type == PacketType::kPause || pkt.type == PacketType::kCredit) continue;
-      ++counters_.link_down_drops;
-      drop(p.peer, pkt);
+      drop(p.peer, pkt, DropReason::kLinkDown);
     }
     flush_queues(id);
   }

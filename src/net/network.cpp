@@ -249,8 +249,7 @@ void Network::transmit(uint32_t port, const Packet& pkt) {
       p.arrive_event_pending = true;
     }
   } else if (pkt.type != PacketType::kPause && pkt.type != PacketType::kCredit) {
-    ++counters_.link_down_drops;  // a failed link: the frame is clocked out and lost
-    drop(port, pkt);
+    drop(port, pkt, DropReason::kLinkDown);  // a failed link: the frame is clocked out and lost
   }
   // Only a port with more to send needs to wake up when this frame is out; an idle port is
   // restarted by enqueue() or nic_kick().
@@ -275,8 +274,7 @@ void Network::on_link_arrive(uint32_t port) {
   if (pkt.type == PacketType::kData) {
     ++counters_.data_packet_hops;
     if (loss_rate_ > 0 && loss_rng_.uniform() < loss_rate_) {
-      ++counters_.link_losses;  // corrupted on the wire: the receiver's MAC discards it
-      drop(p.peer, pkt);
+      drop(p.peer, pkt, DropReason::kCorrupted);  // the receiver's MAC discards it
       return;
     }
   } else if (pkt.type == PacketType::kPause) {
@@ -287,7 +285,7 @@ void Network::on_link_arrive(uint32_t port) {
     return;
   }
   if (ib_on_ && !credit_receive(p.peer, pkt)) {
-    drop(p.peer, pkt);  // beyond the VL buffer: counted as a credit violation
+    drop(p.peer, pkt, DropReason::kCreditOverrun);  // beyond the VL buffer
     return;
   }
   if (p.far_is_nic) {
@@ -344,9 +342,8 @@ void Network::switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& 
   Switch& sw = switches_[sw_index];
   const uint32_t out = select_egress(sw, pkt);
   if (out == kNoPort) {
-    ++counters_.unroutable_packets;
     if (ib_on_) credit_release(in_port, pkt);
-    drop(in_port, pkt);
+    drop(in_port, pkt, DropReason::kUnroutable);
     return;
   }
   Packet k = pkt;
@@ -362,15 +359,9 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
   if (!p.up || (queues_[port].storm_mask & cls)) {
     // A failed link, or a queue the PFC watchdog declared stormed / a stalled IB VL: the
     // arrival is discarded.
-    if (!p.up) {
-      ++counters_.link_down_drops;
-    } else if (ib_on_) {
-      ++counters_.hoq_discards;
-    } else {
-      ++counters_.watchdog_drops;
-    }
     if (ib_on_) credit_release(sw.first_port + pkt.in_port, pkt);
-    drop(port, pkt);
+    drop(port, pkt,
+         !p.up ? DropReason::kLinkDown : ib_on_ ? DropReason::kHeadOfQueue : DropReason::kWatchdog);
     return;
   }
   if (ib_on_) {
@@ -379,8 +370,7 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
   } else if (sw.lossless_mask & cls) {
     // A lossless class is admitted by ingress accounting (PFC), not by the egress threshold.
     if (pkt.frame_bytes > free_bytes || !pfc_admit(sw.first_port + pkt.in_port, pkt)) {
-      ++counters_.lossless_drops;
-      drop(port, pkt);
+      drop(port, pkt, DropReason::kLossless);
       return;
     }
   } else if (pkt.frame_bytes > free_bytes ||
@@ -388,7 +378,7 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
                  sw.dt_alpha * free_bytes) {
     // Dynamic threshold admission (Choudhury & Hahne 1998): a queue may hold at most
     // alpha x (unused shared buffer); tail drop beyond that or when the buffer is full.
-    drop(port, pkt);
+    drop(port, pkt, DropReason::kBuffer);
     return;
   }
   sw.buffer_used_bytes += pkt.frame_bytes;
@@ -397,12 +387,36 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
   wake(port);
 }
 
-void Network::drop(uint32_t port, const Packet& pkt) {
+void Network::drop(uint32_t port, const Packet& pkt, DropReason reason) {
+  switch (reason) {
+    case DropReason::kBuffer:
+      break;  // counted by dropped_packets alone
+    case DropReason::kLossless:
+      ++counters_.lossless_drops;
+      break;
+    case DropReason::kWatchdog:
+      ++counters_.watchdog_drops;
+      break;
+    case DropReason::kHeadOfQueue:
+      ++counters_.hoq_discards;
+      break;
+    case DropReason::kLinkDown:
+      ++counters_.link_down_drops;
+      break;
+    case DropReason::kCorrupted:
+      ++counters_.link_losses;
+      break;
+    case DropReason::kUnroutable:
+      ++counters_.unroutable_packets;
+      break;
+    case DropReason::kCreditOverrun:
+      break;  // credit_receive() counted the violation
+  }
   ++queues_[port].drops;
   ++counters_.dropped_packets;
   --in_flight_;
   if (pkt.type == PacketType::kData) counters_.dropped_payload_bytes += pkt.payload_bytes;
-  if (endpoint_.dropped) endpoint_.dropped(endpoint_.ctx, pkt);
+  if (endpoint_.dropped) endpoint_.dropped(endpoint_.ctx, pkt, reason);
 }
 
 }  // namespace fabricsim::net

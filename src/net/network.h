@@ -156,6 +156,18 @@ struct Node {
   uint32_t index;  // into nics_ or switches_
 };
 
+// Why the fabric discarded a packet; each reason has its counter in NetCounters.
+enum class DropReason : uint8_t {
+  kBuffer,         // tail drop: shared buffer or dynamic threshold (lossy class), full NIC buffer
+  kLossless,       // a PFC class beyond XOFF + headroom (undersized headroom)
+  kWatchdog,       // a queue the PFC watchdog declared stormed
+  kHeadOfQueue,    // an IB VL stalled past its head-of-queue lifetime
+  kLinkDown,       // on, or queued for, a failed link
+  kCorrupted,      // lost on the wire (fabric.link.loss_rate)
+  kUnroutable,     // no forwarding entry
+  kCreditOverrun,  // beyond the receiver's IB credits (a model defect if it ever happens)
+};
+
 // The transport's hooks at the endpoints. Plain function pointers: one indirect call per packet
 // at a NIC, none inside the fabric.
 struct Endpoint {
@@ -165,8 +177,8 @@ struct Endpoint {
   // Fills `out` with the next data packet `nic` should send now, not of a class in
   // `paused_classes` (PFC); false if none.
   bool (*pull)(void* ctx, uint32_t nic, uint8_t paused_classes, Packet& out) = nullptr;
-  // `pkt` was dropped in the fabric (for per-flow accounting).
-  void (*dropped)(void* ctx, const Packet& pkt) = nullptr;
+  // `pkt` was dropped in the fabric (for per-flow accounting and failure recovery).
+  void (*dropped)(void* ctx, const Packet& pkt, DropReason reason) = nullptr;
 };
 
 // An observer of every frame a port starts to transmit (for pcap capture). Off unless set.
@@ -296,7 +308,7 @@ class Network {
   void switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& pkt);
   uint32_t select_egress(const Switch& sw, const Packet& p) const;
   void enqueue(uint32_t port, const Packet& pkt);
-  void drop(uint32_t port, const Packet& pkt);
+  void drop(uint32_t port, const Packet& pkt, DropReason reason);
   // Makes a port with something to send transmit now, or when its current frame is out.
   void wake(uint32_t port);
   // Starts the next transmission on an idle port, if it has anything to send.

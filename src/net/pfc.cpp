@@ -240,8 +240,7 @@ void Network::on_pfc_watchdog(uint32_t port) {
       if (switch_cfg_[p.switch_index].pfc.lossless_mask & cls) {
         pfc_release(sw.first_port + pkt.in_port, pkt);
       }
-      ++counters_.watchdog_drops;
-      drop(port, pkt);
+      drop(port, pkt, DropReason::kWatchdog);
     }
     p.backlog_mask &= static_cast<uint8_t>(~cls);
     next = std::min(next, now + wd);
@@ -262,8 +261,7 @@ void Network::hold_at_stalled_nic(uint32_t port, const Packet& pkt) {
   const bool lossless = cfg.enabled && (cfg.lossless_mask & (1u << pkt.priority));
   const int64_t limit = lossless ? q.pfc_limit_bytes : nic_cfg_[ports_[port].nic].rx_buffer_bytes;
   if (q.ingress_bytes[pkt.priority] + pkt.frame_bytes > limit) {
-    if (lossless) ++counters_.lossless_drops;
-    drop(port, pkt);
+    drop(port, pkt, lossless ? DropReason::kLossless : DropReason::kBuffer);
     return;
   }
   if (lossless) {

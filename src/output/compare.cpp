@@ -87,6 +87,11 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   m.paused_ps = n.paused_ps;
   m.retransmitted_packets = n.retransmitted_packets;
   m.timeouts = n.timeouts;
+  const scenario::FailureTimeline& f = r.failure;
+  m.failed = f.link_failed_ps >= 0;
+  if (m.failed && f.routes_restored_ps >= 0) m.no_route_ps = f.routes_restored_ps - f.link_failed_ps;
+  if (m.failed && f.recovered_ps >= 0) m.recovery_ps = f.recovered_ps - f.link_failed_ps;
+  m.link_down_drops = n.link_down_drops;
   return m;
 }
 
@@ -157,6 +162,17 @@ std::string format_compare_table(const FabricRuns& runs) {
   }));
   rows.push_back(
       make_row("timeouts", ms, [](const CompareMetrics& m) { return count_cell(m.timeouts); }));
+  if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.failed; })) {
+    rows.push_back(make_row("without route", ms, [](const CompareMetrics& m) {
+      return time_cell(m.no_route_ps, m.no_route_ps >= 0);
+    }));
+    rows.push_back(make_row("recovery", ms, [](const CompareMetrics& m) {
+      return time_cell(m.recovery_ps, m.recovery_ps >= 0);
+    }));
+    rows.push_back(make_row("link-down drops", ms, [](const CompareMetrics& m) {
+      return count_cell(m.link_down_drops);
+    }));
+  }
 
   // Two fabrics: first / second, the figure a reader computes anyway.
   const bool ratio = runs.size() == 2;

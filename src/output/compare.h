@@ -37,6 +37,12 @@ struct CompareMetrics {
   int64_t paused_ps = 0;  // port total: PFC-paused time, or on IB time spent waiting for credits
   int64_t retransmitted_packets = 0;
   int64_t timeouts = 0;
+  // A link failure (faults.link_down): time without a working route, and until every packet it
+  // destroyed was delivered again (-1 = not recovered by the end); failed = false when none.
+  bool failed = false;
+  int64_t no_route_ps = -1;
+  int64_t recovery_ps = -1;
+  int64_t link_down_drops = 0;
 };
 
 CompareMetrics compare_metrics(const scenario::RunResult& result);

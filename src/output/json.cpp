@@ -74,7 +74,9 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"out_of_order_packets", n.out_of_order_packets}};
   if (r.failure.link_failed_ps >= 0) {
     j["failure"] = {{"link_failed_ps", r.failure.link_failed_ps},
-                    {"routes_restored_ps", r.failure.routes_restored_ps}};
+                    {"routes_restored_ps", r.failure.routes_restored_ps},
+                    {"recovered_ps", r.failure.recovered_ps},
+                    {"affected_qps", r.failure.affected_qps}};
   }
 
   // Utilization per tier and direction (scenario::LinkLoads); imbalance is null for a group

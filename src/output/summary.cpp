@@ -106,6 +106,16 @@ std::string format_summary(const scenario::RunResult& r) {
                    " without a working route)"
              : std::string("routes never restored before the end");
     rows.emplace_back("failure", v + ", " + count(n.link_down_drops) + " packets lost");
+    if (r.failure.affected_qps > 0) {
+      rows.emplace_back(
+          "recovery", count(r.failure.affected_qps) +
+                          (r.failure.affected_qps == 1 ? " QP lost data; " : " QPs lost data; ") +
+                          (r.failure.recovered_ps >= 0
+                               ? "all of it delivered again " +
+                                     format_time(r.failure.recovered_ps - r.failure.link_failed_ps) +
+                                     " after the failure"
+                               : std::string("some of it never delivered again")));
+    }
   }
   if (n.out_of_order_packets > 0) {
     rows.emplace_back("reordering", count(n.out_of_order_packets) +

@@ -90,6 +90,10 @@ struct FabricCounters {
 struct FailureTimeline {
   int64_t link_failed_ps = -1;
   int64_t routes_restored_ps = -1;  // new SM LFTs / converged ECMP groups in effect
+  // Every packet the failure destroyed on a reliable QP delivered in order again (-1: not by the
+  // end of the run, or nothing was lost), and how many QPs lost any.
+  int64_t recovered_ps = -1;
+  int64_t affected_qps = 0;
 }; 
 
 // A frame recorded for trace.pcap: when it started on the wire, the nodes at both ends of the

@@ -201,6 +201,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.out_of_order_packets = tc.out_of_order_packets;
   r.failure.link_failed_ps = sim.link_failed_ps();
   r.failure.routes_restored_ps = sim.routes_restored_ps();
+  r.failure.recovered_ps = transport.failure_recovered_ps();
+  r.failure.affected_qps = transport.failure_affected_qps();
   sim.network().finish_pause_accounting();
   for (uint32_t p = 0; p < net.num_ports(); ++p) {
     const net::PortQueues& q = net.queues(p);

@@ -130,9 +130,25 @@ bool RoceTransport::pull_hook(void* self, uint32_t nic, uint8_t paused_classes, 
   return t->pull(nic, out);
 }
 
-void RoceTransport::dropped_hook(void* self, const Packet& p) {
+void RoceTransport::dropped_hook(void* self, const Packet& p, net::DropReason reason) {
   auto* t = static_cast<RoceTransport*>(self);
-  if (p.type == PacketType::kData) t->msgs_[p.msg].dropped_bytes += p.payload_bytes;
+  if (p.type != PacketType::kData) return;
+  t->msgs_[p.msg].dropped_bytes += p.payload_bytes;
+  if (reason == net::DropReason::kLinkDown && t->reliable()) {
+    Qp& q = t->qps_[p.qp];
+    if (q.lost_to_failure_end == 0) {
+      ++t->pending_recoveries_;
+      ++t->failure_affected_qps_;
+    }
+    q.lost_to_failure_end = std::max(q.lost_to_failure_end, p.psn + 1);
+  }
+}
+
+void RoceTransport::check_recovered(Qp& q, uint32_t in_order_end) {
+  if (q.lost_to_failure_end == 0 || in_order_end < q.lost_to_failure_end) return;
+  q.lost_to_failure_end = 0;
+  --pending_recoveries_;
+  last_recovery_ps_ = std::max(last_recovery_ps_, sched_.now_ps);
 }
 
 void RoceTransport::set_infiniband(std::vector<uint16_t> nic_lid, const uint8_t (&sl_to_vl)[16]) {
@@ -456,6 +472,7 @@ void RoceTransport::accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce) {
     ++accepted;
   }
   q.nak_sent = false;
+  check_recovered(q, q.epsn);
   if (ce) q.ce_since_ack = true;
   const uint32_t done_before = q.rx_msg;
   complete_received(q);

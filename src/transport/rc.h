@@ -101,6 +101,9 @@ struct Qp {
   uint32_t resp_msg = 0;
   uint32_t resp_high = 0;
   bool resp_active = false;      // in the responder NIC's round-robin list
+  // Failure recovery: one past the highest PSN a link failure destroyed and that has not yet been
+  // delivered in order (0 = none pending).
+  uint32_t lost_to_failure_end = 0;
   bool read_reissued = false;
 };
 
@@ -155,6 +158,12 @@ class RoceTransport {
   // Messages posted whose last packet the requester has not yet seen acknowledged (messages of
   // a failed QP no longer count: they will never be).
   uint64_t unacked_messages() const { return unacked_messages_; }
+  // Reliable QPs that lost data to a failed link, and when the last of them had every lost
+  // packet delivered in order again (-1 while some are still missing it, or none lost any).
+  int64_t failure_affected_qps() const { return failure_affected_qps_; }
+  int64_t failure_recovered_ps() const {
+    return pending_recoveries_ == 0 && failure_affected_qps_ > 0 ? last_recovery_ps_ : -1;
+  }
 
  private:
   struct Nic {
@@ -163,7 +172,9 @@ class RoceTransport {
   };
   static void deliver_hook(void* self, uint32_t nic, const net::Packet& pkt);
   static bool pull_hook(void* self, uint32_t nic, uint8_t paused_classes, net::Packet& out);
-  static void dropped_hook(void* self, const net::Packet& pkt);
+  static void dropped_hook(void* self, const net::Packet& pkt, net::DropReason reason);
+  // The in-order point of `q` reached `psn_end`: what a link failure destroyed is delivered.
+  void check_recovered(Qp& q, uint32_t in_order_end);
 
   uint32_t qp_for(uint32_t src_nic, uint32_t dst_nic, int sl);
   bool ib() const { return cfg_.link_layer == LinkLayer::kInfiniband; }
@@ -209,6 +220,9 @@ class RoceTransport {
   TransportCounters counters_;
   uint64_t unacked_messages_ = 0;
   uint8_t paused_classes_ = 0;  // of the NIC port being served by pull()
+  int64_t failure_affected_qps_ = 0;
+  int64_t pending_recoveries_ = 0;
+  int64_t last_recovery_ps_ = -1;
 };
 
 // Completion time of a message alone on an idle path of `switch_hops` switches, all links at
