@@ -137,6 +137,7 @@ int run_command(const RunArgs& args) {
     }
     std::cout << "  results in " << out_dir << "/ (result.json, flows.csv, run.json"
               << (result.captured.empty() ? "" : ", trace.pcap")
+              << (result.sm_routes.empty() ? "" : ", routes.csv")
               << (result.captured.empty() || !result.infiniband ? "" : ", credits.csv") << ")\n";
   }
   return kExitOk;

@@ -21,4 +21,15 @@ std::string flows_csv_text(const std::vector<scenario::FlowRecord>& flows) {
   return out;
 }
 
+std::string routes_csv_text(const std::vector<scenario::PortRoutes>& routes) {
+  std::string out = "switch,tier,port,direction,far,routes\n";
+  for (const scenario::PortRoutes& r : routes) {
+    out += std::to_string(r.switch_index) + "," + std::to_string(r.tier) + "," +
+           std::to_string(r.port) + "," + (r.up ? "up" : "down") + "," +
+           (r.far_is_nic ? "nic " : "switch ") + std::to_string(r.far_index) + "," +
+           std::to_string(r.routes) + "\n";
+  }
+  return out;
+}
+
 }  // namespace fabricsim::output

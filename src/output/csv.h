@@ -15,6 +15,10 @@ inline constexpr const char* kFlowsCsvHeader =
 // Header line, then one line per flow in the given order. An unfinished flow leaves finish_ps,
 // fct_ps and slowdown empty (read as missing by pandas and spreadsheets, where -1 would be
 // averaged in silently). Slowdown has six decimals; every other column is an integer.
+// routes.csv (InfiniBand): switch,tier,port,direction,far,routes, one row per switch port, the
+// CA LIDs the Subnet Manager's LFT sends out of each (`far` is "nic N" or "switch N").
+std::string routes_csv_text(const std::vector<scenario::PortRoutes>& routes);
+
 std::string flows_csv_text(const std::vector<scenario::FlowRecord>& flows);
 
 }  // namespace fabricsim::output

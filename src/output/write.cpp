@@ -30,6 +30,7 @@ void write_run_outputs(const std::string& dir, const scenario::RunResult& result
   write_file(root / "result.json", result_json_text(result));
   write_file(root / "flows.csv", flows_csv_text(result.flows));
   write_file(root / "run.json", run_json_text(result.run));
+  if (!result.sm_routes.empty()) write_file(root / "routes.csv", routes_csv_text(result.sm_routes));
   if (!result.captured.empty()) {
     write_trace_pcap((root / "trace.pcap").string(), result);
     if (has_credit_packets(result.captured)) {

@@ -86,6 +86,18 @@ struct FabricCounters {
   int64_t out_of_order_packets = 0;  // placed out of PSN order (adaptive routing)
 };
 
+// One switch port's share of the Subnet Manager's routes (InfiniBand): how many CA LIDs the
+// switch's LFT sends out of it. `up`: the far end is a switch of a higher tier.
+struct PortRoutes {
+  int switch_index = 0;
+  int tier = 0;
+  int port = 0;  // local to the switch
+  bool up = false;
+  bool far_is_nic = false;
+  uint32_t far_index = 0;  // NIC or switch index
+  int32_t routes = 0;
+};
+
 // A link failure during the run and the control plane's reaction (-1 = did not happen).
 struct FailureTimeline {
   int64_t link_failed_ps = -1;
@@ -156,6 +168,7 @@ struct RunResult {
   std::vector<FlowRecord> flows;
   double aggregate_throughput_gbps = 0;  // delivered payload bits / (last finish - first start)
   LinkLoads links;                       // utilization per tier and direction
+  std::vector<PortRoutes> sm_routes;     // InfiniBand: per switch port, as last programmed
   FailureTimeline failure;
   std::vector<CapturedFrame> captured;   // empty unless Scenario::capture asks for frames
   // How the captured packets were framed on the wire, for trace.pcap (output/pcap.h): the link

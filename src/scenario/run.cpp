@@ -170,6 +170,24 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   r.operation = resolved.roce.operation;
   r.nic_lid = sim.lid_routes().nic_lid;
   r.fabric_description = describe_fabric(resolved, sim);
+  if (r.infiniband) {
+    const std::vector<int32_t>& routes = sim.lid_routes().port_routes;
+    for (uint32_t s = 0; s < net.num_switches(); ++s) {
+      const net::Switch& sw = net.switch_at(s);
+      for (uint32_t k = 0; k < sw.num_ports; ++k) {
+        const net::Port& far = net.port(net.port(sw.first_port + k).peer);
+        PortRoutes pr;
+        pr.switch_index = static_cast<int>(s);
+        pr.tier = sw.tier;
+        pr.port = static_cast<int>(k);
+        pr.far_is_nic = far.is_nic;
+        pr.far_index = far.is_nic ? far.nic : static_cast<uint32_t>(far.switch_index);
+        pr.up = !far.is_nic && net.switch_at(pr.far_index).tier > sw.tier;
+        pr.routes = routes[sw.first_port + k];
+        r.sm_routes.push_back(pr);
+      }
+    }
+  }
 
   const transport::TransportCounters& tc = transport.counters();
   const net::NetCounters& nc = net.counters();
