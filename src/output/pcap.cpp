@@ -7,6 +7,7 @@
 #include "net/network.h"
 #include "net/wire.h"
 #include "output/byte_writer.h"
+#include "output/pcap_file.h"
 
 namespace fabricsim::output {
 namespace {
@@ -209,15 +210,6 @@ void roce_frame(std::vector<uint8_t>& out, const scenario::CapturedFrame& f,
   if (b.size() < kMinFrameNoFcs) b.zeros(kMinFrameNoFcs - b.size());
 }
 
-void put_le32(std::ostream& out, uint32_t v) {
-  const char bytes[4] = {static_cast<char>(v), static_cast<char>(v >> 8),
-                         static_cast<char>(v >> 16), static_cast<char>(v >> 24)};
-  out.write(bytes, 4);
-}
-void put_le16(std::ostream& out, uint16_t v) {
-  const char bytes[2] = {static_cast<char>(v), static_cast<char>(v >> 8)};
-  out.write(bytes, 2);
-}
 
 }  // namespace
 
@@ -376,26 +368,10 @@ uint32_t roce_icrc(const uint8_t* ip, size_t len) {
 
 void write_pcap(std::ostream& out, const std::vector<scenario::CapturedFrame>& frames,
                 const MessageBytes& message_bytes, const Verbs& verbs) {
-  // Global header, little-endian: the nanosecond magic, version 2.4, GMT offset 0, accuracy 0,
-  // snap length (every frame fits: frame_bytes is 16 bits), LINKTYPE_ETHERNET (tcpdump.org
-  // link-layer header types).
-  put_le32(out, 0xA1B23C4D);
-  put_le16(out, 2);
-  put_le16(out, 4);
-  put_le32(out, 0);
-  put_le32(out, 0);
-  put_le32(out, 0x10000);
-  put_le32(out, 1);
+  write_pcap_header(out, kLinktypeEthernet);
   for (const scenario::CapturedFrame& f : frames) {
-    const std::vector<uint8_t> bytes = frame_bytes(f, message_bytes, verbs);
-    constexpr int64_t kPsPerSecond = 1'000'000'000'000;
-    put_le32(out, static_cast<uint32_t>(f.time_ps / kPsPerSecond));
-    put_le32(out, static_cast<uint32_t>(f.time_ps % kPsPerSecond / 1000));  // ps -> ns
-    // Captured and original length are equal: the FCS is never part of a capture.
-    put_le32(out, static_cast<uint32_t>(bytes.size()));
-    put_le32(out, static_cast<uint32_t>(bytes.size()));
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
+    // The FCS is never part of a capture, so captured and original length are the frame's.
+    write_pcap_record(out, f.time_ps, frame_bytes(f, message_bytes, verbs));
   }
 }
 

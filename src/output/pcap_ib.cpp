@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "output/byte_writer.h"
+#include "output/pcap_file.h"
 #include "output/pcap.h"  // crc32_ieee
 
 namespace fabricsim::output {
@@ -59,15 +60,6 @@ uint32_t checked_extension_bytes(const IbPacketFields& f) {
          (f.immediate ? kIbImmBytes : 0);
 }
 
-void put_le32(std::ostream& out, uint32_t v) {
-  const char bytes[4] = {static_cast<char>(v), static_cast<char>(v >> 8),
-                         static_cast<char>(v >> 16), static_cast<char>(v >> 24)};
-  out.write(bytes, 4);
-}
-void put_le16(std::ostream& out, uint16_t v) {
-  const char bytes[2] = {static_cast<char>(v), static_cast<char>(v >> 8)};
-  out.write(bytes, 2);
-}
 
 }  // namespace
 
@@ -206,26 +198,10 @@ uint16_t ib_vcrc(const uint8_t* lrh, size_t len_through_icrc) {
 }
 
 void write_ib_pcap(std::ostream& out, const std::vector<IbCapturedPacket>& packets) {
-  // Global header, little-endian: nanosecond magic, version 2.4, GMT offset 0, accuracy 0,
-  // snap length (every packet fits: PktLen caps it near 8 KiB), LINKTYPE_INFINIBAND.
-  constexpr uint32_t kLinktypeInfiniband = 247;
-  put_le32(out, 0xA1B23C4D);
-  put_le16(out, 2);
-  put_le16(out, 4);
-  put_le32(out, 0);
-  put_le32(out, 0);
-  put_le32(out, 0x10000);
-  put_le32(out, kLinktypeInfiniband);
+  write_pcap_header(out, kLinktypeInfiniband);
   for (const IbCapturedPacket& p : packets) {
     if (p.time_ps < 0) throw std::invalid_argument("write_ib_pcap: negative capture time");
-    const std::vector<uint8_t> bytes = ib_packet_bytes(p.fields);
-    constexpr int64_t kPsPerSecond = 1'000'000'000'000;
-    put_le32(out, static_cast<uint32_t>(p.time_ps / kPsPerSecond));
-    put_le32(out, static_cast<uint32_t>(p.time_ps % kPsPerSecond / 1000));  // ps -> ns
-    put_le32(out, static_cast<uint32_t>(bytes.size()));  // captured = original: whole packet
-    put_le32(out, static_cast<uint32_t>(bytes.size()));
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
+    write_pcap_record(out, p.time_ps, ib_packet_bytes(p.fields));
   }
 }
 
