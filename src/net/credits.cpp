@@ -239,16 +239,7 @@ void Network::on_credit_watchdog(uint32_t port) {
     // A switch port discards the stalled VL's packets and, as the IBA VL stall state does, what
     // arrives for it during 8 lifetimes.
     unpause(port, vl);
-    Switch& sw = switches_[p.switch_index];
-    ClassQueue& queue = q.cls[vl];
-    while (!queue.ring.empty()) {
-      const Packet pkt = queue.ring.pop_front();
-      queue.bytes -= pkt.frame_bytes;
-      sw.buffer_used_bytes -= pkt.frame_bytes;
-      credit_release(sw.first_port + pkt.in_port, pkt);
-      drop(port, pkt, DropReason::kHeadOfQueue);
-    }
-    p.backlog_mask &= static_cast<uint8_t>(~bit);
+    discard_class(port, vl, DropReason::kHeadOfQueue);
     q.credit_stalled_until_ps = now + 8 * hoq;
     next = std::min(next, q.credit_stalled_until_ps);
   }
@@ -262,21 +253,9 @@ void Network::flush_queues(uint32_t port) {
   Port& p = ports_[port];
   PortQueues& q = queues_[port];
   for (int c = 0; c < kPriorities; ++c) {
-    ClassQueue& queue = q.cls[c];
-    while (!queue.ring.empty()) {
-      const Packet pkt = queue.ring.pop_front();
-      queue.bytes -= pkt.frame_bytes;
-      if (p.switch_index >= 0) {
-        Switch& sw = switches_[p.switch_index];
-        sw.buffer_used_bytes -= pkt.frame_bytes;
-        if (sw.lossless_mask & (1u << c)) pfc_release(sw.first_port + pkt.in_port, pkt);
-        if (ib_on_) credit_release(sw.first_port + pkt.in_port, pkt);
-      }
-      drop(port, pkt, DropReason::kLinkDown);
-    }
+    discard_class(port, c, DropReason::kLinkDown);
     if (p.paused_mask & (1u << c)) unpause(port, c);
   }
-  p.backlog_mask = 0;
   while (!q.mac_ctrl.empty()) q.mac_ctrl.pop_front();
   p.mac_ctrl_pending = false;
   q.fc_pending_mask = 0;

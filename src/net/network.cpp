@@ -387,6 +387,23 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
   wake(port);
 }
 
+void Network::discard_class(uint32_t port, int cls, DropReason reason) {
+  Port& p = ports_[port];
+  ClassQueue& queue = queues_[port].cls[cls];
+  while (!queue.ring.empty()) {
+    const Packet pkt = queue.ring.pop_front();
+    queue.bytes -= pkt.frame_bytes;
+    if (p.switch_index >= 0) {
+      Switch& sw = switches_[p.switch_index];
+      sw.buffer_used_bytes -= pkt.frame_bytes;
+      if (sw.lossless_mask & (1u << cls)) pfc_release(sw.first_port + pkt.in_port, pkt);
+      if (ib_on_) credit_release(sw.first_port + pkt.in_port, pkt);
+    }
+    drop(port, pkt, reason);
+  }
+  p.backlog_mask &= static_cast<uint8_t>(~(1u << cls));
+}
+
 void Network::drop(uint32_t port, const Packet& pkt, DropReason reason) {
   switch (reason) {
     case DropReason::kBuffer:

@@ -343,6 +343,9 @@ class Network {
   int vl_arbitrate(uint32_t port, uint32_t ready);
   void stage_vl_heads(uint32_t port);  // a CA port with several VLs: one head per VL
   void flush_queues(uint32_t port);
+  // Drops everything queued in class `cls` of `port`, returning the shared buffer and the
+  // ingress accounting (PFC bytes, IB credits) the packets held.
+  void discard_class(uint32_t port, int cls, DropReason reason);
   void hold_at_stalled_nic(uint32_t port, const Packet& pkt);
   bool ecn_mark(uint32_t port, Packet& pkt);  // RED on the class queue the packet leaves
 

@@ -231,18 +231,7 @@ void Network::on_pfc_watchdog(uint32_t port) {
     q.storm_mask |= cls;
     ++counters_.watchdog_storms;
     unpause(port, c);
-    Switch& sw = switches_[p.switch_index];
-    ClassQueue& queue = q.cls[c];
-    while (!queue.ring.empty()) {
-      const Packet pkt = queue.ring.pop_front();
-      queue.bytes -= pkt.frame_bytes;
-      sw.buffer_used_bytes -= pkt.frame_bytes;
-      if (switch_cfg_[p.switch_index].pfc.lossless_mask & cls) {
-        pfc_release(sw.first_port + pkt.in_port, pkt);
-      }
-      drop(port, pkt, DropReason::kWatchdog);
-    }
-    p.backlog_mask &= static_cast<uint8_t>(~cls);
+    discard_class(port, c, DropReason::kWatchdog);
     next = std::min(next, now + wd);
   }
   if (next != std::numeric_limits<int64_t>::max()) {
