@@ -17,24 +17,9 @@ namespace fs = std::filesystem;
 using fabricsim::test_support::CliOutcome;
 using fabricsim::test_support::ScratchDir;
 
-class CliTest : public ::testing::Test {
+class CliTest : public fabricsim::test_support::CliFixture {
  protected:
-  void SetUp() override {
-    scratch_ = std::make_unique<ScratchDir>("fabricsim_cli");
-    dir_ = scratch_->path();
-  }
-  void TearDown() override { scratch_.reset(); }
-
-  std::string write(const std::string& name, const std::string& yaml) {
-    const fs::path path = dir_ / name;
-    std::ofstream(path) << yaml;
-    return path.string();
-  }
-
-  // Runs `fabricsim ARGS` with stdout and stderr captured in files.
-  CliOutcome run(const std::string& args) {
-    return fabricsim::test_support::run_fabricsim(args, dir_);
-  }
+  CliTest() : CliFixture("fabricsim_cli") {}
 
   // Asserts the bad-input contract for `fabricsim run FILE --out DIR` and for validate.
   void expect_bad_input(const std::string& file, const std::string& extra_args,
@@ -52,8 +37,6 @@ class CliTest : public ::testing::Test {
     }
   }
 
-  std::unique_ptr<ScratchDir> scratch_;
-  fs::path dir_;
 };
 
 // A small, fast scenario (16 NICs, 1 MiB all-reduce).

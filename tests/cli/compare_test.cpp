@@ -58,26 +58,9 @@ workload: {kind: collective, op: all_reduce, algorithm: ring, size: 4MiB, slice:
 constexpr int kRanks = 16;
 constexpr double kSizeBytes = 4.0 * 1024 * 1024;
 
-class CompareTest : public ::testing::Test {
+class CompareTest : public fabricsim::test_support::CliFixture {
  protected:
-  void SetUp() override {
-    scratch_ = std::make_unique<ScratchDir>("fabricsim_compare");
-    dir_ = scratch_->path();
-  }
-  void TearDown() override { scratch_.reset(); }
-
-  std::string write(const std::string& name, const std::string& yaml) {
-    const fs::path path = dir_ / name;
-    std::ofstream(path) << yaml;
-    return path.string();
-  }
-
-  CliOutcome run(const std::string& args) {
-    return fabricsim::test_support::run_fabricsim(args, dir_);
-  }
-
-  std::unique_ptr<ScratchDir> scratch_;
-  fs::path dir_;
+  CompareTest() : CliFixture("fabricsim_compare") {}
 };
 
 // The table's cells by row label: "  label   cell   cell" split at runs of 2+ spaces (cells such

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -116,6 +117,31 @@ class ScratchDir {
 
  private:
   fs::path path_;
+};
+
+// A fixture for tests that run the fabricsim binary: a scratch directory per test, a way to
+// write a scenario file into it, and `fabricsim ARGS` with its output captured there.
+class CliFixture : public ::testing::Test {
+ protected:
+  explicit CliFixture(std::string prefix) : prefix_(std::move(prefix)) {}
+  void SetUp() override {
+    scratch_ = std::make_unique<ScratchDir>(prefix_);
+    dir_ = scratch_->path();
+  }
+  void TearDown() override { scratch_.reset(); }
+
+  std::string write(const std::string& name, const std::string& yaml) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << yaml;
+    return path.string();
+  }
+
+  // Runs `fabricsim ARGS` with stdout and stderr captured in files.
+  CliOutcome run(const std::string& args) { return run_fabricsim(args, dir_); }
+
+  std::string prefix_;
+  std::unique_ptr<ScratchDir> scratch_;
+  fs::path dir_;
 };
 
 }  // namespace fabricsim::test_support
