@@ -15,7 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using fabricsim::test_support::CliOutcome;
-using fabricsim::test_support::ScratchDir;
 
 class CliTest : public fabricsim::test_support::CliFixture {
  protected:

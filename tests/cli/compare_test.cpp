@@ -36,7 +36,6 @@ namespace fs = std::filesystem;
 using fabricsim::test_support::CliOutcome;
 using fabricsim::test_support::parse_csv;
 using fabricsim::test_support::read_file;
-using fabricsim::test_support::ScratchDir;
 using fabricsim::test_support::split_lines;
 using nlohmann::json;
 
