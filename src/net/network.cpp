@@ -356,7 +356,8 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
   Switch& sw = switches_[p.switch_index];
   const uint8_t cls = static_cast<uint8_t>(1u << pkt.priority);
   const int64_t free_bytes = sw.buffer_bytes - sw.buffer_used_bytes;
-  if (!p.up || (queues_[port].storm_mask & cls)) {
+  // The storm mask sits on a cold line of PortQueues: read it only where a watchdog can set it.
+  if (!p.up || ((sw.pfc_on || ib_on_) && (queues_[port].storm_mask & cls))) {
     // A failed link, or a queue the PFC watchdog declared stormed / a stalled IB VL: the
     // arrival is discarded.
     if (ib_on_) credit_release(sw.first_port + pkt.in_port, pkt);
