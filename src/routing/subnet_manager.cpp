@@ -376,7 +376,7 @@ LidRoutes SubnetManager::sweep(const net::Network& net) {
   if (engine_ != SmEngine::kMinHop) {
     next_hops = [&](uint32_t t, NextHops& nh) { sm_internal::updn_next_hops(sub, ud, t, nh); };
   }
-  build_ar(sub, next_hops, r);
+  if (adaptive_groups_) build_ar(sub, next_hops, r);
   fill_statistics(net, r);
   return r;
 }

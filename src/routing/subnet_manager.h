@@ -59,7 +59,8 @@ struct LidRoutes {
   std::vector<std::vector<uint32_t>> lft;
   // Adaptive routing, per switch and LID: ar_ports[sw][ar_offsets[sw][lid] ..
   // ar_offsets[sw][lid + 1]) are the allowed output ports, the LFT port first; empty when
-  // unrouted. ar_offsets[sw] has num_lids + 1 entries.
+  // unrouted. ar_offsets[sw] has num_lids + 1 entries (none when the SubnetManager was asked
+  // not to compute AR groups).
   std::vector<std::vector<uint32_t>> ar_offsets, ar_ports;
   std::vector<int32_t> port_routes;  // per global port id: CA LIDs whose LFT entry uses it
   // (switch, CA LID) pairs with no route, over every switch of the Network (undiscovered ones
@@ -82,7 +83,10 @@ struct LidRoutes {
 
 class SubnetManager {
  public:
-  explicit SubnetManager(SmEngine engine) : engine_(engine) {}
+  // `adaptive_groups`: also compute the AR groups (skip them for static routing: on a large
+  // fabric they are most of a sweep's memory).
+  explicit SubnetManager(SmEngine engine, bool adaptive_groups = true)
+      : engine_(engine), adaptive_groups_(adaptive_groups) {}
 
   // Discovers the subnet from the Network's working links, assigns LIDs on the first sweep and
   // keeps them on later ones, computes LFTs and AR groups with the engine. Deterministic.
@@ -91,6 +95,7 @@ class SubnetManager {
 
  private:
   SmEngine engine_;
+  bool adaptive_groups_;
   std::vector<uint16_t> nic_lid_;  // guid2lid: persists across sweeps
   std::vector<uint16_t> switch_lid_;
   uint32_t next_lid_ = 1;

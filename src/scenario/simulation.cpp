@@ -84,7 +84,8 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   if (ib) {
     static constexpr routing::SmEngine kEngines[] = {
         routing::SmEngine::kMinHop, routing::SmEngine::kUpDown, routing::SmEngine::kFatTree};
-    sm_ = std::make_unique<routing::SubnetManager>(kEngines[static_cast<int>(sc_.recovery.engine)]);
+    sm_ = std::make_unique<routing::SubnetManager>(kEngines[static_cast<int>(sc_.recovery.engine)],
+                                                   sc_.recovery.adaptive);
   }
   program_routes();
   if (sc_.credit_loss.switch_index >= 0) {
@@ -130,6 +131,11 @@ void Simulation::program_routes() {
                                      " unreachable (switch, LID) pairs: the subnet does not connect");
   }
   routing::install_lid_routes(net_, lid_routes_, sc_.recovery.adaptive);
+  // The switches now hold the tables; keep only what reports need (LIDs, route counts). The
+  // per-switch LFTs and AR groups are the bulk of the SM's memory (tens of MiB at k=24).
+  std::vector<std::vector<uint32_t>>().swap(lid_routes_.lft);
+  std::vector<std::vector<uint32_t>>().swap(lid_routes_.ar_offsets);
+  std::vector<std::vector<uint32_t>>().swap(lid_routes_.ar_ports);
 }
 
 void Simulation::on_link_fail(uint32_t port) {

@@ -44,7 +44,8 @@ class Simulation {
   // Frames recorded per Scenario::capture, in transmit order.
   std::vector<CapturedFrame>& captured() { return captured_; }
   uint64_t delivered_messages() const { return delivered_; }
-  // InfiniBand: the Subnet Manager's latest tables (empty on RoCE).
+  // InfiniBand: the Subnet Manager's latest sweep (empty on RoCE): LIDs, route counts, engine
+  // and note; its LFTs and AR groups are released once programmed into the switches.
   const routing::LidRoutes& lid_routes() const { return lid_routes_; }
   // The failure timeline (-1 when no link failed / routes were not recomputed yet).
   int64_t link_failed_ps() const { return link_failed_ps_; }
