@@ -51,6 +51,7 @@ constexpr uint32_t roce_cnp_frame_bytes(bool vlan) {
 inline constexpr uint32_t kLrhBytes = 8;
 inline constexpr uint32_t kDethBytes = 8;
 inline constexpr uint32_t kVcrcBytes = 2;
+inline constexpr uint32_t kImmDtBytes = 4;  // immediate data (SEND/WRITE with immediate)
 constexpr uint32_t ib_packet_bytes(uint32_t after_bth_bytes) {
   return kLrhBytes + kBthBytes + after_bth_bytes + kIcrcBytes + kVcrcBytes;
 }

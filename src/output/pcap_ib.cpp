@@ -5,6 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "net/wire.h"
 #include "output/byte_writer.h"
 #include "output/pcap_file.h"
 #include "output/pcap.h"  // crc32_ieee
@@ -25,7 +26,7 @@ constexpr int kBthPadShift = 4;
 constexpr uint8_t kBthFecn = 0x80;
 constexpr uint8_t kBthBecn = 0x40;
 constexpr uint8_t kBthAckReq = 0x80;
-constexpr size_t kBthResv8aOffset = kIbLrhBytes + 4;  // BTH byte 4, from the LRH
+constexpr size_t kBthResv8aOffset = net::kLrhBytes + 4;  // BTH byte 4, from the LRH
 
 
 // CRC-16 with polynomial 0x100B, processed reflected (0xD008 is 0x100B bit-reversed).
@@ -56,8 +57,8 @@ uint32_t checked_extension_bytes(const IbPacketFields& f) {
   require(want->reth == f.reth.has_value(), "RETH present iff the opcode carries one");
   require(want->aeth == f.aeth.has_value(), "AETH present iff the opcode carries one");
   require(want->immediate == f.immediate.has_value(), "ImmDt present iff the opcode carries one");
-  return (f.deth ? kIbDethBytes : 0) + (f.reth ? kIbRethBytes : 0) + (f.aeth ? kIbAethBytes : 0) +
-         (f.immediate ? kIbImmBytes : 0);
+  return (f.deth ? net::kDethBytes : 0) + (f.reth ? net::kRethBytes : 0) + (f.aeth ? net::kAethBytes : 0) +
+         (f.immediate ? net::kImmDtBytes : 0);
 }
 
 
@@ -116,9 +117,9 @@ std::optional<IbOpcodeHeaders> ib_opcode_headers(uint8_t opcode) {
 }
 
 uint32_t ib_header_bytes(const IbPacketFields& f) {
-  return kIbLrhBytes + kIbBthBytes + (f.deth ? kIbDethBytes : 0) + (f.reth ? kIbRethBytes : 0) +
-         (f.aeth ? kIbAethBytes : 0) + (f.immediate ? kIbImmBytes : 0) + kIbIcrcBytes +
-         kIbVcrcBytes;
+  return net::kLrhBytes + net::kBthBytes + (f.deth ? net::kDethBytes : 0) + (f.reth ? net::kRethBytes : 0) +
+         (f.aeth ? net::kAethBytes : 0) + (f.immediate ? net::kImmDtBytes : 0) + net::kIcrcBytes +
+         net::kVcrcBytes;
 }
 
 uint32_t ib_wire_bytes(const IbPacketFields& f) {
@@ -131,11 +132,11 @@ std::vector<uint8_t> ib_packet_bytes(const IbPacketFields& f) {
   // PktLen counts 4-byte words from the LRH through the ICRC, the VCRC excluded
   // (infiniband.md §6). 64-bit sum: a huge payload must not wrap into a small length.
   const uint64_t through_icrc =
-      uint64_t{kIbLrhBytes} + kIbBthBytes + extension + f.payload_bytes + pad + kIbIcrcBytes;
+      uint64_t{net::kLrhBytes} + net::kBthBytes + extension + f.payload_bytes + pad + net::kIcrcBytes;
   require(through_icrc / 4 <= kIbMaxPktLenWords, "packet too long for LRH.PktLen (11 bits)");
 
   std::vector<uint8_t> out;
-  out.reserve(through_icrc + kIbVcrcBytes);
+  out.reserve(through_icrc + net::kVcrcBytes);
   ByteWriter w(out);
   // LRH (infiniband.md §6): LVer 0, reserved bits 0.
   w.u8(uint32_t{f.vl} << 4);
@@ -168,13 +169,13 @@ std::vector<uint8_t> ib_packet_bytes(const IbPacketFields& f) {
   }
   if (f.immediate) w.u32(*f.immediate);
   w.zeros(f.payload_bytes + pad);
-  w.lsb_first(ib_icrc(out.data(), out.size()), kIbIcrcBytes);
-  w.lsb_first(ib_vcrc(out.data(), out.size()), kIbVcrcBytes);
+  w.lsb_first(ib_icrc(out.data(), out.size()), net::kIcrcBytes);
+  w.lsb_first(ib_vcrc(out.data(), out.size()), net::kVcrcBytes);
   return out;
 }
 
 uint32_t ib_icrc(const uint8_t* lrh, size_t len_through_pad) {
-  constexpr size_t kHeaders = kIbLrhBytes + kIbBthBytes;
+  constexpr size_t kHeaders = net::kLrhBytes + net::kBthBytes;
   if (len_through_pad < kHeaders) throw std::invalid_argument("ib_icrc: shorter than LRH+BTH");
   if ((lrh[1] & kLrhLnhMask) != kLnhBth) {
     throw std::invalid_argument("ib_icrc: only local packets (LNH = 2, BTH follows)");

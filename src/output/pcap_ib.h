@@ -75,15 +75,6 @@ inline constexpr uint8_t kIbOpUdSendOnly = 0x64;
 inline constexpr uint8_t kIbOpUdSendOnlyImm = 0x65;
 inline constexpr uint8_t kIbOpCnp = 0x80;  // IB congestion notification (Annex A10)
 
-// Header sizes in bytes (IBTA Vol. 1 ch. 9; infiniband.md §5-§6).
-inline constexpr uint32_t kIbLrhBytes = 8;
-inline constexpr uint32_t kIbBthBytes = 12;
-inline constexpr uint32_t kIbDethBytes = 8;
-inline constexpr uint32_t kIbRethBytes = 16;
-inline constexpr uint32_t kIbAethBytes = 4;
-inline constexpr uint32_t kIbImmBytes = 4;
-inline constexpr uint32_t kIbIcrcBytes = 4;
-inline constexpr uint32_t kIbVcrcBytes = 2;
 // LRH.PktLen is 11 bits of 4-byte words (LRH..ICRC): the longest packet it can describe.
 inline constexpr uint32_t kIbMaxPktLenWords = 0x7FF;
 

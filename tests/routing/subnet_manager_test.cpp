@@ -483,11 +483,17 @@ TEST(MinHop, RingHasACyclicChannelDependency) {
   EXPECT_FALSE(has_dependency_cycle(f->net, updn, true)) << "up/down breaks the ring's cycle";
 }
 
-TEST(FatTree, UpPortRoutesDifferByAtMostOne) {
+// Full fat-trees: leaf-spine radix 8 and 3-tier k=4 and k=8.
+std::vector<std::unique_ptr<Fabric>> full_fat_trees() {
   std::vector<std::unique_ptr<Fabric>> trees;
   trees.push_back(fat_tree(2, 8));
   trees.push_back(fat_tree(3, 4));
   trees.push_back(fat_tree(3, 8));
+  return trees;
+}
+
+TEST(FatTree, UpPortRoutesDifferByAtMostOne) {
+  const std::vector<std::unique_ptr<Fabric>> trees = full_fat_trees();
   for (const auto& f : trees) {
     const net::Network& net = f->net;
     const LidRoutes r = SubnetManager(SmEngine::kFatTree).sweep(net);
@@ -525,10 +531,7 @@ TEST(FatTree, UpPortRoutesDifferByAtMostOne) {
 // whatever the source, and consecutive CAs of a leaf take different top switches: what makes
 // shift permutations contention-free.
 TEST(FatTree, EachCaComesDownFromOneTopSwitchConsecutiveCasFromDifferentOnes) {
-  std::vector<std::unique_ptr<Fabric>> trees;
-  trees.push_back(fat_tree(2, 8));
-  trees.push_back(fat_tree(3, 4));
-  trees.push_back(fat_tree(3, 8));
+  const std::vector<std::unique_ptr<Fabric>> trees = full_fat_trees();
   for (const auto& f : trees) {
     const net::Network& net = f->net;
     const LidRoutes r = SubnetManager(SmEngine::kFatTree).sweep(net);
