@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS  ?= 2
 OUT   ?= out/default
 
-.PHONY: all deps configure build run test bench clean
+.PHONY: all deps configure build run test bench calibration clean
 
 all: build
 
@@ -24,6 +24,10 @@ test: build
 
 bench: build
 	@scripts/run-bench $(BUILD)
+
+# Regenerates the calibration table in docs/calibration.md from tests/calibration.
+calibration: build
+	@scripts/calibration-table $(BUILD)
 
 clean:
 	rm -rf $(BUILD) out
