@@ -103,19 +103,19 @@ void add_congestion_knobs(std::vector<Knob>& k) {
   k.push_back(bind({.path = "fabric.ecn.kmin",
                     .type = KnobType::kBytes,
                     .description = "Queue bytes below which nothing is marked",
-                    .source = "the DCQCN profile's; without DCQCN 100KiB (SPEC §5)",
+                    .source = "the DCQCN profile's; without DCQCN 150000B, NVIDIA Spectrum RoCE default (Cumulus Linux default_ecn_red_conf min_threshold_bytes; Onyx show roce Min 150 KB)",
                     .min = non_negative},
                    [](auto& s) -> auto& { return s.ecn.kmin_bytes; }));
   k.push_back(bind({.path = "fabric.ecn.kmax",
                     .type = KnobType::kBytes,
                     .description = "Queue bytes above which everything is marked",
-                    .source = "the DCQCN profile's; without DCQCN 400KiB (SPEC §5)",
+                    .source = "the DCQCN profile's; without DCQCN 1500000B, NVIDIA Spectrum RoCE default (Cumulus Linux default_ecn_red_conf max_threshold_bytes; Onyx show roce Max 1500 KB)",
                     .min = positive},
                    [](auto& s) -> auto& { return s.ecn.kmax_bytes; }));
   k.push_back(bind({.path = "fabric.ecn.pmax",
                     .type = KnobType::kDouble,
                     .description = "Marking probability at Kmax",
-                    .source = "the DCQCN profile's; without DCQCN 0.2 (SPEC §5)",
+                    .source = "the DCQCN profile's; without DCQCN 1, NVIDIA Spectrum RoCE default (Cumulus Linux default_ecn_red_conf probability 100)",
                     .min = positive,
                     .max = Bound{1}},
                    [](auto& s) -> auto& { return s.ecn.pmax; }));
@@ -131,7 +131,8 @@ void add_congestion_knobs(std::vector<Knob>& k) {
       {.path = "fabric.roce.dcqcn_profile",
        .description = "Named DCQCN parameter set (SPEC §8); every field can be overridden "
                       "under fabric.roce.dcqcn",
-       .source = "ConnectX firmware defaults",
+       .source = "nvidia-default: ConnectX firmware defaults (mlxconfig query; isekai ConnectX "
+                 "model for B in 64-byte units) with NVIDIA Spectrum switch ECN defaults",
        .only_with = {dcqcn}},
       std::vector<std::pair<std::string, std::string>>{{"nvidia-default", "nvidia-default"},
                                                        {"dcqcn-paper", "dcqcn-paper"},
@@ -170,11 +171,12 @@ void add_congestion_knobs(std::vector<Knob>& k) {
                    [](auto& s) -> auto& { return s.roce.plb.idle_rehash_rounds; }));
 
   auto dcqcn_knob = [&](const char* path, KnobType type, const char* description,
-                        std::optional<Bound> min, std::optional<Bound> max, auto access) {
+                        std::optional<Bound> min, std::optional<Bound> max, auto access,
+                        const char* source = "the profile's (transport/dcqcn.cpp cites each)") {
     k.push_back(bind({.path = path,
                       .type = type,
                       .description = description,
-                      .source = "the profile's (transport/dcqcn.cpp cites each)",
+                      .source = source,
                       .min = min,
                       .max = max,
                       .only_with = {dcqcn}},
@@ -201,10 +203,21 @@ void add_congestion_knobs(std::vector<Knob>& k) {
              [](auto& s) -> auto& { return s.roce.dcqcn.rate_increase_timer_ps; });
   dcqcn_knob("fabric.roce.dcqcn.byte_counter", KnobType::kBytes,
              "Byte counter B: one increase step per B bytes sent; 0 = none", non_negative,
-             std::nullopt, [](auto& s) -> auto& { return s.roce.dcqcn.byte_counter_bytes; });
+             std::nullopt, [](auto& s) -> auto& { return s.roce.dcqcn.byte_counter_bytes; },
+             "the profile's; nvidia-default 32767 x 64 B = 2097088B (rpg_byte_reset in 64-byte "
+             "units as Google isekai's ConnectX model counts it; Spirent DCQCN profile 2 MB); "
+             "mstflint's 'Given in Bytes' reading is 32767B");
   dcqcn_knob("fabric.roce.dcqcn.fast_recovery_steps", KnobType::kInt,
              "F: fast-recovery steps before additive increase", non_negative, std::nullopt,
              [](auto& s) -> auto& { return s.roce.dcqcn.fast_recovery_steps; });
+  dcqcn_knob("fabric.roce.dcqcn.stage_counts_current_step", KnobType::kBool,
+             "true: the firing stage counter counts the current step before the phase is chosen "
+             "(F-1 fast-recovery steps, hyper once both counters reach F); false: F fast-recovery "
+             "steps, hyper once both exceed F",
+             std::nullopt, std::nullopt,
+             [](auto& s) -> auto& { return s.roce.dcqcn.stage_counts_current_step; },
+             "the profile's; dcqcn-paper true (NS3RDMA rpr_active_select), the others false "
+             "(isekai IncreaseRate, HPCC RateIncEventMlx)");
   dcqcn_knob("fabric.roce.dcqcn.ai_rate", KnobType::kRate, "Additive increase of the target rate",
              positive, std::nullopt, [](auto& s) -> auto& { return s.roce.dcqcn.ai_rate_bps; });
   dcqcn_knob("fabric.roce.dcqcn.hai_rate", KnobType::kRate, "Hyper increase of the target rate",
@@ -222,7 +235,9 @@ void add_congestion_knobs(std::vector<Knob>& k) {
   dcqcn_knob("fabric.roce.dcqcn.cnp_interval", KnobType::kTime,
              "Receiver sends at most one CNP per QP per interval; 0 = one per marked packet",
              non_negative, std::nullopt,
-             [](auto& s) -> auto& { return s.roce.dcqcn.cnp_interval_ps; });
+             [](auto& s) -> auto& { return s.roce.dcqcn.cnp_interval_ps; },
+             "the profile's; nvidia-default 4us (mlxconfig MIN_TIME_BETWEEN_CNPS 4, in "
+             "microseconds per mstflint and the mlx5 np_min_time_between_cnps patch)");
 }
 
 }  // namespace fabricsim::scenario

@@ -34,6 +34,7 @@ transport::DcqcnParams resolve_dcqcn(const Scenario& sc) {
   override_with(p.rate_increase_timer_ps, o.rate_increase_timer_ps);
   override_with(p.byte_counter_bytes, o.byte_counter_bytes);
   override_with(p.fast_recovery_steps, o.fast_recovery_steps);
+  override_with(p.stage_counts_current_step, o.stage_counts_current_step);
   override_with(p.ai_rate_bps, o.ai_rate_bps);
   override_with(p.hai_rate_bps, o.hai_rate_bps);
   override_with(p.min_decrease_factor, o.min_decrease_factor);

@@ -22,6 +22,7 @@ struct DcqcnOverrides {
   std::optional<int64_t> rate_increase_timer_ps;
   std::optional<int64_t> byte_counter_bytes;
   std::optional<int> fast_recovery_steps;
+  std::optional<bool> stage_counts_current_step;
   std::optional<int64_t> ai_rate_bps;
   std::optional<int64_t> hai_rate_bps;
   std::optional<double> min_decrease_factor;

@@ -25,13 +25,24 @@ int64_t per_25g(int64_t value, int64_t link_rate_bps) {
 
 DcqcnParams nvidia_default() {
   DcqcnParams p;
-  // ConnectX firmware defaults as SPEC §8 lists them; the same numbers appear in an
+  // ConnectX firmware defaults as SPEC §8 lists them, except B's unit and the CNP interval
+  // (below, each with its sources); the same numbers appear in an
   // `mlxconfig query` of a ConnectX-4 Lx (RPG_*, DCE_TCP_*, RATE_REDUCE_MONITOR_PERIOD,
   // INITIAL_ALPHA_VALUE) and in Google isekai's ConnectX model (rdma_roce_cc_dcqcn.h).
   p.rate_increase_timer_ps = 300 * kPsPerUs;  // rpg_time_reset 300 us
-  // rpg_byte_reset 32767, bytes per SPEC §8. UNVERIFIED unit: isekai multiplies it by 64 (64-byte
-  // blocks, ~2 MiB), which would make byte-counter increases 64x rarer.
-  p.byte_counter_bytes = 32767;
+  // rpg_byte_reset 32767 (mlxconfig RPG_BYTE_RESET), counted in 64-byte units: 2,097,088 bytes.
+  // Sources disagree on the unit. 64-byte units: Google isekai's ConnectX model
+  // (isekai/host/rdma/rdma_roce_cc_dcqcn.cc, SentBytes compares the byte count with
+  // byte_reset * 64), and Spirent's RoCEv2 DCQCN profile, whose ByteResetInMb defaults to 2 MB
+  // (Rocev2DcqcnProfile object reference), the same 2 MB. Bytes: NVIDIA's mstflint
+  // (mlxconfig/mlxcfg_param_lib.cpp, tools_layouts/tools_open_layouts.h) describes the field as
+  // "Given in Bytes ... Default=150", text carried over from IEEE 802.1Qau QCN's rpgByteReset
+  // with a QCN-era default; the field is 15 bits wide, so in bytes the firmware default would be
+  // the largest value it can hold, 32 KiB, under 3 us of sending at 100 Gb/s against a 300 us
+  // timer. The two implementations that run the algorithm agree, so 64-byte units; the bytes
+  // reading stays reachable as fabric.roce.dcqcn.byte_counter: 32767B. UNVERIFIED against
+  // NVIDIA's DOCA "DCQCN CC Parameters" page, whose rate-increase table was not readable here.
+  p.byte_counter_bytes = 32767 * 64;
   p.fast_recovery_steps = 1;    // rpg_threshold 1
   p.ai_rate_bps = 5 * kMbps;    // rpg_ai_rate 5 Mb/s
   p.hai_rate_bps = 50 * kMbps;  // rpg_hai_rate 50 Mb/s; isekai adds it unscaled
@@ -49,12 +60,23 @@ DcqcnParams nvidia_default() {
   // clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1 (mlxconfig defaults; isekai clamps Rt only
   // after an increase step).
   p.clamp_target_rate = false;
-  // SPEC §8: "CNP at most every 2 us per QP". UNVERIFIED: the mlxconfig dump above shows
-  // MIN_TIME_BETWEEN_CNPS 4, and the mlx5 debugfs knob np_min_time_between_cnps (kernel patch
-  // "IB/mlx5: Add np_min_time_between_cnps...", 2020) is described as per port, default 0.
-  p.cnp_interval_ps = 2 * kPsPerUs;
-  // Switch marking is not a NIC setting: these are SPEC §5's example values, not firmware ones.
-  p.ecn = {100 * kKiB, 400 * kKiB, 0.2};
+  // min_time_between_cnps 4 us. The unit is microseconds (mstflint mlxcfg_param_lib.cpp
+  // MIN_TIME_BETWEEN_CNPS_P1 "Minimum time between sending cnps from the port, in microseconds";
+  // the mlx5 debugfs knob np_min_time_between_cnps, kernel patch of 3 Mar 2020, "Unit =
+  // microseconds"). The value 4 is what `mlxconfig query` prints as MIN_TIME_BETWEEN_CNPS_P1 on
+  // ConnectX-4 Lx and ConnectX-5 firmware; the older PRM text in mstflint says default 0.
+  // SPEC §8's "at most every 2 us" was the previous value here. The NVIDIA text says "from the
+  // port"; fabricsim applies it per QP, as NS3RDMA and the DCQCN paper's NP do (UNVERIFIED
+  // which scope current firmware uses).
+  p.cnp_interval_ps = 4 * kPsPerUs;
+  // Switch marking is not a NIC setting: the defaults of NVIDIA's own switches, the other half
+  // of an NVIDIA RoCE fabric. Cumulus Linux (Spectrum) default_ecn_red_conf: min_threshold_bytes
+  // 150000, max_threshold_bytes 1500000, probability 100 (Cumulus Linux 5.x user guide, Quality
+  // of Service, "Explicit Congestion Notification (ECN)"); the RoCE page lists the same
+  // 150 - 1500 KB for traffic class 3; NVIDIA Onyx `show roce` prints "Port congestion-control:
+  // Mode: ecn, absolute, Min: 150, Max: 1500" (Onyx User Manual, RoCE Commands). Probability
+  // 100 % is read as Pmax = 1 at Kmax with the usual linear ramp from Kmin.
+  p.ecn = {150'000, 1'500'000, 1.0};
   return p;
 }
 
@@ -71,6 +93,10 @@ DcqcnParams dcqcn_paper() {
   p.rate_increase_timer_ps = 55 * kPsPerUs;
   p.byte_counter_bytes = 10'000'000;
   p.fast_recovery_steps = 5;       // SPEC §8; NS3RDMA FAST_RECOVERY_TIMES 5
+  // NS3RDMA counts the firing step before choosing the phase (rpr_fast_time/_byte increment,
+  // then rpr_active_select: hyper once both ByteStage and TimeStage >= F). The issue reports the
+  // paper's text as "both counters >= F" too (UNVERIFIED: the paper was not readable here).
+  p.stage_counts_current_step = true;
   p.g = 1.0 / 256;                 // SPEC §8; NS3RDMA DCTCP_GAIN 0.00390625
   p.ai_rate_bps = 40 * kMbps;      // SPEC §8; NS3RDMA RATE_AI 40Mb/s
   p.hai_rate_bps = 200 * kMbps;    // NS3RDMA RATE_HAI 200Mb/s; UNVERIFIED for the paper
@@ -245,16 +271,22 @@ void DcqcnRp::cut(int64_t now_ps) {
 
 void DcqcnRp::increase(Counter which) {
   const int64_t fr = p_.fast_recovery_steps;
-  int64_t lo = time_stage_;
-  int64_t hi = time_stage_;
-  if (p_.byte_counter_bytes > 0) {
-    lo = std::min(time_stage_, byte_stage_);
-    hi = std::max(time_stage_, byte_stage_);
+  int64_t t = time_stage_;
+  int64_t b = byte_stage_;
+  // NS3RDMA increments the firing counter before choosing the phase (see dcqcn.h).
+  if (p_.stage_counts_current_step) ++(which == Counter::kTimer ? t : b);
+  int64_t lo = t;
+  int64_t hi = t;
+  if (p_.byte_counter_bytes > 0 || p_.stage_counts_current_step) {
+    lo = std::min(t, b);
+    hi = std::max(t, b);
   }
+  // The hyper threshold: both counters exceed F (ConnectX) or reach it (NS3RDMA).
+  const int64_t hyper_from = p_.stage_counts_current_step ? fr : fr + 1;
   if (hi < fr) {
     // fast recovery: Rt stays, Rc closes half the gap
-  } else if (lo > fr) {
-    rt_bps_ += p_.hai_rate_bps * (p_.hyper_increase_scales ? lo - fr : 1);
+  } else if (lo >= hyper_from) {
+    rt_bps_ += p_.hai_rate_bps * (p_.hyper_increase_scales ? lo - hyper_from + 1 : 1);
   } else {
     rt_bps_ += p_.ai_rate_bps;
   }

@@ -43,6 +43,12 @@ struct DcqcnParams {
   int64_t rate_increase_timer_ps = 0;  // T: one increase step each time it expires
   int64_t byte_counter_bytes = 0;      // B: one increase step per B bytes sent; 0 = no counter
   int fast_recovery_steps = 0;         // F (ConnectX rp_threshold); see DcqcnRp for the rule
+  // How the stage counters meet F (see DcqcnRp). false (ConnectX as Google isekai and HPCC model
+  // it): a counter holds the steps taken before this one, so F fast-recovery steps and hyper
+  // increase once both counters exceed F. true (NS3RDMA, the DCQCN author's simulator): the
+  // firing counter counts this step first, so F-1 fast-recovery steps and hyper increase once
+  // both counters reach F.
+  bool stage_counts_current_step = false;
   int64_t ai_rate_bps = 0;             // additive increase of Rt
   int64_t hai_rate_bps = 0;            // hyper increase of Rt
   // One cut keeps at least this fraction of the rate (ConnectX rp_min_dec_fac); 0 = no floor.
@@ -76,18 +82,25 @@ void validate_dcqcn_params(const DcqcnParams& p, int64_t line_rate_bps);
 // Cut (reference §1, "On a CNP"): Rt <- Rc (subject to clamp_target_rate);
 //   Rc <- max(min_rate, round(Rc * max(1 - alpha/2, min_decrease_factor)));
 //   both stage counters, the byte counter and the increase timer (now + T) restart.
-// Increase step (timer expiry or B bytes), with s_t, s_b the timer and byte steps already taken
-// since the last cut (s_b left out when B = 0):
-//   fast recovery   if max(s_t, s_b) < F:  Rt unchanged
-//   hyper increase  if min(s_t, s_b) > F:  Rt += HAI * (scales ? min(s_t, s_b) - F : 1)
-//   additive        otherwise:             Rt += AI
+// Increase step (timer expiry or B bytes). Let s_t, s_b be the timer and byte steps already
+// taken since the last cut, and a_t, a_b the same counts with the firing counter's current step
+// included (a = s + 1 for the firing counter, a = s for the other).
+//   stage_counts_current_step = false (ConnectX; HPCC RateIncEventMlx, isekai IncreaseRate):
+//     fast recovery   if max(s_t, s_b) < F:  Rt unchanged
+//     hyper increase  if min(s_t, s_b) > F:  Rt += HAI * (scales ? min(s_t, s_b) - F : 1)
+//     additive        otherwise:             Rt += AI
+//     s_b is left out when B = 0, which is HPCC's timer-only rule: F fast recovery steps, one
+//     additive step, then hyper.
+//   stage_counts_current_step = true (NS3RDMA rpr_fast_*, rpr_active_select, rpr_hyper_increase):
+//     fast recovery   if max(a_t, a_b) < F:  Rt unchanged
+//     hyper increase  if min(a_t, a_b) >= F: Rt += HAI * (scales ? min(a_t, a_b) - F + 1 : 1)
+//     additive        otherwise:             Rt += AI
+//     a_b stays 0 when B = 0 (a byte counter that never fires), so there is no hyper increase.
+//     Two NS3RDMA details are not modelled: a byte expiry in its additive stage adds AI without
+//     testing for hyper, and its hyper stage halves B and T.
 //   then Rt <- min(Rt, line rate); Rc <- ceil((Rt + Rc) / 2); the firing counter counts the step.
-// So F is the number of fast-recovery steps, as in SPEC §8 ("F = 5 fast-recovery steps") and in
-// HPCC's RateIncEventMlx and Google isekai's ConnectX model (rdma_roce_cc_dcqcn.cc), which count
-// the stage before incrementing it. NS3RDMA counts after incrementing and so does F-1 fast
-// recovery steps; reference §1 states its rule per firing counter, isekai and QCN's structure use
-// both counters as above. With B = 0 this is exactly HPCC's rule: F fast recovery steps, one
-// additive step, then hyper.
+// SPEC §8 reads F as the number of fast-recovery steps ("F = 5 fast-recovery steps"), which is
+// the ConnectX rule; NS3RDMA's does F-1.
 // Rc rounds up so that it reaches the line rate exactly (a floor would stop 1 bps short).
 // Idle: when Rc and Rt are both at the line rate and no cut is pending, the increase timer stops
 // and bytes are not counted; next_timer_ps() is kNoTimer.

@@ -130,10 +130,12 @@ TEST(DcqcnRp, AdditiveThenConstantHyperIncrease) {
 }
 
 TEST(DcqcnRp, ScaledHyperIncreaseAfterFastRecoveryAndAdditive) {
-  // dcqcn-paper at 40G, byte counter off to isolate the timer: F = 5 fast recovery steps, one
-  // additive (+40M), then the i-th hyper step adds i x 200M.
+  // ConnectX counting (stage_counts_current_step false) with dcqcn-paper's F = 5, HAI x i and
+  // the byte counter off to isolate the timer: F = 5 fast recovery steps, one additive (+40M),
+  // then the i-th hyper step adds i x 200M (HPCC's timer-only rule, scaled as NS3RDMA scales).
   DcqcnParams p = dcqcn_profile("dcqcn-paper", 40 * kG);
   p.byte_counter_bytes = 0;
+  p.stage_counts_current_step = false;
   DcqcnRp rp(p, 40 * kG);
   rp.on_cnp(0);
   rp.on_cnp(kUs);  // alpha stays 1: Rt 20G, Rc 10G; timer at 56 us, then every 55 us
@@ -149,8 +151,57 @@ TEST(DcqcnRp, ScaledHyperIncreaseAfterFastRecoveryAndAdditive) {
   }
 }
 
-TEST(DcqcnRp, HyperIncreaseNeedsBothCountersPastF) {
-  DcqcnRp rp = make("dcqcn-paper", 40 * kG);  // B = 10 MB, T = 55 us, F = 5
+TEST(DcqcnRp, PaperProfileTimerOnlyDoesFMinusOneFastStepsAndNoHyper) {
+  // NS3RDMA rpr_fast_time: TimeStage is incremented first and the step is fast recovery while
+  // it is < F, so timer steps 1-4 are fast recovery and step 5 goes to rpr_active_select, which
+  // needs ByteStage >= F too for hyper: with no byte steps every later timer step is additive.
+  DcqcnParams p = dcqcn_profile("dcqcn-paper", 40 * kG);
+  p.byte_counter_bytes = 0;
+  DcqcnRp rp(p, 40 * kG);
+  rp.on_cnp(0);
+  rp.on_cnp(kUs);  // Rt 20G, Rc 10G
+  const int64_t expected_rt_step[] = {0, 0, 0, 0, 40 * kM, 40 * kM, 40 * kM, 40 * kM};
+  int64_t rt = 20 * kG;
+  int64_t rc = 10 * kG;
+  for (int k = 0; k < 8; ++k) {
+    rp.on_timer((56 + 55 * k) * kUs);
+    rt += expected_rt_step[k];
+    rc = half_way(rc, rt);
+    EXPECT_EQ(rp.target_rate_bps(), rt) << "Rt after step " << k + 1;
+    EXPECT_EQ(rp.rate_bps(), rc) << "Rc after step " << k + 1;
+  }
+}
+
+TEST(DcqcnRp, PaperProfileHyperIncreaseOnceBothCountersReachF) {
+  // The NS3RDMA sequence, traced by hand through qbb-net-device.cc (F = 5, AI 40M, HAI 200M):
+  // byte steps 1-4 rpr_fast_byte (fast recovery), byte step 5 rpr_active_select with
+  // TimeStage 0 (additive); timer steps 1-4 rpr_active_time (additive, TimeStage < F); timer
+  // step 5: both stages 5 >= F, rpr_hyper_increase adds HAI x (min 5 - F + 1) = 1 x HAI.
+  DcqcnRp rp = make("dcqcn-paper", 40 * kG);  // B = 10 MB, T = 55 us
+  rp.on_cnp(0);
+  rp.on_cnp(kUs);                             // Rt 20G, Rc 10G
+  rp.on_bytes_sent(5 * 10'000'000, 2 * kUs);  // byte steps 1-4 fast recovery, 5 additive
+  EXPECT_EQ(rp.target_rate_bps(), 20 * kG + 40 * kM) << "one AI after 4 byte FR steps";
+  for (int k = 0; k < 4; ++k) rp.on_timer((56 + 55 * k) * kUs);
+  EXPECT_EQ(rp.target_rate_bps(), 20 * kG + 5 * 40 * kM)
+      << "timer steps 1-4 are additive: the byte counter has reached F, the timer not yet";
+  rp.on_timer((56 + 55 * 4) * kUs);
+  EXPECT_EQ(rp.target_rate_bps(), 20 * kG + 5 * 40 * kM + 200 * kM)
+      << "timer step 5: both counters at F, hyper increase x (min - F + 1) = x1";
+  rp.on_timer((56 + 55 * 5) * kUs);
+  EXPECT_EQ(rp.target_rate_bps(), 20 * kG + 5 * 40 * kM + 2 * 200 * kM)
+      << "timer step 6: min(ByteStage 5, TimeStage 6) - F + 1 = 1";
+  rp.on_bytes_sent(10'000'000, 340 * kUs);  // before timer step 7 at 386 us
+  EXPECT_EQ(rp.target_rate_bps(), 20 * kG + 5 * 40 * kM + 4 * 200 * kM)
+      << "byte step 6: min(6, 6) - F + 1 = 2 x HAI";
+}
+
+TEST(DcqcnRp, ConnectXRuleHyperIncreaseNeedsBothCountersPastF) {
+  // isekai IncreaseRate: hyper when min(stage_by_timer, stage_by_byte) > threshold, both
+  // counted before the current step; run with dcqcn-paper's numbers (F = 5).
+  DcqcnParams p = dcqcn_profile("dcqcn-paper", 40 * kG);
+  p.stage_counts_current_step = false;
+  DcqcnRp rp(p, 40 * kG);
   rp.on_cnp(0);
   rp.on_cnp(kUs);                             // Rt 20G, Rc 10G
   rp.on_bytes_sent(6 * 10'000'000, 2 * kUs);  // byte steps 1-5 fast recovery, 6 additive
@@ -216,14 +267,17 @@ TEST(DcqcnRp, RateDecreaseIntervalAllowsOneCutPer4us) {
 }
 
 TEST(DcqcnRp, ByteCounterRunsAStepEveryBBytes) {
-  DcqcnRp rp = make("nvidia-default", 400 * kG);  // B = 32767 bytes, F = 1
+  // nvidia-default: rpg_byte_reset 32767 in 64-byte units (isekai SentBytes), F = 1.
+  constexpr int64_t kB = 32767 * 64;
+  EXPECT_EQ(dcqcn_profile("nvidia-default", 400 * kG).byte_counter_bytes, 2'097'088);
+  DcqcnRp rp = make("nvidia-default", 400 * kG);
   rp.on_cnp(kUs);
   const int64_t rc1 = 200'195'312'500;
-  rp.on_bytes_sent(32766, kUs);
+  rp.on_bytes_sent(kB - 1, kUs);
   EXPECT_EQ(rp.rate_bps(), rc1) << "one byte short of B";
   rp.on_bytes_sent(1, kUs);
   EXPECT_EQ(rp.rate_bps(), half_way(rc1, 400 * kG)) << "B bytes: one fast recovery step";
-  rp.on_bytes_sent(2 * 32767, 2 * kUs);
+  rp.on_bytes_sent(2 * kB, 2 * kUs);
   const int64_t expected = half_way(half_way(half_way(rc1, 400 * kG), 400 * kG), 400 * kG);
   EXPECT_EQ(rp.rate_bps(), expected) << "2B more bytes: two more steps";
   EXPECT_EQ(rp.rate_bps(), 375'024'414'063) << "the same, by hand";
