@@ -116,8 +116,9 @@ TEST_P(TwoFlows, ConvergeToTheFairShareAndKeepTheLinkBusy) {
 // dcqcn-paper is not fair within 10-20 ms (PaperProfileConvergesOnALongRun below measures how
 // long it takes): with Pmax 1% the bottleneck marks ~10 packets per ms, so each flow is cut
 // about once per ms, long after fast recovery has brought Rc back to Rt; such a cut lowers Rt
-// only by the gap left after F = 5 halvings (Rc x alpha/64), while both flows gain AI = 40 Mb/s
-// per 55 us. The restoring force towards the fair share is that small difference.
+// only by the gap left after F - 1 = 4 halvings (NS3RDMA counting, Rc x alpha/32), while both
+// flows gain AI = 40 Mb/s per 55 us. The restoring force towards the fair share is that small
+// difference.
 INSTANTIATE_TEST_SUITE_P(Profiles, TwoFlows, ::testing::Values("nvidia-default", "hpcc-paper"),
                          [](const auto& info) {
                            std::string n = info.param;
