@@ -103,19 +103,24 @@ void add_congestion_knobs(std::vector<Knob>& k) {
   k.push_back(bind({.path = "fabric.ecn.kmin",
                     .type = KnobType::kBytes,
                     .description = "Queue bytes below which nothing is marked",
-                    .source = "the DCQCN profile's; without DCQCN 150000B, NVIDIA Spectrum RoCE default (Cumulus Linux default_ecn_red_conf min_threshold_bytes; Onyx show roce Min 150 KB)",
+                    .source = "the DCQCN profile's; without DCQCN 150000B, NVIDIA Spectrum RoCE "
+                              "default (Cumulus Linux default_ecn_red_conf min_threshold_bytes; "
+                              "Onyx show roce Min 150 KB)",
                     .min = non_negative},
                    [](auto& s) -> auto& { return s.ecn.kmin_bytes; }));
   k.push_back(bind({.path = "fabric.ecn.kmax",
                     .type = KnobType::kBytes,
                     .description = "Queue bytes above which everything is marked",
-                    .source = "the DCQCN profile's; without DCQCN 1500000B, NVIDIA Spectrum RoCE default (Cumulus Linux default_ecn_red_conf max_threshold_bytes; Onyx show roce Max 1500 KB)",
+                    .source = "the DCQCN profile's; without DCQCN 1500000B, NVIDIA Spectrum RoCE "
+                              "default (Cumulus Linux default_ecn_red_conf max_threshold_bytes; "
+                              "Onyx show roce Max 1500 KB)",
                     .min = positive},
                    [](auto& s) -> auto& { return s.ecn.kmax_bytes; }));
   k.push_back(bind({.path = "fabric.ecn.pmax",
                     .type = KnobType::kDouble,
                     .description = "Marking probability at Kmax",
-                    .source = "the DCQCN profile's; without DCQCN 1, NVIDIA Spectrum RoCE default (Cumulus Linux default_ecn_red_conf probability 100)",
+                    .source = "the DCQCN profile's; without DCQCN 1, NVIDIA Spectrum RoCE default "
+                              "(Cumulus Linux default_ecn_red_conf probability 100)",
                     .min = positive,
                     .max = Bound{1}},
                    [](auto& s) -> auto& { return s.ecn.pmax; }));

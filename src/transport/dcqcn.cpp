@@ -92,7 +92,7 @@ DcqcnParams dcqcn_paper() {
   // 300000 B). 10 MB read as 10^7 bytes.
   p.rate_increase_timer_ps = 55 * kPsPerUs;
   p.byte_counter_bytes = 10'000'000;
-  p.fast_recovery_steps = 5;       // SPEC §8; NS3RDMA FAST_RECOVERY_TIMES 5
+  p.fast_recovery_steps = 5;  // SPEC §8; NS3RDMA FAST_RECOVERY_TIMES 5
   // NS3RDMA counts the firing step before choosing the phase (rpr_fast_time/_byte increment,
   // then rpr_active_select: hyper once both ByteStage and TimeStage >= F). The issue reports the
   // paper's text as "both counters >= F" too (UNVERIFIED: the paper was not readable here).

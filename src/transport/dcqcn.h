@@ -49,8 +49,8 @@ struct DcqcnParams {
   // firing counter counts this step first, so F-1 fast-recovery steps and hyper increase once
   // both counters reach F.
   bool stage_counts_current_step = false;
-  int64_t ai_rate_bps = 0;             // additive increase of Rt
-  int64_t hai_rate_bps = 0;            // hyper increase of Rt
+  int64_t ai_rate_bps = 0;   // additive increase of Rt
+  int64_t hai_rate_bps = 0;  // hyper increase of Rt
   // One cut keeps at least this fraction of the rate (ConnectX rp_min_dec_fac); 0 = no floor.
   double min_decrease_factor = 0;
   // true: the i-th hyper step adds i x HAI (NS3RDMA); false: always HAI (HPCC, ConnectX model).

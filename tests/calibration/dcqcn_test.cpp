@@ -68,8 +68,10 @@ Convergence two_flows(const std::string& profile, int64_t step_ps, int64_t end_p
       if (t == half_ps) at_half[i] = bytes;
       fair_now = fair_now && std::abs(bps - fair) <= kFairBound * fair;
     }
-    if (!fair_now) c.converged_ps = -1;
-    else if (c.converged_ps < 0) c.converged_ps = t - step_ps;
+    if (!fair_now)
+      c.converged_ps = -1;
+    else if (c.converged_ps < 0)
+      c.converged_ps = t - step_ps;
   }
   double total = 0;
   c.worst_share = 1e9;
@@ -90,13 +92,11 @@ const char* kSource =
     "bound: 10% of max-min fair share";
 
 // Records the three rows of one profile: convergence time, the long-run worst and best shares.
-void report(const std::string& profile, const Convergence& c, const char* windows,
-            double end_ms) {
+void report(const std::string& profile, const Convergence& c, const char* windows, double end_ms) {
   const std::string scenario = "tests/calibration/dcqcn_test.cpp: 2 flows -> 1 NIC, 100G, PFC, " +
                                profile + ", " + windows + " windows";
   std::printf("%s: converged from %.1f ms, shares %.3f / %.3f of fair, link %.3f\n",
-              profile.c_str(), c.converged_ps * 1e-9, c.worst_share, c.best_share,
-              c.utilisation);
+              profile.c_str(), c.converged_ps * 1e-9, c.worst_share, c.best_share, c.utilisation);
   calibration::check_figure({.name = "DCQCN " + profile + ": two-flow convergence time",
                              .published = kPublished,
                              .source = kSource,
@@ -126,8 +126,7 @@ void report(const std::string& profile, const Convergence& c, const char* window
 }
 
 TEST(DcqcnCalibration, NvidiaDefaultTwoFlowConvergence) {
-  report("nvidia-default", two_flows("nvidia-default", 5'000'000'000, 60'000'000'000), "5 ms",
-         60);
+  report("nvidia-default", two_flows("nvidia-default", 5'000'000'000, 60'000'000'000), "5 ms", 60);
 }
 
 TEST(DcqcnCalibration, HpccPaperTwoFlowConvergence) {
@@ -137,8 +136,7 @@ TEST(DcqcnCalibration, HpccPaperTwoFlowConvergence) {
 // dcqcn-paper marks with Pmax 1% (SwCC's quote of the paper's RED setting), so each flow is cut
 // about once per ms and the restoring force is small; 20 ms windows over 400 ms.
 TEST(DcqcnCalibration, DcqcnPaperTwoFlowConvergence) {
-  report("dcqcn-paper", two_flows("dcqcn-paper", 20'000'000'000, 400'000'000'000), "20 ms",
-         400);
+  report("dcqcn-paper", two_flows("dcqcn-paper", 20'000'000'000, 400'000'000'000), "20 ms", 400);
 }
 
 }  // namespace
