@@ -226,5 +226,30 @@ TEST(Dcqcn, SingleFlowOnAnIdlePathReachesLineRateGoodput) {
   EXPECT_EQ(sim.transport().counters().cnps_sent, 0) << "an idle path marks nothing";
 }
 
+// The NP's CNP interval (nvidia-default 4 us, mlxconfig MIN_TIME_BETWEEN_CNPS): three senders
+// into one NIC, every queued packet marked (Kmin 0, Kmax 1 B), and min_rate 50 Gb/s so that the
+// cuts cannot starve the marks (3 x 50 > 100 Gb/s keeps a queue). Each QP then receives one
+// packet every 3 x (4096 + 82) B x 8 / 100 Gb/s = 1.003 us, so a CNP goes out at the first
+// marked packet at least 4 us after the previous one: between 4 and 4 + 1.003 us apart. Over a
+// window W the three QPs together send between 3 W / 5.003 us and 3 (W / 4 us + 1) CNPs.
+TEST(Dcqcn, NvidiaDefaultSendsAtMostOneCnpPerQpEvery4Us) {
+  scenario::Scenario sc = bottleneck("nvidia-default", 3);
+  sc.ecn.kmin_bytes = 0;
+  sc.ecn.kmax_bytes = 1;
+  sc.roce.dcqcn.min_rate_bps = 50'000'000'000;
+  scenario::Simulation sim(sc);
+  for (int i = 1; i <= 3; ++i) sim.transport().post(i, 0, 4'000'000'000, 0);
+  const int64_t from_ps = 1'000'000'000;
+  const int64_t to_ps = 3'000'000'000;  // W = 2 ms
+  sim.run(from_ps);
+  const int64_t cnps_before = sim.transport().counters().cnps_sent;
+  sim.run(to_ps);
+  const double cnps = static_cast<double>(sim.transport().counters().cnps_sent - cnps_before);
+  const double w_us = (to_ps - from_ps) * 1e-6;
+  const double gap_us = 3 * (4096 + 82) * 8 / 100e3;  // one QP's packet spacing, us
+  EXPECT_LE(cnps, 3 * (w_us / 4 + 1)) << "at most one CNP per QP per 4 us";
+  EXPECT_GE(cnps, 3 * w_us / (4 + gap_us)) << "every QP is marked, so one CNP per interval";
+}
+
 }  // namespace
 }  // namespace fabricsim
