@@ -261,6 +261,8 @@ TEST(IbExampleCapture, VlQosTraceDissectsAsWritten) {
     if (f.pkt.type != PacketType::kCredit) packets.push_back(&f);
   }
   ASSERT_EQ(packets.size(), 1000u) << "outputs.pcap.frames: 1000 packets besides credits";
+  EXPECT_LT(packets.size(), r.captured.size()) << "credit packets were captured too";
+  EXPECT_TRUE(fs::exists(dir / "credits.csv")) << "and went to credits.csv, not trace.pcap";
 
   const auto rows = tshark_ib(dir / "trace.pcap", kFields, kFieldCount);
   ASSERT_EQ(rows.size(), packets.size()) << "one decoded packet per captured packet";
@@ -416,7 +418,7 @@ TEST(IbCaptureRefusal, CreditPacketsGoToCsvNotThePcap) {
   r.captured.push_back(credit);
   const IbCaptureContext ctx{verbs_of(r), &r.nic_lid, message_bytes_of(r.flows)};
   const std::vector<IbCapturedPacket> pkts = ib_captured_packets(r.captured, ctx);
-  ASSERT_EQ(pkts.size(), 1u) << "the flow-control packet is left out of the 247 pcap";
+  ASSERT_EQ(pkts.size(), 1u) << "the flow-control packet is left out of trace.pcap";
   EXPECT_EQ(pkts[0].time_ps, 1'000) << "the data packet stays";
   EXPECT_EQ(credits_csv_text(r.captured), std::string(kCreditsCsvHeader) + "\n2000,5,0,1,4103,7\n")
       << "credits.csv row: time, link ends, VL, FCCL absolute and mod 4096";
