@@ -47,7 +47,8 @@
 // (net::Packet::frame_bytes less the FCS): write_pcap refuses, with std::runtime_error, to write a
 // frame that would differ, rather than write a packet the simulator did not send.
 //
-// InfiniBand runs do not come here: output/pcap_trace.h writes their trace.pcap as LINKTYPE 247.
+// InfiniBand runs do not come here: output/pcap_trace.h writes their trace.pcap as ERF records
+// (LINKTYPE_ERF 197, output/pcap_erf.h).
 #pragma once
 
 #include <array>

@@ -11,7 +11,7 @@
 namespace fabricsim::output {
 
 inline constexpr uint32_t kLinktypeEthernet = 1;
-inline constexpr uint32_t kLinktypeInfiniband = 247;  // raw IB packets from the LRH
+// InfiniBand captures use LINKTYPE_ERF (197): output/pcap_erf.h.
 
 namespace pcap_detail {
 inline void put_le(std::ostream& out, uint32_t v, int bytes) {

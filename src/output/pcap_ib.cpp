@@ -7,6 +7,7 @@
 
 #include "net/wire.h"
 #include "output/byte_writer.h"
+#include "output/pcap_erf.h"
 #include "output/pcap_file.h"
 #include "output/pcap.h"  // crc32_ieee
 
@@ -199,10 +200,11 @@ uint16_t ib_vcrc(const uint8_t* lrh, size_t len_through_icrc) {
 }
 
 void write_ib_pcap(std::ostream& out, const std::vector<IbCapturedPacket>& packets) {
-  write_pcap_header(out, kLinktypeInfiniband);
+  write_pcap_header(out, kLinktypeErf);
   for (const IbCapturedPacket& p : packets) {
     if (p.time_ps < 0) throw std::invalid_argument("write_ib_pcap: negative capture time");
-    write_pcap_record(out, p.time_ps, ib_packet_bytes(p.fields));
+    write_pcap_record(out, p.time_ps, erf_record(p.time_ps, kErfTypeInfiniband,
+                                                 ib_packet_bytes(p.fields)));
   }
 }
 

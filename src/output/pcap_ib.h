@@ -1,4 +1,4 @@
-// Byte-exact native InfiniBand packets and LINKTYPE_INFINIBAND (247) pcap files.
+// Byte-exact native InfiniBand packets and their pcap files (ERF records, LINKTYPE_ERF 197).
 //
 // Self-contained: it takes header field values (IbPacketFields), not net::Packet, so whatever
 // models IB in the simulator maps its packets onto these fields when it captures them.
@@ -26,15 +26,15 @@
 //         significant byte first, the natural order of a reflected CRC (as the Ethernet FCS and
 //         the ICRC are sent), so a receiver's CRC over LRH..VCRC ends in a constant residue.
 //
-// pcap: nanosecond-resolution (magic 0xA1B23C4D), LINKTYPE_INFINIBAND 247 ("raw InfiniBand
-// frames, starting with the Local Routing Header", tcpdump.org link-layer header types); each
-// record is one whole packet, ICRC and VCRC included (Wireshark reads the last 6 bytes as them
-// [WS]). Flow-control packets are not IB packets with an LRH and must not be written here [WS]
-// (a run's capture writes them to credits.csv instead: output/pcap_trace.h).
-// Viewing: Wireshark 4.0 (Debian 12) has the InfiniBand dissector but maps no pcap link type to
-// it and refuses these files ("network type 247 unknown or unsupported"); patch the header's
-// link type to 147 (USER0) and set Preferences > Protocols > DLT_USER: User 0 -> "infiniband"
-// (tests/output/pcap_ib_tshark_test.cpp does exactly that). Wireshark parses the payload of a
+// pcap: nanosecond-resolution (magic 0xA1B23C4D), LINKTYPE_ERF (197); each record is one ERF
+// record of type 21 (InfiniBand) holding one whole packet, ICRC and VCRC included (Wireshark
+// reads the last 6 bytes as them [WS]): what Mellanox ibdump writes, and what Wireshark 4.0
+// (Debian 12) dissects as it stands (output/pcap_erf.h has the ERF header and its sources).
+// LINKTYPE_INFINIBAND (247, "raw InfiniBand frames, starting with the Local Routing Header")
+// would hold the same bytes without the ERF header, but Wireshark 4.0 maps no pcap link type to
+// its InfiniBand dissector and refuses such files ("network type 247 unknown or unsupported").
+// Flow-control packets are not IB packets with an LRH and are not written here (a run's capture
+// writes them to credits.csv: output/pcap_trace.h says why). Wireshark parses the payload of a
 // packet to QP0/QP1 as a MAD, so zero payloads there show as malformed MADs.
 //
 // CNP (0x80, IBA Annex A10): BTH only, BECN set by the caller. Its body, if any, is not in our
@@ -144,8 +144,10 @@ struct IbCapturedPacket {
   IbPacketFields fields;
 };
 
-// pcap file: global header, then one record per packet in order; timestamps are truncated to
-// whole nanoseconds. Throws std::invalid_argument for a negative time or a bad packet.
+// pcap file: global header, then one record per packet in order, each an ERF record (header +
+// packet); the pcap record time is truncated to whole nanoseconds, the ERF time rounded to the
+// nearest 2^-32 s (output/pcap_erf.h). Throws std::invalid_argument for a negative time or a
+// bad packet.
 void write_ib_pcap(std::ostream& out, const std::vector<IbCapturedPacket>& packets);
 // Also throws std::runtime_error if `path` cannot be written.
 void write_ib_pcap_file(const std::string& path, const std::vector<IbCapturedPacket>& packets);

@@ -8,10 +8,10 @@
 namespace fabricsim::output {
 
 // Creates `dir` (and parents) and writes result.json, flows.csv and run.json into it, and
-// trace.pcap (output/pcap_trace.h: Ethernet for RoCE, LINKTYPE 247 for InfiniBand) when the run
-// captured frames, plus credits.csv when the capture holds InfiniBand flow-control packets
-// (which a 247 pcap cannot carry). Called only after a successful run, so bad input never leaves
-// a half-filled directory behind.
+// trace.pcap (output/pcap_trace.h: Ethernet for RoCE, ERF InfiniBand records for InfiniBand) when
+// the run captured frames, plus credits.csv when the capture holds InfiniBand flow-control
+// packets (which trace.pcap leaves out: output/pcap_trace.h). Called only after a successful
+// run, so bad input never leaves a half-filled directory behind.
 // Throws std::runtime_error naming the file when a write fails, and before writing anything when
 // a captured frame cannot be synthesized exactly as the simulator sent it.
 void write_run_outputs(const std::string& dir, const scenario::RunResult& result);

@@ -365,7 +365,7 @@ std::vector<Knob> build_knob_registry() {
       {.path = "outputs.pcap.frames",
        .type = KnobType::kInt,
        .description = "Write the first N frames in transmit order to trace.pcap (byte-exact "
-                      "RoCEv2 and PFC frames, or InfiniBand packets as LINKTYPE 247 with the "
+                      "RoCEv2 and PFC frames, or InfiniBand packets as ERF records with the "
                       "credit packets of that span in credits.csv; nanosecond timestamps); "
                       "0 = no capture",
        .source = "off: capture costs memory per frame",

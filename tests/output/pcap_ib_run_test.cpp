@@ -1,13 +1,11 @@
 // trace.pcap of an InfiniBand run (output/pcap_trace.h): a small IB scenario runs with capture
-// on, write_run_outputs writes trace.pcap (LINKTYPE 247) and credits.csv, and Wireshark's own
-// InfiniBand dissector (tshark) must read back, packet by packet, the LRH DLID/SLID/VL/SL, BTH
+// on, write_run_outputs writes trace.pcap (ERF InfiniBand records, LINKTYPE_ERF 197) and
+// credits.csv, and Wireshark's own ERF and InfiniBand dissectors (tshark), reading the file
+// exactly as written, must give back, packet by packet, the time, the LRH DLID/SLID/VL/SL, BTH
 // opcode, DestQP and PSN, and the extension headers that the simulator logged in
 // RunResult::captured. Expected values are derived here from the packet's type and flags and the
-// IBTA opcode table (reference infiniband.md §5), not from output/pcap.h.
-//
-// Wireshark 4.0 (Debian 12) does not map link type 247 to its dissector (see
-// pcap_ib_tshark_test.cpp): the check runs on a copy relabelled USER0 with user_dlts sending
-// USER0 to "infiniband"; the records are untouched.
+// IBTA opcode table (reference infiniband.md §5), not from output/pcap.h. A second test runs
+// examples/vl-qos.yaml as a user would and checks its trace the same way.
 //
 //   NIC0 NIC1   NIC2 NIC3
 //     \  /        \  /
@@ -16,6 +14,7 @@
 //     spine0  spine1
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -24,6 +23,7 @@
 #include "../support/tshark.h"
 #include "output/pcap_trace.h"
 #include "output/write.h"
+#include "scenario/load.h"
 #include "scenario/run.h"
 
 namespace fabricsim::output {
@@ -38,18 +38,14 @@ using test_support::split_rows;
 using transport::Operation;
 using transport::Service;
 
-// tshark on a USER0 copy of the 247 file, one row of `fields` per packet.
+// tshark on trace.pcap as written, one row of `fields` per packet.
 test_support::FieldRows tshark_ib(const fs::path& file, const std::string& fields, size_t count) {
   const std::string bytes = test_support::read_file(file);
   EXPECT_GE(bytes.size(), 24u) << "a pcap global header";
   if (bytes.size() < 24) return {};
-  EXPECT_EQ(test_support::pcap_linktype(bytes), test_support::kLinktypeInfiniband)
-      << "trace.pcap of an InfiniBand run is LINKTYPE_INFINIBAND";
-  const fs::path copy = test_support::with_linktype(file, test_support::kLinktypeUser0,
-                                                    file.parent_path() / "user0.pcap");
-  const std::string cmd =
-      test_support::tshark_ib_command(copy, test_support::kUser0AsInfiniband, fields) +
-      " 2>/dev/null";
+  EXPECT_EQ(test_support::pcap_linktype(bytes), test_support::kLinktypeErf)
+      << "trace.pcap of an InfiniBand run is LINKTYPE_ERF, as ibdump writes";
+  const std::string cmd = test_support::tshark_ib_command(file, "", fields) + " 2>/dev/null";
   const test_support::CommandOutput r = test_support::run_command(cmd);
   EXPECT_TRUE(r.started) << "cannot start tshark";
   if (!r.started) return {};
@@ -110,8 +106,9 @@ const char* const kFields =
     "-e infiniband.lrh.lnh -e infiniband.lrh.dlid -e infiniband.lrh.pktlen -e infiniband.lrh.slid "
     "-e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.a -e infiniband.bth.psn "
     "-e infiniband.reth.r_key -e infiniband.reth.dmalen -e infiniband.aeth.syndrome "
-    "-e infiniband.deth.q_key -e infiniband.deth.srcqp -e _ws.malformed -e _ws.expert";
-constexpr size_t kFieldCount = 19;
+    "-e infiniband.deth.q_key -e infiniband.deth.srcqp -e frame.time_epoch -e erf.types.type "
+    "-e erf.wlen -e frame.protocols -e _ws.malformed -e _ws.expert";
+constexpr size_t kFieldCount = 23;
 
 class IbRunCapture : public ::testing::TestWithParam<Verb> {};
 
@@ -192,8 +189,14 @@ TEST_P(IbRunCapture, TsharkDecodesWhatTheSimulatorLogged) {
     } else {
       EXPECT_EQ(row[15] + row[16], "") << at << ": no DETH";
     }
-    EXPECT_EQ(row[17], "") << at << ": not malformed";
-    EXPECT_EQ(row[18], "") << at << ": no Wireshark expert warnings";
+    EXPECT_LE(std::llabs(test_support::epoch_ps(row[17]) - packets[i]->time_ps),
+              test_support::kErfShownTimeTolerancePs)
+        << at << ": time = when the simulator put it on the wire (" << row[17] << ")";
+    EXPECT_EQ(number(row[18]), 21) << at << ": ERF record type InfiniBand";
+    EXPECT_EQ(number(row[19]), p.frame_bytes) << at << ": ERF wlen = the packet";
+    EXPECT_EQ(row[20].rfind("erf:infiniband", 0), 0u) << at << ": protocols " << row[20];
+    EXPECT_EQ(row[21], "") << at << ": not malformed";
+    EXPECT_EQ(row[22], "") << at << ": no Wireshark expert warnings";
   }
   // Every opcode the verb uses shows up (20001-byte messages are FIRST, MIDDLE x 3, LAST).
   std::set<int64_t> want;
@@ -237,6 +240,85 @@ INSTANTIATE_TEST_SUITE_P(
                       Verb{"uc_send", Service::kUc, Operation::kSend, 20'001},
                       Verb{"ud_send", Service::kUd, Operation::kSend, 3'001}),
     [](const ::testing::TestParamInfo<Verb>& info) { return std::string(info.param.name); });
+
+// ---------------------------------------------------------------------------------------------
+// examples/vl-qos.yaml, as a user runs it: its trace.pcap must open in an unmodified tshark and
+// dissect down to LRH and BTH with no malformed packet and no expert info, the fields matching
+// what the scenario sent (file header: 4 leaves x 4 spines, NICs 1-3 write 8 MiB each to NIC 4
+// on SL 0 = flows 0-2, NIC 0 writes ten messages to NIC 4 on SL 1 = flows 3-12; sl2vl maps
+// SL 1 to VL 1 and every other SL to VL 0; RC RDMA WRITE; outputs.pcap.frames 1000).
+
+TEST(IbExampleCapture, VlQosTraceDissectsAsWritten) {
+  REQUIRE_TSHARK();
+  const scenario::Scenario sc =
+      scenario::load_scenario_file(std::string(FABRICSIM_SOURCE_DIR) + "/examples/vl-qos.yaml");
+  const scenario::RunResult r = scenario::run_scenario(sc);
+  ASSERT_TRUE(r.completed) << "vl-qos must finish";
+  const fs::path dir = fresh_dir("fabricsim_pcap_ib_vl_qos");
+  write_run_outputs(dir.string(), r);
+  std::vector<const scenario::CapturedFrame*> packets;
+  for (const scenario::CapturedFrame& f : r.captured) {
+    if (f.pkt.type != PacketType::kCredit) packets.push_back(&f);
+  }
+  ASSERT_EQ(packets.size(), 1000u) << "outputs.pcap.frames: 1000 packets besides credits";
+  EXPECT_LT(packets.size(), r.captured.size()) << "credit packets were captured too";
+  EXPECT_TRUE(fs::exists(dir / "credits.csv")) << "and went to credits.csv, not trace.pcap";
+
+  const auto rows = tshark_ib(dir / "trace.pcap", kFields, kFieldCount);
+  ASSERT_EQ(rows.size(), packets.size()) << "one decoded packet per captured packet";
+  const Verb rc_write{"vl_qos", Service::kRc, Operation::kWrite, 0};
+  ASSERT_GE(r.nic_lid.size(), 5u);
+  size_t sl1_packets = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    const net::Packet& p = packets[i]->pkt;
+    const std::string at = "vl-qos packet " + std::to_string(i + 1);
+    ASSERT_EQ(row.size(), kFieldCount) << at << ": all fields present";
+    const bool data = p.type == PacketType::kData;
+    ASSERT_TRUE(data || p.type == PacketType::kAck) << at << ": RDMA WRITE data or its ACK";
+    // Data goes to NIC 4; ACKs come back from it.
+    const uint32_t src = data ? p.src_nic : 4, dst = data ? 4 : p.dst_nic;
+    EXPECT_EQ(number(row[5]), r.nic_lid[dst]) << at << ": LRH DLID";
+    EXPECT_EQ(number(row[7]), r.nic_lid[src]) << at << ": LRH SLID";
+    EXPECT_EQ(number(row[4]), 2) << at << ": LRH LNH = BTH follows";
+    if (data) {
+      const bool latency = p.msg >= 3;  // flows 3-12: NIC 0 on SL 1
+      EXPECT_EQ(p.src_nic, latency ? 0u : p.msg + 1) << at << ": flow table of the example";
+      EXPECT_EQ(number(row[3]), latency ? 1 : 0) << at << ": LRH SL of its flow";
+      EXPECT_EQ(number(row[2]), latency ? 1 : 0) << at << ": LRH VL = sl2vl[SL]";
+      sl1_packets += latency;
+    }
+    EXPECT_EQ(number(row[8]), expected_opcode(p, rc_write)) << at << ": BTH opcode";
+    EXPECT_EQ(number(row[11]), p.psn & 0xFFFFFF) << at << ": BTH PSN";
+    EXPECT_EQ(number(row[1]), p.frame_bytes) << at << ": frame length";
+    EXPECT_LE(std::llabs(test_support::epoch_ps(row[17]) - packets[i]->time_ps),
+              test_support::kErfShownTimeTolerancePs)
+        << at << ": time";
+    EXPECT_EQ(row[21], "") << at << ": not malformed";
+    EXPECT_EQ(row[22], "") << at << ": no expert info";
+  }
+  EXPECT_GT(sl1_packets, 0u) << "the SL 1 messages start at 5 us: some are in the first 1000";
+
+  // The full dissection (-V), as a user inspecting the file would read it.
+  const test_support::CommandOutput v =
+      test_support::run_command("tshark -r '" + (dir / "trace.pcap").string() + "' -V 2>&1");
+  ASSERT_EQ(v.status, 0) << "tshark -V";
+  size_t lrh = 0, bth = 0;
+  for (size_t at = v.out.find("Local Route Header"); at != std::string::npos;
+       at = v.out.find("Local Route Header", at + 1)) {
+    ++lrh;
+  }
+  for (size_t at = v.out.find("Base Transport Header"); at != std::string::npos;
+       at = v.out.find("Base Transport Header", at + 1)) {
+    ++bth;
+  }
+  EXPECT_EQ(lrh, packets.size()) << "every packet dissected down to its LRH";
+  EXPECT_EQ(bth, packets.size()) << "and its BTH";
+  EXPECT_EQ(v.out.find("Malformed"), std::string::npos) << "no malformed packet";
+  EXPECT_EQ(v.out.find("Expert Info"), std::string::npos) << "no expert info";
+  EXPECT_EQ(v.out.find("unknown or unsupported"), std::string::npos) << "the link type opens";
+  fs::remove_all(dir);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Refusals: a frame that cannot be written exactly fails the write before any file exists.
@@ -336,7 +418,7 @@ TEST(IbCaptureRefusal, CreditPacketsGoToCsvNotThePcap) {
   r.captured.push_back(credit);
   const IbCaptureContext ctx{verbs_of(r), &r.nic_lid, message_bytes_of(r.flows)};
   const std::vector<IbCapturedPacket> pkts = ib_captured_packets(r.captured, ctx);
-  ASSERT_EQ(pkts.size(), 1u) << "the flow-control packet is left out of the 247 pcap";
+  ASSERT_EQ(pkts.size(), 1u) << "the flow-control packet is left out of trace.pcap";
   EXPECT_EQ(pkts[0].time_ps, 1'000) << "the data packet stays";
   EXPECT_EQ(credits_csv_text(r.captured), std::string(kCreditsCsvHeader) + "\n2000,5,0,1,4103,7\n")
       << "credits.csv row: time, link ends, VL, FCCL absolute and mod 4096";

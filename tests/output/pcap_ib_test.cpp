@@ -1,6 +1,7 @@
 // Byte layout of synthesized InfiniBand packets (output/pcap_ib.h): every LRH/BTH/extension
 // header field at its bit position, pad and PktLen, sizes against independently summed header
-// sizes, ICRC and VCRC against bit-by-bit reference CRCs written here, and the pcap container.
+// sizes, ICRC and VCRC against bit-by-bit reference CRCs written here, and the pcap container
+// (pcap global and record headers, ERF record headers) against the format descriptions.
 // Offsets (shared/reference/infiniband.md §6, local packets): LRH 0, BTH 8, extensions 20.
 #include "output/pcap_ib.h"
 
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "output/pcap.h"
+#include "output/pcap_erf.h"
 
 namespace fabricsim::output {
 namespace {
@@ -403,12 +405,31 @@ TEST(IbPacket, RejectsWhatTheWireCannotCarry) {
       << "only local packets";
 }
 
+// The ERF header (wiki.wireshark.org/ERF "Generic ERF header"; Wireshark wiretap/erf_record.h
+// and pcap-common.c pcap_read_erf_pseudoheader; Mellanox ibdump.h erf_header_t):
+//   0-7 timestamp, little-endian, seconds << 32 | binary fraction of the second
+//   8 type (21 = InfiniBand, bit 7 = extension header)   9 flags (bit 2 = varying length)
+//   10-11 rlen   12-13 lctr   14-15 wlen, all three big-endian.
+constexpr size_t kErfHeader = 16;
+constexpr uint8_t kErfInfiniband = 21;
+constexpr uint8_t kErfVaryingLength = 0x04;
+
+// Whether the ERF timestamp `ts` (read as a count of 2^-32 s) is the one nearest to `ps`
+// picoseconds: |ts / 2^32 - ps / 10^12| <= 1 / 2^33, i.e. |ts * 10^12 - ps * 2^32| <= 10^12 / 2.
+// 128-bit arithmetic, independent of the library's 2^20 / 5^12 shortcut.
+bool nearest_erf_time(uint64_t ts, int64_t ps) {
+  const __int128 diff = static_cast<__int128>(ts) * 1'000'000'000'000 -
+                        static_cast<__int128>(ps) * (__int128{1} << 32);
+  return 2 * (diff < 0 ? -diff : diff) <= 1'000'000'000'000;
+}
+
 TEST(IbPcap, ContainerHeaderAndRecords) {
   IbPacketFields ack = rc(kIbOpAcknowledge, 0);
   ack.aeth = IbAethFields{};
   const std::vector<IbCapturedPacket> pkts = {
-      {1'500, rc(kIbOpWriteMiddle, 5)},  // 1.5 ns -> 1 ns (truncated)
-      {3'000'000'123'456, ack},          // 3 s + 123 ns
+      {1'500, rc(kIbOpWriteMiddle, 5)},          // 1.5 ns -> pcap 1 ns (truncated)
+      {3'000'000'123'456, ack},                  // 3 s + 123.456 ns
+      {1'999'999'999'999, rc(kIbOpSendOnly, 1)}, // 1 ps short of 2 s: the ERF time rounds up
   };
   std::ostringstream out;
   write_ib_pcap(out, pkts);
@@ -418,26 +439,55 @@ TEST(IbPcap, ContainerHeaderAndRecords) {
   EXPECT_EQ(le(file, 0, 4), 0xA1B23C4Du) << "nanosecond-resolution magic";
   EXPECT_EQ(le(file, 4, 2), 2u) << "version major";
   EXPECT_EQ(le(file, 6, 2), 4u) << "version minor";
-  EXPECT_GE(le(file, 16, 4), 8190u) << "snap length fits the longest IB packet";
-  EXPECT_EQ(le(file, 20, 4), 247u) << "LINKTYPE_INFINIBAND";
+  EXPECT_GE(le(file, 16, 4), 8190u + kErfHeader) << "snap length fits the longest IB record";
+  EXPECT_EQ(le(file, 20, 4), 197u) << "LINKTYPE_ERF, as ibdump writes IB captures";
   size_t at = 24;
-  const uint32_t want_sec[] = {0, 3}, want_ns[] = {1, 123};
+  const uint32_t want_sec[] = {0, 3, 1}, want_ns[] = {1, 123, 999'999'999};
+  // ERF times: seconds and the nearest 2^-32 s. 1500 ps * 2^32 / 10^12 = 6.44 -> 6;
+  // 123456 ps -> 530.24 -> 530; 999999999999 ps -> 4294967295.996 -> 2^32: the next second.
+  const uint64_t want_erf_sec[] = {0, 3, 2}, want_erf_frac[] = {6, 530, 0};
   for (size_t i = 0; i < pkts.size(); ++i) {
     const Bytes pkt = ib_packet_bytes(pkts[i].fields);
-    EXPECT_EQ(le(file, at, 4), want_sec[i]) << "record " << i << ": seconds";
-    EXPECT_EQ(le(file, at + 4, 4), want_ns[i]) << "record " << i << ": nanoseconds";
-    EXPECT_EQ(le(file, at + 8, 4), pkt.size()) << "record " << i << ": captured length";
-    EXPECT_EQ(le(file, at + 12, 4), pkt.size()) << "record " << i << ": original length";
-    ASSERT_LE(at + 16 + pkt.size(), file.size());
-    EXPECT_TRUE(std::equal(pkt.begin(), pkt.end(), file.begin() + at + 16))
-        << "record " << i << ": the packet's bytes, LRH first";
-    at += 16 + pkt.size();
+    const std::string rec = "record " + std::to_string(i);
+    EXPECT_EQ(le(file, at, 4), want_sec[i]) << rec << ": pcap seconds";
+    EXPECT_EQ(le(file, at + 4, 4), want_ns[i]) << rec << ": pcap nanoseconds";
+    EXPECT_EQ(le(file, at + 8, 4), kErfHeader + pkt.size()) << rec << ": captured = ERF + packet";
+    EXPECT_EQ(le(file, at + 12, 4), kErfHeader + pkt.size()) << rec << ": original length";
+    const size_t erf = at + 16;
+    ASSERT_LE(erf + kErfHeader + pkt.size(), file.size());
+    const uint64_t ts = uint64_t{le(file, erf + 4, 4)} << 32 | le(file, erf, 4);
+    EXPECT_EQ(ts >> 32, want_erf_sec[i]) << rec << ": ERF seconds (high word, little-endian)";
+    EXPECT_EQ(ts & 0xFFFFFFFF, want_erf_frac[i]) << rec << ": ERF fraction of the second";
+    EXPECT_TRUE(nearest_erf_time(ts, pkts[i].time_ps)) << rec << ": the nearest 2^-32 s";
+    EXPECT_EQ(file[erf + 8], kErfInfiniband) << rec << ": ERF type 21, no extension header";
+    EXPECT_EQ(file[erf + 9], kErfVaryingLength) << rec << ": flags: interface 0, varying length";
+    EXPECT_EQ(be(file, erf + 10, 2), kErfHeader + pkt.size()) << rec << ": rlen, header included";
+    EXPECT_EQ(be(file, erf + 12, 2), 0u) << rec << ": lctr: nothing lost";
+    EXPECT_EQ(be(file, erf + 14, 2), pkt.size()) << rec << ": wlen = the IB packet, LRH..VCRC";
+    EXPECT_TRUE(std::equal(pkt.begin(), pkt.end(), file.begin() + erf + kErfHeader))
+        << rec << ": the packet's bytes, LRH first, right after the ERF header";
+    at = erf + kErfHeader + pkt.size();
   }
   EXPECT_EQ(at, file.size()) << "nothing after the last record";
 
   std::ostringstream bad;
   EXPECT_THROW(write_ib_pcap(bad, {{-1, rc(kIbOpSendOnly, 0)}}), std::invalid_argument)
       << "negative capture time";
+}
+
+TEST(IbPcap, ErfTimestampIsTheNearest2To32ndOfASecond) {
+  // Across second boundaries and picosecond steps, every time maps to its nearest ERF tick.
+  for (int64_t t : {int64_t{0}, int64_t{1}, int64_t{116}, int64_t{117}, int64_t{232},
+                    int64_t{233}, int64_t{999'999'999'883}, int64_t{999'999'999'884},
+                    int64_t{5'000'000'000'000}, int64_t{123'456'789'012'345}}) {
+    EXPECT_TRUE(nearest_erf_time(erf_timestamp(t), t)) << t << " ps";
+  }
+  uint64_t x = 88172645463325252ull;  // xorshift64: many times, reproducibly
+  for (int i = 0; i < 10000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const int64_t t = static_cast<int64_t>(x % 4'000'000'000'000'000);  // up to 4000 s
+    ASSERT_TRUE(nearest_erf_time(erf_timestamp(t), t)) << t << " ps";
+  }
 }
 
 TEST(IbPcap, UnwritablePathThrows) {

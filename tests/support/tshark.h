@@ -1,7 +1,8 @@
 // Shared helpers for tests that read fabricsim's pcaps back with Wireshark's own dissectors
 // (tshark) as an independent parser (tests/output/pcap_*tshark_test.cpp, pcap_ib_run_test.cpp):
 // require tshark, run it with `-T fields`, split its lines into fields, parse the numbers and
-// booleans it prints, and relabel an InfiniBand pcap so Wireshark 4.0 will dissect it.
+// booleans it prints, and read a pcap's link type. Files are dissected exactly as fabricsim
+// wrote them: nothing is relabelled or rewritten before tshark reads them.
 // Header-only on purpose: tests/support holds no .cpp file, so CMake does not turn it into a test
 // executable.
 #pragma once
@@ -12,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -116,18 +116,11 @@ inline fs::path fresh_dir(const std::string& name) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// InfiniBand pcaps. Wireshark 4.0 (Debian 12's tshark) has the InfiniBand dissector but does not
-// map LINKTYPE_INFINIBAND (247) to it: it refuses such a file with "network type 247 unknown or
-// unsupported". So dissection runs on a copy whose global header says LINKTYPE_USER0 (147), with
-// tshark's user_dlts table sending USER0 to the "infiniband" dissector, the same one Wireshark
-// registers for its InfiniBand encapsulation. The records are untouched.
+// pcap global header (tcpdump.org "pcap savefile format"): the link type is bytes 20-23.
 
-inline constexpr uint32_t kLinktypeInfiniband = 247;
-inline constexpr uint32_t kLinktypeUser0 = 147;
-
-// tshark preference: dissect LINKTYPE_USER0 (DLT 147) records as InfiniBand from the LRH.
-inline constexpr const char* kUser0AsInfiniband =
-    "-o 'uat:user_dlts:\"User 0 (DLT=147)\",\"infiniband\",\"0\",\"\",\"0\",\"\"'";
+// LINKTYPE_ERF (tcpdump.org link-layer header types; Mellanox ibdump's DLT_ERF): what an
+// InfiniBand trace.pcap must say, since Wireshark 4.0 refuses LINKTYPE_INFINIBAND (247).
+inline constexpr uint32_t kLinktypeErf = 197;
 
 // The link type in the pcap global header held by `bytes` (at least 24 of them): bytes 20-23,
 // little-endian as fabricsim writes them.
@@ -137,12 +130,16 @@ inline uint32_t pcap_linktype(const std::string& bytes) {
          static_cast<uint32_t>(static_cast<uint8_t>(bytes.at(23))) << 24;
 }
 
-// Writes `copy`: `file` with the link type in its global header replaced. Returns `copy`.
-inline fs::path with_linktype(const fs::path& file, uint32_t linktype, const fs::path& copy) {
-  std::string bytes = read_file(file);
-  for (int i = 0; i < 4; ++i) bytes.at(20 + i) = static_cast<char>(linktype >> (8 * i));
-  std::ofstream(copy, std::ios::binary) << bytes;
-  return copy;
+// frame.time_epoch as tshark prints it ("S.NNNNNNNNN") in picoseconds; -1 if not that shape.
+inline int64_t epoch_ps(const std::string& s) {
+  const size_t dot = s.find('.');
+  if (dot == std::string::npos || s.size() - dot - 1 != 9) return -1;
+  return std::stoll(s.substr(0, dot)) * 1'000'000'000'000 + std::stoll(s.substr(dot + 1)) * 1000;
 }
+
+// An ERF timestamp (2^-32 s units) rounded to the nearest 2^-32 s is within 2^-33 s (116.4 ps) of
+// the true time, and tshark prints it rounded to the nanosecond (500 ps more): the largest
+// distance between a packet's simulated time and the time tshark shows for it.
+inline constexpr int64_t kErfShownTimeTolerancePs = 117 + 500;
 
 }  // namespace fabricsim::test_support
