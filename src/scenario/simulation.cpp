@@ -76,8 +76,10 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
     throw InputError("fabric.roce.plb.enabled",
                      "PLB reacts to ECN marks: set fabric.ecn.marking: on (or use DCQCN)");
   }
-  if (ecn.enabled && ecn.kmax_bytes <= ecn.kmin_bytes) {
-    throw InputError("fabric.ecn.kmax", "must be greater than fabric.ecn.kmin");
+  // kmax == kmin is step marking (DCTCP, Alizadeh et al. SIGCOMM 2010: every packet that finds
+  // the queue above K is marked); below kmin nothing is.
+  if (ecn.enabled && ecn.kmax_bytes < ecn.kmin_bytes) {
+    throw InputError("fabric.ecn.kmax", "must be at least fabric.ecn.kmin");
   }
   const bool ib = sc_.technology == Technology::kInfiniband;
   if (ib) net_.set_ib(sc_.ib.link);
