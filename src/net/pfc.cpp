@@ -112,7 +112,7 @@ void Network::set_pfc_thresholds() {
               std::to_string(__builtin_popcount(cfg.pfc.lossless_mask)) +
               " lossless classes (" + std::to_string(headroom_total[s]) + " bytes; " +
               std::to_string(queues_[first].pfc_headroom_bytes) +
-              " per port and class on port 0) and leave a shared pool");
+              " on its first port) and leave a shared pool");
     }
     switches_[s].buffer_bytes = cfg.buffer_bytes - headroom_total[s];
   }
