@@ -23,6 +23,9 @@ enum EventKind : uint32_t {
   kCcTimer = 11,     // transport: congestion-control timer of a QP (target = QP)
   kNicWake = 12,     // transport: a rate-limited QP of this NIC may send (target = NIC)
   kRouteUpdate = 13,  // routing: recomputed tables take effect after a failure (target unused)
+  // net: the head of a link's control-frame line (PAUSE, IB flow control) reached the far end's
+  // MAC (target = sending port). Numbered after the layers above only because it came later.
+  kCtrlArrive = 14,
   kFlowStart = 20,   // workload: a scheduled message is posted (target = message)
   kStopMarker = 30,  // simulation: the time limit of a run() call
 };

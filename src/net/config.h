@@ -23,17 +23,44 @@ struct LinkConfig {
 
 enum class Forwarding : uint8_t { kCutThrough, kStoreAndForward };
 
+// How a switch decides that a lossless ingress priority group (PG) must send XOFF.
+enum class PfcThreshold : uint8_t {
+  // Shared-buffer MMU (Broadcom, NVIDIA Spectrum; the SONiC/SAI buffer model): a PG fills the
+  // switch's shared pool while its occupancy is below alpha x (free shared pool) and sends XOFF
+  // when it crosses that; what arrives after lands in the PG's own headroom, reserved out of the
+  // switch buffer for every (port, lossless priority).
+  kDynamic,
+  // A fixed per-port share: XOFF = switch buffer / ports - headroom (or the explicit keys).
+  kStatic,
+};
+
 // IEEE 802.1Qbb priority flow control, per (ingress port, lossless priority).
 struct PfcConfig {
   bool enabled = false;
   uint8_t lossless_mask = 1u << 3;  // priorities that PFC protects (RoCE data: 3, NVIDIA default)
-  // Buffer an ingress port may fill per lossless priority before it drops: XOFF threshold plus
-  // headroom. 0 = the switch's shared buffer divided evenly among its ports.
+  PfcThreshold threshold = PfcThreshold::kDynamic;
+  // Dynamic threshold of a lossless PG: XOFF once its shared-pool bytes reach alpha x the free
+  // shared pool. SAI SHARED_DYNAMIC_TH n sets alpha = 2^n; SONiC's lossless PG profiles use
+  // n = 0 on NVIDIA Spectrum (device/mellanox/.../ACS-MSN4700/pg_profile_lookup.ini, the
+  // "threshold" column) and on Broadcom (device/common/profiles/th2,th4/.../pg_profile_lookup.ini),
+  // so alpha = 1.
+  double alpha = 1.0;
+  // Dynamic mode XON (SAI saibuffer.h, SAI_BUFFER_PROFILE_ATTR_XON_OFFSET_TH): RESUME once the
+  // PG's headroom is empty and its bytes <= max(XON_TH, limit - xon_offset), limit being the
+  // dynamic threshold of now. 2288 bytes: SONiC's xon and xon_offset on Broadcom TH4 and NVIDIA
+  // SN4600 (pg_profile_lookup.ini); Broadcom TH2 RDMA-CENTRIC uses xon_offset 2496.
+  int64_t xon_offset_bytes = 2288;
+  int64_t dynamic_xon_bytes = 2288;  // XON_TH of the dynamic mode (fabric.pfc.xon overrides it)
+  // Static mode: buffer an ingress port may fill per lossless priority before it drops: XOFF
+  // threshold plus headroom. 0 = the switch's shared buffer divided evenly among its ports.
   int64_t port_buffer_bytes = 0;
   // Headroom above XOFF that absorbs what is in flight after a PAUSE is sent. 0 = the Linux mlx5
-  // driver formula (SPEC §8): (301 + 2.16 x cable_m) x speed_Gbps + 2.72 x MTU bytes.
+  // driver's calculate_xoff() (drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c), in its
+  // integer arithmetic: (301 + 216 x len_m / 100) x speed_Mbps / 1000 + 272 x MTU / 100, with
+  // the cable length in whole metres (rounded up here) and the speed at least 40 Gb/s.
   int64_t headroom_bytes = 0;
-  // XOFF = port buffer - headroom and XON = XOFF - MTU (SPEC §8), unless set (0 = derived).
+  // Static mode: XOFF = port buffer - headroom and XON = XOFF - MTU (SPEC §8; mlx5 commit
+  // e28408e98bce "Update xon formula"), unless set (0 = derived).
   int64_t xoff_bytes = 0;
   int64_t xon_bytes = 0;
   // Pause time carried by a PAUSE frame, in quanta of 512 bit times; the sender refreshes it at

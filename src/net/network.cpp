@@ -31,6 +31,8 @@ uint32_t Network::add_switch(const SwitchConfig& cfg, int tier) {
   s.pfc_on = cfg.pfc.enabled;
   s.ecn_on = cfg.ecn.enabled;
   s.lossless_mask = cfg.pfc.enabled ? cfg.pfc.lossless_mask : 0;
+  s.pfc_dynamic = cfg.pfc.enabled && cfg.pfc.threshold == PfcThreshold::kDynamic;
+  s.pfc_alpha = static_cast<float>(cfg.pfc.alpha);
   switches_.push_back(std::move(s));
   switch_cfg_.push_back(cfg);
   return sw;
@@ -143,6 +145,13 @@ void Network::finalize() {
 }
 
 void Network::nic_send(uint32_t nic, const Packet& pkt) {
+  if (pkt.type == PacketType::kPause) {  // a PFC frame from the NIC's MAC (tests inject these)
+    const uint32_t port = nic_port_[nic];
+    queues_[port].mac_ctrl.push_back(pkt);
+    ports_[port].mac_ctrl_pending = true;
+    wake(port);
+    return;
+  }
   ++in_flight_;
   push_queue(nic_port_[nic], pkt);
   wake(nic_port_[nic]);
@@ -177,13 +186,6 @@ void Network::on_tx_done(uint32_t port) {
 
 bool Network::next_queued(uint32_t port, Packet& out) {
   Port& p = ports_[port];
-  if (p.mac_ctrl_pending) {  // PFC and IB flow-control packets go first, never paused
-    PortQueues& q = queues_[port];
-    out = q.mac_ctrl.pop_front();
-    p.mac_ctrl_pending = !q.mac_ctrl.empty();
-    if (out.type == PacketType::kCredit) fill_credit_packet(port, out);
-    return true;
-  }
   // Ethernet: paused_mask = classes PFC stopped; InfiniBand: VLs whose head waits for credits.
   const uint32_t ready = p.backlog_mask & ~p.paused_mask & 0xFFu;
   if (ready == 0) return false;
@@ -201,8 +203,11 @@ bool Network::next_queued(uint32_t port, Packet& out) {
     // The shared buffer is released when the frame starts to leave; for a cut-through switch
     // that is also when most of it was never fully stored.
     Switch& sw = switches_[p.switch_index];
-    sw.buffer_used_bytes -= out.frame_bytes;
-    if (sw.lossless_mask & (1u << prio)) pfc_release(sw.first_port + out.in_port, out);
+    if (sw.lossless_mask & (1u << prio)) {
+      pfc_release_switch(sw, sw.first_port + out.in_port, out);  // shared pool and/or headroom
+    } else {
+      sw.buffer_used_bytes -= out.frame_bytes;
+    }
     if (ib_on_) credit_release(sw.first_port + out.in_port, out);
     if (out.ecn == 2 && sw.ecn_on) ecn_mark(port, out);
   }
@@ -212,6 +217,10 @@ bool Network::next_queued(uint32_t port, Packet& out) {
 void Network::try_transmit(uint32_t port) {
   Packet next;
   const Port& p = ports_[port];
+  if (p.mac_ctrl_pending) {  // PFC and IB flow-control packets go first, never paused
+    transmit_control(port);
+    return;
+  }
   const bool stage = ib_on_ && p.is_nic && ib_.data_vls > 1 && endpoint_.pull;
   if (stage) stage_vl_heads(port);
   if (next_queued(port, next)) {
@@ -248,7 +257,7 @@ void Network::transmit(uint32_t port, const Packet& pkt) {
       sched_.at(arrive_ps, kLinkArrive, port);
       p.arrive_event_pending = true;
     }
-  } else if (pkt.type != PacketType::kPause && pkt.type != PacketType::kCredit) {
+  } else {
     drop(port, pkt, DropReason::kLinkDown);  // a failed link: the frame is clocked out and lost
   }
   // Only a port with more to send needs to wake up when this frame is out; an idle port is
@@ -256,6 +265,52 @@ void Network::transmit(uint32_t port, const Packet& pkt) {
   if (p.is_nic || p.backlog_mask != 0 || p.mac_ctrl_pending) {
     sched_.at(p.busy_until_ps, kPortTxDone, port);
     p.tx_event_pending = true;
+  }
+}
+
+void Network::transmit_control(uint32_t port) {
+  Port& p = ports_[port];
+  PortQueues& q = queues_[port];
+  Packet f = q.mac_ctrl.pop_front();
+  p.mac_ctrl_pending = !q.mac_ctrl.empty();
+  if (f.type == PacketType::kCredit) fill_credit_packet(port, f);  // the FCCL of now
+  const int64_t now = sched_.now_ps;
+  const uint32_t wire = wire_bytes(f);
+  const int64_t ser_ps = serialization_ps(wire, p.rate_bps);
+  p.busy_until_ps = now + ser_ps;
+  port_tx_bytes_[port] += wire;
+  if (tap_.on_transmit) tap_.on_transmit(tap_.ctx, now, port, f);
+  if (p.up) {
+    // The far MAC acts on the whole frame (it checks the FCS) once it has crossed the cable:
+    // serialization + propagation, no forwarding latency (802.1Qbb PFC frames and IBA flow-
+    // control packets are consumed by the MAC / link layer and never enter the switch pipeline).
+    // Every entry leaves a frame time after the previous one, so the line stays in order.
+    const int64_t arrive_ps = now + ser_ps + q.prop_ps;
+    q.ctrl_line.push_back(InFlight{arrive_ps, f});
+    if (!q.ctrl_arrive_pending) {
+      sched_.at(arrive_ps, kCtrlArrive, port);
+      q.ctrl_arrive_pending = true;
+    }
+  }  // a failed link: the frame is clocked out and lost (control frames are not counted drops)
+  if (p.is_nic || p.backlog_mask != 0 || p.mac_ctrl_pending) {
+    sched_.at(p.busy_until_ps, kPortTxDone, port);
+    p.tx_event_pending = true;
+  }
+}
+
+void Network::on_ctrl_arrive(uint32_t port) {
+  PortQueues& q = queues_[port];
+  const Packet f = q.ctrl_line.pop_front().pkt;
+  if (!q.ctrl_line.empty()) {
+    sched_.at(q.ctrl_line.front().arrive_ps, kCtrlArrive, port);
+  } else {
+    q.ctrl_arrive_pending = false;
+  }
+  if (!ports_[port].up) return;  // the link failed while the frame was on the cable: lost
+  if (f.type == PacketType::kPause) {
+    on_pause_frame(ports_[port].peer, f);  // consumed by the far end's MAC
+  } else {
+    on_credit_packet(ports_[port].peer, f);  // consumed by the far end's link layer
   }
 }
 
@@ -277,12 +332,6 @@ void Network::on_link_arrive(uint32_t port) {
       drop(p.peer, pkt, DropReason::kCorrupted);  // the receiver's MAC discards it
       return;
     }
-  } else if (pkt.type == PacketType::kPause) {
-    on_pause_frame(p.peer, pkt);  // consumed by the far end's MAC
-    return;
-  } else if (pkt.type == PacketType::kCredit) {
-    on_credit_packet(p.peer, pkt);  // consumed by the far end's link layer
-    return;
   }
   if (ib_on_ && !credit_receive(p.peer, pkt)) {
     drop(p.peer, pkt, DropReason::kCreditOverrun);  // beyond the VL buffer
@@ -368,9 +417,11 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
   if (ib_on_) {
     // Credits reserved a VL buffer for the packet at the ingress port, and the VL buffers
     // together fit the shared buffer (set_credit_buffers), so there is no admission to do.
+    sw.buffer_used_bytes += pkt.frame_bytes;
   } else if (sw.lossless_mask & cls) {
-    // A lossless class is admitted by ingress accounting (PFC), not by the egress threshold.
-    if (pkt.frame_bytes > free_bytes || !pfc_admit(sw.first_port + pkt.in_port, pkt)) {
+    // A lossless class is admitted by ingress accounting (PFC), not by the egress threshold;
+    // it charges the shared pool or, past XOFF, its PG's headroom.
+    if (!pfc_admit_switch(sw, sw.first_port + pkt.in_port, pkt)) {
       drop(port, pkt, DropReason::kLossless);
       return;
     }
@@ -381,8 +432,9 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
     // alpha x (unused shared buffer); tail drop beyond that or when the buffer is full.
     drop(port, pkt, DropReason::kBuffer);
     return;
+  } else {
+    sw.buffer_used_bytes += pkt.frame_bytes;
   }
-  sw.buffer_used_bytes += pkt.frame_bytes;
   if (sw.buffer_used_bytes > sw.peak_buffer_bytes) sw.peak_buffer_bytes = sw.buffer_used_bytes;
   push_queue(port, pkt);
   wake(port);
@@ -396,8 +448,11 @@ void Network::discard_class(uint32_t port, int cls, DropReason reason) {
     queue.bytes -= pkt.frame_bytes;
     if (p.switch_index >= 0) {
       Switch& sw = switches_[p.switch_index];
-      sw.buffer_used_bytes -= pkt.frame_bytes;
-      if (sw.lossless_mask & (1u << cls)) pfc_release(sw.first_port + pkt.in_port, pkt);
+      if (sw.lossless_mask & (1u << cls)) {
+        pfc_release_switch(sw, sw.first_port + pkt.in_port, pkt);
+      } else {
+        sw.buffer_used_bytes -= pkt.frame_bytes;
+      }
       if (ib_on_) credit_release(sw.first_port + pkt.in_port, pkt);
     }
     drop(port, pkt, reason);

@@ -29,6 +29,12 @@
 
 namespace fabricsim::net {
 
+// PFC headroom per (port, lossless priority) by the Linux mlx5 driver's calculate_xoff()
+// (drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c), integer arithmetic as there:
+// (301 + 216 x len_m / 100) x speed_Mbps / 1000 + 272 x mtu / 100, speed at least 40 Gb/s,
+// cable length in whole metres (a fractional length rounds up). Defined in net/pfc.cpp.
+int64_t mlx5_pfc_headroom_bytes(int64_t rate_bps, double cable_m, int mtu_bytes);
+
 inline constexpr uint16_t kNoRoute = 0xFFFF;
 inline constexpr uint32_t kNoPort = 0xFFFFFFFFu;
 
@@ -78,13 +84,26 @@ struct PortQueues {
   int64_t prop_ps = 0;
   int64_t drops = 0;
   Ring<Packet> mac_ctrl;  // PFC frames to send, served before every class and never paused
+  // MAC control frames and IB flow-control packets on the cable, in arrival order: they are
+  // consumed by the far end's MAC / link layer after serialization + propagation, without the
+  // far switch's forwarding latency, so they cannot share Port::line (FIFO, one head event)
+  // with data that a later control frame may overtake. Rare, hence here and not in Port.
+  Ring<InFlight> ctrl_line;
+  bool ctrl_arrive_pending = false;
   // PFC where this port receives (a switch ingress port, or a stalled NIC's buffer).
   uint32_t ingress_bytes[kPriorities] = {};
   uint8_t xoff_mask = 0;     // lossless classes for which PAUSE is in force upstream
   bool refresh_pending = false;
-  int64_t pfc_limit_bytes = 0;  // per class: XOFF threshold + headroom; drop beyond
+  // Static mode (and NIC ports): per class, XOFF threshold + headroom; drop beyond.
+  int64_t pfc_limit_bytes = 0;
   int64_t pfc_xoff_bytes = 0;
-  int64_t pfc_xon_bytes = 0;
+  int64_t pfc_xon_bytes = 0;  // static: XON threshold; dynamic: XON_TH (SAI)
+  // Per class: PFC headroom (both modes), and in the dynamic mode how much of ingress_bytes
+  // sits in it (the rest is in the switch's shared pool).
+  int64_t pfc_headroom_bytes = 0;
+  int64_t pfc_xon_offset_bytes = 0;  // dynamic mode: XON once bytes <= limit - this
+  uint32_t headroom_used_bytes[kPriorities] = {};
+  int64_t peak_headroom_bytes = 0;  // most headroom any class of this port held
   // PFC where this port sends and is paused by its peer.
   int64_t pause_until_ps[kPriorities] = {};
   int64_t paused_since_ps[kPriorities] = {};
@@ -120,6 +139,8 @@ struct PortQueues {
 
 struct Switch {
   // Hot: read for every packet the switch forwards (first cache line).
+  // The shared pool: the switch buffer less the PFC headroom reserved for every lossless
+  // (port, priority) in the dynamic mode. Headroom bytes are never counted in buffer_used_bytes.
   int64_t buffer_bytes = 0;
   int64_t buffer_used_bytes = 0;
   double dt_alpha = 1.0;
@@ -129,6 +150,8 @@ struct Switch {
   bool pfc_on = false;        // copies of the config, kept in the hot line
   bool ecn_on = false;
   uint8_t lossless_mask = 0;  // PFC classes (0 when PFC is off)
+  bool pfc_dynamic = false;   // lossless PGs: dynamic threshold on the shared pool (net/pfc.cpp)
+  float pfc_alpha = 1.0f;     // its alpha (PfcConfig::alpha)
   // Forwarding (filled by routing/). Ethernet: routes depend only on the switch the destination
   // NIC is cabled to (its leaf slot), so the table has one entry per leaf, not per NIC: it stays
   // small enough to live in cache. InfiniBand (route_by_lid): one entry per DLID, the linear
@@ -262,12 +285,15 @@ class Network {
   int64_t packets_in_flight() const { return in_flight_; }
 
   // ---- run time ----
-  // Queues a packet at a NIC's own port (ACKs, NAKs, CNPs); strict priority over pulled data.
+  // Queues a packet at a NIC's own port (ACKs, NAKs, CNPs); strict priority over pulled data. A
+  // PAUSE frame goes to the MAC control queue, ahead of everything.
   void nic_send(uint32_t nic, const Packet& pkt);
   // Tells an idle NIC port that the transport has data: it pulls if it is free.
   void nic_kick(uint32_t nic);
   void on_tx_done(uint32_t port);
   void on_link_arrive(uint32_t port);
+  // The head of the control-frame line of `port`'s cable reached the far end's MAC.
+  void on_ctrl_arrive(uint32_t port);
   // PFC (net/pfc.cpp).
   void on_pause_expire(uint32_t port);
   void on_pfc_refresh(uint32_t port);
@@ -317,10 +343,18 @@ class Network {
   bool next_queued(uint32_t port, Packet& out);
   void push_queue(uint32_t port, const Packet& pkt);
   void transmit(uint32_t port, const Packet& pkt);
+  // Sends the head of the port's MAC control queue (PAUSE or IB flow control).
+  void transmit_control(uint32_t port);
   // PFC internals (net/pfc.cpp).
   void set_pfc_thresholds();
+  // Per-port static accounting (static mode, and a stalled NIC's buffer).
   bool pfc_admit(uint32_t in_port, const Packet& pkt);  // false: headroom overflow, drop it
   void pfc_release(uint32_t in_port, const Packet& pkt);
+  // A switch's lossless class in either mode: charges (returns) the shared pool and/or the PG's
+  // headroom. False: no room, drop it.
+  bool pfc_admit_switch(Switch& sw, uint32_t in_port, const Packet& pkt);
+  void pfc_release_switch(Switch& sw, uint32_t in_port, const Packet& pkt);
+  bool pfc_dynamic_xon_ready(uint32_t in_port, int cls) const;
   void send_pause(uint32_t port, uint8_t classes, int quanta);
   void on_pause_frame(uint32_t port, const Packet& pkt);
   void arm_pause_timer(uint32_t port, int64_t at_ps);

@@ -9,8 +9,10 @@
 // with its delay and stops only the classes it names at the far end, for quanta x 512 bit
 // times unless refreshed; the sender refreshes at half that period while still above XOFF.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "net/network.h"
@@ -31,7 +33,14 @@ const PfcConfig& Network::pfc_of(uint32_t port) const {
   return switch_cfg_[sw].pfc;
 }
 
+int64_t mlx5_pfc_headroom_bytes(int64_t rate_bps, double cable_m, int mtu_bytes) {
+  const int64_t len_m = static_cast<int64_t>(std::ceil(cable_m - 1e-9));
+  const int64_t speed_mbps = std::max<int64_t>(rate_bps / 1'000'000, 40'000);  // SPEED_40000
+  return (301 + 216 * len_m / 100) * speed_mbps / 1000 + 272 * int64_t{mtu_bytes} / 100;
+}
+
 void Network::set_pfc_thresholds() {
+  std::vector<int64_t> headroom_total(switches_.size(), 0);
   for (uint32_t id = 0; id < ports_.size(); ++id) {
     const PfcConfig& cfg = pfc_of(id);
     if (!cfg.enabled) continue;
@@ -40,10 +49,22 @@ void Network::set_pfc_thresholds() {
     // Headroom for the cable this port receives on (the same cable it sends on).
     const double cable_m = static_cast<double>(q.prop_ps) / kPropagationPsPerMetre;
     const double gbps = static_cast<double>(p.rate_bps) * 1e-9;
-    const int64_t headroom =
-        cfg.headroom_bytes > 0
-            ? cfg.headroom_bytes
-            : static_cast<int64_t>((301 + 2.16 * cable_m) * gbps + 2.72 * cfg.mtu_bytes + 0.5);
+    const int64_t headroom = cfg.headroom_bytes > 0
+                                 ? cfg.headroom_bytes
+                                 : mlx5_pfc_headroom_bytes(p.rate_bps, cable_m, cfg.mtu_bytes);
+    q.pfc_headroom_bytes = headroom;
+    if (!p.is_nic && cfg.threshold == PfcThreshold::kDynamic) {
+      // XOFF comes from the shared pool at run time (pfc_admit_switch); the headroom of every
+      // lossless priority of the port is reserved out of the switch buffer below.
+      if (cfg.xoff_bytes > 0 || cfg.port_buffer_bytes > 0) {
+        throw InputError(cfg.xoff_bytes > 0 ? "fabric.pfc.xoff" : "fabric.pfc.port_buffer",
+                         "is a static threshold: it needs fabric.pfc.threshold: static");
+      }
+      q.pfc_xon_bytes = cfg.xon_bytes > 0 ? cfg.xon_bytes : cfg.dynamic_xon_bytes;
+      q.pfc_xon_offset_bytes = cfg.xon_offset_bytes;
+      headroom_total[p.switch_index] += headroom * __builtin_popcount(cfg.lossless_mask);
+      continue;
+    }
     int64_t buffer;
     const char* key;
     if (p.is_nic) {
@@ -77,6 +98,24 @@ void Network::set_pfc_thresholds() {
     }
     q.pfc_limit_bytes = buffer;
   }
+  // Dynamic mode: the headroom is carved out of the switch buffer, and the rest is the shared
+  // pool that lossy queues (egress DT) and lossless PGs (below their dynamic XOFF) share.
+  for (uint32_t s = 0; s < switches_.size(); ++s) {
+    if (!switches_[s].pfc_dynamic) continue;
+    const SwitchConfig& cfg = switch_cfg_[s];
+    if (headroom_total[s] >= cfg.buffer_bytes) {
+      const uint32_t first = switches_[s].first_port;
+      throw InputError(
+          "fabric.switch.buffer",
+          std::to_string(cfg.buffer_bytes) + " bytes cannot hold the PFC headroom of " +
+              std::to_string(switches_[s].num_ports) + " ports x " +
+              std::to_string(__builtin_popcount(cfg.pfc.lossless_mask)) +
+              " lossless classes (" + std::to_string(headroom_total[s]) + " bytes; " +
+              std::to_string(queues_[first].pfc_headroom_bytes) +
+              " on its first port) and leave a shared pool");
+    }
+    switches_[s].buffer_bytes = cfg.buffer_bytes - headroom_total[s];
+  }
 }
 
 bool Network::pfc_admit(uint32_t in_port, const Packet& pkt) {
@@ -98,6 +137,76 @@ void Network::pfc_release(uint32_t in_port, const Packet& pkt) {
   uint32_t& held = q.ingress_bytes[pkt.priority];
   held -= pkt.frame_bytes;
   if ((q.xoff_mask & cls) && held <= q.pfc_xon_bytes) {
+    q.xoff_mask &= static_cast<uint8_t>(~cls);
+    send_pause(in_port, cls, 0);  // RESUME
+  }
+}
+
+// The dynamic mode follows the SAI buffer model that SONiC programs on Broadcom and Spectrum
+// (saibuffer.h, SHARED_DYNAMIC_TH, XOFF_TH, XON_OFFSET_TH): a lossless PG's bytes go to the
+// shared pool while the PG holds less than alpha x (free shared pool) and the pool has room;
+// beyond, to the PG's headroom. XOFF when the PG reaches the threshold (or spills into its
+// headroom). Departures empty the headroom first, so that it is whole again for the next
+// XOFF, and XON once it is empty and the PG is back to max(XON_TH, threshold - xon_offset).
+bool Network::pfc_admit_switch(Switch& sw, uint32_t in_port, const Packet& pkt) {
+  const int64_t free_bytes = sw.buffer_bytes - sw.buffer_used_bytes;
+  if (!sw.pfc_dynamic) {
+    if (pkt.frame_bytes > free_bytes || !pfc_admit(in_port, pkt)) return false;
+    sw.buffer_used_bytes += pkt.frame_bytes;
+    return true;
+  }
+  PortQueues& q = queues_[in_port];
+  const int c = pkt.priority;
+  uint32_t& held = q.ingress_bytes[c];
+  uint32_t& room = q.headroom_used_bytes[c];
+  const int64_t shared = held - room;
+  const uint8_t cls = static_cast<uint8_t>(1u << c);
+  bool xoff;
+  if (pkt.frame_bytes <= free_bytes &&
+      static_cast<double>(shared) < static_cast<double>(sw.pfc_alpha) * free_bytes) {
+    sw.buffer_used_bytes += pkt.frame_bytes;
+    xoff = static_cast<double>(shared + pkt.frame_bytes) >=
+           static_cast<double>(sw.pfc_alpha) * (free_bytes - pkt.frame_bytes);
+  } else {
+    if (room + pkt.frame_bytes > q.pfc_headroom_bytes) return false;  // headroom overflow
+    room += pkt.frame_bytes;
+    q.peak_headroom_bytes = std::max<int64_t>(q.peak_headroom_bytes, room);
+    xoff = true;
+  }
+  held += pkt.frame_bytes;
+  if (xoff && !(q.xoff_mask & cls)) {
+    q.xoff_mask |= cls;
+    send_pause(in_port, cls, pfc_of(in_port).pause_quanta);
+  }
+  return true;
+}
+
+bool Network::pfc_dynamic_xon_ready(uint32_t in_port, int c) const {
+  const PortQueues& q = queues_[in_port];
+  if (q.headroom_used_bytes[c] != 0) return false;
+  const Switch& sw = switches_[ports_[in_port].switch_index];
+  const double limit = static_cast<double>(sw.pfc_alpha) *
+                       static_cast<double>(sw.buffer_bytes - sw.buffer_used_bytes);
+  const double xon = std::max(static_cast<double>(q.pfc_xon_bytes),
+                              limit - static_cast<double>(q.pfc_xon_offset_bytes));
+  return static_cast<double>(q.ingress_bytes[c]) <= xon;
+}
+
+void Network::pfc_release_switch(Switch& sw, uint32_t in_port, const Packet& pkt) {
+  if (!sw.pfc_dynamic) {
+    sw.buffer_used_bytes -= pkt.frame_bytes;
+    pfc_release(in_port, pkt);
+    return;
+  }
+  PortQueues& q = queues_[in_port];
+  const int c = pkt.priority;
+  uint32_t& room = q.headroom_used_bytes[c];
+  const uint32_t from_room = std::min<uint32_t>(room, pkt.frame_bytes);
+  room -= from_room;
+  sw.buffer_used_bytes -= pkt.frame_bytes - from_room;
+  q.ingress_bytes[c] -= pkt.frame_bytes;
+  const uint8_t cls = static_cast<uint8_t>(1u << c);
+  if ((q.xoff_mask & cls) && pfc_dynamic_xon_ready(in_port, c)) {
     q.xoff_mask &= static_cast<uint8_t>(~cls);
     send_pause(in_port, cls, 0);  // RESUME
   }
@@ -126,6 +235,20 @@ void Network::on_pfc_refresh(uint32_t port) {
   PortQueues& q = queues_[port];
   q.refresh_pending = false;
   if (q.xoff_mask == 0) return;
+  const Port& p = ports_[port];
+  if (!p.is_nic && switches_[p.switch_index].pfc_dynamic) {
+    // The dynamic XON point moves with the free pool, not only when this PG drains: a PG whose
+    // threshold rose (others drained) resumes at the refresh instead of pausing on.
+    uint8_t resume = 0;
+    for (int c = 0; c < kPriorities; ++c) {
+      if ((q.xoff_mask & (1u << c)) && pfc_dynamic_xon_ready(port, c)) resume |= 1u << c;
+    }
+    if (resume != 0) {
+      q.xoff_mask &= static_cast<uint8_t>(~resume);
+      send_pause(port, resume, 0);
+      if (q.xoff_mask == 0) return;
+    }
+  }
   if (!q.mac_ctrl.empty()) {
     // The last PAUSE has not even left yet (quanta shorter than a frame time): queueing another
     // would grow the queue without bound. Look again one period later.

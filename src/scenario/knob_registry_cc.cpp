@@ -25,30 +25,68 @@ void add_congestion_knobs(std::vector<Knob>& k) {
                                    "the class becomes lossless",
                     .source = "off: lossy RoCE unless asked"},
                    [](auto& s) -> auto& { return s.switch_config.pfc.enabled; }));
+  const Condition pfc_static{"fabric.pfc.threshold", "static"};
+  const Condition pfc_dynamic{"fabric.pfc.threshold", "dynamic"};
+  k.push_back(bind_enum(
+      {.path = "fabric.pfc.threshold",
+       .description = "dynamic: a lossless ingress PG sends XOFF at alpha x free shared pool, then "
+                      "fills its headroom, reserved out of the switch buffer per port and class; "
+                      "static: XOFF = switch buffer / ports - headroom",
+       .source = "dynamic: the SAI/SONiC shared-buffer model of Broadcom and NVIDIA Spectrum "
+                 "switches (saibuffer.h SHARED_DYNAMIC_TH, XON_OFFSET_TH; SONiC "
+                 "pg_profile_lookup.ini); static: SPEC §8 per-port split"},
+      std::vector<std::pair<std::string, net::PfcThreshold>>{
+          {"dynamic", net::PfcThreshold::kDynamic}, {"static", net::PfcThreshold::kStatic}},
+      [](auto& s) -> auto& { return s.switch_config.pfc.threshold; }));
+  k.push_back(bind({.path = "fabric.pfc.alpha",
+                    .type = KnobType::kDouble,
+                    .description = "Dynamic threshold of a lossless PG: XOFF once its shared-pool "
+                                   "bytes reach alpha x the free shared pool",
+                    .source = "1 = 2^dynamic_th with dynamic_th 0, SONiC lossless PG profiles on "
+                              "NVIDIA SN4600/SN4700 and Broadcom TH2/TH4 (pg_profile_lookup.ini); "
+                              "SAI: alpha = 2^SHARED_DYNAMIC_TH",
+                    .min = positive,
+                    .only_with = {pfc_dynamic}},
+                   [](auto& s) -> auto& { return s.switch_config.pfc.alpha; }));
+  k.push_back(bind({.path = "fabric.pfc.xon_offset",
+                    .type = KnobType::kBytes,
+                    .description = "Dynamic mode: RESUME once the PG's headroom is empty and its "
+                                   "bytes <= max(xon, threshold - xon_offset)",
+                    .source = "2288 B: SONiC xon_offset for Broadcom TH4 and NVIDIA SN4600 "
+                              "(pg_profile_lookup.ini; TH2 RDMA-CENTRIC: 2496); SAI XON_OFFSET_TH",
+                    .min = non_negative,
+                    .only_with = {pfc_dynamic}},
+                   [](auto& s) -> auto& { return s.switch_config.pfc.xon_offset_bytes; }));
   k.push_back(bind({.path = "fabric.pfc.port_buffer",
                     .type = KnobType::kBytes,
-                    .description = "Buffer per ingress port and lossless class (XOFF + headroom); "
-                                   "0 = the switch buffer divided by its port count",
+                    .description = "Static mode: buffer per ingress port and lossless class (XOFF "
+                                   "+ headroom); 0 = the switch buffer divided by its port count",
                     .source = "static partition of the shared buffer",
-                    .min = non_negative},
+                    .min = non_negative,
+                    .only_with = {pfc_static}},
                    [](auto& s) -> auto& { return s.switch_config.pfc.port_buffer_bytes; }));
   k.push_back(bind({.path = "fabric.pfc.headroom",
                     .type = KnobType::kBytes,
-                    .description = "Headroom above XOFF per port and class; 0 = (301 + 2.16 x "
-                                   "cable_m) x Gbps + 2.72 x MTU",
-                    .source = "Linux mlx5 driver formula (SPEC §8)",
+                    .description = "Headroom above XOFF per port and lossless class; 0 = (301 + "
+                                   "216 x len_m / 100) x speed_Mbps / 1000 + 272 x MTU / 100, "
+                                   "integer arithmetic, speed >= 40 Gb/s",
+                    .source = "Linux mlx5 calculate_xoff(), drivers/net/ethernet/mellanox/mlx5/"
+                              "core/en/port_buffer.c (SPEC §8)",
                     .min = non_negative},
                    [](auto& s) -> auto& { return s.switch_config.pfc.headroom_bytes; }));
   k.push_back(bind({.path = "fabric.pfc.xoff",
                     .type = KnobType::kBytes,
-                    .description = "XOFF threshold; 0 = port buffer - headroom",
-                    .source = "SPEC §8",
-                    .min = non_negative},
+                    .description = "Static mode: XOFF threshold; 0 = port buffer - headroom",
+                    .source = "SPEC §8; mlx5 port_buffer.c (xoff_threshold = size - xoff)",
+                    .min = non_negative,
+                    .only_with = {pfc_static}},
                    [](auto& s) -> auto& { return s.switch_config.pfc.xoff_bytes; }));
   k.push_back(bind({.path = "fabric.pfc.xon",
                     .type = KnobType::kBytes,
-                    .description = "XON threshold; 0 = XOFF - MTU",
-                    .source = "SPEC §8",
+                    .description = "XON threshold; 0 = static: XOFF - MTU, dynamic: 2288 B (SAI "
+                                   "XON_TH)",
+                    .source = "static: SPEC §8, mlx5 commit e28408e98bce; dynamic: SONiC xon "
+                              "2288 B for Broadcom TH4 / NVIDIA SN4600 (pg_profile_lookup.ini)",
                     .min = non_negative},
                    [](auto& s) -> auto& { return s.switch_config.pfc.xon_bytes; }));
   k.push_back(bind({.path = "fabric.pfc.pause_quanta",

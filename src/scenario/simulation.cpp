@@ -221,6 +221,9 @@ bool Simulation::run(int64_t stop_time_ps, const std::function<void(double)>& pr
       case kLinkArrive:
         net_.on_link_arrive(ev.target);
         break;
+      case kCtrlArrive:
+        net_.on_ctrl_arrive(ev.target);
+        break;
       case kPauseExpire:
         net_.on_pause_expire(ev.target);
         break;

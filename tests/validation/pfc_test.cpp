@@ -8,11 +8,13 @@
 //     leaf0  leaf1  ...  leaf7             8 NICs per leaf: NICs 0-7 on leaf0, 8-15 on leaf1, ...
 //     R=NIC0
 //
-// Per ingress port and lossless class (SPEC §8, Linux mlx5 formula):
-//   headroom = (301 + 2.16 x cable_m) x speed_Gbps + 2.72 x MTU          bytes
-//   XOFF     = port buffer - headroom,  XON = XOFF - MTU
+// Tests 1-6 use the static split (fabric.pfc.threshold: static); tests 7-9 the default dynamic
+// shared-pool threshold. Per ingress port and lossless class (SPEC §8, Linux mlx5
+// calculate_xoff() in integer arithmetic):
+//   headroom = (301 + 216 x cable_m / 100) x speed_Mbps / 1000 + 272 x MTU / 100     bytes
+//   static:  XOFF = port buffer - headroom,  XON = XOFF - MTU
 // with the port buffer = switch buffer / ports of that switch unless fabric.pfc.port_buffer is
-// set. At 100 Gb/s, 3 m and MTU 4096: headroom = 30748 + 11141.12 = 41889 bytes.
+// set. At 100 Gb/s, 3 m and MTU 4096: headroom = 307 x 100 + 11141 = 41841 bytes.
 //
 // Goodput into one receiver: only data crosses the bottleneck (leaf0 -> R); ACKs go the other
 // way. A message of S bytes is ceil(S/4096) packets of 82 bytes overhead each plus one 16-byte
@@ -46,14 +48,18 @@ int64_t packets(int64_t bytes) { return (bytes + kMtu - 1) / kMtu; }
 int64_t message_wire_bytes(int64_t bytes) { return bytes + 82 * packets(bytes) + 16; }
 // Time to serialize `bytes` of wire at 100 Gb/s, in ps.
 double wire_ps(double bytes) { return bytes * 8.0 / kRateBps * 1e12; }
-// SPEC §8 headroom (mlx5): (301 + 2.16 x cable_m) x Gbps + 2.72 x MTU, rounded to a byte.
+// mlx5 calculate_xoff() headroom, integer arithmetic as in the driver (whole metres).
 int64_t mlx5_headroom(double cable_m, double gbps, int64_t mtu) {
-  return std::llround((301.0 + 2.16 * cable_m) * gbps + 2.72 * static_cast<double>(mtu));
+  const int64_t len = std::llround(cable_m);
+  const int64_t mbps = std::max<int64_t>(std::llround(gbps * 1000), 40'000);
+  return (301 + 216 * len / 100) * mbps / 1000 + 272 * mtu / 100;
 }
 
 // Leaf-spine of `radix`, `hosts` NICs at 100 Gb/s over 3 m cables; PFC as asked.
-scenario::Scenario leaf_spine(int radix, int hosts, int64_t switch_buffer, bool pfc) {
+scenario::Scenario leaf_spine(int radix, int hosts, int64_t switch_buffer, bool pfc,
+                              net::PfcThreshold mode = net::PfcThreshold::kStatic) {
   scenario::Scenario sc;
+  sc.switch_config.pfc.threshold = mode;
   sc.seed = 3;
   sc.topology.tiers = 2;
   sc.topology.radix = radix;
@@ -110,8 +116,8 @@ int64_t fct_ps(scenario::Simulation& sim, uint32_t msg) {
 //   PFC off: the shared buffer admits a queue while it is below the free buffer (alpha = 1), so
 //   one egress queue holds at most 512 KiB; N >= 2 line-rate senders into one 100 Gb/s port add
 //   (N-1) x 100 Gb/s of backlog for 80 us, ~(N-1) MB > 512 KiB: tail drops.
-//   PFC on: leaf ports hold 1 MiB / 16 = 65536 bytes per ingress port, XOFF = 65536 - 41889 =
-//   23647; nothing of the data class may be dropped, the senders are paused instead, and the
+//   PFC on: leaf ports hold 1 MiB / 16 = 65536 bytes per ingress port, XOFF = 65536 - 41841 =
+//   23695; nothing of the data class may be dropped, the senders are paused instead, and the
 //   bottleneck stays busy: aggregate goodput close to B (header comment).
 class PfcIncast : public ::testing::TestWithParam<int> {};
 
@@ -187,11 +193,11 @@ INSTANTIATE_TEST_SUITE_P(Pfc, PfcIncast, ::testing::Values(2, 8, 32),
 TEST(PfcPropagation, PauseReachesTheSendersLeafAndNics) {
   scenario::Simulation sim(leaf_spine(16, 64, 1 << 20, true));
   // Thresholds from the default partition, switch buffer / its port count: a leaf has 16 ports
-  // (65536 bytes each, XOFF 23647), a spine 8 (one per leaf: 131072 bytes, XOFF 89183).
+  // (65536 bytes each, XOFF 23695), a spine 8 (one per leaf: 131072 bytes, XOFF 89231).
   {
     const net::Network& net = sim.network();
-    const int64_t headroom = mlx5_headroom(3.0, 100.0, kMtu);  // 41889
-    ASSERT_EQ(headroom, 41889) << "(301 + 2.16 x 3) x 100 + 2.72 x 4096, rounded";
+    const int64_t headroom = mlx5_headroom(3.0, 100.0, kMtu);  // 41841
+    ASSERT_EQ(headroom, 41841) << "(301 + 648 / 100) x 100000 / 1000 + 272 x 4096 / 100";
     for (uint32_t p = 0; p < net.num_ports(); ++p) {
       if (net.port(p).is_nic) continue;
       const int64_t ports = net.switch_at(net.port(p).switch_index).tier == 2 ? 8 : 16;
@@ -254,8 +260,8 @@ TEST(PfcPropagation, PauseReachesTheSendersLeafAndNics) {
 // ---------------------------------------------------------------------------------------------
 // 3. Headroom. Leaf-spine radix 8 (4 leaves x 4 spines, 16 NICs), 100 Gb/s, a long cable on
 // every link, fabric.pfc.port_buffer = 160000 bytes, 8 senders on leaf1/leaf2 into NIC 0.
-//   headroom(100 m) = (301 + 216) x 100 + 11141.12 = 62841  -> XOFF 97159, XON 93063
-//   headroom(300 m) = (301 + 648) x 100 + 11141.12 = 106041 -> XOFF 53959, XON 49863
+//   headroom(100 m) = (301 + 216) x 100 + 11141 = 62841  -> XOFF 97159, XON 93063
+//   headroom(300 m) = (301 + 648) x 100 + 11141 = 106041 -> XOFF 53959, XON 49863
 // What can still arrive after XOFF is crossed: the PAUSE waits for at most one frame, crosses
 // the cable (+ the far switch's 450 ns), the upstream finishes its frame, and what it already
 // sent is on the cable: about 100 Gb/s x (2 x (1.5 us + 0.45 us) + 2 x 0.33 us) = 57 KB at
@@ -434,7 +440,7 @@ TEST(PfcTiming, PauseExpiresAfterQuantaAndResumeEndsIt) {
 }
 
 // (c) Refresh under a stall. NIC 0 stops draining at 20 us and resumes at 120 us; its receive
-// buffer (fabric.nic.rx_buffer) is 128 KiB, XOFF = 131072 - 41889 = 89183 bytes = 22 frames of
+// buffer (fabric.nic.rx_buffer) is 128 KiB, XOFF = 131072 - 41841 = 89231 bytes = 22 frames of
 // 4158 bytes (4096 payload + 62 frame overhead) arriving every 334.24 ns at line rate, so NIC 0
 // sends PAUSE about 21 frame times (7.02 us, + up to one frame) after the stall starts, and
 // RESUME at 120 us when it drains. Both cross the same cable, so leaf0's port is paused for
