@@ -114,15 +114,39 @@ struct VlArbEntry {
   uint8_t weight = 0;
 };
 
+// IBA Vol 1 §7.9 link-level flow control: credits are 64-byte blocks, and FCTBS / FCCL are
+// 12-bit counts compared modulo 4096 (reference §1; Wireshark packet-infiniband.c field masks).
+// A sender may send N blocks while (FCCL - (FCTBS + N)) mod 4096 <= 2048, so a limit further
+// ahead than 2048 blocks would read as "behind" and stop the sender: 2048 blocks = 128 KiB is the
+// most a receiver can usefully advertise per VL, whatever its buffer (the half-range comparison is
+// the reference sheet's UNVERIFIED rule; the 12-bit fields and 64-byte blocks are verified). The
+// same construction bounds PCIe credits (half the counter range). docs/infiniband.md, "Buffers".
+inline constexpr int64_t kIbCreditBytes = 64;
+inline constexpr int64_t kIbMaxAdvertisedBlocks = 2048;
+inline constexpr int64_t kIbMaxVlBufferBytes = kIbMaxAdvertisedBlocks * kIbCreditBytes;  // 128 KiB
+// Receive buffer of a ConnectX port: "Port buffer size = 262016" bytes in the mlx5 sysfs
+// qos/buffer_size dump of NVIDIA's "HowTo Tune Receive Buffers on Mellanox Adapter Cards"
+// (community.mellanox.com DOC-2933, Ethernet mode, MLNX_OFED 4.2+). That InfiniBand mode shares
+// the same port buffer among its data VLs, and ConnectX-6/7's size, are UNVERIFIED.
+inline constexpr int64_t kConnectXPortBufferBytes = 262016;
+
 // The InfiniBand link layer (shared/reference/infiniband.md §1-2). When enabled every port uses
 // credit-based flow control per VL instead of Ethernet's drop/PFC admission, and VL arbitration
 // instead of strict priority. Packets carry their VL in Packet::priority.
 struct IbLinkConfig {
   bool enabled = false;
-  // Receive buffer per (receiving port, data VL), advertised as credits of 64 bytes. 0 = the
-  // switch's shared buffer split evenly over its ports and the operational VLs: no public
-  // per-VL buffer sizes exist (reference §1 UNVERIFIED), and the same split is PFC's default.
+  // Receive buffer per (switch port, data VL), advertised as 64-byte credits; at most
+  // kIbMaxVlBufferBytes (larger values are refused). 0 = what a switch port advertises: the
+  // credit bound (128 KiB), or the switch's shared buffer split evenly over its ports and data
+  // VLs when that is smaller. No public per-port / per-VL buffer size of an NVIDIA Quantum or
+  // Quantum-2 switch was found (UNVERIFIED); the bound is what any switch whose per-VL share
+  // reaches 128 KiB advertises. Mellanox's OMNeT++ IB model uses 1000 credits per port
+  // ("Is4", InfiniScale IV) and 32 per VL in its fat-tree examples (ib_model modules.ini,
+  // examples/*/fat-tree.ini): reachable by setting this key.
   int64_t vl_buffer_bytes = 0;
+  // The same for a channel adapter's (HCA) receiving port. 0 = the credit bound, or the
+  // ConnectX port buffer (kConnectXPortBufferBytes) split over the data VLs when smaller.
+  int64_t hca_vl_buffer_bytes = 0;
   int data_vls = 1;  // operational data VLs (OpenSM max_op_vls is 5; what the SL2VL map uses)
   // SL -> VL, one table for every port (OpenSM programs the same map on all ports unless QoS
   // policy says otherwise). OpenSM default sl2vl 0,1,...,14,7 folded onto the operational VLs.

@@ -11,9 +11,16 @@
 // travel the reverse direction of the cable with its delay, served ahead of data between
 // packets; each carries the absolute limit, so one packet covers everything freed before it
 // leaves (coalescing), and a lost one is repaired by the next (IBA §7.9, as the reference says).
+//
+// Buffer sizes: every receiving port has a buffer per data VL, switch ports fabric.ib.vl_buffer,
+// HCA ports fabric.ib.hca_vl_buffer. The wire's 12-bit FCTBS/FCCL bound what a receiver can
+// advertise to 2048 blocks (config.h kIbMaxVlBufferBytes); the defaults respect it, and a larger
+// configured value is refused. The counts here are 32-bit absolute; with at most 2048 blocks
+// outstanding, the wire's modulo-4096 comparison gives the same answer.
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "core/error.h"
 #include "net/network.h"
@@ -47,15 +54,29 @@ void Network::set_credit_buffers() {
   credit_return_broken_.assign(ports_.size(), 0);
   if (!ib_on_) return;
   const int vls = std::max(1, ib_.data_vls);
+  // A receiver never advertises more than the 12-bit credit arithmetic allows (config.h,
+  // kIbMaxVlBufferBytes): a configured buffer beyond it is refused, not clamped.
+  for (const auto& [key, bytes] : {std::pair{"fabric.ib.vl_buffer", ib_.vl_buffer_bytes},
+                                   std::pair{"fabric.ib.hca_vl_buffer", ib_.hca_vl_buffer_bytes}}) {
+    if (bytes > kIbMaxVlBufferBytes) {
+      throw InputError(key, std::to_string(bytes) + " bytes per VL exceeds the " +
+                                std::to_string(kIbMaxVlBufferBytes) + " bytes (" +
+                                std::to_string(kIbMaxAdvertisedBlocks) +
+                                " credits) a receiver can advertise: FCTBS/FCCL are 12-bit (IBA 7.9)");
+    }
+  }
   for (uint32_t id = 0; id < ports_.size(); ++id) {
     const Port& p = ports_[id];
     int64_t bytes;
     if (p.is_nic) {
-      bytes = nic_cfg_[p.nic].rx_buffer_bytes;
+      bytes = ib_.hca_vl_buffer_bytes > 0
+                  ? ib_.hca_vl_buffer_bytes
+                  : std::min(kIbMaxVlBufferBytes, kConnectXPortBufferBytes / vls);
     } else {
       const Switch& sw = switches_[p.switch_index];
       const int64_t shared = switch_cfg_[p.switch_index].buffer_bytes;
-      bytes = ib_.vl_buffer_bytes > 0 ? ib_.vl_buffer_bytes : shared / sw.num_ports / vls;
+      bytes = ib_.vl_buffer_bytes > 0 ? ib_.vl_buffer_bytes
+                                      : std::min(kIbMaxVlBufferBytes, shared / sw.num_ports / vls);
       if (bytes * sw.num_ports * vls > shared) {
         throw InputError("fabric.ib.vl_buffer",
                          std::to_string(bytes) + " bytes x " + std::to_string(vls) + " VLs x " +
@@ -63,12 +84,12 @@ void Network::set_credit_buffers() {
                              std::to_string(shared) + " bytes (fabric.switch.buffer)");
       }
     }
-    if (bytes / 64 < kLargestPacketBlocks) {
-      throw InputError(p.is_nic ? "fabric.nic.rx_buffer" : "fabric.ib.vl_buffer",
+    if (bytes / kIbCreditBytes < kLargestPacketBlocks) {
+      throw InputError(p.is_nic ? "fabric.ib.hca_vl_buffer" : "fabric.ib.vl_buffer",
                        std::to_string(bytes) + " bytes per VL cannot hold one 4 KiB-MTU packet (" +
-                           std::to_string(kLargestPacketBlocks * 64) + " bytes)");
+                           std::to_string(kLargestPacketBlocks * kIbCreditBytes) + " bytes)");
     }
-    queues_[id].rx_buffer_blocks = static_cast<uint32_t>(bytes / 64);
+    queues_[id].rx_buffer_blocks = static_cast<uint32_t>(bytes / kIbCreditBytes);
   }
   // Link initialization: every sender starts with the far receiver's whole buffer as its limit.
   for (uint32_t id = 0; id < ports_.size(); ++id) {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "net/config.h"
 #include "scenario/knob_bind.h"
 #include "scenario/knobs.h"
 
@@ -54,13 +55,29 @@ void add_infiniband_knobs(std::vector<Knob>& k) {
                     .source = "SPEC §8: roughly 130-300 ns; Quantum-class low end",
                     .min = non_negative},
                    [](auto& s) -> auto& { return s.ib.switch_latency_ps; }));
+  // The credit bound (net/config.h kIbMaxVlBufferBytes): FCTBS/FCCL are 12-bit, so no receiver
+  // advertises more than 2048 credits = 128 KiB per VL; a larger value is refused.
+  const Bound credit_bound{static_cast<double>(net::kIbMaxVlBufferBytes)};
   k.push_back(bind({.path = "fabric.ib.vl_buffer",
                     .type = KnobType::kBytes,
-                    .description = "Receive buffer per port and data VL, advertised as 64-byte "
-                                   "credits; 0 = switch buffer / ports / data VLs",
-                    .source = "no public per-VL sizes (reference §1 UNVERIFIED): even split",
-                    .min = non_negative},
+                    .description = "Receive buffer per switch port and data VL, advertised as "
+                                   "64-byte credits (at most 128 KiB); 0 = 128 KiB, or switch "
+                                   "buffer / ports / data VLs if smaller",
+                    .source = "IBA 7.9: 12-bit FCTBS/FCCL, mod-4096 test <= 2048 credits; no "
+                              "public Quantum/Quantum-2 per-VL size (UNVERIFIED)",
+                    .min = non_negative,
+                    .max = credit_bound},
                    [](auto& s) -> auto& { return s.ib.link.vl_buffer_bytes; }));
+  k.push_back(bind({.path = "fabric.ib.hca_vl_buffer",
+                    .type = KnobType::kBytes,
+                    .description = "Receive buffer per HCA port and data VL, advertised as "
+                                   "64-byte credits (at most 128 KiB); 0 = 128 KiB, or the "
+                                   "ConnectX port buffer / data VLs if smaller",
+                    .source = "ConnectX port buffer 262016 B (NVIDIA DOC-2933 mlx5 qos/"
+                              "buffer_size; CX-6/7 UNVERIFIED), capped by IBA 7.9's 2048 credits",
+                    .min = non_negative,
+                    .max = credit_bound},
+                   [](auto& s) -> auto& { return s.ib.link.hca_vl_buffer_bytes; }));
   k.push_back(bind({.path = "fabric.ib.data_vls",
                     .type = KnobType::kInt,
                     .description = "Operational data VLs (the buffer is split among them)",

@@ -13,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "net/network.h"
 #include "output/summary.h"
+#include "scenario/load.h"
 #include "scenario/run.h"
 #include "scenario/simulation.h"
 
@@ -164,6 +166,131 @@ TEST(IbCredits, StalledSwitchVlDiscardsAfterTheHeadOfQueueLifetime) {
   EXPECT_GE(nc.first_credit_stall_ps, 500 * kPsPerUs) << "only after one lifetime";
   EXPECT_EQ(nc.credit_violations, 0) << "the sender still never overran credits";
   EXPECT_LT(sim.transport().message(0).rx_done_ps, 0) << "the flow cannot complete";
+}
+
+// ---- Default buffers: what a real receiver advertises, and the back-pressure it gives. ----
+//
+// IBA §7.9: FCTBS and FCCL are 12-bit counts of 64-byte blocks compared modulo 4096, so no
+// receiver can usefully advertise more than 2048 credits = 131,072 bytes per VL (net/config.h).
+
+TEST(IbCreditDefaults, EveryPortAdvertisesAtMostTheCreditBound) {
+  // Default switch buffer (64 MiB) over 8 ports and 1 VL would be 8 MiB per VL: the bound wins.
+  scenario::Scenario sc = ib_leaf_spine(8, 16, 0);
+  sc.switch_config.buffer_bytes = 64ll << 20;
+  {
+    scenario::Simulation sim(sc);
+    const net::Network& net = sim.network();
+    for (uint32_t id = 0; id < net.num_ports(); ++id) {
+      EXPECT_EQ(net.queues(id).rx_buffer_blocks, 2048u)
+          << "port " << id << (net.port(id).is_nic ? " (HCA)" : " (switch)");
+    }
+  }
+  // Four data VLs: a switch port's share stays above the bound (64 MiB / 8 / 4 = 2 MiB), the
+  // ConnectX port buffer does not: 262,016 / 4 = 65,504 bytes = 1023 whole credits.
+  sc.ib.link.data_vls = 4;
+  {
+    scenario::Simulation sim(sc);
+    const net::Network& net = sim.network();
+    for (uint32_t id = 0; id < net.num_ports(); ++id) {
+      EXPECT_EQ(net.queues(id).rx_buffer_blocks, net.port(id).is_nic ? 1023u : 2048u)
+          << "port " << id;
+    }
+  }
+  // A 512 KiB switch buffer: a leaf's 8 ports get 65,536 bytes = 1024 credits each (the even
+  // split, below the bound), a spine's 4 ports (one per leaf) exactly the bound.
+  sc.ib.link.data_vls = 1;
+  sc.switch_config.buffer_bytes = 512 << 10;
+  scenario::Simulation sim(sc);
+  const net::Network& net = sim.network();
+  for (uint32_t id = 0; id < net.num_ports(); ++id) {
+    const net::Port& p = net.port(id);
+    if (p.is_nic) continue;
+    const uint32_t ports = net.switch_at(p.switch_index).num_ports;
+    ASSERT_TRUE(ports == 8 || ports == 4) << "leaf or spine";
+    EXPECT_EQ(net.queues(id).rx_buffer_blocks, ports == 8 ? 1024u : 2048u) << "port " << id;
+  }
+}
+
+TEST(IbCreditDefaults, ABufferBeyondTheCreditBoundIsRefusedNotClamped) {
+  for (const bool hca : {false, true}) {
+    scenario::Scenario sc = ib_leaf_spine(8, 16, 0);
+    (hca ? sc.ib.link.hca_vl_buffer_bytes : sc.ib.link.vl_buffer_bytes) = 131'073;
+    try {
+      scenario::Simulation sim(sc);
+      FAIL() << "131,073 bytes per VL is one byte beyond 2048 credits";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key_path(), hca ? "fabric.ib.hca_vl_buffer" : "fabric.ib.vl_buffer");
+      EXPECT_NE(std::string(e.what()).find("131072"), std::string::npos) << e.what();
+    }
+    (hca ? sc.ib.link.hca_vl_buffer_bytes : sc.ib.link.vl_buffer_bytes) = 131'072;
+    EXPECT_NO_THROW(scenario::Simulation{sc}) << "exactly the bound is allowed";
+  }
+  // From a file: the one-line error names the file, the line and the key.
+  const std::string yaml =
+      "fabric:\n  technology: ib\n  ib:\n    vl_buffer: 256KiB\n"
+      "topology: {kind: leaf_spine, radix: 8}\nhosts: {count: 16}\n";
+  try {
+    scenario::load_scenario_string(yaml, "buf.yaml");
+    FAIL() << "a 256 KiB VL buffer must be refused at load time";
+  } catch (const scenario::LoadError& e) {
+    EXPECT_EQ(e.key_path(), "fabric.ib.vl_buffer");
+    EXPECT_EQ(e.where().line, 4) << e.what();
+  }
+}
+
+TEST(IbCreditDefaults, PermutationOnAK8FatTreeShowsBackPressure) {
+  // Issue 8's criterion: bench/permutation-k8.yaml as an IB subnet with default settings (static
+  // ftree routes, 64 MiB switches). Colliding flows fill the VL buffers of the shared path, so
+  // senders upstream must wait for credits; with megabyte VL buffers none ever did.
+  scenario::Scenario sc;
+  sc.seed = 1;
+  sc.technology = scenario::Technology::kInfiniband;
+  sc.topology.tiers = 3;
+  sc.topology.radix = 8;
+  sc.topology.hosts = 128;
+  sc.link.rate_bps = static_cast<int64_t>(kRateBps);
+  sc.workload.kind = workload::WorkloadKind::kPattern;
+  sc.workload.pattern = workload::PatternKind::kPermutation;
+  sc.workload.flow_size_bytes = 2'000'000;
+  const scenario::RunResult r = scenario::run_scenario(sc);
+  ASSERT_TRUE(r.completed);
+  EXPECT_GT(r.counters.credit_waits, 0) << "credits must bind under default settings";
+  EXPECT_EQ(r.counters.dropped_packets, 0) << "lossless";
+  EXPECT_EQ(r.counters.credit_violations, 0);
+  EXPECT_LE(r.counters.peak_vl_buffer_fraction, 1.0);
+  // A VL buffer of 2048 blocks holds at most 31 whole 65-block packets (2015 blocks, 98.4%).
+  EXPECT_GE(r.counters.peak_vl_buffer_fraction, 0.98) << "some VL buffer filled up";
+}
+
+TEST(IbCreditDefaults, IncastSendersRunAheadOfTheBottleneckByNoMoreThanThePathBuffers) {
+  // Six senders on leaves 1 and 2 into NIC 0 (radix-8 leaf-spine, 100 Gb/s, default buffers).
+  // Back-pressure means a sender can be ahead of what NIC 0 has received by at most what the
+  // VL buffers along its path hold: its leaf's ingress, the spine's ingress and leaf 0's ingress,
+  // 131,072 bytes each (an HCA frees blocks on arrival), plus one packet on each of the four
+  // 3 m cables (15 ns each, less than one 330 ns packet) and one being clocked out. In payload:
+  // 3 x 131072 x 4096/4122 + 5 x 4096 = 411,222 bytes. Without back-pressure (megabyte VL
+  // buffers) each sender runs at line rate while NIC 0 takes a sixth: after 100 us the gap
+  // would be 5/6 x 1.25 MB, over 1 MB.
+  scenario::Scenario sc = ib_leaf_spine(8, 16, 0);
+  sc.switch_config.buffer_bytes = 64ll << 20;
+  scenario::Simulation sim(sc);
+  constexpr int64_t kFlow = 2'000'000;
+  for (const uint32_t s : {4u, 5u, 6u, 8u, 9u, 10u}) sim.transport().post(s, 0, kFlow, 0);
+  const double bound = 3 * 131072.0 * kMtu / (kMtu + 26) + 5 * kMtu;
+  double widest = 0;
+  for (int64_t t = 20; t <= 900; t += 20) {
+    sim.run(t * kPsPerUs);
+    for (uint32_t m = 0; m < sim.transport().num_messages(); ++m) {
+      const auto& msg = sim.transport().message(m);
+      const double gap = static_cast<double>(msg.sent_bytes - msg.delivered_bytes);
+      widest = std::max(widest, gap);
+      ASSERT_LE(gap, bound) << "message " << m << " at " << t << " us";
+    }
+  }
+  sim.run();
+  EXPECT_GT(sim.network().counters().credit_waits, 0);
+  EXPECT_GT(widest, 131072.0 * kMtu / (kMtu + 26))
+      << "a flow's data did sit in more than one switch's VL buffer";
 }
 
 }  // namespace
