@@ -94,7 +94,8 @@ TEST(IbCredits, IncastOf32IsLosslessAndCreditsStayInBounds) {
 }
 
 TEST(IbCredits, AllToAllAtFullLoadIsLossless) {
-  // Every NIC sends to every other at line rate through 8 KiB VL buffers (two MTU packets).
+  // Every NIC sends to every other at line rate through 8 KiB VL buffers: 128 credits, less than
+  // two 4,138-byte MTU packets (65 credits each), so a VL holds one full packet plus smaller ones.
   scenario::Scenario sc = ib_leaf_spine(8, 32, 8 << 10);
   sc.workload.kind = workload::WorkloadKind::kPattern;
   sc.workload.pattern = workload::PatternKind::kAllToAll;
@@ -105,7 +106,9 @@ TEST(IbCredits, AllToAllAtFullLoadIsLossless) {
   EXPECT_EQ(r.counters.credit_violations, 0) << "credits never overrun a receiver";
   EXPECT_GT(r.counters.credit_waits, 0) << "small buffers: senders waited for credits";
   EXPECT_LE(r.counters.peak_vl_buffer_fraction, 1.0) << "never above the receiver's buffer";
-  EXPECT_GT(r.counters.peak_vl_buffer_fraction, 0.9) << "buffers were filled";
+  // Filled as far as whole packets allow: at least one MTU packet's 65 of the 128 credits (how
+  // much more depends on which smaller packets, ACKs and last packets, coincide with it).
+  EXPECT_GE(r.counters.peak_vl_buffer_fraction, 65.0 / 128) << "buffers were filled";
   int64_t sent = 0;
   for (const scenario::FlowRecord& f : r.flows) {
     EXPECT_EQ(f.delivered_bytes, f.size_bytes) << "flow " << f.id << ": exactly its bytes, once";
