@@ -71,11 +71,13 @@ struct RoceConfig {
   // on each message's last packet, and the responder returns a (cumulative) ACK for exactly those
   // packets (IBTA 9.7.5.1; reference infiniband.md §5). 1 = AckReq on every packet: ConnectX's
   // QP context field log_ack_req_freq ("ACK required bit will be set in every 2^AckReqFreq packets
-  // at least", Mellanox PRM; mlx5_ifc.h qpc.log_ack_req_freq) left at 0, as the upstream mlx5
-  // driver does (it never writes the field; UNVERIFIED against firmware) and as NVSHMEM's
-  // IBGDA transport sets it explicitly ("Ack every packet"); the HPCC simulator also ACKs every
-  // packet (L2_ACK_INTERVAL 1). Named alternatives: 256 (mlx4 driver, MLX4_IB_ACK_REQ_FREQ 8),
-  // 64 (soft-RoCE rxe_req.c).
+  // at least", Mellanox PRM; mlx5_ifc.h qpc.log_ack_req_freq) at 0. Verbs QPs (NCCL's) are
+  // set up by the mlx5 kernel driver's modify path, which leaves the field 0 (UNVERIFIED: no
+  // write of it found there); NVIDIA's own code that writes it explicitly uses 0 too (mlx5 core
+  // steering dr_send.c, rdma-core's DR provider, NVSHMEM IBGDA "Ack every packet"); the HPCC
+  // simulator also ACKs every packet (L2_ACK_INTERVAL 1). Sources that coalesce: UCX's DevX QPs
+  // and the mlx5 FPGA connection set 8 (AckReq every 256 packets), the mlx4 driver
+  // MLX4_IB_ACK_REQ_FREQ 8, soft-RoCE rxe every 64: set fabric.nic.ack_every 256 or 64 for those.
   int ack_every = 1;
   // Local ACK Timeout = 4.096 us x 2^exponent (IBTA; Linux rxe_qp.c). 20 (4.29 s) is what a
   // training job's QPs use: NCCL sets it from NCCL_IB_TIMEOUT, default 20 (NVIDIA/nccl

@@ -36,10 +36,6 @@ scenario::Scenario bottleneck(const std::string& profile, int senders) {
   sc.switch_config.pfc.enabled = true;
   sc.roce.cc = transport::CongestionControl::kDcqcn;
   sc.roce.dcqcn_profile = profile;
-  // The convergence figures are those of the zero-latency control loop this test was written
-  // for; the NIC profile's ~1 us of extra loop delay moves nvidia-default two-flow convergence
-  // to ~13% off the fair share (its parameters are being recalibrated, issue 8 item 4).
-  sc.nic_spec.profile = "zero";
   return sc;
 }
 
