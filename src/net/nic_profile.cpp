@@ -79,7 +79,9 @@ const NicProfile* find_nic_profile(std::string_view name) {
 
 std::string nic_profile_names() {
   std::string out;
-  for (const NicProfile& p : nic_profiles()) out += (out.empty() ? "" : " | ") + std::string(p.name);
+  for (const NicProfile& p : nic_profiles()) {
+    out += (out.empty() ? "" : " | ") + std::string(p.name);
+  }
   return out;
 }
 
