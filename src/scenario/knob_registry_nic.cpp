@@ -33,12 +33,15 @@ void add_nic_knobs(std::vector<Knob>& k) {
     std::optional<int64_t> NicSpec::*field;
   };
   const TimePart parts[] = {
-      {"fabric.nic.tx_latency", "Per packet: NIC send pipeline, transport engine to wire (connectx-7: 180 ns)",
+      {"fabric.nic.tx_latency",
+       "Per packet: NIC send pipeline, transport engine to wire (connectx-7: 180 ns)",
        "profile; ConnectX-6 VPI brief 'sub 0.6 us' adapter latency (UNVERIFIED split)",
        &NicSpec::tx_latency_ps},
-      {"fabric.nic.rx_latency", "Per packet: NIC receive pipeline, wire to transport engine (connectx-7: 180 ns)",
+      {"fabric.nic.rx_latency",
+       "Per packet: NIC receive pipeline, wire to transport engine (connectx-7: 180 ns)",
        "profile; as tx_latency", &NicSpec::rx_latency_ps},
-      {"fabric.nic.host_post", "Per message: software post of the WQE, ibv_post_send (connectx-7: 50 ns)",
+      {"fabric.nic.host_post",
+       "Per message: software post of the WQE, ibv_post_send (connectx-7: 50 ns)",
        "profile; ~100-200 CPU cycles (UNVERIFIED)", &NicSpec::host_post_ps},
       {"fabric.nic.doorbell",
        "Per message: the doorbell / BlueFlame MMIO write crossing PCIe to the NIC "
@@ -53,7 +56,8 @@ void add_nic_knobs(std::vector<Knob>& k) {
        "Per message: the payload's (and CQE's) posted PCIe write into host memory "
        "(connectx-7: 200 ns)",
        "profile; as doorbell (UNVERIFIED split)", &NicSpec::mem_write_ps},
-      {"fabric.nic.host_poll", "Per message: the polling host noticing the completion (connectx-7: 50 ns)",
+      {"fabric.nic.host_poll",
+       "Per message: the polling host noticing the completion (connectx-7: 50 ns)",
        "profile; one cache-line miss (UNVERIFIED)", &NicSpec::host_poll_ps},
   };
   for (const TimePart& part : parts) {
