@@ -18,9 +18,8 @@ namespace {
 // scenario/simulation.cpp, net/network.cpp and the registry. A path ending in '.' is a prefix.
 // fabric.roce.ack_timeout_exponent and fabric.roce.retry_count are not here: IB RC uses them.
 // A new fabric.roce.* key that InfiniBand also reads must not be listed either.
-constexpr std::array<std::string_view, 14> kRoceOnly = {
+constexpr std::array<std::string_view, 13> kRoceOnly = {
     "fabric.roce.mtu",
-    "fabric.roce.ack_every",
     "fabric.roce.vlan",
     "fabric.roce.data_priority",
     "fabric.roce.cnp_priority",
@@ -44,9 +43,8 @@ constexpr std::array<std::string_view, 3> kInfinibandOnly = {
 };
 
 // (RoCE key, InfiniBand key) that set the same thing on their fabrics.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kCounterparts = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kCounterparts = {{
     {"fabric.roce.mtu", "fabric.ib.mtu"},
-    {"fabric.roce.ack_every", "fabric.ib.ack_every"},
     {"fabric.roce.data_priority", "fabric.ib.sl"},
     {"fabric.switch.latency", "fabric.ib.switch_latency"},
     {"routing.ecmp.hash", "routing.sm.engine"},

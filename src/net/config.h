@@ -166,15 +166,42 @@ struct IbLinkConfig {
   int64_t hoq_lifetime_ps = 4096ll * 1000 << 18;
 };
 
+// A NIC and its host, per NIC class (net/nic_profile.h names the classes and the sources of
+// their values). Per-packet costs are pipeline delays charged where a packet crosses the NIC
+// (net/network.cpp); per-message costs are charged by the transport (transport/rc.cpp) once per
+// message: after the post before its first packet, and after its last byte before the
+// application sees it. Where each part of a perftest latency goes: docs/calibration.d/nic.md.
 struct NicConfig {
-  // Delay from the wire to the transport engine on receive and from the transport engine to
-  // the wire on send, per packet. Zero by default: the foundation issue validates against the
-  // pure wire model; the latency example (SPEC §8) sets host/NIC profiles explicitly.
-  int64_t latency_ps = 0;
+  // Per packet: from the transport engine to the first bit on the wire (send pipeline), and from
+  // the last bit off the wire to the transport engine (receive pipeline: the responder's ACK and
+  // the payload's write toward host memory start there).
+  int64_t tx_latency_ps = 0;
+  int64_t rx_latency_ps = 0;
+  // Per message, before the first packet: the host's post (ibv_post_send: build the WQE, memory
+  // barrier), the doorbell's PCIe crossing (an MMIO write; with BlueFlame it carries the WQE and,
+  // for an inline message, its data), and for a message larger than inline_max_bytes the PCIe
+  // read round trip that fetches the WQE and the first payload (later payload reads pipeline
+  // behind the wire).
+  int64_t host_post_ps = 0;
+  int64_t doorbell_ps = 0;
+  int64_t dma_read_ps = 0;
+  int64_t inline_max_bytes = 0;
+  // Per message, after its last byte reached the NIC: the PCIe posted write of the payload (and
+  // completion entry) into host memory, and the polling host noticing it.
+  int64_t mem_write_ps = 0;
+  int64_t host_poll_ps = 0;
   // Receive buffer that fills only while the NIC is stalled (a fault): the NIC sends PAUSE at
   // the switch's XOFF rule applied to this buffer, and drops beyond it. 1 MiB: order of a
   // ConnectX port buffer (UNVERIFIED; only the stall scenarios depend on it).
   int64_t rx_buffer_bytes = 1 << 20;
+
+  // What a message waits between its post and its first packet's entering the send pipeline.
+  int64_t send_overhead_ps(int64_t size_bytes) const {
+    return host_post_ps + doorbell_ps + (size_bytes > inline_max_bytes ? dma_read_ps : 0);
+  }
+  // What a message's receiver waits between its last byte's arrival at the transport engine and
+  // seeing the data (perftest's ib_write_lat polls the last byte of the buffer).
+  int64_t completion_ps() const { return mem_write_ps + host_poll_ps; }
 };
 
 }  // namespace fabricsim::net

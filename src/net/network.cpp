@@ -107,7 +107,9 @@ void Network::finalize() {
   }
   // Far-end timing: a switch adds its port-to-port latency and, when cut-through applies (all
   // its ports at one rate), forwards from the header's arrival; a NIC receives the whole frame.
-  // NIC latency is charged once on the sending NIC's cable and once on the receiving one's.
+  // A NIC's send pipeline is charged on its own cable, its receive pipeline on the cable that
+  // reaches it (net/config.h NicConfig: per-packet parts only; per-message costs are the
+  // transport's).
   std::vector<bool> cut_through(switches_.size(), false);
   for (size_t i = 0; i < switches_.size(); ++i) {
     const Switch& s = switches_[i];
@@ -124,13 +126,13 @@ void Network::finalize() {
     p.far_is_nic = far.is_nic;
     p.far_index = far.is_nic ? far.nic : static_cast<uint32_t>(far.switch_index);
     if (far.is_nic) {
-      far_latency_ps = nic_cfg_[far.nic].latency_ps;
+      far_latency_ps = nic_cfg_[far.nic].rx_latency_ps;
       p.far_cut_through = false;
     } else {
       far_latency_ps = switch_cfg_[far.switch_index].latency_ps;
       p.far_cut_through = cut_through[far.switch_index];
     }
-    if (p.is_nic) far_latency_ps += nic_cfg_[p.nic].latency_ps;
+    if (p.is_nic) far_latency_ps += nic_cfg_[p.nic].tx_latency_ps;
     p.delay_ps = queues_[id].prop_ps + far_latency_ps;
   }
   port_tx_bytes_.assign(ports_.size(), 0);

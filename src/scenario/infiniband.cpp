@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "net/nic_profile.h"
 
 namespace fabricsim::scenario {
 
@@ -141,7 +142,6 @@ void apply_infiniband(Scenario& sc) {
   transport::RoceConfig& t = sc.roce;
   t.link_layer = transport::LinkLayer::kInfiniband;
   t.mtu_bytes = sc.ib.mtu_bytes;
-  t.ack_every = sc.ib.ack_every;
   t.sl = sc.ib.sl;
   t.data_priority = link.sl_to_vl[sc.ib.sl];
   t.out_of_order = sc.recovery.adaptive;
@@ -152,7 +152,28 @@ void apply_infiniband(Scenario& sc) {
   sc.ib.link = link;
 }
 
+void resolve_nic(Scenario& sc) {
+  const net::NicProfile* profile = net::find_nic_profile(sc.nic_spec.profile);
+  if (profile == nullptr) {  // the registry's enum refuses other names; a Scenario built in code
+    throw InputError("fabric.nic.profile", "unknown profile '" + sc.nic_spec.profile +
+                                               "'; one of " + net::nic_profile_names());
+  }
+  net::NicConfig c = profile->config;
+  c.rx_buffer_bytes = sc.nic.rx_buffer_bytes;  // its own key, not part of a profile
+  const NicSpec& o = sc.nic_spec;
+  if (o.tx_latency_ps) c.tx_latency_ps = *o.tx_latency_ps;
+  if (o.rx_latency_ps) c.rx_latency_ps = *o.rx_latency_ps;
+  if (o.host_post_ps) c.host_post_ps = *o.host_post_ps;
+  if (o.doorbell_ps) c.doorbell_ps = *o.doorbell_ps;
+  if (o.dma_read_ps) c.dma_read_ps = *o.dma_read_ps;
+  if (o.inline_max_bytes) c.inline_max_bytes = *o.inline_max_bytes;
+  if (o.mem_write_ps) c.mem_write_ps = *o.mem_write_ps;
+  if (o.host_poll_ps) c.host_poll_ps = *o.host_poll_ps;
+  sc.nic = c;
+}
+
 void resolve_fabric(Scenario& sc) {
+  resolve_nic(sc);
   apply_infiniband(sc);
   if (sc.roce.operation == transport::Operation::kRead) {
     const char* why = nullptr;

@@ -19,5 +19,7 @@ void apply_infiniband(Scenario& sc);
 // (READ only on RC, not with DCQCN or PLB). check_scenario runs it on a copy, so `validate`
 // refuses the same scenarios `run` does. Throws InputError.
 void resolve_fabric(Scenario& sc);
+// Fills sc.nic from fabric.nic.profile and its overrides (part of resolve_fabric).
+void resolve_nic(Scenario& sc);
 
 }  // namespace fabricsim::scenario

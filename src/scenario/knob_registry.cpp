@@ -102,13 +102,7 @@ std::vector<Knob> build_knob_registry() {
           {"cut_through", Forwarding::kCutThrough},
           {"store_and_forward", Forwarding::kStoreAndForward}},
       [](auto& s) -> auto& { return s.switch_config.forwarding; }));
-  k.push_back(bind(
-      {.path = "fabric.nic.latency",
-       .type = KnobType::kTime,
-       .description = "Per-packet delay between wire and transport engine, each way",
-       .source = "0: validate against the pure wire model",
-       .min = non_negative},
-      [](auto& s) -> auto& { return s.nic.latency_ps; }));
+  add_nic_knobs(k);
   k.push_back(bind(
       {.path = "fabric.roce.mtu",
        .type = KnobType::kBytes,
@@ -120,19 +114,12 @@ std::vector<Knob> build_knob_registry() {
        .max = Bound{4096}},
       [](auto& s) -> auto& { return s.roce.mtu_bytes; }));
   k.push_back(bind(
-      {.path = "fabric.roce.ack_every",
-       .type = KnobType::kInt,
-       .description = "Responder ACKs every this many in-order packets and on a "
-                      "message's last packet",
-       .source = "HPCC RDMA simulator (L2_ACK_INTERVAL 1)",
-       .min = Bound{1}},
-      [](auto& s) -> auto& { return s.roce.ack_every; }));
-  k.push_back(bind(
       {.path = "fabric.roce.ack_timeout_exponent",
        .type = KnobType::kInt,
-       .description = "Local ACK Timeout = 4.096 us x 2^exponent",
-       .source = "IBTA, Linux rxe_qp.c; 14 (~67 ms) is common (UNVERIFIED, "
-                 "reference/rocev2.md §6)",
+       .description = "Local ACK Timeout = 4.096 us x 2^exponent (InfiniBand RC too); "
+                      "perftest uses 14 (~67 ms)",
+       .source = "NCCL's NCCL_IB_TIMEOUT default 20 (4.29 s): NVIDIA/nccl "
+                 "src/transport/net_ib/connect.cc (NCCL 2.30); perftest DEF_QP_TIME 14",
        .min = Bound{0},
        .max = Bound{31}},
       [](auto& s) -> auto& { return s.roce.ack_timeout_exponent; }));
@@ -141,7 +128,8 @@ std::vector<Knob> build_knob_registry() {
        .type = KnobType::kInt,
        .description = "Consecutive retransmit timeouts before the QP enters the error state "
                       "and its unfinished messages fail",
-       .source = "IBTA 3-bit retry_cnt; 7 (the maximum) is what perftest/librdmacm set",
+       .source = "IBTA 3-bit retry_cnt; 7: NCCL_IB_RETRY_CNT default (NVIDIA/nccl "
+                 "net_ib/connect.cc), perftest",
        .min = Bound{0},
        .max = Bound{7}},
       [](auto& s) -> auto& { return s.roce.retry_count; }));

@@ -41,13 +41,6 @@ void add_infiniband_knobs(std::vector<Knob>& k) {
                             {"ndr", IbGeneration::kNdr},
                             {"xdr", IbGeneration::kXdr}},
                         [](auto& s) -> auto& { return s.ib.generation; }));
-  k.push_back(bind({.path = "fabric.ib.ack_every",
-                    .type = KnobType::kInt,
-                    .description = "RC responder ACKs every N packets and at each message end "
-                                   "(coalesced ACKs)",
-                    .source = "rxe_req.c: AckReq after more than 64 unrequested packets",
-                    .min = Bound{1}},
-                   [](auto& s) -> auto& { return s.ib.ack_every; }));
   k.push_back(bind({.path = "fabric.ib.switch_latency",
                     .type = KnobType::kTime,
                     .description = "InfiniBand switch port-to-port latency (replaces "

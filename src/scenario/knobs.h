@@ -108,5 +108,9 @@ void add_congestion_knobs(std::vector<Knob>& k);
 // InfiniBand, transport service/operation, Subnet Manager, recovery and link faults
 // (knob_registry_ib.cpp).
 void add_infiniband_knobs(std::vector<Knob>& k);
+// The NIC/host latency profile, its overrides and ACK coalescing (knob_registry_nic.cpp).
+void add_nic_knobs(std::vector<Knob>& k);
+// For a key that was removed or renamed: a one-phrase pointer to what replaces it ("" if none).
+std::string retired_key_hint(std::string_view path);
 
 }  // namespace fabricsim::scenario

@@ -134,6 +134,7 @@ class Loader {
         fail(where, sub, "unknown key '" + parts.back() + "'; " + group + " has no sub-keys");
       }
       if (find_knob(sub) == nullptr && !is_group(sub)) {
+        if (const std::string hint = retired_key_hint(sub); !hint.empty()) fail(where, sub, hint);
         fail(where, sub, "unknown key '" + parts.back() + "'; allowed: " + join(child_keys(group)));
       }
       group = sub;
@@ -196,6 +197,7 @@ class Loader {
         }
         walk(value, path);
       } else {
+        if (const std::string hint = retired_key_hint(path); !hint.empty()) fail(where, path, hint);
         fail(where, path,
              "unknown key '" + key.Scalar() + "'; allowed: " + join(child_keys(group)));
       }

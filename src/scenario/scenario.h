@@ -35,15 +35,26 @@ struct IbSpec {
   std::string vlarb_high;
   std::string vlarb_low;
   int mtu_bytes = 4096;  // IB MTU 256-4096 (SPEC §8); 4096 is what NCCL-class HCAs use
-  // Responder ACKs every this many packets and at each message end: rxe sets AckReq after more
-  // than 64 unrequested packets (reference §5, rxe_req.c).
-  int ack_every = 64;
   // InfiniBand switch port-to-port latency: SPEC §8 "roughly 130-300 ns"; 130 ns is the NVIDIA
   // Quantum-class figure at the low end of that range.
   int64_t switch_latency_ps = 130 * kPsPerNs;
   int sl = 0;  // service level of the workload's traffic
   // Sets the link rate of an ib run to that generation's 4x data rate; none = fabric.link.rate.
   IbGeneration generation = IbGeneration::kNone;
+};
+
+// fabric.nic.*: the NIC/host latency profile and per-parameter overrides (net/nic_profile.h);
+// resolve_fabric turns them into Scenario::nic. Unset = the profile's value.
+struct NicSpec {
+  std::string profile = "connectx-7";  // ConnectX-7: the NDR / 400GbE class of the 400G defaults
+  std::optional<int64_t> tx_latency_ps;
+  std::optional<int64_t> rx_latency_ps;
+  std::optional<int64_t> host_post_ps;
+  std::optional<int64_t> doorbell_ps;
+  std::optional<int64_t> dma_read_ps;
+  std::optional<int64_t> inline_max_bytes;
+  std::optional<int64_t> mem_write_ps;
+  std::optional<int64_t> host_poll_ps;
 };
 
 enum class SmEngineChoice : uint8_t { kMinHop, kUpDown, kFatTree };
@@ -111,7 +122,8 @@ struct Scenario {
   net::LinkConfig link;
   net::SwitchConfig switch_config;  // switch_config.ecn is resolved from `ecn` at build time
   EcnSpec ecn;
-  net::NicConfig nic;
+  NicSpec nic_spec;    // fabric.nic.profile and overrides
+  net::NicConfig nic;  // resolved from nic_spec by resolve_fabric (rx_buffer is its own key)
   transport::RoceConfig roce;
   IbSpec ib;
   RoutingRecovery recovery;

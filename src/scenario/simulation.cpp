@@ -257,6 +257,9 @@ bool Simulation::run(int64_t stop_time_ps, const std::function<void(double)>& pr
       case kNicWake:
         transport_->on_nic_wake(ev.target);
         break;
+      case kMsgComplete:
+        transport_->on_msg_complete(ev.target);
+        break;
       case kFlowStart:
         workload_->on_flow_start();
         break;

@@ -67,15 +67,27 @@ struct RoceConfig {
   int sl = 0;
   // RDMA payload bytes per packet (the path MTU). 4096 is the largest RoCE/IB MTU (SPEC §8).
   int mtu_bytes = 4096;
-  // Responder sends an ACK after this many in-order data packets and always on a message's last
-  // packet. 1 = every packet, as the HPCC RDMA simulator does (L2_ACK_INTERVAL 1).
+  // ACK coalescing, a property of the NIC's RC engine and the same on both fabrics
+  // (fabric.nic.ack_every): the requester sets the BTH AckReq bit on every ack_every-th packet and
+  // on each message's last packet, and the responder returns a (cumulative) ACK for exactly those
+  // packets (IBTA 9.7.5.1; reference infiniband.md §5). 1 = AckReq on every packet: ConnectX's
+  // QP context field log_ack_req_freq ("ACK required bit will be set in every 2^AckReqFreq packets
+  // at least", Mellanox PRM; mlx5_ifc.h qpc.log_ack_req_freq) at 0. Verbs QPs (NCCL's) are
+  // set up by the mlx5 kernel driver's modify path, which leaves the field 0 (UNVERIFIED: no
+  // write of it found there); NVIDIA's own code that writes it explicitly uses 0 too (mlx5 core
+  // steering dr_send.c, rdma-core's DR provider, NVSHMEM IBGDA "Ack every packet"); the HPCC
+  // simulator also ACKs every packet (L2_ACK_INTERVAL 1). Sources that coalesce: UCX's DevX QPs
+  // and the mlx5 FPGA connection set 8 (AckReq every 256 packets), the mlx4 driver
+  // MLX4_IB_ACK_REQ_FREQ 8, soft-RoCE rxe every 64: set fabric.nic.ack_every 256 or 64 for those.
   int ack_every = 1;
-  // Local ACK Timeout = 4.096 us x 2^exponent (IBTA; Linux rxe_qp.c). 14 (~67 ms) is the value
-  // commonly used by RDMA applications (UNVERIFIED, shared/reference/rocev2.md §6).
-  int ack_timeout_exponent = 14;
+  // Local ACK Timeout = 4.096 us x 2^exponent (IBTA; Linux rxe_qp.c). 20 (4.29 s) is what a
+  // training job's QPs use: NCCL sets it from NCCL_IB_TIMEOUT, default 20 (NVIDIA/nccl
+  // src/transport/net_ib/connect.cc, NCCL_PARAM(IbTimeout, "IB_TIMEOUT", 20), NCCL 2.30).
+  // perftest uses 14 (~67 ms; perftest_parameters.h DEF_QP_TIME 14): set 14 to model it.
+  int ack_timeout_exponent = 20;
   // Consecutive retransmit timeouts without progress before the QP goes to the error state and
-  // its unfinished messages are reported as failed: the IBTA 3-bit retry_cnt, whose maximum 7 is
-  // what perftest and librdmacm applications commonly set.
+  // its unfinished messages are reported as failed: the IBTA 3-bit retry_cnt. 7 is NCCL's
+  // default (NCCL_PARAM(IbRetryCnt, "IB_RETRY_CNT", 7), same file) and perftest's.
   int retry_count = 7;
   int64_t retransmit_timeout_ps() const {
     return (4096ll * kPsPerNs) << ack_timeout_exponent;  // 4.096 us = 4096 ns

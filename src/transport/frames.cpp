@@ -17,6 +17,10 @@ uint32_t frame_bytes_after_bth(const RoceConfig& cfg, uint32_t after_bth) {
 }
 }  // namespace
 
+int64_t posted_bytes(const RoceConfig& cfg, int64_t size_bytes) {
+  return cfg.operation == Operation::kRead ? 0 : size_bytes;
+}
+
 uint32_t data_frame_bytes(const RoceConfig& cfg, uint32_t payload_bytes, bool first, bool last) {
   uint32_t after_bth = payload_bytes + net::bth_pad_bytes(payload_bytes);
   if (cfg.service == Service::kUd) {
@@ -54,7 +58,10 @@ int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce
       wire_only_bytes(roce);
   int64_t t = serialization_ps(wire, link.rate_bps);
   t += static_cast<int64_t>(switch_hops + 1) * link.propagation_ps();
-  t += static_cast<int64_t>(switch_hops) * sw.latency_ps + 2 * nic.latency_ps;
+  t += static_cast<int64_t>(switch_hops) * sw.latency_ps + nic.tx_latency_ps + nic.rx_latency_ps;
+  // Once per message: the sender's post overhead before the first packet, the receiver's
+  // completion after the last (NicConfig; every NIC of a scenario shares one config).
+  t += nic.send_overhead_ps(posted_bytes(roce, size_bytes)) + nic.completion_ps();
   if (sw.forwarding == net::Forwarding::kStoreAndForward) {
     // A store-and-forward pipeline adds the largest frame's time once per switch.
     t += static_cast<int64_t>(switch_hops) * serialization_ps(largest_wire, link.rate_bps);
@@ -64,7 +71,8 @@ int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce
     const int64_t request_wire = read_request_frame_bytes(roce) + wire_only_bytes(roce);
     t += serialization_ps(request_wire, link.rate_bps) +
          static_cast<int64_t>(switch_hops + 1) * link.propagation_ps() +
-         static_cast<int64_t>(switch_hops) * sw.latency_ps + 2 * nic.latency_ps;
+         static_cast<int64_t>(switch_hops) * sw.latency_ps + nic.tx_latency_ps +
+         nic.rx_latency_ps;
     if (sw.forwarding == net::Forwarding::kStoreAndForward) {
       t += static_cast<int64_t>(switch_hops) * serialization_ps(request_wire, link.rate_bps);
     }

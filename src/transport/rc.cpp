@@ -130,6 +130,12 @@ uint32_t RoceTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
   m.npkts = packets_for(size_bytes, cfg_.mtu_bytes);
   m.size_bytes = size_bytes;
   m.post_ps = sched_.now_ps;
+  // The NIC takes WQEs in order: a message is ready after its own post overhead and not before
+  // the one posted ahead of it on the QP.
+  m.ready_ps = std::max(sched_.now_ps + net_.nic_config(src_nic).send_overhead_ps(
+                                            posted_bytes(cfg_, size_bytes)),
+                        q.last_ready_ps);
+  q.last_ready_ps = m.ready_ps;
   m.tag = tag;
   q.psn_end += m.npkts;
   const uint32_t id = static_cast<uint32_t>(msgs_.size());
@@ -183,8 +189,13 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
       n.active.push_back(qp_id);
       continue;
     }
-    if (q.next_send_ps > now) {  // paced by congestion control
-      earliest = std::min(earliest, q.next_send_ps);
+    // Paced by congestion control, or the next message's WQE is still on its way to the NIC.
+    int64_t not_before = q.next_send_ps;
+    if (const Message& head = msgs_[q.msgs[q.nxt_msg]]; q.snd_nxt == head.first_psn) {
+      not_before = std::max(not_before, head.ready_ps);
+    }
+    if (not_before > now) {
+      earliest = std::min(earliest, not_before);
       n.active.push_back(qp_id);
       continue;
     }
@@ -359,10 +370,7 @@ void RoceTransport::on_data(const Packet& p) {
       q.uc_discard = !(p.flags & net::kFlagFirst);
     }
     q.epsn = p.psn + 1;
-    if (last && !q.uc_discard) {
-      m.rx_done_ps = sched_.now_ps;
-      if (on_delivered) on_delivered(p.msg);
-    }
+    if (last && !q.uc_discard) deliver(p.msg, q.dst_nic);
     return;
   }
   if (p.psn == q.epsn) {
@@ -411,8 +419,8 @@ void RoceTransport::accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce) {
   const uint32_t done_before = q.rx_msg;
   complete_received(q);
   q.since_ack += accepted;
-  // Coalesced ACKs: every ack_every packets and whenever a message completes (the requester
-  // sets AckReq on a message's last packet, reference §5).
+  // Coalesced ACKs: the responder answers the packets whose AckReq bit the requester set, every
+  // ack_every-th one and each message's last (reference §5; transport/config.h ack_every).
   if (q.since_ack >= static_cast<uint32_t>(cfg_.ack_every) || last || q.rx_msg != done_before) {
     q.since_ack = 0;
     send_control(q, PacketType::kAck, qp_id, q.epsn - 1, q.ce_since_ack);
@@ -425,10 +433,25 @@ void RoceTransport::complete_received(Qp& q) {
     const uint32_t id = q.msgs[q.rx_msg];
     Message& m = msgs_[id];
     if (m.first_psn + m.npkts > q.epsn) break;
-    m.rx_done_ps = sched_.now_ps;
     ++q.rx_msg;
-    if (on_delivered) on_delivered(id);
+    deliver(id, q.dst_nic);
   }
+}
+
+void RoceTransport::deliver(uint32_t msg, uint32_t nic) {
+  const int64_t delay = net_.nic_config(nic).completion_ps();
+  msgs_[msg].rx_done_ps = sched_.now_ps + delay;
+  if (delay == 0) {
+    if (on_delivered) on_delivered(msg);
+    return;
+  }
+  ++pending_completions_;
+  sched_.at(sched_.now_ps + delay, kMsgComplete, msg);
+}
+
+void RoceTransport::on_msg_complete(uint32_t msg) {
+  --pending_completions_;
+  if (on_delivered) on_delivered(msg);
 }
 
 void RoceTransport::acknowledge(Qp& q, uint32_t ack_upto) {
@@ -444,8 +467,7 @@ void RoceTransport::acknowledge(Qp& q, uint32_t ack_upto) {
     ++q.una_msg;
     if (cfg_.operation == Operation::kRead) {
       // A READ completes where its data lands: at the requester, with its last response.
-      m.rx_done_ps = sched_.now_ps;
-      if (on_delivered) on_delivered(q.msgs[q.una_msg - 1]);
+      deliver(q.msgs[q.una_msg - 1], q.src_nic);
     }
   }
   if (q.snd_nxt < q.snd_una) rewind(q, q.snd_una);

@@ -42,7 +42,9 @@ struct Message {
   uint32_t npkts = 0;
   int64_t size_bytes = 0;
   int64_t post_ps = 0;
-  int64_t rx_done_ps = -1;  // last byte delivered in order at the responder
+  int64_t ready_ps = 0;     // post + the NIC's send overhead: its first packet may start then
+  int64_t rx_done_ps = -1;  // the receiving application sees the last byte (in-order arrival
+                            // at the NIC + its completion_ps)
   int64_t tx_done_ps = -1;  // last packet acknowledged at the requester
   int64_t sent_bytes = 0;       // payload put on the wire, retransmissions included
   int64_t delivered_bytes = 0;  // payload that reached the responder's NIC
@@ -60,6 +62,7 @@ struct Qp {
   std::vector<uint32_t> msgs;    // every message posted, in order
   // requester
   uint32_t psn_end = 0;          // next PSN to assign to a new message
+  int64_t last_ready_ps = 0;     // ready_ps of the latest message: WQEs are processed in order
   uint32_t snd_nxt = 0;          // next PSN to send
   uint32_t snd_una = 0;          // oldest unacknowledged PSN
   uint32_t high_sent = 0;        // one past the highest PSN ever sent
@@ -142,6 +145,8 @@ class RoceTransport {
   void on_timer(uint32_t qp);
   void on_cc_timer(uint32_t qp);
   void on_nic_wake(uint32_t nic);
+  // A message's completion delay (NicConfig::completion_ps) ran out: the application sees it.
+  void on_msg_complete(uint32_t msg);
 
   // Called once per message when its last byte is delivered in order at the responder.
   std::function<void(uint32_t msg)> on_delivered;
@@ -157,7 +162,9 @@ class RoceTransport {
   const RoceConfig& config() const { return cfg_; }
   // Messages posted whose last packet the requester has not yet seen acknowledged (messages of
   // a failed QP no longer count: they will never be).
-  uint64_t unacked_messages() const { return unacked_messages_; }
+  // Completions still on their way to the application count too: the run is not over before
+  // the workload has seen every delivery.
+  uint64_t unacked_messages() const { return unacked_messages_ + pending_completions_; }
   // Reliable QPs that lost data to a failed link, and when the last of them had every lost
   // packet delivered in order again (-1 while some are still missing it, or none lost any).
   int64_t failure_affected_qps() const { return failure_affected_qps_; }
@@ -181,6 +188,8 @@ class RoceTransport {
   bool reliable() const { return cfg_.service == Service::kRc; }
   void accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce);
   void complete_received(Qp& q);
+  // The last byte of `msg` reached `nic` in order: the application sees it completion_ps later.
+  void deliver(uint32_t msg, uint32_t nic);
   void activate(uint32_t qp);
   bool pull(uint32_t nic, net::Packet& out);
   void make_data_packet(uint32_t qp, net::Packet& out);
@@ -219,6 +228,7 @@ class RoceTransport {
   std::unordered_map<uint64_t, uint32_t> qp_index_;  // (src << 32 | dst) -> QP; post time only
   TransportCounters counters_;
   uint64_t unacked_messages_ = 0;
+  uint64_t pending_completions_ = 0;
   uint8_t paused_classes_ = 0;  // of the NIC port being served by pull()
   int64_t failure_affected_qps_ = 0;
   int64_t pending_recoveries_ = 0;
@@ -226,9 +236,10 @@ class RoceTransport {
 };
 
 // Completion time of a message alone on an idle path of `switch_hops` switches, all links at
-// `link.rate_bps`: every packet serialized back to back at the NIC, then the last packet's
-// propagation and per-switch latency (plus, at each store-and-forward switch, the largest
-// frame's serialization) and the NIC latency at both ends.
+// `link.rate_bps`: the sender's per-message overhead (post, doorbell, DMA read unless inline),
+// every packet serialized back to back at the NIC, then the last packet's propagation and
+// per-switch latency (plus, at each store-and-forward switch, the largest frame's
+// serialization), the NIC pipelines at both ends and the receiver's completion.
 int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce,
                      const net::LinkConfig& link, const net::SwitchConfig& sw,
                      const net::NicConfig& nic);
@@ -241,6 +252,10 @@ uint32_t data_frame_bytes(const RoceConfig& cfg, uint32_t payload_bytes, bool fi
 uint32_t read_request_frame_bytes(const RoceConfig& cfg);
 // Per-frame bytes on the wire beyond the frame (Ethernet preamble + IFG; none on InfiniBand).
 uint32_t wire_only_bytes(const RoceConfig& cfg);
+
+// Bytes a post hands the NIC to read from host memory: the message, except for a READ (its
+// request carries no payload, so the WQE always fits the doorbell).
+int64_t posted_bytes(const RoceConfig& cfg, int64_t size_bytes);
 
 // Payload of the last packet of a message and the packet count (a 0-byte message is one packet).
 uint32_t packets_for(int64_t size_bytes, int mtu_bytes);

@@ -20,8 +20,8 @@ fabric:
   technology: roce
   link: {rate: 400Gbps, cable: 3m}
   switch: {latency: 450ns, buffer: 64MiB, dt_alpha: 1.0, forwarding: cut_through}
-  nic: {latency: 0ns}
-  roce: {mtu: 4096B, ack_every: 1, ack_timeout_exponent: 14, vlan: false, data_priority: 3, cnp_priority: 6}
+  nic: {profile: connectx-7, ack_every: 1}
+  roce: {mtu: 4096B, ack_timeout_exponent: 20, vlan: false, data_priority: 3, cnp_priority: 6}
 topology: {kind: fat_tree, tiers: 2, radix: 16, oversubscription: 1}
 hosts: {count: 128, nics_per_host: 1}
 routing: {ecmp: {hash: crc32, seed: per_switch}}
@@ -58,7 +58,9 @@ TEST(LoadScenario, FullExampleMapsOntoStructs) {
   EXPECT_EQ(s.switch_config.latency_ps, 450'000) << "fabric.switch.latency";
   EXPECT_EQ(s.switch_config.buffer_bytes, 64ll << 20) << "fabric.switch.buffer";
   EXPECT_EQ(s.roce.mtu_bytes, 4096) << "fabric.roce.mtu";
-  EXPECT_EQ(s.roce.ack_timeout_exponent, 14) << "fabric.roce.ack_timeout_exponent";
+  EXPECT_EQ(s.roce.ack_timeout_exponent, 20) << "fabric.roce.ack_timeout_exponent";
+  EXPECT_EQ(s.roce.ack_every, 1) << "fabric.nic.ack_every";
+  EXPECT_EQ(s.nic_spec.profile, "connectx-7") << "fabric.nic.profile";
   EXPECT_EQ(s.roce.cnp_priority, 6) << "fabric.roce.cnp_priority";
   EXPECT_EQ(s.topology.radix, 16) << "topology.radix";
   EXPECT_EQ(s.topology.hosts, 128) << "hosts.count fills TopologySpec::hosts";
@@ -104,7 +106,8 @@ TEST(LoadScenario, AbsentKeysKeepStructDefaults) {
   EXPECT_EQ(s.link.rate_bps, d.link.rate_bps) << "defaults come from the member initialisers";
   EXPECT_EQ(s.workload.size_bytes, d.workload.size_bytes) << "defaults for the workload";
   EXPECT_EQ(s.seed, d.seed) << "seed default";
-  EXPECT_EQ(load("fabric:\n  nic:\n").scenario.nic.latency_ps, 0) << "an empty group is fine";
+  EXPECT_EQ(load("fabric:\n  nic:\n").scenario.nic_spec.profile, "connectx-7")
+      << "an empty group is fine";
 }
 
 TEST(LoadErrors, MalformedYaml) {
@@ -144,9 +147,25 @@ TEST(LoadErrors, ImpossibleValues) {
       << "one host has nobody to talk to";
   EXPECT_EQ(error_of("hosts: {nics_per_host: 0}\n"), "s.yaml:1: hosts.nics_per_host: must be >= 1")
       << "a host without a NIC";
-  EXPECT_EQ(error_of("fabric: {roce: {ack_every: 0}}\n"),
-            "s.yaml:1: fabric.roce.ack_every: must be >= 1")
+  EXPECT_EQ(error_of("fabric: {nic: {ack_every: 0}}\n"),
+            "s.yaml:1: fabric.nic.ack_every: must be >= 1")
       << "ack_every 0";
+  EXPECT_EQ(error_of("fabric: {roce: {ack_every: 1}}\n"),
+            "s.yaml:1: fabric.roce.ack_every: moved to fabric.nic.ack_every (ACK coalescing is the "
+            "NIC's, the same on both fabrics)")
+      << "a retired key names its replacement";
+  EXPECT_EQ(error_of("fabric:\n  ib:\n    ack_every: 64\n"),
+            "s.yaml:3: fabric.ib.ack_every: moved to fabric.nic.ack_every (ACK coalescing is the "
+            "NIC's, the same on both fabrics)")
+      << "the IB one too";
+  EXPECT_EQ(error_of("fabric: {nic: {latency: 1us}}\n"),
+            "s.yaml:1: fabric.nic.latency: replaced by fabric.nic.tx_latency and "
+            "fabric.nic.rx_latency (set both to the old value; fabric.nic.profile zero removes "
+            "every other NIC/host latency)")
+      << "the old per-packet NIC latency";
+  EXPECT_EQ(error_of("fabric: {nic: {profile: connectx-9}}\n").substr(0, 38),
+            "s.yaml:1: fabric.nic.profile: must be ")
+      << "an unknown profile";
   EXPECT_EQ(error_of("fabric: {roce: {ack_timeout_exponent: 32}}\n"),
             "s.yaml:1: fabric.roce.ack_timeout_exponent: must be between 0 and 31")
       << "IBTA exponent is 5 bits";
@@ -242,9 +261,9 @@ TEST(LoadErrors, StructureProblems) {
 
 TEST(SetOverrides, ApplyBeforeValidation) {
   const LoadedScenario l =
-      load(kFullScenario, {"fabric.link.rate=100Gbps", "fabric.nic.latency=1us", "seed=9"});
+      load(kFullScenario, {"fabric.link.rate=100Gbps", "fabric.nic.tx_latency=1us", "seed=9"});
   EXPECT_EQ(l.scenario.link.rate_bps, 100'000'000'000) << "overrides the file's value";
-  EXPECT_EQ(l.scenario.nic.latency_ps, 1'000'000) << "overrides inside a flow map";
+  EXPECT_EQ(l.scenario.nic_spec.tx_latency_ps, 1'000'000) << "overrides inside a flow map";
   EXPECT_EQ(l.scenario.seed, 9u) << "top-level key";
   EXPECT_EQ(l.locate("fabric.link.rate").str(), "--set:1") << "overridden keys locate to --set:N";
   EXPECT_EQ(load(kFullScenario, {"outputs.dir="}).scenario.output_dir, "")

@@ -1,6 +1,7 @@
 // Verbs other than RC RDMA WRITE: RDMA READ (request + responses), SEND, UC and UD, on
 // InfiniBand and RoCE. Timings are derived here from the IB wire format (SPEC §8: LRH 8, BTH 12,
 // RETH 16, AETH 4, DETH 8, ICRC 4, VCRC 2; no preamble or gap), not read from the simulator.
+// The NIC profile is `zero` (no NIC or host latency): these tests are about wire bytes.
 //
 //   leaf-spine radix 8, 100 Gb/s, 3 m: NICs 0-3 on leaf 0, 4-7 on leaf 1; NIC0 -> NIC4 crosses
 //   leaf 0, a spine and leaf 1 (3 switches, 4 cables), cut-through, 130 ns per IB switch.
@@ -33,6 +34,7 @@ scenario::Scenario ib_fabric(transport::Operation op, transport::Service service
   sc.link.cable_m = 3;
   sc.roce.operation = op;
   sc.roce.service = service;
+  sc.nic_spec.profile = "zero";
   return sc;
 }
 

@@ -56,9 +56,10 @@ TEST(AdaptiveRouting, RaisesPermutationThroughputOnAFullFatTree) {
 TEST(AdaptiveRouting, AllToAllIsHostLimitedEitherWay) {
   // All-to-all on the same fabric: every NIC link is the bottleneck (each NIC sends to 127 others
   // at once), so path choice cannot help; both must sit at the NIC-link ceiling. A 64 KB message is
-  // 16 packets of 26 header bytes plus one 16-byte RETH: ceiling = 128 x 100 Gb/s x 65536 / 65968.
-
-  const double ceiling_gbps = 128 * 100.0 * 64'000 / (64'000 + 16 * 26 + 16);
+  // 16 packets of 26 header bytes plus one 16-byte RETH, and each NIC link also carries the 30-byte
+  // ACK (LRH 8, BTH 12, AETH 4, ICRC 4, VCRC 2) of every packet its NIC receives
+  // (fabric.nic.ack_every 1): ceiling = 128 x 100 Gb/s x 64000 / (64000 + 16 x 26 + 16 + 16 x 30).
+  const double ceiling_gbps = 128 * 100.0 * 64'000 / (64'000 + 16 * 26 + 16 + 16 * 30);
   for (const bool adaptive : {false, true}) {
     const scenario::RunResult r = run_k8(adaptive, workload::PatternKind::kAllToAll, 64'000);
     ASSERT_TRUE(r.completed) << "adaptive=" << adaptive;

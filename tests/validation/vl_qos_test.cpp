@@ -64,6 +64,7 @@ scenario::Scenario ib_fabric(const std::string& sl2vl, const std::string& high,
   sc.ib.vlarb_high = high;
   sc.ib.vlarb_low = low;
   sc.ib.link.high_limit = high_limit;
+  sc.nic_spec.profile = "zero";  // the FCT bounds below are the wire's and the arbiter's alone
   return sc;
 }
 
