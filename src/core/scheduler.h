@@ -22,11 +22,11 @@ enum EventKind : uint32_t {
   kQpTimer = 10,     // transport: retransmit timer of a QP (target = QP)
   kCcTimer = 11,     // transport: congestion-control timer of a QP (target = QP)
   kNicWake = 12,     // transport: a rate-limited QP of this NIC may send (target = NIC)
-  kMsgComplete = 14,  // transport: the application sees a delivered message (target = message)
   kRouteUpdate = 13,  // routing: recomputed tables take effect after a failure (target unused)
   // net: the head of a link's control-frame line (PAUSE, IB flow control) reached the far end's
   // MAC (target = sending port). Numbered after the layers above only because it came later.
   kCtrlArrive = 14,
+  kMsgComplete = 15,  // transport: the application sees a delivered message (target = message)
   kFlowStart = 20,   // workload: a scheduled message is posted (target = message)
   kStopMarker = 30,  // simulation: the time limit of a run() call
 };

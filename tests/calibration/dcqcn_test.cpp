@@ -120,8 +120,9 @@ void report(const std::string& profile, const Convergence& c, const char* window
                              .scenario = scenario + ", mean over the second half",
                              .unit = "",
                              .value = c.utilisation,
+                             // above 1 only by the whole packets a window edge cuts
                              .lo = 0.90,
-                             .hi = 1.0});
+                             .hi = 1.001});
   EXPECT_LE(c.best_share, 1 + kFairBound) << profile << ": the other flow";
 }
 
@@ -134,9 +135,11 @@ TEST(DcqcnCalibration, HpccPaperTwoFlowConvergence) {
 }
 
 // dcqcn-paper marks with Pmax 1% (SwCC's quote of the paper's RED setting), so each flow is cut
-// about once per ms and the restoring force is small; 20 ms windows over 400 ms.
+// about once per ms and the restoring force is small; 20 ms windows over 800 ms. With the
+// default ConnectX-7 NIC/host latency in the control loop it converges from 320 ms (20 ms with the
+// zero profile): the start-up tie takes longer to break.
 TEST(DcqcnCalibration, DcqcnPaperTwoFlowConvergence) {
-  report("dcqcn-paper", two_flows("dcqcn-paper", 20'000'000'000, 400'000'000'000), "20 ms", 400);
+  report("dcqcn-paper", two_flows("dcqcn-paper", 20'000'000'000, 800'000'000'000), "20 ms", 800);
 }
 
 }  // namespace
