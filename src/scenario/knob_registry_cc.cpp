@@ -148,7 +148,7 @@ void add_congestion_knobs(std::vector<Knob>& k) {
                    [](auto& s) -> auto& { return s.ecn.kmin_bytes; }));
   k.push_back(bind({.path = "fabric.ecn.kmax",
                     .type = KnobType::kBytes,
-                    .description = "Queue bytes above which everything is marked",
+                    .description = "Queue bytes above which everything is marked (= kmin: step marking, as DCTCP)",
                     .source = "the DCQCN profile's; without DCQCN 1500000B, NVIDIA Spectrum RoCE "
                               "default (Cumulus Linux default_ecn_red_conf max_threshold_bytes; "
                               "Onyx show roce Max 1500 KB)",
