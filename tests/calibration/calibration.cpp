@@ -23,7 +23,7 @@ std::vector<Row>& rows() {
 
 std::string format_value(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
+  std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
 
