@@ -27,12 +27,14 @@ class __attribute__((packed)) Ring {
   T& front() { return buf_[head_ & mask_]; }
   const T& front() const { return buf_[head_ & mask_]; }
   T& operator[](uint32_t i) { return buf_[(head_ + i) & mask_]; }
-  void push_back(const T& v) {
+  // Per packet-hop: always inlined (with several rings per port the compiler stopped inlining
+  // them, +3% instructions on the k=16 bench); the rare grow() stays out of line.
+  [[gnu::always_inline]] void push_back(const T& v) {
     if (size() == capacity()) grow();
     buf_[tail_++ & mask_] = v;
     __builtin_prefetch(&buf_[(tail_ + 64 / sizeof(T)) & mask_], 1);  // next line, for writing
   }
-  T pop_front() {
+  [[gnu::always_inline]] T pop_front() {
     // The next slots are read at this ring's next pop, usually after thousands of other events
     // have evicted them: start fetching the following cache line now.
     __builtin_prefetch(&buf_[(head_ + 64 / sizeof(T) + 1) & mask_]);
@@ -46,7 +48,7 @@ class __attribute__((packed)) Ring {
     std::swap(tail_, o.tail_);
     std::swap(mask_, o.mask_);
   }
-  void grow() {
+  [[gnu::noinline]] void grow() {
     const uint32_t cap = buf_ ? capacity() * 2 : 8;
     T* next = new T[cap];
     for (uint32_t i = 0; i < size(); ++i) next[i] = buf_[(head_ + i) & mask_];
