@@ -141,8 +141,7 @@ void Network::credit_release(uint32_t in_port, const Packet& pkt) {
   f.type = PacketType::kCredit;
   f.qp = pkt.priority;
   f.frame_bytes = kFlowControlPacketBytes;
-  q.mac_ctrl.push_back(f);
-  ports_[in_port].mac_ctrl_pending = true;
+  push_control(in_port, f);
   wake(in_port);
 }
 

@@ -148,10 +148,8 @@ void Network::finalize() {
 
 void Network::nic_send(uint32_t nic, const Packet& pkt) {
   if (pkt.type == PacketType::kPause) {  // a PFC frame from the NIC's MAC (tests inject these)
-    const uint32_t port = nic_port_[nic];
-    queues_[port].mac_ctrl.push_back(pkt);
-    ports_[port].mac_ctrl_pending = true;
-    wake(port);
+    push_control(nic_port_[nic], pkt);
+    wake(nic_port_[nic]);
     return;
   }
   ++in_flight_;
@@ -244,14 +242,35 @@ void Network::try_transmit(uint32_t port) {
   }
 }
 
+void Network::push_control(uint32_t port, const Packet& f) {
+  queues_[port].mac_ctrl.push_back(f);
+  ports_[port].mac_ctrl_pending = true;
+}
+
+int64_t Network::start_frame(uint32_t port, const Packet& pkt) {
+  Port& p = ports_[port];
+  const uint32_t wire = wire_bytes(pkt);
+  const int64_t ser_ps = serialization_ps(wire, p.rate_bps);
+  p.busy_until_ps = sched_.now_ps + ser_ps;
+  port_tx_bytes_[port] += wire;
+  if (tap_.on_transmit) tap_.on_transmit(tap_.ctx, sched_.now_ps, port, pkt);
+  return ser_ps;
+}
+
+void Network::arm_tx_done(uint32_t port) {
+  // Only a port with more to send needs to wake up when this frame is out; an idle port is
+  // restarted by enqueue() or nic_kick().
+  Port& p = ports_[port];
+  if (p.is_nic || p.backlog_mask != 0 || p.mac_ctrl_pending) {
+    sched_.at(p.busy_until_ps, kPortTxDone, port);
+    p.tx_event_pending = true;
+  }
+}
+
 void Network::transmit(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
   const int64_t now = sched_.now_ps;
-  const uint32_t wire = wire_bytes(pkt);
-  const int64_t ser_ps = serialization_ps(wire, p.rate_bps);
-  p.busy_until_ps = now + ser_ps;
-  port_tx_bytes_[port] += wire;
-  if (tap_.on_transmit) tap_.on_transmit(tap_.ctx, now, port, pkt);
+  const int64_t ser_ps = start_frame(port, pkt);
   if (p.up) {
     const int64_t arrive_ps = (p.far_cut_through ? now : now + ser_ps) + p.delay_ps;
     p.line.push_back(InFlight{arrive_ps, pkt});
@@ -262,12 +281,7 @@ void Network::transmit(uint32_t port, const Packet& pkt) {
   } else {
     drop(port, pkt, DropReason::kLinkDown);  // a failed link: the frame is clocked out and lost
   }
-  // Only a port with more to send needs to wake up when this frame is out; an idle port is
-  // restarted by enqueue() or nic_kick().
-  if (p.is_nic || p.backlog_mask != 0 || p.mac_ctrl_pending) {
-    sched_.at(p.busy_until_ps, kPortTxDone, port);
-    p.tx_event_pending = true;
-  }
+  arm_tx_done(port);
 }
 
 void Network::transmit_control(uint32_t port) {
@@ -276,28 +290,20 @@ void Network::transmit_control(uint32_t port) {
   Packet f = q.mac_ctrl.pop_front();
   p.mac_ctrl_pending = !q.mac_ctrl.empty();
   if (f.type == PacketType::kCredit) fill_credit_packet(port, f);  // the FCCL of now
-  const int64_t now = sched_.now_ps;
-  const uint32_t wire = wire_bytes(f);
-  const int64_t ser_ps = serialization_ps(wire, p.rate_bps);
-  p.busy_until_ps = now + ser_ps;
-  port_tx_bytes_[port] += wire;
-  if (tap_.on_transmit) tap_.on_transmit(tap_.ctx, now, port, f);
+  const int64_t ser_ps = start_frame(port, f);
   if (p.up) {
     // The far MAC acts on the whole frame (it checks the FCS) once it has crossed the cable:
     // serialization + propagation, no forwarding latency (802.1Qbb PFC frames and IBA flow-
     // control packets are consumed by the MAC / link layer and never enter the switch pipeline).
     // Every entry leaves a frame time after the previous one, so the line stays in order.
-    const int64_t arrive_ps = now + ser_ps + q.prop_ps;
+    const int64_t arrive_ps = sched_.now_ps + ser_ps + q.prop_ps;
     q.ctrl_line.push_back(InFlight{arrive_ps, f});
     if (!q.ctrl_arrive_pending) {
       sched_.at(arrive_ps, kCtrlArrive, port);
       q.ctrl_arrive_pending = true;
     }
   }  // a failed link: the frame is clocked out and lost (control frames are not counted drops)
-  if (p.is_nic || p.backlog_mask != 0 || p.mac_ctrl_pending) {
-    sched_.at(p.busy_until_ps, kPortTxDone, port);
-    p.tx_event_pending = true;
-  }
+  arm_tx_done(port);
 }
 
 void Network::on_ctrl_arrive(uint32_t port) {

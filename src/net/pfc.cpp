@@ -220,10 +220,9 @@ void Network::send_pause(uint32_t port, uint8_t classes, int quanta) {
   f.frame_bytes = kPauseFrameBytes;
   if (ports_[port].is_nic) f.src_nic = f.dst_nic = ports_[port].nic;  // for the pcap source MAC
   PortQueues& q = queues_[port];
-  q.mac_ctrl.push_back(f);
+  push_control(port, f);
   ++q.pause_frames_sent;
   ++counters_.pause_frames;
-  ports_[port].mac_ctrl_pending = true;
   if (quanta > 0 && !q.refresh_pending) {
     q.refresh_pending = true;
     sched_.at(sched_.now_ps + quanta_ps(quanta, ports_[port].rate_bps) / 2, kPfcRefresh, port);
