@@ -161,14 +161,14 @@ void resolve_nic(Scenario& sc) {
   net::NicConfig c = profile->config;
   c.rx_buffer_bytes = sc.nic.rx_buffer_bytes;  // its own key, not part of a profile
   const NicSpec& o = sc.nic_spec;
-  if (o.tx_latency_ps) c.tx_latency_ps = *o.tx_latency_ps;
-  if (o.rx_latency_ps) c.rx_latency_ps = *o.rx_latency_ps;
-  if (o.host_post_ps) c.host_post_ps = *o.host_post_ps;
-  if (o.doorbell_ps) c.doorbell_ps = *o.doorbell_ps;
-  if (o.dma_read_ps) c.dma_read_ps = *o.dma_read_ps;
-  if (o.inline_max_bytes) c.inline_max_bytes = *o.inline_max_bytes;
-  if (o.mem_write_ps) c.mem_write_ps = *o.mem_write_ps;
-  if (o.host_poll_ps) c.host_poll_ps = *o.host_poll_ps;
+  override_with(c.tx_latency_ps, o.tx_latency_ps);
+  override_with(c.rx_latency_ps, o.rx_latency_ps);
+  override_with(c.host_post_ps, o.host_post_ps);
+  override_with(c.doorbell_ps, o.doorbell_ps);
+  override_with(c.dma_read_ps, o.dma_read_ps);
+  override_with(c.inline_max_bytes, o.inline_max_bytes);
+  override_with(c.mem_write_ps, o.mem_write_ps);
+  override_with(c.host_poll_ps, o.host_poll_ps);
   sc.nic = c;
 }
 

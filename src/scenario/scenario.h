@@ -15,6 +15,12 @@ namespace fabricsim::scenario {
 
 enum class Technology : uint8_t { kRoce, kInfiniband };
 
+// A profile's field replaced by the scenario's per-field override, when one was given.
+template <typename T>
+void override_with(T& field, const std::optional<T>& value) {
+  if (value) field = *value;
+}
+
 // InfiniBand link generations (SPEC §8): per-lane signalling rate and the 4x port's data rate
 // after encoding (EDR 64b/66b; HDR onwards PAM4 with 256b/257b transcoding and RS(544,514) FEC,
 // e.g. 53.125 x 514/544 x 256/257 = 50.0 Gb/s per lane).

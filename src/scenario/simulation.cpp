@@ -11,11 +11,6 @@ namespace fabricsim::scenario {
 
 namespace {
 
-template <typename T>
-void override_with(T& field, const std::optional<T>& value) {
-  if (value) field = *value;
-}
-
 // The named DCQCN profile with the scenario's per-field overrides.
 transport::DcqcnParams resolve_dcqcn(const Scenario& sc) {
   transport::DcqcnParams p;
