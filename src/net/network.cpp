@@ -247,7 +247,8 @@ void Network::push_control(uint32_t port, const Packet& f) {
   ports_[port].mac_ctrl_pending = true;
 }
 
-int64_t Network::start_frame(uint32_t port, const Packet& pkt) {
+// Per packet-hop: inlined into both transmits (out of line they cost ~3% of the k=16 bench).
+[[gnu::always_inline]] inline int64_t Network::start_frame(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
   const uint32_t wire = wire_bytes(pkt);
   const int64_t ser_ps = serialization_ps(wire, p.rate_bps);
@@ -257,7 +258,7 @@ int64_t Network::start_frame(uint32_t port, const Packet& pkt) {
   return ser_ps;
 }
 
-void Network::arm_tx_done(uint32_t port) {
+[[gnu::always_inline]] inline void Network::arm_tx_done(uint32_t port) {
   // Only a port with more to send needs to wake up when this frame is out; an idle port is
   // restarted by enqueue() or nic_kick().
   Port& p = ports_[port];
