@@ -75,8 +75,24 @@ ordered_json result_to_json(const scenario::RunResult& r) {
   if (r.failure.link_failed_ps >= 0) {
     j["failure"] = {{"link_failed_ps", r.failure.link_failed_ps},
                     {"routes_restored_ps", r.failure.routes_restored_ps},
+                    {"affected_qps", r.failure.affected_qps},
                     {"recovered_ps", r.failure.recovered_ps},
-                    {"affected_qps", r.failure.affected_qps}};
+                    {"unrecovered_qps", r.failure.unrecovered_qps}};
+  }
+  // InfiniBand: the SM routing engine asked for and the one used (they differ after a
+  // fat-tree fallback, with its reason); null on Ethernet.
+  if (r.sm.present) {
+    ordered_json sm = {{"engine_requested", r.sm.engine_requested},
+                       {"engine_used", r.sm.engine_used}};
+    if (r.sm.fallback_reason.empty()) {
+      sm["fallback_reason"] = nullptr;
+    } else {
+      sm["fallback_reason"] = r.sm.fallback_reason;
+    }
+    sm["after_failure"] = r.sm.after_failure;
+    j["sm"] = std::move(sm);
+  } else {
+    j["sm"] = nullptr;
   }
 
   // Utilization per tier and direction (scenario::LinkLoads); imbalance is null for a group
@@ -97,7 +113,10 @@ ordered_json result_to_json(const scenario::RunResult& r) {
     }
     groups.push_back(std::move(e));
   }
-  j["links"] = {{"span_ps", r.links.span_ps}, {"tiers", std::move(groups)}};
+  j["links"] = {{"start_ps", r.links.start_ps},
+                {"end_ps", r.links.end_ps},
+                {"span_ps", r.links.span_ps},
+                {"tiers", std::move(groups)}};
   return j;
 }
 

@@ -107,15 +107,25 @@ std::string format_summary(const scenario::RunResult& r) {
              : std::string("routes never restored before the end");
     rows.emplace_back("failure", v + ", " + count(n.link_down_drops) + " packets lost");
     if (r.failure.affected_qps > 0) {
-      rows.emplace_back(
-          "recovery", count(r.failure.affected_qps) +
-                          (r.failure.affected_qps == 1 ? " QP lost data; " : " QPs lost data; ") +
-                          (r.failure.recovered_ps >= 0
-                               ? "all of it delivered again " +
-                                     format_time(r.failure.recovered_ps - r.failure.link_failed_ps) +
-                                     " after the failure"
-                               : std::string("some of it never delivered again")));
+      const scenario::FailureTimeline& f = r.failure;
+      std::string q = count(f.affected_qps) +
+                      (f.affected_qps == 1 ? " QP lost packets (data or ACKs); "
+                                           : " QPs lost packets (data or ACKs); ");
+      if (f.unrecovered_qps > 0) {
+        q += count(f.unrecovered_qps) + " never recovered";
+      } else if (f.recovered_ps >= 0) {
+        q += "all recovered " + format_time(f.recovered_ps - f.link_failed_ps) +
+             " after the failure";
+      } else {
+        q += "nothing needed resending";
+      }
+      rows.emplace_back("recovery", q);
     }
+  }
+  if (r.sm.present && !r.sm.fallback_reason.empty()) {
+    rows.emplace_back("routing", "SM " + r.sm.engine_requested + " -> " + r.sm.engine_used +
+                                     (r.sm.after_failure ? " after failure: " : ": ") +
+                                     r.sm.fallback_reason);
   }
   if (n.out_of_order_packets > 0) {
     rows.emplace_back("reordering", count(n.out_of_order_packets) +

@@ -187,7 +187,7 @@ class Ftree {
       if (ups_of[s] != ups_of[first] || downs_of[s] != downs_of[first]) {
         auto links = [&](uint32_t x) {
           return "switch " + std::to_string(x) + " has " + std::to_string(ups_of[x]) + " up / " +
-                 std::to_string(downs_of[x]) + " down links";
+                 std::to_string(downs_of[x]) + " down switch links";
         };
         return fail(why, "tier " + std::to_string(sub_.tier[s]) +
                              " is not uniform: " + links(first) + ", " + links(s));

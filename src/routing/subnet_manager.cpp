@@ -361,9 +361,11 @@ LidRoutes SubnetManager::sweep(const net::Network& net) {
         r.rank = ud.rank;
         break;
       }
-      // OpenSM's ftree refuses such a fabric and falls back to min-hop, which is not
-      // deadlock-free; up/down is, on any topology, and is optimal on the intact parts of a tree.
+      // OpenSM's ftree refuses such a fabric and osm_ucast_mgr moves to the next engine of its
+      // list, min-hop by default (not deadlock-free); we take up/down, as "ftree,updn" does
+      // (subnet_manager.h). The reason goes to the results, not only to the note.
       r.note = "ftree: " + why + "; fell back to updn";
+      r.fallback_reason = why;
       r.engine_used = SmEngine::kUpDown;
       sm_internal::clear_lfts(r);
       ud = sm_internal::route_updn(sub, r);

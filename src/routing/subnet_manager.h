@@ -25,7 +25,13 @@
 //         empty), they get min-hop "escape" entries that no CA traffic can reach; where a switch
 //         with CAs has none, ranks are recomputed from one root at the graph centre.
 //       fat-tree: OpenSM's ftree on a uniform tree (tiers from the builders); anything else,
-//         e.g. a tree with a cable down, falls back to up/down (note says why).
+//         e.g. a tree with a cable down, falls back to up/down (fallback_reason says why).
+//         OpenSM does fall back here: osm_ucast_ftree.c fabric_validate_topology() refuses a
+//         tree whose switches of one rank differ in up/down port groups (ERR AB09-AB0C, which a
+//         failed cable causes), and osm_ucast_mgr_process() then tries the next engine of the
+//         configured list (routing_engine ftree,updn) or, when the list is exhausted, the
+//         default min-hop. We always take up/down, as for "ftree,updn": min-hop is not
+//         deadlock-free, and up/down keeps the intact parts of the tree optimal.
 //     Switch LIDs are routed like CAs but not counted in the balancing; up/down and fat-tree
 //     leave a switch LID unrouted where no up*down* route to it exists (as OpenSM does).
 //  4. Adaptive-routing groups: per (switch, DLID) every port that keeps the route minimal for
@@ -67,6 +73,9 @@ struct LidRoutes {
   // included) and every NIC that has a LID.
   int64_t unreachable_pairs = 0;
   SmEngine engine_used = SmEngine::kMinHop;  // kUpDown when fat-tree fell back
+  // Why fat-tree fell back (ftree's own check that failed, e.g. "tier 1 is not uniform: ...");
+  // empty when the engine asked for was the engine used.
+  std::string fallback_reason;
   // Up/down order (up/down, and fat-tree where rank = top tier - tier): per switch, rank 0 at
   // the roots. A move from switch a to switch b is UP when (rank[b], b) < (rank[a], a). Empty
   // for min-hop.

@@ -71,4 +71,27 @@ std::vector<LinkGroupLoad> link_group_loads(const net::Network& net, int64_t spa
   return out;
 }
 
+int64_t last_frame_end_ps(const net::Network& net) {
+  // busy_until_ps is the end of the port's latest serialization: frames go out back to back and
+  // in time order, so the latest of these is when the last counted byte left its port.
+  int64_t end = 0;
+  for (uint32_t p = 0; p < net.num_ports(); ++p) {
+    if (net.port_tx_bytes(p) > 0) end = std::max(end, net.port(p).busy_until_ps);
+  }
+  return end;
+}
+
+LinkLoads link_loads(const net::Network& net, int64_t first_post_ps, int64_t traffic_end_ps) {
+  LinkLoads l;
+  if (first_post_ps < 0) return l;
+  // The counters hold every frame since the start, and nothing is sent before the first post;
+  // the end must cover the last frame, or bytes after it would be divided by too short a span
+  // (a failure that destroyed ACKs: the requesters resend after the last flow has finished).
+  l.start_ps = first_post_ps;
+  l.end_ps = std::max({traffic_end_ps, last_frame_end_ps(net), first_post_ps});
+  l.span_ps = l.end_ps - l.start_ps;
+  l.groups = link_group_loads(net, l.span_ps);
+  return l;
+}
+
 }  // namespace fabricsim::scenario

@@ -23,4 +23,11 @@ double port_utilization(const net::Network& net, uint32_t port, int64_t span_ps)
 // downlinks from the top tier down to tier 0. Empty when span_ps <= 0.
 std::vector<LinkGroupLoad> link_group_loads(const net::Network& net, int64_t span_ps);
 
+// When the last frame any port sent finished serializing (0 if none was ever sent).
+int64_t last_frame_end_ps(const net::Network& net);
+
+// LinkLoads over T = [first_post_ps, max(traffic_end_ps, last_frame_end_ps(net))]: every byte
+// counted in port_tx_bytes lies inside T. `first_post_ps` < 0: no traffic (empty result).
+LinkLoads link_loads(const net::Network& net, int64_t first_post_ps, int64_t traffic_end_ps);
+
 }  // namespace fabricsim::scenario

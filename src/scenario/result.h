@@ -102,11 +102,28 @@ struct PortRoutes {
 struct FailureTimeline {
   int64_t link_failed_ps = -1;
   int64_t routes_restored_ps = -1;  // new SM LFTs / converged ECMP groups in effect
-  // Every packet the failure destroyed on a reliable QP delivered in order again (-1: not by the
-  // end of the run, or nothing was lost), and how many QPs lost any.
-  int64_t recovered_ps = -1;
+  // Affected QPs: QPs that lost at least one packet on or queued for the failed link, of any
+  // kind and in either direction (data, READ request or response, ACK, NAK, CNP). A QP that
+  // lost only ACKs counts: its requester times out and resends.
   int64_t affected_qps = 0;
-}; 
+  // When the last loss of a reliable QP was recovered: lost data delivered in order again, a
+  // lost ACK/NAK/READ packet's PSN acknowledged at the requester. -1 when some loss was never
+  // recovered (unrecovered_qps > 0) or none needed recovering (only CNPs, duplicates lost).
+  int64_t recovered_ps = -1;
+  int64_t unrecovered_qps = 0;  // affected QPs with a loss still unrecovered at the end
+};
+
+// The InfiniBand Subnet Manager's routing engine: the one the scenario asked for
+// (routing.sm.engine) and the one its last sweep used. They differ when OpenSM's ftree engine
+// refused the subnet (not a uniform fat-tree, e.g. after a cable failed) and routing fell back
+// to up/down; `fallback_reason` then says why (empty otherwise).
+struct SmRouting {
+  bool present = false;  // false on Ethernet (ECMP)
+  std::string engine_requested;
+  std::string engine_used;
+  std::string fallback_reason;
+  bool after_failure = false;  // the last sweep was the re-sweep after the link failure
+};
 
 // A frame recorded for trace.pcap: when it started on the wire, the nodes at both ends of the
 // link (net::Network node ids, in the order the topology builder added NICs and switches) and its
@@ -140,10 +157,15 @@ struct LinkGroupLoad {
 };
 
 struct LinkLoads {
-  // T, the span of the run's traffic: from the first flow's start to the last flow's finish,
-  // or to the end of the simulation when some flow never finished (stop_time, QP errors).
-  // The same interval as the aggregate throughput. 0 (and no groups) when there was no traffic.
-  int64_t span_ps = 0;
+  // The interval T every port's bytes are counted over, the same for bytes and time: from the
+  // first flow's post (nothing is on the wire before it) to the end of the run's traffic, the
+  // later of the last flow's finish (the end of the simulation when some flow never finished)
+  // and the end of the last frame any port serialized (retransmissions and ACKs after the last
+  // delivery, e.g. when a failure destroyed ACKs, belong to the run too). Every byte counted
+  // is on the wire inside T, so no utilization exceeds 1. 0 (and no groups) with no traffic.
+  int64_t start_ps = 0;
+  int64_t end_ps = 0;
+  int64_t span_ps = 0;  // end_ps - start_ps
   // Uplinks tier by tier from the hosts up, then downlinks from the top back down to the hosts.
   std::vector<LinkGroupLoad> groups;
 };
@@ -170,6 +192,7 @@ struct RunResult {
   LinkLoads links;                       // utilization per tier and direction
   std::vector<PortRoutes> sm_routes;     // InfiniBand: per switch port, as last programmed
   FailureTimeline failure;
+  SmRouting sm;                          // InfiniBand: the SM engine asked for and used
   std::vector<CapturedFrame> captured;   // empty unless Scenario::capture asks for frames
   // How the captured packets were framed on the wire, for trace.pcap (output/pcap.h): the link
   // layer, the transport service and verb (they pick the BTH opcodes and extension headers), and

@@ -32,7 +32,9 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
       d += std::string(" ") + g.name + " 4x (" + g.lane + ")";
     }
     const routing::LidRoutes& lr = sim.lid_routes();
+    // "SM ftree -> updn" when the engine asked for refused the subnet (RunResult::sm says why).
     d += ", " + gbps + ", " + std::to_string(sc.ib.link.data_vls) + " data VL(s), SM " +
+         (lr.fallback_reason.empty() ? std::string() : "ftree -> ") +
          routing::sm_engine_name(lr.engine_used) +
          (sc.recovery.adaptive ? " + adaptive routing" : " static LFTs");
     // Route balance: the widest spread of CA routes over one switch's up-ports.
@@ -141,13 +143,10 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
         static_cast<double>(finished_bytes) * 8.0 / (static_cast<double>(last_finish - first_start) * 1e-3);
   }
 
-  // Link utilization over the span of the traffic: first flow start to last flow finish, or to
-  // the end of the simulation if some flow never finished (its traffic ran until then).
-  if (first_start >= 0) {
-    const int64_t end = r.completed ? last_finish : r.sim_time_ps;
-    r.links.span_ps = std::max<int64_t>(0, end - first_start);
-    r.links.groups = link_group_loads(net, r.links.span_ps);
-  }
+  // Link utilization over the span of the traffic (LinkLoads): first flow start to last flow
+  // finish (the end of the simulation if some flow never finished), extended to the end of the
+  // last frame sent, so that bytes and time cover one interval.
+  r.links = link_loads(net, first_start, r.completed ? last_finish : r.sim_time_ps);
 
   if (work.is_collective()) {
     CollectiveResult& c = r.collective;
@@ -221,6 +220,18 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   r.failure.routes_restored_ps = sim.routes_restored_ps();
   r.failure.recovered_ps = transport.failure_recovered_ps();
   r.failure.affected_qps = transport.failure_affected_qps();
+  r.failure.unrecovered_qps = transport.failure_unrecovered_qps();
+  if (r.infiniband) {
+    const routing::LidRoutes& lr = sim.lid_routes();
+    static constexpr routing::SmEngine kRequested[] = {
+        routing::SmEngine::kMinHop, routing::SmEngine::kUpDown, routing::SmEngine::kFatTree};
+    r.sm.present = true;
+    r.sm.engine_requested =
+        routing::sm_engine_name(kRequested[static_cast<int>(resolved.recovery.engine)]);
+    r.sm.engine_used = routing::sm_engine_name(lr.engine_used);
+    r.sm.fallback_reason = lr.fallback_reason;
+    r.sm.after_failure = r.failure.routes_restored_ps >= 0;
+  }
   sim.network().finish_pause_accounting();
   for (uint32_t p = 0; p < net.num_ports(); ++p) {
     const net::PortQueues& q = net.queues(p);

@@ -66,21 +66,50 @@ bool RoceTransport::pull_hook(void* self, uint32_t nic, uint8_t paused_classes, 
 
 void RoceTransport::dropped_hook(void* self, const Packet& p, net::DropReason reason) {
   auto* t = static_cast<RoceTransport*>(self);
-  if (p.type != PacketType::kData) return;
-  t->msgs_[p.msg].dropped_bytes += p.payload_bytes;
-  if (reason == net::DropReason::kLinkDown && t->reliable()) {
-    Qp& q = t->qps_[p.qp];
-    if (q.lost_to_failure_end == 0) {
-      ++t->pending_recoveries_;
-      ++t->failure_affected_qps_;
-    }
+  if (p.type == PacketType::kData) t->msgs_[p.msg].dropped_bytes += p.payload_bytes;
+  if (reason == net::DropReason::kLinkDown) t->on_failure_loss(p);
+}
+
+void RoceTransport::on_failure_loss(const Packet& p) {
+  // Every packet of a QP counts, whichever way it travelled: data, READ requests and
+  // responses, ACKs, NAKs and CNPs. A QP that lost only ACKs still retransmits (its requester
+  // times out) and is affected as much as one that lost data.
+  if (p.type != PacketType::kData && p.type != PacketType::kReadRequest &&
+      p.type != PacketType::kAck && p.type != PacketType::kNak && p.type != PacketType::kCnp) {
+    return;  // link-layer frames (PAUSE, IB flow control) belong to no QP
+  }
+  Qp& q = qps_[p.qp];
+  if (!q.hit_by_failure) {
+    q.hit_by_failure = true;
+    ++failure_affected_qps_;
+  }
+  if (!reliable() || p.type == PacketType::kCnp) return;  // nothing is ever resent
+  // What "recovered" means for the packet lost: the responder has every PSN up to it in order
+  // (WRITE/SEND data), or the requester has seen it acknowledged (READ requests and responses,
+  // ACKs, NAKs): snd_una moved past it. A packet already covered when it was lost (a duplicate
+  // retransmission, an ACK overtaken by a later one) leaves nothing to recover.
+  const bool responder_side = p.type == PacketType::kData && !(p.flags & net::kFlagResponse);
+  if (responder_side) {
+    if (p.psn < q.epsn) return;
+    if (q.lost_to_failure_end == 0) ++pending_recoveries_;
     q.lost_to_failure_end = std::max(q.lost_to_failure_end, p.psn + 1);
+  } else {
+    if (p.psn < q.snd_una) return;
+    if (q.unacked_lost_end == 0) ++pending_recoveries_;
+    q.unacked_lost_end = std::max(q.unacked_lost_end, p.psn + 1);
   }
 }
 
 void RoceTransport::check_recovered(Qp& q, uint32_t in_order_end) {
   if (q.lost_to_failure_end == 0 || in_order_end < q.lost_to_failure_end) return;
   q.lost_to_failure_end = 0;
+  --pending_recoveries_;
+  last_recovery_ps_ = std::max(last_recovery_ps_, sched_.now_ps);
+}
+
+void RoceTransport::check_acked_recovered(Qp& q) {
+  if (q.unacked_lost_end == 0 || q.snd_una < q.unacked_lost_end) return;
+  q.unacked_lost_end = 0;
   --pending_recoveries_;
   last_recovery_ps_ = std::max(last_recovery_ps_, sched_.now_ps);
 }
@@ -459,6 +488,7 @@ void RoceTransport::acknowledge(Qp& q, uint32_t ack_upto) {
   q.snd_una = ack_upto;
   q.last_progress_ps = sched_.now_ps;
   q.retries = 0;
+  check_acked_recovered(q);
   while (q.una_msg < q.msgs.size()) {
     Message& m = msgs_[q.msgs[q.una_msg]];
     if (m.first_psn + m.npkts > q.snd_una) break;

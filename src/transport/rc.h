@@ -104,9 +104,13 @@ struct Qp {
   uint32_t resp_msg = 0;
   uint32_t resp_high = 0;
   bool resp_active = false;      // in the responder NIC's round-robin list
-  // Failure recovery: one past the highest PSN a link failure destroyed and that has not yet been
-  // delivered in order (0 = none pending).
+  // Failure recovery (RoceTransport::on_failure_loss): one past the highest WRITE/SEND data PSN a
+  // link failure destroyed that the responder has not yet received in order, and one past the
+  // highest PSN whose READ request or response, ACK or NAK it destroyed that the requester has
+  // not yet seen acknowledged (0 = none pending).
   uint32_t lost_to_failure_end = 0;
+  uint32_t unacked_lost_end = 0;
+  bool hit_by_failure = false;   // lost any packet, of any kind, to a failed link
   bool read_reissued = false;
 };
 
@@ -165,11 +169,19 @@ class RoceTransport {
   // Completions still on their way to the application count too: the run is not over before
   // the workload has seen every delivery.
   uint64_t unacked_messages() const { return unacked_messages_ + pending_completions_; }
-  // Reliable QPs that lost data to a failed link, and when the last of them had every lost
-  // packet delivered in order again (-1 while some are still missing it, or none lost any).
+  // QPs that lost any packet to a failed link (data, READ request or response, ACK, NAK or
+  // CNP, in either direction), and when the last reliable one had recovered every such loss:
+  // lost data delivered in order again, a lost acknowledgement superseded by the requester
+  // seeing that PSN acknowledged (-1 while some loss is unrecovered, or nothing was lost).
   int64_t failure_affected_qps() const { return failure_affected_qps_; }
   int64_t failure_recovered_ps() const {
-    return pending_recoveries_ == 0 && failure_affected_qps_ > 0 ? last_recovery_ps_ : -1;
+    return pending_recoveries_ == 0 ? last_recovery_ps_ : -1;
+  }
+  // Affected QPs with a loss still unrecovered (e.g. their QP failed, or the run stopped).
+  int64_t failure_unrecovered_qps() const {
+    int64_t n = 0;
+    for (const Qp& q : qps_) n += q.lost_to_failure_end != 0 || q.unacked_lost_end != 0;
+    return n;
   }
 
  private:
@@ -180,8 +192,13 @@ class RoceTransport {
   static void deliver_hook(void* self, uint32_t nic, const net::Packet& pkt);
   static bool pull_hook(void* self, uint32_t nic, uint8_t paused_classes, net::Packet& out);
   static void dropped_hook(void* self, const net::Packet& pkt, net::DropReason reason);
+  // A packet of a QP was lost to a failed link: the QP is affected; note what must happen for
+  // it to have recovered.
+  void on_failure_loss(const net::Packet& pkt);
   // The in-order point of `q` reached `psn_end`: what a link failure destroyed is delivered.
   void check_recovered(Qp& q, uint32_t in_order_end);
+  // snd_una advanced: lost acknowledgements and READ packets below it are recovered.
+  void check_acked_recovered(Qp& q);
 
   uint32_t qp_for(uint32_t src_nic, uint32_t dst_nic, int sl);
   bool ib() const { return cfg_.link_layer == LinkLayer::kInfiniband; }

@@ -109,7 +109,6 @@ void RoceTransport::on_read_response(const Packet& p) {
   if (p.psn == q.snd_una) {
     q.read_reissued = false;
     acknowledge(q, q.snd_una + 1);  // completes the READ when it is the message's last
-    check_recovered(q, q.snd_una);
   } else if (p.psn > q.snd_una && !q.read_reissued && !q.failed) {
     // Responses are missing: ask again from the first one not received.
     q.read_reissued = true;
