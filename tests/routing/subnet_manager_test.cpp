@@ -498,6 +498,7 @@ TEST(FatTree, UpPortRoutesDifferByAtMostOne) {
     const net::Network& net = f->net;
     const LidRoutes r = SubnetManager(SmEngine::kFatTree).sweep(net);
     EXPECT_EQ(r.engine_used, SmEngine::kFatTree) << f->name << ": " << r.note;
+    EXPECT_TRUE(r.fallback_reason.empty()) << f->name << ": " << r.fallback_reason;
     int printed_tier = -1;
     for (uint32_t s = 0; s < net.num_switches(); ++s) {
       const uint32_t node = net.switch_node(s);
@@ -563,6 +564,11 @@ TEST(FatTree, FallsBackToUpDownWhenNotUniform) {
   const LidRoutes r = SubnetManager(SmEngine::kFatTree).sweep(f->net);
   EXPECT_EQ(r.engine_used, SmEngine::kUpDown) << "a missing cable makes the tree non-uniform";
   EXPECT_NE(r.note.find("fell back to updn"), std::string::npos) << r.note;
+  // The reason names the first switch whose tier differs from its first switch: k=4 edges have
+  // 2 agg uplinks, and edge 0 lost one (OpenSM's ERR AB09, "Different number of upward port
+  // groups on switches").
+  EXPECT_EQ(r.fallback_reason.rfind("tier 1 is not uniform: switch 0 has 1 up", 0), 0u)
+      << r.fallback_reason;
   EXPECT_FALSE(has_dependency_cycle(f->net, r, true)) << "the fallback is deadlock-free";
 }
 

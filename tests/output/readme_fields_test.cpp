@@ -1,0 +1,119 @@
+// README.md lists every field of every output file with its unit and meaning (issue 9 item 12:
+// the list had gone stale). These tests compare the README's tables with what the writers
+// produce, both ways: a field the code writes and the README omits fails, and so does a README
+// row for a field no writer produces.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "output/compare.h"
+#include "output/csv.h"
+#include "output/json.h"
+#include "output/pcap_trace.h"
+
+namespace fabricsim::output {
+namespace {
+
+std::string readme() {
+  std::ifstream in(std::string(FABRICSIM_SOURCE_DIR) + "/README.md");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The first-column keys of the table under the README paragraph that starts with
+// **`file`**, up to the next such paragraph.
+std::set<std::string> readme_keys(const std::string& file) {
+  std::istringstream in(readme());
+  std::set<std::string> keys;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("**`", 0) == 0) {
+      inside = line.rfind("**`" + file + "`**", 0) == 0;
+      continue;
+    }
+    if (line.rfind("## ", 0) == 0) inside = false;
+    if (!inside || line.rfind("| `", 0) != 0) continue;
+    const size_t end = line.find('`', 3);
+    keys.insert(line.substr(3, end - 3));
+  }
+  return keys;
+}
+
+// Every leaf of a JSON document as a dotted path (array elements as `name[]`), and every
+// object or array on the way (`parents`).
+void flatten(const nlohmann::ordered_json& j, const std::string& path, std::set<std::string>& leaves,
+             std::set<std::string>& parents) {
+  if (j.is_object()) {
+    if (!path.empty()) parents.insert(path);
+    for (const auto& [k, v] : j.items()) flatten(v, path.empty() ? k : path + "." + k, leaves, parents);
+  } else if (j.is_array() && !j.empty()) {
+    parents.insert(path);
+    for (const auto& e : j) flatten(e, path + "[]", leaves, parents);
+  } else {
+    leaves.insert(path);
+  }
+}
+
+std::set<std::string> csv_columns(const std::string& text) {
+  std::set<std::string> cols;
+  std::istringstream header(text.substr(0, text.find('\n')));
+  for (std::string c; std::getline(header, c, ',');) cols.insert(c);
+  return cols;
+}
+
+std::string list(const std::set<std::string>& s) {
+  std::string out;
+  for (const std::string& k : s) out += " " + k;
+  return out;
+}
+
+// A result with every optional part present: a collective, a link failure, an InfiniBand SM
+// fallback and a link group (the values do not matter, only which keys are written).
+scenario::RunResult everything() {
+  scenario::RunResult r;
+  r.collective.present = true;
+  r.failure.link_failed_ps = 1;
+  r.sm.present = true;
+  r.sm.fallback_reason = "why";
+  r.links.groups.push_back(scenario::LinkGroupLoad{.mean_utilization = 0.5});
+  return r;
+}
+
+TEST(ReadmeFields, ResultJsonFieldsAreAllListedAndNoneInvented) {
+  std::set<std::string> leaves, parents;
+  flatten(result_to_json(everything()), "", leaves, parents);
+  const std::set<std::string> documented = readme_keys("result.json");
+  ASSERT_FALSE(documented.empty()) << "README.md has a **`result.json`** table";
+  std::set<std::string> missing, invented;
+  for (const std::string& k : leaves) {
+    if (!documented.count(k)) missing.insert(k);
+  }
+  // `partial` is written only by interrupted runs (SIGINT/SIGTERM), which a unit test does not
+  // produce.
+  for (const std::string& k : documented) {
+    if (!leaves.count(k) && !parents.count(k) && k != "partial") invented.insert(k);
+  }
+  EXPECT_TRUE(missing.empty()) << "result.json fields missing from README.md:" << list(missing);
+  EXPECT_TRUE(invented.empty()) << "README.md lists result.json fields no run writes:"
+                                << list(invented);
+}
+
+TEST(ReadmeFields, RunJsonKeysAreListed) {
+  std::set<std::string> leaves, parents;
+  flatten(run_stats_to_json(scenario::RunStats{}), "", leaves, parents);
+  EXPECT_EQ(readme_keys("run.json"), leaves);
+}
+
+TEST(ReadmeFields, CsvColumnsAreListed) {
+  EXPECT_EQ(readme_keys("flows.csv"), csv_columns(flows_csv_text({})));
+  EXPECT_EQ(readme_keys("compare.csv"), csv_columns(kCompareCsvHeader));
+  EXPECT_EQ(readme_keys("routes.csv"), csv_columns(routes_csv_text({})));
+  EXPECT_EQ(readme_keys("credits.csv"), csv_columns(credits_csv_text({})));
+}
+
+}  // namespace
+}  // namespace fabricsim::output
