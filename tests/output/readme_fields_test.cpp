@@ -45,11 +45,12 @@ std::set<std::string> readme_keys(const std::string& file) {
 
 // Every leaf of a JSON document as a dotted path (array elements as `name[]`), and every
 // object or array on the way (`parents`).
-void flatten(const nlohmann::ordered_json& j, const std::string& path, std::set<std::string>& leaves,
-             std::set<std::string>& parents) {
+void flatten(const nlohmann::ordered_json& j, const std::string& path,
+             std::set<std::string>& leaves, std::set<std::string>& parents) {
   if (j.is_object()) {
     if (!path.empty()) parents.insert(path);
-    for (const auto& [k, v] : j.items()) flatten(v, path.empty() ? k : path + "." + k, leaves, parents);
+    for (const auto& [k, v] : j.items())
+      flatten(v, path.empty() ? k : path + "." + k, leaves, parents);
   } else if (j.is_array() && !j.empty()) {
     parents.insert(path);
     for (const auto& e : j) flatten(e, path + "[]", leaves, parents);

@@ -47,8 +47,7 @@ scenario::Scenario load(const char* yaml, const std::vector<std::string>& set = 
 
 // Whether a packet from `src` to `dst` with UDP source port `entropy` crosses the cable of
 // `port` (either direction), following the switches' ECMP choices hop by hop.
-bool crosses(const net::Network& net, uint32_t src, uint32_t dst, uint16_t entropy,
-             uint32_t port) {
+bool crosses(const net::Network& net, uint32_t src, uint32_t dst, uint16_t entropy, uint32_t port) {
   net::Packet pkt;
   pkt.src_nic = src;
   pkt.dst_nic = dst;
@@ -152,8 +151,8 @@ workload: {kind: pattern, pattern: flows, flows: [[0, 4, 1MB, 0us]]}
   EXPECT_TRUE(output::result_to_json(intact)["sm"]["fallback_reason"].is_null());
   EXPECT_EQ(output::format_summary(intact).find("->"), std::string::npos);
   // Ethernet has no SM.
-  EXPECT_TRUE(output::result_to_json(scenario::run_scenario(load(kLeafSpineFailure)))["sm"]
-                  .is_null());
+  EXPECT_TRUE(
+      output::result_to_json(scenario::run_scenario(load(kLeafSpineFailure)))["sm"].is_null());
 }
 
 }  // namespace

@@ -194,7 +194,9 @@ hosts: {count: 4}
 routing: {ecmp: {convergence: 250us}}
 faults: {link_down: {switch: 0, port: 3, at: 80us}}
 workload: {kind: pattern, pattern: flows, flows: [[0, 2, 1MB, 0us]]}
-)", "ack-only-failure.yaml").scenario;
+)",
+                                                         "ack-only-failure.yaml")
+                              .scenario;
   capture_everything(sc);
   const scenario::RunResult r = scenario::run_scenario(sc);
   ASSERT_TRUE(r.completed) << "the flow finishes and every retransmission is acknowledged";
@@ -249,8 +251,8 @@ workload: {kind: pattern, pattern: flows, flows: [[0, 2, 1MB, 0us]]}
   ASSERT_EQ(r.links.groups.size(), 4u) << "two tiers of links, up and down";
   for (const scenario::LinkGroupLoad& g : r.links.groups) {
     const bool up = g.direction == scenario::LinkDirection::kUp;
-    const auto [sum, max] = by_group.at(up ? std::pair{g.tier, g.tier + 1}
-                                           : std::pair{g.tier + 1, g.tier});
+    const auto [sum, max] =
+        by_group.at(up ? std::pair{g.tier, g.tier + 1} : std::pair{g.tier + 1, g.tier});
     EXPECT_LE(g.max_utilization, 1.0 + 1e-9) << group_name(g) << ": a port is never above 100%";
     EXPECT_NEAR(g.max_utilization * bytes_per_unit, max, 1e-6 * max + 1e-6)
         << group_name(g) << ": the busiest port's bytes";
