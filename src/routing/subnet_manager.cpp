@@ -362,20 +362,26 @@ LidRoutes SubnetManager::sweep(const net::Network& net) {
         break;
       }
       // OpenSM's ftree refuses such a fabric and osm_ucast_mgr moves to the next engine of its
-      // list, min-hop by default (not deadlock-free); we take up/down, as "ftree,updn" does
-      // (subnet_manager.h). The reason goes to the results, not only to the note.
-      r.note = "ftree: " + why + "; fell back to updn";
+      // list, min-hop by default (not deadlock-free); up/down unless asked otherwise, as
+      // "ftree,updn" (subnet_manager.h). The reason goes to the results, not only to the note.
       r.fallback_reason = why;
-      r.engine_used = SmEngine::kUpDown;
+      r.engine_used = fallback_;
       sm_internal::clear_lfts(r);
-      ud = sm_internal::route_updn(sub, r);
+      if (fallback_ == SmEngine::kMinHop) {
+        r.note = "ftree: " + why + "; fell back to minhop";
+        next_hops = [&](uint32_t t, NextHops& nh) { sm_internal::min_hop_next_hops(sub, t, nh); };
+        sm_internal::route_balanced(sub, next_hops, r);
+      } else {
+        r.note = "ftree: " + why + "; fell back to updn";
+        ud = sm_internal::route_updn(sub, r);
+      }
       break;
     }
     case SmEngine::kUpDown:
       ud = sm_internal::route_updn(sub, r);
       break;
   }
-  if (engine_ != SmEngine::kMinHop) {
+  if (r.engine_used != SmEngine::kMinHop) {
     next_hops = [&](uint32_t t, NextHops& nh) { sm_internal::updn_next_hops(sub, ud, t, nh); };
   }
   if (adaptive_groups_) build_ar(sub, next_hops, r);

@@ -30,8 +30,9 @@
 //         tree whose switches of one rank differ in up/down port groups (ERR AB09-AB0C, which a
 //         failed cable causes), and osm_ucast_mgr_process() then tries the next engine of the
 //         configured list (routing_engine ftree,updn) or, when the list is exhausted, the
-//         default min-hop. We always take up/down, as for "ftree,updn": min-hop is not
-//         deadlock-free, and up/down keeps the intact parts of the tree optimal.
+//         default min-hop. We take up/down by default, as "ftree,updn" does: min-hop is not
+//         deadlock-free, and up/down keeps the intact parts of the tree optimal; min-hop, what
+//         a plain "ftree" gets, is the other choice (routing.sm.fallback).
 //     Switch LIDs are routed like CAs but not counted in the balancing; up/down and fat-tree
 //     leave a switch LID unrouted where no up*down* route to it exists (as OpenSM does).
 //  4. Adaptive-routing groups: per (switch, DLID) every port that keeps the route minimal for
@@ -72,7 +73,7 @@ struct LidRoutes {
   // (switch, CA LID) pairs with no route, over every switch of the Network (undiscovered ones
   // included) and every NIC that has a LID.
   int64_t unreachable_pairs = 0;
-  SmEngine engine_used = SmEngine::kMinHop;  // kUpDown when fat-tree fell back
+  SmEngine engine_used = SmEngine::kMinHop;  // the fallback engine when fat-tree fell back
   // Why fat-tree fell back (ftree's own check that failed, e.g. "tier 1 is not uniform: ...");
   // empty when the engine asked for was the engine used.
   std::string fallback_reason;
@@ -94,8 +95,11 @@ class SubnetManager {
  public:
   // `adaptive_groups`: also compute the AR groups (skip them for static routing: on a large
   // fabric they are most of a sweep's memory).
-  explicit SubnetManager(SmEngine engine, bool adaptive_groups = true)
-      : engine_(engine), adaptive_groups_(adaptive_groups) {}
+  // `fallback`: the engine that routes when fat-tree refuses the subnet, kUpDown (OpenSM with
+  // `routing_engine ftree,updn`) or kMinHop (OpenSM's default engine after a plain `ftree`).
+  explicit SubnetManager(SmEngine engine, bool adaptive_groups = true,
+                         SmEngine fallback = SmEngine::kUpDown)
+      : engine_(engine), fallback_(fallback), adaptive_groups_(adaptive_groups) {}
 
   // Discovers the subnet from the Network's working links, assigns LIDs on the first sweep and
   // keeps them on later ones, computes LFTs and AR groups with the engine. Deterministic.
@@ -104,6 +108,7 @@ class SubnetManager {
 
  private:
   SmEngine engine_;
+  SmEngine fallback_;
   bool adaptive_groups_;
   std::vector<uint16_t> nic_lid_;  // guid2lid: persists across sweeps
   std::vector<uint16_t> switch_lid_;

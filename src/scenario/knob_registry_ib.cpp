@@ -143,6 +143,15 @@ void add_infiniband_knobs(std::vector<Knob>& k) {
                             {"updown", SmEngineChoice::kUpDown},
                             {"ftree", SmEngineChoice::kFatTree}},
                         [](auto& s) -> auto& { return s.recovery.engine; }));
+  k.push_back(bind_enum(
+      {.path = "routing.sm.fallback",
+       .description = "Engine that routes when ftree refuses the subnet (not a uniform "
+                      "fat-tree, e.g. after a cable failed); the results report the fallback",
+       .source = "OpenSM osm_ucast_mgr.c: the next engine of routing_engine, else min-hop. "
+                 "updown = 'routing_engine ftree,updn' (deadlock-free); minhop = plain 'ftree'"},
+      std::vector<std::pair<std::string, SmEngineChoice>>{{"updown", SmEngineChoice::kUpDown},
+                                                          {"minhop", SmEngineChoice::kMinHop}},
+      [](auto& s) -> auto& { return s.recovery.fallback; }));
   k.push_back(bind({.path = "routing.sm.adaptive",
                     .type = KnobType::kBool,
                     .description = "Adaptive routing: switches pick per packet among the SM's "

@@ -68,6 +68,9 @@ enum class SmEngineChoice : uint8_t { kMinHop, kUpDown, kFatTree };
 // The Subnet Manager (InfiniBand) and route recovery after a failure (both fabrics).
 struct RoutingRecovery {
   SmEngineChoice engine = SmEngineChoice::kFatTree;
+  // The engine that routes when ftree refuses the subnet (kUpDown or kMinHop): OpenSM tries the
+  // next engine of its routing_engine list, then its default min-hop (osm_ucast_mgr.c).
+  SmEngineChoice fallback = SmEngineChoice::kUpDown;
   bool adaptive = false;  // InfiniBand adaptive routing (SM-provided AR groups)
   // From a link failure to the SM's new tables being computed: trap 128 forces an immediate
   // heavy sweep (reference §3); the sweep's duration on a small fabric is UNVERIFIED (Mellanox

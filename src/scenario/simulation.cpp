@@ -82,8 +82,9 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   if (ib) {
     static constexpr routing::SmEngine kEngines[] = {
         routing::SmEngine::kMinHop, routing::SmEngine::kUpDown, routing::SmEngine::kFatTree};
-    sm_ = std::make_unique<routing::SubnetManager>(kEngines[static_cast<int>(sc_.recovery.engine)],
-                                                   sc_.recovery.adaptive);
+    sm_ = std::make_unique<routing::SubnetManager>(
+        kEngines[static_cast<int>(sc_.recovery.engine)], sc_.recovery.adaptive,
+        kEngines[static_cast<int>(sc_.recovery.fallback)]);
   }
   program_routes();
   if (sc_.credit_loss.switch_index >= 0) {

@@ -572,5 +572,20 @@ TEST(FatTree, FallsBackToUpDownWhenNotUniform) {
   EXPECT_FALSE(has_dependency_cycle(f->net, r, true)) << "the fallback is deadlock-free";
 }
 
+// OpenSM with a plain `routing_engine ftree` falls back to its default, min-hop
+// (osm_ucast_mgr.c osm_ucast_mgr_process): routing.sm.fallback=minhop.
+TEST(FatTree, FallsBackToMinHopWhenAsked) {
+  auto f = damaged_fat_tree();
+  const LidRoutes r =
+      SubnetManager(SmEngine::kFatTree, /*adaptive_groups=*/true, SmEngine::kMinHop).sweep(f->net);
+  EXPECT_EQ(r.engine_used, SmEngine::kMinHop);
+  EXPECT_EQ(r.fallback_reason.rfind("tier 1 is not uniform: switch 0 has 1 up", 0), 0u)
+      << r.fallback_reason;
+  EXPECT_EQ(r.unreachable_pairs, 0) << "min-hop routes every CA on the connected subnet";
+  EXPECT_TRUE(r.rank.empty()) << "min-hop has no up/down order";
+  const LidRoutes same = SubnetManager(SmEngine::kMinHop).sweep(f->net);
+  EXPECT_EQ(r.lft, same.lft) << "the fallback routes exactly as min-hop itself";
+}
+
 }  // namespace
 }  // namespace fabricsim::routing

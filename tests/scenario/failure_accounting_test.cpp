@@ -143,6 +143,14 @@ workload: {kind: pattern, pattern: flows, flows: [[0, 4, 1MB, 0us]]}
   EXPECT_EQ(j["sm"]["fallback_reason"], r.sm.fallback_reason);
   EXPECT_EQ(j["sm"]["after_failure"], true);
 
+  // OpenSM's own default after a plain `routing_engine ftree`: min-hop.
+  const scenario::RunResult minhop =
+      scenario::run_scenario(load(kIb, {"routing.sm.fallback=minhop"}));
+  EXPECT_EQ(minhop.sm.engine_used, "minhop");
+  EXPECT_EQ(minhop.sm.fallback_reason, r.sm.fallback_reason) << "the same refusal";
+  EXPECT_NE(output::format_summary(minhop).find("SM ftree -> minhop after failure: "),
+            std::string::npos);
+
   // Without the failure ftree routes the intact tree: no fallback, nothing in the summary.
   const scenario::RunResult intact =
       scenario::run_scenario(load(kIb, {"faults.link_down.switch=-1"}));
