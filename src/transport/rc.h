@@ -172,7 +172,8 @@ class RoceTransport {
   // QPs that lost any packet to a failed link (data, READ request or response, ACK, NAK or
   // CNP, in either direction), and when the last reliable one had recovered every such loss:
   // lost data delivered in order again, a lost acknowledgement superseded by the requester
-  // seeing that PSN acknowledged (-1 while some loss is unrecovered, or nothing was lost).
+  // seeing that PSN acknowledged (-1 while some loss is unrecovered, or when no loss needed
+  // recovering: nothing lost, or only CNPs and packets already acknowledged).
   int64_t failure_affected_qps() const { return failure_affected_qps_; }
   int64_t failure_recovered_ps() const {
     return pending_recoveries_ == 0 ? last_recovery_ps_ : -1;
