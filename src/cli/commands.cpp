@@ -119,11 +119,12 @@ bool stage_output(const std::string& dir, bool from_option, const scenario::Load
     staged = std::make_unique<output::StagedDir>(dir);
     return true;
   } catch (const output::OutputDirError& e) {
-    std::cerr << (from_option ? "fabricsim: --out " + dir + ": " + e.what()
-                              : scenario::format_error_line(loaded.locate("outputs.dir"),
-                                                            "outputs.dir",
-                                                            "'" + dir + "' " + e.what()))
-              << "\n";
+    std::string line = from_option ? "fabricsim: --out " + dir + ": " + e.what()
+                                   : scenario::format_error_line(loaded.locate("outputs.dir"),
+                                                                 "outputs.dir",
+                                                                 "'" + dir + "' " + e.what());
+    std::replace(line.begin(), line.end(), '\n', ' ');  // one line, whatever the path holds
+    std::cerr << line << "\n";
     return false;
   }
 }
@@ -134,10 +135,10 @@ int run_command(const RunArgs& args) {
   scenario::LoadedScenario loaded;
   if (!load(args.file, args.sets, loaded)) return kExitBadInput;
   const std::string out_dir = args.out_dir.empty() ? loaded.scenario.output_dir : args.out_dir;
+  InterruptGuard interrupt;  // from here on a signal stops the run and the files are written
   std::unique_ptr<output::StagedDir> staged;
   if (!stage_output(out_dir, !args.out_dir.empty(), loaded, staged)) return kExitBadInput;
 
-  InterruptGuard interrupt;
   scenario::RunResult result;
   {
     output::ProgressBar bar;
@@ -213,6 +214,7 @@ int compare_command(const CompareArgs& args) {
     return kExitBadInput;
   }
 
+  InterruptGuard interrupt;  // from here on a signal stops the run and the files are written
   const bool out_option = !args.out_dir.empty();
   const std::string out_dir = out_option ? args.out_dir : runs.front().loaded.scenario.output_dir;
   std::unique_ptr<output::StagedDir> staged;
@@ -222,7 +224,6 @@ int compare_command(const CompareArgs& args) {
   for (const Prepared& p : runs) skipped.emplace_back(p.fabric, p.skipped);
   std::cout << skipped_note(skipped) << std::flush;
 
-  InterruptGuard interrupt;
   output::FabricRuns results;
   {
     output::ProgressBar bar;

@@ -34,13 +34,18 @@ std::string refusal(const fs::path& dir, const std::string& shown, bool allow_em
     return (shown.empty() ? "is" : "'" + shown + "' is") + std::string(" not writable: ") +
            std::generic_category().message(errno);
   }
-  fs::directory_iterator it(dir, ec);
+  // Sorted, so that the entry a refusal names does not depend on the file system's order.
+  std::vector<fs::directory_entry> listed;
+  for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    listed.push_back(*it);
+  }
   if (ec) return "cannot list " + (shown.empty() ? "it" : "'" + shown + "'") + ": " + ec.message();
-  bool empty = true, marked = false;
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    empty = false;
-    const std::string name = it->path().filename().string();
-    const fs::file_status st = it->symlink_status(ec);  // a symbolic link is never ours
+  std::sort(listed.begin(), listed.end());
+  const bool empty = listed.empty();
+  bool marked = false;
+  for (const fs::directory_entry& entry : listed) {
+    const std::string name = entry.path().filename().string();
+    const fs::file_status st = entry.symlink_status(ec);  // a symbolic link is never ours
     if (ec) return "cannot inspect '" + shown + name + "': " + ec.message();
     if (fs::is_regular_file(st) && own_file(name)) {
       // run.json and compare.csv mark the directories of versions that wrote no marker.
@@ -48,13 +53,12 @@ std::string refusal(const fs::path& dir, const std::string& shown, bool allow_em
       continue;
     }
     if (fs::is_directory(st)) {  // compare's DIR/<fabric>/: must be fabricsim's too
-      const std::string why = refusal(it->path(), shown + name + "/", false);
+      const std::string why = refusal(entry.path(), shown + name + "/", false);
       if (why.empty()) continue;
       return why;
     }
     return "holds '" + shown + name + "', which fabricsim does not write" + kUseAnother;
   }
-  if (ec) return "cannot list " + (shown.empty() ? "it" : "'" + shown + "'") + ": " + ec.message();
   if (empty && allow_empty) return "";
   if (!marked) {
     return (shown.empty() ? "is" : "'" + shown + "' is") +
