@@ -1,8 +1,10 @@
 // The subcommands of `fabricsim`, one function each, so main.cpp only wires up argument parsing.
 //
-// Exit codes: 0 success, 2 bad input (the scenario, an override or the command line; exactly one
-// line on stderr), 1 anything else (a bug or an environment failure such as an unwritable
-// directory).
+// Exit codes: 0 success, 2 bad input (the scenario, an override, the command line or an output
+// directory that cannot be used, found before simulating; exactly one line on stderr), 1 anything
+// else (a bug or an environment failure such as a disk that fills up while writing). A run
+// stopped by SIGINT or SIGTERM writes its files and then ends by that signal (cli/interrupt.h):
+// the shell reports 130 or 143.
 #pragma once
 
 #include <string>

@@ -46,23 +46,34 @@ std::string format_clock(double seconds) {
 
 std::string format_progress_line(const ProgressLine& p, int max_columns) {
   const double fraction = std::clamp(p.fraction, 0.0, 1.0);
-  const std::string label = p.run_label.empty() ? "" : "[" + p.run_label + "] ";
   const int filled = static_cast<int>(fraction * kBarWidth);
-  const std::string bar =
-      "[" + std::string(filled, '#') + std::string(kBarWidth - filled, '.') + "] ";
   std::string rate = "-";
   if (p.elapsed_s > 0) rate = format_count(static_cast<double>(p.events) / p.elapsed_s);
   // The rate so far, held: the time left is the time spent per unit of work times what is left.
   const double eta_s = fraction > 0 ? p.elapsed_s * (1 - fraction) / fraction : -1;
   char percent[16];
   std::snprintf(percent, sizeof percent, "%5.1f%%", fraction * 100);  // fixed width: no jitter
-  const std::string rest = "  sim " + format_time(p.sim_time_ps) + "  " + rate + " ev/s  " +
-                           format_clock(p.elapsed_s) + " elapsed, ETA " + format_clock(eta_s);
-  std::string line = label + bar + percent + rest;
-  if (max_columns > 0 && static_cast<int>(line.size()) > max_columns) {
-    line = label + fixed(fraction * 100, 1) + "%" + rest;
-    if (static_cast<int>(line.size()) > max_columns) line.resize(max_columns);
+
+  const std::string label = p.run_label.empty() ? "" : "[" + p.run_label + "] ";
+  const std::string bar =
+      "[" + std::string(filled, '#') + std::string(kBarWidth - filled, '.') + "] ";
+  const std::string sim = "  sim " + format_time(p.sim_time_ps);
+  const std::string speed = "  " + rate + " ev/s";
+  const std::string elapsed = "  " + format_clock(p.elapsed_s) + " elapsed,";
+  const std::string eta = " ETA " + format_clock(eta_s);
+  std::string line = label + bar + percent + sim + speed + elapsed + eta;
+  if (max_columns <= 0) return line;
+  // Too wide for the terminal: drop the bar, then the elapsed time, the rate and the simulated
+  // time, keeping the run, the percentage and the ETA to the last; then cut.
+  const std::string pct = fixed(fraction * 100, 1) + "%";
+  const std::string eta_alone = "  ETA " + format_clock(eta_s);
+  for (const std::string& shorter :
+       {line, label + pct + sim + speed + elapsed + eta, label + pct + sim + speed + eta_alone,
+        label + pct + sim + eta_alone, label + pct + eta_alone}) {
+    if (static_cast<int>(shorter.size()) <= max_columns) return shorter;
   }
+  line = label + pct + eta_alone;
+  line.resize(std::min(line.size(), static_cast<size_t>(max_columns)));
   return line;
 }
 

@@ -48,6 +48,15 @@ TEST(ProgressLine, FitsANarrowTerminal) {
   const std::string narrow = format_progress_line({"roce 2/2", 0.4, kSimPs, kEvents, 4.0}, 80);
   EXPECT_EQ(narrow, "[roce 2/2] 40.0%  sim 1.234 ms  12.35 M ev/s  0:04 elapsed, ETA 0:06")
       << "the bar goes first";
+  EXPECT_EQ(format_progress_line({"roce 2/2", 0.4, kSimPs, kEvents, 4.0}, 60),
+            "[roce 2/2] 40.0%  sim 1.234 ms  12.35 M ev/s  ETA 0:06")
+      << "then the elapsed time";
+  EXPECT_EQ(format_progress_line({"roce 2/2", 0.4, kSimPs, kEvents, 4.0}, 40),
+            "[roce 2/2] 40.0%  sim 1.234 ms  ETA 0:06")
+      << "then the rate";
+  EXPECT_EQ(format_progress_line({"roce 2/2", 0.4, kSimPs, kEvents, 4.0}, 30),
+            "[roce 2/2] 40.0%  ETA 0:06")
+      << "the run, its percentage and ETA last";
   EXPECT_EQ(format_progress_line({"roce 2/2", 0.4, kSimPs, kEvents, 4.0}, 20).size(), 20u)
       << "then the line is cut";
   EXPECT_EQ(format_progress_line({"roce 2/2", 0.4, kSimPs, kEvents, 4.0}, 200), kLine)
