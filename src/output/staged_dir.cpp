@@ -15,9 +15,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every file name fabricsim writes into an output directory (output/write.h, output/compare.h).
-constexpr std::array<std::string_view, 8> kOwnFiles = {
-    kMarkerFile, "result.json", "flows.csv", "run.json",
-    "routes.csv", "trace.pcap", "credits.csv", "compare.csv"};
+constexpr std::array<std::string_view, 8> kOwnFiles = {kMarkerFile,   "result.json", "flows.csv",
+                                                       "run.json",    "routes.csv",  "trace.pcap",
+                                                       "credits.csv", "compare.csv"};
 
 bool own_file(const std::string& name) {
   return std::find(kOwnFiles.begin(), kOwnFiles.end(), name) != kOwnFiles.end();
@@ -36,7 +36,8 @@ std::string refusal(const fs::path& dir, const std::string& shown, bool allow_em
   }
   // Sorted, so that the entry a refusal names does not depend on the file system's order.
   std::vector<fs::directory_entry> listed;
-  for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+  for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
     listed.push_back(*it);
   }
   if (ec) return "cannot list " + (shown.empty() ? "it" : "'" + shown + "'") + ": " + ec.message();
@@ -132,7 +133,7 @@ StagedDir::StagedDir(const std::string& target) {
   for (auto p = missing.rbegin(); p != missing.rend(); ++p) {
     if (!fs::create_directory(*p, ec) && ec) {
       const std::string why = "cannot create " + p->string() + ": " + ec.message();
-      for (auto q = created_parents_.rbegin(); q != created_parents_.rend(); ++q) fs::remove(*q, ec);
+      discard();
       throw OutputDirError(why);
     }
     created_parents_.push_back(*p);
@@ -143,28 +144,31 @@ StagedDir::StagedDir(const std::string& target) {
     if (fs::create_directory(s, ec)) {
       staging_ = s;
     } else if (ec || attempt == 100) {
-      const std::string why = "cannot create directories in " + dir.parent_path().string() +
-                              ": " + (ec ? ec.message() : "too many leftover staging directories");
-      for (auto q = created_parents_.rbegin(); q != created_parents_.rend(); ++q) fs::remove(*q, ec);
+      const std::string why = "cannot create directories in " + dir.parent_path().string() + ": " +
+                              (ec ? ec.message() : "too many leftover staging directories");
+      discard();
       throw OutputDirError(why);
     }
   }
   try {
     write_marker(staging_);
   } catch (const std::runtime_error& e) {
-    committed_ = true;  // nothing to keep: clean up here, not in a destructor that will not run
-    fs::remove_all(staging_, ec);
-    for (auto q = created_parents_.rbegin(); q != created_parents_.rend(); ++q) fs::remove(*q, ec);
+    discard();  // here: a constructor that throws runs no destructor
     throw OutputDirError(std::string("cannot write files beside it: ") + e.what());
   }
 }
 
 StagedDir::~StagedDir() {
-  if (committed_) return;
+  if (!committed_) discard();
+}
+
+void StagedDir::discard() {
   std::error_code ec;
-  fs::remove_all(staging_, ec);  // ours: created by the constructor
+  if (!staging_.empty()) fs::remove_all(staging_, ec);  // ours: created by the constructor
   // fs::remove deletes a directory only when empty: a parent something else wrote into stays.
   for (auto p = created_parents_.rbegin(); p != created_parents_.rend(); ++p) fs::remove(*p, ec);
+  staging_.clear();
+  created_parents_.clear();
 }
 
 void StagedDir::commit() {
@@ -172,8 +176,9 @@ void StagedDir::commit() {
   const fs::file_status st = fs::symlink_status(target_, ec);
   if (!fs::exists(st)) {
     fs::rename(staging_, target_, ec);
-    if (ec) throw std::runtime_error("cannot rename " + staging_.string() + " to " +
-                                     target_.string() + ": " + ec.message());
+    if (ec)
+      throw std::runtime_error("cannot rename " + staging_.string() + " to " + target_.string() +
+                               ": " + ec.message());
     committed_ = true;
     return;
   }

@@ -58,6 +58,8 @@ class StagedDir {
   void commit();
 
  private:
+  void discard();  // removes the staging directory and the parents this object created
+
   std::filesystem::path target_;
   std::filesystem::path staging_;
   std::vector<std::filesystem::path> created_parents_;  // outermost first

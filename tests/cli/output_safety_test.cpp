@@ -122,9 +122,40 @@ TEST_F(OutputSafetyTest, UnusableOutIsBadInputBeforeSimulating) {
                  "fabricsim: --out " + plain + ": exists and is not a directory");
 }
 
+// Permission bits do not stop root, so as root the binary runs as user nobody (setpriv).
+TEST_F(OutputSafetyTest, ADirectoryWithoutWritePermissionIsBadInput) {
+  std::string prefix;
+  if (::getuid() == 0) {
+    if (!fs::exists("/usr/bin/setpriv")) GTEST_SKIP() << "root without setpriv(1)";
+    prefix = "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  }
+  const std::string file = write("small.yaml", kSmall);
+  const fs::path ro = dir_ / "ro";
+  fs::create_directories(ro);
+  std::ofstream(ro / ".fabricsim-output") << "x";
+  fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                          fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  const auto refused = [&](const fs::path& out, const std::string& line) {
+    const CliOutcome o = fabricsim::test_support::run_shell(
+        prefix + fabricsim::test_support::shell_quote(FABRICSIM_BINARY) + " run '" + file +
+            "' --out '" + out.string() + "'",
+        dir_);
+    EXPECT_EQ(o.exit_code, 2) << out;
+    EXPECT_EQ(o.err_lines, std::vector<std::string>{line});
+    EXPECT_EQ(o.out, "") << "nothing simulated";
+  };
+  refused(ro / "out", "fabricsim: --out " + (ro / "out").string() +
+                          ": cannot create directories in " + ro.string() + ": Permission denied");
+  refused(ro / "a" / "out", "fabricsim: --out " + (ro / "a" / "out").string() + ": cannot create " +
+                                (ro / "a").string() + ": Permission denied");
+  refused(ro, "fabricsim: --out " + ro.string() + ": is not writable: Permission denied");
+  fs::permissions(ro, fs::perms::owner_all);  // let the scratch directory go
+}
+
 TEST_F(OutputSafetyTest, OutputsDirIsReportedAtItsKey) {
   const std::string plain = write("plain.txt", "x");
-  const std::string file = write("small.yaml", std::string(kSmall) + "outputs: {dir: " + plain + "}\n");
+  const std::string file =
+      write("small.yaml", std::string(kSmall) + "outputs: {dir: " + plain + "}\n");
   expect_refused("run '" + file + "'",
                  file + ":4: outputs.dir: '" + plain + "' exists and is not a directory");
   const std::string good = write("good.yaml", kSmall);
@@ -146,16 +177,18 @@ TEST_F(OutputSafetyTest, ADirectoryFabricsimDidNotWriteIsNeverReplaced) {
 TEST_F(OutputSafetyTest, AnIbRunsFilesDoNotStayBesideALaterRoceRun) {
   const std::string file = write("small.yaml", kSmall);
   const fs::path out = dir_ / "out";
-  const CliOutcome ib = run("run '" + file + "' --set fabric.technology=ib --set "
-                            "outputs.pcap.frames=1000 --out '" + out.string() + "'");
+  const CliOutcome ib = run("run '" + file +
+                            "' --set fabric.technology=ib --set "
+                            "outputs.pcap.frames=1000 --out '" +
+                            out.string() + "'");
   ASSERT_EQ(ib.exit_code, 0) << ib.err;
-  EXPECT_EQ(entries(out), (std::set<std::string>{".fabricsim-output", "result.json", "flows.csv",
-                                                 "run.json", "routes.csv", "trace.pcap",
-                                                 "credits.csv"}));
+  EXPECT_EQ(entries(out),
+            (std::set<std::string>{".fabricsim-output", "result.json", "flows.csv", "run.json",
+                                   "routes.csv", "trace.pcap", "credits.csv"}));
   const CliOutcome roce = run("run '" + file + "' --out '" + out.string() + "'");
   ASSERT_EQ(roce.exit_code, 0) << roce.err;
-  EXPECT_EQ(entries(out), (std::set<std::string>{".fabricsim-output", "result.json", "flows.csv",
-                                                 "run.json"}))
+  EXPECT_EQ(entries(out),
+            (std::set<std::string>{".fabricsim-output", "result.json", "flows.csv", "run.json"}))
       << "the RoCE run replaced the directory as a whole";
   EXPECT_EQ(json::parse(read_file(out / "result.json")).at("technology"), "roce");
   for (const std::string& name : entries(dir_)) {
@@ -168,7 +201,8 @@ TEST_F(OutputSafetyTest, CompareReplacesTheWholeDirectory) {
   const fs::path out = dir_ / "cmp";
   const CliOutcome both = run("compare '" + file + "' --out '" + out.string() + "'");
   ASSERT_EQ(both.exit_code, 0) << both.err;
-  EXPECT_EQ(entries(out), (std::set<std::string>{".fabricsim-output", "compare.csv", "ib", "roce"}));
+  EXPECT_EQ(entries(out),
+            (std::set<std::string>{".fabricsim-output", "compare.csv", "ib", "roce"}));
   const CliOutcome one = run("compare '" + file + "' --fabrics roce --out '" + out.string() + "'");
   ASSERT_EQ(one.exit_code, 0) << one.err;
   EXPECT_EQ(entries(out), (std::set<std::string>{".fabricsim-output", "compare.csv", "roce"}))
@@ -228,7 +262,8 @@ TEST_F(OutputSafetyTest, SigtermStopsACompareAfterTheCurrentRun) {
   EXPECT_EQ(parse_csv(read_file(out / "compare.csv")).size(), 2u) << "header and the roce row";
   const std::vector<std::string> lines = split_lines(read_file(dir_ / "stdout.txt"));
   ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines.front().rfind("  PARTIAL: the roce run was interrupted at simulated time ", 0), 0u)
+  EXPECT_EQ(lines.front().rfind("  PARTIAL: the roce run was interrupted at simulated time ", 0),
+            0u)
       << lines.front();
   EXPECT_NE(lines.front().find("; not run: ib"), std::string::npos) << lines.front();
 }

@@ -80,8 +80,8 @@ TEST(StagedDir, ANewRunReplacesTheWholeDirectory) {
   write_run_outputs(out.string(), small_result(true));
   ASSERT_TRUE(fs::exists(out / "routes.csv")) << "the IB run writes routes.csv";
   write_run_outputs(out.string(), small_result(false));
-  EXPECT_EQ(entries(out), (std::set<std::string>{kMarkerFile, "result.json", "flows.csv",
-                                                 "run.json"}))
+  EXPECT_EQ(entries(out),
+            (std::set<std::string>{kMarkerFile, "result.json", "flows.csv", "run.json"}))
       << "only the RoCE run's files";
   EXPECT_NE(read_file(out / "result.json").find("roce-run"), std::string::npos);
   EXPECT_EQ(entries(scratch.path()), std::set<std::string>{"out"})
@@ -146,8 +146,8 @@ TEST(StagedDir, RefusesPathsNoRunCanUse) {
   ScratchDir scratch("fabricsim_staged");
   touch(scratch / "file");
   EXPECT_EQ(refusal_of(scratch / "file"), "exists and is not a directory");
-  EXPECT_EQ(refusal_of(scratch / "file" / "out"), "'" + (scratch / "file").string() +
-                                                      "' is not a directory")
+  EXPECT_EQ(refusal_of(scratch / "file" / "out"),
+            "'" + (scratch / "file").string() + "' is not a directory")
       << "a path under a regular file";
   EXPECT_EQ(refusal_of(scratch / "file" / "a" / "out"),
             "'" + (scratch / "file").string() + "' is not a directory");
