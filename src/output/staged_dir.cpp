@@ -31,8 +31,9 @@ std::string refusal(const fs::path& dir, const std::string& shown, bool allow_em
   std::error_code ec;
   // Replacing it means deleting its entries: that needs write and search permission.
   if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    const int err = errno;
     return (shown.empty() ? "is" : "'" + shown + "' is") + std::string(" not writable: ") +
-           std::generic_category().message(errno);
+           std::generic_category().message(err);
   }
   // Sorted, so that the entry a refusal names does not depend on the file system's order.
   std::vector<fs::directory_entry> listed;
