@@ -3,14 +3,18 @@
 #include <algorithm>
 #include <array>
 #include <iostream>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 
 #include "cli/fabric_scope.h"
+#include "cli/interrupt.h"
 #include "core/error.h"
 #include "core/rss.h"
+#include "core/units.h"
 #include "output/compare.h"
 #include "output/progress.h"
+#include "output/staged_dir.h"
 #include "output/summary.h"
 #include "output/write.h"
 #include "scenario/infiniband.h"
@@ -104,18 +108,43 @@ std::string skipped_note(const std::vector<std::pair<std::string, std::vector<Sk
   return out + "\n";
 }
 
+// Checks the output directory and creates its staging directory (output/staged_dir.h) before
+// anything is simulated, so a bad one costs no run; "" = none asked for. On failure prints the
+// one line (`fabricsim: --out DIR: reason`, or the outputs.dir key's location when the directory
+// came from the scenario) and returns false.
+bool stage_output(const std::string& dir, bool from_option, const scenario::LoadedScenario& loaded,
+                  std::unique_ptr<output::StagedDir>& staged) {
+  if (dir.empty()) return true;
+  try {
+    staged = std::make_unique<output::StagedDir>(dir);
+    return true;
+  } catch (const output::OutputDirError& e) {
+    std::string line = from_option ? "fabricsim: --out " + dir + ": " + e.what()
+                                   : scenario::format_error_line(loaded.locate("outputs.dir"),
+                                                                 "outputs.dir",
+                                                                 "'" + dir + "' " + e.what());
+    std::replace(line.begin(), line.end(), '\n', ' ');  // one line, whatever the path holds
+    std::cerr << line << "\n";
+    return false;
+  }
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
   scenario::LoadedScenario loaded;
   if (!load(args.file, args.sets, loaded)) return kExitBadInput;
   const std::string out_dir = args.out_dir.empty() ? loaded.scenario.output_dir : args.out_dir;
+  InterruptGuard interrupt;  // from here on a signal stops the run and the files are written
+  std::unique_ptr<output::StagedDir> staged;
+  if (!stage_output(out_dir, !args.out_dir.empty(), loaded, staged)) return kExitBadInput;
 
   scenario::RunResult result;
   {
     output::ProgressBar bar;
     scenario::RunOptions options;
     options.progress = bar.callback();
+    options.stop = interrupt.flag();
     try {
       result = scenario::run_scenario(loaded.scenario, options);
     } catch (const InputError& e) {
@@ -128,19 +157,20 @@ int run_command(const RunArgs& args) {
   if (result.run.peak_rss_bytes == 0) result.run.peak_rss_bytes = peak_rss_bytes();
 
   output::print_summary(std::cout, result);
-  if (!out_dir.empty()) {
+  if (staged) {
     try {
-      output::write_run_outputs(out_dir, result);
+      output::write_run_files(staged->path(), result);
+      staged->commit();
     } catch (const std::runtime_error& e) {
       std::cerr << "fabricsim: " << e.what() << "\n";
-      return kExitInternal;
+      return interrupt.exit_code(kExitInternal);
     }
     std::cout << "  results in " << out_dir << "/ (result.json, flows.csv, run.json"
               << (result.captured.empty() ? "" : ", trace.pcap")
               << (result.sm_routes.empty() ? "" : ", routes.csv")
               << (result.captured.empty() || !result.infiniband ? "" : ", credits.csv") << ")\n";
   }
-  return kExitOk;
+  return interrupt.exit_code(kExitOk);  // interrupted: ends by the signal, files written
 }
 
 int compare_command(const CompareArgs& args) {
@@ -184,6 +214,12 @@ int compare_command(const CompareArgs& args) {
     return kExitBadInput;
   }
 
+  InterruptGuard interrupt;  // from here on a signal stops the run and the files are written
+  const bool out_option = !args.out_dir.empty();
+  const std::string out_dir = out_option ? args.out_dir : runs.front().loaded.scenario.output_dir;
+  std::unique_ptr<output::StagedDir> staged;
+  if (!stage_output(out_dir, out_option, runs.front().loaded, staged)) return kExitBadInput;
+
   std::vector<std::pair<std::string, std::vector<SkippedKey>>> skipped;
   for (const Prepared& p : runs) skipped.emplace_back(p.fabric, p.skipped);
   std::cout << skipped_note(skipped) << std::flush;
@@ -193,8 +229,9 @@ int compare_command(const CompareArgs& args) {
     output::ProgressBar bar;
     for (size_t i = 0; i < runs.size(); ++i) {
       scenario::RunOptions options;
-      const double done = static_cast<double>(i), total = static_cast<double>(runs.size());
-      options.progress = [&bar, done, total](double f) { bar.update((done + f) / total); };
+      bar.begin_run(runs[i].fabric, static_cast<int>(i + 1), static_cast<int>(runs.size()));
+      options.progress = bar.callback();
+      options.stop = interrupt.flag();
       try {
         results.emplace_back(runs[i].fabric,
                              scenario::run_scenario(runs[i].loaded.scenario, options));
@@ -207,24 +244,31 @@ int compare_command(const CompareArgs& args) {
       scenario::RunResult& r = results.back().second;
       // Peak RSS is the process's: a later run's figure includes the earlier runs' peak.
       if (r.run.peak_rss_bytes == 0) r.run.peak_rss_bytes = peak_rss_bytes();
+      if (r.partial) break;  // interrupted: the remaining fabrics are not run
     }
   }
 
+  if (results.back().second.partial) {
+    std::string not_run;
+    for (size_t i = results.size(); i < runs.size(); ++i) not_run += " " + runs[i].fabric;
+    std::cout << "  PARTIAL: the " << results.back().first << " run was interrupted at simulated "
+              << "time " << format_time(results.back().second.sim_time_ps)
+              << (not_run.empty() ? "" : "; not run:" + not_run) << "\n";
+  }
   std::cout << output::format_compare_table(results);
-  const std::string out_dir =
-      args.out_dir.empty() ? runs.front().loaded.scenario.output_dir : args.out_dir;
-  if (!out_dir.empty()) {
+  if (staged) {
     try {
-      output::write_compare_outputs(out_dir, results);
+      output::write_compare_files(staged->path(), results);
+      staged->commit();
     } catch (const std::runtime_error& e) {
       std::cerr << "fabricsim: " << e.what() << "\n";
-      return kExitInternal;
+      return interrupt.exit_code(kExitInternal);
     }
     std::string dirs;
-    for (const std::string& fabric : fabrics) dirs += ", " + fabric + "/";
+    for (const auto& [fabric, result] : results) dirs += ", " + fabric + "/";
     std::cout << "  results in " << out_dir << "/ (compare.csv" << dirs << ")\n";
   }
-  return kExitOk;
+  return interrupt.exit_code(kExitOk);  // interrupted: ends by the signal, files written
 }
 
 int validate_command(const std::string& file, const std::vector<std::string>& sets) {

@@ -1,8 +1,10 @@
 // The subcommands of `fabricsim`, one function each, so main.cpp only wires up argument parsing.
 //
-// Exit codes: 0 success, 2 bad input (the scenario, an override or the command line; exactly one
-// line on stderr), 1 anything else (a bug or an environment failure such as an unwritable
-// directory).
+// Exit codes: 0 success, 2 bad input (the scenario, an override, the command line or an output
+// directory that cannot be used, found before simulating; exactly one line on stderr), 1 anything
+// else (a bug or an environment failure such as a disk that fills up while writing). A run
+// stopped by SIGINT or SIGTERM writes its files and then ends by that signal (cli/interrupt.h):
+// the shell reports 130 or 143.
 #pragma once
 
 #include <string>
@@ -20,7 +22,10 @@ struct RunArgs {
   std::string out_dir;            // "" = the scenario's outputs.dir
 };
 
-// Simulates, prints the summary, and only then writes result.json, flows.csv and run.json.
+// Checks and stages the output directory (output/staged_dir.h; a bad one is bad input, exit 2,
+// before any simulation), simulates, prints the summary, then writes result.json, flows.csv and
+// run.json into the staging directory, which replaces the output directory as a whole. SIGINT or
+// SIGTERM stops the simulation early (cli/interrupt.h): the files are written marked partial.
 int run_command(const RunArgs& args);
 
 struct CompareArgs {
@@ -34,7 +39,8 @@ struct CompareArgs {
 // fabrics plus its own, and a note on stdout lists the keys of another fabric a run left out),
 // prints the comparison table (output/compare.h), and only then writes DIR/<fabric>/ (as `run`
 // does) and DIR/compare.csv. Every fabric's scenario is loaded and checked before the first run,
-// so bad input costs no simulation and writes nothing.
+// so bad input costs no simulation and writes nothing. The output directory is staged and
+// replaced as in run_command; an interrupt stops the current run and skips the remaining ones.
 int compare_command(const CompareArgs& args);
 
 // Loads and checks (scenario::check_scenario) without simulating; prints "FILE: ok".

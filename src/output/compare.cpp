@@ -10,6 +10,7 @@
 
 #include "core/units.h"
 #include "output/flow_stats.h"
+#include "output/staged_dir.h"
 #include "output/write.h"
 
 namespace fabricsim::output {
@@ -224,10 +225,16 @@ std::string compare_csv_text(const FabricRuns& runs) {
   return out;
 }
 
-void write_compare_outputs(const std::string& dir, const FabricRuns& runs) {
-  const std::filesystem::path root(dir);
-  for (const auto& [fabric, result] : runs) write_run_outputs((root / fabric).string(), result);
+void write_compare_files(const std::filesystem::path& root, const FabricRuns& runs) {
+  write_marker(root);
+  for (const auto& [fabric, result] : runs) write_run_files(root / fabric, result);
   write_text(root / "compare.csv", compare_csv_text(runs));
+}
+
+void write_compare_outputs(const std::string& dir, const FabricRuns& runs) {
+  StagedDir staged(dir);
+  write_compare_files(staged.path(), runs);
+  staged.commit();
 }
 
 }  // namespace fabricsim::output

@@ -5,6 +5,7 @@
 // compare.csv and each fabric's result.json always agree.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,8 +66,12 @@ inline constexpr const char* kCompareCsvHeader =
 // exist for the run (no collective, or an unfinished one; no completion time) is an empty field.
 std::string compare_csv_text(const FabricRuns& runs);
 
-// Writes each run's result files into DIR/<fabric>/ (output/write.h) and DIR/compare.csv.
+// Writes each run's result files into DIR/<fabric>/ (output/write.h), DIR/compare.csv and the
+// marker file into `dir`, which must exist (a staging directory, output/staged_dir.h).
 // Throws std::runtime_error naming what could not be written.
+void write_compare_files(const std::filesystem::path& dir, const FabricRuns& runs);
+// The same through a staging directory that then replaces `dir` as a whole (output/write.h:
+// write_run_outputs), so an earlier comparison's fabric directories never stay beside these.
 void write_compare_outputs(const std::string& dir, const FabricRuns& runs);
 
 }  // namespace fabricsim::output

@@ -14,6 +14,7 @@ ordered_json result_to_json(const scenario::RunResult& r) {
   j["fabric"] = r.fabric_description;
   j["sim_time_ps"] = r.sim_time_ps;
   j["completed"] = r.completed;
+  j["partial"] = r.partial;  // interrupted (SIGINT/SIGTERM): figures cover [0, sim_time_ps]
 
   const scenario::TopologySummary& t = r.topology;
   j["topology"] = {{"description", t.description}, {"hosts", t.hosts}, {"nics", t.nics},

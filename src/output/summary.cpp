@@ -49,10 +49,15 @@ std::string format_summary(const scenario::RunResult& r) {
                                     " NICs, " + count(t.switches) + " switches, " + count(t.links) +
                                     " links");
   rows.emplace_back("sim time", format_time(r.sim_time_ps) +
-                                    (r.completed ? "" : " (stopped before every flow finished)"));
+                                    (r.partial     ? " (interrupted)"
+                                     : r.completed ? ""
+                                                   : " (stopped before every flow finished)"));
   rows.emplace_back("flows", count(flows.completed) + " / " + count(flows.total) + " completed");
   const scenario::CollectiveResult& c = r.collective;
-  if (c.present) {
+  if (c.present && c.time_ps <= 0) {  // stopped (stop_time, interrupted, QP errors) before the end
+    rows.emplace_back("collective", c.op + " " + c.algorithm + ", " + count(c.ranks) + " ranks, " +
+                                        format_bytes(c.size_bytes) + ", not finished");
+  } else if (c.present) {
     rows.emplace_back("collective", c.op + " " + c.algorithm + ", " + count(c.ranks) + " ranks, " +
                                         format_bytes(c.size_bytes) + " in " +
                                         format_time(c.time_ps));
@@ -156,6 +161,10 @@ std::string format_summary(const scenario::RunResult& r) {
   size_t width = 0;
   for (const auto& [label, value] : rows) width = std::max(width, columns(label));
   std::string out;
+  if (r.partial) {
+    out += "  PARTIAL: interrupted at simulated time " + format_time(r.sim_time_ps) +
+           "; every figure covers the run until then, flows not finished count as unfinished\n";
+  }
   for (const auto& [label, value] : rows) {
     out += "  " + label + std::string(width - columns(label) + 2, ' ') + value + "\n";
   }

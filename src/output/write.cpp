@@ -1,12 +1,12 @@
 #include "output/write.h"
 
-#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
 #include "output/csv.h"
 #include "output/json.h"
 #include "output/pcap_trace.h"
+#include "output/staged_dir.h"
 
 namespace fabricsim::output {
 namespace {
@@ -20,13 +20,13 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 
 }  // namespace
 
-void write_run_outputs(const std::string& dir, const scenario::RunResult& result) {
-  const std::filesystem::path root(dir);
+void write_run_files(const std::filesystem::path& root, const scenario::RunResult& result) {
   // A capture that cannot be written exactly fails the run before any file exists.
   if (!result.captured.empty()) check_trace(result);
   std::error_code ec;
-  std::filesystem::create_directories(root, ec);
-  if (ec) throw std::runtime_error("cannot create " + dir + ": " + ec.message());
+  std::filesystem::create_directory(root, ec);
+  if (ec) throw std::runtime_error("cannot create " + root.string() + ": " + ec.message());
+  write_marker(root);
   write_file(root / "result.json", result_json_text(result));
   write_file(root / "flows.csv", flows_csv_text(result.flows));
   write_file(root / "run.json", run_json_text(result.run));
@@ -37,6 +37,12 @@ void write_run_outputs(const std::string& dir, const scenario::RunResult& result
       write_file(root / "credits.csv", credits_csv_text(result.captured));
     }
   }
+}
+
+void write_run_outputs(const std::string& dir, const scenario::RunResult& result) {
+  StagedDir staged(dir);
+  write_run_files(staged.path(), result);
+  staged.commit();
 }
 
 }  // namespace fabricsim::output

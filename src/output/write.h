@@ -1,19 +1,26 @@
 // Writes a run's result files into a directory.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 #include "scenario/result.h"
 
 namespace fabricsim::output {
 
-// Creates `dir` (and parents) and writes result.json, flows.csv and run.json into it, and
-// trace.pcap (output/pcap_trace.h: Ethernet for RoCE, ERF InfiniBand records for InfiniBand) when
-// the run captured frames, plus credits.csv when the capture holds InfiniBand flow-control
-// packets (which trace.pcap leaves out: output/pcap_trace.h). Called only after a successful
-// run, so bad input never leaves a half-filled directory behind.
+// Writes result.json, flows.csv, run.json and the marker file (output/staged_dir.h) into `dir`
+// (created if missing, its parent must exist), and trace.pcap (output/pcap_trace.h: Ethernet for
+// RoCE, ERF InfiniBand records for InfiniBand) when the run captured frames, plus credits.csv when
+// the capture holds InfiniBand flow-control packets (which trace.pcap leaves out), and routes.csv
+// on InfiniBand. For a staging directory: files already in `dir` with other names are left alone.
 // Throws std::runtime_error naming the file when a write fails, and before writing anything when
 // a captured frame cannot be synthesized exactly as the simulator sent it.
+void write_run_files(const std::filesystem::path& dir, const scenario::RunResult& result);
+
+// The whole cycle for one run: stages `dir` (output/staged_dir.h), writes the files into the
+// staging directory and replaces `dir` with it, so `dir` never mixes two runs' files and is left
+// as it was when anything fails. Throws OutputDirError when `dir` cannot be used (the CLI checks
+// that before simulating by staging first) and std::runtime_error when a write fails.
 void write_run_outputs(const std::string& dir, const scenario::RunResult& result);
 
 }  // namespace fabricsim::output

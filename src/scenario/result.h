@@ -184,6 +184,10 @@ struct RunResult {
   uint64_t seed = 0;
   int64_t sim_time_ps = 0;   // time of the last event
   bool completed = true;     // every flow finished before the stop time
+  // Interrupted (SIGINT/SIGTERM) before the end: every figure covers simulated time 0 to
+  // sim_time_ps only; flows not finished by then count as unfinished (finish_ps -1) and
+  // `completed` is false.
+  bool partial = false;
   TopologySummary topology;
   CollectiveResult collective;
   FabricCounters counters;

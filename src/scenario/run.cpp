@@ -89,8 +89,10 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
 
   Simulation sim(sc);
   sim.start_workload();
-  const bool finished = sim.run(sc.stop_time_ps, options.progress);
-  if (options.progress) options.progress(1.0);
+  const bool finished = sim.run(sc.stop_time_ps, options.progress, options.stop);
+  if (options.progress && !sim.interrupted()) {
+    options.progress(ProgressSample{1.0, sim.scheduler().now_ps, sim.events()});
+  }
   const net::Network& net = sim.network();
   const topo::BuiltTopology& topo = sim.topology();
   const transport::RoceTransport& transport = sim.transport();
@@ -102,6 +104,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   r.scenario_name = sc.name;
   r.seed = sc.seed;
   r.sim_time_ps = sim.scheduler().now_ps;
+  r.partial = sim.interrupted();
   r.topology.description = topo.description;
   r.topology.hosts = topo.hosts;
   r.topology.nics = topo.nics;

@@ -3,14 +3,19 @@
 
 #include <functional>
 
+#include "scenario/progress.h"
 #include "scenario/result.h"
 #include "scenario/scenario.h"
 
 namespace fabricsim::scenario {
 
 struct RunOptions {
-  // Called now and then with the fraction of work done (0..1); for a progress bar.
-  std::function<void(double)> progress;
+  // Called every kCheckEveryEvents events with where the run stands (scenario/simulation.h), and
+  // once more with fraction 1 when the run ends by itself; for a progress line.
+  ProgressFn progress;
+  // When set and nonzero (a signal handler sets it: cli/interrupt.h), the simulation stops at its
+  // next check and the result covers what happened until then, marked RunResult::partial.
+  const StopFlag* stop = nullptr;
 };
 
 // Throws fabricsim::InputError (core/error.h) naming the scenario key path when the scenario

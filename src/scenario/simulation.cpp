@@ -186,8 +186,13 @@ void Simulation::start_workload() {
   workload_->start();
 }
 
-bool Simulation::run(int64_t stop_time_ps, const std::function<void(double)>& progress) {
+bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop) {
   const double total = std::max<double>(1.0, static_cast<double>(workload_->total_messages()));
+  interrupted_ = false;
+  if (stop && *stop) {
+    interrupted_ = true;
+    return false;
+  }
   // Pending retransmit timers alone do not keep a run going: they would find nothing
   // outstanding. Waiting for the fabric to empty makes per-flow conservation exact.
   // The time limit is an event of its own: peeking at the next event instead would let the
@@ -264,8 +269,18 @@ bool Simulation::run(int64_t stop_time_ps, const std::function<void(double)>& pr
         net_.packets_in_flight() == 0) {
       break;
     }
-    if (progress && (events_ & 0x3FFFF) == 0) {
-      progress(static_cast<double>(delivered_) / total);
+    if ((events_ & (kCheckEveryEvents - 1)) == 0) {
+      if (stop && *stop) {
+        interrupted_ = true;
+        return false;
+      }
+      if (progress) {
+        double fraction = static_cast<double>(delivered_) / total;
+        if (stop_time_ps > 0) {
+          fraction = std::max(fraction, static_cast<double>(sched_.now_ps) / stop_time_ps);
+        }
+        progress(ProgressSample{std::min(fraction, 1.0), sched_.now_ps, events_});
+      }
     }
   }
   return true;

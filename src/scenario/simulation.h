@@ -11,6 +11,7 @@
 #include "net/network.h"
 #include "routing/ecmp.h"
 #include "routing/subnet_manager.h"
+#include "scenario/progress.h"
 #include "scenario/result.h"
 #include "scenario/scenario.h"
 #include "topo/topology.h"
@@ -29,8 +30,13 @@ class Simulation {
   // Posts the scenario's workload (tests that post their own messages may skip it).
   void start_workload();
   // Runs until every message is acknowledged and no packet is left in the fabric, or until
-  // `stop_time_ps` (0 = no limit). Returns false if stopped by the time limit.
-  bool run(int64_t stop_time_ps = 0, const std::function<void(double)>& progress = {});
+  // `stop_time_ps` (0 = no limit), or until `*stop` is nonzero (checked before the first event
+  // and then every kCheckEveryEvents events, when `progress` is called too). Returns false if
+  // stopped by the time limit or the flag; interrupted() tells which.
+  bool run(int64_t stop_time_ps = 0, const ProgressFn& progress = {},
+           const StopFlag* stop = nullptr);
+  // The latest run() call ended because its stop flag was set.
+  bool interrupted() const { return interrupted_; }
 
   const Scenario& scenario() const { return sc_; }
   Scheduler& scheduler() { return sched_; }
@@ -71,6 +77,7 @@ class Simulation {
   static void capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
   int64_t events_ = 0;
   int64_t stop_marker_ps_ = -1;  // the time limit of the latest run() call
+  bool interrupted_ = false;
   uint64_t delivered_ = 0;
   std::vector<CapturedFrame> captured_;
   int64_t captured_packets_ = 0;  // captured frames that go to trace.pcap

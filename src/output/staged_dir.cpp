@@ -1,0 +1,211 @@
+#include "output/staged_dir.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <fstream>
+#include <string_view>
+#include <system_error>
+
+namespace fabricsim::output {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every file name fabricsim writes into an output directory (output/write.h, output/compare.h).
+constexpr std::array<std::string_view, 8> kOwnFiles = {kMarkerFile,   "result.json", "flows.csv",
+                                                       "run.json",    "routes.csv",  "trace.pcap",
+                                                       "credits.csv", "compare.csv"};
+
+bool own_file(const std::string& name) {
+  return std::find(kOwnFiles.begin(), kOwnFiles.end(), name) != kOwnFiles.end();
+}
+
+constexpr const char* kUseAnother = "; a run replaces the whole directory: use a new or empty one";
+
+// Why `dir` may not be replaced, "" if it may; `shown` is how the message names it ("" = the
+// directory itself, "ib/" for a subdirectory of it).
+std::string refusal(const fs::path& dir, const std::string& shown, bool allow_empty) {
+  std::error_code ec;
+  // Replacing it means deleting its entries: that needs write and search permission.
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    const int err = errno;
+    return (shown.empty() ? "is" : "'" + shown + "' is") + std::string(" not writable: ") +
+           std::generic_category().message(err);
+  }
+  // Sorted, so that the entry a refusal names does not depend on the file system's order.
+  std::vector<fs::directory_entry> listed;
+  for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    listed.push_back(*it);
+  }
+  if (ec) return "cannot list " + (shown.empty() ? "it" : "'" + shown + "'") + ": " + ec.message();
+  std::sort(listed.begin(), listed.end());
+  const bool empty = listed.empty();
+  bool marked = false;
+  for (const fs::directory_entry& entry : listed) {
+    const std::string name = entry.path().filename().string();
+    const fs::file_status st = entry.symlink_status(ec);  // a symbolic link is never ours
+    if (ec) return "cannot inspect '" + shown + name + "': " + ec.message();
+    if (fs::is_regular_file(st) && own_file(name)) {
+      // run.json and compare.csv mark the directories of versions that wrote no marker.
+      marked |= name == kMarkerFile || name == "run.json" || name == "compare.csv";
+      continue;
+    }
+    if (fs::is_directory(st)) {  // compare's DIR/<fabric>/: must be fabricsim's too
+      const std::string why = refusal(entry.path(), shown + name + "/", false);
+      if (why.empty()) continue;
+      return why;
+    }
+    return "holds '" + shown + name + "', which fabricsim does not write" + kUseAnother;
+  }
+  if (empty && allow_empty) return "";
+  if (!marked) {
+    return (shown.empty() ? "is" : "'" + shown + "' is") +
+           std::string(" not a directory fabricsim wrote (no ") + kMarkerFile + ")" + kUseAnother;
+  }
+  return "";
+}
+
+// `path` is `prefix` or inside it (both absolute and normal).
+bool inside(const fs::path& path, const fs::path& prefix) {
+  return std::mismatch(prefix.begin(), prefix.end(), path.begin(), path.end()).first ==
+         prefix.end();
+}
+
+// `sibling` with a suffix: DIR.tmp-<pid>, DIR.tmp-<pid>-1, ... whichever does not exist yet.
+fs::path sibling(const fs::path& dir, const std::string& tag, int attempt) {
+  std::string name = dir.filename().string() + "." + tag + "-" + std::to_string(::getpid());
+  if (attempt > 0) name += "-" + std::to_string(attempt);
+  return dir.parent_path() / name;
+}
+
+}  // namespace
+
+std::string replace_refusal(const fs::path& dir) { return refusal(dir, "", true); }
+
+void write_marker(const fs::path& dir) {
+  std::ofstream out(dir / kMarkerFile, std::ios::binary | std::ios::trunc);
+  out << "This directory was written by fabricsim. The next `fabricsim run` or `fabricsim "
+         "compare` into it replaces it as a whole.\n";
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + (dir / kMarkerFile).string());
+}
+
+StagedDir::StagedDir(const std::string& target) {
+  if (target.empty()) throw OutputDirError("empty path");
+  std::error_code ec;
+  fs::path dir = fs::absolute(target, ec).lexically_normal();
+  if (ec) throw OutputDirError(ec.message());
+  if (!dir.has_filename() && dir.has_relative_path()) dir = dir.parent_path();  // "out/"
+  if (!dir.has_relative_path()) throw OutputDirError("is the root directory");
+
+  fs::file_status st = fs::symlink_status(dir, ec);
+  if (ec && st.type() != fs::file_type::not_found) throw OutputDirError(ec.message());
+  if (fs::is_symlink(st)) {
+    // Replace the directory it points to, not the link (which would become a directory).
+    st = fs::status(dir, ec);
+    if (!fs::exists(st)) throw OutputDirError("is a symbolic link to nothing");
+    if (fs::is_directory(st)) dir = fs::canonical(dir, ec);
+    if (ec) throw OutputDirError(ec.message());
+  }
+  if (fs::exists(st)) {
+    if (!fs::is_directory(st)) throw OutputDirError("exists and is not a directory");
+    const fs::path cwd = fs::weakly_canonical(fs::current_path(ec), ec);
+    if (!ec && inside(cwd, fs::weakly_canonical(dir, ec))) {
+      throw OutputDirError("is the working directory or holds it");
+    }
+    const std::string why = replace_refusal(dir);
+    if (!why.empty()) throw OutputDirError(why);
+  }
+  target_ = dir;
+
+  // Missing parents: find the deepest one that exists, which must be a directory.
+  std::vector<fs::path> missing;
+  fs::path parent = dir.parent_path();
+  for (; !fs::exists(fs::symlink_status(parent, ec)); parent = parent.parent_path()) {
+    missing.push_back(parent);
+  }
+  if (!fs::is_directory(fs::status(parent, ec))) {
+    throw OutputDirError("'" + parent.string() + "' is not a directory");
+  }
+  for (auto p = missing.rbegin(); p != missing.rend(); ++p) {
+    if (!fs::create_directory(*p, ec) && ec) {
+      const std::string why = "cannot create " + p->string() + ": " + ec.message();
+      discard();
+      throw OutputDirError(why);
+    }
+    created_parents_.push_back(*p);
+  }
+
+  for (int attempt = 0; staging_.empty(); ++attempt) {
+    const fs::path s = sibling(dir, "tmp", attempt);
+    if (fs::create_directory(s, ec)) {
+      staging_ = s;
+    } else if (ec || attempt == 100) {
+      const std::string why = "cannot create directories in " + dir.parent_path().string() + ": " +
+                              (ec ? ec.message() : "too many leftover staging directories");
+      discard();
+      throw OutputDirError(why);
+    }
+  }
+  try {
+    write_marker(staging_);
+  } catch (const std::runtime_error& e) {
+    discard();  // here: a constructor that throws runs no destructor
+    throw OutputDirError(std::string("cannot write files beside it: ") + e.what());
+  }
+}
+
+StagedDir::~StagedDir() {
+  if (!committed_) discard();
+}
+
+void StagedDir::discard() {
+  std::error_code ec;
+  if (!staging_.empty()) fs::remove_all(staging_, ec);  // ours: created by the constructor
+  // fs::remove deletes a directory only when empty: a parent something else wrote into stays.
+  for (auto p = created_parents_.rbegin(); p != created_parents_.rend(); ++p) fs::remove(*p, ec);
+  staging_.clear();
+  created_parents_.clear();
+}
+
+void StagedDir::commit() {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(target_, ec);
+  if (!fs::exists(st)) {
+    fs::rename(staging_, target_, ec);
+    if (ec)
+      throw std::runtime_error("cannot rename " + staging_.string() + " to " + target_.string() +
+                               ": " + ec.message());
+    committed_ = true;
+    return;
+  }
+  // Checked again: the directory may have changed while the run simulated.
+  std::string why = fs::is_directory(st) ? replace_refusal(target_) : "is not a directory";
+  if (!why.empty()) throw std::runtime_error(target_.string() + ": " + why);
+  fs::path old;
+  for (int attempt = 0; old.empty() || fs::exists(fs::symlink_status(old, ec)); ++attempt) {
+    old = sibling(target_, "old", attempt);
+  }
+  fs::rename(target_, old, ec);
+  if (ec) throw std::runtime_error("cannot move " + target_.string() + " aside: " + ec.message());
+  fs::rename(staging_, target_, ec);
+  if (ec) {
+    const std::string reason = ec.message();
+    fs::rename(old, target_, ec);  // put the previous results back
+    throw std::runtime_error("cannot rename " + staging_.string() + " to " + target_.string() +
+                             ": " + reason);
+  }
+  committed_ = true;
+  fs::remove_all(old, ec);
+  if (ec) {
+    throw std::runtime_error("results written to " + target_.string() +
+                             ", but the previous ones could not be removed from " + old.string() +
+                             ": " + ec.message());
+  }
+}
+
+}  // namespace fabricsim::output
