@@ -9,6 +9,7 @@
 #include "cli/fabric_scope.h"
 #include "core/error.h"
 #include "core/rss.h"
+#include "core/units.h"
 #include "output/compare.h"
 #include "output/progress.h"
 #include "output/summary.h"
@@ -16,6 +17,7 @@
 #include "scenario/infiniband.h"
 #include "scenario/knobs.h"
 #include "scenario/load.h"
+#include "scenario/resources.h"
 #include "scenario/run.h"
 
 namespace fabricsim::cli {
@@ -104,12 +106,71 @@ std::string skipped_note(const std::vector<std::pair<std::string, std::vector<Sk
   return out + "\n";
 }
 
+// ---- the pre-flight memory check (scenario/resources.h) ----
+
+// --max-memory in bytes, or MemAvailable when not given (0: unknown, no limit); false after
+// printing the one-line error.
+bool memory_limit(const MemoryLimitArg& arg, int64_t& limit) {
+  if (arg.max_memory.empty()) {
+    limit = scenario::available_memory_bytes();
+    return true;
+  }
+  const ParseResult<int64_t> size = parse_bytes(arg.max_memory);
+  if (!size.ok || size.value <= 0) {
+    std::cerr << "fabricsim: --max-memory: " << (size.ok ? "must be > 0" : size.error) << "\n";
+    return false;
+  }
+  limit = size.value;
+  return true;
+}
+
+struct Preflight {
+  scenario::ResourceEstimate estimate;
+  int64_t peak_bytes = 0;  // the whole process's projected peak
+  std::string error;       // one line; "" = fits
+};
+
+// Checks the scenario, estimates its memory and compares the process's projected peak with
+// `limit`: what is resident now (the program and the loaded scenario), the program's code the
+// run will page in, plus `held` bytes of
+// earlier runs' results plus the estimate, and at least the peak already reached while loading.
+Preflight preflight(const scenario::LoadedScenario& loaded, const MemoryLimitArg& arg,
+                    int64_t limit, int64_t held) {
+  Preflight p;
+  try {
+    scenario::check_scenario(loaded.scenario);
+    p.estimate = scenario::estimate_resources(loaded.scenario);
+  } catch (const InputError& e) {
+    p.error = scenario::format_input_error(loaded, e);
+    return p;
+  }
+  p.peak_bytes = std::max(peak_rss_bytes(), scenario::current_rss_bytes() +
+                                                scenario::code_to_page_in_bytes() + held +
+                                                p.estimate.peak_bytes());
+  if (limit > 0 && p.peak_bytes > limit) {
+    const InputError e(p.estimate.largest().key,
+                       "estimated peak memory " + format_bytes(p.peak_bytes) +
+                           " exceeds the limit " + format_bytes(limit) +
+                           (arg.max_memory.empty() ? " (available memory; see --max-memory)"
+                                                   : " (--max-memory)") +
+                           ": " + scenario::describe_parts(p.estimate));
+    p.error = scenario::format_input_error(loaded, e);
+  }
+  return p;
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
   scenario::LoadedScenario loaded;
   if (!load(args.file, args.sets, loaded)) return kExitBadInput;
   const std::string out_dir = args.out_dir.empty() ? loaded.scenario.output_dir : args.out_dir;
+  int64_t limit = 0;
+  if (!memory_limit(args, limit)) return kExitBadInput;
+  if (const Preflight p = preflight(loaded, args, limit, 0); !p.error.empty()) {
+    std::cerr << p.error << "\n";
+    return kExitBadInput;
+  }
 
   scenario::RunResult result;
   {
@@ -184,6 +245,19 @@ int compare_command(const CompareArgs& args) {
     return kExitBadInput;
   }
 
+  // Memory: a later run simulates while every earlier run's result is held.
+  int64_t limit = 0;
+  if (!memory_limit(args, limit)) return kExitBadInput;
+  int64_t held = 0;
+  for (const Prepared& p : runs) {
+    const Preflight check = preflight(p.loaded, args, limit, held);
+    if (!check.error.empty()) {
+      std::cerr << check.error << " (in the " << p.fabric << " run)\n";
+      return kExitBadInput;
+    }
+    held += check.estimate.result_bytes;
+  }
+
   std::vector<std::pair<std::string, std::vector<SkippedKey>>> skipped;
   for (const Prepared& p : runs) skipped.emplace_back(p.fabric, p.skipped);
   std::cout << skipped_note(skipped) << std::flush;
@@ -227,16 +301,20 @@ int compare_command(const CompareArgs& args) {
   return kExitOk;
 }
 
-int validate_command(const std::string& file, const std::vector<std::string>& sets) {
+int validate_command(const std::string& file, const std::vector<std::string>& sets,
+                     const MemoryLimitArg& limit_arg) {
   scenario::LoadedScenario loaded;
   if (!load(file, sets, loaded)) return kExitBadInput;
-  try {
-    scenario::check_scenario(loaded.scenario);
-  } catch (const InputError& e) {
-    std::cerr << scenario::format_input_error(loaded, e) << "\n";
+  int64_t limit = 0;
+  if (!memory_limit(limit_arg, limit)) return kExitBadInput;
+  // `run` would refuse what does not fit, so validate does too.
+  const Preflight p = preflight(loaded, limit_arg, limit, 0);
+  if (!p.error.empty()) {
+    std::cerr << p.error << "\n";
     return kExitBadInput;
   }
-  std::cout << file << ": ok\n";
+  std::cout << file << ": ok (estimated peak memory " << format_bytes(p.peak_bytes) << ": "
+            << scenario::describe_parts(p.estimate) << ")\n";
   return kExitOk;
 }
 
