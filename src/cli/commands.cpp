@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <iostream>
 #include <stdexcept>
 #include <utility>
@@ -144,9 +145,13 @@ Preflight preflight(const scenario::LoadedScenario& loaded, const MemoryLimitArg
     p.error = scenario::format_input_error(loaded, e);
     return p;
   }
-  p.peak_bytes = std::max(peak_rss_bytes(), scenario::current_rss_bytes() +
-                                                scenario::code_to_page_in_bytes() + held +
-                                                p.estimate.peak_bytes());
+  // Each term is below 2^62 (estimate_resources refuses larger); held is a sum of a few such.
+  const double projected = static_cast<double>(scenario::current_rss_bytes()) +
+                           static_cast<double>(scenario::code_to_page_in_bytes()) +
+                           static_cast<double>(held) +
+                           static_cast<double>(p.estimate.peak_bytes());
+  p.peak_bytes = std::max(peak_rss_bytes(),
+                          static_cast<int64_t>(std::min(projected, 9.0e18)));
   if (limit > 0 && p.peak_bytes > limit) {
     const InputError e(p.estimate.largest().key,
                        "estimated peak memory " + format_bytes(p.peak_bytes) +
@@ -255,7 +260,8 @@ int compare_command(const CompareArgs& args) {
       std::cerr << check.error << " (in the " << p.fabric << " run)\n";
       return kExitBadInput;
     }
-    held += check.estimate.result_bytes;
+    const int64_t result = check.estimate.result_bytes;
+    held = std::min(held, INT64_MAX - result) + result;  // saturates, never wraps
   }
 
   std::vector<std::pair<std::string, std::vector<SkippedKey>>> skipped;

@@ -5,7 +5,6 @@
 #include <bit>
 #include <cmath>
 #include <fstream>
-#include <functional>
 #include <sstream>
 #include <unistd.h>
 
@@ -14,7 +13,6 @@
 #include "core/rng.h"
 #include "core/units.h"
 #include "net/network.h"
-#include "routing/subnet_manager.h"
 #include "scenario/infiniband.h"
 #include "scenario/result.h"
 #include "transport/dcqcn.h"
@@ -343,6 +341,21 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // so the slots held are at most twice the packets.
   const Checked pc{"fabric.switch.buffer"};
   int64_t buffer_bytes = pc.mul(e.switches, sc.switch_config.buffer_bytes);
+  if (ib) {
+    // InfiniBand: a packet is sent only against the receiver's credits, so what the fabric
+    // holds is at most every receiving port's per-VL buffer (net/credits.cpp: a switch port
+    // advertises at most 128 KiB per VL and never more than its share of the shared buffer;
+    // an HCA port its ConnectX buffer split over the VLs).
+    const net::IbLinkConfig& l = sc.ib.link;
+    const int64_t vls = std::max(1, l.data_vls);
+    const int64_t switch_vl =
+        l.vl_buffer_bytes > 0 ? l.vl_buffer_bytes : net::kIbMaxVlBufferBytes;
+    const int64_t hca_vl = l.hca_vl_buffer_bytes > 0
+                               ? l.hca_vl_buffer_bytes
+                               : std::min(net::kIbMaxVlBufferBytes, net::kConnectXPortBufferBytes / vls);
+    buffer_bytes = std::min(buffer_bytes, pc.mul(e.ports - e.nics, vls, switch_vl));
+    buffer_bytes = pc.add(buffer_bytes, pc.mul(e.nics, vls, hca_vl));
+  }
   if (sc.nic_stall.nic >= 0) buffer_bytes = pc.add(buffer_bytes, sc.nic.rx_buffer_bytes);
   const int64_t mtu = std::max(1, sc.roce.mtu_bytes);  // resolve_fabric copies the IB MTU here
   const int64_t payload = std::clamp<int64_t>(t.max_message_bytes, 1, mtu);
@@ -388,8 +401,10 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   outputs = wc.add(outputs, wc.mul(grown_elements(t.messages), sizeof(int64_t)));
   if (ib) outputs = wc.add(outputs, cc.mul(frames, sizeof(CapturedFrame)));
   e.output_bytes = outputs;
-  for (const MemoryPart& p : e.parts) topo_c.add(0, p.bytes);  // each below the bound
-  Checked{e.largest().key}.add(e.simulation_bytes(), 0);
+  // The sum stays below the bound too (so simulation_bytes() cannot overflow); the part that
+  // tips it over is the one named.
+  int64_t sum = 0;
+  for (const MemoryPart& p : e.parts) sum = Checked{p.key}.add(sum, p.bytes);
   return e;
 }
 
