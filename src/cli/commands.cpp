@@ -148,17 +148,15 @@ Preflight preflight(const scenario::LoadedScenario& loaded, const MemoryLimitArg
   // Each term is below 2^62 (estimate_resources refuses larger); held is a sum of a few such.
   const double projected = static_cast<double>(scenario::current_rss_bytes()) +
                            static_cast<double>(scenario::code_to_page_in_bytes()) +
-                           static_cast<double>(held) +
-                           static_cast<double>(p.estimate.peak_bytes());
-  p.peak_bytes = std::max(peak_rss_bytes(),
-                          static_cast<int64_t>(std::min(projected, 9.0e18)));
+                           static_cast<double>(held) + static_cast<double>(p.estimate.peak_bytes());
+  p.peak_bytes = std::max(peak_rss_bytes(), static_cast<int64_t>(std::min(projected, 9.0e18)));
   if (limit > 0 && p.peak_bytes > limit) {
-    const InputError e(p.estimate.largest().key,
-                       "estimated peak memory " + format_bytes(p.peak_bytes) +
-                           " exceeds the limit " + format_bytes(limit) +
-                           (arg.max_memory.empty() ? " (available memory; see --max-memory)"
-                                                   : " (--max-memory)") +
-                           ": " + scenario::describe_parts(p.estimate));
+    const InputError e(
+        p.estimate.largest().key,
+        "estimated peak memory " + format_bytes(p.peak_bytes) + " exceeds the limit " +
+            format_bytes(limit) +
+            (arg.max_memory.empty() ? " (available memory; see --max-memory)" : " (--max-memory)") +
+            ": " + scenario::describe_parts(p.estimate));
     p.error = scenario::format_input_error(loaded, e);
   }
   return p;

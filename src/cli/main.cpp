@@ -90,8 +90,8 @@ int dispatch(int argc, char** argv) {
   }
   if (run->parsed()) return fabricsim::cli::run_command(run_args);
   if (compare->parsed()) return fabricsim::cli::compare_command(compare_args);
-  if (validate->parsed()) return fabricsim::cli::validate_command(validate_file, validate_sets,
-                                                                     validate_limit);
+  if (validate->parsed())
+    return fabricsim::cli::validate_command(validate_file, validate_sets, validate_limit);
   if (keys->parsed()) return fabricsim::cli::keys_command();
   return kExitInternal;
 }

@@ -1,12 +1,13 @@
 #include "scenario/resources.h"
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <cctype>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "core/error.h"
 #include "core/event_queue.h"
@@ -42,8 +43,9 @@ constexpr int64_t kHashBucketBytes = sizeof(void*);
 struct Checked {
   std::string key;
   [[noreturn]] void overflow() const {
-    throw InputError(key, "the run would need more than 4 EiB of memory (its size does not even "
-                          "fit the pre-flight estimate's arithmetic); make it smaller");
+    throw InputError(key,
+                     "the run would need more than 4 EiB of memory (its size does not even "
+                     "fit the pre-flight estimate's arithmetic); make it smaller");
   }
   int64_t mul(int64_t a, int64_t b) const {
     int64_t r;
@@ -80,8 +82,7 @@ Shape shape_of(const topo::TopologySpec& t) {
   const Checked c{"hosts.count"};
   Shape s;
   s.nics = c.mul(t.hosts, t.nics_per_host);
-  const int64_t down =
-      std::llround(t.radix * t.oversubscription / (t.oversubscription + 1.0));
+  const int64_t down = std::llround(t.radix * t.oversubscription / (t.oversubscription + 1.0));
   s.up = t.radix - down;
   s.leaves = (s.nics + down - 1) / down;
   if (t.tiers == 2) {
@@ -114,10 +115,10 @@ double mean_flow_bytes(const workload::WorkloadSpec& w) {
 // and the QPs it opens.
 struct Traffic {
   int64_t messages = 0;
-  int64_t planned = 0;   // PlannedFlow entries (patterns only)
-  bool sorted = false;   // plan_pattern stable_sorts it (flows, Poisson): a buffer of as many
+  int64_t planned = 0;  // PlannedFlow entries (patterns only)
+  bool sorted = false;  // plan_pattern stable_sorts it (flows, Poisson): a buffer of as many
   int64_t explicit_flows = 0;
-  int64_t total_bytes = 0;        // payload that can be in the fabric at once (at most all of it)
+  int64_t total_bytes = 0;         // payload that can be in the fabric at once (at most all of it)
   int64_t inflight_messages = -1;  // messages that can be outstanding at once (-1: all of them)
   int64_t max_message_bytes = 0;
   int64_t qps = 0;
@@ -176,15 +177,13 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
       // the duration; the count is Poisson with mean m, so m + 4 sqrt(m) + 1 exceeds it except
       // with probability ~3e-5 (normal tail at 4 sigma).
       const double mean = static_cast<double>(n) * w.load * static_cast<double>(sc.link.rate_bps) *
-                          (static_cast<double>(w.duration_ps) * 1e-12) /
-                          (8.0 * mean_flow_bytes(w));
+                          (static_cast<double>(w.duration_ps) * 1e-12) / (8.0 * mean_flow_bytes(w));
       t.messages = Checked{"workload.duration"}.of(mean + 4.0 * std::sqrt(mean) + 1.0);
       t.sorted = true;
       t.qps = std::min(t.messages, pairs);
-      t.max_message_bytes =
-          w.size_cdf.empty() ? w.flow_size_bytes : w.size_cdf.back().size_bytes;
-      t.total_bytes = Checked{"workload.duration"}.of(static_cast<double>(t.messages) *
-                                                      mean_flow_bytes(w));
+      t.max_message_bytes = w.size_cdf.empty() ? w.flow_size_bytes : w.size_cdf.back().size_bytes;
+      t.total_bytes =
+          Checked{"workload.duration"}.of(static_cast<double>(t.messages) * mean_flow_bytes(w));
       break;
     }
   }
@@ -217,14 +216,12 @@ int64_t ResourceEstimate::simulation_bytes() const {
   return sum;
 }
 
-int64_t ResourceEstimate::peak_bytes() const {
-  return std::max(simulation_bytes(), output_bytes);
-}
+int64_t ResourceEstimate::peak_bytes() const { return std::max(simulation_bytes(), output_bytes); }
 
 const MemoryPart& ResourceEstimate::largest() const {
-  return *std::max_element(parts.begin(), parts.end(), [](const MemoryPart& a, const MemoryPart& b) {
-    return a.bytes < b.bytes;
-  });
+  return *std::max_element(
+      parts.begin(), parts.end(),
+      [](const MemoryPart& a, const MemoryPart& b) { return a.bytes < b.bytes; });
 }
 
 ResourceEstimate estimate_resources(const Scenario& input) {
@@ -252,9 +249,9 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // Every port uses its delay line and its data and control classes' queues; with PFC or IB
   // credits also its MAC-control queue and control-frame line (each ring's first 8 slots).
   const bool ctrl_frames = ib || sc.switch_config.pfc.enabled;
-  const int64_t port_rings = kMinRingBytes<net::InFlight> + 2 * kMinRingBytes<net::Packet> +
-                             (ctrl_frames ? kMinRingBytes<net::Packet> + kMinRingBytes<net::InFlight>
-                                          : 0);
+  const int64_t port_rings =
+      kMinRingBytes<net::InFlight> + 2 * kMinRingBytes<net::Packet> +
+      (ctrl_frames ? kMinRingBytes<net::Packet> + kMinRingBytes<net::InFlight> : 0);
   int64_t topology = topo_c.mul(e.ports, per_port + port_rings);
   topology = topo_c.add(topology, topo_c.mul(e.nics, per_nic));
   topology = topo_c.add(topology, topo_c.mul(e.switches, per_switch));
@@ -271,10 +268,9 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   const int64_t groups = std::min<int64_t>(shape.leaves, radix) + 1;
   const int64_t per_switch_groups =
       (groups + 2 * radix) * sizeof(uint32_t) + 3 * kMallocOverheadBytes;
-  int64_t routing = route_c.mul(shape.leaves,
-                                route_c.mul(e.switches, sizeof(uint16_t)) +
-                                    static_cast<int64_t>(sizeof(std::vector<uint16_t>)) +
-                                    kMallocOverheadBytes);
+  int64_t routing = route_c.mul(
+      shape.leaves, route_c.mul(e.switches, sizeof(uint16_t)) +
+                        static_cast<int64_t>(sizeof(std::vector<uint16_t>)) + kMallocOverheadBytes);
   routing = route_c.add(routing, route_c.mul(e.nics, 2 * sizeof(uint32_t)));
   int64_t keys_per_switch = shape.leaves;
   if (ib) {
@@ -284,39 +280,39 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     // 16-bit tables (one group id per LID). This is the figure that grows as switches x LIDs.
     e.lids = nodes + 1;
     keys_per_switch = e.lids;
-    const int64_t lft = route_c.mul(e.switches, route_c.mul(e.lids, sizeof(uint32_t)) +
-                                                    kMallocOverheadBytes +
-                                                    static_cast<int64_t>(sizeof(std::vector<uint32_t>)));
+    const int64_t lft =
+        route_c.mul(e.switches, route_c.mul(e.lids, sizeof(uint32_t)) + kMallocOverheadBytes +
+                                    static_cast<int64_t>(sizeof(std::vector<uint32_t>)));
     routing = route_c.add(routing, lft);
     if (sc.recovery.adaptive) {
       const int64_t ar_ports = std::max<int64_t>(shape.up, radix / 2);
-      routing = route_c.add(routing, route_c.mul(e.switches, e.lids, (1 + ar_ports) * sizeof(uint32_t)));
+      routing =
+          route_c.add(routing, route_c.mul(e.switches, e.lids, (1 + ar_ports) * sizeof(uint32_t)));
     }
     routing = route_c.add(routing, route_c.mul(e.ports, sizeof(int32_t) + 2 * sizeof(uint32_t)));
     routing = route_c.add(routing, route_c.mul(e.nics, 2 * sizeof(uint16_t)));
   }
   routing = route_c.add(
-      routing, route_c.mul(e.switches, route_c.mul(keys_per_switch, sizeof(uint16_t)) + per_switch_groups));
+      routing,
+      route_c.mul(e.switches, route_c.mul(keys_per_switch, sizeof(uint16_t)) + per_switch_groups));
   e.parts.push_back({"routing", routing, "hosts.count"});
 
   // ---- workload and transport ----
   const Traffic t = traffic_of(sc, e.nics);
   e.messages = t.messages;
   e.qps = t.qps;
-  const std::string wkey = sc.workload.kind == workload::WorkloadKind::kCollective
-                               ? "workload.slice"
-                               : sc.workload.pattern == workload::PatternKind::kFlows
-                                     ? "workload.flows"
-                                     : sc.workload.pattern == workload::PatternKind::kPoisson
-                                           ? "workload.duration"
-                                           : "workload.pattern";
+  const std::string wkey =
+      sc.workload.kind == workload::WorkloadKind::kCollective  ? "workload.slice"
+      : sc.workload.pattern == workload::PatternKind::kFlows   ? "workload.flows"
+      : sc.workload.pattern == workload::PatternKind::kPoisson ? "workload.duration"
+                                                               : "workload.pattern";
   const Checked wc{wkey};
   // Workload::planned_ is built by push_back and (flows, Poisson) stable_sorted with a buffer of
   // up to as many elements; an explicit list is copied into Simulation::sc_ and Workload::spec_
   // (the loaded copy is already in the baseline).
   int64_t work = wc.mul(grown_elements(t.planned), sizeof(workload::PlannedFlow));
   if (t.sorted) work = wc.add(work, wc.mul(t.planned, sizeof(workload::PlannedFlow)));
-  work = wc.add(work, wc.mul(2 * t.explicit_flows, sizeof(workload::ExplicitFlow)));
+  work = wc.add(work, wc.mul(2, t.explicit_flows, sizeof(workload::ExplicitFlow)));
   e.parts.push_back({"workload", work, wkey});
 
   // RoceTransport (transport/rc.h): msgs_ grows by push_back; each QP keeps its message ids
@@ -324,12 +320,13 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // point per QP; an out-of-order responder's reorder bitmap per QP; per NIC its round-robin ring.
   const bool dcqcn = sc.roce.cc == transport::CongestionControl::kDcqcn;
   int64_t transport = wc.mul(grown_elements(t.messages), sizeof(transport::Message));
-  transport = wc.add(transport, wc.mul(2 * t.messages, sizeof(uint32_t)));
-  const int64_t per_qp = sizeof(transport::Qp) + kMallocOverheadBytes + kHashNodeBytes +
-                         kHashBucketBytes +
-                         (sc.roce.out_of_order ? (transport::kOooWindow / 64) * 8 + kMallocOverheadBytes : 0);
+  transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
+  const int64_t per_qp =
+      sizeof(transport::Qp) + kMallocOverheadBytes + kHashNodeBytes + kHashBucketBytes +
+      (sc.roce.out_of_order ? (transport::kOooWindow / 64) * 8 + kMallocOverheadBytes : 0);
   transport = wc.add(transport, wc.mul(grown_elements(t.qps), per_qp));
-  if (dcqcn) transport = wc.add(transport, wc.mul(grown_elements(t.qps), sizeof(transport::DcqcnRp)));
+  if (dcqcn)
+    transport = wc.add(transport, wc.mul(grown_elements(t.qps), sizeof(transport::DcqcnRp)));
   transport = wc.add(transport, wc.mul(e.nics, sizeof(Ring<uint32_t>) + sizeof(int64_t) +
                                                    kMinRingBytes<uint32_t> + sizeof(uint16_t)));
   e.parts.push_back({"transport", transport, wkey});
@@ -348,11 +345,11 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     // an HCA port its ConnectX buffer split over the VLs).
     const net::IbLinkConfig& l = sc.ib.link;
     const int64_t vls = std::max(1, l.data_vls);
-    const int64_t switch_vl =
-        l.vl_buffer_bytes > 0 ? l.vl_buffer_bytes : net::kIbMaxVlBufferBytes;
-    const int64_t hca_vl = l.hca_vl_buffer_bytes > 0
-                               ? l.hca_vl_buffer_bytes
-                               : std::min(net::kIbMaxVlBufferBytes, net::kConnectXPortBufferBytes / vls);
+    const int64_t switch_vl = l.vl_buffer_bytes > 0 ? l.vl_buffer_bytes : net::kIbMaxVlBufferBytes;
+    const int64_t hca_vl =
+        l.hca_vl_buffer_bytes > 0
+            ? l.hca_vl_buffer_bytes
+            : std::min(net::kIbMaxVlBufferBytes, net::kConnectXPortBufferBytes / vls);
     buffer_bytes = std::min(buffer_bytes, pc.mul(e.ports - e.nics, vls, switch_vl));
     buffer_bytes = pc.add(buffer_bytes, pc.mul(e.nics, vls, hca_vl));
   }
@@ -364,14 +361,14 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   const int64_t traffic_packets =
       wc.add(t.total_bytes / mtu, t.inflight_messages >= 0 ? t.inflight_messages : t.messages);
   e.packets = std::min(buffer_bytes / std::max<int64_t>(frame, 1), traffic_packets);
-  e.parts.push_back({"packets", pc.mul(2 * e.packets, sizeof(net::Packet)), "fabric.switch.buffer"});
+  e.parts.push_back({"packets", pc.mul(2, e.packets, sizeof(net::Packet)), "fabric.switch.buffer"});
 
   // ---- pending events (core/event_queue.h) ----
   // At most a transmit-done, an arrival, a control arrival and a PFC/credit timer per port, two
   // timers per QP, a wake per NIC; each radix-heap bucket keeps the capacity of its fullest
   // moment, up to twice that, and an event may sit in any bucket: counted twice more.
-  const int64_t pending = topo_c.add(topo_c.add(topo_c.mul(e.ports, 4), topo_c.mul(t.qps, 2)),
-                                     e.nics + 4);
+  const int64_t pending =
+      topo_c.add(topo_c.add(topo_c.mul(e.ports, 4), topo_c.mul(t.qps, 2)), e.nics + 4);
   e.parts.push_back({"events", topo_c.mul(4 * pending, sizeof(Event)), "hosts.count"});
 
   // ---- capture and the run's result ----
@@ -419,7 +416,8 @@ std::string describe_parts(const ResourceEstimate& e) {
     out += (out.empty() ? "" : ", ") + p.name + " " + format_bytes(p.bytes);
   }
   if (e.output_bytes > e.simulation_bytes()) {
-    out += (out.empty() ? "" : "; ") + std::string("writing outputs ") + format_bytes(e.output_bytes);
+    out +=
+        (out.empty() ? "" : "; ") + std::string("writing outputs ") + format_bytes(e.output_bytes);
   }
   return out;
 }

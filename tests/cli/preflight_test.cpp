@@ -13,8 +13,8 @@
 //     traffic) queued at once, which a run without congestion control on a permutation nearly
 //     reaches; with DCQCN queues stay near the ECN threshold, which no bound guarantees, so such
 //     runs may be overestimated more (at most 8x here; plb.yaml is 6.3x).
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,8 +104,9 @@ TEST_F(Preflight, ValidatePrintsTheEstimateAndItsParts) {
 TEST_F(Preflight, RunRefusesTheReportedCasesQuickly) {
   double seconds = 0;
   std::string file = write("hosts.yaml", kHalfMillionHosts);
-  expect_refused(timed("run " + file + " --max-memory 2GiB --out " + (dir_ / "o").string(), seconds),
-                 seconds, file, "hosts.count", "500k hosts");
+  expect_refused(
+      timed("run " + file + " --max-memory 2GiB --out " + (dir_ / "o").string(), seconds), seconds,
+      file, "hosts.count", "500k hosts");
   EXPECT_FALSE(fs::exists(dir_ / "o")) << "nothing written";
   file = write("slices.yaml", kOneByteSlices);
   expect_refused(timed("run " + file + " --max-memory 2GiB", seconds), seconds, file,
@@ -115,8 +116,9 @@ TEST_F(Preflight, RunRefusesTheReportedCasesQuickly) {
                  "workload.duration", "10 s Poisson at load 1");
   // A flow list: 4,000 flows are estimated at ~2 KiB each (Message, PlannedFlow, FlowRecord,
   // copies, flows.csv), far below 1 MiB over the baseline; a limit of 1 MiB refuses it.
-  std::string flows = "topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 128}\n"
-                      "workload:\n  kind: pattern\n  pattern: flows\n  flows:\n";
+  std::string flows =
+      "topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 128}\n"
+      "workload:\n  kind: pattern\n  pattern: flows\n  flows:\n";
   for (int i = 0; i < 4000; ++i) {
     flows += "    - [" + std::to_string(i % 128) + ", " + std::to_string((i + 1) % 128) +
              ", 4KiB, " + std::to_string(i) + "ns]\n";
@@ -148,10 +150,10 @@ TEST_F(Preflight, ValidateAndCompareRefuseToo) {
 // Absurd: 500k hosts all-to-all (2.5e11 QPs and flows) is refused at the default limit, the
 // machine's available memory, whatever the machine.
 TEST_F(Preflight, AnAbsurdScenarioIsRefusedAtTheDefaultLimit) {
-  const std::string file = write(
-      "absurd.yaml",
-      "topology: {kind: leaf_spine, radix: 1000}\nhosts: {count: 500000}\n"
-      "workload: {kind: pattern, pattern: all_to_all, flow_size: 1MB}\n");
+  const std::string file =
+      write("absurd.yaml",
+            "topology: {kind: leaf_spine, radix: 1000}\nhosts: {count: 500000}\n"
+            "workload: {kind: pattern, pattern: all_to_all, flow_size: 1MB}\n");
   double seconds = 0;
   const CliOutcome o = timed("run " + file, seconds);
   expect_refused(o, seconds, file, "workload.pattern", "500k hosts all-to-all");
@@ -161,10 +163,10 @@ TEST_F(Preflight, AnAbsurdScenarioIsRefusedAtTheDefaultLimit) {
 
 // Counts whose bytes overflow the arithmetic are refused with the key, not estimated.
 TEST_F(Preflight, AnEstimateThatWouldOverflowIsRefusedWithItsKey) {
-  const std::string file = write(
-      "overflow.yaml",
-      "topology: {kind: leaf_spine, radix: 65536}\nhosts: {count: 100000000}\n"
-      "workload: {kind: collective, size: 1GiB, slice: 1B}\n");
+  const std::string file =
+      write("overflow.yaml",
+            "topology: {kind: leaf_spine, radix: 65536}\nhosts: {count: 100000000}\n"
+            "workload: {kind: collective, size: 1GiB, slice: 1B}\n");
   const CliOutcome o = run("validate " + file);
   EXPECT_EQ(o.exit_code, 2);
   ASSERT_EQ(o.err_lines.size(), 1u) << o.err;
@@ -229,12 +231,13 @@ TEST_P(EstimateVsMeasured, EstimateBoundsTheMeasuredPeak) {
 #endif
   const fabricsim::test_support::ScratchDir dir("fabricsim_preflight_measure");
   const std::string file = std::string(FABRICSIM_SOURCE_DIR) + "/" + GetParam();
-  const CliOutcome v =
-      fabricsim::test_support::run_fabricsim("validate " + file + " --max-memory 1000GiB", dir.path());
+  const CliOutcome v = fabricsim::test_support::run_fabricsim(
+      "validate " + file + " --max-memory 1000GiB", dir.path());
   ASSERT_EQ(v.exit_code, 0) << v.err;
   const double estimate = estimate_in(v.out);
   ASSERT_GT(estimate, 0) << v.out;
-  const Measured m = run_measured({"run", file, "--out", (dir.path() / "out").string()}, dir.path());
+  const Measured m =
+      run_measured({"run", file, "--out", (dir.path() / "out").string()}, dir.path());
   ASSERT_EQ(m.exit_code, 0) << read_file(dir.path() / "m_err.txt");
   ASSERT_GT(m.peak_rss_bytes, 0);
   const double ratio = estimate / m.peak_rss_bytes;
@@ -247,8 +250,10 @@ TEST_P(EstimateVsMeasured, EstimateBoundsTheMeasuredPeak) {
 
 std::vector<std::string> scenario_files() {
   std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(std::string(FABRICSIM_SOURCE_DIR) + "/examples")) {
-    if (entry.path().extension() == ".yaml") files.push_back("examples/" + entry.path().filename().string());
+  for (const auto& entry :
+       fs::directory_iterator(std::string(FABRICSIM_SOURCE_DIR) + "/examples")) {
+    if (entry.path().extension() == ".yaml")
+      files.push_back("examples/" + entry.path().filename().string());
   }
   // bench/permutation-k24.yaml takes ~10 s: measured by hand (docs/reliability.d/preflight.md).
   files.push_back("bench/permutation-k8.yaml");

@@ -2,6 +2,8 @@
 // the builders really build and the workload really posts, its byte figures against sizeof() of
 // the types times independently computed counts, its refusal of counts that overflow, and its
 // cost (milliseconds for a 500k-host fabric, since nothing is built).
+#include "scenario/resources.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,7 +14,6 @@
 #include "net/network.h"
 #include "routing/subnet_manager.h"
 #include "scenario/load.h"
-#include "scenario/resources.h"
 #include "scenario/result.h"
 #include "scenario/run.h"
 #include "scenario/simulation.h"
@@ -93,8 +94,8 @@ TEST(ResourceEstimate, CollectiveMessagesAreRanksTimesStepsTimesSlices) {
 
 TEST(ResourceEstimate, PatternMessagesAndQps) {
   const std::string fabric = "topology: {kind: leaf_spine, radix: 8}\nhosts: {count: 16}\n";
-  const ResourceEstimate perm = estimate_resources(
-      scenario_of(fabric + "workload: {kind: pattern, pattern: permutation}\n"));
+  const ResourceEstimate perm =
+      estimate_resources(scenario_of(fabric + "workload: {kind: pattern, pattern: permutation}\n"));
   EXPECT_EQ(perm.messages, 16);
   EXPECT_EQ(perm.qps, 16);
   const ResourceEstimate a2a = estimate_resources(
@@ -104,9 +105,9 @@ TEST(ResourceEstimate, PatternMessagesAndQps) {
   const ResourceEstimate incast = estimate_resources(scenario_of(
       fabric + "workload: {kind: pattern, pattern: incast, senders: 5, receiver: 0}\n"));
   EXPECT_EQ(incast.messages, 5);
-  const ResourceEstimate list = estimate_resources(scenario_of(
-      fabric + "workload:\n  kind: pattern\n  pattern: flows\n"
-               "  flows: [[1, 0, 1MB, 0us], [2, 0, 1MB, 1us], [1, 0, 1MB, 2us]]\n"));
+  const ResourceEstimate list = estimate_resources(
+      scenario_of(fabric + "workload:\n  kind: pattern\n  pattern: flows\n"
+                           "  flows: [[1, 0, 1MB, 0us], [2, 0, 1MB, 1us], [1, 0, 1MB, 2us]]\n"));
   EXPECT_EQ(list.messages, 3);
   EXPECT_LE(list.qps, 3);
 }
@@ -164,21 +165,22 @@ TEST(ResourceEstimate, CaptureScalesWithItsFrameLimit) {
 // The report's cases are estimated far beyond a machine, at once, without building anything.
 TEST(ResourceEstimate, HugeScenariosAreEstimatedInMilliseconds) {
   auto start = std::chrono::steady_clock::now();
-  const ResourceEstimate hosts = estimate_resources(scenario_of(
-      "topology: {kind: leaf_spine, radix: 1000}\nhosts: {count: 500000}\n"
-      "workload: {kind: pattern, pattern: permutation}\n"));
+  const ResourceEstimate hosts = estimate_resources(
+      scenario_of("topology: {kind: leaf_spine, radix: 1000}\nhosts: {count: 500000}\n"
+                  "workload: {kind: pattern, pattern: permutation}\n"));
   // 500k NIC cables + 1000 leaves x 500 spines = 1M cables, 2M ports of Port + PortQueues.
   EXPECT_EQ(hosts.cables, 1'000'000);
   EXPECT_GE(part(hosts, "topology"),
             2'000'000 * static_cast<int64_t>(sizeof(net::Port) + sizeof(net::PortQueues)));
-  const ResourceEstimate slices = estimate_resources(scenario_of(
-      "topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 128}\n"
-      "workload: {kind: collective, size: 64MiB, slice: 1B}\n"));
+  const ResourceEstimate slices = estimate_resources(
+      scenario_of("topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 128}\n"
+                  "workload: {kind: collective, size: 64MiB, slice: 1B}\n"));
   // 128 x 254 x 524288 one-byte slices.
   EXPECT_EQ(slices.messages, 128ll * 254 * 524288);
-  EXPECT_GE(slices.peak_bytes(), slices.messages * static_cast<int64_t>(sizeof(transport::Message)));
-  const double closed_form_ms = std::chrono::duration<double, std::milli>(
-                                   std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(slices.peak_bytes(),
+            slices.messages * static_cast<int64_t>(sizeof(transport::Message)));
+  const double closed_form_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(closed_form_ms, 50) << "closed forms only: nothing built";
   Scenario list = scenario_of(
       "topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 128}\n"
@@ -186,8 +188,8 @@ TEST(ResourceEstimate, HugeScenariosAreEstimatedInMilliseconds) {
   list.workload.flows.assign(1'660'000, list.workload.flows.front());
   start = std::chrono::steady_clock::now();
   const ResourceEstimate flows = estimate_resources(list);
-  const double list_ms = std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - start).count();
+  const double list_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(flows.messages, 1'660'000);
   EXPECT_GE(flows.peak_bytes(),
             1'660'000 * static_cast<int64_t>(sizeof(transport::Message) + sizeof(FlowRecord) +
@@ -222,7 +224,8 @@ TEST(ResourceEstimate, OverflowingCountsAreRefusedWithTheirKey) {
 
 TEST(ResourceEstimate, DescribesTheLargestPartsFirst) {
   ResourceEstimate e;
-  e.parts = {{"topology", 3 << 20, "hosts.count"}, {"routing", 5 << 20, "hosts.count"},
+  e.parts = {{"topology", 3 << 20, "hosts.count"},
+             {"routing", 5 << 20, "hosts.count"},
              {"events", 10, "hosts.count"}};
   EXPECT_EQ(describe_parts(e), "routing 5.000 MiB, topology 3.000 MiB") << "tiny parts left out";
   EXPECT_EQ(e.largest().name, "routing");
