@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -20,6 +21,7 @@
 #include "scenario/infiniband.h"
 #include "scenario/knobs.h"
 #include "scenario/load.h"
+#include "scenario/resources.h"
 #include "scenario/run.h"
 
 namespace fabricsim::cli {
@@ -129,12 +131,73 @@ bool stage_output(const std::string& dir, bool from_option, const scenario::Load
   }
 }
 
+// ---- the pre-flight memory check (scenario/resources.h) ----
+
+// --max-memory in bytes, or MemAvailable when not given (0: unknown, no limit); false after
+// printing the one-line error.
+bool memory_limit(const MemoryLimitArg& arg, int64_t& limit) {
+  if (arg.max_memory.empty()) {
+    limit = scenario::available_memory_bytes();
+    return true;
+  }
+  const ParseResult<int64_t> size = parse_bytes(arg.max_memory);
+  if (!size.ok || size.value <= 0) {
+    std::cerr << "fabricsim: --max-memory: " << (size.ok ? "must be > 0" : size.error) << "\n";
+    return false;
+  }
+  limit = size.value;
+  return true;
+}
+
+struct Preflight {
+  scenario::ResourceEstimate estimate;
+  int64_t peak_bytes = 0;  // the whole process's projected peak
+  std::string error;       // one line; "" = fits
+};
+
+// Checks the scenario, estimates its memory and compares the process's projected peak with
+// `limit`: what is resident now (the program and the loaded scenario), the program's code the
+// run will page in, plus `held` bytes of
+// earlier runs' results plus the estimate, and at least the peak already reached while loading.
+Preflight preflight(const scenario::LoadedScenario& loaded, const MemoryLimitArg& arg,
+                    int64_t limit, int64_t held) {
+  Preflight p;
+  try {
+    scenario::check_scenario(loaded.scenario);
+    p.estimate = scenario::estimate_resources(loaded.scenario);
+  } catch (const InputError& e) {
+    p.error = scenario::format_input_error(loaded, e);
+    return p;
+  }
+  // Each term is below 2^62 (estimate_resources refuses larger); held is a sum of a few such.
+  const double projected = static_cast<double>(scenario::current_rss_bytes()) +
+                           static_cast<double>(scenario::code_to_page_in_bytes()) +
+                           static_cast<double>(held) + static_cast<double>(p.estimate.peak_bytes());
+  p.peak_bytes = std::max(peak_rss_bytes(), static_cast<int64_t>(std::min(projected, 9.0e18)));
+  if (limit > 0 && p.peak_bytes > limit) {
+    const InputError e(
+        p.estimate.largest().key,
+        "estimated peak memory " + format_bytes(p.peak_bytes) + " exceeds the limit " +
+            format_bytes(limit) +
+            (arg.max_memory.empty() ? " (available memory; see --max-memory)" : " (--max-memory)") +
+            ": " + scenario::describe_parts(p.estimate));
+    p.error = scenario::format_input_error(loaded, e);
+  }
+  return p;
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
   scenario::LoadedScenario loaded;
   if (!load(args.file, args.sets, loaded)) return kExitBadInput;
   const std::string out_dir = args.out_dir.empty() ? loaded.scenario.output_dir : args.out_dir;
+  int64_t limit = 0;
+  if (!memory_limit(args, limit)) return kExitBadInput;
+  if (const Preflight p = preflight(loaded, args, limit, 0); !p.error.empty()) {
+    std::cerr << p.error << "\n";
+    return kExitBadInput;
+  }
   InterruptGuard interrupt;  // from here on a signal stops the run and the files are written
   std::unique_ptr<output::StagedDir> staged;
   if (!stage_output(out_dir, !args.out_dir.empty(), loaded, staged)) return kExitBadInput;
@@ -214,6 +277,19 @@ int compare_command(const CompareArgs& args) {
     return kExitBadInput;
   }
 
+  // Memory: a later run simulates while every earlier run's result is held.
+  int64_t limit = 0;
+  if (!memory_limit(args, limit)) return kExitBadInput;
+  int64_t held = 0;
+  for (const Prepared& p : runs) {
+    const Preflight check = preflight(p.loaded, args, limit, held);
+    if (!check.error.empty()) {
+      std::cerr << check.error << " (in the " << p.fabric << " run)\n";
+      return kExitBadInput;
+    }
+    const int64_t result = check.estimate.result_bytes;
+    held = std::min(held, INT64_MAX - result) + result;  // saturates, never wraps
+  }
   InterruptGuard interrupt;  // from here on a signal stops the run and the files are written
   const bool out_option = !args.out_dir.empty();
   const std::string out_dir = out_option ? args.out_dir : runs.front().loaded.scenario.output_dir;
@@ -271,16 +347,20 @@ int compare_command(const CompareArgs& args) {
   return interrupt.exit_code(kExitOk);  // interrupted: ends by the signal, files written
 }
 
-int validate_command(const std::string& file, const std::vector<std::string>& sets) {
+int validate_command(const std::string& file, const std::vector<std::string>& sets,
+                     const MemoryLimitArg& limit_arg) {
   scenario::LoadedScenario loaded;
   if (!load(file, sets, loaded)) return kExitBadInput;
-  try {
-    scenario::check_scenario(loaded.scenario);
-  } catch (const InputError& e) {
-    std::cerr << scenario::format_input_error(loaded, e) << "\n";
+  int64_t limit = 0;
+  if (!memory_limit(limit_arg, limit)) return kExitBadInput;
+  // `run` would refuse what does not fit, so validate does too.
+  const Preflight p = preflight(loaded, limit_arg, limit, 0);
+  if (!p.error.empty()) {
+    std::cerr << p.error << "\n";
     return kExitBadInput;
   }
-  std::cout << file << ": ok\n";
+  std::cout << file << ": ok (estimated peak memory " << format_bytes(p.peak_bytes) << ": "
+            << scenario::describe_parts(p.estimate) << ")\n";
   return kExitOk;
 }
 

@@ -16,7 +16,14 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInternal = 1;
 inline constexpr int kExitBadInput = 2;
 
-struct RunArgs {
+// --max-memory: a size ("2GiB"); "" = the machine's available memory (MemAvailable). `run`,
+// `compare` and `validate` refuse (exit 2) a scenario whose pre-flight estimate
+// (scenario/resources.h) exceeds it.
+struct MemoryLimitArg {
+  std::string max_memory;
+};
+
+struct RunArgs : MemoryLimitArg {
   std::string file;
   std::vector<std::string> sets;  // key.path=value, in command-line order
   std::string out_dir;            // "" = the scenario's outputs.dir
@@ -28,7 +35,7 @@ struct RunArgs {
 // SIGTERM stops the simulation early (cli/interrupt.h): the files are written marked partial.
 int run_command(const RunArgs& args);
 
-struct CompareArgs {
+struct CompareArgs : MemoryLimitArg {
   std::string file;
   std::string fabrics = "ib,roce";  // comma-separated fabric.technology values, table order
   std::vector<std::string> sets;    // key.path=value, scoped per fabric like the file's keys
@@ -43,8 +50,10 @@ struct CompareArgs {
 // replaced as in run_command; an interrupt stops the current run and skips the remaining ones.
 int compare_command(const CompareArgs& args);
 
-// Loads and checks (scenario::check_scenario) without simulating; prints "FILE: ok".
-int validate_command(const std::string& file, const std::vector<std::string>& sets);
+// Loads and checks (scenario::check_scenario) without simulating; prints
+// "FILE: ok (estimated peak memory ...)".
+int validate_command(const std::string& file, const std::vector<std::string>& sets,
+                     const MemoryLimitArg& limit = {});
 // Prints the markdown reference of every scenario key.
 int keys_command();
 

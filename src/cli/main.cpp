@@ -21,6 +21,16 @@ void add_set_option(CLI::App* command, std::vector<std::string>& sets) {
       ->type_name("KEY.PATH=VALUE");
 }
 
+// --max-memory: refuse (exit 2) before simulating when the pre-flight estimate exceeds it.
+void add_max_memory_option(CLI::App* command, std::string& max_memory) {
+  command
+      ->add_option("--max-memory", max_memory,
+                   "Refuse (exit 2) before simulating when the estimated peak memory exceeds "
+                   "this size, e.g. 2GiB (default: the machine's available memory, MemAvailable "
+                   "in /proc/meminfo)")
+      ->type_name("SIZE");
+}
+
 int dispatch(int argc, char** argv) {
   CLI::App app{"fabricsim: packet-level simulator of AI-training network fabrics", "fabricsim"};
   app.require_subcommand(1);
@@ -30,6 +40,7 @@ int dispatch(int argc, char** argv) {
       "run", "Simulate a scenario: summary on stdout, result files in --out or outputs.dir");
   run->add_option("file", run_args.file, "Scenario YAML file")->required();
   add_set_option(run, run_args.sets);
+  add_max_memory_option(run, run_args.max_memory);
   run->add_option("--out", run_args.out_dir,
                   "Directory for result.json, flows.csv and run.json (default: outputs.dir)");
 
@@ -53,6 +64,7 @@ int dispatch(int argc, char** argv) {
       ->type_name("LIST")
       ->capture_default_str();
   add_set_option(compare, compare_args.sets);
+  add_max_memory_option(compare, compare_args.max_memory);
   compare->add_option("--out", compare_args.out_dir,
                       "Directory for compare.csv and one result directory per fabric, "
                       "DIR/<fabric>/result.json etc. (default: outputs.dir)");
@@ -63,6 +75,8 @@ int dispatch(int argc, char** argv) {
       app.add_subcommand("validate", "Check a scenario without simulating; errors exit with 2");
   validate->add_option("file", validate_file, "Scenario YAML file")->required();
   add_set_option(validate, validate_sets);
+  fabricsim::cli::MemoryLimitArg validate_limit;
+  add_max_memory_option(validate, validate_limit.max_memory);
 
   CLI::App* keys = app.add_subcommand(
       "keys", "Print every scenario key with type, default and range (markdown)");
@@ -76,7 +90,8 @@ int dispatch(int argc, char** argv) {
   }
   if (run->parsed()) return fabricsim::cli::run_command(run_args);
   if (compare->parsed()) return fabricsim::cli::compare_command(compare_args);
-  if (validate->parsed()) return fabricsim::cli::validate_command(validate_file, validate_sets);
+  if (validate->parsed())
+    return fabricsim::cli::validate_command(validate_file, validate_sets, validate_limit);
   if (keys->parsed()) return fabricsim::cli::keys_command();
   return kExitInternal;
 }

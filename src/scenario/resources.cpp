@@ -1,0 +1,476 @@
+#include "scenario/resources.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/event_queue.h"
+#include "core/rng.h"
+#include "core/units.h"
+#include "net/network.h"
+#include "scenario/infiniband.h"
+#include "scenario/result.h"
+#include "transport/dcqcn.h"
+#include "transport/rc.h"
+#include "workload/workload.h"
+
+namespace fabricsim::scenario {
+namespace {
+
+// Beyond this the estimate is refused rather than computed: 4 EiB is more than any machine has,
+// and keeping every figure below 2^62 lets a sum of a few of them stay inside int64.
+constexpr int64_t kMaxBytes = int64_t{1} << 62;
+
+// glibc malloc: every chunk carries an 8-byte size header and is rounded up to 16 bytes
+// (malloc/malloc.c, "chunk representations"), so a small heap block costs about 16 bytes more
+// than it holds. Counted once per separately allocated vector or ring.
+constexpr int64_t kMallocOverheadBytes = 16;
+
+// libstdc++'s unordered_map<uint64_t, uint32_t> (RoceTransport::qp_index_): a node is the next
+// pointer plus the pair (std::hash<uint64_t> is not cached) in one malloc chunk, and the bucket
+// array holds one pointer per bucket, at least one bucket per element (max_load_factor 1).
+constexpr int64_t kHashNodeBytes =
+    sizeof(void*) + sizeof(std::pair<const uint64_t, uint32_t>) + kMallocOverheadBytes;
+constexpr int64_t kHashBucketBytes = sizeof(void*);
+
+// Arithmetic that refuses, naming `key`, instead of wrapping.
+struct Checked {
+  std::string key;
+  [[noreturn]] void overflow() const {
+    throw InputError(key,
+                     "the run would need more than 4 EiB of memory (its size does not even "
+                     "fit the pre-flight estimate's arithmetic); make it smaller");
+  }
+  int64_t mul(int64_t a, int64_t b) const {
+    int64_t r;
+    if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) || r > kMaxBytes) overflow();
+    return r;
+  }
+  int64_t add(int64_t a, int64_t b) const {
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r) || r > kMaxBytes) overflow();
+    return r;
+  }
+  int64_t mul(int64_t a, int64_t b, int64_t c) const { return mul(mul(a, b), c); }
+  // A double count (Poisson) as int64, refused beyond the bound.
+  int64_t of(double x) const {
+    if (!(x < static_cast<double>(kMaxBytes))) overflow();
+    return static_cast<int64_t>(std::ceil(std::max(0.0, x)));
+  }
+};
+
+// A vector filled by push_back from empty doubles its capacity (libstdc++), so it holds the next
+// power of two; while the last doubling copies, the old buffer (half of that) is still live.
+int64_t grown_elements(int64_t n) {
+  if (n <= 0) return 0;
+  const uint64_t cap = std::bit_ceil(static_cast<uint64_t>(n));
+  return static_cast<int64_t>(cap + cap / 2);
+}
+
+// Closed-form counts of the fat-tree builders (topo/fat_tree.cpp), in 64-bit arithmetic.
+struct Shape {
+  int64_t nics = 0, switches = 0, cables = 0, leaves = 0, up = 0;
+};
+
+Shape shape_of(const topo::TopologySpec& t) {
+  const Checked c{"hosts.count"};
+  Shape s;
+  s.nics = c.mul(t.hosts, t.nics_per_host);
+  const int64_t down = std::llround(t.radix * t.oversubscription / (t.oversubscription + 1.0));
+  s.up = t.radix - down;
+  s.leaves = (s.nics + down - 1) / down;
+  if (t.tiers == 2) {
+    s.switches = s.leaves + s.up;
+    s.cables = c.add(s.nics, c.mul(s.leaves, s.up));
+  } else {
+    const int64_t half = t.radix / 2;
+    const int64_t pods = (s.nics + half * down - 1) / (half * down);
+    const int64_t aggs = c.mul(pods, s.up);
+    s.switches = s.leaves + aggs + s.up * half;
+    s.cables = c.add(c.add(s.nics, c.mul(s.leaves, s.up)), c.mul(aggs, half));
+  }
+  return s;
+}
+
+// Mean flow size of the workload's size distribution (as workload.cpp draws it).
+double mean_flow_bytes(const workload::WorkloadSpec& w) {
+  if (w.size_cdf.empty()) return static_cast<double>(w.flow_size_bytes);
+  double mean = 0, prev_p = 0;
+  int64_t prev_size = w.size_cdf.front().size_bytes;
+  for (const workload::SizeCdfPoint& pt : w.size_cdf) {
+    mean += (pt.cumulative - prev_p) * 0.5 * static_cast<double>(prev_size + pt.size_bytes);
+    prev_p = pt.cumulative;
+    prev_size = pt.size_bytes;
+  }
+  return mean;
+}
+
+// What the workload posts: messages, their total payload, the planned-flow list a pattern keeps
+// and the QPs it opens.
+struct Traffic {
+  int64_t messages = 0;
+  int64_t planned = 0;  // PlannedFlow entries (patterns only)
+  bool sorted = false;  // plan_pattern stable_sorts it (flows, Poisson): a buffer of as many
+  int64_t explicit_flows = 0;
+  int64_t total_bytes = 0;         // payload that can be in the fabric at once (at most all of it)
+  int64_t inflight_messages = -1;  // messages that can be outstanding at once (-1: all of them)
+  int64_t max_message_bytes = 0;
+  int64_t qps = 0;
+};
+
+Traffic traffic_of(const Scenario& sc, int64_t n) {
+  const workload::WorkloadSpec& w = sc.workload;
+  Traffic t;
+  const int64_t pairs = Checked{"hosts.count"}.mul(n, n - 1);
+  if (w.kind == workload::WorkloadKind::kCollective) {
+    // Ring all-reduce (workload.cpp): 2(n-1) steps, each chunk of ceil(S/n) bytes cut into
+    // ceil(chunk/slice) slices, one message per (rank, step, slice), all kept as Message
+    // records until the end.
+    const Checked c{"workload.slice"};
+    const int64_t chunk = (w.size_bytes + n - 1) / n;
+    const int64_t slices = (chunk + w.slice_bytes - 1) / w.slice_bytes;
+    t.messages = c.mul(n, c.mul(2, n - 1), slices);
+    // A slice is posted to the next step only once delivered, so at any moment each rank has
+    // at most one message per slice outstanding: n x ceil(S/n) bytes in n x slices messages.
+    t.total_bytes = Checked{"workload.size"}.mul(n, chunk);
+    t.inflight_messages = c.mul(n, slices);
+    t.max_message_bytes = std::min(chunk, w.slice_bytes);
+    t.qps = n;
+    return t;
+  }
+  switch (w.pattern) {
+    case workload::PatternKind::kPermutation:
+      t.messages = n;
+      t.qps = n;
+      t.max_message_bytes = w.flow_size_bytes;
+      break;
+    case workload::PatternKind::kIncast:
+      t.messages = w.incast_senders;
+      t.qps = w.incast_senders;
+      t.max_message_bytes = w.flow_size_bytes;
+      break;
+    case workload::PatternKind::kAllToAll:
+      t.messages = pairs;
+      t.qps = pairs;
+      t.max_message_bytes = w.flow_size_bytes;
+      break;
+    case workload::PatternKind::kFlows:
+      t.messages = static_cast<int64_t>(w.flows.size());
+      t.explicit_flows = t.messages;
+      t.sorted = true;
+      // Distinct (src, dst, sl) pairs are at most the flows themselves; counting them exactly
+      // would need a set as large as the list.
+      t.qps = std::min(t.messages, pairs * 16);
+      for (const workload::ExplicitFlow& f : w.flows) {
+        t.total_bytes = Checked{"workload.flows"}.add(t.total_bytes, f.size_bytes);
+        t.max_message_bytes = std::max(t.max_message_bytes, f.size_bytes);
+      }
+      break;
+    case workload::PatternKind::kPoisson: {
+      // workload.cpp: each NIC a Poisson process of rate load x line rate / (8 x mean size) over
+      // the duration; the count is Poisson with mean m, so m + 4 sqrt(m) + 1 exceeds it except
+      // with probability ~3e-5 (normal tail at 4 sigma).
+      const double mean = static_cast<double>(n) * w.load * static_cast<double>(sc.link.rate_bps) *
+                          (static_cast<double>(w.duration_ps) * 1e-12) / (8.0 * mean_flow_bytes(w));
+      t.messages = Checked{"workload.duration"}.of(mean + 4.0 * std::sqrt(mean) + 1.0);
+      t.sorted = true;
+      t.qps = std::min(t.messages, pairs);
+      t.max_message_bytes = w.size_cdf.empty() ? w.flow_size_bytes : w.size_cdf.back().size_bytes;
+      t.total_bytes =
+          Checked{"workload.duration"}.of(static_cast<double>(t.messages) * mean_flow_bytes(w));
+      break;
+    }
+  }
+  if (w.pattern != workload::PatternKind::kFlows && w.pattern != workload::PatternKind::kPoisson) {
+    t.total_bytes = Checked{"workload.flow_size"}.mul(t.messages, w.flow_size_bytes);
+  }
+  t.planned = t.messages;
+  return t;
+}
+
+// Bytes of one ring that has been used at all: the first grow() allocates 8 slots (core/ring.h).
+template <typename T>
+constexpr int64_t kMinRingBytes = 8 * static_cast<int64_t>(sizeof(T)) + kMallocOverheadBytes;
+
+// Decimal digits of a non-negative count.
+int64_t digits(int64_t v) {
+  int64_t d = 1;
+  for (; v >= 10; v /= 10) ++d;
+  return d;
+}
+constexpr int64_t kTimeDigits = 16;
+constexpr int64_t kSlowdownChars = 12;  // "%.6f" of a slowdown below 10^5
+constexpr int64_t kRetransmitDigits = 6;
+
+}  // namespace
+
+int64_t ResourceEstimate::simulation_bytes() const {
+  int64_t sum = 0;
+  for (const MemoryPart& p : parts) sum += p.bytes;
+  return sum;
+}
+
+int64_t ResourceEstimate::peak_bytes() const { return std::max(simulation_bytes(), output_bytes); }
+
+const MemoryPart& ResourceEstimate::largest() const {
+  return *std::max_element(
+      parts.begin(), parts.end(),
+      [](const MemoryPart& a, const MemoryPart& b) { return a.bytes < b.bytes; });
+}
+
+ResourceEstimate estimate_resources(const Scenario& input) {
+  Scenario sc = input;
+  resolve_fabric(sc);  // IB MTU, VLs and latencies as the run will use them
+  const bool ib = sc.technology == Technology::kInfiniband;
+  const Shape shape = shape_of(sc.topology);
+  const Checked topo_c{"hosts.count"};
+  ResourceEstimate e;
+  e.nics = shape.nics;
+  e.switches = shape.switches;
+  e.cables = shape.cables;
+  e.ports = topo_c.mul(2, shape.cables);
+  const int64_t nodes = e.nics + e.switches;
+  const int64_t radix = sc.topology.radix;
+
+  // ---- topology: net::Network's arrays (network.h), laid out by finalize() ----
+  constexpr int64_t kCableBytes = 2 * sizeof(uint32_t) + sizeof(net::LinkConfig);  // Cable
+  const int64_t per_port = sizeof(net::Port) + sizeof(net::PortQueues) + sizeof(int64_t) /*tx*/ +
+                           sizeof(uint8_t) /*credit_return_broken*/;
+  const int64_t per_nic = sizeof(net::NicConfig) + 4 * sizeof(uint32_t) + sizeof(uint8_t) +
+                          sizeof(uint32_t) /*BuiltTopology::host_of_nic*/;
+  const int64_t per_switch = sizeof(net::Switch) + sizeof(net::SwitchConfig) + sizeof(Rng);
+  const int64_t per_node = sizeof(net::Node) + 2 * sizeof(uint32_t) /*PortRange*/;
+  // Every port uses its delay line and its data and control classes' queues; with PFC or IB
+  // credits also its MAC-control queue and control-frame line (each ring's first 8 slots).
+  const bool ctrl_frames = ib || sc.switch_config.pfc.enabled;
+  const int64_t port_rings =
+      kMinRingBytes<net::InFlight> + 2 * kMinRingBytes<net::Packet> +
+      (ctrl_frames ? kMinRingBytes<net::Packet> + kMinRingBytes<net::InFlight> : 0);
+  int64_t topology = topo_c.mul(e.ports, per_port + port_rings);
+  topology = topo_c.add(topology, topo_c.mul(e.nics, per_nic));
+  topology = topo_c.add(topology, topo_c.mul(e.switches, per_switch));
+  topology = topo_c.add(topology, topo_c.mul(nodes, per_node));
+  topology = topo_c.add(topology, topo_c.mul(grown_elements(e.cables), kCableBytes));
+  e.parts.push_back({"topology", topology, "hosts.count"});
+
+  // ---- routing ----
+  // ECMP (routing/ecmp.h), installed on both fabrics: dist_[leaf][switch] in 16 bits, and per
+  // switch one 16-bit group per leaf. In a fat-tree a switch reaches a leaf either through one
+  // down port or through all its up ports, so it has at most one group per port plus the
+  // up-port group, and the groups list at most 2 x radix ports.
+  const Checked route_c{"hosts.count"};
+  const int64_t groups = std::min<int64_t>(shape.leaves, radix) + 1;
+  const int64_t per_switch_groups =
+      (groups + 2 * radix) * sizeof(uint32_t) + 3 * kMallocOverheadBytes;
+  int64_t routing = route_c.mul(
+      shape.leaves, route_c.mul(e.switches, sizeof(uint16_t)) +
+                        static_cast<int64_t>(sizeof(std::vector<uint16_t>)) + kMallocOverheadBytes);
+  routing = route_c.add(routing, route_c.mul(e.nics, 2 * sizeof(uint32_t)));
+  int64_t keys_per_switch = shape.leaves;
+  if (ib) {
+    // The Subnet Manager (routing/subnet_manager.h): LIDs for every CA and switch; while a
+    // sweep is installed its LFTs (a 32-bit port per switch and LID) and, with adaptive routing,
+    // the AR groups (offsets per LID, and per LID up to `up` ports) coexist with the switches'
+    // 16-bit tables (one group id per LID). This is the figure that grows as switches x LIDs.
+    e.lids = nodes + 1;
+    keys_per_switch = e.lids;
+    const int64_t lft =
+        route_c.mul(e.switches, route_c.mul(e.lids, sizeof(uint32_t)) + kMallocOverheadBytes +
+                                    static_cast<int64_t>(sizeof(std::vector<uint32_t>)));
+    routing = route_c.add(routing, lft);
+    if (sc.recovery.adaptive) {
+      const int64_t ar_ports = std::max<int64_t>(shape.up, radix / 2);
+      routing =
+          route_c.add(routing, route_c.mul(e.switches, e.lids, (1 + ar_ports) * sizeof(uint32_t)));
+    }
+    routing = route_c.add(routing, route_c.mul(e.ports, sizeof(int32_t) + 2 * sizeof(uint32_t)));
+    routing = route_c.add(routing, route_c.mul(e.nics, 2 * sizeof(uint16_t)));
+  }
+  routing = route_c.add(
+      routing,
+      route_c.mul(e.switches, route_c.mul(keys_per_switch, sizeof(uint16_t)) + per_switch_groups));
+  e.parts.push_back({"routing", routing, "hosts.count"});
+
+  // ---- workload and transport ----
+  const Traffic t = traffic_of(sc, e.nics);
+  e.messages = t.messages;
+  e.qps = t.qps;
+  const std::string wkey =
+      sc.workload.kind == workload::WorkloadKind::kCollective  ? "workload.slice"
+      : sc.workload.pattern == workload::PatternKind::kFlows   ? "workload.flows"
+      : sc.workload.pattern == workload::PatternKind::kPoisson ? "workload.duration"
+                                                               : "workload.pattern";
+  const Checked wc{wkey};
+  // Workload::planned_ is built by push_back and (flows, Poisson) stable_sorted with a buffer of
+  // up to as many elements; an explicit list is copied into Simulation::sc_ and Workload::spec_
+  // (the loaded copy is already in the baseline).
+  int64_t work = wc.mul(grown_elements(t.planned), sizeof(workload::PlannedFlow));
+  if (t.sorted) work = wc.add(work, wc.mul(t.planned, sizeof(workload::PlannedFlow)));
+  work = wc.add(work, wc.mul(2, t.explicit_flows, sizeof(workload::ExplicitFlow)));
+  e.parts.push_back({"workload", work, wkey});
+
+  // RoceTransport (transport/rc.h): msgs_ grows by push_back; each QP keeps its message ids
+  // (push_back too: at most twice what it holds) and is indexed by qp_index_; a DCQCN reaction
+  // point per QP; an out-of-order responder's reorder bitmap per QP; per NIC its round-robin ring.
+  const bool dcqcn = sc.roce.cc == transport::CongestionControl::kDcqcn;
+  int64_t transport = wc.mul(grown_elements(t.messages), sizeof(transport::Message));
+  transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
+  const int64_t per_qp =
+      sizeof(transport::Qp) + kMallocOverheadBytes + kHashNodeBytes + kHashBucketBytes +
+      (sc.roce.out_of_order ? (transport::kOooWindow / 64) * 8 + kMallocOverheadBytes : 0);
+  transport = wc.add(transport, wc.mul(grown_elements(t.qps), per_qp));
+  if (dcqcn)
+    transport = wc.add(transport, wc.mul(grown_elements(t.qps), sizeof(transport::DcqcnRp)));
+  transport = wc.add(transport, wc.mul(e.nics, sizeof(Ring<uint32_t>) + sizeof(int64_t) +
+                                                   kMinRingBytes<uint32_t> + sizeof(uint16_t)));
+  e.parts.push_back({"transport", transport, wkey});
+
+  // ---- packets held in queues and on cables ----
+  // Packets exist only in the fabric (a NIC pulls its next packet when its port is free): at
+  // most what the switches' shared buffers hold (plus a stalled NIC's receive buffer), and at
+  // most the traffic itself. Each ring keeps the power-of-two capacity of its deepest backlog,
+  // so the slots held are at most twice the packets.
+  const Checked pc{"fabric.switch.buffer"};
+  int64_t buffer_bytes = pc.mul(e.switches, sc.switch_config.buffer_bytes);
+  if (ib) {
+    // InfiniBand: a packet is sent only against the receiver's credits, so what the fabric
+    // holds is at most every receiving port's per-VL buffer (net/credits.cpp: a switch port
+    // advertises at most 128 KiB per VL and never more than its share of the shared buffer;
+    // an HCA port its ConnectX buffer split over the VLs).
+    const net::IbLinkConfig& l = sc.ib.link;
+    const int64_t vls = std::max(1, l.data_vls);
+    const int64_t switch_vl = l.vl_buffer_bytes > 0 ? l.vl_buffer_bytes : net::kIbMaxVlBufferBytes;
+    const int64_t hca_vl =
+        l.hca_vl_buffer_bytes > 0
+            ? l.hca_vl_buffer_bytes
+            : std::min(net::kIbMaxVlBufferBytes, net::kConnectXPortBufferBytes / vls);
+    buffer_bytes = std::min(buffer_bytes, pc.mul(e.ports - e.nics, vls, switch_vl));
+    buffer_bytes = pc.add(buffer_bytes, pc.mul(e.nics, vls, hca_vl));
+  }
+  if (sc.nic_stall.nic >= 0) buffer_bytes = pc.add(buffer_bytes, sc.nic.rx_buffer_bytes);
+  const int64_t mtu = std::max(1, sc.roce.mtu_bytes);  // resolve_fabric copies the IB MTU here
+  const int64_t payload = std::clamp<int64_t>(t.max_message_bytes, 1, mtu);
+  const int64_t frame =
+      transport::data_frame_bytes(sc.roce, static_cast<uint32_t>(payload), false, false);
+  const int64_t traffic_packets =
+      wc.add(t.total_bytes / mtu, t.inflight_messages >= 0 ? t.inflight_messages : t.messages);
+  e.packets = std::min(buffer_bytes / std::max<int64_t>(frame, 1), traffic_packets);
+  e.parts.push_back({"packets", pc.mul(2, e.packets, sizeof(net::Packet)), "fabric.switch.buffer"});
+
+  // ---- pending events (core/event_queue.h) ----
+  // At most a transmit-done, an arrival, a control arrival and a PFC/credit timer per port, two
+  // timers per QP, a wake per NIC; each radix-heap bucket keeps the capacity of its fullest
+  // moment, up to twice that, and an event may sit in any bucket: counted twice more.
+  const int64_t pending =
+      topo_c.add(topo_c.add(topo_c.mul(e.ports, 4), topo_c.mul(t.qps, 2)), e.nics + 4);
+  e.parts.push_back({"events", topo_c.mul(4 * pending, sizeof(Event)), "hosts.count"});
+
+  // ---- capture and the run's result ----
+  const Checked cc{"outputs.pcap.frames"};
+  // Captured frames (Simulation::captured_, push_back); on InfiniBand every flow-control packet
+  // is captured too without counting towards the limit: at most one per data frame received.
+  const int64_t frames = cc.mul(sc.capture.max_frames, ib ? 2 : 1);
+  const int64_t capture = cc.mul(grown_elements(frames), sizeof(CapturedFrame));
+  e.parts.push_back({"capture", capture, "outputs.pcap.frames"});
+  // run_scenario builds one FlowRecord per message (reserved exactly) while the simulation is
+  // still alive.
+  const int64_t records = wc.mul(t.messages, sizeof(FlowRecord));
+  e.parts.push_back({"flow records", records, wkey});
+  e.result_bytes = wc.add(records, cc.mul(frames, sizeof(CapturedFrame)));
+
+  // ---- writing outputs, after the simulation is freed ----
+  // flows.csv is one string (output/csv.cpp), doubling as it grows: per flow 13 fields and
+  // their separators; ids and sizes as long as their largest value, the four times in
+  // picoseconds (16 digits: up to 2.7 simulated hours), the slowdown as "%.6f" and the payload
+  // counters one digit longer than a message (retransmissions). The FCT
+  // percentiles sort a copy of the FCTs (output/flow_stats.cpp). The capture is rewritten per
+  // frame into its own buffer (IB: one decoded record per frame).
+  const int64_t csv_row = 13 + digits(t.messages) + 2 * digits(e.nics) +
+                          digits(t.max_message_bytes) + 4 * kTimeDigits + kSlowdownChars +
+                          3 * (digits(t.max_message_bytes) + 1) + kRetransmitDigits;
+  int64_t outputs = wc.add(e.result_bytes, grown_elements(wc.mul(t.messages, csv_row)));
+  outputs = wc.add(outputs, wc.mul(grown_elements(t.messages), sizeof(int64_t)));
+  if (ib) outputs = wc.add(outputs, cc.mul(frames, sizeof(CapturedFrame)));
+  e.output_bytes = outputs;
+  // The sum stays below the bound too (so simulation_bytes() cannot overflow); the part that
+  // tips it over is the one named.
+  int64_t sum = 0;
+  for (const MemoryPart& p : e.parts) sum = Checked{p.key}.add(sum, p.bytes);
+  return e;
+}
+
+std::string describe_parts(const ResourceEstimate& e) {
+  std::vector<MemoryPart> parts = e.parts;
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const MemoryPart& a, const MemoryPart& b) { return a.bytes > b.bytes; });
+  const int64_t total = e.peak_bytes();
+  std::string out;
+  for (const MemoryPart& p : parts) {
+    if (p.bytes * 2000 < total) continue;
+    out += (out.empty() ? "" : ", ") + p.name + " " + format_bytes(p.bytes);
+  }
+  if (e.output_bytes > e.simulation_bytes()) {
+    out +=
+        (out.empty() ? "" : "; ") + std::string("writing outputs ") + format_bytes(e.output_bytes);
+  }
+  return out;
+}
+
+int64_t current_rss_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t size_pages = 0, resident_pages = 0;
+  if (!(statm >> size_pages >> resident_pages)) return 0;
+  return resident_pages * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+}
+
+int64_t code_to_page_in_bytes() {
+  char exe[4096];
+  const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0) return 0;
+  const std::string path(exe, static_cast<size_t>(len));
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool code = false;  // inside an executable mapping of our own binary
+  int64_t size_kib = 0, rss_kib = 0;
+  while (std::getline(smaps, line)) {
+    if (!line.empty() && std::isxdigit(static_cast<unsigned char>(line[0])) &&
+        line.find(' ') != std::string::npos && line.find(':') > line.find(' ')) {
+      // A mapping header: "start-end perms offset dev inode path".
+      std::istringstream header(line);
+      std::string range, perms, offset, dev, inode, name;
+      header >> range >> perms >> offset >> dev >> inode >> name;
+      code = perms.size() > 2 && perms[2] == 'x' && name == path;
+      continue;
+    }
+    if (!code) continue;
+    std::istringstream field(line);
+    std::string tag;
+    int64_t kib = 0;
+    field >> tag >> kib;
+    if (tag == "Size:") size_kib += kib;
+    if (tag == "Rss:") rss_kib += kib;
+  }
+  return std::max<int64_t>(0, size_kib - rss_kib) * 1024;
+}
+
+int64_t available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    if (line.rfind("MemAvailable:", 0) != 0) continue;
+    std::istringstream fields(line.substr(13));
+    int64_t kib = 0;
+    std::string unit;
+    if (fields >> kib >> unit && unit == "kB") return kib * 1024;  // proc(5): kibibytes
+    return 0;
+  }
+  return 0;
+}
+
+}  // namespace fabricsim::scenario
