@@ -68,7 +68,7 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   m.flows_total = flows.total;
   m.flows_completed = flows.completed;
   m.collective = r.collective.present;
-  m.collective_done = r.collective.present && r.collective.time_ps > 0;
+  m.collective_done = r.collective.present && r.collective.time_ps >= 0;
   if (m.collective_done) {
     m.collective_time_ps = r.collective.time_ps;
     m.busbw_gbytes_per_s = r.collective.busbw_gbytes_per_s;

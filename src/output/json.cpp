@@ -22,13 +22,16 @@ ordered_json result_to_json(const scenario::RunResult& r) {
 
   const scenario::CollectiveResult& c = r.collective;
   if (c.present) {
+    // A collective that did not finish has no bandwidth: time -1 and null bandwidths, never a
+    // 0 that reads as a measurement.
+    const bool done = c.time_ps >= 0;
     j["collective"] = {{"op", c.op},
                        {"algorithm", c.algorithm},
                        {"ranks", c.ranks},
                        {"size_bytes", c.size_bytes},
                        {"time_ps", c.time_ps},
-                       {"algbw_gbytes_per_s", c.algbw_gbytes_per_s},
-                       {"busbw_gbytes_per_s", c.busbw_gbytes_per_s}};
+                       {"algbw_gbytes_per_s", done ? ordered_json(c.algbw_gbytes_per_s) : nullptr},
+                       {"busbw_gbytes_per_s", done ? ordered_json(c.busbw_gbytes_per_s) : nullptr}};
   } else {
     j["collective"] = nullptr;
   }
@@ -65,6 +68,8 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"cnps", n.cnps},
                    {"plb_repaths", n.plb_repaths},
                    {"link_down_drops", n.link_down_drops},
+                   {"link_loss_drops", n.link_loss_drops},
+                   {"unroutable_drops", n.unroutable_drops},
                    {"credit_packets", n.credit_packets},
                    {"credit_waits", n.credit_waits},
                    {"credit_violations", n.credit_violations},

@@ -54,7 +54,7 @@ std::string format_summary(const scenario::RunResult& r) {
                                                    : " (stopped before every flow finished)"));
   rows.emplace_back("flows", count(flows.completed) + " / " + count(flows.total) + " completed");
   const scenario::CollectiveResult& c = r.collective;
-  if (c.present && c.time_ps <= 0) {  // stopped (stop_time, interrupted, QP errors) before the end
+  if (c.present && c.time_ps < 0) {  // stopped (stop_time, interrupted, QP errors) before the end
     rows.emplace_back("collective", c.op + " " + c.algorithm + ", " + count(c.ranks) + " ranks, " +
                                         format_bytes(c.size_bytes) + ", not finished");
   } else if (c.present) {

@@ -38,7 +38,7 @@ struct CollectiveResult {
   std::string algorithm;  // "ring"
   int ranks = 0;
   int64_t size_bytes = 0;
-  int64_t time_ps = 0;
+  int64_t time_ps = -1;  // -1 = did not finish (stop time, interruption, QP errors)
   double algbw_gbytes_per_s = 0;  // nccl-tests: S / t
   double busbw_gbytes_per_s = 0;  // nccl-tests: algbw x 2(n-1)/n for all-reduce
 };
@@ -75,6 +75,8 @@ struct FabricCounters {
   int64_t cnps = 0;                  // CNPs sent by receivers
   int64_t plb_repaths = 0;           // PLB source-port changes
   int64_t link_down_drops = 0;       // packets lost on or queued for a failed link
+  int64_t link_loss_drops = 0;       // data frames lost to fabric.link.loss_rate
+  int64_t unroutable_drops = 0;      // packets a switch had no route for (e.g. after a failure)
   // InfiniBand link layer. paused_ps above is then the time VLs waited for credits.
   int64_t credit_packets = 0;        // flow-control packets sent
   int64_t credit_waits = 0;          // times a VL's head packet had to wait for credits

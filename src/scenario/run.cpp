@@ -212,6 +212,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.cnps = tc.cnps_sent;
   fc.plb_repaths = tc.plb_repaths;
   fc.link_down_drops = nc.link_down_drops;
+  fc.link_loss_drops = nc.link_losses;
+  fc.unroutable_drops = nc.unroutable_packets;
   fc.credit_packets = nc.credit_packets;
   fc.credit_waits = nc.credit_waits;
   fc.credit_violations = nc.credit_violations;
