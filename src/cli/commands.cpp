@@ -23,9 +23,9 @@ namespace {
 
 // Fills `loaded`, or prints the loader's one-line error and returns false.
 bool load(const std::string& file, const std::vector<std::string>& sets,
-          scenario::LoadedScenario& loaded) {
+          const std::vector<std::string>& unsets, scenario::LoadedScenario& loaded) {
   try {
-    loaded = scenario::load_scenario(file, sets);
+    loaded = scenario::load_scenario(file, sets, unsets);
     return true;
   } catch (const scenario::LoadError& e) {
     std::cerr << e.what() << "\n";
@@ -108,7 +108,7 @@ std::string skipped_note(const std::vector<std::pair<std::string, std::vector<Sk
 
 int run_command(const RunArgs& args) {
   scenario::LoadedScenario loaded;
-  if (!load(args.file, args.sets, loaded)) return kExitBadInput;
+  if (!load(args.file, args.sets, args.unsets, loaded)) return kExitBadInput;
   const std::string out_dir = args.out_dir.empty() ? loaded.scenario.output_dir : args.out_dir;
 
   scenario::RunResult result;
@@ -160,7 +160,7 @@ int compare_command(const CompareArgs& args) {
     for (const std::string& fabric : fabrics) {
       Prepared p{fabric, {}, {}, ""};
       try {
-        p.loaded = source.load_for(fabric, args.sets, p.skipped);
+        p.loaded = source.load_for(fabric, args.sets, p.skipped, args.unsets);
         scenario::check_scenario(p.loaded.scenario);
         scenario::Scenario resolved = p.loaded.scenario;
         scenario::apply_infiniband(resolved);  // refuses what an ib fabric cannot model
@@ -227,9 +227,10 @@ int compare_command(const CompareArgs& args) {
   return kExitOk;
 }
 
-int validate_command(const std::string& file, const std::vector<std::string>& sets) {
+int validate_command(const std::string& file, const std::vector<std::string>& sets,
+                     const std::vector<std::string>& unsets) {
   scenario::LoadedScenario loaded;
-  if (!load(file, sets, loaded)) return kExitBadInput;
+  if (!load(file, sets, unsets, loaded)) return kExitBadInput;
   try {
     scenario::check_scenario(loaded.scenario);
   } catch (const InputError& e) {

@@ -16,8 +16,9 @@ inline constexpr int kExitBadInput = 2;
 
 struct RunArgs {
   std::string file;
-  std::vector<std::string> sets;  // key.path=value, in command-line order
-  std::string out_dir;            // "" = the scenario's outputs.dir
+  std::vector<std::string> sets;    // key.path=value, in command-line order
+  std::vector<std::string> unsets;  // key paths, applied before `sets`
+  std::string out_dir;              // "" = the scenario's outputs.dir
 };
 
 // Simulates, prints the summary, and only then writes result.json, flows.csv and run.json.
@@ -27,6 +28,7 @@ struct CompareArgs {
   std::string file;
   std::string fabrics = "ib,roce";  // comma-separated fabric.technology values, table order
   std::vector<std::string> sets;    // key.path=value, scoped per fabric like the file's keys
+  std::vector<std::string> unsets;  // key paths removed before `sets` apply
   std::string out_dir;              // "" = the scenario's outputs.dir
 };
 
@@ -38,7 +40,8 @@ struct CompareArgs {
 int compare_command(const CompareArgs& args);
 
 // Loads and checks (scenario::check_scenario) without simulating; prints "FILE: ok".
-int validate_command(const std::string& file, const std::vector<std::string>& sets);
+int validate_command(const std::string& file, const std::vector<std::string>& sets,
+                     const std::vector<std::string>& unsets = {});
 // Prints the markdown reference of every scenario key.
 int keys_command();
 

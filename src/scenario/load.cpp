@@ -2,18 +2,57 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "core/checked.h"
+#include "core/units.h"
 #include "scenario/knobs.h"
 
 namespace fabricsim::scenario {
 namespace {
 
 using workload::SizeCdfPoint;
+
+// The registry allows at most 2^24 hosts x 64 NICs (knob_registry.cpp), so a larger index is no
+// NIC; refusing it here also keeps it from being narrowed into the int the workload holds.
+constexpr int64_t kMaxNicIndex = int64_t{1} << 30;
+
+// What kind of file `st` describes, for "is a ..., not a regular file".
+const char* file_kind(const struct stat& st) {
+  if (S_ISDIR(st.st_mode)) return "a directory";
+  if (S_ISCHR(st.st_mode)) return "a character device";
+  if (S_ISBLK(st.st_mode)) return "a block device";
+  if (S_ISFIFO(st.st_mode)) return "a FIFO";
+  if (S_ISSOCK(st.st_mode)) return "a socket";
+  return "not a regular file";
+}
+
+[[noreturn]] void file_error(const std::string& path, const std::string& message) {
+  throw LoadError({path, 0}, "(file)", message);
+}
+
+// Refuses anything but a regular file of at most kMaxScenarioFileBytes. `followed` says whether
+// `path` is a symbolic link (the message then says what it points to).
+void check_file(const std::string& path, const struct stat& st, bool followed) {
+  if (!S_ISREG(st.st_mode)) {
+    const std::string kind = file_kind(st);
+    if (kind == "a directory" && !followed) file_error(path, "cannot read: is a directory");
+    file_error(path, std::string("cannot read: ") +
+                         (followed ? "is a symbolic link to " : "is ") + kind +
+                         ", not a regular file");
+  }
+  if (st.st_size > kMaxScenarioFileBytes) {
+    file_error(path, "is " + format_bytes(st.st_size) + "; a scenario file may be at most " +
+                         format_bytes_exact(kMaxScenarioFileBytes));
+  }
+}
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -62,12 +101,29 @@ std::string expected_value(const Knob& k) {
   return "";
 }
 
+// "" when `text` is valid UTF-8, else what is wrong and where, without echoing the bytes (the
+// error line itself must stay valid UTF-8).
+std::string utf8_problem(std::string_view text) {
+  const size_t at = invalid_utf8_offset(text);
+  if (at == std::string_view::npos) return "";
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[at]));
+  return std::string("invalid UTF-8 (byte ") + byte + " at offset " + std::to_string(at) +
+         "); scenario text must be UTF-8";
+}
+
 class Loader {
  public:
   explicit Loader(std::string file) { out_.file = std::move(file); }
 
-  LoadedScenario load(std::string_view text, const std::vector<std::string>& overrides) {
+  LoadedScenario load(std::string_view text, const std::vector<std::string>& overrides,
+                      const std::vector<std::string>& unsets) {
     YAML::Node root = parse_document(text);
+    // Every --unset first, then every --set: `--unset fabric.roce --set fabric.roce.cc=none`
+    // means "the defaults, except cc", whatever order the options came in.
+    for (size_t i = 0; i < unsets.size(); ++i) {
+      apply_unset(root, unsets[i], static_cast<int>(i) + 1);
+    }
     for (size_t i = 0; i < overrides.size(); ++i) {
       apply_override(root, overrides[i], static_cast<int>(i) + 1);
     }
@@ -115,15 +171,9 @@ class Loader {
     return docs[0];
   }
 
-  // Grafts `key.path=value` onto the tree, so the override goes through the same checks as the
-  // file. Only leaf keys can be overridden: replacing a whole group would hide what changed.
-  void apply_override(YAML::Node& root, const std::string& text, int index) {
-    const SourceLocation where{"--set", index};
-    const size_t eq = text.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      fail(where, "(set)", "expected key.path=value, got '" + text + "'");
-    }
-    const std::string path = text.substr(0, eq);
+  // The components of `path` ("fabric.link.rate" -> fabric, link, rate) after checking that
+  // it names a known key or group; otherwise the usual unknown-key error at `where`.
+  std::vector<std::string> known_path(const SourceLocation& where, const std::string& path) {
     std::vector<std::string> parts;
     std::string group;
     for (size_t start = 0;;) {
@@ -141,6 +191,40 @@ class Loader {
       if (dot == std::string::npos) break;
       start = dot + 1;
     }
+    return parts;
+  }
+
+  // Removes `key.path` (a leaf, or a group with everything under it) from the tree, so the file
+  // reads as if it had never set it. A known key the file does not set is left alone.
+  void apply_unset(YAML::Node& root, const std::string& path, int index) {
+    const SourceLocation where{"--unset", index};
+    if (const std::string bad = utf8_problem(path); !bad.empty()) fail(where, "(unset)", bad);
+    if (path.empty() || path.find('=') != std::string::npos) {
+      fail(where, "(unset)", "expected a key path like fabric.roce.dcqcn_profile, got '" + path +
+                                 "'");
+    }
+    const std::vector<std::string> parts = known_path(where, path);
+    YAML::Node cur(root);
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+      // Looked up through a const handle: the non-const operator[] would add the key.
+      YAML::Node next = static_cast<const YAML::Node&>(cur)[parts[i]];
+      if (!next.IsDefined() || !next.IsMap()) return;  // absent (or not a group: the file's own error, reported later)
+      cur.reset(next);  // rebinds; operator= would overwrite the node (yaml-cpp semantics)
+    }
+    cur.remove(parts.back());
+  }
+
+  // Grafts `key.path=value` onto the tree, so the override goes through the same checks as the
+  // file. Only leaf keys can be overridden: replacing a whole group would hide what changed.
+  void apply_override(YAML::Node& root, const std::string& text, int index) {
+    const SourceLocation where{"--set", index};
+    if (const std::string bad = utf8_problem(text); !bad.empty()) fail(where, "(set)", bad);
+    const size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      fail(where, "(set)", "expected key.path=value, got '" + text + "'");
+    }
+    const std::string path = text.substr(0, eq);
+    const std::vector<std::string> parts = known_path(where, path);
     if (find_knob(path) == nullptr) {
       fail(where, path, "is a group of keys; set one of: " + join(child_keys(path)));
     }
@@ -177,6 +261,9 @@ class Loader {
       if (!key.IsScalar()) {
         fail(at(key, group), group.empty() ? "(root)" : group,
              "keys must be plain words, got " + node_kind(key));
+      }
+      if (const std::string bad = utf8_problem(key.Scalar()); !bad.empty()) {
+        fail(at(key, group), group.empty() ? "(root)" : group, "a key has " + bad);
       }
       const std::string path = join_path(group, key.Scalar());
       const SourceLocation where = at(key, path);
@@ -221,9 +308,18 @@ class Loader {
     if (!value.IsScalar()) {
       fail(where, k.path, expected_value(k) + ", got " + node_kind(value));
     }
+    check_utf8(value, where, k.path);
     ParseResult<KnobValue> r = parse_knob_value(k, value.Scalar());
     if (!r.ok) fail(where, k.path, r.error);
     parsed_[k.path] = std::move(r.value);
+  }
+
+  void check_utf8(const YAML::Node& scalar, const SourceLocation& where,
+                  const std::string& path) const {
+    if (!scalar.IsScalar()) return;
+    if (const std::string bad = utf8_problem(scalar.Scalar()); !bad.empty()) {
+      fail(where, path, bad);
+    }
   }
 
   std::vector<SizeCdfPoint> read_size_cdf(const Knob& k, const YAML::Node& value,
@@ -240,9 +336,13 @@ class Loader {
         fail(here, path,
              "expected [size, cumulative probability] like [1MB, 0.5], got " + node_kind(point));
       }
+      for (const YAML::Node& item : point) check_utf8(item, here, path);
       const ParseResult<int64_t> size = parse_bytes(point[0].Scalar());
       if (!size.ok) fail(here, path, size.error);
       if (size.value <= 0) fail(here, path, "size must be > 0");
+      if (size.value > kMaxSizeBytes) {
+        fail(here, path, "size must be <= " + format_bytes_exact(kMaxSizeBytes));
+      }
       const ParseResult<double> p = parse_real(point[1].Scalar());
       if (!p.ok) fail(here, path, p.error + "; expected a cumulative probability");
       if (p.value <= 0 || p.value > 1) fail(here, path, "probability must be in (0, 1]");
@@ -282,17 +382,30 @@ class Loader {
              "expected [src NIC, dst NIC, size, start] or [src, dst, size, start, SL] like "
              "[1, 0, 1MB, 0us], got " + node_kind(f));
       }
+      for (const YAML::Node& item : f) check_utf8(item, here, path);
       const ParseResult<int64_t> src = parse_integer(f[0].Scalar());
       const ParseResult<int64_t> dst = parse_integer(f[1].Scalar());
       if (!src.ok || !dst.ok || src.value < 0 || dst.value < 0) {
         fail(here, path, "src and dst must be NIC indices >= 0");
       }
+      // Indices are ints downstream; anything larger is no NIC (workload::check says which are).
+      if (src.value > kMaxNicIndex || dst.value > kMaxNicIndex) {
+        fail(here, path, "src and dst must be NIC indices below 2^30 (hosts.count x "
+                         "hosts.nics_per_host is at most that)");
+      }
       if (src.value == dst.value) fail(here, path, "a flow needs two different NICs");
       const ParseResult<int64_t> size = parse_bytes(f[2].Scalar());
       if (!size.ok) fail(here, path, size.error);
       if (size.value <= 0) fail(here, path, "size must be > 0");
+      if (size.value > kMaxSizeBytes) {
+        fail(here, path, "size must be <= " + format_bytes_exact(kMaxSizeBytes));
+      }
       const ParseResult<int64_t> start = parse_time_ps(f[3].Scalar());
       if (!start.ok) fail(here, path, start.error);
+      if (start.value > kSimHorizonPs) {
+        fail(here, path, "start must be <= " + format_time_exact(kSimHorizonPs) +
+                             ", the simulated-time horizon");
+      }
       int sl = -1;
       if (f.size() == 5) {
         const ParseResult<int64_t> level = parse_integer(f[4].Scalar());
@@ -366,6 +479,83 @@ class Loader {
 
 }  // namespace
 
+size_t invalid_utf8_offset(std::string_view text) {
+  // RFC 3629 section 4: the well-formed sequences, so overlong forms, UTF-16 surrogates
+  // (U+D800..DFFF) and code points above U+10FFFF are refused as nlohmann::json refuses them.
+  const auto* b = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = b[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + 1 >= n || b[i + 1] < lo || b[i + 1] > hi) return i;
+    for (size_t k = 2; k < len; ++k) {
+      if (i + k >= n || (b[i + k] & 0xC0) != 0x80) return i;
+    }
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+std::string read_scenario_file(const std::string& path) {
+  // stat before open: opening a FIFO blocks until a writer comes, and a device need not be
+  // opened at all to be refused.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    file_error(path, std::string("cannot open: ") + std::strerror(errno));
+  }
+  struct stat link {};
+  const bool followed = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+  check_file(path, st, followed);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) file_error(path, std::string("cannot open: ") + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  // Again on what was opened: the path may have been replaced since the stat.
+  if (::fstat(fd, &st) != 0) file_error(path, std::string("cannot read: ") + std::strerror(errno));
+  check_file(path, st, followed);
+  // Read at most one byte past the limit whatever the size said: a file that grows while it is
+  // read (a log, a pipe swapped in) is refused rather than followed.
+  std::string text(static_cast<size_t>(st.st_size) + 1, '\0');
+  size_t got = 0;
+  for (;;) {
+    if (got == text.size()) {
+      if (got > static_cast<size_t>(kMaxScenarioFileBytes)) {
+        file_error(path, "grew past " + format_bytes_exact(kMaxScenarioFileBytes) +
+                             " while being read; a scenario file may be at most that");
+      }
+      text.resize(std::min(text.size() * 2, static_cast<size_t>(kMaxScenarioFileBytes) + 1));
+    }
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) file_error(path, std::string("cannot read: ") + std::strerror(errno));
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
 std::string SourceLocation::str() const {
   return line > 0 ? file + ":" + std::to_string(line) : file;
 }
@@ -397,28 +587,21 @@ SourceLocation LoadedScenario::locate(std::string_view key_path) const {
 }
 
 LoadedScenario load_scenario_string(std::string_view yaml, const std::string& file_name,
-                                    const std::vector<std::string>& set_overrides) {
-  return Loader(file_name).load(yaml, set_overrides);
+                                    const std::vector<std::string>& set_overrides,
+                                    const std::vector<std::string>& unset_overrides) {
+  return Loader(file_name).load(yaml, set_overrides, unset_overrides);
 }
 
 LoadedScenario load_scenario(const std::string& path,
-                             const std::vector<std::string>& set_overrides) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw LoadError({path, 0}, "(file)", "cannot read: is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw LoadError({path, 0}, "(file)", std::string("cannot open: ") + std::strerror(errno));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_scenario_string(text.str(), path, set_overrides);
+                             const std::vector<std::string>& set_overrides,
+                             const std::vector<std::string>& unset_overrides) {
+  return load_scenario_string(read_scenario_file(path), path, set_overrides, unset_overrides);
 }
 
 Scenario load_scenario_file(const std::string& path,
-                            const std::vector<std::string>& set_overrides) {
-  return load_scenario(path, set_overrides).scenario;
+                            const std::vector<std::string>& set_overrides,
+                            const std::vector<std::string>& unset_overrides) {
+  return load_scenario(path, set_overrides, unset_overrides).scenario;
 }
 
 std::string format_input_error(const LoadedScenario& loaded, const InputError& error) {

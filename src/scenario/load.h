@@ -6,12 +6,19 @@
 //   default.yaml:4: fabric.link.rate: missing unit in '400'; expected a rate like 400Gbps
 //   --set:2: routing.ecmp.hash: must be one of: crc32, xor_fold
 //   default.yaml:9: (yaml): end of map not found
-// LINE is 1-based. An override is located as `--set:N`, N counting the overrides from 1 in
-// command-line order. Pseudo key paths name errors that belong to no key: (yaml) for malformed
-// YAML, (file) for an unreadable file (no line then), (root) for a document that is not a map,
-// (set) for an override without '='.
+// LINE is 1-based. An override is located as `--set:N` (or `--unset:N`), N counting that
+// option's occurrences from 1 in command-line order. Pseudo key paths name errors that belong to
+// no key: (yaml) for malformed YAML, (file) for a file that cannot or may not be read (no line
+// then), (root) for a document that is not a map, (set) for an override without '=', (unset)
+// for a malformed --unset.
+//
+// Bounded input: the file must be a regular file (after following symbolic links; /dev/zero, a
+// FIFO or a directory is refused before reading a byte) of at most kMaxScenarioFileBytes, and
+// every string it carries (keys, values, list items, overrides) must be valid UTF-8, since the
+// result files are JSON.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -30,6 +37,22 @@ struct SourceLocation {
   // "FILE:LINE", or "FILE" when line is 0.
   std::string str() const;
 };
+
+// The largest scenario file accepted: 64 MiB. The largest realistic input is an explicit flow
+// list: one flow takes ~34 bytes (`    - [12, 345, 64KiB, 123.456us]`), so the 1.66 M-flow list
+// of issue 9 is ~56 MB and fits; anything bigger is not a hand-written scenario. yaml-cpp needs
+// about 75 bytes of memory per byte of such a list (measured: 200k flows, 6.8 MB, 503 MB peak
+// RSS for `fabricsim validate`), so the limit also caps the parser at ~5 GB.
+inline constexpr int64_t kMaxScenarioFileBytes = int64_t{64} << 20;
+
+// The contents of the scenario file at `path`, read with the bound above. Throws LoadError with
+// key (file): missing or unreadable, not a regular file, too large, or grown past the limit
+// while being read.
+std::string read_scenario_file(const std::string& path);
+
+// The offset of the first byte that is not part of well-formed UTF-8 (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF), or npos when `text` is valid.
+size_t invalid_utf8_offset(std::string_view text);
 
 class LoadError : public std::runtime_error {
  public:
@@ -56,15 +79,22 @@ struct LoadedScenario {
   SourceLocation locate(std::string_view key_path) const;
 };
 
-// Throws LoadError on any bad input, the file's absence included.
+// Throws LoadError on any bad input, the file's absence included. `unset_overrides` are key
+// paths (a leaf, or a group and everything under it) removed from the file before the
+// `set_overrides` (key.path=value) are applied, each list in its own order: --unset goes first
+// whatever the order on the command line. Unsetting a known key the file does not set does
+// nothing; an unknown key is the usual error, located at --unset:N.
 LoadedScenario load_scenario(const std::string& path,
-                             const std::vector<std::string>& set_overrides = {});
+                             const std::vector<std::string>& set_overrides = {},
+                             const std::vector<std::string>& unset_overrides = {});
 // The same from text in memory; `file_name` only labels messages.
 LoadedScenario load_scenario_string(std::string_view yaml, const std::string& file_name,
-                                    const std::vector<std::string>& set_overrides = {});
+                                    const std::vector<std::string>& set_overrides = {},
+                                    const std::vector<std::string>& unset_overrides = {});
 // load_scenario without the locations.
 Scenario load_scenario_file(const std::string& path,
-                            const std::vector<std::string>& set_overrides = {});
+                            const std::vector<std::string>& set_overrides = {},
+                            const std::vector<std::string>& unset_overrides = {});
 
 // `FILE:LINE: key.path: message` with newlines flattened, so the result is always one line.
 std::string format_error_line(const SourceLocation& where, std::string_view key_path,
