@@ -26,7 +26,9 @@ void bound_unit_keys(std::vector<Knob>& k) {
     if (knob.type == KnobType::kTime) max = static_cast<double>(kSimHorizonPs);
     if (knob.type == KnobType::kBytes) max = static_cast<double>(kMaxSizeBytes);
     if (knob.type == KnobType::kRate) max = static_cast<double>(kMaxRateBps);
-    if (max > 0 && (!knob.max || knob.max->value > max)) knob.max = Bound{max};
+    if (max > 0 && knob.one_of.empty() && (!knob.max || knob.max->value > max)) {
+      knob.max = Bound{max};
+    }
   }
 }
 
