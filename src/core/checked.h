@@ -36,6 +36,12 @@ inline constexpr int64_t kMaxRateBps = 100'000'000'000'000;
 // it is 2^43, far inside int64, and 2^22 such sizes still sum to less than 2^63.
 inline constexpr int64_t kMaxSizeBytes = int64_t{1} << 40;
 
+// The longest latency one device may add per packet or message (switch port-to-port, each
+// NIC/host part): 1 s, 10^6 x a real switch's or NIC's ~1 us. An ideal FCT sums a dozen such
+// terms per hop (transport/frames.cpp), which then stays below 10^13 ps instead of reaching
+// int64 with a dozen horizon-sized latencies.
+inline constexpr int64_t kMaxDeviceLatencyPs = kPsPerSecond;
+
 // a * b, or nullopt when it does not fit in int64.
 inline std::optional<int64_t> checked_mul(int64_t a, int64_t b) {
   int64_t out = 0;

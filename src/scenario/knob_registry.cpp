@@ -100,8 +100,10 @@ std::vector<Knob> build_knob_registry() {
       {.path = "fabric.switch.latency",
        .type = KnobType::kTime,
        .description = "Switch port-to-port latency",
-       .source = "SPEC §8: Ethernet cut-through adds ~400-600 ns; SPEC §5 example",
-       .min = non_negative},
+       .source = "SPEC §8: Ethernet cut-through adds ~400-600 ns; SPEC §5 example; at most 1 s "
+                 "(core/checked.h kMaxDeviceLatencyPs)",
+       .min = non_negative,
+       .max = Bound{static_cast<double>(kMaxDeviceLatencyPs)}},
       [](auto& s) -> auto& { return s.switch_config.latency_ps; }));
   k.push_back(bind(
       {.path = "fabric.switch.buffer",

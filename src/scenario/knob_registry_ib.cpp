@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/checked.h"
 #include "net/config.h"
 #include "scenario/knob_bind.h"
 #include "scenario/knobs.h"
@@ -45,8 +46,10 @@ void add_infiniband_knobs(std::vector<Knob>& k) {
                     .type = KnobType::kTime,
                     .description = "InfiniBand switch port-to-port latency (replaces "
                                    "fabric.switch.latency on an ib fabric)",
-                    .source = "SPEC §8: roughly 130-300 ns; Quantum-class low end",
-                    .min = non_negative},
+                    .source = "SPEC §8: roughly 130-300 ns; Quantum-class low end; at most 1 s "
+                              "(core/checked.h kMaxDeviceLatencyPs)",
+                    .min = non_negative,
+                    .max = Bound{static_cast<double>(kMaxDeviceLatencyPs)}},
                    [](auto& s) -> auto& { return s.ib.switch_latency_ps; }));
   // The credit bound (net/config.h kIbMaxVlBufferBytes): FCTBS/FCCL are 12-bit, so no receiver
   // advertises more than 2048 credits = 128 KiB per VL; a larger value is refused.

@@ -112,6 +112,12 @@ TEST(Ranges, KeysAreBoundedByTheRegistry) {
   EXPECT_EQ(load_error("stop_time: 1000001s\n"), "s.yaml:1: stop_time: must be between 0 and 1000000s");
   EXPECT_EQ(load_error("workload: {size: 1025GiB}\n"),
             "s.yaml:1: workload.size: must be in (0, 1024GiB]");
+  EXPECT_EQ(load_error("fabric: {nic: {doorbell: 1001ms}}\n"),
+            "s.yaml:1: fabric.nic.doorbell: must be between 0 and 1s")
+      << "a dozen per-hop latencies are summed into an ideal FCT";
+  EXPECT_EQ(load_error("fabric: {ib: {hoq_lifetime: 3s}}\n"),
+            "s.yaml:1: fabric.ib.hoq_lifetime: must be in (0, 2.147483648s]")
+      << "4.096 us x 2^19, the largest finite HOQLife";
   EXPECT_EQ(load_error("fabric: {link: {cable: 20001km}}\n"),
             "s.yaml:1: fabric.link.cable: must be between 0 and 20000km");
 }
