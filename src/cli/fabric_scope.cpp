@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "scenario/knobs.h"
+#include "scenario/scenario_file.h"
 
 namespace fabricsim::cli {
 namespace {

@@ -12,13 +12,11 @@
 // then), (root) for a document that is not a map, (set) for an override without '=', (unset)
 // for a malformed --unset.
 //
-// Bounded input: the file must be a regular file (after following symbolic links; /dev/zero, a
-// FIFO or a directory is refused before reading a byte) of at most kMaxScenarioFileBytes, and
-// every string it carries (keys, values, list items, overrides) must be valid UTF-8, since the
-// result files are JSON.
+// Bounded input: the file is read by read_scenario_file (scenario/scenario_file.h), which
+// refuses anything but a regular file of limited size, and every string the scenario carries
+// (keys, values, list items, overrides) must be valid UTF-8, since the result files are JSON.
 #pragma once
 
-#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -37,22 +35,6 @@ struct SourceLocation {
   // "FILE:LINE", or "FILE" when line is 0.
   std::string str() const;
 };
-
-// The largest scenario file accepted: 64 MiB. The largest realistic input is an explicit flow
-// list: one flow takes ~34 bytes (`    - [12, 345, 64KiB, 123.456us]`), so the 1.66 M-flow list
-// of issue 9 is ~56 MB and fits; anything bigger is not a hand-written scenario. yaml-cpp needs
-// about 75 bytes of memory per byte of such a list (measured: 200k flows, 6.8 MB, 503 MB peak
-// RSS for `fabricsim validate`), so the limit also caps the parser at ~5 GB.
-inline constexpr int64_t kMaxScenarioFileBytes = int64_t{64} << 20;
-
-// The contents of the scenario file at `path`, read with the bound above. Throws LoadError with
-// key (file): missing or unreadable, not a regular file, too large, or grown past the limit
-// while being read.
-std::string read_scenario_file(const std::string& path);
-
-// The offset of the first byte that is not part of well-formed UTF-8 (RFC 3629: no overlong
-// forms, no surrogates, nothing above U+10FFFF), or npos when `text` is valid.
-size_t invalid_utf8_offset(std::string_view text);
 
 class LoadError : public std::runtime_error {
  public:

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "scenario/load.h"
+#include "scenario/scenario_file.h"
 
 namespace fabricsim::scenario {
 namespace {
