@@ -171,8 +171,8 @@ void check_ranges(const Scenario& sc) {
 
   // The least simulated time the run needs: the busiest NIC clocks its bytes out (or in) one
   // after another, after the latest start.
-  const std::string horizon = "; the simulator's horizon is " +
-                              format_time_exact(kSimHorizonPs) + " (int64 picoseconds)";
+  const std::string horizon =
+      "; the simulator's horizon is " + format_time_exact(kSimHorizonPs) + " (int64 picoseconds)";
   const Wide transfer_ps = ceil_div(d.nic_bytes * 8 * kPsPerSecond, rate);
   const Wide need_ps = d.latest_start_ps + transfer_ps;
   if (need_ps > kSimHorizonPs) {

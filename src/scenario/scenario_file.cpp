@@ -33,9 +33,8 @@ void check_file(const std::string& path, const struct stat& st, bool followed) {
   if (!S_ISREG(st.st_mode)) {
     const std::string kind = file_kind(st);
     if (kind == "a directory" && !followed) file_error(path, "cannot read: is a directory");
-    file_error(path, std::string("cannot read: ") +
-                         (followed ? "is a symbolic link to " : "is ") + kind +
-                         ", not a regular file");
+    file_error(path, std::string("cannot read: ") + (followed ? "is a symbolic link to " : "is ") +
+                         kind + ", not a regular file");
   }
   if (st.st_size > kMaxScenarioFileBytes) {
     file_error(path, "is " + format_bytes(st.st_size) + "; a scenario file may be at most " +

@@ -67,8 +67,9 @@ TEST(ReadScenarioFile, RefusesWhatIsNotARegularFile) {
   const std::string link = s.path("x.yaml");
   fs::create_symlink("/dev/urandom", link);
   EXPECT_EQ(file_error_of(link),
-            link + ": (file): cannot read: is a symbolic link to a character device, not a "
-                   "regular file")
+            link +
+                ": (file): cannot read: is a symbolic link to a character device, not a "
+                "regular file")
       << "a symlink is judged by what it points to";
   EXPECT_EQ(file_error_of(s.path("")), s.path("") + ": (file): cannot read: is a directory");
   const std::string fifo = s.path("pipe.yaml");
@@ -83,7 +84,8 @@ TEST(ReadScenarioFile, RefusesAFileOverTheLimit) {
   std::ofstream(big) << "name: x\n";
   // A sparse file: the size is what counts, and the check comes before any read.
   fs::resize_file(big, static_cast<uintmax_t>(kMaxScenarioFileBytes) + 1);
-  EXPECT_EQ(file_error_of(big), big + ": (file): is 64.00 MiB; a scenario file may be at most 64MiB")
+  EXPECT_EQ(file_error_of(big),
+            big + ": (file): is 64.00 MiB; a scenario file may be at most 64MiB")
       << "one byte over the limit";
   fs::resize_file(big, static_cast<uintmax_t>(kMaxScenarioFileBytes));
   EXPECT_EQ(read_scenario_file(big).size(), static_cast<size_t>(kMaxScenarioFileBytes))
@@ -98,7 +100,8 @@ TEST(ReadScenarioFile, ReadsAFileWhoseSizeIsNotKnownInAdvance) {
 
 TEST(Utf8, ValidatorFollowsRfc3629) {
   EXPECT_EQ(invalid_utf8_offset("plain ascii"), std::string_view::npos);
-  EXPECT_EQ(invalid_utf8_offset("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), std::string_view::npos)
+  EXPECT_EQ(invalid_utf8_offset("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"),
+            std::string_view::npos)
       << "2-, 3- and 4-byte sequences (é, €, an emoji)";
   EXPECT_EQ(invalid_utf8_offset("ab\xFF"), 2u) << "0xFF never appears in UTF-8";
   EXPECT_EQ(invalid_utf8_offset("\xC0\xAF"), 0u) << "overlong '/'";
@@ -125,7 +128,8 @@ TEST(Utf8, EveryStringTheScenarioCarriesIsChecked) {
             "s.yaml:2: fabric: a key has invalid UTF-8 (byte 0xFF at offset 2); scenario text "
             "must be UTF-8");
   EXPECT_EQ(error_of("workload:\n  kind: pattern\n  pattern: flows\n  flows:\n"
-                     "    - [0, 1, \"1MB" + bad + "\", 0us]\n"),
+                     "    - [0, 1, \"1MB" +
+                     bad + "\", 0us]\n"),
             "s.yaml:5: workload.flows[0]: invalid UTF-8 (byte 0xFF at offset 3); scenario text "
             "must be UTF-8");
   EXPECT_EQ(error_of("name: x\n", {"name=a" + bad}),

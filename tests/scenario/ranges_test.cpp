@@ -109,7 +109,8 @@ TEST(Ranges, KeysAreBoundedByTheRegistry) {
   EXPECT_EQ(load_error("fabric: {link: {rate: 1bps}}\n"),
             "s.yaml:1: fabric.link.rate: must be between 1Mbps and 100Tbps")
       << "issue 9 item 4: 1 bps made a PAUSE last 3.4e19 ps, past int64";
-  EXPECT_EQ(load_error("stop_time: 1000001s\n"), "s.yaml:1: stop_time: must be between 0 and 1000000s");
+  EXPECT_EQ(load_error("stop_time: 1000001s\n"),
+            "s.yaml:1: stop_time: must be between 0 and 1000000s");
   EXPECT_EQ(load_error("workload: {size: 1025GiB}\n"),
             "s.yaml:1: workload.size: must be in (0, 1024GiB]");
   EXPECT_EQ(load_error("fabric: {nic: {doorbell: 1001ms}}\n"),
