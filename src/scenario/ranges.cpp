@@ -67,17 +67,18 @@ Demand collective_demand(const workload::WorkloadSpec& w, Wide nics, Wide mtu) {
   return d;
 }
 
-Demand flow_list_demand(const workload::WorkloadSpec& w, Wide nics, Wide mtu, Wide rate_bps) {
+Demand flow_list_demand(const workload::WorkloadSpec& w, Wide mtu, Wide rate_bps) {
   Demand d;
   d.size_key = "workload.flows";
   d.count_key = "workload.flows";
   d.messages = static_cast<Wide>(w.flows.size());
-  std::vector<Wide> sent(static_cast<size_t>(nics), 0), received(static_cast<size_t>(nics), 0);
+  // Keyed by the NICs the list names, not sized by the fabric: 2^30 NICs would be 32 GB.
+  std::unordered_map<int, Wide> sent, received;
   std::unordered_map<uint64_t, Wide> pair_packets;
   for (size_t i = 0; i < w.flows.size(); ++i) {
     const workload::ExplicitFlow& f = w.flows[i];
-    sent[static_cast<size_t>(f.src)] += f.size_bytes;
-    received[static_cast<size_t>(f.dst)] += f.size_bytes;
+    d.nic_bytes =
+        std::max({d.nic_bytes, sent[f.src] += f.size_bytes, received[f.dst] += f.size_bytes});
     const Wide packets = ceil_div(f.size_bytes, mtu);
     d.message_packets = std::max(d.message_packets, packets);
     const uint64_t pair = (static_cast<uint64_t>(f.src) << 32) | static_cast<uint32_t>(f.dst);
@@ -88,9 +89,6 @@ Demand flow_list_demand(const workload::WorkloadSpec& w, Wide nics, Wide mtu, Wi
       d.last_end_ps = end_ps;
       d.start_key = "workload.flows[" + std::to_string(i) + "]";
     }
-  }
-  for (size_t i = 0; i < sent.size(); ++i) {
-    d.nic_bytes = std::max({d.nic_bytes, sent[i], received[i]});
   }
   return d;
 }
@@ -152,7 +150,7 @@ Demand workload_demand(const Scenario& sc) {
       d.messages = nics * (nics - 1);
       break;
     case workload::PatternKind::kFlows:
-      return flow_list_demand(w, nics, mtu, sc.link.rate_bps);
+      return flow_list_demand(w, mtu, sc.link.rate_bps);
     case workload::PatternKind::kPoisson:
       return poisson_demand(w, nics, mtu, sc.link.rate_bps);
   }
