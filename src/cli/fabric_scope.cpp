@@ -116,20 +116,7 @@ std::string_view key_counterpart(std::string_view key_path) {
 ScenarioSource::ScenarioSource(const std::string& file) : file_(file) {
   // Bounded like the loader's own read: a regular file of limited size (scenario/load.h).
   const std::string text = scenario::read_scenario_file(file);
-  YAML::Node root;
-  bool parsed = false;
-  try {
-    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    parsed = docs.size() == 1 && docs[0].IsMap();
-    if (parsed) root = docs[0];
-  } catch (const YAML::Exception&) {
-    parsed = false;
-  }
-  if (!parsed) {
-    // The loader words these errors (malformed YAML, not a mapping).
-    scenario::load_scenario_string(text, file);
-    throw scenario::LoadError({file, 0}, "(file)", "cannot read");
-  }
+  const YAML::Node root = scenario::parse_scenario_yaml(text, file);
   text_ = text;
   located_.file = file;
 

@@ -1,9 +1,11 @@
 #include "scenario/load.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 
 #include "core/checked.h"
 #include "core/units.h"
@@ -77,6 +79,42 @@ std::string utf8_problem(std::string_view text) {
          "); scenario text must be UTF-8";
 }
 
+// Sees the document boundaries and nothing else, so counting documents builds no nodes.
+class DocumentCounter final : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;  // where each document begins
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+int line_of(const YAML::Mark& mark) { return mark.is_null() ? 0 : mark.line + 1; }
+
+// Whether a line starts with a document marker, "---" or "...", followed by a space or the end
+// of the line (YAML 1.2 section 9.1).
+bool has_document_marker(std::string_view text) {
+  for (size_t at = 0; at < text.size();) {
+    const std::string_view line = text.substr(at, text.find('\n', at) - at);
+    if ((line.substr(0, 3) == "---" || line.substr(0, 3) == "...") &&
+        (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r')) {
+      return true;
+    }
+    const size_t next = text.find('\n', at);
+    if (next == std::string_view::npos) break;
+    at = next + 1;
+  }
+  return false;
+}
+
 class Loader {
  public:
   explicit Loader(std::string file) { out_.file = std::move(file); }
@@ -115,26 +153,7 @@ class Loader {
     return {out_.file, mark.is_null() ? 0 : mark.line + 1};
   }
 
-  YAML::Node parse_document(std::string_view text) {
-    std::vector<YAML::Node> docs;
-    try {
-      docs = YAML::LoadAll(std::string(text));
-    } catch (const YAML::Exception& e) {
-      fail({out_.file, e.mark.is_null() ? 0 : e.mark.line + 1}, "(yaml)", e.msg);
-    }
-    if (docs.empty() || docs[0].IsNull()) {
-      fail({out_.file, 1}, "(root)",
-           "empty scenario; expected keys such as " + join(child_keys("")));
-    }
-    if (docs.size() > 1) {
-      fail(at(docs[1], ""), "(yaml)",
-           "a scenario file holds one YAML document, found " + std::to_string(docs.size()));
-    }
-    if (!docs[0].IsMap()) {
-      fail(at(docs[0], ""), "(root)", "expected a mapping of keys, got " + node_kind(docs[0]));
-    }
-    return docs[0];
-  }
+  YAML::Node parse_document(std::string_view text) { return parse_scenario_yaml(text, out_.file); }
 
   // The components of `path` ("fabric.link.rate" -> fabric, link, rate) after checking that
   // it names a known key or group; otherwise the usual unknown-key error at `where`.
@@ -443,6 +462,45 @@ class Loader {
 };
 
 }  // namespace
+
+YAML::Node parse_scenario_yaml(std::string_view text, const std::string& file_name) {
+  auto fail = [&](int line, const char* key, std::string message) {
+    throw LoadError({file_name, line}, key, std::move(message));
+  };
+  YAML::Node root;
+  try {
+    // Not YAML::LoadAll: in yaml-cpp 0.7 it loops forever, allocating gigabytes per second, on
+    // malformed input such as "[0], [1]," (the parser keeps reporting an empty document without
+    // consuming a token; jbeder/yaml-cpp#1040, fixed upstream by PR #1319 after 0.7.0, the
+    // version Debian ships). YAML::Load builds only the first document.
+    root = YAML::Load(std::string(text));
+    // A block mapping at column 0 runs to the end of the text unless a line starts a new
+    // document, so every ordinary scenario needs no second pass. Anything else is scanned for
+    // a second document with a counter that stops there (a second pass costs ~70% of a load).
+    const bool whole = root.IsMap() && root.Style() == YAML::EmitterStyle::Block &&
+                       !has_document_marker(text);
+    if (!whole) {
+      std::istringstream in{std::string(text)};
+      YAML::Parser parser(in);
+      DocumentCounter counter;
+      while (counter.starts.size() < 2 && parser.HandleNextDocument(counter)) {
+      }
+      if (counter.starts.size() > 1) {
+        fail(line_of(counter.starts[1]), "(yaml)",
+             "a scenario file holds one YAML document, found more than one");
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    fail(line_of(e.mark), "(yaml)", e.msg);
+  }
+  if (!root.IsDefined() || root.IsNull()) {
+    fail(1, "(root)", "empty scenario; expected keys such as " + join(child_keys("")));
+  }
+  if (!root.IsMap()) {
+    fail(line_of(root.Mark()), "(root)", "expected a mapping of keys, got " + node_kind(root));
+  }
+  return root;
+}
 
 std::string SourceLocation::str() const {
   return line > 0 ? file + ":" + std::to_string(line) : file;

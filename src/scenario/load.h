@@ -26,6 +26,10 @@
 #include "core/error.h"
 #include "scenario/scenario.h"
 
+namespace YAML {
+class Node;
+}  // namespace YAML
+
 namespace fabricsim::scenario {
 
 // Where a key was written. file is "--set" for an override, line its 1-based index.
@@ -77,6 +81,11 @@ LoadedScenario load_scenario_string(std::string_view yaml, const std::string& fi
 Scenario load_scenario_file(const std::string& path,
                             const std::vector<std::string>& set_overrides = {},
                             const std::vector<std::string>& unset_overrides = {});
+
+// The scenario text parsed into its one YAML document, which must be a mapping; throws the
+// loader's LoadError ((yaml) or (root)) otherwise. For callers that need the tree itself
+// (cli/fabric_scope.cpp); safe on the malformed input that makes yaml-cpp's LoadAll loop.
+YAML::Node parse_scenario_yaml(std::string_view text, const std::string& file_name);
 
 // `FILE:LINE: key.path: message` with newlines flattened, so the result is always one line.
 std::string format_error_line(const SourceLocation& where, std::string_view key_path,

@@ -64,6 +64,13 @@ TEST_F(InputLimitsTest, EndlessAndHugeFilesAreRefusedBeforeReading) {
   fs::resize_file(big, (64u << 20) + 1);  // sparse: costs no disk
   expect_refused(big, "",
                  "^" + big + R"(: \(file\): is 64\.00 MiB; a scenario file may be at most 64MiB$)");
+  // yaml-cpp 0.7's LoadAll looped forever, allocating, on this (jbeder/yaml-cpp#1040).
+  const std::string loop = write("loop.yaml", "[0], [1],\n");
+  expect_refused(
+      loop, "",
+      "^" + loop +
+          R"(:1: \(yaml\): a scenario file holds one YAML document, found more than one$)");
+  EXPECT_EQ(run("compare '" + loop + "'").exit_code, 2) << "compare parses the same way";
   const CliOutcome compare = run("compare /dev/urandom");
   EXPECT_EQ(compare.exit_code, 2) << "compare reads through the same bound";
   EXPECT_EQ(compare.err,

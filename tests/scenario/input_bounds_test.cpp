@@ -140,6 +140,22 @@ TEST(Utf8, EveryStringTheScenarioCarriesIsChecked) {
   EXPECT_EQ(error_of("name: \"r\xC3\xA9seau\"\n"), "") << "valid UTF-8 passes";
 }
 
+TEST(YamlParser, MalformedInputThatMadeLoadAllLoopForever) {
+  // yaml-cpp 0.7's LoadAll allocated without end on these (jbeder/yaml-cpp#1040): found by
+  // mutating examples/vl-qos.yaml, 19 GB in 20 s. They are now one line each, at once.
+  for (const char* yaml : {"[0], [1],\n", ",", "          [0, 4, 4KiB, 5us, 1], [1],\nname: x\n"}) {
+    EXPECT_EQ(error_of(yaml),
+              "s.yaml:1: (yaml): a scenario file holds one YAML document, found more than one")
+        << yaml;
+  }
+  EXPECT_EQ(error_of("name: a\n---\nname: b\n"),
+            "s.yaml:2: (yaml): a scenario file holds one YAML document, found more than one");
+  EXPECT_EQ(error_of("{name: a}\n{name: b}\n"),
+            "s.yaml:2: (yaml): a scenario file holds one YAML document, found more than one")
+      << "a flow mapping is followed by a second document without a marker";
+  EXPECT_EQ(error_of("name: a\n...\n"), "") << "a document end marker alone is one document";
+}
+
 constexpr const char* kDcqcn =
     "name: ab\nfabric:\n  link: {rate: 100Gbps}\n  roce: {cc: dcqcn, dcqcn_profile: hpcc-paper}\n";
 
