@@ -29,9 +29,9 @@ namespace {
 
 // Fills `loaded`, or prints the loader's one-line error and returns false.
 bool load(const std::string& file, const std::vector<std::string>& sets,
-          scenario::LoadedScenario& loaded) {
+          const std::vector<std::string>& unsets, scenario::LoadedScenario& loaded) {
   try {
-    loaded = scenario::load_scenario(file, sets);
+    loaded = scenario::load_scenario(file, sets, unsets);
     return true;
   } catch (const scenario::LoadError& e) {
     std::cerr << e.what() << "\n";
@@ -190,7 +190,7 @@ Preflight preflight(const scenario::LoadedScenario& loaded, const MemoryLimitArg
 
 int run_command(const RunArgs& args) {
   scenario::LoadedScenario loaded;
-  if (!load(args.file, args.sets, loaded)) return kExitBadInput;
+  if (!load(args.file, args.sets, args.unsets, loaded)) return kExitBadInput;
   const std::string out_dir = args.out_dir.empty() ? loaded.scenario.output_dir : args.out_dir;
   int64_t limit = 0;
   if (!memory_limit(args, limit)) return kExitBadInput;
@@ -253,7 +253,7 @@ int compare_command(const CompareArgs& args) {
     for (const std::string& fabric : fabrics) {
       Prepared p{fabric, {}, {}, ""};
       try {
-        p.loaded = source.load_for(fabric, args.sets, p.skipped);
+        p.loaded = source.load_for(fabric, args.sets, p.skipped, args.unsets);
         scenario::check_scenario(p.loaded.scenario);
         scenario::Scenario resolved = p.loaded.scenario;
         scenario::apply_infiniband(resolved);  // refuses what an ib fabric cannot model
@@ -348,9 +348,9 @@ int compare_command(const CompareArgs& args) {
 }
 
 int validate_command(const std::string& file, const std::vector<std::string>& sets,
-                     const MemoryLimitArg& limit_arg) {
+                     const std::vector<std::string>& unsets, const MemoryLimitArg& limit_arg) {
   scenario::LoadedScenario loaded;
-  if (!load(file, sets, loaded)) return kExitBadInput;
+  if (!load(file, sets, unsets, loaded)) return kExitBadInput;
   int64_t limit = 0;
   if (!memory_limit(limit_arg, limit)) return kExitBadInput;
   // `run` would refuse what does not fit, so validate does too.

@@ -25,8 +25,9 @@ struct MemoryLimitArg {
 
 struct RunArgs : MemoryLimitArg {
   std::string file;
-  std::vector<std::string> sets;  // key.path=value, in command-line order
-  std::string out_dir;            // "" = the scenario's outputs.dir
+  std::vector<std::string> sets;    // key.path=value, in command-line order
+  std::vector<std::string> unsets;  // key paths, applied before `sets`
+  std::string out_dir;              // "" = the scenario's outputs.dir
 };
 
 // Checks and stages the output directory (output/staged_dir.h; a bad one is bad input, exit 2,
@@ -39,6 +40,7 @@ struct CompareArgs : MemoryLimitArg {
   std::string file;
   std::string fabrics = "ib,roce";  // comma-separated fabric.technology values, table order
   std::vector<std::string> sets;    // key.path=value, scoped per fabric like the file's keys
+  std::vector<std::string> unsets;  // key paths removed before `sets` apply
   std::string out_dir;              // "" = the scenario's outputs.dir
 };
 
@@ -53,6 +55,7 @@ int compare_command(const CompareArgs& args);
 // Loads and checks (scenario::check_scenario) without simulating; prints
 // "FILE: ok (estimated peak memory ...)".
 int validate_command(const std::string& file, const std::vector<std::string>& sets,
+                     const std::vector<std::string>& unsets = {},
                      const MemoryLimitArg& limit = {});
 // Prints the markdown reference of every scenario key.
 int keys_command();

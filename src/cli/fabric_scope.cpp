@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "scenario/knobs.h"
+#include "scenario/scenario_file.h"
 
 namespace fabricsim::cli {
 namespace {
@@ -115,26 +114,10 @@ std::string_view key_counterpart(std::string_view key_path) {
 }
 
 ScenarioSource::ScenarioSource(const std::string& file) : file_(file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  if (in) text << in.rdbuf();
-  YAML::Node root;
-  bool parsed = false;
-  if (in) {
-    try {
-      const std::vector<YAML::Node> docs = YAML::LoadAll(text.str());
-      parsed = docs.size() == 1 && docs[0].IsMap();
-      if (parsed) root = docs[0];
-    } catch (const YAML::Exception&) {
-      parsed = false;
-    }
-  }
-  if (!parsed) {
-    // The loader words these errors (missing file, directory, malformed YAML, not a mapping).
-    scenario::load_scenario(file);
-    throw scenario::LoadError({file, 0}, "(file)", "cannot read");
-  }
-  text_ = text.str();
+  // Bounded like the loader's own read: a regular file of limited size (scenario/load.h).
+  const std::string text = scenario::read_scenario_file(file);
+  const YAML::Node root = scenario::parse_scenario_yaml(text, file);
+  text_ = text;
   located_.file = file;
 
   // Where every key was written, as the loader records it (the key's own line), so errors
@@ -163,8 +146,16 @@ ScenarioSource::ScenarioSource(const std::string& file) : file_(file) {
 
 scenario::LoadedScenario ScenarioSource::load_for(const std::string& fabric,
                                                   const std::vector<std::string>& sets,
-                                                  std::vector<SkippedKey>& skipped) const {
+                                                  std::vector<SkippedKey>& skipped,
+                                                  const std::vector<std::string>& unsets) const {
   skipped.clear();
+  for (size_t i = 0; i < unsets.size(); ++i) {
+    if (unsets[i] == "fabric.technology") {
+      throw scenario::LoadError({"--unset", static_cast<int>(i) + 1}, unsets[i],
+                                "compare sets the technology of each run from --fabrics; drop "
+                                "this --unset");
+    }
+  }
   auto other_fabric = [&](const std::string& key_path) {
     const std::string owner = key_fabric(key_path);
     return !owner.empty() && owner != fabric;
@@ -199,13 +190,17 @@ scenario::LoadedScenario ScenarioSource::load_for(const std::string& fabric,
     }
   }
 
+  // Set again after the overrides, so an --unset of the whole fabric group (applied first)
+  // cannot take the run's technology with it.
+  if (!unsets.empty() && group.IsMap()) kept.push_back("fabric.technology=" + fabric);
+
   YAML::Emitter emitted;
   emitted << root;
   scenario::LoadedScenario loaded;
   try {
-    loaded = scenario::load_scenario_string(emitted.c_str(), file_, kept);
+    loaded = scenario::load_scenario_string(emitted.c_str(), file_, kept, unsets);
   } catch (const scenario::LoadError& e) {
-    if (e.where().file == "--set") throw;
+    if (e.where().file == "--set" || e.where().file == "--unset") throw;
     throw scenario::LoadError(located_.locate(e.key_path()), e.key_path(), e.message());
   }
   // Locations in the original file, plus whatever the overrides wrote.

@@ -50,8 +50,11 @@ class ScenarioSource {
   // scenario::LoadError located in the original file or at --set:N; an override of
   // fabric.technology is refused (compare sets it). `skipped` receives what was left out, in
   // file order then override order. The result's locations point into the original file.
+  // `unsets` (--unset key paths) apply before `sets`, as in scenario::load_scenario; unsetting
+  // fabric.technology is refused like setting it.
   scenario::LoadedScenario load_for(const std::string& fabric, const std::vector<std::string>& sets,
-                                    std::vector<SkippedKey>& skipped) const;
+                                    std::vector<SkippedKey>& skipped,
+                                    const std::vector<std::string>& unsets = {}) const;
 
   const std::string& file() const { return file_; }
 

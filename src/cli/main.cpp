@@ -31,6 +31,18 @@ void add_max_memory_option(CLI::App* command, std::string& max_memory) {
       ->type_name("SIZE");
 }
 
+// `--unset` removes a key (or a group) the file set, for A/B runs without a copied file.
+void add_unset_option(CLI::App* command, std::vector<std::string>& unsets) {
+  command
+      ->add_option("--unset", unsets,
+                   "Remove a key, or a group and everything under it, that the file set, so it "
+                   "takes its default (repeatable). Every --unset applies before every --set, "
+                   "e.g. --unset fabric.roce.dcqcn_profile --set fabric.roce.cc=none. An unknown "
+                   "key is an error; a known key the file does not set is left alone")
+      ->allow_extra_args(false)
+      ->type_name("KEY.PATH");
+}
+
 int dispatch(int argc, char** argv) {
   CLI::App app{"fabricsim: packet-level simulator of AI-training network fabrics", "fabricsim"};
   app.require_subcommand(1);
@@ -41,6 +53,7 @@ int dispatch(int argc, char** argv) {
   run->add_option("file", run_args.file, "Scenario YAML file")->required();
   add_set_option(run, run_args.sets);
   add_max_memory_option(run, run_args.max_memory);
+  add_unset_option(run, run_args.unsets);
   run->add_option("--out", run_args.out_dir,
                   "Directory for result.json, flows.csv and run.json (default: outputs.dir)");
 
@@ -65,18 +78,21 @@ int dispatch(int argc, char** argv) {
       ->capture_default_str();
   add_set_option(compare, compare_args.sets);
   add_max_memory_option(compare, compare_args.max_memory);
+  add_unset_option(compare, compare_args.unsets);
   compare->add_option("--out", compare_args.out_dir,
                       "Directory for compare.csv and one result directory per fabric, "
                       "DIR/<fabric>/result.json etc. (default: outputs.dir)");
 
   std::string validate_file;
   std::vector<std::string> validate_sets;
+  std::vector<std::string> validate_unsets;
   CLI::App* validate =
       app.add_subcommand("validate", "Check a scenario without simulating; errors exit with 2");
   validate->add_option("file", validate_file, "Scenario YAML file")->required();
   add_set_option(validate, validate_sets);
   fabricsim::cli::MemoryLimitArg validate_limit;
   add_max_memory_option(validate, validate_limit.max_memory);
+  add_unset_option(validate, validate_unsets);
 
   CLI::App* keys = app.add_subcommand(
       "keys", "Print every scenario key with type, default and range (markdown)");
@@ -91,7 +107,8 @@ int dispatch(int argc, char** argv) {
   if (run->parsed()) return fabricsim::cli::run_command(run_args);
   if (compare->parsed()) return fabricsim::cli::compare_command(compare_args);
   if (validate->parsed())
-    return fabricsim::cli::validate_command(validate_file, validate_sets, validate_limit);
+    return fabricsim::cli::validate_command(validate_file, validate_sets, validate_unsets,
+                                            validate_limit);
   if (keys->parsed()) return fabricsim::cli::keys_command();
   return kExitInternal;
 }

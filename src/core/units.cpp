@@ -292,10 +292,14 @@ std::string format_bytes_exact(int64_t bytes) {
 }
 
 std::string format_length_exact(double metres) {
-  char buf[64];
-  // Shortest representation that reads back to the same double.
-  const auto res = std::to_chars(buf, buf + sizeof buf, metres);
-  return std::string(buf, res.ptr) + "m";
+  char buf[400];  // fixed notation of the largest double needs 309 digits
+  // Whole kilometres read better as km ("20000km", not "20000000m").
+  const bool km = metres >= 1000 && std::fmod(metres, 1000.0) == 0;
+  // Shortest fixed-notation form that reads back to the same double: the parser takes no
+  // exponent, so "2e+07m" would not read back.
+  const auto res = std::to_chars(buf, buf + sizeof buf, km ? metres / 1000 : metres,
+                                 std::chars_format::fixed);
+  return std::string(buf, res.ptr) + (km ? "km" : "m");
 }
 
 std::string format_time(int64_t ps) {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/checked.h"
 #include "scenario/knob_bind.h"
 #include "scenario/knobs.h"
 
@@ -13,6 +14,25 @@ namespace fabricsim::scenario {
 
 using knob_bind::bind;
 using knob_bind::bind_enum;
+
+namespace {
+
+// Every time, size and rate key gets the ranges of core/checked.h unless its entry is tighter,
+// so a key added later is bounded too: whatever the simulator multiplies them by stays in int64
+// (the products a whole scenario implies are checked by scenario/ranges.h).
+void bound_unit_keys(std::vector<Knob>& k) {
+  for (Knob& knob : k) {
+    double max = 0;
+    if (knob.type == KnobType::kTime) max = static_cast<double>(kSimHorizonPs);
+    if (knob.type == KnobType::kBytes) max = static_cast<double>(kMaxSizeBytes);
+    if (knob.type == KnobType::kRate) max = static_cast<double>(kMaxRateBps);
+    if (max > 0 && knob.one_of.empty() && (!knob.max || knob.max->value > max)) {
+      knob.max = Bound{max};
+    }
+  }
+}
+
+}  // namespace
 
 std::vector<Knob> build_knob_registry() {
   using net::Forwarding;
@@ -53,15 +73,20 @@ std::vector<Knob> build_knob_registry() {
       {.path = "fabric.link.rate",
        .type = KnobType::kRate,
        .description = "Line rate of every link",
-       .source = "SPEC §5 example: 400 Gb/s (NDR-class Ethernet port)",
-       .min = positive},
+       .source = "SPEC §5 example: 400 Gb/s (NDR-class Ethernet port); range: core/checked.h "
+                 "(>= 1 Mb/s keeps the longest PAUSE and frame times inside int64 ps)",
+       .min = Bound{static_cast<double>(kMinLinkRateBps)},
+       .max = Bound{static_cast<double>(kMaxRateBps)}},
       [](auto& s) -> auto& { return s.link.rate_bps; }));
   k.push_back(bind(
       {.path = "fabric.link.cable",
        .type = KnobType::kLength,
        .description = "Cable length of every link; propagation is 5 ns per metre",
-       .source = "SPEC §5 example: 3 m in-rack / adjacent-rack cable",
-       .min = non_negative},
+       .source = "SPEC §5 example: 3 m in-rack / adjacent-rack cable; at most 20000 km, half "
+                 "the Earth's circumference: no cable is longer, and its 0.1 s of propagation "
+                 "keeps BDPs and PFC headroom far inside int64",
+       .min = non_negative,
+       .max = Bound{20'000'000}},
       [](auto& s) -> auto& { return s.link.cable_m; }));
   k.push_back(bind(
       {.path = "fabric.link.loss_rate",
@@ -75,8 +100,10 @@ std::vector<Knob> build_knob_registry() {
       {.path = "fabric.switch.latency",
        .type = KnobType::kTime,
        .description = "Switch port-to-port latency",
-       .source = "SPEC §8: Ethernet cut-through adds ~400-600 ns; SPEC §5 example",
-       .min = non_negative},
+       .source = "SPEC §8: Ethernet cut-through adds ~400-600 ns; SPEC §5 example; at most 1 s "
+                 "(core/checked.h kMaxDeviceLatencyPs)",
+       .min = non_negative,
+       .max = Bound{static_cast<double>(kMaxDeviceLatencyPs)}},
       [](auto& s) -> auto& { return s.switch_config.latency_ps; }));
   k.push_back(bind(
       {.path = "fabric.switch.buffer",
@@ -180,8 +207,10 @@ std::vector<Knob> build_knob_registry() {
       {.path = "topology.radix",
        .type = KnobType::kInt,
        .description = "Ports per switch",
-       .source = "SPEC §5 example",
+       .source = "SPEC §5 example; at most 1024 = twice the largest switch ASIC radix shipping "
+                 "(Broadcom Tomahawk 6, 512 x 200GbE), which keeps k^3/4 NICs within int32",
        .min = Bound{4},
+       .max = Bound{1024},
        .multiple_of = 2},
       [](auto& s) -> auto& { return s.topology.radix; }));
   k.push_back(bind(
@@ -195,15 +224,18 @@ std::vector<Knob> build_knob_registry() {
       {.path = "hosts.count",
        .type = KnobType::kInt,
        .description = "Number of hosts",
-       .source = "SPEC §5 example",
-       .min = Bound{2}},
+       .source = "SPEC §5 example; at most 2^24 (16.7 M), ~80x the largest AI cluster built "
+                 "(~200k GPUs), so hosts x NICs per host fits int32",
+       .min = Bound{2},
+       .max = Bound{16'777'216}},
       [](auto& s) -> auto& { return s.topology.hosts; }));
   k.push_back(bind(
       {.path = "hosts.nics_per_host",
        .type = KnobType::kInt,
        .description = "NICs per host; every NIC is a rank/endpoint",
-       .source = "one NIC per host",
-       .min = Bound{1}},
+       .source = "one NIC per host; at most 64, 8x a DGX H100's 8 compute NICs",
+       .min = Bound{1},
+       .max = Bound{64}},
       [](auto& s) -> auto& { return s.topology.nics_per_host; }));
   k.push_back(bind_enum(
       {.path = "routing.ecmp.hash",
@@ -369,6 +401,7 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.capture.point; }));
   add_congestion_knobs(k);
   add_infiniband_knobs(k);
+  bound_unit_keys(k);
   return k;
 }
 

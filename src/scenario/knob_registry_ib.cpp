@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/checked.h"
 #include "net/config.h"
 #include "scenario/knob_bind.h"
 #include "scenario/knobs.h"
@@ -45,8 +46,10 @@ void add_infiniband_knobs(std::vector<Knob>& k) {
                     .type = KnobType::kTime,
                     .description = "InfiniBand switch port-to-port latency (replaces "
                                    "fabric.switch.latency on an ib fabric)",
-                    .source = "SPEC §8: roughly 130-300 ns; Quantum-class low end",
-                    .min = non_negative},
+                    .source = "SPEC §8: roughly 130-300 ns; Quantum-class low end; at most 1 s "
+                              "(core/checked.h kMaxDeviceLatencyPs)",
+                    .min = non_negative,
+                    .max = Bound{static_cast<double>(kMaxDeviceLatencyPs)}},
                    [](auto& s) -> auto& { return s.ib.switch_latency_ps; }));
   // The credit bound (net/config.h kIbMaxVlBufferBytes): FCTBS/FCCL are 12-bit, so no receiver
   // advertises more than 2048 credits = 128 KiB per VL; a larger value is refused.
@@ -116,8 +119,12 @@ void add_infiniband_knobs(std::vector<Knob>& k) {
                     .type = KnobType::kTime,
                     .description = "A switch VL whose head packet waits this long for credits "
                                    "is stalled: reported, its queue discarded for 8 lifetimes",
-                    .source = "OpenSM head_of_queue_lifetime 0x12 = 4.096 us x 2^18 (UNVERIFIED)",
-                    .min = positive},
+                    .source = "OpenSM head_of_queue_lifetime 0x12 = 4.096 us x 2^18 (UNVERIFIED); "
+                              "at most 4.096 us x 2^19, the largest finite code (opensm.conf: "
+                              "0x14 disables the mechanism), so 8 lifetimes stay far inside int64",
+                    .min = positive,
+                    // 4.096 us x 2^19 = 2.147483648 s, in ps.
+                    .max = Bound{4'096'000.0 * (1 << 19)}},
                    [](auto& s) -> auto& { return s.ib.link.hoq_lifetime_ps; }));
   k.push_back(bind_enum({.path = "fabric.transport.service",
                          .description = "Transport service: reliable connection, unreliable "

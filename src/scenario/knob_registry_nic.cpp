@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/checked.h"
 #include "net/nic_profile.h"
 #include "scenario/knob_bind.h"
 #include "scenario/knobs.h"
@@ -64,8 +65,10 @@ void add_nic_knobs(std::vector<Knob>& k) {
     k.push_back(bind({.path = part.key,
                       .type = KnobType::kTime,
                       .description = part.description,
-                      .source = part.source,
-                      .min = non_negative},
+                      .source = std::string(part.source) +
+                                "; at most 1 s (core/checked.h kMaxDeviceLatencyPs)",
+                      .min = non_negative,
+                      .max = Bound{static_cast<double>(kMaxDeviceLatencyPs)}},
                      [field = part.field](auto& s) -> auto& { return s.nic_spec.*field; }));
   }
   k.push_back(bind({.path = "fabric.nic.inline_max",

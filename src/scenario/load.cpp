@@ -1,19 +1,25 @@
 #include "scenario/load.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
+#include <cstdio>
 #include <sstream>
 
+#include "core/checked.h"
+#include "core/units.h"
 #include "scenario/knobs.h"
+#include "scenario/scenario_file.h"
 
 namespace fabricsim::scenario {
 namespace {
 
 using workload::SizeCdfPoint;
+
+// The registry allows at most 2^24 hosts x 64 NICs (knob_registry.cpp), so a larger index is no
+// NIC; refusing it here also keeps it from being narrowed into the int the workload holds.
+constexpr int64_t kMaxNicIndex = int64_t{1} << 30;
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -62,12 +68,65 @@ std::string expected_value(const Knob& k) {
   return "";
 }
 
+// "" when `text` is valid UTF-8, else what is wrong and where, without echoing the bytes (the
+// error line itself must stay valid UTF-8).
+std::string utf8_problem(std::string_view text) {
+  const size_t at = invalid_utf8_offset(text);
+  if (at == std::string_view::npos) return "";
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[at]));
+  return std::string("invalid UTF-8 (byte ") + byte + " at offset " + std::to_string(at) +
+         "); scenario text must be UTF-8";
+}
+
+// Sees the document boundaries and nothing else, so counting documents builds no nodes.
+class DocumentCounter final : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;  // where each document begins
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+int line_of(const YAML::Mark& mark) { return mark.is_null() ? 0 : mark.line + 1; }
+
+// Whether a line starts with a document marker, "---" or "...", followed by a space or the end
+// of the line (YAML 1.2 section 9.1).
+bool has_document_marker(std::string_view text) {
+  for (size_t at = 0; at < text.size();) {
+    const std::string_view line = text.substr(at, text.find('\n', at) - at);
+    if ((line.substr(0, 3) == "---" || line.substr(0, 3) == "...") &&
+        (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r')) {
+      return true;
+    }
+    const size_t next = text.find('\n', at);
+    if (next == std::string_view::npos) break;
+    at = next + 1;
+  }
+  return false;
+}
+
 class Loader {
  public:
   explicit Loader(std::string file) { out_.file = std::move(file); }
 
-  LoadedScenario load(std::string_view text, const std::vector<std::string>& overrides) {
+  LoadedScenario load(std::string_view text, const std::vector<std::string>& overrides,
+                      const std::vector<std::string>& unsets) {
     YAML::Node root = parse_document(text);
+    // Every --unset first, then every --set: `--unset fabric.roce --set fabric.roce.cc=none`
+    // means "the defaults, except cc", whatever order the options came in.
+    for (size_t i = 0; i < unsets.size(); ++i) {
+      apply_unset(root, unsets[i], static_cast<int>(i) + 1);
+    }
     for (size_t i = 0; i < overrides.size(); ++i) {
       apply_override(root, overrides[i], static_cast<int>(i) + 1);
     }
@@ -94,36 +153,11 @@ class Loader {
     return {out_.file, mark.is_null() ? 0 : mark.line + 1};
   }
 
-  YAML::Node parse_document(std::string_view text) {
-    std::vector<YAML::Node> docs;
-    try {
-      docs = YAML::LoadAll(std::string(text));
-    } catch (const YAML::Exception& e) {
-      fail({out_.file, e.mark.is_null() ? 0 : e.mark.line + 1}, "(yaml)", e.msg);
-    }
-    if (docs.empty() || docs[0].IsNull()) {
-      fail({out_.file, 1}, "(root)",
-           "empty scenario; expected keys such as " + join(child_keys("")));
-    }
-    if (docs.size() > 1) {
-      fail(at(docs[1], ""), "(yaml)",
-           "a scenario file holds one YAML document, found " + std::to_string(docs.size()));
-    }
-    if (!docs[0].IsMap()) {
-      fail(at(docs[0], ""), "(root)", "expected a mapping of keys, got " + node_kind(docs[0]));
-    }
-    return docs[0];
-  }
+  YAML::Node parse_document(std::string_view text) { return parse_scenario_yaml(text, out_.file); }
 
-  // Grafts `key.path=value` onto the tree, so the override goes through the same checks as the
-  // file. Only leaf keys can be overridden: replacing a whole group would hide what changed.
-  void apply_override(YAML::Node& root, const std::string& text, int index) {
-    const SourceLocation where{"--set", index};
-    const size_t eq = text.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      fail(where, "(set)", "expected key.path=value, got '" + text + "'");
-    }
-    const std::string path = text.substr(0, eq);
+  // The components of `path` ("fabric.link.rate" -> fabric, link, rate) after checking that
+  // it names a known key or group; otherwise the usual unknown-key error at `where`.
+  std::vector<std::string> known_path(const SourceLocation& where, const std::string& path) {
     std::vector<std::string> parts;
     std::string group;
     for (size_t start = 0;;) {
@@ -141,6 +175,40 @@ class Loader {
       if (dot == std::string::npos) break;
       start = dot + 1;
     }
+    return parts;
+  }
+
+  // Removes `key.path` (a leaf, or a group with everything under it) from the tree, so the file
+  // reads as if it had never set it. A known key the file does not set is left alone.
+  void apply_unset(YAML::Node& root, const std::string& path, int index) {
+    const SourceLocation where{"--unset", index};
+    if (const std::string bad = utf8_problem(path); !bad.empty()) fail(where, "(unset)", bad);
+    if (path.empty() || path.find('=') != std::string::npos) {
+      fail(where, "(unset)", "expected a key path like fabric.roce.dcqcn_profile, got '" + path +
+                                 "'");
+    }
+    const std::vector<std::string> parts = known_path(where, path);
+    YAML::Node cur(root);
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+      // Looked up through a const handle: the non-const operator[] would add the key.
+      YAML::Node next = static_cast<const YAML::Node&>(cur)[parts[i]];
+      if (!next.IsDefined() || !next.IsMap()) return;  // absent (or not a group: the file's own error, reported later)
+      cur.reset(next);  // rebinds; operator= would overwrite the node (yaml-cpp semantics)
+    }
+    cur.remove(parts.back());
+  }
+
+  // Grafts `key.path=value` onto the tree, so the override goes through the same checks as the
+  // file. Only leaf keys can be overridden: replacing a whole group would hide what changed.
+  void apply_override(YAML::Node& root, const std::string& text, int index) {
+    const SourceLocation where{"--set", index};
+    if (const std::string bad = utf8_problem(text); !bad.empty()) fail(where, "(set)", bad);
+    const size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      fail(where, "(set)", "expected key.path=value, got '" + text + "'");
+    }
+    const std::string path = text.substr(0, eq);
+    const std::vector<std::string> parts = known_path(where, path);
     if (find_knob(path) == nullptr) {
       fail(where, path, "is a group of keys; set one of: " + join(child_keys(path)));
     }
@@ -177,6 +245,9 @@ class Loader {
       if (!key.IsScalar()) {
         fail(at(key, group), group.empty() ? "(root)" : group,
              "keys must be plain words, got " + node_kind(key));
+      }
+      if (const std::string bad = utf8_problem(key.Scalar()); !bad.empty()) {
+        fail(at(key, group), group.empty() ? "(root)" : group, "a key has " + bad);
       }
       const std::string path = join_path(group, key.Scalar());
       const SourceLocation where = at(key, path);
@@ -221,9 +292,18 @@ class Loader {
     if (!value.IsScalar()) {
       fail(where, k.path, expected_value(k) + ", got " + node_kind(value));
     }
+    check_utf8(value, where, k.path);
     ParseResult<KnobValue> r = parse_knob_value(k, value.Scalar());
     if (!r.ok) fail(where, k.path, r.error);
     parsed_[k.path] = std::move(r.value);
+  }
+
+  void check_utf8(const YAML::Node& scalar, const SourceLocation& where,
+                  const std::string& path) const {
+    if (!scalar.IsScalar()) return;
+    if (const std::string bad = utf8_problem(scalar.Scalar()); !bad.empty()) {
+      fail(where, path, bad);
+    }
   }
 
   std::vector<SizeCdfPoint> read_size_cdf(const Knob& k, const YAML::Node& value,
@@ -240,9 +320,13 @@ class Loader {
         fail(here, path,
              "expected [size, cumulative probability] like [1MB, 0.5], got " + node_kind(point));
       }
+      for (const YAML::Node& item : point) check_utf8(item, here, path);
       const ParseResult<int64_t> size = parse_bytes(point[0].Scalar());
       if (!size.ok) fail(here, path, size.error);
       if (size.value <= 0) fail(here, path, "size must be > 0");
+      if (size.value > kMaxSizeBytes) {
+        fail(here, path, "size must be <= " + format_bytes_exact(kMaxSizeBytes));
+      }
       const ParseResult<double> p = parse_real(point[1].Scalar());
       if (!p.ok) fail(here, path, p.error + "; expected a cumulative probability");
       if (p.value <= 0 || p.value > 1) fail(here, path, "probability must be in (0, 1]");
@@ -282,17 +366,30 @@ class Loader {
              "expected [src NIC, dst NIC, size, start] or [src, dst, size, start, SL] like "
              "[1, 0, 1MB, 0us], got " + node_kind(f));
       }
+      for (const YAML::Node& item : f) check_utf8(item, here, path);
       const ParseResult<int64_t> src = parse_integer(f[0].Scalar());
       const ParseResult<int64_t> dst = parse_integer(f[1].Scalar());
       if (!src.ok || !dst.ok || src.value < 0 || dst.value < 0) {
         fail(here, path, "src and dst must be NIC indices >= 0");
       }
+      // Indices are ints downstream; anything larger is no NIC (workload::check says which are).
+      if (src.value > kMaxNicIndex || dst.value > kMaxNicIndex) {
+        fail(here, path, "src and dst must be NIC indices below 2^30 (hosts.count x "
+                         "hosts.nics_per_host is at most that)");
+      }
       if (src.value == dst.value) fail(here, path, "a flow needs two different NICs");
       const ParseResult<int64_t> size = parse_bytes(f[2].Scalar());
       if (!size.ok) fail(here, path, size.error);
       if (size.value <= 0) fail(here, path, "size must be > 0");
+      if (size.value > kMaxSizeBytes) {
+        fail(here, path, "size must be <= " + format_bytes_exact(kMaxSizeBytes));
+      }
       const ParseResult<int64_t> start = parse_time_ps(f[3].Scalar());
       if (!start.ok) fail(here, path, start.error);
+      if (start.value > kSimHorizonPs) {
+        fail(here, path, "start must be <= " + format_time_exact(kSimHorizonPs) +
+                             ", the simulated-time horizon");
+      }
       int sl = -1;
       if (f.size() == 5) {
         const ParseResult<int64_t> level = parse_integer(f[4].Scalar());
@@ -366,6 +463,45 @@ class Loader {
 
 }  // namespace
 
+YAML::Node parse_scenario_yaml(std::string_view text, const std::string& file_name) {
+  auto fail = [&](int line, const char* key, std::string message) {
+    throw LoadError({file_name, line}, key, std::move(message));
+  };
+  YAML::Node root;
+  try {
+    // Not YAML::LoadAll: in yaml-cpp 0.7 it loops forever, allocating gigabytes per second, on
+    // malformed input such as "[0], [1]," (the parser keeps reporting an empty document without
+    // consuming a token; jbeder/yaml-cpp#1040, fixed upstream by PR #1319 after 0.7.0, the
+    // version Debian ships). YAML::Load builds only the first document.
+    root = YAML::Load(std::string(text));
+    // A block mapping at column 0 runs to the end of the text unless a line starts a new
+    // document, so every ordinary scenario needs no second pass. Anything else is scanned for
+    // a second document with a counter that stops there (a second pass costs ~70% of a load).
+    const bool whole = root.IsMap() && root.Style() == YAML::EmitterStyle::Block &&
+                       !has_document_marker(text);
+    if (!whole) {
+      std::istringstream in{std::string(text)};
+      YAML::Parser parser(in);
+      DocumentCounter counter;
+      while (counter.starts.size() < 2 && parser.HandleNextDocument(counter)) {
+      }
+      if (counter.starts.size() > 1) {
+        fail(line_of(counter.starts[1]), "(yaml)",
+             "a scenario file holds one YAML document, found more than one");
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    fail(line_of(e.mark), "(yaml)", e.msg);
+  }
+  if (!root.IsDefined() || root.IsNull()) {
+    fail(1, "(root)", "empty scenario; expected keys such as " + join(child_keys("")));
+  }
+  if (!root.IsMap()) {
+    fail(line_of(root.Mark()), "(root)", "expected a mapping of keys, got " + node_kind(root));
+  }
+  return root;
+}
+
 std::string SourceLocation::str() const {
   return line > 0 ? file + ":" + std::to_string(line) : file;
 }
@@ -397,28 +533,21 @@ SourceLocation LoadedScenario::locate(std::string_view key_path) const {
 }
 
 LoadedScenario load_scenario_string(std::string_view yaml, const std::string& file_name,
-                                    const std::vector<std::string>& set_overrides) {
-  return Loader(file_name).load(yaml, set_overrides);
+                                    const std::vector<std::string>& set_overrides,
+                                    const std::vector<std::string>& unset_overrides) {
+  return Loader(file_name).load(yaml, set_overrides, unset_overrides);
 }
 
 LoadedScenario load_scenario(const std::string& path,
-                             const std::vector<std::string>& set_overrides) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw LoadError({path, 0}, "(file)", "cannot read: is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw LoadError({path, 0}, "(file)", std::string("cannot open: ") + std::strerror(errno));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_scenario_string(text.str(), path, set_overrides);
+                             const std::vector<std::string>& set_overrides,
+                             const std::vector<std::string>& unset_overrides) {
+  return load_scenario_string(read_scenario_file(path), path, set_overrides, unset_overrides);
 }
 
 Scenario load_scenario_file(const std::string& path,
-                            const std::vector<std::string>& set_overrides) {
-  return load_scenario(path, set_overrides).scenario;
+                            const std::vector<std::string>& set_overrides,
+                            const std::vector<std::string>& unset_overrides) {
+  return load_scenario(path, set_overrides, unset_overrides).scenario;
 }
 
 std::string format_input_error(const LoadedScenario& loaded, const InputError& error) {

@@ -4,10 +4,12 @@
 #include <chrono>
 #include <string>
 
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/rss.h"
 #include "scenario/infiniband.h"
 #include "scenario/link_load.h"
+#include "scenario/ranges.h"
 #include "scenario/simulation.h"
 
 namespace fabricsim::scenario {
@@ -81,6 +83,7 @@ void check_scenario(const Scenario& sc) {
   workload::check(sc.workload, sc.topology.hosts * sc.topology.nics_per_host);
   Scenario resolved = sc;
   resolve_fabric(resolved);
+  check_ranges(resolved);  // products of rates, sizes and times stay inside int64 / uint32
 }
 
 RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
@@ -89,7 +92,10 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
 
   Simulation sim(sc);
   sim.start_workload();
-  const bool finished = sim.run(sc.stop_time_ps, options.progress, options.stop);
+  // Without a stop_time the run still ends at the horizon (core/checked.h), so the clock, and
+  // every time derived from it, stays inside int64; it then reports unfinished flows.
+  const bool finished = sim.run(sc.stop_time_ps > 0 ? sc.stop_time_ps : kSimHorizonPs,
+                                options.progress, options.stop);
   if (options.progress && !sim.interrupted()) {
     options.progress(ProgressSample{1.0, sim.scheduler().now_ps, sim.events()});
   }

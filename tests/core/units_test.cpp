@@ -130,6 +130,10 @@ TEST(FormatExact, RoundTrips) {
   EXPECT_EQ(format_bytes_exact(1536), "1536B") << "neither binary nor decimal multiple";
   EXPECT_EQ(format_rate_exact(25'781'250'000), "25.78125Gbps") << "exact rate formatting";
   EXPECT_EQ(format_length_exact(3.0), "3m") << "shortest length form";
+  EXPECT_EQ(format_length_exact(20'000'000.0), "20000km") << "whole kilometres, no exponent";
+  EXPECT_EQ(format_length_exact(1500.0), "1500m") << "not a whole number of km";
+  EXPECT_EQ(format_length_exact(1e-7), "0.0000001m") << "fixed notation reads back";
+  EXPECT_DOUBLE_EQ(parse_length_m(format_length_exact(1e-7)).value, 1e-7);
   for (int64_t v : {int64_t{1}, int64_t{999}, int64_t{1001}, int64_t{123'456'789},
                     std::numeric_limits<int64_t>::max()}) {
     EXPECT_EQ(parse_time_ps(format_time_exact(v)).value, v) << "time round trip of " << v;

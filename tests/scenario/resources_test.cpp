@@ -174,9 +174,10 @@ TEST(ResourceEstimate, HugeScenariosAreEstimatedInMilliseconds) {
             2'000'000 * static_cast<int64_t>(sizeof(net::Port) + sizeof(net::PortQueues)));
   const ResourceEstimate slices = estimate_resources(
       scenario_of("topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 128}\n"
-                  "workload: {kind: collective, size: 64MiB, slice: 1B}\n"));
-  // 128 x 254 x 524288 one-byte slices.
-  EXPECT_EQ(slices.messages, 128ll * 254 * 524288);
+                  "workload: {kind: collective, size: 64MiB, slice: 512B}\n"));
+  // 128 ranks x 254 steps x (64 MiB / 128 / 512 B = 1024) slices (1-byte slices exceed the
+  // 32-bit message ids: scenario/ranges.h refuses them before any estimate).
+  EXPECT_EQ(slices.messages, 128ll * 254 * 1024);
   EXPECT_GE(slices.peak_bytes(),
             slices.messages * static_cast<int64_t>(sizeof(transport::Message)));
   const double closed_form_ms =
@@ -201,9 +202,13 @@ TEST(ResourceEstimate, HugeScenariosAreEstimatedInMilliseconds) {
 TEST(ResourceEstimate, OverflowingCountsAreRefusedWithTheirKey) {
   // 2^31 - 1 NICs (radix 65536 leaf-spine holds 2^31): all-to-all pairs ~ 4.6e18 flows of
   // 1 MiB: their bytes overflow first.
-  const Scenario all = scenario_of(
-      "topology: {kind: leaf_spine, radix: 65536}\nhosts: {count: 2147483647}\n"
+  // The input ranges (radix <= 1024, hosts <= 2^24, 32-bit message ids) refuse these before
+  // any estimate; the estimate must still never wrap when called on an unchecked Scenario.
+  Scenario all = scenario_of(
+      "topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 16}\n"
       "workload: {kind: pattern, pattern: all_to_all}\n");
+  all.topology.radix = 65536;
+  all.topology.hosts = 2147483647;
   try {
     estimate_resources(all);
     FAIL() << "all-to-all over 2^31 NICs was estimated";
@@ -211,9 +216,12 @@ TEST(ResourceEstimate, OverflowingCountsAreRefusedWithTheirKey) {
     EXPECT_EQ(e.key_path(), "workload.flow_size");
     EXPECT_NE(std::string(e.what()).find("more than 4 EiB"), std::string::npos) << e.what();
   }
-  const Scenario ring = scenario_of(
-      "topology: {kind: leaf_spine, radix: 65536}\nhosts: {count: 100000000}\n"
-      "workload: {kind: collective, size: 1GiB, slice: 1B}\n");
+  Scenario ring = scenario_of(
+      "topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 16}\n"
+      "workload: {kind: collective, size: 1GiB}\n");
+  ring.workload.slice_bytes = 1;
+  ring.topology.radix = 65536;
+  ring.topology.hosts = 100000000;
   try {
     estimate_resources(ring);
     FAIL() << "1e8 ranks x 2e8 steps x 11 slices of Message records was estimated";
