@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -22,6 +23,7 @@
 #include "scenario/knobs.h"
 #include "scenario/load.h"
 #include "scenario/resources.h"
+#include "scenario/scenario_file.h"
 #include "scenario/run.h"
 
 namespace fabricsim::cli {
@@ -149,6 +151,31 @@ bool memory_limit(const MemoryLimitArg& arg, int64_t& limit) {
   return true;
 }
 
+// Before parsing: yaml-cpp's own memory for the file (scenario::parse_peak_bytes) must fit the
+// limit too, or a large flow list would exhaust memory before any estimate could refuse it.
+// False after printing the one-line error; a file that cannot be sized is left to the loader.
+bool parse_fits(const std::string& file, const MemoryLimitArg& arg, int64_t limit) {
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(file, ec);
+  if (ec || limit <= 0 || size > static_cast<std::uintmax_t>(scenario::kMaxScenarioFileBytes)) {
+    return true;  // the loader reports a missing, special or oversized file
+  }
+  const int64_t need = scenario::current_rss_bytes() +
+                       scenario::parse_peak_bytes(static_cast<int64_t>(size));
+  if (need <= limit) return true;
+  std::cerr << scenario::LoadError({file, 0}, "(file)",
+                                   "parsing this " + format_bytes(static_cast<int64_t>(size)) +
+                                       " file needs about " + format_bytes(need) +
+                                       " (yaml-cpp: ~80 bytes per byte of file), over the limit " +
+                                       format_bytes(limit) +
+                                       (arg.max_memory.empty()
+                                            ? " (available memory; see --max-memory)"
+                                            : " (--max-memory)"))
+                   .what()
+            << "\n";
+  return false;
+}
+
 struct Preflight {
   scenario::ResourceEstimate estimate;
   int64_t peak_bytes = 0;  // the whole process's projected peak
@@ -189,11 +216,11 @@ Preflight preflight(const scenario::LoadedScenario& loaded, const MemoryLimitArg
 }  // namespace
 
 int run_command(const RunArgs& args) {
+  int64_t limit = 0;
+  if (!memory_limit(args, limit) || !parse_fits(args.file, args, limit)) return kExitBadInput;
   scenario::LoadedScenario loaded;
   if (!load(args.file, args.sets, args.unsets, loaded)) return kExitBadInput;
   const std::string out_dir = args.out_dir.empty() ? loaded.scenario.output_dir : args.out_dir;
-  int64_t limit = 0;
-  if (!memory_limit(args, limit)) return kExitBadInput;
   if (const Preflight p = preflight(loaded, args, limit, 0); !p.error.empty()) {
     std::cerr << p.error << "\n";
     return kExitBadInput;
@@ -248,6 +275,8 @@ int compare_command(const CompareArgs& args) {
     std::string error;  // one line; "" = good
   };
   std::vector<Prepared> runs;
+  int64_t limit = 0;
+  if (!memory_limit(args, limit) || !parse_fits(args.file, args, limit)) return kExitBadInput;
   try {
     const ScenarioSource source(args.file);
     for (const std::string& fabric : fabrics) {
@@ -278,8 +307,6 @@ int compare_command(const CompareArgs& args) {
   }
 
   // Memory: a later run simulates while every earlier run's result is held.
-  int64_t limit = 0;
-  if (!memory_limit(args, limit)) return kExitBadInput;
   int64_t held = 0;
   for (const Prepared& p : runs) {
     const Preflight check = preflight(p.loaded, args, limit, held);
@@ -349,10 +376,10 @@ int compare_command(const CompareArgs& args) {
 
 int validate_command(const std::string& file, const std::vector<std::string>& sets,
                      const std::vector<std::string>& unsets, const MemoryLimitArg& limit_arg) {
+  int64_t limit = 0;
+  if (!memory_limit(limit_arg, limit) || !parse_fits(file, limit_arg, limit)) return kExitBadInput;
   scenario::LoadedScenario loaded;
   if (!load(file, sets, unsets, loaded)) return kExitBadInput;
-  int64_t limit = 0;
-  if (!memory_limit(limit_arg, limit)) return kExitBadInput;
   // `run` would refuse what does not fit, so validate does too.
   const Preflight p = preflight(loaded, limit_arg, limit, 0);
   if (!p.error.empty()) {

@@ -422,6 +422,10 @@ std::string describe_parts(const ResourceEstimate& e) {
   return out;
 }
 
+int64_t parse_peak_bytes(int64_t file_bytes) {
+  return file_bytes * kParseBytesPerFileByte;  // file_bytes <= 64 MiB: no overflow
+}
+
 int64_t current_rss_bytes() {
   std::ifstream statm("/proc/self/statm");
   int64_t size_pages = 0, resident_pages = 0;

@@ -59,6 +59,15 @@ ResourceEstimate estimate_resources(const Scenario& sc);
 // largest first, then "outputs" when writing them needs more than the simulation.
 std::string describe_parts(const ResourceEstimate& e);
 
+// The memory yaml-cpp needs to parse a scenario file of `file_bytes`, before any estimate of the
+// run can be made: 80 bytes per byte of file. Measured (peak RSS of `fabricsim validate` minus
+// its ~10 MiB baseline): a 200k-flow list written as sequences, 7.1 MB, 497 MB (70 B/B); the
+// same list as mappings, 11.7 MB, 879 MB (75 B/B); a 500k-flow list, 17.0 MB, 1.23 GB (72 B/B).
+// A node per scalar costs about the same whatever the scalar, so the figure holds for any
+// scenario that is mostly a flow list, the only kind that gets large.
+inline constexpr int64_t kParseBytesPerFileByte = 80;
+int64_t parse_peak_bytes(int64_t file_bytes);
+
 // Resident memory of this process now (/proc/self/statm), the baseline an estimate adds to;
 // 0 when unavailable.
 int64_t current_rss_bytes();
