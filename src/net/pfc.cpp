@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/units.h"
 #include "net/network.h"
 
 namespace fabricsim::net {
@@ -48,7 +49,6 @@ void Network::set_pfc_thresholds() {
     PortQueues& q = queues_[id];
     // Headroom for the cable this port receives on (the same cable it sends on).
     const double cable_m = static_cast<double>(q.prop_ps) / kPropagationPsPerMetre;
-    const double gbps = static_cast<double>(p.rate_bps) * 1e-9;
     const int64_t headroom = cfg.headroom_bytes > 0
                                  ? cfg.headroom_bytes
                                  : mlx5_pfc_headroom_bytes(p.rate_bps, cable_m, cfg.mtu_bytes);
@@ -86,8 +86,8 @@ void Network::set_pfc_thresholds() {
                     " bytes"
               : "a per-port buffer of " + std::to_string(buffer) +
                     " bytes leaves no room below the PFC headroom of " +
-                    std::to_string(headroom) + " bytes (" + std::to_string(gbps) + " Gb/s, " +
-                    std::to_string(cable_m) + " m cable)";
+                    std::to_string(headroom) + " bytes (" + format_rate_exact(p.rate_bps) + ", " +
+                    format_length_exact(cable_m) + " cable)";
       throw InputError(cfg.xoff_bytes > 0 ? "fabric.pfc.xoff" : key, why);
     }
     q.pfc_xon_bytes = cfg.xon_bytes > 0 ? cfg.xon_bytes

@@ -7,6 +7,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/rss.h"
+#include "core/units.h"
 #include "scenario/infiniband.h"
 #include "scenario/link_load.h"
 #include "scenario/ranges.h"
@@ -26,7 +27,10 @@ const char* op_name(workload::CollectiveOp op) {
 
 // One line on what the fabric is: technology, link rate and its mechanisms.
 std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
-  const std::string gbps = std::to_string(sc.link.rate_bps / 1'000'000'000) + " Gb/s";
+  // Whole Gb/s as "400 Gb/s"; anything finer exactly ("1Mbps"), never rounded to "0 Gb/s".
+  const std::string gbps = sc.link.rate_bps % 1'000'000'000 == 0
+                               ? std::to_string(sc.link.rate_bps / 1'000'000'000) + " Gb/s"
+                               : format_rate_exact(sc.link.rate_bps);
   if (sc.technology == Technology::kInfiniband) {
     std::string d = "InfiniBand";
     if (sc.ib.generation != IbGeneration::kNone) {
