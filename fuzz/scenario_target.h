@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,7 @@
 #include "output/pcap_trace.h"
 #include "output/summary.h"
 #include "scenario/run.h"
+#include "scenario/simulation.h"
 
 namespace fabricsim::fuzz {
 
@@ -32,7 +34,7 @@ enum class Outcome {
   kInputError,    // check_scenario refused it (`validate` fails): exit 2
   kBuildRefused,  // check_scenario passed but building the simulation threw InputError
   kOverBudget,    // valid, but too large for a fuzz iteration (Budget); not simulated
-  kEventBudget,   // simulated until the event budget ran out (no result to format)
+  kEventBudget,   // the second pass ran far past the first pass's events (no result to format)
   kRan,           // simulated (to completion or the budget's simulated time), outputs formatted
 };
 
@@ -56,13 +58,20 @@ inline const char* outcome_name(Outcome o) {
 
 // Limits that keep one iteration to milliseconds, so the fuzzer explores inputs rather than
 // simulating large fabrics; a valid input over a limit is skipped (kOverBudget), never clamped
-// into a different scenario. The simulated time is capped through stop_time (a run that hits it
-// reports unfinished flows, a path worth fuzzing too).
+// into a different scenario.
+//
+// Simulated time is not capped at a fixed value: overflow bugs live at large times (a 1 bps link
+// puts a packet's end 3.3e16 ps away). Instead a first pass simulates in doubling steps of
+// simulated time (1 us, 2 us, 4 us, ...) until the run ends, reaches the scenario's stop_time,
+// or has processed max_events; the second pass is run_scenario with stop_time set to where the
+// first stopped (the same events again: runs are deterministic), followed by the formatting of
+// every output. A cheap scenario thus runs to completion, an expensive one to a few microseconds.
 struct Budget {
   int max_nics = 128;                  // hosts x nics_per_host: the examples' 128 run
   int max_radix = 32;                  // a 3-tier fat tree has (radix/2)^2 core switches
   int64_t max_planned_flows = 20'000;  // flows a pattern plans up front (Poisson, all-to-all)
-  int64_t sim_time_ps = 5'000'000;     // 5 us of simulated time at most
+  int64_t max_events = 30'000;         // per pass, checked between steps
+  int64_t first_step_ps = 1'000'000;   // 1 us
 };
 
 // Thrown when an outcome breaks the CLI's contract (an error message of more than one line).
@@ -129,11 +138,33 @@ inline Outcome run_input(std::string_view yaml, const Budget& budget = {}) {
       !(detail::planned_flows(sc) <= static_cast<double>(budget.max_planned_flows))) {
     return Outcome::kOverBudget;
   }
+  // First pass: how far in simulated time the event budget reaches.
+  int64_t reach_ps = 0;  // the second pass's stop_time (0 = run to completion)
+  try {
+    scenario::Simulation sim(sc);
+    sim.start_workload();
+    constexpr int64_t kLastStepPs = INT64_MAX;  // the stop marker is an event: any int64 time
+    for (int64_t t = budget.first_step_ps;; t = t >= kLastStepPs / 2 ? kLastStepPs : 2 * t) {
+      const int64_t stop = sc.stop_time_ps > 0 ? std::min(t, sc.stop_time_ps) : t;
+      if (sim.run(stop)) {
+        reach_ps = sc.stop_time_ps;  // finished: the second pass finishes too
+        break;
+      }
+      if (stop == sc.stop_time_ps || stop == kLastStepPs || sim.events() > budget.max_events) {
+        reach_ps = stop;
+        break;
+      }
+    }
+  } catch (const InputError& e) {
+    detail::expect_one_line(scenario::format_input_error(loaded, e));
+    return Outcome::kBuildRefused;
+  }
+
+  // Second pass, as `fabricsim run` does it. Simulation::run reports progress every 2^18 events
+  // and once at the end; a report from inside the loop means the pass went far beyond the first
+  // (it should not), so it ends the iteration rather than let it run long.
   scenario::Scenario capped = sc;
-  capped.stop_time_ps =
-      sc.stop_time_ps > 0 ? std::min(sc.stop_time_ps, budget.sim_time_ps) : budget.sim_time_ps;
-  // The event budget: Simulation::run reports progress every 2^18 events and once more at the
-  // end; a report from inside the loop ends the iteration.
+  capped.stop_time_ps = reach_ps;
   struct EventBudgetSpent {};
   int progress_calls = 0;
   scenario::RunOptions options;
