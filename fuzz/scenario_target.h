@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -34,7 +35,7 @@ enum class Outcome {
   kInputError,    // check_scenario refused it (`validate` fails): exit 2
   kBuildRefused,  // check_scenario passed but building the simulation threw InputError
   kOverBudget,    // valid, but too large for a fuzz iteration (Budget); not simulated
-  kEventBudget,   // the second pass ran far past the first pass's events (no result to format)
+  kEventBudget,   // one step of simulated time held > 2^18 events (no result to format)
   kRan,           // simulated (to completion or the budget's simulated time), outputs formatted
 };
 
@@ -69,7 +70,7 @@ inline const char* outcome_name(Outcome o) {
 struct Budget {
   int max_nics = 128;                  // hosts x nics_per_host: the examples' 128 run
   int max_radix = 32;                  // a 3-tier fat tree has (radix/2)^2 core switches
-  int64_t max_planned_flows = 20'000;  // flows a pattern plans up front (Poisson, all-to-all)
+  int64_t max_planned_flows = 20'000;  // messages created up front (planned_flows below)
   int64_t max_events = 30'000;         // per pass, checked between steps
   int64_t first_step_ps = 1'000'000;   // 1 us
 };
@@ -88,12 +89,16 @@ inline void expect_one_line(const std::string& message) {
   }
 }
 
-// Flows a pattern workload plans before the run starts (the collective posts slices as it
-// goes, so it plans none), as an upper bound; -1 when too large to count.
+// Messages the workload creates before the first event, as an upper bound (a double, so that
+// no product overflows): a pattern's planned flows, or the ring all-reduce's first step, one
+// message per slice of every rank's chunk (workload.cpp, Workload::start).
 inline double planned_flows(const scenario::Scenario& sc) {
   const workload::WorkloadSpec& w = sc.workload;
   const double nics = static_cast<double>(sc.topology.hosts) * sc.topology.nics_per_host;
-  if (w.kind == workload::WorkloadKind::kCollective) return 0;
+  if (w.kind == workload::WorkloadKind::kCollective) {
+    const double chunk_bytes = std::ceil(static_cast<double>(w.size_bytes) / nics);
+    return nics * std::ceil(chunk_bytes / static_cast<double>(std::max<int64_t>(1, w.slice_bytes)));
+  }
   switch (w.pattern) {
     case workload::PatternKind::kAllToAll:
       return nics * nics;
@@ -138,7 +143,11 @@ inline Outcome run_input(std::string_view yaml, const Budget& budget = {}) {
       !(detail::planned_flows(sc) <= static_cast<double>(budget.max_planned_flows))) {
     return Outcome::kOverBudget;
   }
-  // First pass: how far in simulated time the event budget reaches.
+  // First pass: how far in simulated time the event budget reaches. Simulation::run reports
+  // progress every 2^18 events: a report means one doubling step holds far more events than the
+  // budget (the traffic started late), and ends the iteration there.
+  struct EventBudgetSpent {};
+  const auto spent = [](double) { throw EventBudgetSpent{}; };
   int64_t reach_ps = 0;  // the second pass's stop_time (0 = run to completion)
   try {
     scenario::Simulation sim(sc);
@@ -146,7 +155,7 @@ inline Outcome run_input(std::string_view yaml, const Budget& budget = {}) {
     constexpr int64_t kLastStepPs = INT64_MAX;  // the stop marker is an event: any int64 time
     for (int64_t t = budget.first_step_ps;; t = t >= kLastStepPs / 2 ? kLastStepPs : 2 * t) {
       const int64_t stop = sc.stop_time_ps > 0 ? std::min(t, sc.stop_time_ps) : t;
-      if (sim.run(stop)) {
+      if (sim.run(stop, spent)) {
         reach_ps = sc.stop_time_ps;  // finished: the second pass finishes too
         break;
       }
@@ -155,6 +164,8 @@ inline Outcome run_input(std::string_view yaml, const Budget& budget = {}) {
         break;
       }
     }
+  } catch (const EventBudgetSpent&) {
+    return Outcome::kEventBudget;
   } catch (const InputError& e) {
     detail::expect_one_line(scenario::format_input_error(loaded, e));
     return Outcome::kBuildRefused;
@@ -165,7 +176,6 @@ inline Outcome run_input(std::string_view yaml, const Budget& budget = {}) {
   // (it should not), so it ends the iteration rather than let it run long.
   scenario::Scenario capped = sc;
   capped.stop_time_ps = reach_ps;
-  struct EventBudgetSpent {};
   int progress_calls = 0;
   scenario::RunOptions options;
   options.progress = [&progress_calls](double done) {

@@ -122,10 +122,22 @@ TEST(FuzzTarget, ClassifiesInputs) {
   EXPECT_EQ(run_input("topology: {tiers: 2: 3\n"), Outcome::kLoadError) << "malformed YAML";
   EXPECT_EQ(run_input(tiny + "faults: {nic_stall: {nic: 8}}\n"), Outcome::kInputError)
       << "NIC 8 of 8";
+  // Eight 1 GiB flows that all start at 1 ms: the step from 1 ms to 2 ms holds about 1 ms x
+  // 400 Gb/s / 4 KiB = 12k packets per flow, several events each, past the 2^18-event stop.
+  EXPECT_EQ(run_input("topology: {radix: 8}\nhosts: {count: 16}\n"
+                      "workload: {kind: pattern, pattern: flows, flows: [[0, 8, 1GiB, 1ms], "
+                      "[1, 9, 1GiB, 1ms], [2, 10, 1GiB, 1ms], [3, 11, 1GiB, 1ms], "
+                      "[4, 12, 1GiB, 1ms], [5, 13, 1GiB, 1ms], [6, 14, 1GiB, 1ms], "
+                      "[7, 15, 1GiB, 1ms]]}\n"),
+            Outcome::kEventBudget);
   EXPECT_EQ(run_input("topology: {radix: 32}\nhosts: {count: 200}\n"), Outcome::kOverBudget)
       << "over 128 NICs";
   EXPECT_EQ(run_input("topology: {radix: 64}\nhosts: {count: 8}\n"), Outcome::kOverBudget)
       << "radix over 32";
+  // 64 MiB over 16 ranks in 1-byte slices: 16 x 4 Mi messages posted at the start.
+  EXPECT_EQ(run_input("topology: {radix: 8}\nhosts: {count: 16}\n"
+                      "workload: {kind: collective, size: 64MiB, slice: 1B}\n"),
+            Outcome::kOverBudget);
 }
 
 }  // namespace
