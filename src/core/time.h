@@ -5,6 +5,7 @@
 // names end in `_ps`; these wrappers keep units straight at API boundaries.
 #pragma once
 
+#include <compare>  // the defaulted operator<=> (clang requires it; libstdc++ with gcc pulls it in)
 #include <cstdint>
 
 namespace fabricsim {
