@@ -317,6 +317,16 @@ int compare_command(const CompareArgs& args) {
     const int64_t result = check.estimate.result_bytes;
     held = std::min(held, INT64_MAX - result) + result;  // saturates, never wraps
   }
+  // What only a built fabric can refuse, for every fabric before the first run simulates.
+  for (const Prepared& p : runs) {
+    try {
+      scenario::check_buildable(p.loaded.scenario);
+    } catch (const InputError& e) {
+      std::cerr << scenario::format_input_error(p.loaded, e) << " (in the " << p.fabric
+                << " run)\n";
+      return kExitBadInput;
+    }
+  }
   InterruptGuard interrupt;  // from here on a signal stops the run and the files are written
   const bool out_option = !args.out_dir.empty();
   const std::string out_dir = out_option ? args.out_dir : runs.front().loaded.scenario.output_dir;
@@ -384,6 +394,12 @@ int validate_command(const std::string& file, const std::vector<std::string>& se
   const Preflight p = preflight(loaded, limit_arg, limit, 0);
   if (!p.error.empty()) {
     std::cerr << p.error << "\n";
+    return kExitBadInput;
+  }
+  try {
+    scenario::check_buildable(loaded.scenario);  // what only a built fabric can refuse
+  } catch (const InputError& e) {
+    std::cerr << scenario::format_input_error(loaded, e) << "\n";
     return kExitBadInput;
   }
   std::cout << file << ": ok (estimated peak memory " << format_bytes(p.peak_bytes) << ": "

@@ -90,6 +90,12 @@ void check_scenario(const Scenario& sc) {
   check_ranges(resolved);  // products of rates, sizes and times stay inside int64 / uint32
 }
 
+void check_buildable(const Scenario& sc) {
+  check_scenario(sc);
+  Simulation sim(sc);
+  sim.start_workload();
+}
+
 RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   check_scenario(sc);
   const auto wall_start = std::chrono::steady_clock::now();

@@ -26,4 +26,12 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options = {})
 // topology), without simulating: for `fabricsim validate`. Throws InputError.
 void check_scenario(const Scenario& scenario);
 
+// check_scenario, then builds the fabric, its routing (the Subnet Manager's sweep included) and
+// the workload exactly as run_scenario does, without simulating an event, and frees them: the
+// errors only a built fabric can find (a failed link's switch or port index, an SM that cannot
+// route the topology, a DCQCN profile at this link rate) are raised here too, so `validate` and
+// `compare`'s up-front check refuse everything `run` would. Costs run's setup time; call it after
+// the memory pre-flight. Throws InputError.
+void check_buildable(const Scenario& scenario);
+
 }  // namespace fabricsim::scenario

@@ -87,6 +87,23 @@ TEST_F(CliTest, EngineInputErrorGetsTheLoadersLine) {
   expect_bad_input(file, "", "^" + escaped(file) + ":[0-9]+: [a-z_.]+: .+$");
 }
 
+// Errors only a built fabric can find (here: a failed link on switch 999 of a 16-NIC fabric) are
+// refused by validate and by compare's up-front check as by run: exit 2, one line, nothing run.
+TEST_F(CliTest, BuildTimeErrorsAreRefusedByValidateAndCompareToo) {
+  const std::string file =
+      write("bad_switch.yaml", std::string(kGood) + "faults:\n  link_down: {switch: 999}\n");
+  expect_bad_input(file, "", escaped(file) + ":5: faults\\.link_down\\.switch: must be a "
+                                             "switch index below [0-9]+");
+  const CliOutcome o = run("compare '" + file + "' --out '" + (dir_ / "cmp").string() + "'");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  ASSERT_EQ(o.err_lines.size(), 1u) << o.err;
+  EXPECT_NE(o.err_lines[0].find("faults.link_down.switch: must be a switch index below"),
+            std::string::npos)
+      << o.err;
+  EXPECT_TRUE(o.out.empty()) << "no run started: " << o.out;
+  EXPECT_FALSE(fs::exists(dir_ / "cmp"));
+}
+
 TEST_F(CliTest, UsageErrorExitsTwo) {
   const CliOutcome o = run("run");
   EXPECT_EQ(o.exit_code, 2) << "a missing scenario argument is bad input";
