@@ -6,7 +6,7 @@
 // really allocates times that count, so the estimate follows the types as they change. Where
 // the simulator's use depends on the traffic (packets queued in switch buffers, pending events),
 // the estimate takes the bound the model imposes (the switches' shared buffers, the traffic's own
-// bytes) and says so next to it. docs/reliability.d/preflight.md compares it with measured peaks.
+// bytes) and says so next to it. docs/reliability.md ("Pre-flight memory estimate") compares it with measured peaks.
 #pragma once
 
 #include <cstdint>

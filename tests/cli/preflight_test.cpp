@@ -4,7 +4,7 @@
 // the estimate is compared with the measured peak RSS of the real binary on every example and
 // benchmark scenario.
 //
-// Tolerance (docs/reliability.d/preflight.md): the estimate is the whole process's projected
+// Tolerance (docs/reliability.md ("Pre-flight memory estimate")): the estimate is the whole process's projected
 // peak, so it is checked against the peak resident set of the child process (wait4 ru_maxrss):
 //   - never below the measured peak by more than 1 MiB: what the estimate leaves out is the
 //     shared libraries' code and stdio buffers that a run and its output writers page in after
@@ -126,7 +126,7 @@ TEST_F(Preflight, RunRefusesTheReportedCasesQuickly) {
   expect_refused(timed("run " + file + " --max-memory 2GiB", seconds), seconds, file,
                  "workload.duration", "5 s Poisson at load 1");
   // A flow list. The 1.66 M-flow list of the issue cannot be a quick test: yaml-cpp alone needs
-  // 18 s and 4 GB to load it (docs/reliability.d/preflight.md; the loader's limits are item 1).
+  // 18 s and 4 GB to load it (docs/reliability.md ("Pre-flight memory estimate"); the loader's limits are item 1).
   // tests/scenario/resources_test.cpp estimates that list in-process; here 4,000 flows show the
   // per-flow parts (one FlowRecord each, exactly) and the refusal under a limit they exceed.
   std::string flows =
@@ -276,7 +276,7 @@ std::vector<std::string> scenario_files() {
     if (entry.path().extension() == ".yaml")
       files.push_back("examples/" + entry.path().filename().string());
   }
-  // bench/permutation-k24.yaml takes ~10 s: measured by hand (docs/reliability.d/preflight.md).
+  // bench/permutation-k24.yaml takes ~10 s: measured by hand (docs/reliability.md ("Pre-flight memory estimate")).
   files.push_back("bench/permutation-k8.yaml");
   files.push_back("bench/permutation-k16.yaml");
   std::sort(files.begin(), files.end());
