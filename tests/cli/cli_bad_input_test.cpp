@@ -19,23 +19,6 @@ using fabricsim::test_support::CliOutcome;
 class CliTest : public fabricsim::test_support::CliFixture {
  protected:
   CliTest() : CliFixture("fabricsim_cli") {}
-
-  // Asserts the bad-input contract for `fabricsim run FILE --out DIR` and for validate.
-  void expect_bad_input(const std::string& file, const std::string& extra_args,
-                        const std::string& line_pattern) {
-    const fs::path out_dir = dir_ / "out";
-    for (const std::string command : {"run", "validate"}) {
-      const std::string args = command + " '" + file + "' " + extra_args +
-                               (command == "run" ? " --out '" + out_dir.string() + "'" : "");
-      const CliOutcome o = run(args);
-      EXPECT_EQ(o.exit_code, 2) << "bad input must exit with 2: fabricsim " << args;
-      ASSERT_EQ(o.err_lines.size(), 1u) << "exactly one line on stderr: fabricsim " << args;
-      EXPECT_TRUE(std::regex_match(o.err_lines[0], std::regex(line_pattern)))
-          << "stderr '" << o.err_lines[0] << "' does not match " << line_pattern;
-      EXPECT_FALSE(fs::exists(out_dir)) << "no output directory on bad input: fabricsim " << args;
-    }
-  }
-
 };
 
 // A small, fast scenario (16 NICs, 1 MiB all-reduce).

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -138,6 +139,25 @@ class CliFixture : public ::testing::Test {
 
   // Runs `fabricsim ARGS` with stdout and stderr captured in files.
   CliOutcome run(const std::string& args) { return run_fabricsim(args, dir_); }
+
+  // The bad-input contract (SPEC §5) for `run FILE EXTRA --out DIR` and `validate FILE EXTRA`:
+  // exit 2, exactly one line on stderr matching `line_pattern` (a regex), and no output
+  // directory (nothing simulated or written).
+  void expect_bad_input(const std::string& file, const std::string& extra,
+                        const std::string& line_pattern) {
+    const fs::path out_dir = dir_ / "out";
+    for (const std::string command : {"run", "validate"}) {
+      const std::string args = command + " '" + file + "' " + extra +
+                               (command == "run" ? " --out '" + out_dir.string() + "'" : "");
+      const CliOutcome o = run(args);
+      EXPECT_EQ(o.exit_code, 2) << "bad input must exit with 2: fabricsim " << args;
+      ASSERT_EQ(o.err_lines.size(), 1u) << "exactly one line on stderr: fabricsim " << args
+                                        << "\n" << o.err;
+      EXPECT_TRUE(std::regex_match(o.err_lines[0], std::regex(line_pattern)))
+          << "stderr '" << o.err_lines[0] << "' does not match " << line_pattern;
+      EXPECT_FALSE(fs::exists(out_dir)) << "no output directory on bad input: fabricsim " << args;
+    }
+  }
 
   std::string prefix_;
   std::unique_ptr<ScratchDir> scratch_;
