@@ -8,6 +8,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "workload/workload.h"
 
 namespace fabricsim::scenario {
 namespace {
@@ -102,17 +103,7 @@ Demand poisson_demand(const workload::WorkloadSpec& w, Wide nics, Wide mtu, Wide
   d.start_key = "workload.duration";
   d.expected = true;
   const int64_t largest = w.size_cdf.empty() ? w.flow_size_bytes : w.size_cdf.back().size_bytes;
-  double mean = static_cast<double>(w.flow_size_bytes);
-  if (!w.size_cdf.empty()) {  // the piecewise-linear CDF's mean, as plan_pattern computes it
-    mean = 0;
-    double prev_p = 0;
-    int64_t prev = w.size_cdf.front().size_bytes;
-    for (const workload::SizeCdfPoint& p : w.size_cdf) {
-      mean += (p.cumulative - prev_p) * 0.5 * static_cast<double>(prev + p.size_bytes);
-      prev_p = p.cumulative;
-      prev = p.size_bytes;
-    }
-  }
+  const double mean = workload::mean_size(w);  // as plan_pattern draws the sizes
   const long double offered_bytes = static_cast<long double>(w.load) * rate_bps / 8 *
                                     static_cast<long double>(w.duration_ps) * 1e-12L;
   d.latest_start_ps = w.duration_ps;

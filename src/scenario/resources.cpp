@@ -98,19 +98,6 @@ Shape shape_of(const topo::TopologySpec& t) {
   return s;
 }
 
-// Mean flow size of the workload's size distribution (as workload.cpp draws it).
-double mean_flow_bytes(const workload::WorkloadSpec& w) {
-  if (w.size_cdf.empty()) return static_cast<double>(w.flow_size_bytes);
-  double mean = 0, prev_p = 0;
-  int64_t prev_size = w.size_cdf.front().size_bytes;
-  for (const workload::SizeCdfPoint& pt : w.size_cdf) {
-    mean += (pt.cumulative - prev_p) * 0.5 * static_cast<double>(prev_size + pt.size_bytes);
-    prev_p = pt.cumulative;
-    prev_size = pt.size_bytes;
-  }
-  return mean;
-}
-
 // What the workload posts: messages, their total payload, the planned-flow list a pattern keeps
 // and the QPs it opens.
 struct Traffic {
@@ -177,13 +164,13 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
       // the duration; the count is Poisson with mean m, so m + 4 sqrt(m) + 1 exceeds it except
       // with probability ~3e-5 (normal tail at 4 sigma).
       const double mean = static_cast<double>(n) * w.load * static_cast<double>(sc.link.rate_bps) *
-                          (static_cast<double>(w.duration_ps) * 1e-12) / (8.0 * mean_flow_bytes(w));
+                          (static_cast<double>(w.duration_ps) * 1e-12) / (8.0 * workload::mean_size(w));
       t.messages = Checked{"workload.duration"}.of(mean + 4.0 * std::sqrt(mean) + 1.0);
       t.sorted = true;
       t.qps = std::min(t.messages, pairs);
       t.max_message_bytes = w.size_cdf.empty() ? w.flow_size_bytes : w.size_cdf.back().size_bytes;
       t.total_bytes =
-          Checked{"workload.duration"}.of(static_cast<double>(t.messages) * mean_flow_bytes(w));
+          Checked{"workload.duration"}.of(static_cast<double>(t.messages) * workload::mean_size(w));
       break;
     }
   }

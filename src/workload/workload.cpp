@@ -32,6 +32,8 @@ int64_t sample_size(const WorkloadSpec& spec, Rng& rng) {
   return spec.size_cdf.back().size_bytes;
 }
 
+}  // namespace
+
 double mean_size(const WorkloadSpec& spec) {
   if (spec.size_cdf.empty()) return static_cast<double>(spec.flow_size_bytes);
   double mean = 0, prev_p = 0;
@@ -43,8 +45,6 @@ double mean_size(const WorkloadSpec& spec) {
   }
   return mean;
 }
-
-}  // namespace
 
 void check(const WorkloadSpec& spec, int num_nics) {
   if (spec.kind == WorkloadKind::kCollective) {

@@ -23,6 +23,11 @@ struct PlannedFlow {
   int sl = -1;  // InfiniBand service level; -1 = the fabric's
 };
 
+// The mean flow size in bytes of the spec's size distribution: flow_size, or the mean of the
+// piecewise-linear size_cdf as the Poisson pattern draws from it. The Poisson arrival rate, the
+// input ranges (scenario/ranges.h) and the memory estimate (scenario/resources.h) all use it.
+double mean_size(const WorkloadSpec& spec);
+
 // Throws InputError naming the workload.* key when the spec cannot run on `num_nics` NICs.
 void check(const WorkloadSpec& spec, int num_nics);
 
