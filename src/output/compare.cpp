@@ -220,7 +220,8 @@ std::string compare_csv_text(const FabricRuns& runs) {
            exact(m.aggregate_throughput_gbps) + "," + std::to_string(m.dropped_packets) + "," +
            std::to_string(m.pause_frames) + "," + std::to_string(m.credit_waits) + "," +
            std::to_string(m.credit_stalls) + "," + std::to_string(m.paused_ps) + "," +
-           std::to_string(m.retransmitted_packets) + "," + std::to_string(m.timeouts) + "\n";
+           std::to_string(m.retransmitted_packets) + "," + std::to_string(m.timeouts) + "," +
+           (result.partial ? "true" : "false") + "\n";
   }
   return out;
 }

@@ -59,11 +59,12 @@ std::string format_compare_table(const FabricRuns& runs);
 inline constexpr const char* kCompareCsvHeader =
     "fabric,flows_total,flows_completed,collective_time_ps,busbw_gbytes_per_s,completion_time_ps,"
     "fct_p50_ps,fct_p99_ps,aggregate_throughput_gbps,dropped_packets,pause_frames,credit_waits,"
-    "credit_stalls,paused_ps,retransmitted_packets,timeouts";
+    "credit_stalls,paused_ps,retransmitted_packets,timeouts,partial";
 
 // Header, then one row per fabric in the given order. Integers exactly; doubles in the shortest
 // form that reads back to the same value (as result.json prints them). A metric that does not
 // exist for the run (no collective, or an unfinished one; no completion time) is an empty field.
+// `partial` is true for a run stopped by SIGINT/SIGTERM (its figures cover only what ran).
 std::string compare_csv_text(const FabricRuns& runs);
 
 // Writes each run's result files into DIR/<fabric>/ (output/write.h), DIR/compare.csv and the

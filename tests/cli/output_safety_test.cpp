@@ -260,7 +260,10 @@ TEST_F(OutputSafetyTest, SigtermStopsACompareAfterTheCurrentRun) {
   EXPECT_EQ(entries(out), (std::set<std::string>{".fabricsim-output", "compare.csv", "roce"}))
       << "the interrupted run's files; ib was not run";
   EXPECT_EQ(json::parse(read_file(out / "roce" / "result.json")).at("partial"), true);
-  EXPECT_EQ(parse_csv(read_file(out / "compare.csv")).size(), 2u) << "header and the roce row";
+  const auto csv = parse_csv(read_file(out / "compare.csv"));
+  ASSERT_EQ(csv.size(), 2u) << "header and the roce row";
+  EXPECT_EQ(csv[0].back(), "partial");
+  EXPECT_EQ(csv[1].back(), "true") << "the row says its figures cover only what ran";
   const std::vector<std::string> lines = split_lines(read_file(dir_ / "stdout.txt"));
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines.front().rfind("  PARTIAL: the roce run was interrupted at simulated time ", 0),
