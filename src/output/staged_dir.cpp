@@ -1,11 +1,13 @@
 #include "output/staged_dir.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <fstream>
+#include <regex>
 #include <string_view>
 #include <system_error>
 
@@ -82,6 +84,40 @@ fs::path sibling(const fs::path& dir, const std::string& tag, int attempt) {
   return dir.parent_path() / name;
 }
 
+// The process that owned a leftover DIR.tmp-<pid>[-n] or DIR.old-<pid>[-n] beside `dir`, or -1
+// when `name` is not such a sibling of it.
+pid_t leftover_owner(const std::string& dir_name, const std::string& name) {
+  static const std::regex kSuffix("([0-9]{1,9})(-[0-9]+)?");  // sibling(): <pid>[-<attempt>]
+  for (const char* tag : {".tmp-", ".old-"}) {
+    const std::string prefix = dir_name + tag;
+    std::smatch m;
+    const std::string rest = name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : "";
+    if (std::regex_match(rest, m, kSuffix)) return static_cast<pid_t>(std::stol(m[1]));
+  }
+  return -1;
+}
+
+// Removes what a killed run (SIGKILL, a second Ctrl-C, a power cut) left beside `dir`: staging
+// and set-aside directories whose owning process no longer exists and which hold nothing but
+// fabricsim's own files (the same test as for replacing a directory). A live owner (another run
+// into the same directory, or a reused pid) or a foreign file keeps the directory.
+void remove_leftovers(const fs::path& dir) {
+  std::error_code ec;
+  const std::string dir_name = dir.filename().string();
+  for (fs::directory_iterator it(dir.parent_path(), ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const pid_t owner = leftover_owner(dir_name, name);
+    if (owner <= 0 || owner == ::getpid()) continue;
+    if (::kill(owner, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    std::error_code st_ec;
+    if (!fs::is_directory(it->symlink_status(st_ec)) || !refusal(it->path(), "", true).empty()) {
+      continue;
+    }
+    fs::remove_all(it->path(), st_ec);  // best effort: a leftover that stays harms nothing
+  }
+}
+
 }  // namespace
 
 std::string replace_refusal(const fs::path& dir) { return refusal(dir, "", true); }
@@ -139,6 +175,7 @@ StagedDir::StagedDir(const std::string& target) {
     }
     created_parents_.push_back(*p);
   }
+  remove_leftovers(dir);
 
   for (int attempt = 0; staging_.empty(); ++attempt) {
     const fs::path s = sibling(dir, "tmp", attempt);

@@ -6,7 +6,8 @@
 //      parent, so the final rename never crosses a file system) holding only the marker file;
 //      anything wrong (DIR is a file, sits under a file or in /proc, cannot be listed, holds
 //      files fabricsim does not write, its parent is read-only) throws OutputDirError, so a bad
-//      --out costs no simulation;
+//      --out costs no simulation; leftovers of killed runs beside DIR (DIR.tmp-<pid>,
+//      DIR.old-<pid> whose process is gone and that hold only fabricsim's files) are removed;
 //   2. the run writes its files into path() (the staging directory);
 //   3. commit() moves the previous DIR aside to DIR.old-<pid>, renames the staging directory to
 //      DIR and deletes the old one. If anything fails before commit(), the destructor deletes the

@@ -5,6 +5,7 @@
 #include "output/staged_dir.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -198,6 +199,39 @@ TEST(StagedDir, CommitChecksTheTargetAgain) {
   EXPECT_TRUE(fs::exists(out / "notes.txt")) << "kept";
   EXPECT_TRUE(fs::exists(out / "result.json")) << "the previous run's files stay as they were";
   EXPECT_EQ(entries(scratch.path()), std::set<std::string>{"out"}) << "staging removed";
+}
+
+// A run killed outright (SIGKILL, a second Ctrl-C) leaves DIR.tmp-<pid> (or DIR.old-<pid>)
+// behind; the next run into DIR removes those whose process is gone and that hold only
+// fabricsim's files, and keeps anything else: a live owner's, a foreign file's, other names.
+TEST(StagedDir, RemovesLeftoversOfKilledRunsOnly) {
+  ScratchDir scratch("fabricsim_staged");
+  // A pid that certainly belongs to no process: a child that has exited and been reaped.
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  const std::string dead = std::to_string(child);
+  const std::string alive = std::to_string(::getppid());  // the test runner's parent
+  for (const std::string& name : {"out.tmp-" + dead, "out.old-" + dead + "-2",
+                                  "out.tmp-" + alive, "out.tmp-" + dead + "x", "other.tmp-" + dead}) {
+    fs::create_directory(scratch / name);
+    touch(scratch / name / kMarkerFile);
+    touch(scratch / name / "result.json");
+  }
+  fs::create_directory(scratch / ("out.old-" + dead + "-3"));
+  touch(scratch / ("out.old-" + dead + "-3") / "notes.txt");  // not fabricsim's: kept
+
+  StagedDir staged((scratch / "out").string());
+  const std::set<std::string> left = entries(scratch.path());
+  EXPECT_FALSE(left.count("out.tmp-" + dead)) << "a dead run's staging directory is removed";
+  EXPECT_FALSE(left.count("out.old-" + dead + "-2")) << "and its set-aside directory";
+  EXPECT_TRUE(left.count("out.tmp-" + alive)) << "a live process's is not touched";
+  EXPECT_TRUE(left.count("out.tmp-" + dead + "x")) << "not a name fabricsim makes";
+  EXPECT_TRUE(left.count("other.tmp-" + dead)) << "another directory's leftover";
+  EXPECT_TRUE(left.count("out.old-" + dead + "-3")) << "holds a file fabricsim does not write";
+  EXPECT_TRUE(left.count(staged.path().filename().string())) << "this run's own staging";
 }
 
 }  // namespace
