@@ -38,8 +38,8 @@ transport::DcqcnParams resolve_dcqcn(const Scenario& sc) {
   override_with(p.cnp_interval_ps, o.cnp_interval_ps);
   try {
     transport::validate_dcqcn_params(p, sc.link.rate_bps);
-  } catch (const std::invalid_argument& e) {
-    throw InputError("fabric.roce.dcqcn", e.what());
+  } catch (const transport::DcqcnParamError& e) {
+    throw InputError("fabric." + e.field, e.what());  // the key the value came from
   }
   return p;
 }

@@ -141,8 +141,8 @@ DcqcnParams hpcc_paper(int64_t link_rate_bps) {
   return p;
 }
 
-void require(bool ok, const char* what) {
-  if (!ok) throw std::invalid_argument(std::string("DCQCN parameters: ") + what);
+void require(bool ok, const char* field, const std::string& what) {
+  if (!ok) throw DcqcnParamError(field, what);
 }
 
 }  // namespace
@@ -162,23 +162,27 @@ DcqcnParams dcqcn_profile(std::string_view name, int64_t link_rate_bps) {
 }
 
 void validate_dcqcn_params(const DcqcnParams& p, int64_t line_rate_bps) {
-  require(line_rate_bps > 0, "line rate must be > 0");
-  require(p.min_rate_bps > 0 && p.min_rate_bps <= line_rate_bps,
-          "min_rate_bps must be in (0, line rate]");
-  require(p.g > 0 && p.g <= 1, "g must be in (0, 1]");
-  require(p.initial_alpha >= 0 && p.initial_alpha <= 1, "initial_alpha must be in [0, 1]");
-  require(p.alpha_interval_ps > 0, "alpha_interval_ps must be > 0");
-  require(p.rate_decrease_interval_ps >= 0, "rate_decrease_interval_ps must be >= 0");
-  require(p.rate_increase_timer_ps > 0, "rate_increase_timer_ps must be > 0");
-  require(p.byte_counter_bytes >= 0, "byte_counter_bytes must be >= 0");
-  require(p.fast_recovery_steps >= 0, "fast_recovery_steps must be >= 0");
-  require(p.ai_rate_bps >= 0 && p.hai_rate_bps >= 0, "ai_rate_bps and hai_rate_bps must be >= 0");
+  require(line_rate_bps > 0, "link.rate", "the line rate must be > 0");
+  require(p.min_rate_bps > 0 && p.min_rate_bps <= line_rate_bps, "roce.dcqcn.min_rate",
+          "must be in (0, the line rate " + std::to_string(line_rate_bps) +
+              " bps] (set, or taken from fabric.roce.dcqcn_profile)");
+  require(p.g > 0 && p.g <= 1, "roce.dcqcn.g", "must be in (0, 1]");
+  require(p.initial_alpha >= 0 && p.initial_alpha <= 1, "roce.dcqcn.initial_alpha",
+          "must be in [0, 1]");
+  require(p.alpha_interval_ps > 0, "roce.dcqcn.alpha_interval", "must be > 0");
+  require(p.rate_decrease_interval_ps >= 0, "roce.dcqcn.rate_decrease_interval", "must be >= 0");
+  require(p.rate_increase_timer_ps > 0, "roce.dcqcn.rate_increase_timer", "must be > 0");
+  require(p.byte_counter_bytes >= 0, "roce.dcqcn.byte_counter", "must be >= 0");
+  require(p.fast_recovery_steps >= 0, "roce.dcqcn.fast_recovery_steps", "must be >= 0");
+  require(p.ai_rate_bps >= 0, "roce.dcqcn.ai_rate", "must be >= 0");
+  require(p.hai_rate_bps >= 0, "roce.dcqcn.hai_rate", "must be >= 0");
   require(p.min_decrease_factor >= 0 && p.min_decrease_factor < 1,
-          "min_decrease_factor must be in [0, 1)");
-  require(p.cnp_interval_ps >= 0, "cnp_interval_ps must be >= 0");
-  require(p.ecn.kmin_bytes >= 0 && p.ecn.kmin_bytes <= p.ecn.kmax_bytes,
-          "ecn needs 0 <= kmin_bytes <= kmax_bytes");
-  require(p.ecn.pmax >= 0 && p.ecn.pmax <= 1, "ecn.pmax must be in [0, 1]");
+          "roce.dcqcn.min_decrease_factor", "must be in [0, 1)");
+  require(p.cnp_interval_ps >= 0, "roce.dcqcn.cnp_interval", "must be >= 0");
+  require(p.ecn.kmin_bytes >= 0, "ecn.kmin", "must be >= 0");
+  require(p.ecn.kmin_bytes <= p.ecn.kmax_bytes, "ecn.kmax",
+          "must be at least fabric.ecn.kmin (" + std::to_string(p.ecn.kmin_bytes) + " bytes)");
+  require(p.ecn.pmax >= 0 && p.ecn.pmax <= 1, "ecn.pmax", "must be in [0, 1]");
 }
 
 DcqcnRp::DcqcnRp(const DcqcnParams& p, int64_t line_rate_bps)

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,7 +75,16 @@ struct DcqcnParams {
 DcqcnParams dcqcn_profile(std::string_view name, int64_t link_rate_bps);
 std::vector<std::string> dcqcn_profile_names();
 
-// Throws std::invalid_argument naming the first field out of range, for a line rate.
+// A DCQCN parameter out of range. `field` is the scenario key of the parameter below
+// "fabric." (e.g. "roce.dcqcn.min_rate", "ecn.kmax"), so the scenario layer can name the key
+// the user wrote; the transport itself knows no scenario keys beyond these names.
+struct DcqcnParamError : std::invalid_argument {
+  DcqcnParamError(std::string field_name, const std::string& what)
+      : std::invalid_argument(what), field(std::move(field_name)) {}
+  std::string field;
+};
+
+// Throws DcqcnParamError for the first field out of range, for a line rate.
 void validate_dcqcn_params(const DcqcnParams& p, int64_t line_rate_bps);
 
 // The RP of one QP. Rates are integer bps; alpha in [0, 1].

@@ -87,6 +87,15 @@ TEST_F(CliTest, BuildTimeErrorsAreRefusedByValidateAndCompareToo) {
   EXPECT_FALSE(fs::exists(dir_ / "cmp"));
 }
 
+// A DCQCN parameter the transport refuses names its own key, not the group (min_rate above the
+// 400 Gb/s line rate).
+TEST_F(CliTest, DcqcnParameterErrorsNameTheirKey) {
+  const std::string file = write("good.yaml", kGood);
+  expect_bad_input(file, "--set fabric.roce.cc=dcqcn --set fabric.roce.dcqcn.min_rate=800Gbps",
+                   "--set:2: fabric\\.roce\\.dcqcn\\.min_rate: must be in \\(0, the line rate "
+                   "400000000000 bps\\].*");
+}
+
 TEST_F(CliTest, UsageErrorExitsTwo) {
   const CliOutcome o = run("run");
   EXPECT_EQ(o.exit_code, 2) << "a missing scenario argument is bad input";
