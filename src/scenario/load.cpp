@@ -491,7 +491,11 @@ YAML::Node parse_scenario_yaml(std::string_view text, const std::string& file_na
       }
     }
   } catch (const YAML::Exception& e) {
-    fail(line_of(e.mark), "(yaml)", e.msg);
+    // yaml-cpp 0.7 says only "bad file" when flow collections nest past its depth limit
+    // (measured: 1000 levels of "[" do it, 300 do not).
+    fail(line_of(e.mark), "(yaml)",
+         e.msg == "bad file" ? "nested too deeply (yaml-cpp: bad file); a scenario needs a few levels"
+                             : e.msg);
   }
   if (!root.IsDefined() || root.IsNull()) {
     fail(1, "(root)", "empty scenario; expected keys such as " + join(child_keys("")));
