@@ -27,6 +27,9 @@ enum EventKind : uint32_t {
   // MAC (target = sending port). Numbered after the layers above only because it came later.
   kCtrlArrive = 14,
   kMsgComplete = 15,  // transport: the application sees a delivered message (target = message)
+  // node: a GPU-side stage (NVLink, PCIe, staging copy) or a RankTransport timer ends
+  // (target = the node layer's slot)
+  kNodeEvent = 16,
   kFlowStart = 20,   // workload: a scheduled message is posted (target = message)
   kStopMarker = 30,  // simulation: the time limit of a run() call
 };

@@ -556,6 +556,9 @@ Scenario load_scenario_file(const std::string& path,
 
 std::string format_input_error(const LoadedScenario& loaded, const InputError& error) {
   const std::string& key = error.key_path();
+  if (const auto* imp = dynamic_cast<const ImportError*>(&error)) {
+    return imp->file() + ":" + std::to_string(imp->line()) + ": " + key + ": " + error.what();
+  }
   return format_error_line(loaded.locate(key), key.empty() ? "(scenario)" : key, error.what());
 }
 

@@ -1,0 +1,48 @@
+// What the collective and training layers see of the machine: GPUs ("ranks") that move bytes
+// from one GPU's memory into another's. Inside a node a transfer crosses NVLink/NVSwitch; across
+// nodes it crosses PCIe to a NIC (GPUDirect RDMA, or staged through host memory), the packet-level
+// fabric, and PCIe again (node/gpu_net.h implements it over the real fabric; tests may implement
+// it with a closed-form model).
+//
+// Called once per message (a collective slice, a send/recv step), never per packet: a virtual
+// call here is off the per-packet-hop path (STYLE §6).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace fabricsim::node {
+
+class RankTransport {
+ public:
+  virtual ~RankTransport() = default;
+
+  // Starts moving `bytes` (bytes on the links: the collective layer has already applied its
+  // protocol's wire efficiency) from `src_gpu`'s memory to `dst_gpu`'s, `delay_ps` from now (the
+  // sender's software overhead before the first byte moves). When the last byte is in
+  // dst_gpu's memory, on_arrived(cookie) is called. src_gpu != dst_gpu.
+  virtual void send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
+                    int64_t delay_ps = 0) = 0;
+
+  // Calls on_timer(cookie) `delay_ps` from now (compute phases, software latencies).
+  virtual void timer(int64_t delay_ps, uint64_t cookie) = 0;
+
+  virtual int64_t now_ps() const = 0;
+  virtual uint32_t gpus() const = 0;
+  virtual uint32_t gpus_per_node() const = 0;
+  uint32_t node_of(uint32_t gpu) const { return gpu / gpus_per_node(); }
+  uint32_t local_of(uint32_t gpu) const { return gpu % gpus_per_node(); }
+
+  // The time a `bytes` transfer from src to dst takes on the idle machine (no other traffic):
+  // latency plus serialization at the path's bottleneck. Used for NCCL's per-step latency model
+  // (the collective layer charges only what the model does not already simulate) and by tests.
+  virtual int64_t idle_transfer_ps(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes) const = 0;
+  // Bytes per second the path from src to dst sustains alone (its bottleneck).
+  virtual double path_rate_bytes_per_s(uint32_t src_gpu, uint32_t dst_gpu) const = 0;
+
+  // Set by the user of the transport (the collective engine).
+  std::function<void(uint64_t cookie)> on_arrived;
+  std::function<void(uint64_t cookie)> on_timer;
+};
+
+}  // namespace fabricsim::node
