@@ -38,8 +38,9 @@ std::vector<Knob> build_knob_registry() {
   using net::Forwarding;
   using routing::EcmpHash;
   using routing::EcmpSeedMode;
-  using workload::CollectiveAlgorithm;
-  using workload::CollectiveOp;
+  using workload::CollAlgorithm;
+  using workload::CollOp;
+  using workload::Protocol;
   using workload::PatternKind;
   using workload::WorkloadKind;
   const Condition collective{"workload.kind", "collective"};
@@ -262,34 +263,110 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.ecmp.seed; }));
   k.push_back(bind_enum(
       {.path = "workload.kind",
-       .description = "Traffic: an NCCL-style collective or a flow pattern",
+       .description = "Traffic: an NCCL-style collective (or an nccl-tests size sweep), a flow "
+                      "pattern, or a training step (training.*)",
        .source = "SPEC §5 example"},
       std::vector<std::pair<std::string, WorkloadKind>>{{"collective", WorkloadKind::kCollective},
-                                                        {"pattern", WorkloadKind::kPattern}},
+                                                        {"pattern", WorkloadKind::kPattern},
+                                                        {"training", WorkloadKind::kTraining}},
       [](auto& s) -> auto& { return s.workload.kind; }));
   k.push_back(bind_enum(
       {.path = "workload.op",
-       .description = "Collective operation",
-       .source = "SPEC §5 example",
+       .description = "Collective operation (every op but all_reduce needs GPUs: "
+                      "node.gpus_per_node > 0)",
+       .source = "NCCL's collectives and nccl-tests' binaries (docs/reference/nccl.md §1.1)",
        .only_with = {collective}},
-      std::vector<std::pair<std::string, CollectiveOp>>{{"all_reduce", CollectiveOp::kAllReduce}},
+      std::vector<std::pair<std::string, CollOp>>{{"all_reduce", CollOp::kAllReduce},
+                                                  {"all_gather", CollOp::kAllGather},
+                                                  {"reduce_scatter", CollOp::kReduceScatter},
+                                                  {"all_to_all", CollOp::kAllToAll},
+                                                  {"broadcast", CollOp::kBroadcast},
+                                                  {"reduce", CollOp::kReduce},
+                                                  {"send_recv", CollOp::kSendRecv}},
       [](auto& s) -> auto& { return s.workload.op; }));
   k.push_back(bind_enum(
       {.path = "workload.algorithm",
-       .description = "Collective algorithm",
-       .source = "SPEC §5 example",
+       .description = "Collective algorithm; auto = NCCL's choice by its cost model (without "
+                      "GPUs only ring runs)",
+       .source = "NCCL NCCL_ALGO (tuning.cc selection, docs/reference/nccl.md §2.3)",
        .only_with = {collective}},
-      std::vector<std::pair<std::string, CollectiveAlgorithm>>{
-          {"ring", CollectiveAlgorithm::kRing}},
+      std::vector<std::pair<std::string, CollAlgorithm>>{
+          {"auto", CollAlgorithm::kAuto},
+          {"ring", CollAlgorithm::kRing},
+          {"tree", CollAlgorithm::kTree},
+          {"halving_doubling", CollAlgorithm::kHalvingDoubling},
+          {"hierarchical", CollAlgorithm::kHierarchical},
+          {"direct", CollAlgorithm::kDirect}},
       [](auto& s) -> auto& { return s.workload.algorithm; }));
+  k.push_back(bind_enum(
+      {.path = "workload.protocol",
+       .description = "NCCL protocol: auto (NCCL's choice), simple, ll128, ll (needs GPUs)",
+       .source = "NCCL NCCL_PROTO (docs/reference/nccl.md §2)",
+       .only_with = {collective}},
+      std::vector<std::pair<std::string, Protocol>>{{"auto", Protocol::kAuto},
+                                                    {"simple", Protocol::kSimple},
+                                                    {"ll128", Protocol::kLL128},
+                                                    {"ll", Protocol::kLL}},
+      [](auto& s) -> auto& { return s.workload.protocol; }));
+  k.push_back(bind(
+      {.path = "workload.channels",
+       .type = KnobType::kInt,
+       .description = "Channels (independent rings/trees) the buffer is split over; 0 = "
+                      "collective.channels (needs GPUs)",
+       .source = "NCCL NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (MAXCHANNELS 64)",
+       .min = Bound{0},
+       .max = Bound{64},
+       .only_with = {collective}},
+      [](auto& s) -> auto& { return s.workload.channels; }));
+  k.push_back(bind(
+      {.path = "workload.root",
+       .type = KnobType::kInt,
+       .description = "Broadcast / reduce: the root rank",
+       .source = "nccl-tests -r default 0",
+       .min = Bound{0},
+       .only_with = {collective}},
+      [](auto& s) -> auto& { return s.workload.root; }));
   k.push_back(bind(
       {.path = "workload.size",
        .type = KnobType::kBytes,
-       .description = "Buffer each rank all-reduces (nccl-tests \"size\")",
-       .source = "SPEC §5 example",
+       .description = "nccl-tests \"size\": the per-rank buffer (all_reduce, broadcast, reduce, "
+                      "send_recv), the total gathered / scattered buffer (all_gather, "
+                      "reduce_scatter), the per-rank send buffer (all_to_all); with max_size the "
+                      "smallest size of the sweep (nccl-tests -b)",
+       .source = "nccl-tests src/*.cu GetBw (docs/reference/nccl.md §1.1)",
        .min = positive,
        .only_with = {collective}},
       [](auto& s) -> auto& { return s.workload.size_bytes; }));
+  k.push_back(bind(
+      {.path = "workload.max_size",
+       .type = KnobType::kBytes,
+       .description = "nccl-tests -e: the largest size of a sweep (0 = one size only)",
+       .source = "nccl-tests common.cu (-b/-e/-f)",
+       .min = Bound{0},
+       .only_with = {collective}},
+      [](auto& s) -> auto& { return s.workload.max_size_bytes; }));
+  k.push_back(bind(
+      {.path = "workload.step_factor",
+       .type = KnobType::kInt,
+       .description = "nccl-tests -f: each size of a sweep is the previous x this factor",
+       .source = "nccl-tests common.cu (-f default 2 in its README examples)",
+       .min = Bound{2},
+       .max = Bound{1024},
+       .only_with = {collective}},
+      [](auto& s) -> auto& { return s.workload.step_factor; }));
+  k.push_back(bind_enum(
+      {.path = "workload.data_type",
+       .description = "nccl-tests -d: element type, for the count column (count = size / "
+                      "element bytes)",
+       .source = "nccl-tests default float",
+       .only_with = {collective}},
+      std::vector<std::pair<std::string, std::string>>{{"float", "float"},
+                                                       {"half", "half"},
+                                                       {"bfloat16", "bfloat16"},
+                                                       {"double", "double"},
+                                                       {"int8", "int8"},
+                                                       {"int32", "int32"}},
+      [](auto& s) -> auto& { return s.workload.data_type; }));
   k.push_back(bind(
       {.path = "workload.slice",
        .type = KnobType::kBytes,

@@ -17,14 +17,6 @@ namespace fabricsim::scenario {
 
 namespace {
 
-const char* op_name(workload::CollectiveOp op) {
-  switch (op) {
-    case workload::CollectiveOp::kAllReduce:
-      return "all_reduce";
-  }
-  return "?";
-}
-
 // One line on what the fabric is: technology, link rate and its mechanisms.
 std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
   // Whole Gb/s as "400 Gb/s"; anything finer exactly ("1Mbps"), never rounded to "0 Gb/s".
@@ -170,7 +162,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   if (work.is_collective()) {
     CollectiveResult& c = r.collective;
     c.present = true;
-    c.op = op_name(sc.workload.op);
+    c.op = workload::name(sc.workload.op);
     c.algorithm = "ring";
     c.ranks = work.ranks();
     c.size_bytes = sc.workload.size_bytes;

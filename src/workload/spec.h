@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "workload/collective.h"
+
 namespace fabricsim::workload {
 
-enum class WorkloadKind : uint8_t { kPattern, kCollective };
+enum class WorkloadKind : uint8_t { kPattern, kCollective, kTraining };
 enum class PatternKind : uint8_t { kPermutation, kIncast, kAllToAll, kPoisson, kFlows };
-enum class CollectiveOp : uint8_t { kAllReduce };
-enum class CollectiveAlgorithm : uint8_t { kRing };
 
 // A flow-size distribution as a piecewise-linear CDF: (size_bytes, cumulative probability)
 // points with probabilities non-decreasing from >0 to exactly 1.
@@ -43,9 +43,21 @@ struct WorkloadSpec {
   std::vector<ExplicitFlow> flows;    // flows: the list, posted at their start times
 
   // kCollective
-  CollectiveOp op = CollectiveOp::kAllReduce;
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
-  int64_t size_bytes = 64ll << 20;  // S: the buffer each rank all-reduces (nccl-tests "size")
+  // Without GPUs (node.gpus_per_node 0) the NICs are the ranks and only the ring all-reduce
+  // below runs; with GPUs the collective engine (workload/collective_engine.h) runs every op.
+  CollOp op = CollOp::kAllReduce;
+  CollAlgorithm algorithm = CollAlgorithm::kAuto;  // NCCL picks by its cost model by default
+  Protocol protocol = Protocol::kAuto;
+  int channels = 0;  // 0 = the collective engine's default (collective.channels)
+  int root = 0;      // broadcast / reduce: the root rank
+  int64_t size_bytes = 64ll << 20;  // S: nccl-tests "size" (workload/collective.h)
+  // nccl-tests -e / -f: when max_size_bytes > size_bytes, sizes size, size x factor, ... up to
+  // max_size_bytes run one after another (each starts when the previous has finished), one row
+  // each in the nccl-tests table.
+  int64_t max_size_bytes = 0;
+  int step_factor = 2;
+  // nccl-tests -d: the element type, for the count column (count = size / element bytes).
+  std::string data_type = "float";
   // Each ring step's chunk (S/n) is cut into slices of at most this many bytes, each sent as one
   // RDMA WRITE; a slice moves on to the next step as soon as it arrives (NCCL pipelines the
   // same way: its ring uses 8 slices per 4 MiB buffer, i.e. 512 KiB, NCCL_BUFFSIZE default).

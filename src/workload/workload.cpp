@@ -46,8 +46,29 @@ double mean_size(const WorkloadSpec& spec) {
   return mean;
 }
 
-void check(const WorkloadSpec& spec, int num_nics) {
+void check(const WorkloadSpec& spec, int num_nics, bool gpu_ranks) {
+  if (spec.kind == WorkloadKind::kTraining) {
+    if (!gpu_ranks) {
+      throw InputError("workload.kind", "training needs GPUs: set node.gpus_per_node");
+    }
+    return;
+  }
   if (spec.kind == WorkloadKind::kCollective) {
+    if (spec.max_size_bytes > 0 && spec.max_size_bytes < spec.size_bytes) {
+      throw InputError("workload.max_size", "must be at least workload.size (the sweep's first "
+                                            "size) or 0 for one size");
+    }
+    if (gpu_ranks) return;  // the collective engine checks the rest against its communicator
+    // Without GPUs the NICs are the ranks and only the original NIC ring all-reduce runs.
+    const char* needs = " needs GPUs (node.gpus_per_node > 0); without them the NICs run a "
+                        "ring all_reduce only";
+    if (spec.op != CollOp::kAllReduce) throw InputError("workload.op", std::string(name(spec.op)) + needs);
+    if (spec.algorithm != CollAlgorithm::kAuto && spec.algorithm != CollAlgorithm::kRing) {
+      throw InputError("workload.algorithm", std::string(name(spec.algorithm)) + needs);
+    }
+    if (spec.protocol != Protocol::kAuto) throw InputError("workload.protocol", std::string("a protocol") + needs);
+    if (spec.channels != 0) throw InputError("workload.channels", std::string("channels") + needs);
+    if (spec.max_size_bytes > 0) throw InputError("workload.max_size", std::string("a size sweep") + needs);
     if (spec.size_bytes < num_nics) {
       throw InputError("workload.size", "must be at least one byte per rank (" +
                                             std::to_string(num_nics) + " ranks)");

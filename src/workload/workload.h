@@ -28,8 +28,10 @@ struct PlannedFlow {
 // input ranges (scenario/ranges.h) and the memory estimate (scenario/resources.h) all use it.
 double mean_size(const WorkloadSpec& spec);
 
-// Throws InputError naming the workload.* key when the spec cannot run on `num_nics` NICs.
-void check(const WorkloadSpec& spec, int num_nics);
+// Throws InputError naming the workload.* key when the spec cannot run on `num_nics` NICs;
+// `gpu_ranks`: the scenario has GPUs (node.gpus_per_node > 0), so collectives and training run
+// on the GPU layer rather than on the NICs.
+void check(const WorkloadSpec& spec, int num_nics, bool gpu_ranks = false);
 
 // The flows of a traffic pattern (not the collective), sorted by start time. Deterministic for
 // a given seed.
