@@ -256,6 +256,10 @@ class Loader {
       }
       seen.push_back(key.Scalar());
       out_.locations[path] = where;
+      if (path == "jobs") {
+        read_jobs(value, where);
+        continue;
+      }
       if (const Knob* knob = find_knob(path)) {
         read_leaf(*knob, value, where);
         file_order_.push_back(path);
@@ -272,6 +276,68 @@ class Loader {
         fail(where, path,
              "unknown key '" + key.Scalar() + "'; allowed: " + join(child_keys(group)));
       }
+    }
+  }
+
+  // jobs: a list of {name, nodes, placement, workload: {...}}. Each job's workload keys are the
+  // scenario's workload.* keys, read by a loader of their own so every check applies.
+  void read_jobs(const YAML::Node& value, const SourceLocation& where) {
+    if (!value.IsSequence() || value.size() == 0) {
+      fail(where, "jobs", "expected a list of jobs like [{name: a, nodes: 2, workload: {...}}]");
+    }
+    for (size_t i = 0; i < value.size(); ++i) {
+      const YAML::Node& item = value[i];
+      const std::string base = "jobs[" + std::to_string(i) + "]";
+      const SourceLocation here = at(item, base);
+      if (!item.IsMap()) fail(here, base, "expected a mapping with keys name, nodes, placement, workload");
+      JobSpec job;
+      job.name = "job" + std::to_string(i);
+      job.line = here.line;
+      YAML::Node sub_root(YAML::NodeType::Map);
+      for (const auto& pair : item) {
+        const std::string key = pair.first.IsScalar() ? pair.first.Scalar() : "";
+        const YAML::Node& v = pair.second;
+        const std::string path = base + "." + key;
+        const SourceLocation kw = at(pair.first, path);
+        if (key == "name") {
+          if (!v.IsScalar() || v.Scalar().empty()) fail(kw, path, "expected a name");
+          check_utf8(v, kw, path);
+          job.name = v.Scalar();
+        } else if (key == "nodes") {
+          const ParseResult<int64_t> n = v.IsScalar() ? parse_integer(v.Scalar()) : ParseResult<int64_t>{};
+          if (!v.IsScalar() || !n.ok || n.value < 1 || n.value > (1 << 24)) {
+            fail(kw, path, "expected a whole number of nodes >= 1");
+          }
+          job.nodes = static_cast<int>(n.value);
+        } else if (key == "placement") {
+          if (v.IsScalar() && v.Scalar() == "contiguous") {
+            job.placement = Placement::kContiguous;
+          } else if (v.IsScalar() && v.Scalar() == "scattered") {
+            job.placement = Placement::kScattered;
+          } else {
+            fail(kw, path, "expected one of: contiguous, scattered");
+          }
+        } else if (key == "workload") {
+          sub_root["workload"] = v;
+        } else {
+          fail(kw, path, "unknown key '" + key + "'; allowed: name, nodes, placement, workload");
+        }
+      }
+      if (job.nodes == 0) fail(here, base + ".nodes", "missing: how many nodes the job runs on");
+      if (!sub_root["workload"].IsDefined()) fail(here, base + ".workload", "missing: what the job runs");
+      Loader sub(out_.file);
+      try {
+        sub.walk(sub_root, "");
+        for (const Knob& k : knobs()) {
+          const auto it = sub.parsed_.find(k.path);
+          if (it != sub.parsed_.end()) k.set(sub.out_.scenario, it->second);
+        }
+        sub.check_conditions();
+      } catch (const LoadError& e) {
+        throw LoadError(e.where(), base + "." + e.key_path(), e.message());
+      }
+      job.workload = sub.out_.scenario.workload;
+      out_.scenario.jobs.push_back(std::move(job));
     }
   }
 

@@ -43,6 +43,65 @@ struct CollectiveResult {
   double busbw_gbytes_per_s = 0;  // nccl-tests: algbw x 2(n-1)/n for all-reduce
 };
 
+// One row of the nccl-tests table (docs/reference/nccl.md §1.3): one size of a GPU collective
+// or of a sweep, with time, algbw and busbw exactly as nccl-tests computes them.
+struct CollectiveRow {
+  std::string op;         // "all_reduce"
+  std::string algorithm;  // what ran (auto resolved): "ring", "tree", ...
+  std::string protocol;   // "simple", "ll128", "ll"
+  int channels = 0;
+  int ranks = 0;
+  int64_t size_bytes = 0;  // nccl-tests "size"
+  int64_t count = 0;       // elements: size / element bytes
+  std::string type;        // element type ("float")
+  std::string redop;       // "sum" for reductions, "none" otherwise (nccl-tests prints both)
+  int root = -1;           // broadcast / reduce; -1 otherwise
+  int64_t time_ps = -1;    // -1 = did not finish
+  double algbw_gbytes_per_s = 0;
+  double busbw_gbytes_per_s = 0;
+};
+
+// Time of one kind of communication in a training step (training engine, per Phase).
+struct PhaseComm {
+  std::string phase;  // "data_parallel", "tensor_parallel", ...
+  int64_t collectives = 0;
+  int64_t bytes = 0;    // sum of the collectives' nccl-tests sizes
+  int64_t time_ps = 0;  // sum of their durations (they may overlap each other and compute)
+};
+
+// One training step (workload.kind: training).
+struct TrainingResult {
+  bool present = false;
+  std::string source;  // "transformer" (the generator) or "astra-sim: FILE"
+  int gpus = 0;
+  int64_t step_time_ps = -1;  // -1 = did not finish
+  // The critical rank: the one with the most compute. step = compute + exposed communication.
+  int64_t compute_ps = 0;
+  int64_t exposed_comm_ps = 0;
+  double tflops_per_gpu = 0;  // model FLOPs / step time / GPUs (generator only; 0 otherwise)
+  std::vector<PhaseComm> comm;
+};
+
+// Step time against node count (training.scaling_nodes): acceleration ratio = how close N nodes
+// come to N x one node's throughput = step(1 node) / step(N nodes) for a fixed per-GPU batch.
+struct ScalingPoint {
+  int nodes = 0;
+  int gpus = 0;
+  int64_t step_time_ps = -1;
+  double acceleration_ratio = 0;
+};
+
+// One job of a run: its GPUs and what it ran. A run without `jobs:` has one job.
+struct JobResult {
+  std::string name;
+  std::string placement;  // "contiguous" or "scattered"
+  std::vector<uint32_t> gpus;
+  std::vector<CollectiveRow> collectives;  // workload.kind: collective (one row per size)
+  TrainingResult training;                 // workload.kind: training
+  int64_t start_ps = 0;
+  int64_t end_ps = -1;  // when its last op finished; -1 = unfinished
+};
+
 struct TopologySummary {
   std::string description;
   int hosts = 0;
@@ -191,7 +250,9 @@ struct RunResult {
   // `completed` is false.
   bool partial = false;
   TopologySummary topology;
-  CollectiveResult collective;
+  CollectiveResult collective;  // the (first) collective, also for GPU runs
+  std::vector<JobResult> jobs;   // GPU runs (node.gpus_per_node > 0): one per job
+  std::vector<ScalingPoint> scaling;
   FabricCounters counters;
   std::vector<FlowRecord> flows;
   double aggregate_throughput_gbps = 0;  // delivered payload bits / (last finish - first start)

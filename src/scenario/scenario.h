@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "net/config.h"
 #include "routing/config.h"
@@ -124,6 +125,20 @@ struct CaptureSpec {
   CapturePoint point = CapturePoint::kNics;
 };
 
+// Where a job's nodes sit: a contiguous block of nodes (sharing leaves), or spread over the
+// leaves one node at a time (its traffic then crosses the spines: the placement a busy
+// scheduler often produces).
+enum class Placement : uint8_t { kContiguous, kScattered };
+
+// One job of `jobs:` (several jobs on one fabric). Its workload runs on its own nodes' GPUs.
+struct JobSpec {
+  std::string name;
+  int nodes = 0;  // whole nodes; the jobs together may not ask for more than hosts.count
+  Placement placement = Placement::kContiguous;
+  workload::WorkloadSpec workload;
+  int line = 0;  // where the job was written (errors)
+};
+
 struct Scenario {
   std::string name = "unnamed";
   uint64_t seed = 1;
@@ -139,6 +154,8 @@ struct Scenario {
   topo::TopologySpec topology;
   routing::EcmpConfig ecmp;
   workload::WorkloadSpec workload;
+  // Several jobs (GPU scenarios only); empty = one job running `workload` on every GPU.
+  std::vector<JobSpec> jobs;
   // Simulated-time limit; 0 = run until every message completes. A run that hits the limit
   // reports unfinished flows rather than pretending they completed.
   int64_t stop_time_ps = 0;

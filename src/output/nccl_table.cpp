@@ -1,0 +1,98 @@
+#include "output/nccl_table.h"
+
+#include <cstdio>
+
+namespace fabricsim::output {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string pad(const std::string& s, size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+}  // namespace
+
+std::string nccl_table_text(const std::vector<scenario::CollectiveRow>& rows) {
+  std::string out;
+  out += "#" + pad("size", 12) + pad("count", 14) + pad("type", 10) + pad("redop", 8) +
+         pad("root", 6) + pad("time", 11) + pad("algbw", 9) + pad("busbw", 9) + "  " +
+         "algorithm/protocol/channels\n";
+  out += "#" + pad("(B)", 12) + pad("(elements)", 14) + pad("", 10) + pad("", 8) + pad("", 6) +
+         pad("(us)", 11) + pad("(GB/s)", 9) + pad("(GB/s)", 9) + "\n";
+  double sum_busbw = 0;
+  int finished = 0;
+  for (const scenario::CollectiveRow& r : rows) {
+    const bool done = r.time_ps >= 0;
+    out += " " + pad(std::to_string(r.size_bytes), 12) + pad(std::to_string(r.count), 14) +
+           pad(r.type, 10) + pad(r.redop, 8) + pad(std::to_string(r.root), 6);
+    if (done) {
+      out += pad(fmt("%.2f", static_cast<double>(r.time_ps) * 1e-6), 11) +
+             pad(fmt("%.2f", r.algbw_gbytes_per_s), 9) + pad(fmt("%.2f", r.busbw_gbytes_per_s), 9);
+      sum_busbw += r.busbw_gbytes_per_s;
+      ++finished;
+    } else {
+      out += pad("-", 11) + pad("-", 9) + pad("-", 9);
+    }
+    out += "  " + r.algorithm + "/" + r.protocol + "/" + std::to_string(r.channels) + "\n";
+  }
+  // nccl-tests' closing line: the mean busbw over the sizes run.
+  out += "# Avg bus bandwidth    : " +
+         (finished > 0 ? fmt("%g", sum_busbw / finished) : std::string("-")) + "\n";
+  return out;
+}
+
+std::string nccl_tests_csv_text(const std::vector<scenario::CollectiveRow>& rows) {
+  std::string out = std::string(kNcclTestsCsvHeader) + "\n";
+  for (const scenario::CollectiveRow& r : rows) {
+    const bool done = r.time_ps >= 0;
+    out += std::to_string(r.size_bytes) + "," + std::to_string(r.count) + "," + r.type + "," +
+           r.redop + "," + std::to_string(r.root) + ",";
+    if (done) {
+      out += fmt("%.6f", static_cast<double>(r.time_ps) * 1e-6) + "," +
+             fmt("%.6f", r.algbw_gbytes_per_s) + "," + fmt("%.6f", r.busbw_gbytes_per_s);
+    } else {
+      out += ",,";
+    }
+    out += "," + r.op + "," + r.algorithm + "," + r.protocol + "," + std::to_string(r.channels) +
+           "," + std::to_string(r.ranks) + "\n";
+  }
+  return out;
+}
+
+std::string scaling_table_text(const std::vector<scenario::ScalingPoint>& points) {
+  std::string out = pad("nodes", 7) + pad("GPUs", 7) + pad("step (ms)", 12) +
+                    pad("acceleration ratio", 20) + "\n";
+  for (const scenario::ScalingPoint& p : points) {
+    out += pad(std::to_string(p.nodes), 7) + pad(std::to_string(p.gpus), 7);
+    if (p.step_time_ps >= 0) {
+      out += pad(fmt("%.3f", static_cast<double>(p.step_time_ps) * 1e-9), 12) +
+             pad(fmt("%.3f", p.acceleration_ratio), 20);
+    } else {
+      out += pad("-", 12) + pad("-", 20);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string scaling_csv_text(const std::vector<scenario::ScalingPoint>& points) {
+  std::string out = std::string(kScalingCsvHeader) + "\n";
+  for (const scenario::ScalingPoint& p : points) {
+    out += std::to_string(p.nodes) + "," + std::to_string(p.gpus) + ",";
+    if (p.step_time_ps >= 0) {
+      out += fmt("%.6f", static_cast<double>(p.step_time_ps) * 1e-6) + "," +
+             fmt("%.6f", p.acceleration_ratio);
+    } else {
+      out += ",";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace fabricsim::output
