@@ -41,6 +41,11 @@ inline void assign(std::vector<workload::ExplicitFlow>& field, const KnobValue& 
   field = std::get<std::vector<workload::ExplicitFlow>>(v);
 }
 
+inline void assign(std::vector<int>& field, const KnobValue& v) {
+  field.clear();
+  for (int64_t x : std::get<std::vector<int64_t>>(v)) field.push_back(static_cast<int>(x));
+}
+
 inline std::string shortest(double v) {
   char buf[64];
   const auto res = std::to_chars(buf, buf + sizeof buf, v);
@@ -82,6 +87,12 @@ inline std::string format(KnobType, const std::vector<workload::ExplicitFlow>& f
     out += (out.size() > 1 ? ", [" : "[") + std::to_string(f.src) + ", " + std::to_string(f.dst) +
            ", " + format_bytes_exact(f.size_bytes) + ", " + format_time_exact(f.start_ps) + "]";
   }
+  return out + "]";
+}
+
+inline std::string format(KnobType, const std::vector<int>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
   return out + "]";
 }
 

@@ -368,6 +368,15 @@ std::vector<Knob> build_knob_registry() {
                                                        {"int32", "int32"}},
       [](auto& s) -> auto& { return s.workload.data_type; }));
   k.push_back(bind(
+      {.path = "scaling.nodes",
+       .type = KnobType::kIntList,
+       .description = "Run once per node count (hosts.count = each, ascending; the largest at "
+                      "most hosts.count) and report step or collective time and the "
+                      "acceleration ratio against the first count (scaling.csv); [] = one run",
+       .source = "seed 002's acceleration ratio (throughput at N nodes / N x one node's)",
+       .min = Bound{1}},
+      [](auto& s) -> auto& { return s.scaling_nodes; }));
+  k.push_back(bind(
       {.path = "workload.slice",
        .type = KnobType::kBytes,
        .description = "Ring step chunks are cut into slices of at most this size, "

@@ -215,6 +215,28 @@ ParseResult<KnobValue> parse_knob_value(const Knob& k, std::string_view text) {
       return fail("must be one of: " + join(k.choices));
     case KnobType::kString:
       return finish(std::string(text), 0, 0);
+    case KnobType::kIntList: {
+      std::vector<int64_t> values;
+      for (size_t at = 0; at <= text.size();) {
+        size_t comma = text.find(',', at);
+        if (comma == std::string_view::npos) comma = text.size();
+        std::string_view item = text.substr(at, comma - at);
+        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+        const ParseResult<int64_t> p = parse_integer(item);
+        if (!p.ok) return fail(p.error + " (expected a list of integers like [1, 2, 4])");
+        if (p.value < std::numeric_limits<int>::min() || p.value > std::numeric_limits<int>::max()) {
+          return fail(quoted(item) + " is too large");
+        }
+        std::string error = check_number(k, static_cast<double>(p.value), p.value);
+        if (!error.empty()) return fail(std::move(error));
+        values.push_back(p.value);
+        at = comma + 1;
+      }
+      r.value = std::move(values);
+      r.ok = true;
+      return r;
+    }
     case KnobType::kSizeCdf:
     case KnobType::kFlowList:
       break;
@@ -249,6 +271,7 @@ std::string_view type_name(KnobType type) {
       return "string";
     case KnobType::kSizeCdf:
     case KnobType::kFlowList:
+    case KnobType::kIntList:
       return "list";
   }
   return "?";

@@ -32,13 +32,14 @@ enum class KnobType : uint8_t {
   kString,
   kSizeCdf,  // list of [size, cumulative probability]; parsed by the loader, which has the lines
   kFlowList,  // list of [src NIC, dst NIC, size, start time]; parsed by the loader
+  kIntList,   // list of integers: [1, 2, 4] in YAML, 1,2,4 with --set; each checked like kInt
 };
 
 // kInt, kTime, kBytes, kRate -> int64_t; kUint -> uint64_t; kDouble, kLength -> double;
 // kBool -> bool; kEnum, kString -> std::string; kSizeCdf -> the point list.
 using KnobValue =
     std::variant<int64_t, uint64_t, double, bool, std::string, std::vector<workload::SizeCdfPoint>,
-                 std::vector<workload::ExplicitFlow>>;
+                 std::vector<workload::ExplicitFlow>, std::vector<int64_t>>;
 
 // One end of a numeric range, in base units (ps, bytes, bps, metres) for unit types.
 struct Bound {

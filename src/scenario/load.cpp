@@ -64,6 +64,8 @@ std::string expected_value(const Knob& k) {
       return "expected a list of [size, cumulative probability] like [[1KB, 0.5], [1MB, 1.0]]";
     case KnobType::kFlowList:
       return "expected a list of [src NIC, dst NIC, size, start] like [[1, 0, 1MB, 0us]]";
+    case KnobType::kIntList:
+      return "expected a list of integers like [1, 2, 4]";
   }
   return "";
 }
@@ -348,6 +350,19 @@ class Loader {
     }
     if (k.type == KnobType::kFlowList) {
       parsed_[k.path] = read_flow_list(k, value, where);
+      return;
+    }
+    if (k.type == KnobType::kIntList && value.IsSequence()) {
+      std::string joined;
+      for (const YAML::Node& item : value) {
+        if (!item.IsScalar()) fail(where, k.path, expected_value(k) + ", got " + node_kind(item));
+        check_utf8(item, where, k.path);
+        joined += (joined.empty() ? "" : ",") + item.Scalar();
+      }
+      if (joined.empty()) fail(where, k.path, "must list at least one value");
+      ParseResult<KnobValue> r = parse_knob_value(k, joined);
+      if (!r.ok) fail(where, k.path, r.error);
+      parsed_[k.path] = std::move(r.value);
       return;
     }
     if (value.IsNull() && k.type == KnobType::kString) {  // `--set outputs.dir=` clears it

@@ -156,6 +156,9 @@ struct Scenario {
   workload::WorkloadSpec workload;
   // Several jobs (GPU scenarios only); empty = one job running `workload` on every GPU.
   std::vector<JobSpec> jobs;
+  // Run the scenario once per node count (hosts.count = each) and report the step time and the
+  // acceleration ratio against the first (scenario/run.h run_scenario); empty = one run.
+  std::vector<int> scaling_nodes;
   // Simulated-time limit; 0 = run until every message completes. A run that hits the limit
   // reports unfinished flows rather than pretending they completed.
   int64_t stop_time_ps = 0;
