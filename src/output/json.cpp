@@ -36,6 +36,75 @@ ordered_json result_to_json(const scenario::RunResult& r) {
     j["collective"] = nullptr;
   }
 
+  // GPU runs: per job its GPUs and what it ran (the nccl-tests rows, or the training step).
+  if (!r.jobs.empty()) {
+    ordered_json jobs = ordered_json::array();
+    for (const scenario::JobResult& job : r.jobs) {
+      ordered_json e;
+      e["name"] = job.name;
+      e["placement"] = job.placement;
+      e["gpus"] = job.gpus.size();
+      e["first_gpu"] = job.gpus.empty() ? 0 : job.gpus.front();
+      e["start_ps"] = job.start_ps;
+      e["end_ps"] = job.end_ps;
+      ordered_json rows = ordered_json::array();
+      for (const scenario::CollectiveRow& c : job.collectives) {
+        const bool done = c.time_ps >= 0;
+        rows.push_back({{"op", c.op},
+                        {"algorithm", c.algorithm},
+                        {"protocol", c.protocol},
+                        {"channels", c.channels},
+                        {"ranks", c.ranks},
+                        {"size_bytes", c.size_bytes},
+                        {"count", c.count},
+                        {"type", c.type},
+                        {"redop", c.redop},
+                        {"root", c.root},
+                        {"time_ps", c.time_ps},
+                        {"algbw_gbytes_per_s", done ? ordered_json(c.algbw_gbytes_per_s) : nullptr},
+                        {"busbw_gbytes_per_s", done ? ordered_json(c.busbw_gbytes_per_s) : nullptr}});
+      }
+      e["collectives"] = std::move(rows);
+      const scenario::TrainingResult& t = job.training;
+      if (t.present) {
+        ordered_json comm = ordered_json::array();
+        for (const scenario::PhaseComm& pc : t.comm) {
+          comm.push_back({{"phase", pc.phase},
+                          {"collectives", pc.collectives},
+                          {"bytes", pc.bytes},
+                          {"time_ps", pc.time_ps}});
+        }
+        e["training"] = {{"source", t.source},
+                         {"gpus", t.gpus},
+                         {"step_time_ps", t.step_time_ps},
+                         {"compute_ps", t.compute_ps},
+                         {"exposed_comm_ps", t.exposed_comm_ps},
+                         {"tflops_per_gpu", t.tflops_per_gpu},
+                         {"samples_per_step", t.samples_per_step},
+                         {"comm", std::move(comm)}};
+      } else {
+        e["training"] = nullptr;
+      }
+      jobs.push_back(std::move(e));
+    }
+    j["jobs"] = std::move(jobs);
+  } else {
+    j["jobs"] = nullptr;
+  }
+  if (!r.scaling.empty()) {
+    ordered_json pts = ordered_json::array();
+    for (const scenario::ScalingPoint& p : r.scaling) {
+      pts.push_back({{"nodes", p.nodes},
+                     {"gpus", p.gpus},
+                     {"step_time_ps", p.step_time_ps},
+                     {"acceleration_ratio", p.step_time_ps > 0 ? ordered_json(p.acceleration_ratio)
+                                                               : nullptr}});
+    }
+    j["scaling"] = std::move(pts);
+  } else {
+    j["scaling"] = nullptr;
+  }
+
   const FlowStats f = compute_flow_stats(r.flows);
   j["flows"] = {{"total", f.total},
                 {"completed", f.completed},

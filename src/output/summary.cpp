@@ -7,6 +7,7 @@
 
 #include "core/units.h"
 #include "output/flow_stats.h"
+#include "output/nccl_table.h"
 
 namespace fabricsim::output {
 namespace {
@@ -64,6 +65,33 @@ std::string format_summary(const scenario::RunResult& r) {
     // nccl-tests units: GB/s = 1e9 bytes per second.
     rows.emplace_back("bandwidth", "algbw " + fixed(c.algbw_gbytes_per_s, 2) + " GB/s, busbw " +
                                        fixed(c.busbw_gbytes_per_s, 2) + " GB/s");
+  }
+  for (const scenario::JobResult& job : r.jobs) {
+    const std::string label = r.jobs.size() > 1 ? "job " + job.name : std::string("job");
+    rows.emplace_back(label, count(static_cast<int64_t>(job.gpus.size())) + " GPUs (" +
+                                 job.placement + ")" +
+                                 (job.end_ps >= 0 ? ", done at " + format_time(job.end_ps)
+                                                  : std::string(", not finished")));
+    const scenario::TrainingResult& t = job.training;
+    if (!t.present) continue;
+    if (t.step_time_ps < 0) {
+      rows.emplace_back("  step", "not finished");
+      continue;
+    }
+    rows.emplace_back("  step", format_time(t.step_time_ps) + " = compute " +
+                                    format_time(t.compute_ps) + " + exposed communication " +
+                                    format_time(t.exposed_comm_ps) + " (" +
+                                    percent(static_cast<double>(t.exposed_comm_ps) /
+                                            static_cast<double>(t.step_time_ps)) +
+                                    ")");
+    if (t.tflops_per_gpu > 0) {
+      rows.emplace_back("  throughput", fixed(t.tflops_per_gpu, 1) + " model TFLOPS per GPU");
+    }
+    for (const scenario::PhaseComm& pc : t.comm) {
+      rows.emplace_back("  " + pc.phase, count(pc.collectives) + " collectives, " +
+                                             format_bytes(pc.bytes) + ", " +
+                                             format_time(pc.time_ps) + " summed");
+    }
   }
   if (flows.completed > 0) {
     rows.emplace_back("FCT", "p50 " + format_time(flows.fct_p50_ps) + ", p99 " +
@@ -168,6 +196,15 @@ std::string format_summary(const scenario::RunResult& r) {
   for (const auto& [label, value] : rows) {
     out += "  " + label + std::string(width - columns(label) + 2, ' ') + value + "\n";
   }
+  // The nccl-tests view of every job's collectives, and the scaling table.
+  for (const scenario::JobResult& job : r.jobs) {
+    if (job.collectives.empty()) continue;
+    out += "\n  nccl-tests " + job.collectives.front().op + " on " +
+           count(job.collectives.front().ranks) + " GPUs" +
+           (r.jobs.size() > 1 ? " (job " + job.name + ")" : std::string()) + ":\n";
+    out += nccl_table_text(job.collectives);
+  }
+  if (!r.scaling.empty()) out += "\n  scaling (step time per node count):\n" + scaling_table_text(r.scaling);
   return out;
 }
 

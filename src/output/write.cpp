@@ -5,6 +5,7 @@
 
 #include "output/csv.h"
 #include "output/json.h"
+#include "output/nccl_table.h"
 #include "output/pcap_trace.h"
 #include "output/staged_dir.h"
 
@@ -31,6 +32,13 @@ void write_run_files(const std::filesystem::path& root, const scenario::RunResul
   write_file(root / "flows.csv", flows_csv_text(result.flows));
   write_file(root / "run.json", run_json_text(result.run));
   if (!result.sm_routes.empty()) write_file(root / "routes.csv", routes_csv_text(result.sm_routes));
+  // GPU collectives: every job's rows, the nccl-tests table as CSV.
+  std::vector<scenario::CollectiveRow> rows;
+  for (const scenario::JobResult& job : result.jobs) {
+    rows.insert(rows.end(), job.collectives.begin(), job.collectives.end());
+  }
+  if (!rows.empty()) write_file(root / "nccl-tests.csv", nccl_tests_csv_text(rows));
+  if (!result.scaling.empty()) write_file(root / "scaling.csv", scaling_csv_text(result.scaling));
   if (!result.captured.empty()) {
     write_trace_pcap((root / "trace.pcap").string(), result);
     if (has_credit_packets(result.captured)) {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "scenario/knobs.h"
 
 #include <charconv>
@@ -123,6 +124,8 @@ std::vector<std::string> child_keys(std::string_view group_path) {
     for (const std::string& c : out) seen = seen || c == child;
     if (!seen) out.push_back(child);
   }
+  // `jobs:` is a list of workloads the loader reads itself (not a registry leaf).
+  if (group_path.empty()) out.insert(std::find(out.begin(), out.end(), "workload") + 1, "jobs");
   return out;
 }
 
@@ -217,6 +220,14 @@ ParseResult<KnobValue> parse_knob_value(const Knob& k, std::string_view text) {
       return finish(std::string(text), 0, 0);
     case KnobType::kIntList: {
       std::vector<int64_t> values;
+      if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+        text = text.substr(1, text.size() - 2);  // the form `get` prints
+      }
+      if (text.find_first_not_of(' ') == std::string_view::npos) {  // [] = no values
+        r.value = std::move(values);
+        r.ok = true;
+        return r;
+      }
       for (size_t at = 0; at <= text.size();) {
         size_t comma = text.find(',', at);
         if (comma == std::string_view::npos) comma = text.size();

@@ -359,7 +359,6 @@ class Loader {
         check_utf8(item, where, k.path);
         joined += (joined.empty() ? "" : ",") + item.Scalar();
       }
-      if (joined.empty()) fail(where, k.path, "must list at least one value");
       ParseResult<KnobValue> r = parse_knob_value(k, joined);
       if (!r.ok) fail(where, k.path, r.error);
       parsed_[k.path] = std::move(r.value);

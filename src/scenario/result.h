@@ -79,6 +79,7 @@ struct TrainingResult {
   int64_t compute_ps = 0;
   int64_t exposed_comm_ps = 0;
   double tflops_per_gpu = 0;  // model FLOPs / step time / GPUs (generator only; 0 otherwise)
+  double samples_per_step = 0;  // the global batch (generator); 0 = not known (imported)
   std::vector<PhaseComm> comm;
 };
 

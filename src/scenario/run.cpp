@@ -64,6 +64,80 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
 
 }  // namespace
 
+namespace {
+
+void check_scaling(const Scenario& sc) {
+  const std::vector<int>& nodes = sc.scaling_nodes;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (i > 0 && nodes[i] <= nodes[i - 1]) {
+      throw InputError("scaling.nodes", "node counts must increase, got " +
+                                            std::to_string(nodes[i]) + " after " +
+                                            std::to_string(nodes[i - 1]));
+    }
+    if (nodes[i] > sc.topology.hosts) {
+      throw InputError("scaling.nodes",
+                       std::to_string(nodes[i]) + " nodes exceed hosts.count (" +
+                           std::to_string(sc.topology.hosts) +
+                           "), which sizes the memory pre-flight: set hosts.count to the largest");
+    }
+    if (nodes[i] < 2) {
+      throw InputError("scaling.nodes", "a fabric needs at least 2 hosts (hosts.count >= 2)");
+    }
+  }
+  if (!nodes.empty() && !sc.jobs.empty()) {
+    throw InputError("scaling.nodes", "runs one job at several sizes; remove jobs: or scaling:");
+  }
+  for (int n : nodes) {
+    Scenario s = sc;
+    s.topology.hosts = n;
+    topo::check_shape(s.topology);
+  }
+}
+
+// Step (or collective) time of a run's first job, -1 when it did not finish.
+int64_t scaling_time_ps(const RunResult& r) {
+  if (!r.jobs.empty() && r.jobs[0].training.present) return r.jobs[0].training.step_time_ps;
+  return r.collective.present ? r.collective.time_ps : -1;
+}
+
+// Work per step: the generator's global batch (samples), else proportional to the GPUs (a job
+// whose per-GPU work is fixed, e.g. an imported data-parallel step or a collective of a fixed
+// per-rank size).
+double scaling_work(const RunResult& r, int gpus) {
+  if (!r.jobs.empty() && r.jobs[0].training.samples_per_step > 0) {
+    return r.jobs[0].training.samples_per_step;
+  }
+  return gpus;
+}
+
+RunResult run_scaling(const Scenario& sc, const RunOptions& options) {
+  RunResult last;
+  std::vector<ScalingPoint> points;
+  double base_rate = 0;  // work per second per node at the first count
+  for (int n : sc.scaling_nodes) {
+    Scenario s = sc;
+    s.scaling_nodes.clear();
+    s.topology.hosts = n;
+    last = run_scenario(s, options);
+    ScalingPoint p;
+    p.nodes = n;
+    p.gpus = last.jobs.empty() ? last.topology.nics : static_cast<int>(last.jobs[0].gpus.size());
+    p.step_time_ps = scaling_time_ps(last);
+    if (p.step_time_ps > 0) {
+      const double rate_per_node =
+          scaling_work(last, p.gpus) / (static_cast<double>(p.step_time_ps) * 1e-12) / n;
+      if (points.empty()) base_rate = rate_per_node;
+      p.acceleration_ratio = base_rate > 0 ? rate_per_node / base_rate : 0;
+    }
+    points.push_back(p);
+    if (last.partial) break;  // interrupted: the remaining counts were not run
+  }
+  last.scaling = std::move(points);
+  return last;
+}
+
+}  // namespace
+
 void check_scenario(const Scenario& sc) {
   if (sc.link.rate_bps <= 0) throw InputError("fabric.link.rate", "must be > 0");
   if (sc.link.cable_m < 0) throw InputError("fabric.link.cable", "must be >= 0");
@@ -77,6 +151,7 @@ void check_scenario(const Scenario& sc) {
     throw InputError("faults.nic_stall.until", "must be after faults.nic_stall.at (or 0)");
   }
   workload::check(sc.workload, sc.topology.hosts * sc.topology.nics_per_host);
+  check_scaling(sc);
   Scenario resolved = sc;
   resolve_fabric(resolved);
   check_ranges(resolved);  // products of rates, sizes and times stay inside int64 / uint32
@@ -90,6 +165,7 @@ void check_buildable(const Scenario& sc) {
 
 RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   check_scenario(sc);
+  if (!sc.scaling_nodes.empty()) return run_scaling(sc, options);
   const auto wall_start = std::chrono::steady_clock::now();
 
   Simulation sim(sc);

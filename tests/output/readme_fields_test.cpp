@@ -81,6 +81,13 @@ scenario::RunResult everything() {
   r.sm.present = true;
   r.sm.fallback_reason = "why";
   r.links.groups.push_back(scenario::LinkGroupLoad{.mean_utilization = 0.5});
+  scenario::JobResult job;
+  job.gpus = {0, 1};
+  job.collectives.push_back(scenario::CollectiveRow{.time_ps = 1});
+  job.training.present = true;
+  job.training.comm.push_back(scenario::PhaseComm{});
+  r.jobs.push_back(job);
+  r.scaling.push_back(scenario::ScalingPoint{.step_time_ps = 1});
   return r;
 }
 
