@@ -86,11 +86,14 @@ Shape shape_of(const topo::TopologySpec& t) {
   s.up = t.radix - down;
   s.leaves = (s.nics + down - 1) / down;
   if (t.kind == topo::TopologyKind::kRail) {
-    // topo/rail.cpp: ceil(nodes / down) leaves per rail, ceil(leaves x up / radix) spines,
-    // every leaf's `up` uplinks cabled (parallel cables where a spine takes several).
+    // topo/rail.cpp: ceil(nodes / down) leaves per rail; spines: the smallest divisor of `up`
+    // >= ceil(leaves x up / radix); every leaf's `up` uplinks cabled (up / spines parallel
+    // cables to each spine).
     s.leaves = c.mul(t.nics_per_host, (int64_t{t.hosts} + down - 1) / down);
     const int64_t uplinks = c.mul(s.leaves, s.up);
-    s.switches = s.leaves + (uplinks + t.radix - 1) / t.radix;
+    int64_t spines = (uplinks + t.radix - 1) / t.radix;
+    while (spines < s.up && s.up % spines != 0) ++spines;  // a refused shape may pass `up`
+    s.switches = s.leaves + spines;
     s.cables = c.add(s.nics, uplinks);
   } else if (t.tiers == 2) {
     s.switches = s.leaves + s.up;

@@ -10,21 +10,25 @@
 //   down = R·o/(o+1) NIC ports per leaf, up = R - down uplinks
 //   leaves per rail P = ceil(N / down); NIC k of node n -> leaf k·P + n / down
 //   leaves L = K·P <= R (each spine needs a port for every leaf: a 2-tier fabric)
-//   spines S = ceil(L·up / R): the fewest radix-R switches that take every leaf uplink
-//   uplink j of leaf l -> spine (l·up + j) mod S (round-robin over all uplinks), so every leaf
-//   reaches every spine (S <= up because L <= R) with up/S cables each when S divides up, and
-//   every spine uses ceil or floor of L·up/S <= R ports.
+//   spines S = the smallest divisor of `up` that is >= ceil(L·up / R): every leaf then has
+//   c = up/S parallel cables to every spine, and every spine uses L·c <= R ports (S <= up since
+//   L <= R, and S = up always qualifies)
 //
-// Source: NVIDIA DGX SuperPOD reference architectures (docs/reference/gpu-node.md §4). The B200
-// RA's component table: 64 nodes x 8 rails on radix-64 (QM9700-class, 32 down / 32 up) switches
-// have 16 leaves, 8 spines, 512 node-leaf and 512 leaf-spine cables; 128 nodes 32 / 16 /
-// 1,024 / 1,024; 256 nodes 64 / 32 / 2,048 / 2,048 -- all of which the arithmetic above gives
-// (4, 2 and 1 cables per leaf-spine pair). From 512 nodes the RA adds a core tier; a 3-tier rail
-// fabric is not built here and such shapes are refused.
+// Source: NVIDIA DGX SuperPOD reference architectures (docs/reference/gpu-node.md §4).
+//   B200 RA (NDR, radix-64 switches, 32 down / 32 up) component table: 64 nodes x 8 rails have
+//   16 leaves, 8 spines, 512 node-leaf and 512 leaf-spine cables; 128 nodes 32 / 16 / 1,024 /
+//   1,024; 256 nodes 64 / 32 / 2,048 / 2,048 (4, 2, 1 cables per pair). From 512 nodes the RA
+//   adds a core tier; a 3-tier rail fabric is not built here and such shapes are refused.
+//   B300 XDR RA (72 nodes per SU, hence 144-port leaves, 72 down / 72 up): 288 nodes have 32
+//   leaves and 18 spines, not the 16 that ceil(L·up/R) gives -- 72 uplinks do not split evenly
+//   over 16 spines, they do over 18 (4 each). The divisor rule reproduces every row of both.
 //
 // Routing sees an ordinary two-tier tree with parallel cables: ECMP groups hold every parallel
-// port, and OpenSM's ftree takes it while the spines are uniform (else up/down routes).
+// port; OpenSM's ftree groups the parallel ports per neighbour and accepts the tree (every leaf
+// alike, every spine alike); with a cable down it refuses and up/down routes.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "topo/topology.h"
@@ -72,8 +76,9 @@ RailShape rail_shape(const TopologySpec& spec) {
                          "fabric is not implemented)");
   }
   s.leaves = static_cast<int>(leaves);
-  const int64_t uplinks = leaves * s.ports.up;
-  s.spines = static_cast<int>((uplinks + radix - 1) / radix);
+  const int up = s.ports.up;
+  s.spines = static_cast<int>((leaves * up + radix - 1) / radix);
+  while (up % s.spines != 0) ++s.spines;  // ends at `up` at the latest
   return s;
 }
 
@@ -99,21 +104,19 @@ BuiltTopology build_rail(const TopologySpec& spec, const FabricParams& params, n
       out.host_of_nic.push_back(node);
     }
   }
-  for (int l = 0; l < s.leaves; ++l) {
-    for (int j = 0; j < s.ports.up; ++j) {
-      const int64_t uplink = int64_t{l} * s.ports.up + j;
-      net.connect(net.switch_node(leaves[l]), net.switch_node(spines[uplink % s.spines]),
-                  params.link);
+  const int cables_per_pair = s.ports.up / s.spines;
+  for (uint32_t leaf : leaves) {
+    for (uint32_t spine : spines) {
+      for (int c = 0; c < cables_per_pair; ++c) {
+        net.connect(net.switch_node(leaf), net.switch_node(spine), params.link);
+      }
     }
   }
   out.description = "rail-optimized, " + std::to_string(s.rails) + " rails, radix " +
                     std::to_string(spec.radix) + ", " + std::to_string(s.leaves) + " leaves x " +
                     std::to_string(s.spines) + " spines";
-  if (s.ports.up % s.spines == 0 && s.ports.up / s.spines > 1) {
-    out.description += ", " + std::to_string(s.ports.up / s.spines) + " cables per leaf-spine";
-  } else if (s.ports.up % s.spines != 0) {
-    out.description += ", " + std::to_string(s.ports.up / s.spines) + "-" +
-                       std::to_string(s.ports.up / s.spines + 1) + " cables per leaf-spine";
+  if (cables_per_pair > 1) {
+    out.description += ", " + std::to_string(cables_per_pair) + " cables per leaf-spine";
   }
   if (spec.oversubscription != 1.0) {
     out.description += ", " + std::to_string(s.ports.down) + ":" + std::to_string(s.ports.up) +

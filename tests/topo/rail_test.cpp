@@ -116,6 +116,34 @@ TEST(Rail, SuperPodB200CountsMatchTheReferenceArchitecture) {
             "rail-optimized, 8 rails, radix 64, 32 leaves x 16 spines, 2 cables per leaf-spine");
 }
 
+// NVIDIA DGX SuperPOD B300 XDR RA, table 3 (72 nodes per SU, 8 rails, Quantum-X800 leaves with
+// 72 NIC ports and 72 uplinks, radix 144): 72 nodes 8 leaves / 4 spines / 576 + 576 cables;
+// 144: 16 / 8 / 1,152 + 1,152; 288: 32 / 18 / 2,304 + 2,304; 576: 64 / 36 / 4,608 + 4,608;
+// 1,296: 144 / 72 / 10,368 + 10,368. 288 and 576 nodes take 18 and 36 spines, more than
+// leaves x 72 / 144 = 16 and 32, so that 72 uplinks split evenly (4 and 2 cables per pair).
+TEST(Rail, SuperPodB300XdrCountsMatchTheReferenceArchitecture) {
+  struct Row {
+    int nodes, leaves, spines, node_leaf, leaf_spine;
+  };
+  for (const Row& row : {Row{72, 8, 4, 576, 576}, Row{144, 16, 8, 1152, 1152},
+                         Row{288, 32, 18, 2304, 2304}, Row{576, 64, 36, 4608, 4608},
+                         Row{1296, 144, 72, 10368, 10368}}) {
+    const auto f = build_rail(row.nodes, 8, 144);
+    const Census c = census(f->net);
+    EXPECT_EQ(c.leaves, row.leaves) << row.nodes << " nodes";
+    EXPECT_EQ(c.spines, row.spines) << row.nodes << " nodes";
+    EXPECT_EQ(c.nic_cables, row.node_leaf) << row.nodes << " nodes";
+    EXPECT_EQ(c.leaf_spine_cables, row.leaf_spine) << row.nodes << " nodes";
+    for (const auto& [pair, n] : c.cables_between) {
+      EXPECT_EQ(n, 72 / row.spines) << row.nodes << " nodes: leaf " << pair.first;
+    }
+    for (const auto& [spine, ports] : c.spine_ports) {
+      EXPECT_EQ(ports, row.leaves * (72 / row.spines)) << row.nodes << " nodes";
+      EXPECT_LE(ports, 144);
+    }
+  }
+}
+
 // Shapes worked by hand from down = R·o/(o+1), up = R - down, P = ceil(N/down) leaves per rail,
 // L = rails x P, S = ceil(L x up / R).
 TEST(Rail, SmallShapesByHand) {
@@ -149,17 +177,16 @@ TEST(Rail, SmallShapesByHand) {
     EXPECT_NE(f->topo.description.find("6:2 oversubscribed"), std::string::npos)
         << f->topo.description;
   }
-  {  // radix 16, 5 rails: down 8, up 8, P = 1, L = 5, S = ceil(40/16) = 3; 40 uplinks round-robin
-    // over 3 spines = 14, 13, 13 ports; each leaf 2 or 3 cables to each spine.
+  {  // radix 16, 5 rails: down 8, up 8, P = 1, L = 5; ceil(40/16) = 3 spines would leave 8
+    // uplinks unevenly spread, so S = 4 (the next divisor of 8): 2 cables per pair, and each
+    // spine uses 5 x 2 = 10 of its 16 ports.
     const auto f = build_rail(2, 5, 16);
     const Census c = census(f->net);
-    EXPECT_EQ(c.spines, 3);
+    EXPECT_EQ(c.spines, 4);
     EXPECT_EQ(f->topo.cables, 10 + 40);
-    std::multiset<int> ports;
-    for (const auto& [spine, n] : c.spine_ports) ports.insert(n);
-    EXPECT_EQ(ports, (std::multiset<int>{13, 13, 14}));
-    for (const auto& [pair, n] : c.cables_between) EXPECT_TRUE(n == 2 || n == 3) << n;
-    EXPECT_EQ(c.cables_between.size(), 15u) << "every leaf reaches every spine";
+    for (const auto& [spine, n] : c.spine_ports) EXPECT_EQ(n, 10) << "spine " << spine;
+    for (const auto& [pair, n] : c.cables_between) EXPECT_EQ(n, 2);
+    EXPECT_EQ(c.cables_between.size(), 20u) << "every leaf reaches every spine";
   }
 }
 
@@ -278,21 +305,43 @@ TEST(Rail, PermutationCompletesOnRoceAndInfiniband) {
   }
 }
 
+// Takes down one cable between switches a and b (both directions).
+void take_down(net::Network& net, uint32_t a, uint32_t b) {
+  const net::Switch& s = net.switch_at(a);
+  for (uint32_t p = s.first_port; p < s.first_port + s.num_ports; ++p) {
+    const uint32_t peer = net.port(p).peer;
+    if (net.port(peer).switch_index == static_cast<int32_t>(b) && net.port(p).up) {
+      net.port(p).up = false;
+      net.port(peer).up = false;
+      return;
+    }
+  }
+  FAIL() << "no working cable between switches " << a << " and " << b;
+}
+
 // The Subnet Manager's LFTs, followed hop by hop, deliver every CA pair on shortest paths: with
-// ftree on a uniform rail fabric (parallel cables included) and, where the spines are uneven
-// (ftree refuses: OpenSM's fabric_validate_topology), with the up/down fallback.
+// ftree on intact rail fabrics (parallel cables included); with a cable down, where ftree refuses
+// the tree (OpenSM's fabric_validate_topology: leaves with unequal uplinks), with the up/down
+// fallback. Every path is as short as ECMP's breadth-first distance.
 TEST(Rail, SubnetManagerRoutesEveryPair) {
   struct Case {
     int nodes, rails, radix;
+    bool cable_down;  // leaf 0 - first spine
     routing::SmEngine expect;
   };
-  for (const Case& cs : {Case{3, 2, 4, routing::SmEngine::kFatTree},
-                         Case{2, 2, 8, routing::SmEngine::kFatTree},
-                         Case{2, 5, 16, routing::SmEngine::kUpDown}}) {
+  for (const Case& cs : {Case{3, 2, 4, false, routing::SmEngine::kFatTree},
+                         Case{2, 2, 8, false, routing::SmEngine::kFatTree},
+                         Case{2, 5, 16, false, routing::SmEngine::kFatTree},
+                         Case{3, 2, 4, true, routing::SmEngine::kUpDown},
+                         Case{2, 2, 8, true, routing::SmEngine::kUpDown}}) {
     const auto f = build_rail(cs.nodes, cs.rails, cs.radix);
+    uint32_t first_spine = 0;
+    while (f->net.switch_at(first_spine).tier != 2) ++first_spine;
+    if (cs.cable_down) take_down(f->net, 0, first_spine);
     routing::SubnetManager sm(routing::SmEngine::kFatTree, false);
     const routing::LidRoutes r = sm.sweep(f->net);
-    const std::string name = std::to_string(cs.nodes) + "x" + std::to_string(cs.rails);
+    const std::string name = std::to_string(cs.nodes) + "x" + std::to_string(cs.rails) +
+                             (cs.cable_down ? " (cable down)" : "");
     EXPECT_EQ(r.engine_used, cs.expect) << name << ": " << r.fallback_reason;
     EXPECT_EQ(r.unreachable_pairs, 0) << name;
     routing::EcmpRoutes ecmp;
@@ -309,6 +358,7 @@ TEST(Rail, SubnetManagerRoutesEveryPair) {
           ++switches;
           const uint32_t out = r.lft[sw][lid];
           ASSERT_NE(out, net::kNoPort) << name << ": no route at switch " << sw << " to " << dst;
+          ASSERT_TRUE(f->net.port(out).up) << name << ": routed over the failed cable";
           at = f->net.port(out).peer;
         }
         ASSERT_TRUE(f->net.port(at).is_nic) << name << ": loop from " << src << " to " << dst;
