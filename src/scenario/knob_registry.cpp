@@ -239,7 +239,8 @@ std::vector<Knob> build_knob_registry() {
   k.push_back(bind(
       {.path = "hosts.nics_per_host",
        .type = KnobType::kInt,
-       .description = "NICs per host; every NIC is a rank/endpoint",
+       .description = "NICs per host; every NIC is a rank/endpoint; with topology.kind: rail, "
+                      "the number of rails (NIC k of every host is on rail k)",
        .source = "one NIC per host; at most 64, 8x a DGX H100's 8 compute NICs",
        .min = Bound{1},
        .max = Bound{64}},

@@ -15,10 +15,11 @@
 //   L <= R, and S = up always qualifies)
 //
 // Source: NVIDIA DGX SuperPOD reference architectures (docs/reference/gpu-node.md §4).
-//   B200 RA (NDR, radix-64 switches, 32 down / 32 up) component table: 64 nodes x 8 rails have
-//   16 leaves, 8 spines, 512 node-leaf and 512 leaf-spine cables; 128 nodes 32 / 16 / 1,024 /
-//   1,024; 256 nodes 64 / 32 / 2,048 / 2,048 (4, 2, 1 cables per pair). From 512 nodes the RA
-//   adds a core tier; a 3-tier rail fabric is not built here and such shapes are refused.
+//   B200 RA (NDR; 32 nodes per rail leaf, so radix 64: 32 down / 32 up) component table:
+//   64 nodes x 8 rails have 16 leaves, 8 spines, 512 node-leaf and 512 leaf-spine cables;
+//   128 nodes 32 / 16 / 1,024 / 1,024; 256 nodes 64 / 32 / 2,048 / 2,048 (4, 2, 1 cables per
+//   pair). From 512 nodes the RA adds a core tier; a 3-tier rail fabric is not built here and
+//   such shapes are refused.
 //   B300 XDR RA (72 nodes per SU, hence 144-port leaves, 72 down / 72 up): 288 nodes have 32
 //   leaves and 18 spines, not the 16 that ceil(L·up/R) gives -- 72 uplinks do not split evenly
 //   over 16 spines, they do over 18 (4 each). The divisor rule reproduces every row of both.
@@ -55,11 +56,11 @@ RailShape rail_shape(const TopologySpec& spec) {
   s.rails = spec.nics_per_host;
   const int radix = spec.radix;
   if (s.rails > radix) {
-    throw InputError("hosts.nics_per_host",
-                     std::to_string(s.rails) + " rails need at least one leaf each, more than the " +
-                         std::to_string(radix) +
-                         " leaves a spine of radix " + std::to_string(radix) +
-                         " can join; use fewer NICs per host or a larger topology.radix");
+    throw InputError(
+        "hosts.nics_per_host",
+        std::to_string(s.rails) + " rails need at least one leaf each, more than the " +
+            std::to_string(radix) + " leaves a spine of radix " + std::to_string(radix) +
+            " can join; use fewer NICs per host or a larger topology.radix");
   }
   s.leaves_per_rail = (spec.hosts + s.ports.down - 1) / s.ports.down;
   const int64_t leaves = int64_t{s.rails} * s.leaves_per_rail;
@@ -119,8 +120,8 @@ BuiltTopology build_rail(const TopologySpec& spec, const FabricParams& params, n
     out.description += ", " + std::to_string(cables_per_pair) + " cables per leaf-spine";
   }
   if (spec.oversubscription != 1.0) {
-    out.description += ", " + std::to_string(s.ports.down) + ":" + std::to_string(s.ports.up) +
-                       " oversubscribed";
+    out.description +=
+        ", " + std::to_string(s.ports.down) + ":" + std::to_string(s.ports.up) + " oversubscribed";
   }
   net.finalize();
   out.switches = static_cast<int>(net.num_switches());

@@ -93,8 +93,8 @@ TEST(Rail, SuperPodB200CountsMatchTheReferenceArchitecture) {
   struct Row {
     int nodes, leaves, spines, node_leaf, leaf_spine;
   };
-  for (const Row& row : {Row{64, 16, 8, 512, 512}, Row{128, 32, 16, 1024, 1024},
-                         Row{256, 64, 32, 2048, 2048}}) {
+  for (const Row& row :
+       {Row{64, 16, 8, 512, 512}, Row{128, 32, 16, 1024, 1024}, Row{256, 64, 32, 2048, 2048}}) {
     const auto f = build_rail(row.nodes, 8, 64);
     const Census c = census(f->net);
     EXPECT_EQ(c.leaves, row.leaves) << row.nodes << " nodes";
@@ -125,9 +125,9 @@ TEST(Rail, SuperPodB300XdrCountsMatchTheReferenceArchitecture) {
   struct Row {
     int nodes, leaves, spines, node_leaf, leaf_spine;
   };
-  for (const Row& row : {Row{72, 8, 4, 576, 576}, Row{144, 16, 8, 1152, 1152},
-                         Row{288, 32, 18, 2304, 2304}, Row{576, 64, 36, 4608, 4608},
-                         Row{1296, 144, 72, 10368, 10368}}) {
+  for (const Row& row :
+       {Row{72, 8, 4, 576, 576}, Row{144, 16, 8, 1152, 1152}, Row{288, 32, 18, 2304, 2304},
+        Row{576, 64, 36, 4608, 4608}, Row{1296, 144, 72, 10368, 10368}}) {
     const auto f = build_rail(row.nodes, 8, 144);
     const Census c = census(f->net);
     EXPECT_EQ(c.leaves, row.leaves) << row.nodes << " nodes";
@@ -258,7 +258,7 @@ workload:
   flows: [[0, 2, 4KB, 0us], [0, 3, 4KB, 50us], [0, 4, 4KB, 100us]]
 )",
                                                                "rail.yaml")
-                                   .scenario;
+                                    .scenario;
   const scenario::RunResult r = scenario::run_scenario(sc);
   ASSERT_EQ(r.flows.size(), 3u);
   for (const auto& fl : r.flows) ASSERT_GE(fl.finish_ps, 0) << "flow " << fl.id << " finished";
