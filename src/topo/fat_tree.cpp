@@ -1,4 +1,5 @@
-// Leaf-spine (2-tier) and k-ary fat-tree (3-tier) builders.
+// Leaf-spine (2-tier) and k-ary fat-tree (3-tier) builders, the leaf port split every kind
+// shares, and the dispatch of check_shape/build by kind (rail-optimized: rail.cpp).
 //
 // 2-tier, radix R, oversubscription o (leaf down:up = o:1):
 //     spine0 ... spine(u-1)            u = R / (o+1) spines, one cable to every leaf
