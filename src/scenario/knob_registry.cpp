@@ -185,16 +185,23 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.roce.cnp_priority; }));
   Knob kind = bind_enum(
       {.path = "topology.kind",
-       .description = "Topology family; leaf_spine = fat_tree with tiers 2",
-       .source = "the only family implemented"},
+       .description = "Topology family; leaf_spine = fat_tree with tiers 2; rail = 2-tier "
+                      "rail-optimized (NIC k of every host on rail k's leaves, spines joining "
+                      "the rails; hosts.nics_per_host rails)",
+       .source = "fat_tree: Al-Fares et al., SIGCOMM 2008; rail: NVIDIA DGX SuperPOD "
+                 "reference architectures (B200 RA component table, H100 RA-11333-001), see "
+                 "docs/topologies.md"},
       std::vector<std::pair<std::string, topo::TopologyKind>>{
-          {"fat_tree", topo::TopologyKind::kFatTree}, {"leaf_spine", topo::TopologyKind::kFatTree}},
+          {"fat_tree", topo::TopologyKind::kFatTree},
+          {"leaf_spine", topo::TopologyKind::kFatTree},
+          {"rail", topo::TopologyKind::kRail}},
       [](auto& s) -> auto& { return s.topology.kind; });
   // Knobs are applied in registry order, so an explicit `tiers` (below) overrides this and the
   // loader reports the contradiction.
   kind.set = [base = kind.set](Scenario& s, const KnobValue& v) {
     base(s, v);
-    if (std::get<std::string>(v) == "leaf_spine") s.topology.tiers = 2;
+    const std::string& name = std::get<std::string>(v);
+    if (name == "leaf_spine" || name == "rail") s.topology.tiers = 2;
   };
   k.push_back(std::move(kind));
   k.push_back(bind(
@@ -233,7 +240,8 @@ std::vector<Knob> build_knob_registry() {
   k.push_back(bind(
       {.path = "hosts.nics_per_host",
        .type = KnobType::kInt,
-       .description = "NICs per host; every NIC is a rank/endpoint",
+       .description = "NICs per host; every NIC is a rank/endpoint; with topology.kind: rail, "
+                      "the number of rails (NIC k of every host is on rail k)",
        .source = "one NIC per host; at most 64, 8x a DGX H100's 8 compute NICs",
        .min = Bound{1},
        .max = Bound{64}},

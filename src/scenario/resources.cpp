@@ -73,7 +73,7 @@ int64_t grown_elements(int64_t n) {
   return static_cast<int64_t>(cap + cap / 2);
 }
 
-// Closed-form counts of the fat-tree builders (topo/fat_tree.cpp), in 64-bit arithmetic.
+// Closed-form counts of the builders (topo/fat_tree.cpp, topo/rail.cpp), in 64-bit arithmetic.
 struct Shape {
   int64_t nics = 0, switches = 0, cables = 0, leaves = 0, up = 0;
 };
@@ -85,7 +85,17 @@ Shape shape_of(const topo::TopologySpec& t) {
   const int64_t down = std::llround(t.radix * t.oversubscription / (t.oversubscription + 1.0));
   s.up = t.radix - down;
   s.leaves = (s.nics + down - 1) / down;
-  if (t.tiers == 2) {
+  if (t.kind == topo::TopologyKind::kRail) {
+    // topo/rail.cpp: ceil(nodes / down) leaves per rail; spines: the smallest divisor of `up`
+    // >= ceil(leaves x up / radix); every leaf's `up` uplinks cabled (up / spines parallel
+    // cables to each spine).
+    s.leaves = c.mul(t.nics_per_host, (int64_t{t.hosts} + down - 1) / down);
+    const int64_t uplinks = c.mul(s.leaves, s.up);
+    int64_t spines = (uplinks + t.radix - 1) / t.radix;
+    while (spines < s.up && s.up % spines != 0) ++spines;  // a refused shape may pass `up`
+    s.switches = s.leaves + spines;
+    s.cables = c.add(s.nics, uplinks);
+  } else if (t.tiers == 2) {
     s.switches = s.leaves + s.up;
     s.cables = c.add(s.nics, c.mul(s.leaves, s.up));
   } else {
@@ -250,7 +260,8 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // ECMP (routing/ecmp.h), installed on both fabrics: dist_[leaf][switch] in 16 bits, and per
   // switch one 16-bit group per leaf. In a fat-tree a switch reaches a leaf either through one
   // down port or through all its up ports, so it has at most one group per port plus the
-  // up-port group, and the groups list at most 2 x radix ports.
+  // up-port group, and the groups list at most 2 x radix ports. A rail fabric is a leaf-spine
+  // whose spine reaches a leaf through its parallel cables: the same bounds hold.
   const Checked route_c{"hosts.count"};
   const int64_t groups = std::min<int64_t>(shape.leaves, radix) + 1;
   const int64_t per_switch_groups =

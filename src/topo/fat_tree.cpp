@@ -1,4 +1,5 @@
-// Leaf-spine (2-tier) and k-ary fat-tree (3-tier) builders.
+// Leaf-spine (2-tier) and k-ary fat-tree (3-tier) builders, the leaf port split every kind
+// shares, and the dispatch of check_shape/build by kind (rail-optimized: rail.cpp).
 //
 // 2-tier, radix R, oversubscription o (leaf down:up = o:1):
 //     spine0 ... spine(u-1)            u = R / (o+1) spines, one cable to every leaf
@@ -29,25 +30,10 @@ Shape shape_of(const TopologySpec& spec) {
     throw InputError("topology.tiers", "must be 2 (leaf-spine) or 3 (fat-tree), got " +
                                            std::to_string(spec.tiers));
   }
-  if (spec.radix < 4 || spec.radix % 2 != 0) {
-    throw InputError("topology.radix", "must be an even number >= 4, got " +
-                                           std::to_string(spec.radix));
-  }
-  if (!(spec.oversubscription >= 1.0)) {
-    throw InputError("topology.oversubscription",
-                     "must be >= 1 (downlinks:uplinks at the leaf)");
-  }
-  if (spec.hosts < 2) throw InputError("hosts.count", "must be >= 2");
-  if (spec.nics_per_host < 1) throw InputError("hosts.nics_per_host", "must be >= 1");
+  const detail::LeafPorts ports = detail::leaf_ports(spec);
   Shape s;
-  const double down = spec.radix * spec.oversubscription / (spec.oversubscription + 1.0);
-  s.down = static_cast<int>(std::lround(down));
-  s.up = spec.radix - s.down;
-  if (std::fabs(down - s.down) > 1e-9 || s.up < 1) {
-    throw InputError("topology.oversubscription",
-                     "radix " + std::to_string(spec.radix) + " cannot be split into down:up = " +
-                         std::to_string(spec.oversubscription) + ":1 whole ports");
-  }
+  s.down = ports.down;
+  s.up = ports.up;
   s.nics = spec.hosts * spec.nics_per_host;
   const int half = spec.radix / 2;
   if (spec.tiers == 2) {
@@ -90,9 +76,39 @@ void attach_nics(const Shape& s, const std::vector<uint32_t>& edges, const Fabri
 
 }  // namespace
 
-void check_shape(const TopologySpec& spec) { shape_of(spec); }
+detail::LeafPorts detail::leaf_ports(const TopologySpec& spec) {
+  if (spec.radix < 4 || spec.radix % 2 != 0) {
+    throw InputError("topology.radix", "must be an even number >= 4, got " +
+                                           std::to_string(spec.radix));
+  }
+  if (!(spec.oversubscription >= 1.0)) {
+    throw InputError("topology.oversubscription",
+                     "must be >= 1 (downlinks:uplinks at the leaf)");
+  }
+  if (spec.hosts < 2) throw InputError("hosts.count", "must be >= 2");
+  if (spec.nics_per_host < 1) throw InputError("hosts.nics_per_host", "must be >= 1");
+  LeafPorts p;
+  const double down = spec.radix * spec.oversubscription / (spec.oversubscription + 1.0);
+  p.down = static_cast<int>(std::lround(down));
+  p.up = spec.radix - p.down;
+  if (std::fabs(down - p.down) > 1e-9 || p.up < 1) {
+    throw InputError("topology.oversubscription",
+                     "radix " + std::to_string(spec.radix) + " cannot be split into down:up = " +
+                         std::to_string(spec.oversubscription) + ":1 whole ports");
+  }
+  return p;
+}
+
+void check_shape(const TopologySpec& spec) {
+  if (spec.kind == TopologyKind::kRail) {
+    detail::check_rail(spec);
+  } else {
+    shape_of(spec);
+  }
+}
 
 BuiltTopology build(const TopologySpec& spec, const FabricParams& params, net::Network& net) {
+  if (spec.kind == TopologyKind::kRail) return detail::build_rail(spec, params, net);
   const Shape s = shape_of(spec);
   BuiltTopology out;
   out.tiers = spec.tiers;

@@ -5,15 +5,18 @@
 
 namespace fabricsim::topo {
 
-enum class TopologyKind : uint8_t { kFatTree };
+// kFatTree: leaf-spine (tiers 2) or k-ary fat-tree (tiers 3), NICs cabled to leaves in order
+// (topo/fat_tree.cpp). kRail: 2-tier rail-optimized, NIC k of every host on rail k's leaves,
+// spines joining the rails (topo/rail.cpp).
+enum class TopologyKind : uint8_t { kFatTree, kRail };
 
 struct TopologySpec {
   TopologyKind kind = TopologyKind::kFatTree;
   int tiers = 2;                  // 2 = leaf-spine, 3 = k-ary fat-tree (Al-Fares et al. 2008)
   int radix = 16;                 // ports per switch
   double oversubscription = 1.0;  // leaf downlinks : uplinks (1 = non-blocking)
-  int hosts = 128;
-  int nics_per_host = 1;
+  int hosts = 128;          // rail: nodes
+  int nics_per_host = 1;    // rail: rails (NIC k of every node is on rail k)
 };
 
 }  // namespace fabricsim::topo

@@ -26,6 +26,10 @@ struct FabricParams {
   net::NicConfig nic;
 };
 
+// Chooses the builder by spec.kind (fat_tree.cpp, rail.cpp). For every kind, NIC index =
+// host x nics_per_host + k and host_of_nic[i] = i / nics_per_host; switches are numbered from
+// the bottom tier up and carry their tier (leaves 1).
+
 // Checks that the shape is possible without building it. Throws InputError naming the
 // topology.* or hosts.* key at fault and the reason.
 void check_shape(const TopologySpec& spec);
@@ -33,5 +37,23 @@ void check_shape(const TopologySpec& spec);
 // Builds the shape into `net` (which must be empty) and finalizes it. Throws InputError like
 // check_shape.
 BuiltTopology build(const TopologySpec& spec, const FabricParams& params, net::Network& net);
+
+// ---- Shared by the builders; not an interface for other layers. ----
+namespace detail {
+
+// A leaf's ports split into `down` NIC ports and `up` uplinks, down:up = oversubscription:1.
+struct LeafPorts {
+  int down = 0;
+  int up = 0;
+};
+
+// Checks radix, oversubscription, hosts.count and hosts.nics_per_host, which every kind shares,
+// and splits the leaf's ports (fat_tree.cpp). Throws InputError naming the key.
+LeafPorts leaf_ports(const TopologySpec& spec);
+
+void check_rail(const TopologySpec& spec);  // rail.cpp
+BuiltTopology build_rail(const TopologySpec& spec, const FabricParams& params, net::Network& net);
+
+}  // namespace detail
 
 }  // namespace fabricsim::topo

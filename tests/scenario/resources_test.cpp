@@ -39,7 +39,7 @@ int64_t part(const ResourceEstimate& e, const std::string& name) {
 }
 
 // The counts the closed forms give match what topo::build really creates, on every shape the
-// builders know: leaf-spine full and partial, oversubscribed, 3-tier full and partial.
+// builders know: leaf-spine full and partial, oversubscribed, 3-tier full and partial, rail.
 TEST(ResourceEstimate, TopologyCountsMatchTheBuiltFabric) {
   const char* shapes[] = {
       "topology: {kind: leaf_spine, radix: 8}\nhosts: {count: 32}\n",
@@ -47,6 +47,10 @@ TEST(ResourceEstimate, TopologyCountsMatchTheBuiltFabric) {
       "topology: {kind: leaf_spine, radix: 16, oversubscription: 3}\nhosts: {count: 100}\n",
       "topology: {kind: fat_tree, tiers: 3, radix: 8}\nhosts: {count: 128}\n",
       "topology: {kind: fat_tree, tiers: 3, radix: 8}\nhosts: {count: 60, nics_per_host: 2}\n",
+      // rail: 2 leaves per rail, parallel leaf-spine cables; uneven spines; oversubscribed
+      "topology: {kind: rail, radix: 8}\nhosts: {count: 6, nics_per_host: 4}\n",
+      "topology: {kind: rail, radix: 16}\nhosts: {count: 2, nics_per_host: 5}\n",
+      "topology: {kind: rail, radix: 8, oversubscription: 3}\nhosts: {count: 10, nics_per_host: 2}\n",
   };
   for (const char* yaml : shapes) {
     const Scenario sc = scenario_of(std::string(yaml) + "workload: {kind: collective}\n");
