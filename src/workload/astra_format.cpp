@@ -170,7 +170,9 @@ void parse_header(const Ctx& ctx, const std::vector<std::string>& tok, int line,
       h->simai_keys = true;
       h->all_gpus = value(key, false);
     } else if (key == "checkpoints" || key == "checkpoint_initiates") {
-      only_for(policy == Policy::kTransformerFwdInBckwd, "HYBRID_TRANSFORMER_FWD_IN_BCKWD");
+      // SimAI's generators write `checkpoints: 0 checkpoint_initiates: 0` for both transformer
+      // policies; only FWD_IN_BCKWD acts on a non-empty list (checked below).
+      only_for(is_transformer(policy), "HYBRID_TRANSFORMER and HYBRID_TRANSFORMER_FWD_IN_BCKWD");
       list(key, key == "checkpoints" ? &h->checkpoints : &h->checkpoint_initiates);
     } else if (key == "DLRM_LAST_BOTTOM_LAYER") {
       only_for(policy == Policy::kDlrm, "HYBRID_DLRM");
@@ -185,6 +187,10 @@ void parse_header(const Ctx& ctx, const std::vector<std::string>& tok, int line,
   if (is_transformer(policy) && h->model_parallel_npu_group == 0) {
     // ASTRA-sim 1.0 reads the key unconditionally for these policies.
     ctx.fail(line, pname + " needs model_parallel_NPU_group: M (GPUs per model-parallel group)");
+  }
+  if (policy == Policy::kTransformer && (!h->checkpoints.empty() || !h->checkpoint_initiates.empty())) {
+    ctx.fail(line, "checkpoints and checkpoint_initiates take effect only with "
+                   "HYBRID_TRANSFORMER_FWD_IN_BCKWD (HYBRID_TRANSFORMER would ignore them)");
   }
   if (policy == Policy::kDlrm && h->dlrm_last_bottom_layer < 0) {
     ctx.fail(line,

@@ -218,11 +218,9 @@ class Converter {
                         ": SimAI accounts pipeline stages analytically (bubble and pp_comm "
                         "formulas), not as traffic between GPUs; only pp: 1 can be imported");
     }
-    if (h_.vpp > 1) {
-      fail(h_.line, "vpp: " + std::to_string(h_.vpp) +
-                        ": virtual pipeline stages need pipeline parallelism (pp > 1), which "
-                        "cannot be imported");
-    }
+    // vpp and ga enter SimAI only through its pipeline formulas (Layer.cc: bubble
+    // (pp - 1) / (ga * vpp), exposed 2 * vpp * ga * pp_comm), which vanish at pp: 1: accepted,
+    // without effect, as in SimAI.
     if (h_.pp_comm_bytes > 0) {
       fail(h_.line, "pp_comm " + std::to_string(h_.pp_comm_bytes) +
                         " bytes describes pipeline traffic, which cannot be imported (pp: 1)");
