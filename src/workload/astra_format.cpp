@@ -20,14 +20,22 @@ namespace fabricsim::workload::astra {
 
 const char* policy_name(Policy p) {
   switch (p) {
-    case Policy::kData: return "DATA";
-    case Policy::kModel: return "MODEL";
-    case Policy::kHybridDataModel: return "HYBRID_DATA_MODEL";
-    case Policy::kHybridModelData: return "HYBRID_MODEL_DATA";
-    case Policy::kTransformer: return "HYBRID_TRANSFORMER";
-    case Policy::kTransformerFwdInBckwd: return "HYBRID_TRANSFORMER_FWD_IN_BCKWD";
-    case Policy::kDlrm: return "HYBRID_DLRM";
-    case Policy::kMicro: return "MICRO";
+    case Policy::kData:
+      return "DATA";
+    case Policy::kModel:
+      return "MODEL";
+    case Policy::kHybridDataModel:
+      return "HYBRID_DATA_MODEL";
+    case Policy::kHybridModelData:
+      return "HYBRID_MODEL_DATA";
+    case Policy::kTransformer:
+      return "HYBRID_TRANSFORMER";
+    case Policy::kTransformerFwdInBckwd:
+      return "HYBRID_TRANSFORMER_FWD_IN_BCKWD";
+    case Policy::kDlrm:
+      return "HYBRID_DLRM";
+    case Policy::kMicro:
+      return "MICRO";
   }
   return "?";
 }
@@ -108,9 +116,10 @@ void parse_header(const Ctx& ctx, const std::vector<std::string>& tok, int line,
       ctx.fail(line, "parallelism policy " + tok[0] +
                          " exists in ASTRA-sim but is not supported by this importer");
     }
-    ctx.fail(line, "unknown parallelism policy '" + tok[0] +
-                       "' (expected DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, "
-                       "HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_DLRM or MICRO)");
+    ctx.fail(line,
+             "unknown parallelism policy '" + tok[0] +
+                 "' (expected DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, "
+                 "HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_DLRM or MICRO)");
   }
   const Policy policy = h->policy;
   const std::string pname = policy_name(policy);
@@ -188,9 +197,11 @@ void parse_header(const Ctx& ctx, const std::vector<std::string>& tok, int line,
     // ASTRA-sim 1.0 reads the key unconditionally for these policies.
     ctx.fail(line, pname + " needs model_parallel_NPU_group: M (GPUs per model-parallel group)");
   }
-  if (policy == Policy::kTransformer && (!h->checkpoints.empty() || !h->checkpoint_initiates.empty())) {
-    ctx.fail(line, "checkpoints and checkpoint_initiates take effect only with "
-                   "HYBRID_TRANSFORMER_FWD_IN_BCKWD (HYBRID_TRANSFORMER would ignore them)");
+  if (policy == Policy::kTransformer &&
+      (!h->checkpoints.empty() || !h->checkpoint_initiates.empty())) {
+    ctx.fail(line,
+             "checkpoints and checkpoint_initiates take effect only with "
+             "HYBRID_TRANSFORMER_FWD_IN_BCKWD (HYBRID_TRANSFORMER would ignore them)");
   }
   if (policy == Policy::kDlrm && h->dlrm_last_bottom_layer < 0) {
     ctx.fail(line,
@@ -199,17 +210,24 @@ void parse_header(const Ctx& ctx, const std::vector<std::string>& tok, int line,
   }
 }
 
-constexpr const char* kFieldNames[12] = {
-    "layer name",          "reserved",          "forward compute cycles",
-    "forward comm type",   "forward comm size", "input-gradient compute cycles",
-    "input-gradient comm type", "input-gradient comm size", "weight-gradient compute cycles",
-    "weight-gradient comm type", "weight-gradient comm size", "weight-update delay cycles"};
+constexpr const char* kFieldNames[12] = {"layer name",
+                                         "reserved",
+                                         "forward compute cycles",
+                                         "forward comm type",
+                                         "forward comm size",
+                                         "input-gradient compute cycles",
+                                         "input-gradient comm type",
+                                         "input-gradient comm size",
+                                         "weight-gradient compute cycles",
+                                         "weight-gradient comm type",
+                                         "weight-gradient comm size",
+                                         "weight-update delay cycles"};
 
 int64_t field_uint(const Ctx& ctx, int line, const std::vector<std::string>& f, int k) {
   int64_t v = 0;
   if (!to_int(f[k], false, &v)) {
-    ctx.fail(line, std::string("field ") + std::to_string(k + 1) + " (" + kFieldNames[k] +
-                       "): '" + f[k] + "' is not a non-negative integer");
+    ctx.fail(line, std::string("field ") + std::to_string(k + 1) + " (" + kFieldNames[k] + "): '" +
+                       f[k] + "' is not a non-negative integer");
   }
   return v;
 }
@@ -218,11 +236,12 @@ Comm field_comm(const Ctx& ctx, int line, const std::vector<std::string>& f, int
   Comm c;
   std::string t = f[k];
   auto bad = [&](const std::string& why) {
-    ctx.fail(line, std::string("field ") + std::to_string(k + 1) + " (" + kFieldNames[k] + "): " +
-                       why);
+    ctx.fail(line,
+             std::string("field ") + std::to_string(k + 1) + " (" + kFieldNames[k] + "): " + why);
   };
   auto ends_with = [&](const std::string& suffix) {
-    return t.size() > suffix.size() && t.compare(t.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return t.size() > suffix.size() &&
+           t.compare(t.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   if (ends_with("_DP_EP")) {
     c.scope = CommScope::kDpEp;
@@ -259,9 +278,11 @@ Comm field_comm(const Ctx& ctx, int line, const std::vector<std::string>& f, int
 
 Layer parse_layer(const Ctx& ctx, const std::vector<std::string>& f, int line) {
   if (f.size() != 12) {
-    ctx.fail(line, "a layer line has 12 fields (name, reserved, then compute/comm type/size for "
-                   "forward, input gradient and weight gradient, then the update delay); this "
-                   "one has " + std::to_string(f.size()));
+    ctx.fail(line,
+             "a layer line has 12 fields (name, reserved, then compute/comm type/size for "
+             "forward, input gradient and weight gradient, then the update delay); this "
+             "one has " +
+                 std::to_string(f.size()));
   }
   Layer l;
   l.name = f[0];
@@ -307,8 +328,8 @@ File parse_text(const std::string& text, const std::string& path, const std::str
       stage = 2;
     } else {
       if (static_cast<int64_t>(file.layers.size()) == count) {
-        ctx.fail(line, "more layer lines than the " + std::to_string(count) + " announced on line " +
-                           std::to_string(file.count_line));
+        ctx.fail(line, "more layer lines than the " + std::to_string(count) +
+                           " announced on line " + std::to_string(file.count_line));
       }
       file.layers.push_back(parse_layer(ctx, tok, line));
     }

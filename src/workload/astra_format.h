@@ -42,7 +42,7 @@ struct Comm {
 // One layer line: 12 fields. Times are in the file's cycles (converted with the clock later).
 struct Layer {
   std::string name;
-  int line = 0;          // 1-based line of the file
+  int line = 0;           // 1-based line of the file
   int64_t reserved = -1;  // field 2, read and ignored by ASTRA-sim (`depen`)
   int64_t fwd_cycles = 0;
   Comm fwd;
@@ -57,14 +57,14 @@ struct Layer {
 struct Header {
   Policy policy = Policy::kData;
   int line = 1;
-  int64_t model_parallel_npu_group = 0;  // model_parallel_NPU_group
+  int64_t model_parallel_npu_group = 0;                   // model_parallel_NPU_group
   int64_t ep = 0, pp = 0, vpp = 0, ga = 0, all_gpus = 0;  // SimAI
   bool has_pp_comm = false;
-  int64_t pp_comm_bytes = 0;  // SimAI `pp_comm N` / `pp_comm: N`
-  std::vector<int64_t> checkpoints;            // layer indices (FWD_IN_BCKWD)
-  std::vector<int64_t> checkpoint_initiates;   // layer indices (FWD_IN_BCKWD)
-  int64_t dlrm_last_bottom_layer = -1;         // HYBRID_DLRM: bare integer or DLRM_LAST_BOTTOM_LAYER:
-  bool simai_keys = false;  // any of ep, pp, vpp, ga, all_gpus, pp_comm was written
+  int64_t pp_comm_bytes = 0;                  // SimAI `pp_comm N` / `pp_comm: N`
+  std::vector<int64_t> checkpoints;           // layer indices (FWD_IN_BCKWD)
+  std::vector<int64_t> checkpoint_initiates;  // layer indices (FWD_IN_BCKWD)
+  int64_t dlrm_last_bottom_layer = -1;  // HYBRID_DLRM: bare integer or DLRM_LAST_BOTTOM_LAYER:
+  bool simai_keys = false;              // any of ep, pp, vpp, ga, all_gpus, pp_comm was written
 };
 
 struct File {

@@ -62,9 +62,15 @@ std::vector<std::vector<uint32_t>> partition(const Layout& l, Scope s) {
     }
   };
   switch (s) {
-    case Scope::kAll: blocks(g); break;
-    case Scope::kMp: l.inner_is_mp ? blocks(l.inner) : strided(l.inner); break;
-    case Scope::kDp: l.inner_is_mp ? strided(l.inner) : blocks(l.inner); break;
+    case Scope::kAll:
+      blocks(g);
+      break;
+    case Scope::kMp:
+      l.inner_is_mp ? blocks(l.inner) : strided(l.inner);
+      break;
+    case Scope::kDp:
+      l.inner_is_mp ? strided(l.inner) : blocks(l.inner);
+      break;
     case Scope::kEp:
     case Scope::kDpEp: {
       // SimAI: DP groups take one rank per TP group (stride tp). EP groups are ep consecutive TP
@@ -79,7 +85,8 @@ std::vector<std::vector<uint32_t>> partition(const Layout& l, Scope s) {
         } else {
           for (uint32_t i = 0; i < l.ep; ++i) {
             out.emplace_back();
-            for (uint32_t m = 0; m < dp / l.ep; ++m) out.back().push_back((i + m * l.ep) * l.tp + k);
+            for (uint32_t m = 0; m < dp / l.ep; ++m)
+              out.back().push_back((i + m * l.ep) * l.tp + k);
           }
         }
       }
@@ -187,7 +194,8 @@ class Converter {
     layout_ = make_layout();
     simai_ = h_.simai_keys;
     for (const astra::Layer& l : f_.layers) {
-      for (const Comm* c : {&l.fwd, &l.ig, &l.wg}) simai_ = simai_ || c->scope != CommScope::kPolicy;
+      for (const Comm* c : {&l.fwd, &l.ig, &l.wg})
+        simai_ = simai_ || c->scope != CommScope::kPolicy;
     }
     check_layers();
     dag_.ranks = opt_.gpus;
@@ -205,8 +213,9 @@ class Converter {
 
   void check_options() const {
     if (opt_.clock_hz <= 0) {
-      fail(h_.line, "compute times are in cycles: a clock is required to convert them "
-                    "(ASTRA-sim and SimAI count 1 ns cycles, i.e. 1 GHz)");
+      fail(h_.line,
+           "compute times are in cycles: a clock is required to convert them "
+           "(ASTRA-sim and SimAI count 1 ns cycles, i.e. 1 GHz)");
     }
     if (opt_.gpus == 0) fail(h_.line, "the scenario has no GPUs to run the workload on");
     if (h_.all_gpus != 0 && h_.all_gpus != opt_.gpus) {
@@ -273,9 +282,10 @@ class Converter {
     if (h_.ep != 0) {
       const uint32_t dp = l.gpus / l.tp;
       if (h_.ep > dp || dp % h_.ep != 0) {
-        fail(h_.line, "ep: " + std::to_string(h_.ep) + " does not divide the data-parallel degree " +
-                          std::to_string(dp) + " (= " + std::to_string(l.gpus) + " GPUs / " +
-                          std::to_string(l.tp) + " model-parallel); SimAI carves EP out of DP");
+        fail(h_.line, "ep: " + std::to_string(h_.ep) +
+                          " does not divide the data-parallel degree " + std::to_string(dp) +
+                          " (= " + std::to_string(l.gpus) + " GPUs / " + std::to_string(l.tp) +
+                          " model-parallel); SimAI carves EP out of DP");
       }
       l.ep = static_cast<uint32_t>(h_.ep);
     }
@@ -288,8 +298,9 @@ class Converter {
     const Policy p = h_.policy;
     const bool transformer = p == Policy::kTransformer || p == Policy::kTransformerFwdInBckwd;
     if (p == Policy::kMicro && f_.layers.size() != 1) {
-      fail(f_.count_line, "MICRO runs only the first layer's weight-gradient collective "
-                          "(Workload.cc iterate_micro_benchmark); give exactly 1 layer");
+      fail(f_.count_line,
+           "MICRO runs only the first layer's weight-gradient collective "
+           "(Workload.cc iterate_micro_benchmark); give exactly 1 layer");
     }
     for (size_t i = 0; i < f_.layers.size(); ++i) {
       const astra::Layer& l = f_.layers[i];
@@ -298,11 +309,13 @@ class Converter {
       for (int k = 0; k < 3; ++k) {
         if (comms[k]->scope == CommScope::kPolicy) continue;
         if (!transformer) {
-          fail(l.line, std::string(names[k]) + " comm: SimAI's _EP / _DP_EP types exist only for "
-                       "the HYBRID_TRANSFORMER policies");
+          fail(l.line, std::string(names[k]) +
+                           " comm: SimAI's _EP / _DP_EP types exist only for "
+                           "the HYBRID_TRANSFORMER policies");
         }
         if (h_.ep == 0) {
-          fail(l.line, std::string(names[k]) + " comm: an _EP / _DP_EP type needs `ep: N` on line " +
+          fail(l.line, std::string(names[k]) +
+                           " comm: an _EP / _DP_EP type needs `ep: N` on line " +
                            std::to_string(h_.line));
         }
       }
@@ -324,12 +337,14 @@ class Converter {
       } else if (p == Policy::kDlrm) {
         if (i == 0) {
           if (!none(l.fwd) && l.fwd.type != CommType::kAllToAll) {
-            fail(l.line, "forward comm: HYBRID_DLRM issues a forward collective only for "
-                         "ALLTOALL (Workload.cc iterate_hybrid_parallel_DLRM)");
+            fail(l.line,
+                 "forward comm: HYBRID_DLRM issues a forward collective only for "
+                 "ALLTOALL (Workload.cc iterate_hybrid_parallel_DLRM)");
           }
         } else {
           never_issued(l.fwd, "forward", "iterate_hybrid_parallel_DLRM, layers after the first");
-          never_issued(l.ig, "input-gradient", "iterate_hybrid_parallel_DLRM, layers after the first");
+          never_issued(l.ig, "input-gradient",
+                       "iterate_hybrid_parallel_DLRM, layers after the first");
         }
       }
     }
@@ -350,16 +365,22 @@ class Converter {
     const auto& cps = h_.checkpoints;
     const auto& inits = h_.checkpoint_initiates;
     auto is_cp = [&](int64_t i) { return std::find(cps.begin(), cps.end(), i) != cps.end(); };
-    auto is_init = [&](int64_t i) { return std::find(inits.begin(), inits.end(), i) != inits.end(); };
+    auto is_init = [&](int64_t i) {
+      return std::find(inits.begin(), inits.end(), i) != inits.end();
+    };
     for (int64_t i : inits) {
-      if (is_cp(i)) fail(h_.line, "layer " + std::to_string(i) + " is both a checkpoint and an initiator");
+      if (is_cp(i))
+        fail(h_.line, "layer " + std::to_string(i) + " is both a checkpoint and an initiator");
       int64_t c = i - 1;
       while (c >= 0 && !is_cp(c)) --c;
-      if (c < 0) fail(h_.line, "initiating layer " + std::to_string(i) + " has no checkpoint below it");
+      if (c < 0)
+        fail(h_.line, "initiating layer " + std::to_string(i) + " has no checkpoint below it");
       for (int64_t j = c + 1; j < i; ++j) {
         if (is_init(j)) {
-          fail(h_.line, "initiating layer " + std::to_string(j) + " lies inside the recomputed "
-                        "segment [" + std::to_string(c) + ", " + std::to_string(i - 1) + "]");
+          fail(h_.line, "initiating layer " + std::to_string(j) +
+                            " lies inside the recomputed "
+                            "segment [" +
+                            std::to_string(c) + ", " + std::to_string(i - 1) + "]");
         }
       }
     }
@@ -369,7 +390,8 @@ class Converter {
     const __int128 v =
         (static_cast<__int128>(cycles) * kPsPerSecond + opt_.clock_hz / 2) / opt_.clock_hz;
     if (v > std::numeric_limits<int64_t>::max()) {
-      fail(line, std::to_string(cycles) + " cycles overflow the picosecond clock at this clock rate");
+      fail(line,
+           std::to_string(cycles) + " cycles overflow the picosecond clock at this clock rate");
     }
     return static_cast<int64_t>(v);
   }
@@ -383,36 +405,47 @@ class Converter {
 
   static Phase phase_of(Scope s) {
     switch (s) {
-      case Scope::kMp: return Phase::kTensorParallel;
-      case Scope::kEp: return Phase::kExpertParallel;
+      case Scope::kMp:
+        return Phase::kTensorParallel;
+      case Scope::kEp:
+        return Phase::kExpertParallel;
       case Scope::kAll:
       case Scope::kDp:
-      case Scope::kDpEp: return Phase::kDataParallel;
+      case Scope::kDpEp:
+        return Phase::kDataParallel;
     }
     return Phase::kOther;
   }
 
-  Builder::Handles comm(Builder& b, const Comm& c, uint32_t layer, bool weight_grad,
-                        bool blocking, bool all = false, Phase phase_override = Phase::kOther) {
+  Builder::Handles comm(Builder& b, const Comm& c, uint32_t layer, bool weight_grad, bool blocking,
+                        bool all = false, Phase phase_override = Phase::kOther) {
     if (none(c)) return Builder::Handles(opt_.gpus, -1);  // size 0: no traffic, no delay
     const astra::Layer& l = f_.layers[layer];
     const Scope s = scope_of(c, weight_grad, all);
     CollOp op = CollOp::kAllReduce;
     int64_t size = c.size_bytes;
     switch (c.type) {
-      case CommType::kAllReduce: op = CollOp::kAllReduce; break;
-      case CommType::kReduceScatter: op = CollOp::kReduceScatter; break;
-      case CommType::kAllToAll: op = CollOp::kAllToAll; break;
+      case CommType::kAllReduce:
+        op = CollOp::kAllReduce;
+        break;
+      case CommType::kReduceScatter:
+        op = CollOp::kReduceScatter;
+        break;
+      case CommType::kAllToAll:
+        op = CollOp::kAllToAll;
+        break;
       case CommType::kAllGather: {
         op = CollOp::kAllGather;
         if (!simai_) {  // ASTRA-sim: per-NPU input; the DAG takes the gathered total
           const int64_t n = b.group_size(s);
-          if (size > std::numeric_limits<int64_t>::max() / n) fail(l.line, "all-gather size overflows");
+          if (size > std::numeric_limits<int64_t>::max() / n)
+            fail(l.line, "all-gather size overflows");
           size *= n;
         }
         break;
       }
-      case CommType::kNone: break;
+      case CommType::kNone:
+        break;
     }
     const Phase phase = phase_override != Phase::kOther ? phase_override : phase_of(s);
     return b.collective(s, op, size, phase, layer, ps(l.update_cycles, l.line), blocking);
@@ -435,7 +468,8 @@ class Converter {
         comm(b, f_.layers[0].wg, 0, true, false);
         return;
       case Policy::kData:
-        for (uint32_t i = 0; i < n; ++i) b.compute(Phase::kForward, i, cycles(i, &astra::Layer::fwd_cycles));
+        for (uint32_t i = 0; i < n; ++i)
+          b.compute(Phase::kForward, i, cycles(i, &astra::Layer::fwd_cycles));
         for (uint32_t i = n; i-- > 0;) {
           b.compute(Phase::kWeightGrad, i, cycles(i, &astra::Layer::wg_cycles));
           comm(b, f_.layers[i].wg, i, true, false);
@@ -450,7 +484,8 @@ class Converter {
           b.compute(Phase::kForward, i, cycles(i, &astra::Layer::fwd_cycles));
           // Layer 0's all-to-all (embedding exchange, model-parallel) overlaps the bottom MLP;
           // the last bottom layer waits for it.
-          if (i == 0) fwd0 = comm(b, f_.layers[0].fwd, 0, false, false, true, Phase::kTensorParallel);
+          if (i == 0)
+            fwd0 = comm(b, f_.layers[0].fwd, 0, false, false, true, Phase::kTensorParallel);
           if (i == lb) b.wait(fwd0);
         }
         for (uint32_t i = n; i-- > 0;) {
@@ -458,7 +493,8 @@ class Converter {
           comm(b, f_.layers[i].wg, i, true, false, true);
           if (i == 0) break;  // then waits for layer 0's input-gradient collective: the step end
           b.compute(Phase::kInputGrad, i, cycles(i, &astra::Layer::ig_cycles));
-          if (i == lb + 1) ig0 = comm(b, f_.layers[0].ig, 0, false, false, true, Phase::kTensorParallel);
+          if (i == lb + 1)
+            ig0 = comm(b, f_.layers[0].ig, 0, false, false, true, Phase::kTensorParallel);
         }
         b.wait(ig0);
         return;

@@ -80,7 +80,8 @@ std::vector<Coll> collectives(const Dag& d) {
 int64_t compute_ps(const Dag& d, uint32_t rank, Phase phase) {
   int64_t sum = 0;
   for (const DagOp& op : d.ops) {
-    if (op.kind == DagOp::Kind::kCompute && op.rank == rank && op.phase == phase) sum += op.duration_ps;
+    if (op.kind == DagOp::Kind::kCompute && op.rank == rank && op.phase == phase)
+      sum += op.duration_ps;
   }
   return sum;
 }
@@ -109,7 +110,8 @@ std::vector<int64_t> finish_times(const Dag& d, int64_t coll_ps) {
   for (size_t i = 0; i < d.ops.size(); ++i) {
     const DagOp& op = d.ops[i];
     int64_t start = 0;
-    for (uint32_t k = 0; k < op.num_deps; ++k) start = std::max(start, end[d.deps[op.first_dep + k]]);
+    for (uint32_t k = 0; k < op.num_deps; ++k)
+      start = std::max(start, end[d.deps[op.first_dep + k]]);
     end[i] = start + (op.kind == DagOp::Kind::kCompute ? op.duration_ps : coll_ps);
   }
   return end;
@@ -249,11 +251,13 @@ TEST(AstraImport, MicroAllReduceRunsInTwoModelParallelGroupsOfEight) {
   // The forward all-reduce blocks: fwd compute, collective, update delay, then input and
   // weight gradient on the critical path.
   const int64_t ns = 1000, coll_ps = 7'000'000;
-  EXPECT_EQ(makespan(d, coll_ps),
-            raw[0].num(2) * ns + coll_ps + raw[0].num(11) * ns + raw[0].num(5) * ns + raw[0].num(8) * ns);
+  EXPECT_EQ(makespan(d, coll_ps), raw[0].num(2) * ns + coll_ps + raw[0].num(11) * ns +
+                                      raw[0].num(5) * ns + raw[0].num(8) * ns);
   const uint32_t ig9 = find_op(d, DagOp::Kind::kCompute, Phase::kInputGrad, 0, 9);
-  EXPECT_TRUE(depends_on(d, ig9, find_op(d, DagOp::Kind::kCollective, Phase::kTensorParallel, 0, 9)));
-  EXPECT_FALSE(depends_on(d, ig9, find_op(d, DagOp::Kind::kCollective, Phase::kTensorParallel, 0, 0)))
+  EXPECT_TRUE(
+      depends_on(d, ig9, find_op(d, DagOp::Kind::kCollective, Phase::kTensorParallel, 0, 9)));
+  EXPECT_FALSE(
+      depends_on(d, ig9, find_op(d, DagOp::Kind::kCollective, Phase::kTensorParallel, 0, 0)))
       << "rank 9 waits for its own group only";
 }
 
@@ -332,7 +336,8 @@ TEST(AstraImport, HybridModelDataPutsDataParallelismInsideTheNode) {
   EXPECT_EQ(groups_of_phase(d, Phase::kDataParallel), dp);
   // With model_parallel_NPU_group: 2 the data dimension is the inner 16 / 2 = 8 ranks.
   const Dag d2 = import_astra(
-      write_temp("md2", std::string("HYBRID_MODEL_DATA model_parallel_NPU_group: 2\n2\n") + kTwoLayers),
+      write_temp("md2",
+                 std::string("HYBRID_MODEL_DATA model_parallel_NPU_group: 2\n2\n") + kTwoLayers),
       options(16, 4));
   for (const auto& g : groups_of_phase(d2, Phase::kTensorParallel)) {
     ASSERT_EQ(g.size(), 2u);
@@ -362,9 +367,10 @@ TEST(AstraImport, SimaiExpertGroupsFollowMockNccl) {
       for (uint32_t r : g) EXPECT_TRUE(same_group(g[0], r)) << g[0] << " vs " << r;
     }
   };
-  check(Phase::kExpertParallel, [&](uint32_t a, uint32_t b) {
-    return a % tp == b % tp && (a / tp) / ep == (b / tp) / ep;
-  }, ep);
+  check(
+      Phase::kExpertParallel,
+      [&](uint32_t a, uint32_t b) { return a % tp == b % tp && (a / tp) / ep == (b / tp) / ep; },
+      ep);
   const auto colls = collectives(d);
   std::set<std::vector<uint32_t>> dpep, dp;
   for (const auto& c : colls) {
@@ -448,9 +454,8 @@ TEST(AstraImport, MicroIsOneCollectiveAndItsDelay) {
 // --- what is accepted ---------------------------------------------------------------------------
 
 TEST(AstraImport, AcceptsWhitespaceVariantsAndGivesTheSameDag) {
-  const std::vector<std::string> layers = {
-      "L0 -1 10 ALLGATHER 100 20 ALLREDUCE 200 30 NONE 0 1",
-      "L1 -1 40 ALLGATHER 100 50 ALLREDUCE 200 60 NONE 0 1"};
+  const std::vector<std::string> layers = {"L0 -1 10 ALLGATHER 100 20 ALLREDUCE 200 30 NONE 0 1",
+                                           "L1 -1 40 ALLGATHER 100 50 ALLREDUCE 200 60 NONE 0 1"};
   const std::string clean = "MODEL\n2\n" + layers[0] + "\n" + layers[1] + "\n";
   // Tabs and runs of separators, trailing whitespace, CRLF, blank lines anywhere.
   std::string messy = "\r\nMODEL\t\t \r\n2\t\t\t\r\n\r\n";
@@ -484,7 +489,8 @@ TEST(AstraImport, SameFileSameDag) {
   EXPECT_EQ(a.name, "Resnet50_DataParallel.txt");
 }
 
-// --- what is refused, with its line ---------------------------------------------------------------
+// --- what is refused, with its line
+// ---------------------------------------------------------------
 
 struct Refusal {
   const char* what;
@@ -501,20 +507,23 @@ TEST(AstraImport, RefusalsNameTheLine) {
       {"unsupported policy", "HYBRID_CUSTOMIZED\n1\n" + ok_layer, 1, "not supported"},
       {"unknown key", "HYBRID_TRANSFORMER model_parallel_NPU_group: 8 tp: 2\n1\n" + ok_layer, 1,
        "unknown header key"},
-      {"key without colon glued", "HYBRID_TRANSFORMER model_parallel_NPU_group:8\n1\n" + ok_layer, 1,
-       "unknown header key"},
-      {"key value not integer", "HYBRID_TRANSFORMER model_parallel_NPU_group: eight\n1\n" + ok_layer,
-       1, "not a non-negative integer"},
+      {"key without colon glued", "HYBRID_TRANSFORMER model_parallel_NPU_group:8\n1\n" + ok_layer,
+       1, "unknown header key"},
+      {"key value not integer",
+       "HYBRID_TRANSFORMER model_parallel_NPU_group: eight\n1\n" + ok_layer, 1,
+       "not a non-negative integer"},
       {"key without value", "HYBRID_TRANSFORMER model_parallel_NPU_group:\n1\n" + ok_layer, 1,
        "has no value"},
-      {"key twice", "HYBRID_TRANSFORMER model_parallel_NPU_group: 8 model_parallel_NPU_group: 8\n1\n" +
-                        ok_layer, 1, "twice"},
+      {"key twice",
+       "HYBRID_TRANSFORMER model_parallel_NPU_group: 8 model_parallel_NPU_group: 8\n1\n" + ok_layer,
+       1, "twice"},
       {"key for another policy", "DATA ep: 2\n1\n" + ok_layer, 1, "applies to"},
       {"checkpoints without recomputation",
        "HYBRID_TRANSFORMER model_parallel_NPU_group: 8 checkpoints: 1 0\n1\n" + ok_layer, 1,
        "FWD_IN_BCKWD"},
-      {"inference mode key", "HYBRID_TRANSFORMER model_parallel_NPU_group: 8 mode: 1\n1\n" + ok_layer,
-       1, "unknown header key"},
+      {"inference mode key",
+       "HYBRID_TRANSFORMER model_parallel_NPU_group: 8 mode: 1\n1\n" + ok_layer, 1,
+       "unknown header key"},
       {"transformer without group", "HYBRID_TRANSFORMER\n1\n" + ok_layer, 1,
        "model_parallel_NPU_group"},
       {"count not integer", "DATA\n1x\n" + ok_layer, 2, "number of layer lines"},
@@ -530,7 +539,8 @@ TEST(AstraImport, RefusalsNameTheLine) {
       {"negative size", "DATA\n1\nL -1 10 NONE 0 10 NONE 0 10 ALLREDUCE -64 1\n", 3, "field 11"},
       {"size with unit", "DATA\n1\nL -1 10 NONE 0 10 NONE 0 10 ALLREDUCE 64KB 1\n", 3, "field 11"},
       {"negative delay", "DATA\n1\nL -1 10 NONE 0 10 NONE 0 10 ALLREDUCE 64 -1\n", 3, "field 12"},
-      {"reserved not integer", "DATA\n1\nL x 10 NONE 0 10 NONE 0 10 ALLREDUCE 64 1\n", 3, "field 2"},
+      {"reserved not integer", "DATA\n1\nL x 10 NONE 0 10 NONE 0 10 ALLREDUCE 64 1\n", 3,
+       "field 2"},
       {"unknown comm type", "DATA\n1\nL -1 10 NONE 0 10 NONE 0 10 BROADCAST 64 1\n", 3,
        "unknown comm type"},
       {"NONE with a suffix", "DATA\n1\nL -1 10 NONE_EP 0 10 NONE 0 10 ALLREDUCE 64 1\n", 3,
@@ -539,33 +549,36 @@ TEST(AstraImport, RefusalsNameTheLine) {
        "ALLREDUCEALLTOALL"},
       {"NONE with bytes", "DATA\n2\n" + ok_layer + "L -1 10 NONE 0 10 NONE 0 10 NONE 64 1\n", 4,
        "NONE"},
-      {"DATA with forward comm", "DATA\n2\n" + ok_layer + "L -1 10 ALLREDUCE 8 10 NONE 0 10 NONE 0 1\n",
-       4, "never issues"},
+      {"DATA with forward comm",
+       "DATA\n2\n" + ok_layer + "L -1 10 ALLREDUCE 8 10 NONE 0 10 NONE 0 1\n", 4, "never issues"},
       {"MODEL with weight-grad comm", "MODEL\n1\n" + ok_layer, 3, "never issues"},
       {"MICRO with two layers", "MICRO\n2\n" + ok_layer + ok_layer, 2, "exactly 1 layer"},
       {"all_gpus mismatch", "DATA all_gpus: 8\n1\n" + ok_layer, 1, "all_gpus"},
       {"group does not divide", "HYBRID_TRANSFORMER model_parallel_NPU_group: 3\n1\n" + ok_layer, 1,
        "does not divide"},
-      {"group larger than the job", "HYBRID_TRANSFORMER model_parallel_NPU_group: 32\n1\n" + ok_layer,
-       1, "does not divide"},
-      {"pipeline", "HYBRID_TRANSFORMER model_parallel_NPU_group: 8 pp: 2 pp_comm: 1024\n1\n" + ok_layer,
-       1, "pp: 2"},
+      {"group larger than the job",
+       "HYBRID_TRANSFORMER model_parallel_NPU_group: 32\n1\n" + ok_layer, 1, "does not divide"},
+      {"pipeline",
+       "HYBRID_TRANSFORMER model_parallel_NPU_group: 8 pp: 2 pp_comm: 1024\n1\n" + ok_layer, 1,
+       "pp: 2"},
       {"pipeline bytes without stages",
        "HYBRID_TRANSFORMER model_parallel_NPU_group: 8 pp: 1 pp_comm 1024\n1\n" + ok_layer, 1,
        "pp_comm"},
-      {"ep does not divide DP", "HYBRID_TRANSFORMER model_parallel_NPU_group: 4 ep: 3\n1\n" + ok_layer,
-       1, "ep: 3"},
+      {"ep does not divide DP",
+       "HYBRID_TRANSFORMER model_parallel_NPU_group: 4 ep: 3\n1\n" + ok_layer, 1, "ep: 3"},
       {"EP type without ep",
        "HYBRID_TRANSFORMER model_parallel_NPU_group: 4\n2\n" + ok_layer +
            "L -1 10 ALLTOALL_EP 64 10 NONE 0 10 NONE 0 1\n",
        4, "ep: N"},
-      {"EP type outside transformer", "DATA\n1\nL -1 10 NONE 0 10 NONE 0 10 ALLREDUCE_DP_EP 64 1\n", 3,
-       "_EP"},
+      {"EP type outside transformer", "DATA\n1\nL -1 10 NONE 0 10 NONE 0 10 ALLREDUCE_DP_EP 64 1\n",
+       3, "_EP"},
       {"checkpoint past the end",
-       "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4 checkpoints: 1 5\n1\n" + ok_layer,
+       "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4 checkpoints: 1 5\n1\n" +
+           ok_layer,
        1, "past the last layer"},
       {"initiator without checkpoint",
-       "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4 checkpoint_initiates: 1 1\n2\n" +
+       "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4 checkpoint_initiates: 1 "
+       "1\n2\n" +
            ok_layer + ok_layer,
        1, "no checkpoint"},
       {"DLRM without bottom layer", "HYBRID_DLRM\n3\n" + ok_layer + ok_layer + ok_layer, 1,
