@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "core/error.h"
 
 namespace fabricsim::workload {
@@ -154,9 +156,21 @@ uint32_t find_op(const Dag& d, DagOp::Kind kind, Phase phase, uint32_t layer, ui
   return 0;
 }
 
+// The process id keeps concurrent test runs (ctest -j, two build trees) off each other's files;
+// they are removed when the test process exits.
+struct TempFiles {
+  std::set<std::string> paths;
+  ~TempFiles() {
+    for (const std::string& p : paths) std::remove(p.c_str());
+  }
+};
+TempFiles temp_files;
+
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = testing::TempDir() + "astra_" + name + ".txt";
+  const std::string path =
+      testing::TempDir() + "astra_" + std::to_string(getpid()) + "_" + name + ".txt";
   std::ofstream(path, std::ios::binary) << text;
+  temp_files.paths.insert(path);
   return path;
 }
 
