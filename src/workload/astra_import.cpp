@@ -322,7 +322,7 @@ class Converter {
       const std::string pname = astra::policy_name(p);
       auto never_issued = [&](const Comm& c, const char* pass, const char* where) {
         if (!none(c)) {
-          fail(l.line, std::string(pass) + " comm: " + pname + " never issues it (Workload.cc " +
+          fail(l.line, std::string(pass) + " comm: " + pname + " never runs it (Workload.cc " +
                            where + "); write NONE 0");
         }
       };
