@@ -1,0 +1,85 @@
+// The generator's data-parallel step run by the engine (closed-form runner): gradient buckets
+// overlap the backward, so step = compute + the tail of the buckets that become ready with the
+// last backward op; without overlap one bucket of every gradient follows the whole backward.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "training_fakes.h"
+#include "workload/training.h"
+#include "workload/transformer.h"
+
+namespace fabricsim::workload {
+namespace {
+
+using testing::run_dag;
+
+constexpr int64_t kLatency = 5'000;  // 5 ns per collective
+constexpr int64_t kPsPerByte = 1;    // 1 TB/s
+
+// Two layers, h = 256, s = 128, b = 1, V = 128 (padded 128), dp = 2, one micro-batch; 1 FLOP =
+// 1 ps (peak 1 TFLOPS, efficiency 1).
+TransformerSpec small_dp() {
+  TransformerSpec s;
+  s.layers = 2;
+  s.hidden = 256;
+  s.heads = 4;
+  s.seq_length = 128;
+  s.vocab = 128;
+  s.dp = 2;
+  s.peak_tflops = 1.0;
+  s.efficiency = 1.0;
+  return s;
+}
+
+TEST(TransformerOverlap, StepIsComputePlusTheLastBucketsTail) {
+  TransformerSpec spec = small_dp();
+  spec.bucket_params = 1;  // every gradient unit (half a layer, the embeddings) its own bucket
+  const TransformerStep step = make_transformer_step(spec, 2);
+  const TrainingResult r = run_dag(step.dag, kLatency, kPsPerByte);
+  const double b = 1, s = 128, h = 256, V = 128, l = 2;
+  // Per rank: forward of l layers + logits, backward twice that (Narayanan §5.1), no TP split.
+  const double layer = 24 * b * s * h * h + 4 * b * s * s * h;
+  const double compute = 3 * (l * layer + 2 * b * s * h * V);
+  EXPECT_EQ(r.compute_ps, static_cast<int64_t>(compute));
+  // Backward order: logits, layer 2 MLP, layer 2 attention, layer 1 MLP, layer 1 attention,
+  // embeddings. Layer 1's attention weight gradient is the last compute op; its bucket and the
+  // embedding bucket (ready at the end of backward) start then. Earlier buckets finish under
+  // the remaining backward (checked below), so the exposed time is the longer of the two.
+  const int64_t attn_bytes = static_cast<int64_t>((4 * h * h + 6 * h) * 4);
+  const int64_t emb_bytes = static_cast<int64_t>((V * h + s * h) * 4);
+  const int64_t mlp_bytes = static_cast<int64_t>((8 * h * h + 7 * h) * 4);
+  ASSERT_LT(kLatency + mlp_bytes * kPsPerByte, 2 * (8 * b * s * h * h + 4 * b * s * s * h))
+      << "layer 1's MLP bucket hides under layer 1's attention backward";
+  const int64_t tail = kLatency + std::max(attn_bytes, emb_bytes) * kPsPerByte;
+  EXPECT_EQ(r.exposed_comm_ps, tail);
+  EXPECT_EQ(r.step_ps, static_cast<int64_t>(compute) + tail);
+  EXPECT_EQ(r.comm_count[static_cast<int>(Phase::kDataParallel)], 2 * 2 + 1)
+      << "2 halves x 2 layers + the embeddings";
+}
+
+TEST(TransformerOverlap, WithoutOverlapOneBucketFollowsTheBackward) {
+  TransformerSpec spec = small_dp();
+  spec.overlap_grad_reduce = false;
+  const TransformerStep step = make_transformer_step(spec, 2);
+  const TrainingResult r = run_dag(step.dag, kLatency, kPsPerByte);
+  const double s = 128, h = 256, V = 128;
+  const int64_t params = static_cast<int64_t>(2 * (12 * h * h + 13 * h) + V * h + s * h);
+  EXPECT_EQ(r.comm_count[static_cast<int>(Phase::kDataParallel)], 1);
+  EXPECT_EQ(r.comm_bytes[static_cast<int>(Phase::kDataParallel)], params * 4);
+  EXPECT_EQ(r.exposed_comm_ps, kLatency + params * 4 * kPsPerByte);
+}
+
+// Two steps: the second starts on each rank after the first's optimizer, so it repeats it.
+TEST(TransformerOverlap, StepsRepeatTheIteration) {
+  TransformerSpec spec = small_dp();
+  const TransformerStep step = make_transformer_step(spec, 2);
+  const TrainingResult one = run_dag(step.dag, kLatency, kPsPerByte);
+  const TrainingResult three = run_dag(step.dag, kLatency, kPsPerByte, 3);
+  EXPECT_EQ(three.total_ps, 3 * one.total_ps);
+  EXPECT_EQ(three.compute_ps, 3 * one.compute_ps);
+}
+
+}  // namespace
+}  // namespace fabricsim::workload
