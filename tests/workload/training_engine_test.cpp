@@ -13,9 +13,9 @@
 namespace fabricsim::workload {
 namespace {
 
-using testing::FakeRunner;
-using testing::FakeTransport;
-using testing::run_dag;
+using fakes::FakeRunner;
+using fakes::FakeTransport;
+using fakes::run_dag;
 
 constexpr int kFwd = static_cast<int>(Phase::kForward);
 constexpr int kDp = static_cast<int>(Phase::kDataParallel);

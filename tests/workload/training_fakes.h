@@ -16,7 +16,7 @@
 #include "workload/collective.h"
 #include "workload/training.h"
 
-namespace fabricsim::workload::testing {
+namespace fabricsim::workload::fakes {
 
 class FakeTransport : public node::RankTransport {
  public:
@@ -108,4 +108,4 @@ inline TrainingResult run_dag(Dag dag, int64_t latency_ps, int64_t ps_per_byte, 
   return engine.result();
 }
 
-}  // namespace fabricsim::workload::testing
+}  // namespace fabricsim::workload::fakes

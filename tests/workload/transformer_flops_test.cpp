@@ -17,7 +17,7 @@
 namespace fabricsim::workload {
 namespace {
 
-using testing::run_dag;
+using fakes::run_dag;
 
 // A scaled-down GPT-3-like model (GPT-3 shapes: h = 128 x heads' dim, s = 2048-class context,
 // GPT-2 vocabulary) on tp 2 x pp 2 x dp 2 = 8 GPUs.

@@ -13,7 +13,7 @@
 namespace fabricsim::workload {
 namespace {
 
-using testing::run_dag;
+using fakes::run_dag;
 
 constexpr int64_t kLatency = 5'000;  // 5 ns per collective
 constexpr int64_t kPsPerByte = 1;    // 1 TB/s
