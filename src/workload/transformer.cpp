@@ -327,25 +327,32 @@ void Builder::forward_layer(std::vector<std::vector<uint32_t>>& front, int stage
   tp_allreduce(front, stage, l);
 }
 
-// Backward of one layer: per half (MLP, then attention) the input-gradient GEMMs, then the
-// weight-gradient GEMMs on the compute stream while the input gradient's communication runs
-// (Megatron overlaps the backward TP all-reduce with the weight-gradient GEMM). Each takes the
-// forward's FLOPs (backward = 2 x forward, Narayanan et al. §5.1).
+// Backward of one layer, per half (MLP, then attention), each pass taking the forward's FLOPs
+// (backward = 2 x forward, Narayanan et al. §5.1): the input and weight gradients of everything
+// after the half's column-parallel GEMM (QKV: 6bsh^2 of attention's forward; FC1: 8bsh^2 of the
+// MLP's), then that GEMM's input gradient, whose TP all-reduce runs while the compute stream does
+// its weight gradient: Megatron-core LinearWithGradAccumulationAndAsyncCommunication.backward
+// launches the all-reduce with async_op=True before the weight-gradient GEMM
+// (tensor_parallel/layers.py, read through a code-search copy).
 void Builder::backward_layer(std::vector<std::vector<uint32_t>>& front, int stage, int layer,
                              bool last) {
   const auto l = static_cast<uint32_t>(layer);
   const bool moe = is_moe(layer);
+  const double b = s_.micro_batch, s = s_.seq_length, h = s_.hidden;
   for (int half = 0; half < 2; ++half) {
     const bool mlp = half == 0;
     const double flops = mlp ? mlp_forward_flops(s_, moe) : attention_forward_flops(s_);
+    const double column = mlp ? 8.0 * b * s * h * h * (moe ? s_.moe_top_k : 1) : 6.0 * b * s * h * h;
     if (mlp && moe) ep_alltoall(front, stage, l);  // combine's backward
-    compute_all(front, stage, flops, Phase::kInputGrad, l);
+    compute_all(front, stage, flops - column, Phase::kInputGrad, l);
+    compute_all(front, stage, flops - column, Phase::kWeightGrad, l);
+    compute_all(front, stage, column, Phase::kInputGrad, l);
     std::vector<std::vector<uint32_t>> comm = front;  // the input gradient's chain
     std::vector<uint32_t> wgrad(front.size());
     for (int d = 0; d < dp_; ++d) {
       for (int t = 0; t < tp_; ++t) {
         wgrad[slot(d, t)] =
-            compute(stage, d, t, flops / tp_, Phase::kWeightGrad, l, front[slot(d, t)]);
+            compute(stage, d, t, column / tp_, Phase::kWeightGrad, l, front[slot(d, t)]);
       }
     }
     if (mlp && moe) ep_alltoall(comm, stage, l);  // dispatch's backward

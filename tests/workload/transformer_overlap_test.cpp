@@ -81,5 +81,41 @@ TEST(TransformerOverlap, StepsRepeatTheIteration) {
   EXPECT_EQ(three.compute_ps, 3 * one.compute_ps);
 }
 
+// Tensor parallelism (tp 2, one layer, dp 1): the two forward all-reduces sit on the critical
+// path (Shoeybi et al. 2019, the g operator); in backward each half's all-reduce runs beside
+// the weight gradient of its column-parallel GEMM (QKV 6bsh^2/tp, FC1 8bsh^2/tp), so only the
+// part of it longer than that GEMM is exposed. The all-reduce (c = 5 ns + 65,536 B x 400 ps)
+// is longer than QKV's weight gradient and shorter than FC1's.
+TEST(TransformerOverlap, TensorParallelAllReducesHideOnlyUnderTheColumnWeightGradient) {
+  TransformerSpec spec;
+  spec.layers = 1;
+  spec.hidden = 256;
+  spec.heads = 4;
+  spec.seq_length = 128;
+  spec.vocab = 128;
+  spec.tp = 2;
+  spec.peak_tflops = 1.0;
+  spec.efficiency = 1.0;
+  const TransformerStep step = make_transformer_step(spec, 2);
+  constexpr int64_t kPsPerByteTp = 400;
+  const TrainingResult r = run_dag(step.dag, kLatency, kPsPerByteTp);
+  const double b = 1, s = 128, h = 256, V = 256 /* 128 padded to 128 x tp */, tp = 2;
+  const double attn = 8 * b * s * h * h + 4 * b * s * s * h, mlp = 16 * b * s * h * h;
+  const double logits = 2 * b * s * h * V;
+  const int64_t compute = static_cast<int64_t>(3 * (attn + mlp + logits) / tp);
+  const int64_t c = kLatency + static_cast<int64_t>(b * s * h * 2) * kPsPerByteTp;
+  const int64_t qkv_wgrad = static_cast<int64_t>(6 * b * s * h * h / tp);
+  const int64_t fc1_wgrad = static_cast<int64_t>(8 * b * s * h * h / tp);
+  ASSERT_GT(c, qkv_wgrad);
+  ASSERT_LT(c, fc1_wgrad);
+  EXPECT_EQ(r.compute_ps, compute);
+  EXPECT_EQ(r.exposed_comm_ps, 2 * c + (c - qkv_wgrad));
+  EXPECT_EQ(r.step_ps, compute + 2 * c + (c - qkv_wgrad));
+  const int tpi = static_cast<int>(Phase::kTensorParallel);
+  EXPECT_EQ(r.comm_count[tpi], 4);
+  EXPECT_EQ(r.comm_ps[tpi], 4 * c);
+  EXPECT_EQ(r.comm_not_overlapped_ps[tpi], 2 * c + (c - qkv_wgrad));
+}
+
 }  // namespace
 }  // namespace fabricsim::workload
