@@ -58,8 +58,8 @@ void add_training_knobs(std::vector<Knob>& k) {
        "Global batch B in sequences; > 0 sets m = B / (micro_batch x dp), 0 = use micro_batches",
        "Megatron-LM --global-batch-size", &workload::TransformerSpec::global_batch, 0},
       {"training.tp", "Tensor-parallel degree (consecutive ranks: inside a node)",
-       "Megatron-core parallel_state order tp-cp-ep-dp-pp; 1 = off",
-       &workload::TransformerSpec::tp, 1},
+       "Megatron-core parallel_state order tp-cp-ep-dp-pp; 1 = off", &workload::TransformerSpec::tp,
+       1},
       {"training.pp", "Pipeline-parallel degree (stages; 1F1B schedule)",
        "Narayanan et al. SC'21 §2.2; 1 = off", &workload::TransformerSpec::pp, 1},
       {"training.dp",
@@ -78,35 +78,39 @@ void add_training_knobs(std::vector<Knob>& k) {
        &workload::TransformerSpec::moe_every, 1},
   };
   for (const IntKey& key : ints) {
-    k.push_back(bind({.path = key.path,
-                      .type = KnobType::kInt,
-                      .description = key.description,
-                      .source = key.source,
-                      .min = Bound{key.min}},
-                     [field = key.field](auto& s) -> auto& { return s.training.transformer.*field; }));
+    k.push_back(bind(
+        {.path = key.path,
+         .type = KnobType::kInt,
+         .description = key.description,
+         .source = key.source,
+         .min = Bound{key.min}},
+        [field = key.field](auto& s) -> auto& { return s.training.transformer.*field; }));
   }
-  k.push_back(bind({.path = "training.bytes_per_element",
-                    .type = KnobType::kInt,
-                    .description = "Bytes per activation/weight element (bf16 = 2): TP, PP and "
-                                   "EP message sizes",
-                    .source = "bf16 mixed precision (Megatron-LM --bf16; gpu-node.md §5)",
-                    .one_of = {1, 2, 4}},
-                   [](auto& s) -> auto& { return s.training.transformer.bytes_per_element; }));
-  k.push_back(bind({.path = "training.grad_bytes",
-                    .type = KnobType::kInt,
-                    .description = "Bytes per gradient element in the data-parallel reduction "
-                                   "(4 = fp32 accumulation, 2 = bf16)",
-                    .source = "Megatron-core DDP grad buffer in fp32 (accumulate_allreduce_grads_"
-                              "in_fp32; gpu-node.md §5)",
-                    .one_of = {2, 4}},
-                   [](auto& s) -> auto& { return s.training.transformer.grad_bytes; }));
-  k.push_back(bind({.path = "training.recompute",
-                    .type = KnobType::kBool,
-                    .description = "Full activation recomputation: each layer's forward runs "
-                                   "again (with its TP all-reduces) before its backward",
-                    .source = "off: Megatron-LM default; 96 vs 72 FLOPs factor, Narayanan et al. "
-                              "SC'21 §5.1"},
-                   [](auto& s) -> auto& { return s.training.transformer.recompute; }));
+  k.push_back(bind(
+      {.path = "training.bytes_per_element",
+       .type = KnobType::kInt,
+       .description = "Bytes per activation/weight element (bf16 = 2): TP, PP and "
+                      "EP message sizes",
+       .source = "bf16 mixed precision (Megatron-LM --bf16; gpu-node.md §5)",
+       .one_of = {1, 2, 4}},
+      [](auto& s) -> auto& { return s.training.transformer.bytes_per_element; }));
+  k.push_back(bind(
+      {.path = "training.grad_bytes",
+       .type = KnobType::kInt,
+       .description = "Bytes per gradient element in the data-parallel reduction "
+                      "(4 = fp32 accumulation, 2 = bf16)",
+       .source = "Megatron-core DDP grad buffer in fp32 (accumulate_allreduce_grads_"
+                 "in_fp32; gpu-node.md §5)",
+       .one_of = {2, 4}},
+      [](auto& s) -> auto& { return s.training.transformer.grad_bytes; }));
+  k.push_back(bind(
+      {.path = "training.recompute",
+       .type = KnobType::kBool,
+       .description = "Full activation recomputation: each layer's forward runs "
+                      "again (with its TP all-reduces) before its backward",
+       .source = "off: Megatron-LM default; 96 vs 72 FLOPs factor, Narayanan et al. "
+                 "SC'21 §5.1"},
+      [](auto& s) -> auto& { return s.training.transformer.recompute; }));
   std::vector<std::pair<std::string, std::string>> gpus;
   for (const workload::GpuProfile& p : workload::gpu_profiles()) gpus.emplace_back(p.name, p.name);
   k.push_back(bind_enum(
@@ -116,53 +120,59 @@ void add_training_knobs(std::vector<Knob>& k) {
        .source = "NVIDIA H100 datasheet (1,979 TFLOPS with sparsity, half dense; "
                  "gpu-node.md §1.1); A100 datasheet 312 (UNVERIFIED here)"},
       gpus, [](auto& s) -> auto& { return s.training.transformer.gpu; }));
-  k.push_back(bind({.path = "training.peak_tflops",
-                    .type = KnobType::kDouble,
-                    .description = "Dense peak TFLOPS per GPU; overrides training.gpu's",
-                    .source = "the training.gpu profile",
-                    .min = Bound{0, true},
-                    .max = Bound{1e6}},
-                   [](auto& s) -> auto& { return s.training.transformer.peak_tflops; }));
-  k.push_back(bind({.path = "training.efficiency",
-                    .type = KnobType::kDouble,
-                    .description = "Model-FLOPs utilisation: compute time = FLOPs / (peak x "
-                                   "efficiency)",
-                    .source = "Megatron-LM README: 41-48 % MFU on H100 (weak scaling; "
-                              "gpu-node.md §5)",
-                    .min = Bound{0, true},
-                    .max = Bound{1}},
-                   [](auto& s) -> auto& { return s.training.transformer.efficiency; }));
-  k.push_back(bind({.path = "training.overlap_grad_reduce",
-                    .type = KnobType::kBool,
-                    .description = "Data-parallel gradient buckets all-reduce as soon as ready, "
-                                   "overlapping the backward; off = one bucket after it",
-                    .source = "Megatron-core DistributedDataParallelConfig overlap_grad_reduce "
-                              "(--overlap-grad-reduce; its library default is off, on here "
-                              "as in NVIDIA's published training recipes, UNVERIFIED)"},
-                   [](auto& s) -> auto& { return s.training.transformer.overlap_grad_reduce; }));
-  k.push_back(bind({.path = "training.bucket_params",
-                    .type = KnobType::kInt,
-                    .description = "Gradient bucket size in parameters; 0 = Megatron's "
-                                   "max(40,000,000, 1,000,000 x dp)",
-                    .source = "Megatron-core distributed_data_parallel.py (gpu-node.md §5)",
-                    .min = Bound{0},
-                    .max = Bound{1e15}},
-                   [](auto& s) -> auto& { return s.training.transformer.bucket_params; }));
-  k.push_back(bind({.path = "training.optimizer_time",
-                    .type = KnobType::kTime,
-                    .description = "Optimizer step per rank after the gradient reduction",
-                    .source = "0: not modelled (a synchronisation point only); set it from a "
-                              "profile",
-                    .min = Bound{0}},
-                   [](auto& s) -> auto& { return s.training.transformer.optimizer_ps; }));
-  k.push_back(bind({.path = "training.steps",
-                    .type = KnobType::kInt,
-                    .description = "Training iterations; step k+1 starts on a rank once step "
-                                   "k's optimizer ran there",
-                    .source = "one step: what step time is reported for",
-                    .min = Bound{1},
-                    .max = Bound{1000}},
-                   [](auto& s) -> auto& { return s.training.steps; }));
+  k.push_back(bind(
+      {.path = "training.peak_tflops",
+       .type = KnobType::kDouble,
+       .description = "Dense peak TFLOPS per GPU; overrides training.gpu's",
+       .source = "the training.gpu profile",
+       .min = Bound{0, true},
+       .max = Bound{1e6}},
+      [](auto& s) -> auto& { return s.training.transformer.peak_tflops; }));
+  k.push_back(bind(
+      {.path = "training.efficiency",
+       .type = KnobType::kDouble,
+       .description = "Model-FLOPs utilisation: compute time = FLOPs / (peak x "
+                      "efficiency)",
+       .source = "Megatron-LM README: 41-48 % MFU on H100 (weak scaling; "
+                 "gpu-node.md §5)",
+       .min = Bound{0, true},
+       .max = Bound{1}},
+      [](auto& s) -> auto& { return s.training.transformer.efficiency; }));
+  k.push_back(bind(
+      {.path = "training.overlap_grad_reduce",
+       .type = KnobType::kBool,
+       .description = "Data-parallel gradient buckets all-reduce as soon as ready, "
+                      "overlapping the backward; off = one bucket after it",
+       .source = "Megatron-core DistributedDataParallelConfig overlap_grad_reduce "
+                 "(--overlap-grad-reduce; its library default is off, on here "
+                 "as in NVIDIA's published training recipes, UNVERIFIED)"},
+      [](auto& s) -> auto& { return s.training.transformer.overlap_grad_reduce; }));
+  k.push_back(bind(
+      {.path = "training.bucket_params",
+       .type = KnobType::kInt,
+       .description = "Gradient bucket size in parameters; 0 = Megatron's "
+                      "max(40,000,000, 1,000,000 x dp)",
+       .source = "Megatron-core distributed_data_parallel.py (gpu-node.md §5)",
+       .min = Bound{0},
+       .max = Bound{1e15}},
+      [](auto& s) -> auto& { return s.training.transformer.bucket_params; }));
+  k.push_back(bind(
+      {.path = "training.optimizer_time",
+       .type = KnobType::kTime,
+       .description = "Optimizer step per rank after the gradient reduction",
+       .source = "0: not modelled (a synchronisation point only); set it from a "
+                 "profile",
+       .min = Bound{0}},
+      [](auto& s) -> auto& { return s.training.transformer.optimizer_ps; }));
+  k.push_back(bind(
+      {.path = "training.steps",
+       .type = KnobType::kInt,
+       .description = "Training iterations; step k+1 starts on a rank once step "
+                      "k's optimizer ran there",
+       .source = "one step: what step time is reported for",
+       .min = Bound{1},
+       .max = Bound{1000}},
+      [](auto& s) -> auto& { return s.training.steps; }));
 }
 
 }  // namespace fabricsim::scenario

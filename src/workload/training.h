@@ -32,13 +32,13 @@ struct TrainingResult {
   int steps = 0;
   int64_t start_ps = 0;
   int64_t end_ps = 0;
-  int64_t total_ps = 0;                // end - start over all steps
-  int64_t step_ps = 0;                 // total / steps (each step = start to its last op's end)
-  std::vector<int64_t> step_end_ps;    // when each step's last op ended
+  int64_t total_ps = 0;                  // end - start over all steps
+  int64_t step_ps = 0;                   // total / steps (each step = start to its last op's end)
+  std::vector<int64_t> step_end_ps;      // when each step's last op ended
   std::vector<int64_t> rank_compute_ps;  // compute-stream busy time per job-local rank
-  uint32_t critical_rank = 0;          // the rank with the most compute
-  int64_t compute_ps = 0;              // its compute time
-  int64_t exposed_comm_ps = 0;         // total - compute: time the critical rank is not computing
+  uint32_t critical_rank = 0;            // the rank with the most compute
+  int64_t compute_ps = 0;                // its compute time
+  int64_t exposed_comm_ps = 0;           // total - compute: time the critical rank is not computing
   std::array<int64_t, kPhases> compute_by_phase_ps{};  // critical rank
   // Collectives by the phase of their op: summed durations, the part of each collective's
   // interval not overlapped by the critical rank's compute (collectives that overlap each other
@@ -63,8 +63,8 @@ class TrainingEngine {
   // (all of step k's ops on r when the DAG has no kUpdate op there).
   // Throws InputError (key "training") on an inconsistent DAG or placement.
   TrainingEngine(Dag dag, std::vector<uint32_t> placement, CollectiveRunner& runner,
-                 node::RankTransport& transport, uint32_t job_id,
-                 CollectiveDefaults defaults = {}, int steps = 1);
+                 node::RankTransport& transport, uint32_t job_id, CollectiveDefaults defaults = {},
+                 int steps = 1);
 
   // Starts the step(s) now (transport.now_ps()).
   void start();

@@ -100,8 +100,8 @@ void check_transformer(const TransformerSpec& spec, uint32_t gpus) {
     bad("training.tp", "tp " + str(spec.tp) + " does not divide the job's " + str(gpus) + " GPUs");
   }
   if (spec.layers % spec.pp != 0) {
-    bad("training.pp", "pp " + str(spec.pp) + " does not divide the " + str(spec.layers) +
-                           " layers");
+    bad("training.pp",
+        "pp " + str(spec.pp) + " does not divide the " + str(spec.layers) + " layers");
   }
   if (gpus % static_cast<uint32_t>(spec.tp * spec.pp) != 0) {
     bad("training.pp", "tp x pp = " + str(spec.tp * spec.pp) + " does not divide the job's " +
@@ -123,19 +123,19 @@ void check_transformer(const TransformerSpec& spec, uint32_t gpus) {
   }
   if (spec.moe_experts > 0) {
     if (spec.moe_experts % spec.ep != 0) {
-      bad("training.moe.experts", str(spec.moe_experts) + " experts do not split over ep " +
-                                      str(spec.ep));
+      bad("training.moe.experts",
+          str(spec.moe_experts) + " experts do not split over ep " + str(spec.ep));
     }
     if (spec.moe_top_k > spec.moe_experts) {
-      bad("training.moe.top_k", "top_k " + str(spec.moe_top_k) + " exceeds the " +
-                                    str(spec.moe_experts) + " experts");
+      bad("training.moe.top_k",
+          "top_k " + str(spec.moe_top_k) + " exceeds the " + str(spec.moe_experts) + " experts");
     }
   }
   if (spec.global_batch < 0) bad("training.global_batch", "must be >= 0");
   if (spec.global_batch > 0 && spec.global_batch % (int64_t{spec.micro_batch} * dp) != 0) {
-    bad("training.global_batch", "global batch " + str(spec.global_batch) +
-                                     " is not a multiple of micro_batch x dp = " +
-                                     str(int64_t{spec.micro_batch} * dp));
+    bad("training.global_batch",
+        "global batch " + str(spec.global_batch) +
+            " is not a multiple of micro_batch x dp = " + str(int64_t{spec.micro_batch} * dp));
   }
   if (spec.bucket_params < 0) bad("training.bucket_params", "must be >= 0");
   if (spec.optimizer_ps < 0) bad("training.optimizer_time", "must be >= 0");
@@ -177,9 +177,9 @@ class Builder {
   uint32_t rank(int t, int d, int stage) const {
     return static_cast<uint32_t>(t + tp_ * (d + dp_ * stage));
   }
-  bool is_moe(int layer) const {
-    return s_.moe_experts > 0 && (layer + 1) % s_.moe_every == 0;
-  }
+  // Megatron-core's --moe-layer-freq k: layers 0, k, 2k, ... (0-based) are MoE (UNVERIFIED:
+  // from memory of its layer-pattern list).
+  bool is_moe(int layer) const { return s_.moe_experts > 0 && layer % s_.moe_every == 0; }
   uint32_t slot(int d, int t) const { return static_cast<uint32_t>(d * tp_ + t); }
 
   void make_groups();
@@ -276,7 +276,8 @@ void Builder::make_groups() {
     }
     for (int d = 0; d < dp_; ++d) {
       for (int t = 0; t < tp_; ++t) {
-        if (st + 1 < pp_) send_down_[st][slot(d, t)] = dag_.add_group({rank(t, d, st), rank(t, d, st + 1)});
+        if (st + 1 < pp_)
+          send_down_[st][slot(d, t)] = dag_.add_group({rank(t, d, st), rank(t, d, st + 1)});
         if (st > 0) send_up_[st][slot(d, t)] = dag_.add_group({rank(t, d, st), rank(t, d, st - 1)});
       }
     }
@@ -342,7 +343,8 @@ void Builder::backward_layer(std::vector<std::vector<uint32_t>>& front, int stag
   for (int half = 0; half < 2; ++half) {
     const bool mlp = half == 0;
     const double flops = mlp ? mlp_forward_flops(s_, moe) : attention_forward_flops(s_);
-    const double column = mlp ? 8.0 * b * s * h * h * (moe ? s_.moe_top_k : 1) : 6.0 * b * s * h * h;
+    const double column =
+        mlp ? 8.0 * b * s * h * h * (moe ? s_.moe_top_k : 1) : 6.0 * b * s * h * h;
     if (mlp && moe) ep_alltoall(front, stage, l);  // combine's backward
     compute_all(front, stage, flops - column, Phase::kInputGrad, l);
     compute_all(front, stage, flops - column, Phase::kWeightGrad, l);
@@ -385,21 +387,22 @@ void Builder::backward_layer(std::vector<std::vector<uint32_t>>& front, int stag
 void Builder::forward_block(int stage, int j) {
   auto& front = front_[stage];
   if (stage > 0) {
-    for (size_t i = 0; i < front.size(); ++i) front[i].push_back(act_sent_[(stage - 1) * m_ + j][i]);
+    for (size_t i = 0; i < front.size(); ++i)
+      front[i].push_back(act_sent_[(stage - 1) * m_ + j][i]);
   }
   for (int i = 0; i < lps_; ++i) forward_layer(front, stage, stage * lps_ + i);
   if (stage == pp_ - 1) {
     // Output layer (logits): 2bshV (Narayanan §5.1), vocabulary split over tp.
-    const double flops = 2.0 * s_.micro_batch * s_.seq_length * s_.hidden * static_cast<double>(vocab_);
+    const double flops =
+        2.0 * s_.micro_batch * s_.seq_length * s_.hidden * static_cast<double>(vocab_);
     compute_all(front, stage, flops, Phase::kForward, static_cast<uint32_t>(s_.layers));
   } else {
     auto& sent = act_sent_[stage * m_ + j];
     for (int d = 0; d < dp_; ++d) {
       for (int t = 0; t < tp_; ++t) {
-        sent[slot(d, t)] = collective(CollOp::kSend, pp_bytes_, send_down_[stage][slot(d, t)],
-                                      Phase::kPipelineParallel,
-                                      static_cast<uint32_t>(stage * lps_ + lps_ - 1),
-                                      front[slot(d, t)]);
+        sent[slot(d, t)] = collective(
+            CollOp::kSend, pp_bytes_, send_down_[stage][slot(d, t)], Phase::kPipelineParallel,
+            static_cast<uint32_t>(stage * lps_ + lps_ - 1), front[slot(d, t)]);
       }
     }
   }
@@ -409,9 +412,11 @@ void Builder::backward_block(int stage, int j) {
   auto& front = front_[stage];
   const bool last = j == m_ - 1;
   if (stage < pp_ - 1) {
-    for (size_t i = 0; i < front.size(); ++i) front[i].push_back(grad_sent_[(stage + 1) * m_ + j][i]);
+    for (size_t i = 0; i < front.size(); ++i)
+      front[i].push_back(grad_sent_[(stage + 1) * m_ + j][i]);
   } else {
-    const double flops = 2.0 * s_.micro_batch * s_.seq_length * s_.hidden * static_cast<double>(vocab_);
+    const double flops =
+        2.0 * s_.micro_batch * s_.seq_length * s_.hidden * static_cast<double>(vocab_);
     compute_all(front, stage, flops, Phase::kInputGrad, static_cast<uint32_t>(s_.layers));
     compute_all(front, stage, flops, Phase::kWeightGrad, static_cast<uint32_t>(s_.layers));
   }
@@ -425,8 +430,8 @@ void Builder::backward_block(int stage, int j) {
     for (int d = 0; d < dp_; ++d) {
       for (int t = 0; t < tp_; ++t) {
         sent[slot(d, t)] = collective(CollOp::kSend, pp_bytes_, send_up_[stage][slot(d, t)],
-                                      Phase::kPipelineParallel,
-                                      static_cast<uint32_t>(stage * lps_), front[slot(d, t)]);
+                                      Phase::kPipelineParallel, static_cast<uint32_t>(stage * lps_),
+                                      front[slot(d, t)]);
       }
     }
   }
@@ -446,9 +451,8 @@ void Builder::backward_block(int stage, int j) {
 // all-reduced as soon as their last unit's gradient exists on every rank of the group (Megatron-
 // core DistributedDataParallel, overlap_grad_reduce); the optimizer waits for all of them.
 void Builder::gradients_and_update() {
-  int64_t bucket = s_.bucket_params > 0
-                       ? s_.bucket_params
-                       : std::max<int64_t>(40'000'000, int64_t{1'000'000} * dp_);
+  int64_t bucket = s_.bucket_params > 0 ? s_.bucket_params
+                                        : std::max<int64_t>(40'000'000, int64_t{1'000'000} * dp_);
   if (!s_.overlap_grad_reduce) bucket = INT64_MAX;  // Megatron: bucket_size None = one bucket
   out_.bucket_params = s_.overlap_grad_reduce ? bucket : 0;
   const int edp = dp_ / ep_;
@@ -534,8 +538,8 @@ void Builder::build() {
     for (int st = 0; st < pp_; ++st) {
       while (next[st] < order[st].size()) {
         const auto [backward, j] = order[st][next[st]];
-        const bool ready = backward ? (st == pp_ - 1 || bwd_done[st + 1][j])
-                                    : (st == 0 || fwd_done[st - 1][j]);
+        const bool ready =
+            backward ? (st == pp_ - 1 || bwd_done[st + 1][j]) : (st == 0 || fwd_done[st - 1][j]);
         if (!ready) break;
         if (backward) {
           backward_block(st, j);

@@ -50,10 +50,10 @@ TEST(TrainingEngine, ComputeOnlyStepIsTheBusiestRanksSum) {
 // critical rank's compute = c.
 TEST(TrainingEngine, GradientBucketsOverlapBackwardExceptTheLastTail) {
   constexpr int kOps = 4;
-  constexpr int64_t kB = 1'000'000;      // 1 us per backward op
-  constexpr int64_t kBytes = 50'000;     // per bucket
-  constexpr int64_t kLatency = 20'000;   // 20 ns
-  constexpr int64_t kPsPerByte = 10;     // 100 GB/s
+  constexpr int64_t kB = 1'000'000;                       // 1 us per backward op
+  constexpr int64_t kBytes = 50'000;                      // per bucket
+  constexpr int64_t kLatency = 20'000;                    // 20 ns
+  constexpr int64_t kPsPerByte = 10;                      // 100 GB/s
   constexpr int64_t kC = kLatency + kBytes * kPsPerByte;  // 520 ns < 1 us
   Dag dag;
   dag.ranks = 2;
@@ -88,8 +88,8 @@ TEST(TrainingEngine, GradientBucketsOverlapBackwardExceptTheLastTail) {
   EXPECT_EQ(r.comm_bytes[kDp], kOps * kBytes);
   EXPECT_EQ(r.op_count[static_cast<int>(CollOp::kAllReduce)], kOps);
   for (int k = 0; k < kOps; ++k) {
-    EXPECT_EQ(r.op_start_ps[buckets[k]], (k + 1) * kB) << "bucket " << k << " starts when op "
-                                                       << k << " ends on both ranks";
+    EXPECT_EQ(r.op_start_ps[buckets[k]], (k + 1) * kB)
+        << "bucket " << k << " starts when op " << k << " ends on both ranks";
   }
 
   // Two steps: step 2's roots wait for step 1's optimizer, which waits for the last bucket.
@@ -132,8 +132,10 @@ TEST(TrainingEngine, PlacementMapsRanksAndDefaultsReplaceAuto) {
   CollectiveDefaults defaults{CollAlgorithm::kTree, Protocol::kLL128, 4};
   TrainingEngine engine(dag, {9, 14}, runner, transport, 0, defaults);
   transport.on_timer = [&](uint64_t cookie) {
-    if (TrainingEngine::owns_cookie(cookie)) engine.on_timer(cookie);
-    else runner.on_timer(cookie);
+    if (TrainingEngine::owns_cookie(cookie))
+      engine.on_timer(cookie);
+    else
+      runner.on_timer(cookie);
   };
   engine.start();
   transport.run();

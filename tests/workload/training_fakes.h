@@ -3,14 +3,14 @@
 // CollectiveRunner whose collectives take latency + size x ps_per_byte, each independently.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <functional>
 #include <queue>
 #include <tuple>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "node/rank_transport.h"
 #include "workload/collective.h"

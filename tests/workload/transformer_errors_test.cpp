@@ -41,16 +41,32 @@ TEST(TransformerErrors, NamesTheKeyAtFault) {
       {"tp does not divide the heads", [](TransformerSpec& s) { s.tp = 3; }, 6, "training.tp"},
       {"tp does not divide the GPUs", [](TransformerSpec& s) { s.tp = 4; }, 6, "training.tp"},
       {"pp does not divide the layers", [](TransformerSpec& s) { s.pp = 3; }, 6, "training.pp"},
-      {"tp x pp does not divide the GPUs", [](TransformerSpec& s) { s.tp = 2; s.pp = 2; }, 6,
-       "training.pp"},
+      {"tp x pp does not divide the GPUs",
+       [](TransformerSpec& s) {
+         s.tp = 2;
+         s.pp = 2;
+       },
+       6, "training.pp"},
       {"tp x pp x dp is not the GPUs", [](TransformerSpec& s) { s.dp = 3; }, 8, "training.dp"},
       {"heads do not divide hidden", [](TransformerSpec& s) { s.heads = 7; }, 8, "training.heads"},
-      {"ep does not divide dp", [](TransformerSpec& s) { s.ep = 3; s.moe_experts = 6; }, 8,
-       "training.ep"},
+      {"ep does not divide dp",
+       [](TransformerSpec& s) {
+         s.ep = 3;
+         s.moe_experts = 6;
+       },
+       8, "training.ep"},
       {"ep without experts", [](TransformerSpec& s) { s.ep = 2; }, 8, "training.ep"},
-      {"experts do not split over ep", [](TransformerSpec& s) { s.ep = 4; s.moe_experts = 6; }, 8,
-       "training.moe.experts"},
-      {"top_k above the experts", [](TransformerSpec& s) { s.moe_experts = 2; s.moe_top_k = 3; },
+      {"experts do not split over ep",
+       [](TransformerSpec& s) {
+         s.ep = 4;
+         s.moe_experts = 6;
+       },
+       8, "training.moe.experts"},
+      {"top_k above the experts",
+       [](TransformerSpec& s) {
+         s.moe_experts = 2;
+         s.moe_top_k = 3;
+       },
        8, "training.moe.top_k"},
       {"global batch not a multiple", [](TransformerSpec& s) { s.global_batch = 12; }, 8,
        "training.global_batch"},

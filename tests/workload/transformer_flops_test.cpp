@@ -36,7 +36,9 @@ TransformerSpec gpt_like() {
   return s;
 }
 
-int64_t padded_vocab(int64_t v, int64_t multiple) { return (v + multiple - 1) / multiple * multiple; }
+int64_t padded_vocab(int64_t v, int64_t multiple) {
+  return (v + multiple - 1) / multiple * multiple;
+}
 
 struct Tally {
   std::map<std::pair<Phase, CollOp>, int64_t> count;
@@ -75,9 +77,9 @@ TEST(TransformerFlops, StepFlopsMatchMegatronFormulaWithoutAndWithRecompute) {
     const double s = 512, l = 8, h = 1024;
     const double V = static_cast<double>(padded_vocab(50257, 128 * 2));
     EXPECT_EQ(step.vocab_padded, 50432);
-    const double expected =
-        recompute ? 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))
-                  : 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+    const double expected = recompute
+                                ? 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))
+                                : 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
     const Tally t = tally(step);
     EXPECT_NEAR(t.flops / expected, 1.0, 1e-12) << "recompute " << recompute;
     // Compute time = FLOPs / (989.4 TFLOPS x 0.45), each op rounded to 1 ps.
@@ -94,7 +96,7 @@ TEST(TransformerFlops, MoeLayersRunTopKExperts) {
   spec.ep = 2;
   spec.moe_experts = 8;
   spec.moe_top_k = 2;
-  spec.moe_every = 2;  // layers 2, 4, 6, 8 (1-based) are MoE
+  spec.moe_every = 2;  // layers 0, 2, 4, 6 (0-based) are MoE
   const TransformerStep step = make_transformer_step(spec, 4);
   const double B = 2.0 * 4 * 4, s = 512, l = 8, h = 1024;
   const double V = static_cast<double>(padded_vocab(50257, 128));
@@ -189,7 +191,7 @@ TEST(TransformerPipeline, OneFOneBStepIsMPlusPMinusOneSlots) {
       const TransformerStep step = make_transformer_step(spec, static_cast<uint32_t>(p));
       const double bs = 128, h = 256;
       const double layer_f = 24 * bs * h * h + 4 * bs * 128 * h;  // b = 1
-      const double f = 2 * layer_f, b = 2 * f;                     // 2 layers per stage
+      const double f = 2 * layer_f, b = 2 * f;                    // 2 layers per stage
       const double logits = 2 * bs * h * 128;
       const double fl = f + logits, bl = b + 2 * logits;
       const double expected = (p - 1) * (f + b) + (fl + bl) + (m - 1) * (fl + bl);
