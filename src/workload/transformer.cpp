@@ -231,6 +231,7 @@ class Builder {
   std::vector<std::vector<uint32_t>> edp_group_;  // [stage][t * ep + e]
   std::vector<std::vector<uint32_t>> send_down_;  // [stage][slot]: stage -> stage + 1
   std::vector<std::vector<uint32_t>> send_up_;    // [stage][slot]: stage -> stage - 1
+  std::vector<uint32_t> embedding_group_;         // [slot]: first and last stage (pp > 1)
 
   std::vector<std::vector<std::vector<uint32_t>>> front_;  // [stage][slot]
   std::vector<std::vector<uint32_t>> act_sent_;   // [stage * m + j][slot]: activation sends
@@ -276,6 +277,9 @@ void Builder::make_groups() {
     }
     for (int d = 0; d < dp_; ++d) {
       for (int t = 0; t < tp_; ++t) {
+        if (st == 0 && pp_ > 1) {
+          embedding_group_.push_back(dag_.add_group({rank(t, d, 0), rank(t, d, pp_ - 1)}));
+        }
         if (st + 1 < pp_)
           send_down_[st][slot(d, t)] = dag_.add_group({rank(t, d, st), rank(t, d, st + 1)});
         if (st > 0) send_up_[st][slot(d, t)] = dag_.add_group({rank(t, d, st), rank(t, d, st - 1)});
@@ -458,8 +462,11 @@ void Builder::gradients_and_update() {
   const int edp = dp_ / ep_;
   out_.stage_dense_params.assign(pp_, 0);
   out_.stage_expert_params.assign(pp_, 0);
+  // [stage][slot]: the gradient collectives the rank's optimizer waits for.
+  std::vector<std::vector<std::vector<uint32_t>>> reduce_of(
+      pp_, std::vector<std::vector<uint32_t>>(dp_ * tp_));
   for (int st = 0; st < pp_; ++st) {
-    std::vector<std::vector<uint32_t>> reduce(dp_ * tp_);  // per slot: the bucket collectives
+    auto& reduce = reduce_of[st];
     const auto& units = units_[st];
     const auto& end = front_[st];
     // Dense buckets over the DP group (per t), expert buckets over expert-DP (per t, e).
@@ -499,10 +506,33 @@ void Builder::gradients_and_update() {
         filled = 0;
       }
     }
+  }
+  // Tied word embeddings with pp > 1: after the DP reduction (finish_grad_sync) the first and
+  // last stage all-reduce the embedding's gradient, V.h/tp elements of grad_bytes (Megatron-core
+  // finalize_model_grads.py _allreduce_word_embedding_grads over the embedding group). Counted
+  // as pipeline-parallel communication.
+  if (pp_ > 1) {
     for (int d = 0; d < dp_; ++d) {
       for (int t = 0; t < tp_; ++t) {
-        std::vector<uint32_t> after = end[slot(d, t)];
-        for (uint32_t c : reduce[slot(d, t)]) after.push_back(c);
+        const uint32_t sl = slot(d, t);
+        std::vector<uint32_t> after;
+        for (int st : {0, pp_ - 1}) {
+          for (uint32_t op : front_[st][sl]) after.push_back(op);
+          for (uint32_t op : reduce_of[st][sl]) after.push_back(op);
+        }
+        const uint32_t c = collective(CollOp::kAllReduce, vocab_ * s_.hidden / tp_ * s_.grad_bytes,
+                                      embedding_group_[sl], Phase::kPipelineParallel,
+                                      static_cast<uint32_t>(s_.layers), after);
+        reduce_of[0][sl].push_back(c);
+        reduce_of[pp_ - 1][sl].push_back(c);
+      }
+    }
+  }
+  for (int st = 0; st < pp_; ++st) {
+    for (int d = 0; d < dp_; ++d) {
+      for (int t = 0; t < tp_; ++t) {
+        std::vector<uint32_t> after = front_[st][slot(d, t)];
+        for (uint32_t c : reduce_of[st][slot(d, t)]) after.push_back(c);
         dag_.add_compute(rank(t, d, st), s_.optimizer_ps, Phase::kUpdate,
                          static_cast<uint32_t>(s_.layers + 1), after);
       }

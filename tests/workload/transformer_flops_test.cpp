@@ -144,6 +144,11 @@ TEST(TransformerComm, TensorPipelineAndDataParallelCountsAndBytes) {
     }
     EXPECT_LE(small, pp * tp) << "at most one short bucket per (stage, TP rank)";
     EXPECT_EQ(t.count.count(std::make_pair(Phase::kExpertParallel, CollOp::kAllToAll)), 0u);
+    // Tied embeddings: one all-reduce of the V.h/tp fp32 gradient between the first and last
+    // stage per (d, t) (Megatron-core _allreduce_word_embedding_grads).
+    const auto emb_key = std::make_pair(Phase::kPipelineParallel, CollOp::kAllReduce);
+    EXPECT_EQ(t.count.at(emb_key), dp * tp);
+    EXPECT_EQ(t.bytes.at(emb_key), dp * tp * V * h / tp * 4);
   }
 }
 

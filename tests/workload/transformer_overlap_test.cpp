@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <vector>
 
 #include "training_fakes.h"
 #include "workload/training.h"
@@ -115,6 +117,45 @@ TEST(TransformerOverlap, TensorParallelAllReducesHideOnlyUnderTheColumnWeightGra
   EXPECT_EQ(r.comm_count[tpi], 4);
   EXPECT_EQ(r.comm_ps[tpi], 4 * c);
   EXPECT_EQ(r.comm_not_overlapped_ps[tpi], 2 * c + (c - qkv_wgrad));
+}
+
+// Every parallelism at once (tp 2, pp 2, dp 4, ep 2, MoE every other layer, recomputation, two
+// steps): every op runs, each rank's compute time is the sum of its ops' durations, and every
+// collective of the DAG ran once per step.
+TEST(TransformerOverlap, AllParallelismsTogetherRunToCompletion) {
+  TransformerSpec spec;
+  spec.layers = 4;
+  spec.hidden = 256;
+  spec.heads = 4;
+  spec.seq_length = 128;
+  spec.vocab = 1000;
+  spec.micro_batches = 3;
+  spec.tp = 2;
+  spec.pp = 2;
+  spec.ep = 2;
+  spec.moe_experts = 4;
+  spec.moe_every = 2;
+  spec.recompute = true;
+  spec.bucket_params = 100'000;
+  const TransformerStep step = make_transformer_step(spec, 16);
+  ASSERT_EQ(step.dp, 4);
+  const TrainingResult r = run_dag(step.dag, kLatency, kPsPerByte, 2);
+  std::vector<int64_t> busy(step.dag.ranks, 0);
+  std::array<int64_t, kPhases> count{};
+  for (const DagOp& op : step.dag.ops) {
+    if (op.kind == DagOp::Kind::kCompute)
+      busy[op.rank] += 2 * op.duration_ps;
+    else
+      ++count[static_cast<int>(op.phase)];
+  }
+  for (uint32_t rank = 0; rank < step.dag.ranks; ++rank) {
+    EXPECT_EQ(r.rank_compute_ps[rank], busy[rank]) << "rank " << rank;
+  }
+  for (int p = 0; p < kPhases; ++p) EXPECT_EQ(r.comm_count[p], 2 * count[p]) << "phase " << p;
+  EXPECT_GT(count[static_cast<int>(Phase::kExpertParallel)], 0);
+  EXPECT_GE(r.exposed_comm_ps, 0);
+  EXPECT_EQ(r.total_ps, r.step_end_ps[1] - r.start_ps);
+  EXPECT_LT(r.step_end_ps[0], r.step_end_ps[1]);
 }
 
 }  // namespace
