@@ -2,6 +2,7 @@
 // parallel degrees, the GPU throughput profile and the data-parallel gradient reduction.
 // Descriptions and sources restate workload/training_spec.h; checks that involve the job's GPU
 // count (degrees dividing it, heads by tp, layers by pp) are workload::check_transformer's.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "scenario/knob_bind.h"
 #include "scenario/knobs.h"
 #include "workload/training_spec.h"
+#include "workload/transformer.h"
 
 namespace fabricsim::scenario {
 
@@ -26,21 +28,24 @@ struct IntKey {
   const char* source;
   int workload::TransformerSpec::*field;
   double min;
+  double max = 0;  // 0 = only the range of the int it fills
 };
 
 }  // namespace
 
 void add_training_knobs(std::vector<Knob>& k) {
   const IntKey ints[] = {
-      {"training.layers", "Transformer layers l", kGpt3, &workload::TransformerSpec::layers, 1},
-      {"training.hidden", "Hidden size h", kGpt3, &workload::TransformerSpec::hidden, 1},
+      {"training.layers", "Transformer layers l", kGpt3, &workload::TransformerSpec::layers, 1,
+       static_cast<double>(workload::kMaxLayers)},
+      {"training.hidden", "Hidden size h", kGpt3, &workload::TransformerSpec::hidden, 1,
+       static_cast<double>(workload::kMaxHidden)},
       {"training.heads", "Attention heads (divides hidden; tp divides it)", kGpt3,
        &workload::TransformerSpec::heads, 1},
       {"training.seq_length", "Sequence length s in tokens", kGpt3 /* context 2048 */,
-       &workload::TransformerSpec::seq_length, 1},
+       &workload::TransformerSpec::seq_length, 1, static_cast<double>(workload::kMaxSeqLength)},
       {"training.vocab", "Vocabulary V before padding",
        "GPT-2 BPE vocabulary 50,257 used by GPT-3 (Brown et al. 2020 §2.1; Radford et al. 2019)",
-       &workload::TransformerSpec::vocab, 1},
+       &workload::TransformerSpec::vocab, 1, static_cast<double>(workload::kMaxVocab)},
       {"training.vocab_divisible_by",
        "The vocabulary is padded to a multiple of this x tp (the output layer is split over tp)",
        "Megatron-LM --make-vocab-size-divisible-by default 128 (UNVERIFIED: source line not "
@@ -49,7 +54,7 @@ void add_training_knobs(std::vector<Knob>& k) {
       {"training.micro_batch", "Micro-batch size b in sequences",
        "Megatron-LM --micro-batch-size; 1 is the common setting with pipeline parallelism "
        "(Narayanan et al. SC'21 §3)",
-       &workload::TransformerSpec::micro_batch, 1},
+       &workload::TransformerSpec::micro_batch, 1, static_cast<double>(workload::kMaxMicroBatch)},
       {"training.micro_batches",
        "Micro-batches per step per data-parallel replica m (ignored when global_batch > 0)",
        "one micro-batch per step: the smallest step; Megatron derives m = B / (b x dp)",
@@ -69,7 +74,8 @@ void add_training_knobs(std::vector<Knob>& k) {
        "Megatron-core parallel_state (expert groups carved out of data parallelism); 1 = off",
        &workload::TransformerSpec::ep, 1},
       {"training.moe.experts", "Experts per MoE layer; 0 = a dense model",
-       "dense GPT-3 (Brown et al. 2020)", &workload::TransformerSpec::moe_experts, 0},
+       "dense GPT-3 (Brown et al. 2020)", &workload::TransformerSpec::moe_experts, 0,
+       static_cast<double>(workload::kMaxExperts)},
       {"training.moe.top_k", "Experts each token is routed to",
        "top-2 gating of GShard (Lepikhin et al. 2020); UNVERIFIED as the typical choice",
        &workload::TransformerSpec::moe_top_k, 1},
@@ -83,7 +89,8 @@ void add_training_knobs(std::vector<Knob>& k) {
          .type = KnobType::kInt,
          .description = key.description,
          .source = key.source,
-         .min = Bound{key.min}},
+         .min = Bound{key.min},
+         .max = key.max > 0 ? std::optional<Bound>(Bound{key.max}) : std::nullopt},
         [field = key.field](auto& s) -> auto& { return s.training.transformer.*field; }));
   }
   k.push_back(bind(

@@ -82,6 +82,17 @@ void check_transformer(const TransformerSpec& spec, uint32_t gpus) {
   positive("training.ep", spec.ep);
   positive("training.moe.top_k", spec.moe_top_k);
   positive("training.moe.every", spec.moe_every);
+  // Magnitudes that keep every byte and parameter count exact in int64 (b.s.h.bytes < 2^58,
+  // experts x 8h^2 < 2^60) and far beyond any published model.
+  auto at_most = [](const char* key, int64_t v, int64_t max) {
+    if (v > max) bad(key, "must be <= " + str(max) + ", got " + str(v));
+  };
+  at_most("training.layers", spec.layers, kMaxLayers);
+  at_most("training.hidden", spec.hidden, kMaxHidden);
+  at_most("training.seq_length", spec.seq_length, kMaxSeqLength);
+  at_most("training.vocab", spec.vocab, kMaxVocab);
+  at_most("training.micro_batch", spec.micro_batch, kMaxMicroBatch);
+  at_most("training.moe.experts", spec.moe_experts, kMaxExperts);
   if (gpus == 0) bad("training", "the job has no GPUs");
   if (!spec.peak_tflops && !find_gpu_profile(spec.gpu)) {
     bad("training.gpu", "unknown GPU profile '" + spec.gpu + "'");
@@ -139,6 +150,24 @@ void check_transformer(const TransformerSpec& spec, uint32_t gpus) {
   }
   if (spec.bucket_params < 0) bad("training.bucket_params", "must be >= 0");
   if (spec.optimizer_ps < 0) bad("training.optimizer_time", "must be >= 0");
+  const int64_t ops = transformer_ops_estimate(spec, gpus);
+  if (ops > kMaxTransformerOps) {
+    bad(spec.global_batch > 0 ? "training.global_batch" : "training.micro_batches",
+        "the step would have about " + str(ops) + " ops (limit " + str(kMaxTransformerOps) +
+            "); use fewer micro-batches, layers or GPUs");
+  }
+}
+
+int64_t transformer_ops_estimate(const TransformerSpec& spec, uint32_t gpus) {
+  const int64_t tp_pp = int64_t{std::max(spec.tp, 1)} * std::max(spec.pp, 1);
+  const int64_t dp = spec.dp > 0 ? spec.dp : std::max<int64_t>(gpus / tp_pp, 1);
+  const int64_t m = spec.global_batch > 0
+                        ? spec.global_batch / std::max<int64_t>(int64_t{spec.micro_batch} * dp, 1)
+                        : spec.micro_batches;
+  // Per rank, layer and micro-batch: 2 forward + 8 backward compute ops (+2 recomputed) and at
+  // most 8 (+4) collectives shared by the group; an upper bound.
+  const int64_t per = spec.recompute ? 24 : 18;
+  return int64_t{gpus} * (spec.layers / std::max(spec.pp, 1) + 1) * std::max<int64_t>(m, 1) * per;
 }
 
 namespace {

@@ -31,6 +31,20 @@ struct TransformerStep {
 // Dense peak of the spec's GPU in TFLOPS (peak_tflops override or the profile).
 double peak_tflops(const TransformerSpec& spec);
 
+// Upper limits check_transformer enforces (also the knobs' maxima).
+inline constexpr int64_t kMaxLayers = 1 << 16;
+inline constexpr int64_t kMaxHidden = 1 << 20;
+inline constexpr int64_t kMaxSeqLength = 1 << 20;
+inline constexpr int64_t kMaxVocab = 1 << 24;
+inline constexpr int64_t kMaxMicroBatch = 1 << 16;
+inline constexpr int64_t kMaxExperts = 1 << 16;
+// DAG ops of one step: op indices are 32-bit, and at ~155 B per op in DAG, engine and result
+// (measured: 325 MB for 2.1 M ops), 2^28 ops is ~40 GB.
+inline constexpr int64_t kMaxTransformerOps = int64_t{1} << 28;
+
+// An upper bound on the ops of the spec's step (resource estimates; the limit above).
+int64_t transformer_ops_estimate(const TransformerSpec& spec, uint32_t gpus);
+
 // Checks the spec against a job of `gpus` GPUs; throws InputError naming the training.* key.
 void check_transformer(const TransformerSpec& spec, uint32_t gpus);
 

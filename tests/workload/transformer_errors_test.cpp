@@ -74,6 +74,20 @@ TEST(TransformerErrors, NamesTheKeyAtFault) {
       {"efficiency above 1", [](TransformerSpec& s) { s.efficiency = 1.5; }, 8,
        "training.efficiency"},
       {"zero layers", [](TransformerSpec& s) { s.layers = 0; }, 8, "training.layers"},
+      {"hidden beyond the exact range", [](TransformerSpec& s) { s.hidden = (1 << 20) + 8; }, 8,
+       "training.hidden"},
+      {"a step of more than 2^28 ops",
+       [](TransformerSpec& s) {
+         s.layers = 96;
+         s.micro_batches = 100'000;
+       },
+       8, "training.micro_batches"},
+      {"the same through the global batch",
+       [](TransformerSpec& s) {
+         s.layers = 96;
+         s.global_batch = 800'000;
+       },
+       8, "training.global_batch"},
   };
   for (const Case& c : cases) {
     TransformerSpec spec = base();
