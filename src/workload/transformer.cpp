@@ -400,16 +400,16 @@ void Builder::backward_layer(std::vector<std::vector<uint32_t>>& front, int stag
     }
     if (last) {
       Unit u;
-      const int64_t h = s_.hidden;
+      const int64_t hd = s_.hidden;
       if (mlp && moe) {
         // Experts of this rank: experts/ep FFNs of 8h^2 + 5h; layer norm 2h and router h.E stay
         // dense. All divided by tp (simplification: norms are replicated in Megatron).
-        u.expert_params = int64_t{s_.moe_experts / ep_} * (8 * h * h + 5 * h) / tp_;
-        u.dense_params = (2 * h + h * s_.moe_experts) / tp_;
+        u.expert_params = int64_t{s_.moe_experts / ep_} * (8 * hd * hd + 5 * hd) / tp_;
+        u.dense_params = (2 * hd + hd * s_.moe_experts) / tp_;
       } else if (mlp) {
-        u.dense_params = (8 * h * h + 7 * h) / tp_;  // h->4h->h weights and biases, layer norm
+        u.dense_params = (8 * hd * hd + 7 * hd) / tp_;  // h->4h->h weights and biases, layer norm
       } else {
-        u.dense_params = (4 * h * h + 6 * h) / tp_;  // QKV + projection with biases, layer norm
+        u.dense_params = (4 * hd * hd + 6 * hd) / tp_;  // QKV + projection with biases, layer norm
       }
       u.ready = wgrad;
       units_[stage].push_back(std::move(u));
