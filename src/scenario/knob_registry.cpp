@@ -12,6 +12,9 @@
 
 namespace fabricsim::scenario {
 
+// The transformer generator's keys, training.* (knob_registry_training.cpp).
+void add_training_knobs(std::vector<Knob>& k);
+
 using knob_bind::bind;
 using knob_bind::bind_enum;
 
@@ -495,6 +498,7 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.capture.point; }));
   add_congestion_knobs(k);
   add_infiniband_knobs(k);
+  add_training_knobs(k);
   bound_unit_keys(k);
   return k;
 }

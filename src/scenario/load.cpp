@@ -139,6 +139,8 @@ class Loader {
     }
     check_conditions();
     check_cross_fields();
+    resolve_file(out_.scenario.training);
+    for (JobSpec& job : out_.scenario.jobs) resolve_file(job.training);
     return std::move(out_);
   }
 
@@ -281,6 +283,14 @@ class Loader {
     }
   }
 
+  // A relative training.file names a file beside the scenario (as a user reads it), not one
+  // in the working directory.
+  void resolve_file(workload::TrainingSpec& t) const {
+    if (t.file.empty() || t.file.front() == '/' || out_.file.empty()) return;
+    const size_t slash = out_.file.rfind('/');
+    if (slash != std::string::npos) t.file = out_.file.substr(0, slash + 1) + t.file;
+  }
+
   // jobs: a list of {name, nodes, placement, workload: {...}}. Each job's workload keys are the
   // scenario's workload.* keys, read by a loader of their own so every check applies.
   void read_jobs(const YAML::Node& value, const SourceLocation& where) {
@@ -319,10 +329,11 @@ class Loader {
           } else {
             fail(kw, path, "expected one of: contiguous, scattered");
           }
-        } else if (key == "workload") {
-          sub_root["workload"] = v;
+        } else if (key == "workload" || key == "training") {
+          sub_root[key] = v;
         } else {
-          fail(kw, path, "unknown key '" + key + "'; allowed: name, nodes, placement, workload");
+          fail(kw, path,
+               "unknown key '" + key + "'; allowed: name, nodes, placement, workload, training");
         }
       }
       if (job.nodes == 0) fail(here, base + ".nodes", "missing: how many nodes the job runs on");
@@ -339,6 +350,7 @@ class Loader {
         throw LoadError(e.where(), base + "." + e.key_path(), e.message());
       }
       job.workload = sub.out_.scenario.workload;
+      job.training = sub.out_.scenario.training;
       out_.scenario.jobs.push_back(std::move(job));
     }
   }

@@ -11,6 +11,7 @@
 #include "topo/spec.h"
 #include "transport/config.h"
 #include "workload/spec.h"
+#include "workload/training_spec.h"
 
 namespace fabricsim::scenario {
 
@@ -136,6 +137,7 @@ struct JobSpec {
   int nodes = 0;  // whole nodes; the jobs together may not ask for more than hosts.count
   Placement placement = Placement::kContiguous;
   workload::WorkloadSpec workload;
+  workload::TrainingSpec training;  // with workload.kind: training
   int line = 0;  // where the job was written (errors)
 };
 
@@ -154,6 +156,7 @@ struct Scenario {
   topo::TopologySpec topology;
   routing::EcmpConfig ecmp;
   workload::WorkloadSpec workload;
+  workload::TrainingSpec training;  // training.*: the transformer generator (docs/training.md)
   // Several jobs (GPU scenarios only); empty = one job running `workload` on every GPU.
   std::vector<JobSpec> jobs;
   // Run the scenario once per node count (hosts.count = each) and report the step time and the

@@ -121,7 +121,7 @@ TEST(LoadErrors, MalformedYaml) {
 TEST(LoadErrors, UnknownKeys) {
   EXPECT_EQ(error_of("name: x\nrat: 1\n"),
             "s.yaml:2: rat: unknown key 'rat'; allowed: name, seed, fabric, topology, hosts, "
-            "routing, workload, jobs, scaling, stop_time, outputs, faults")
+            "routing, workload, jobs, scaling, stop_time, outputs, faults, training")
       << "unknown top-level key lists the top-level keys";
   EXPECT_EQ(error_of("fabric:\n  link:\n    rat: 400Gbps\n"),
             "s.yaml:3: fabric.link.rat: unknown key 'rat'; allowed: rate, cable, loss_rate")

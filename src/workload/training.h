@@ -1,0 +1,125 @@
+// Runs a training step (a workload::Dag) for one job: compute ops on per-rank compute streams,
+// collectives on a CollectiveRunner, dependencies released as ops finish (docs/training.md).
+//
+// Stream semantics: a rank's compute ops run one at a time, in the order they became ready
+// (FIFO, as kernels queued on one CUDA stream); collectives run on their own (NCCL's stream) and
+// overlap compute. A collective starts when all its dependencies are done, i.e. when every rank
+// of its group reached it. Per-op work only: nothing here runs per message or per packet.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "node/rank_transport.h"
+#include "workload/collective.h"
+#include "workload/dag.h"
+
+namespace fabricsim::workload {
+
+inline constexpr int kPhases = static_cast<int>(Phase::kOther) + 1;
+inline constexpr int kCollOps = static_cast<int>(CollOp::kSend) + 1;
+
+// Replaces kAuto in a DagCollective (the scenario's collective settings); channels 0 = the
+// runner's default.
+struct CollectiveDefaults {
+  CollAlgorithm algorithm = CollAlgorithm::kAuto;
+  Protocol protocol = Protocol::kAuto;
+  int channels = 0;
+};
+
+struct TrainingResult {
+  int steps = 0;
+  int64_t start_ps = 0;
+  int64_t end_ps = 0;
+  int64_t total_ps = 0;                  // end - start over all steps
+  int64_t step_ps = 0;                   // total / steps (each step = start to its last op's end)
+  std::vector<int64_t> step_end_ps;      // when each step's last op ended
+  std::vector<int64_t> rank_compute_ps;  // compute-stream busy time per job-local rank
+  uint32_t critical_rank = 0;            // the rank with the most compute
+  int64_t compute_ps = 0;                // its compute time
+  int64_t exposed_comm_ps = 0;           // total - compute: time the critical rank is not computing
+  std::array<int64_t, kPhases> compute_by_phase_ps{};  // critical rank
+  // Collectives by the phase of their op: summed durations, the part of each collective's
+  // interval not overlapped by the critical rank's compute (collectives that overlap each other
+  // count once each), count and size_bytes.
+  std::array<int64_t, kPhases> comm_ps{};
+  std::array<int64_t, kPhases> comm_not_overlapped_ps{};
+  std::array<int64_t, kPhases> comm_count{};
+  std::array<int64_t, kPhases> comm_bytes{};
+  std::array<int64_t, kCollOps> op_count{};
+  std::array<int64_t, kCollOps> op_bytes{};
+  // Per op of the expanded DAG (steps x Dag::ops, step-major): start and end, -1 = never ran.
+  std::vector<int64_t> op_start_ps;
+  std::vector<int64_t> op_end_ps;
+};
+
+class TrainingEngine {
+ public:
+  // `placement[r]` = the global GPU of job-local rank r (placement.size() == dag.ranks).
+  // Timers use cookies >= kForeignCookie carrying job_id; the owner of `transport` routes a
+  // timer cookie for which owns_cookie() is true, and cookie_job() == job_id, to on_timer().
+  // steps > 1 repeats the DAG; step k+1's root ops on rank r wait for step k's kUpdate ops on r
+  // (all of step k's ops on r when the DAG has no kUpdate op there).
+  // Throws InputError (key "training") on an inconsistent DAG or placement.
+  TrainingEngine(Dag dag, std::vector<uint32_t> placement, CollectiveRunner& runner,
+                 node::RankTransport& transport, uint32_t job_id, CollectiveDefaults defaults = {},
+                 int steps = 1);
+
+  // Starts the step(s) now (transport.now_ps()).
+  void start();
+  void on_timer(uint64_t cookie);
+
+  static bool owns_cookie(uint64_t cookie) { return cookie >= kForeignCookie; }
+  static uint32_t cookie_job(uint64_t cookie) {
+    return static_cast<uint32_t>((cookie - kForeignCookie) >> 32);
+  }
+
+  bool done() const { return finished_ == total_ops(); }
+  uint32_t finished_ops() const { return finished_; }
+  uint32_t total_ops() const { return static_cast<uint32_t>(kind_.size()); }
+  // REQUIRES: done().
+  TrainingResult result() const;
+  // The runner's id of a collective op of the expanded DAG (its CollectiveRecord), -1 when the
+  // op is compute or moved nothing (a one-rank group or zero bytes).
+  int64_t runner_id(uint32_t op) const { return runner_id_[op]; }
+
+ private:
+  void expand(int steps);
+  void make_ready(uint32_t op);
+  void try_start_rank(uint32_t rank);
+  void start_collective(uint32_t op);
+  void complete(uint32_t op);
+  void drain();
+
+  Dag dag_;
+  std::vector<uint32_t> placement_;
+  CollectiveRunner& runner_;
+  node::RankTransport& transport_;
+  uint32_t job_id_;
+  CollectiveDefaults defaults_;
+  int steps_;
+  uint32_t ops_per_step_;
+
+  // Expanded DAG, flat per-op state (index = step * ops_per_step_ + op).
+  std::vector<DagOp::Kind> kind_;
+  std::vector<uint32_t> remaining_deps_;
+  std::vector<uint32_t> dependents_begin_;  // CSR of dependents
+  std::vector<uint32_t> dependents_;
+  std::vector<uint32_t> roots_;
+  std::vector<int64_t> start_ps_;
+  std::vector<int64_t> end_ps_;
+  std::vector<int64_t> runner_id_;  // collectives: the runner's id, -1 = none
+
+  // Per rank compute stream: FIFO of ready ops, the running op (UINT32_MAX = idle).
+  std::vector<std::vector<uint32_t>> ready_;
+  std::vector<size_t> ready_head_;
+  std::vector<uint32_t> running_;
+
+  std::vector<uint32_t> pending_;  // finished ops whose dependents are not released yet
+  bool draining_ = false;
+  uint32_t finished_ = 0;
+  int64_t start_time_ps_ = 0;
+};
+
+}  // namespace fabricsim::workload

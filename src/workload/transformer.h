@@ -1,0 +1,59 @@
+// The transformer generator: a GPT-style model's dimensions and parallel degrees
+// (TransformerSpec) -> one training step as a Dag, with per-layer FLOPs and communication bytes
+// from the Megatron-LM formulas (docs/training.md, docs/reference/gpu-node.md §5).
+//
+// Rank layout: Megatron-core's default order "tp-cp-ep-dp-pp" (parallel_state.py
+// initialize_model_parallel), context parallelism 1: job-local rank
+//   r = t + tp x (d + dp x stage),  d = e + ep x k  (expert index e, expert-data index k)
+// so a TP group is tp consecutive ranks (inside one node when tp <= GPUs per node), an EP group
+// is ep consecutive DP replicas, and pipeline stages are the outermost blocks.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "workload/dag.h"
+#include "workload/training_spec.h"
+
+namespace fabricsim::workload {
+
+struct TransformerStep {
+  Dag dag;
+  std::vector<double> op_flops;  // per op of dag.ops: the FLOPs of a compute op, 0 otherwise
+  int dp = 0;                    // derived data-parallel degree
+  int micro_batches = 0;         // per DP replica per step
+  int64_t vocab_padded = 0;      // vocabulary after Megatron's padding
+  int64_t bucket_params = 0;     // DDP bucket size in parameters (0 = one bucket)
+  std::vector<int64_t> stage_dense_params;   // per rank of each stage, reduced over DP
+  std::vector<int64_t> stage_expert_params;  // per rank of each stage, reduced over expert-DP
+};
+
+// Dense peak of the spec's GPU in TFLOPS (peak_tflops override or the profile).
+double peak_tflops(const TransformerSpec& spec);
+
+// Upper limits check_transformer enforces (also the knobs' maxima).
+inline constexpr int64_t kMaxLayers = 1 << 16;
+inline constexpr int64_t kMaxHidden = 1 << 20;
+inline constexpr int64_t kMaxSeqLength = 1 << 20;
+inline constexpr int64_t kMaxVocab = 1 << 24;
+inline constexpr int64_t kMaxMicroBatch = 1 << 16;
+inline constexpr int64_t kMaxExperts = 1 << 16;
+// DAG ops of one step: op indices are 32-bit, and at ~155 B per op in DAG, engine and result
+// (measured: 325 MB for 2.1 M ops), 2^28 ops is ~40 GB.
+inline constexpr int64_t kMaxTransformerOps = int64_t{1} << 28;
+
+// An upper bound on the ops of the spec's step (resource estimates; the limit above).
+int64_t transformer_ops_estimate(const TransformerSpec& spec, uint32_t gpus);
+
+// Checks the spec against a job of `gpus` GPUs; throws InputError naming the training.* key.
+void check_transformer(const TransformerSpec& spec, uint32_t gpus);
+
+// REQUIRES: nothing; calls check_transformer first.
+TransformerStep make_transformer_step(const TransformerSpec& spec, uint32_t gpus);
+
+// FLOPs of one transformer layer's forward pass for one micro-batch, whole layer (before /tp):
+// attention 8bsh^2 + 4bs^2h, MLP 16bsh^2 (x top_k in an MoE layer). Narayanan et al. SC'21 §5.1.
+double attention_forward_flops(const TransformerSpec& spec);
+double mlp_forward_flops(const TransformerSpec& spec, bool moe);
+
+}  // namespace fabricsim::workload
