@@ -249,7 +249,7 @@ TEST(LoadErrors, StructureProblems) {
       << "yaml-cpp keeps duplicates; the loader must not pick one silently";
   EXPECT_EQ(error_of(""),
             "s.yaml:1: (root): empty scenario; expected keys such as name, seed, "
-            "fabric, topology, hosts, routing, workload, jobs, scaling, stop_time, outputs, faults")
+            "fabric, topology, hosts, routing, workload, jobs, scaling, stop_time, outputs, faults, training")
       << "empty file";
   EXPECT_EQ(error_of("- a\n- b\n"), "s.yaml:1: (root): expected a mapping of keys, got a list")
       << "a list at the top";
