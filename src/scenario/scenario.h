@@ -6,6 +6,7 @@
 #include <string>
 
 #include "net/config.h"
+#include "node/spec.h"
 #include "routing/config.h"
 #include "topo/spec.h"
 #include "transport/config.h"
@@ -139,6 +140,7 @@ struct Scenario {
   topo::TopologySpec topology;
   routing::EcmpConfig ecmp;
   workload::WorkloadSpec workload;
+  node::NodeSpec node;  // node.*: GPUs per node and the node model (0 GPUs = none)
   // Simulated-time limit; 0 = run until every message completes. A run that hits the limit
   // reports unfinished flows rather than pretending they completed.
   int64_t stop_time_ps = 0;
