@@ -9,13 +9,6 @@
 
 namespace fabricsim::node {
 
-namespace {
-
-// Order of the resource blocks inside one node (resource(kind, node, index)).
-constexpr int kKinds = 9;
-
-}  // namespace
-
 GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
                const topo::FabricParams& fabric, const routing::EcmpRoutes& routes,
                transport::RoceTransport& transport, Scheduler& sched)
@@ -35,19 +28,20 @@ GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
                              std::to_string(nic / nics_per_node_));
     }
   }
-  const uint32_t count[kKinds] = {gpn_,           gpn_,           gpn_,
+  const uint32_t count[kResourceKinds] = {gpn_,           gpn_,           gpn_,
                                   gpn_,           nics_per_node_, nics_per_node_,
                                   switches_per_node_, switches_per_node_,
                                   static_cast<uint32_t>(spec.sockets)};
+  for (int k = 1; k < kResourceKinds; ++k) kind_base_[k] = kind_base_[k - 1] + count[k - 1];
   const int64_t nvlink = std::llround(static_cast<double>(spec.nvlink_rate_bps) *
                                       spec.nvlink_efficiency);
   const int64_t pcie = std::llround(pcie_rate_bps(spec, spec.pcie_lanes));
   const int64_t uplink = std::llround(pcie_rate_bps(spec, spec.pcie_uplink_lanes));
-  const int64_t rate[kKinds] = {nvlink, nvlink, pcie,   pcie,
+  const int64_t rate[kResourceKinds] = {nvlink, nvlink, pcie,   pcie,
                                 pcie,   pcie,   uplink, uplink,
                                 spec.host_memory_rate_bps};
   std::vector<FluidServer> node;
-  for (int k = 0; k < kKinds; ++k) {
+  for (int k = 0; k < kResourceKinds; ++k) {
     for (uint32_t i = 0; i < count[k]; ++i) node.push_back(FluidServer{rate[k], 0, 0, 0});
   }
   per_node_resources_ = static_cast<uint32_t>(node.size());
@@ -56,12 +50,7 @@ GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
 }
 
 uint32_t GpuNet::resource(ResourceKind kind, uint32_t node, uint32_t index) const {
-  const uint32_t count[kKinds] = {gpn_, gpn_, gpn_, gpn_, nics_per_node_, nics_per_node_,
-                                  switches_per_node_, switches_per_node_,
-                                  static_cast<uint32_t>(spec_.sockets)};
-  uint32_t base = node * per_node_resources_;
-  for (int k = 0; k < static_cast<int>(kind); ++k) base += count[k];
-  return base + index;
+  return node * per_node_resources_ + kind_base_[static_cast<int>(kind)] + index;
 }
 
 uint32_t GpuNet::nic_of(uint32_t gpu) const {

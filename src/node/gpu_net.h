@@ -31,6 +31,7 @@ enum class ResourceKind : uint8_t {
   kUplinkDown,  // root complex -> PCIe switch
   kHostMemory,  // a socket's DRAM (writes and reads share it)
 };
+inline constexpr int kResourceKinds = 9;
 
 class GpuNet final : public RankTransport {
  public:
@@ -128,6 +129,7 @@ class GpuNet final : public RankTransport {
   Scheduler& sched_;
   uint32_t gpn_ = 0, gpus_ = 0, nics_per_node_ = 0, switches_per_node_ = 0;
   uint32_t per_node_resources_ = 0;
+  uint32_t kind_base_[kResourceKinds] = {};  // first resource of each kind inside a node
   std::vector<FluidServer> servers_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;

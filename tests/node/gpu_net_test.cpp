@@ -126,6 +126,29 @@ TEST(GpuNet, CrossNodeGpuDirectIsPcieSwitchCrossingsPlusFabric) {
   EXPECT_EQ(sim.transport().qp(sim.transport().message(0).qp).src_nic, 0u);
 }
 
+TEST(GpuNet, InfinibandFabricCarriesGpuTransfersToo) {
+  scenario::Scenario sc = two_nodes(8, 8);
+  sc.technology = scenario::Technology::kInfiniband;
+  scenario::Simulation sim(sc);
+  Arrivals arr;
+  arr.attach(sim);
+  const int64_t size = 1 << 20;
+  sim.gpu_net()->send(3, 11, size, 4);
+  sim.run();
+  // The GPU-side parts (PCIe both sides) of the run equal the idle-machine arithmetic's: the
+  // run minus the transport message's own completion time, against idle_transfer_ps minus the
+  // transport's ideal completion time. (The IB fabric itself completes this message ~30 ns
+  // later than transport::ideal_fct_ps says: a property of the IB model, not of the node's.)
+  ASSERT_GT(arr.of(4), 0);
+  const transport::Message& m = sim.transport().message(0);
+  const scenario::Scenario& r = sim.scenario();
+  const int64_t ideal = transport::ideal_fct_ps(size, sim.routes().switch_hops(3, 11), r.roce,
+                                                r.link, r.switch_config, r.nic);
+  EXPECT_EQ(arr.of(4) - (m.rx_done_ps - m.post_ps),
+            sim.gpu_net()->idle_transfer_ps(3, 11, size) - ideal);
+  EXPECT_EQ(m.post_ps, 150'000) << "posted when the first byte crossed the PCIe switch";
+}
+
 // Per-GPU rate when 4 GPUs of node 0 each send S to a GPU of node 1 at once.
 double per_gpu_rate(int nics_per_host) {
   scenario::Scenario sc = two_nodes(4, nics_per_host);
@@ -149,6 +172,31 @@ TEST(GpuNet, FourGpusSharingOneNicGetAQuarterOfTheOneToOneRate) {
   // 1:1 each GPU has a 400G NIC: close to its 4096/(4096+82) payload rate.
   EXPECT_NEAR(one_to_one, 50e9 * 4096 / 4178, 50e9 * 0.05);
   EXPECT_NEAR(shared / one_to_one, 0.25, 0.25 * 0.05);
+}
+
+TEST(GpuNet, GpuWhoseNicIsOnAnotherSwitchCrossesTheRootComplex) {
+  // 4 GPUs, one PCIe switch each, one NIC (on switch 0): GPU 1's path to it is GPU link ->
+  // switch 1 -> uplink -> root complex -> uplink -> switch 0 -> NIC link.
+  scenario::Scenario sc = two_nodes(4, 1);
+  sc.node.sockets = 1;
+  scenario::Simulation sim(sc);
+  Arrivals arr;
+  arr.attach(sim);
+  const int64_t size = 1 << 20;
+  sim.gpu_net()->send(0, 4, size, 0);  // GPU 0 and its NIC share switch 0, on both nodes
+  sim.run();
+  sim.gpu_net()->send(1, 5, size, 1);
+  const int64_t start = sim.scheduler().now_ps;
+  sim.run();
+  // Two more device crossings (root complex, other switch) on each side: 4 x 150 ns; the x16
+  // uplinks run at the GPU link's rate, so no serialization shows.
+  EXPECT_NEAR(static_cast<double>(arr.of(1) - start - arr.of(0)), 4 * 150'000.0, 2.0);
+  const node::GpuNet& g = *sim.gpu_net();
+  EXPECT_EQ(g.server(g.resource(node::ResourceKind::kUplinkUp, 0, 1)).bytes, size);
+  EXPECT_EQ(g.server(g.resource(node::ResourceKind::kUplinkDown, 0, 0)).bytes, size);
+  EXPECT_EQ(g.server(g.resource(node::ResourceKind::kUplinkUp, 1, 0)).bytes, size);
+  EXPECT_EQ(g.server(g.resource(node::ResourceKind::kUplinkDown, 1, 1)).bytes, size);
+  EXPECT_EQ(g.server(g.resource(node::ResourceKind::kUplinkUp, 0, 0)).bytes, 0);
 }
 
 TEST(GpuNet, StagedExceedsGpuDirectByTheExtraCrossingsAndCopies) {
