@@ -13,10 +13,10 @@
 namespace fabricsim::node {
 
 struct FluidServer {
-  int64_t rate_bps = 0;        // effective rate, one direction
-  int64_t busy_until_ps = 0;   // when the last reserved byte leaves
-  int64_t bytes = 0;           // carried so far (reserved messages included)
-  int64_t busy_ps = 0;         // sum over messages of leave - entry: the time it was held
+  int64_t rate_bps = 0;       // effective rate, one direction
+  int64_t busy_until_ps = 0;  // when the last reserved byte leaves
+  int64_t bytes = 0;          // carried so far (reserved messages included)
+  int64_t busy_ps = 0;        // sum over messages of leave - entry: the time it was held
 };
 
 // One resource of a path and the latency before the first byte can enter it (the device crossed

@@ -28,25 +28,30 @@ GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
                              std::to_string(nic / nics_per_node_));
     }
   }
-  const uint32_t count[kResourceKinds] = {gpn_,           gpn_,           gpn_,
-                                  gpn_,           nics_per_node_, nics_per_node_,
-                                  switches_per_node_, switches_per_node_,
-                                  static_cast<uint32_t>(spec.sockets)};
+  const uint32_t count[kResourceKinds] = {gpn_,
+                                          gpn_,
+                                          gpn_,
+                                          gpn_,
+                                          nics_per_node_,
+                                          nics_per_node_,
+                                          switches_per_node_,
+                                          switches_per_node_,
+                                          static_cast<uint32_t>(spec.sockets)};
   for (int k = 1; k < kResourceKinds; ++k) kind_base_[k] = kind_base_[k - 1] + count[k - 1];
-  const int64_t nvlink = std::llround(static_cast<double>(spec.nvlink_rate_bps) *
-                                      spec.nvlink_efficiency);
+  const int64_t nvlink =
+      std::llround(static_cast<double>(spec.nvlink_rate_bps) * spec.nvlink_efficiency);
   const int64_t pcie = std::llround(pcie_rate_bps(spec, spec.pcie_lanes));
   const int64_t uplink = std::llround(pcie_rate_bps(spec, spec.pcie_uplink_lanes));
-  const int64_t rate[kResourceKinds] = {nvlink, nvlink, pcie,   pcie,
-                                pcie,   pcie,   uplink, uplink,
-                                spec.host_memory_rate_bps};
+  const int64_t rate[kResourceKinds] = {
+      nvlink, nvlink, pcie, pcie, pcie, pcie, uplink, uplink, spec.host_memory_rate_bps};
   std::vector<FluidServer> node;
   for (int k = 0; k < kResourceKinds; ++k) {
     for (uint32_t i = 0; i < count[k]; ++i) node.push_back(FluidServer{rate[k], 0, 0, 0});
   }
   per_node_resources_ = static_cast<uint32_t>(node.size());
   servers_.reserve(static_cast<size_t>(per_node_resources_) * topology.hosts);
-  for (int h = 0; h < topology.hosts; ++h) servers_.insert(servers_.end(), node.begin(), node.end());
+  for (int h = 0; h < topology.hosts; ++h)
+    servers_.insert(servers_.end(), node.begin(), node.end());
 }
 
 uint32_t GpuNet::resource(ResourceKind kind, uint32_t node, uint32_t index) const {
@@ -69,10 +74,10 @@ GpuNet::Place GpuNet::place(uint32_t gpu) const {
   p.gpu_switch = p.local / static_cast<uint32_t>(spec_.gpus_per_pcie_switch);
   p.nic_switch = p.nic * switches_per_node_ / nics_per_node_;
   const auto sockets = static_cast<uint32_t>(spec_.sockets);
-  p.gpu_memory = resource(ResourceKind::kHostMemory, p.node,
-                          p.gpu_switch * sockets / switches_per_node_);
-  p.nic_memory = resource(ResourceKind::kHostMemory, p.node,
-                          p.nic_switch * sockets / switches_per_node_);
+  p.gpu_memory =
+      resource(ResourceKind::kHostMemory, p.node, p.gpu_switch * sockets / switches_per_node_);
+  p.nic_memory =
+      resource(ResourceKind::kHostMemory, p.node, p.nic_switch * sockets / switches_per_node_);
   return p;
 }
 
@@ -174,9 +179,8 @@ int64_t GpuNet::post_time(const FluidResult& r, int64_t bytes) const {
 }
 
 int64_t GpuNet::fabric_idle_ps(uint32_t src_nic, uint32_t dst_nic, int64_t bytes) const {
-  return transport::ideal_fct_ps(bytes, routes_.switch_hops(src_nic, dst_nic),
-                                 transport_.config(), fabric_.link, fabric_.switch_config,
-                                 fabric_.nic);
+  return transport::ideal_fct_ps(bytes, routes_.switch_hops(src_nic, dst_nic), transport_.config(),
+                                 fabric_.link, fabric_.switch_config, fabric_.nic);
 }
 
 // ---- the idle machine
@@ -184,9 +188,9 @@ int64_t GpuNet::fabric_idle_ps(uint32_t src_nic, uint32_t dst_nic, int64_t bytes
 int64_t GpuNet::idle_transfer_ps(uint32_t src, uint32_t dst, int64_t bytes) const {
   const FluidServer* s = servers_.data();
   if (src / gpn_ == dst / gpn_) {
-    const Hop hops[2] = {{resource(ResourceKind::kNvlinkOut, src / gpn_, src % gpn_), 0},
-                         {resource(ResourceKind::kNvlinkIn, dst / gpn_, dst % gpn_),
-                          spec_.nvlink_latency_ps}};
+    const Hop hops[2] = {
+        {resource(ResourceKind::kNvlinkOut, src / gpn_, src % gpn_), 0},
+        {resource(ResourceKind::kNvlinkIn, dst / gpn_, dst % gpn_), spec_.nvlink_latency_ps}};
     return fluid_path(s, hops, 2, 0, 0, bytes, true, nullptr, nullptr).last_ps;
   }
   const Plan p = plan(src, dst);
@@ -215,15 +219,16 @@ double GpuNet::path_rate_bytes_per_s(uint32_t src, uint32_t dst) const {
     all[n++] = {resource(ResourceKind::kNvlinkIn, dst / gpn_, dst % gpn_), 0};
   } else {
     const Plan p = plan(src, dst);
-    for (const auto& [hops, count] : {std::pair{p.send1, p.n_send1}, std::pair{p.send2, p.n_send2},
-                                      std::pair{p.recv1, p.n_recv1}, std::pair{p.recv2, p.n_recv2}}) {
+    for (const auto& [hops, count] :
+         {std::pair{p.send1, p.n_send1}, std::pair{p.send2, p.n_send2},
+          std::pair{p.recv1, p.n_recv1}, std::pair{p.recv2, p.n_recv2}}) {
       for (int i = 0; i < count; ++i) all[n++] = hops[i];
     }
     // The NIC's payload rate: line rate x MTU payload / (full-MTU frame + preamble and IFG).
     const transport::RoceConfig& cfg = transport_.config();
     const auto mtu = static_cast<uint32_t>(cfg.mtu_bytes);
-    const double frame = transport::data_frame_bytes(cfg, mtu, false, false) +
-                         transport::wire_only_bytes(cfg);
+    const double frame =
+        transport::data_frame_bytes(cfg, mtu, false, false) + transport::wire_only_bytes(cfg);
     rate_bps = static_cast<double>(fabric_.link.rate_bps) * mtu / frame;
   }
   // A resource crossed twice (host memory: written, then read) gives each crossing half.
@@ -254,8 +259,7 @@ void GpuNet::free_slot(uint32_t slot) {
   free_slots_.push_back(slot);
 }
 
-FluidResult GpuNet::run(const Hop* hops, int n, int64_t first_ps, int64_t last_ps,
-                        int64_t bytes) {
+FluidResult GpuNet::run(const Hop* hops, int n, int64_t first_ps, int64_t last_ps, int64_t bytes) {
   int64_t entries[kMaxHops], leaves[kMaxHops];
   const FluidResult r =
       fluid_path(servers_.data(), hops, n, first_ps, last_ps, bytes, false, entries, leaves);
@@ -290,9 +294,9 @@ void GpuNet::start(uint32_t slot) {
   Slot& s = slots_[slot];
   const int64_t now = sched_.now_ps;
   if (s.src / gpn_ == s.dst / gpn_) {  // NVSwitch is non-blocking: only the two GPU ports
-    const Hop hops[2] = {{resource(ResourceKind::kNvlinkOut, s.src / gpn_, s.src % gpn_), 0},
-                         {resource(ResourceKind::kNvlinkIn, s.dst / gpn_, s.dst % gpn_),
-                          spec_.nvlink_latency_ps}};
+    const Hop hops[2] = {
+        {resource(ResourceKind::kNvlinkOut, s.src / gpn_, s.src % gpn_), 0},
+        {resource(ResourceKind::kNvlinkIn, s.dst / gpn_, s.dst % gpn_), spec_.nvlink_latency_ps}};
     s.step = Step::kArrive;
     sched_.at(run(hops, 2, now, now, s.bytes).last_ps, kNodeEvent, slot);
     return;

@@ -21,15 +21,15 @@ namespace fabricsim::node {
 
 // Kinds of a node's fluid resources (each one direction of one link, or a socket's DRAM).
 enum class ResourceKind : uint8_t {
-  kNvlinkOut,   // GPU -> NVSwitch (per GPU)
-  kNvlinkIn,    // NVSwitch -> GPU (per GPU)
-  kGpuPcieUp,   // GPU -> its PCIe switch
-  kGpuPcieDown, // PCIe switch -> GPU
-  kNicPcieIn,   // PCIe switch -> NIC (what the NIC reads to send)
-  kNicPcieOut,  // NIC -> PCIe switch (what the NIC writes on receive)
-  kUplinkUp,    // PCIe switch -> root complex
-  kUplinkDown,  // root complex -> PCIe switch
-  kHostMemory,  // a socket's DRAM (writes and reads share it)
+  kNvlinkOut,    // GPU -> NVSwitch (per GPU)
+  kNvlinkIn,     // NVSwitch -> GPU (per GPU)
+  kGpuPcieUp,    // GPU -> its PCIe switch
+  kGpuPcieDown,  // PCIe switch -> GPU
+  kNicPcieIn,    // PCIe switch -> NIC (what the NIC reads to send)
+  kNicPcieOut,   // NIC -> PCIe switch (what the NIC writes on receive)
+  kUplinkUp,     // PCIe switch -> root complex
+  kUplinkDown,   // root complex -> PCIe switch
+  kHostMemory,   // a socket's DRAM (writes and reads share it)
 };
 inline constexpr int kResourceKinds = 9;
 

@@ -45,9 +45,9 @@ void check_spec(const NodeSpec& spec, const topo::TopologySpec& topology) {
   }
   const int switches = gpus / spec.gpus_per_pcie_switch;
   if (switches % nics != 0 && nics % switches != 0) {
-    throw InputError("node.pcie.gpus_per_switch",
-                     "gives " + std::to_string(switches) + " PCIe switches per node, which " +
-                         n + " NICs cannot be spread over evenly");
+    throw InputError("node.pcie.gpus_per_switch", "gives " + std::to_string(switches) +
+                                                      " PCIe switches per node, which " + n +
+                                                      " NICs cannot be spread over evenly");
   }
   if (switches % spec.sockets != 0 || nics % spec.sockets != 0) {
     throw InputError("node.host.sockets",

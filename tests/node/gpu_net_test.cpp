@@ -64,9 +64,9 @@ double fabric_ps(const scenario::Simulation& sim, int64_t size, int switches) {
   const int mtu = sim.scenario().roce.mtu_bytes;
   for (int64_t left = size; left > 0; left -= mtu) wire += std::min<int64_t>(left, mtu) + 82;
   const net::NicConfig& n = sim.scenario().nic;
-  const double nic = static_cast<double>(n.host_post_ps + n.doorbell_ps + n.dma_read_ps +
-                                         n.tx_latency_ps + n.rx_latency_ps + n.mem_write_ps +
-                                         n.host_poll_ps);
+  const double nic =
+      static_cast<double>(n.host_post_ps + n.doorbell_ps + n.dma_read_ps + n.tx_latency_ps +
+                          n.rx_latency_ps + n.mem_write_ps + n.host_poll_ps);
   const double prop_ps = 3.0 * 5.0 * 1000.0;  // 5 ns per metre
   return static_cast<double>(wire) * 8.0 / 400e9 * 1e12 + (switches + 1) * prop_ps +
          switches * 450'000.0 + nic;
@@ -314,8 +314,7 @@ TEST(GpuNet, BadNodeKeysAreLoadErrorsNamingTheKey) {
   EXPECT_NE(load_error("node:\n  pcie:\n    generation: 6\n").find("node.pcie.generation"),
             std::string::npos);
   const scenario::LoadedScenario ok = scenario::load_scenario_string(
-      "node:\n  gpus_per_node: 8\n  gpudirect: false\n  nvlink:\n    rate: 3600Gbps\n",
-      "s.yaml");
+      "node:\n  gpus_per_node: 8\n  gpudirect: false\n  nvlink:\n    rate: 3600Gbps\n", "s.yaml");
   EXPECT_EQ(ok.scenario.node.gpus_per_node, 8);
   EXPECT_FALSE(ok.scenario.node.gpudirect);
   EXPECT_EQ(ok.scenario.node.nvlink_rate_bps, 3'600'000'000'000);
