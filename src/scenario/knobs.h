@@ -111,6 +111,9 @@ void add_congestion_knobs(std::vector<Knob>& k);
 void add_infiniband_knobs(std::vector<Knob>& k);
 // The NIC/host latency profile, its overrides and ACK coalescing (knob_registry_nic.cpp).
 void add_nic_knobs(std::vector<Knob>& k);
+// The GPU node model: GPUs per node, NVLink, PCIe, host memory, GPUDirect, PXN
+// (knob_registry_node.cpp).
+void add_node_knobs(std::vector<Knob>& k);
 // For a key that was removed or renamed: a one-phrase pointer to what replaces it ("" if none).
 std::string retired_key_hint(std::string_view path);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "net/config.h"
+#include "node/spec.h"
 #include "routing/config.h"
 #include "topo/spec.h"
 #include "transport/config.h"
@@ -156,6 +157,7 @@ struct Scenario {
   topo::TopologySpec topology;
   routing::EcmpConfig ecmp;
   workload::WorkloadSpec workload;
+  node::NodeSpec node;  // node.*: GPUs per node and the node model (0 GPUs = none)
   workload::TrainingSpec training;  // training.*: the transformer generator (docs/training.md)
   // Several jobs (GPU scenarios only); empty = one job running `workload` on every GPU.
   std::vector<JobSpec> jobs;

@@ -76,6 +76,7 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   if (ecn.enabled && ecn.kmax_bytes < ecn.kmin_bytes) {
     throw InputError("fabric.ecn.kmax", "must be at least fabric.ecn.kmin");
   }
+  node::check_spec(sc_.node, sc_.topology);  // InputError naming the node.* key
   const bool ib = sc_.technology == Technology::kInfiniband;
   if (ib) net_.set_ib(sc_.ib.link);
   topo_ = topo::build(sc_.topology, topo::FabricParams{sc_.link, sc_.switch_config, sc_.nic}, net_);
@@ -99,9 +100,19 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   if (ib) transport_->set_infiniband(lid_routes_.nic_lid, sc_.ib.link.sl_to_vl);
   workload_ = std::make_unique<workload::Workload>(sc_.workload, topo_.nics, sc_.link.rate_bps,
                                                    sc_.seed, *transport_, sched_);
+  if (sc_.node.gpus_per_node > 0) {
+    gpu_net_ = std::make_unique<node::GpuNet>(
+        sc_.node, topo_, topo::FabricParams{sc_.link, sc_.switch_config, sc_.nic}, routes_,
+        *transport_, sched_);
+  }
   transport_->on_delivered = [this](uint32_t msg) {
     ++delivered_;
-    workload_->on_delivered(msg);
+    // GPU transfers' transport messages belong to the node layer, whatever else is running.
+    if (gpu_net_ && gpu_net_->owns(msg)) {
+      gpu_net_->on_delivered(msg);
+    } else {
+      workload_->on_delivered(msg);
+    }
   };
   if (sc_.capture.max_frames > 0) net_.set_tap(net::Tap{this, &Simulation::capture_hook});
 }
@@ -264,9 +275,13 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
       case kFlowStart:
         workload_->on_flow_start();
         break;
+      case kNodeEvent:
+        gpu_net_->on_event(ev.target);
+        break;
     }
+    // GPU stages on NVLink/PCIe and timers are node events: the run goes on while any is due.
     if (transport_->unacked_messages() == 0 && workload_->all_posted() &&
-        net_.packets_in_flight() == 0) {
+        net_.packets_in_flight() == 0 && (!gpu_net_ || gpu_net_->idle())) {
       break;
     }
     if ((events_ & (kCheckEveryEvents - 1)) == 0) {

@@ -9,6 +9,7 @@
 
 #include "core/scheduler.h"
 #include "net/network.h"
+#include "node/gpu_net.h"
 #include "routing/ecmp.h"
 #include "routing/subnet_manager.h"
 #include "scenario/progress.h"
@@ -46,6 +47,8 @@ class Simulation {
   const routing::EcmpRoutes& routes() const { return routes_; }
   transport::RoceTransport& transport() { return *transport_; }
   workload::Workload& workload() { return *workload_; }
+  // The GPU layer (node.gpus_per_node > 0), else nullptr: GPUs as ranks over the fabric.
+  node::GpuNet* gpu_net() { return gpu_net_.get(); }
   int64_t events() const { return events_; }
   // Frames recorded per Scenario::capture, in transmit order.
   std::vector<CapturedFrame>& captured() { return captured_; }
@@ -65,6 +68,7 @@ class Simulation {
   routing::EcmpRoutes routes_;
   std::unique_ptr<transport::RoceTransport> transport_;
   std::unique_ptr<workload::Workload> workload_;
+  std::unique_ptr<node::GpuNet> gpu_net_;
   std::unique_ptr<routing::SubnetManager> sm_;
   routing::LidRoutes lid_routes_;
   int64_t link_failed_ps_ = -1;

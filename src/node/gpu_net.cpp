@@ -1,0 +1,377 @@
+#include "node/gpu_net.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/time.h"
+
+namespace fabricsim::node {
+
+GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
+               const topo::FabricParams& fabric, const routing::EcmpRoutes& routes,
+               transport::RoceTransport& transport, Scheduler& sched)
+    : spec_(spec), fabric_(fabric), routes_(routes), transport_(transport), sched_(sched) {
+  if (spec.gpus_per_node <= 0 || topology.hosts <= 0) {
+    throw std::logic_error("GpuNet needs gpus_per_node > 0 and a built topology");
+  }
+  gpn_ = static_cast<uint32_t>(spec.gpus_per_node);
+  gpus_ = gpn_ * static_cast<uint32_t>(topology.hosts);
+  nics_per_node_ = static_cast<uint32_t>(topology.nics / topology.hosts);
+  switches_per_node_ = gpn_ / static_cast<uint32_t>(spec.gpus_per_pcie_switch);
+  // NIC index = node x nics_per_node + k is how topo::build numbers them; a builder that did
+  // otherwise would silently pair GPUs with another node's NIC.
+  for (uint32_t nic = 0; nic < static_cast<uint32_t>(topology.nics); ++nic) {
+    if (topology.host_of_nic[nic] != static_cast<int>(nic / nics_per_node_)) {
+      throw std::logic_error("GpuNet: NIC " + std::to_string(nic) + " is not on node " +
+                             std::to_string(nic / nics_per_node_));
+    }
+  }
+  const uint32_t count[kResourceKinds] = {gpn_,
+                                          gpn_,
+                                          gpn_,
+                                          gpn_,
+                                          nics_per_node_,
+                                          nics_per_node_,
+                                          switches_per_node_,
+                                          switches_per_node_,
+                                          static_cast<uint32_t>(spec.sockets)};
+  for (int k = 1; k < kResourceKinds; ++k) kind_base_[k] = kind_base_[k - 1] + count[k - 1];
+  const int64_t nvlink =
+      std::llround(static_cast<double>(spec.nvlink_rate_bps) * spec.nvlink_efficiency);
+  const int64_t pcie = std::llround(pcie_rate_bps(spec, spec.pcie_lanes));
+  const int64_t uplink = std::llround(pcie_rate_bps(spec, spec.pcie_uplink_lanes));
+  const int64_t rate[kResourceKinds] = {
+      nvlink, nvlink, pcie, pcie, pcie, pcie, uplink, uplink, spec.host_memory_rate_bps};
+  std::vector<FluidServer> node;
+  for (int k = 0; k < kResourceKinds; ++k) {
+    for (uint32_t i = 0; i < count[k]; ++i) node.push_back(FluidServer{rate[k], 0, 0, 0});
+  }
+  per_node_resources_ = static_cast<uint32_t>(node.size());
+  servers_.reserve(static_cast<size_t>(per_node_resources_) * topology.hosts);
+  for (int h = 0; h < topology.hosts; ++h)
+    servers_.insert(servers_.end(), node.begin(), node.end());
+}
+
+uint32_t GpuNet::resource(ResourceKind kind, uint32_t node, uint32_t index) const {
+  return node * per_node_resources_ + kind_base_[static_cast<int>(kind)] + index;
+}
+
+uint32_t GpuNet::nic_of(uint32_t gpu) const {
+  const uint32_t l = gpu % gpn_;
+  return (gpu / gpn_) * nics_per_node_ + l * nics_per_node_ / gpn_;
+}
+
+// ---- paths: which resources a stage crosses. Each entry after the first crosses one device
+// (PCIe switch or root complex) and pays its latency.
+
+GpuNet::Place GpuNet::place(uint32_t gpu) const {
+  Place p;
+  p.node = gpu / gpn_;
+  p.local = gpu % gpn_;
+  p.nic = p.local * nics_per_node_ / gpn_;
+  p.gpu_switch = p.local / static_cast<uint32_t>(spec_.gpus_per_pcie_switch);
+  p.nic_switch = p.nic * switches_per_node_ / nics_per_node_;
+  const auto sockets = static_cast<uint32_t>(spec_.sockets);
+  p.gpu_memory =
+      resource(ResourceKind::kHostMemory, p.node, p.gpu_switch * sockets / switches_per_node_);
+  p.nic_memory =
+      resource(ResourceKind::kHostMemory, p.node, p.nic_switch * sockets / switches_per_node_);
+  return p;
+}
+
+int GpuNet::gpu_to_nic(uint32_t gpu, Hop* out) const {
+  const Place p = place(gpu);
+  const int64_t lat = spec_.pcie_switch_latency_ps;
+  int n = 0;
+  out[n++] = {resource(ResourceKind::kGpuPcieUp, p.node, p.local), 0};
+  // A NIC on another switch than its GPU is reached through the root complex.
+  if (p.gpu_switch != p.nic_switch) {
+    out[n++] = {resource(ResourceKind::kUplinkUp, p.node, p.gpu_switch), lat};
+    out[n++] = {resource(ResourceKind::kUplinkDown, p.node, p.nic_switch), lat};
+  }
+  out[n++] = {resource(ResourceKind::kNicPcieIn, p.node, p.nic), lat};
+  return n;
+}
+
+int GpuNet::gpu_to_host(uint32_t gpu, Hop* out) const {
+  const Place p = place(gpu);
+  const int64_t lat = spec_.pcie_switch_latency_ps;
+  out[0] = {resource(ResourceKind::kGpuPcieUp, p.node, p.local), 0};
+  out[1] = {resource(ResourceKind::kUplinkUp, p.node, p.gpu_switch), lat};
+  out[2] = {p.gpu_memory, lat};
+  return 3;
+}
+
+int GpuNet::host_to_nic(uint32_t gpu, Hop* out) const {
+  const Place p = place(gpu);
+  const int64_t lat = spec_.pcie_switch_latency_ps;
+  out[0] = {p.nic_memory, 0};
+  out[1] = {resource(ResourceKind::kUplinkDown, p.node, p.nic_switch), lat};
+  out[2] = {resource(ResourceKind::kNicPcieIn, p.node, p.nic), lat};
+  return 3;
+}
+
+int GpuNet::nic_to_gpu(uint32_t gpu, Hop* out) const {
+  const Place p = place(gpu);
+  const int64_t lat = spec_.pcie_switch_latency_ps;
+  int n = 0;
+  out[n++] = {resource(ResourceKind::kNicPcieOut, p.node, p.nic), 0};
+  if (p.gpu_switch != p.nic_switch) {
+    out[n++] = {resource(ResourceKind::kUplinkUp, p.node, p.nic_switch), lat};
+    out[n++] = {resource(ResourceKind::kUplinkDown, p.node, p.gpu_switch), lat};
+  }
+  out[n++] = {resource(ResourceKind::kGpuPcieDown, p.node, p.local), lat};
+  return n;
+}
+
+int GpuNet::nic_to_host(uint32_t gpu, Hop* out) const {
+  const Place p = place(gpu);
+  const int64_t lat = spec_.pcie_switch_latency_ps;
+  out[0] = {resource(ResourceKind::kNicPcieOut, p.node, p.nic), 0};
+  out[1] = {resource(ResourceKind::kUplinkUp, p.node, p.nic_switch), lat};
+  out[2] = {p.nic_memory, lat};
+  return 3;
+}
+
+int GpuNet::host_to_gpu(uint32_t gpu, Hop* out) const {
+  const Place p = place(gpu);
+  const int64_t lat = spec_.pcie_switch_latency_ps;
+  out[0] = {p.gpu_memory, 0};
+  out[1] = {resource(ResourceKind::kUplinkDown, p.node, p.gpu_switch), lat};
+  out[2] = {resource(ResourceKind::kGpuPcieDown, p.node, p.local), lat};
+  return 3;
+}
+
+GpuNet::Plan GpuNet::plan(uint32_t src, uint32_t dst) const {
+  Plan p;
+  const uint32_t ls = src % gpn_, ld = dst % gpn_;
+  p.relay = src;
+  // PXN: leave from the NIC on the destination's rail, reached over NVLink through the local
+  // GPU that uses it (NCCL PATH_PXN); without it the flow crosses rails in the fabric.
+  if (spec_.pxn && ls * nics_per_node_ / gpn_ != ld * nics_per_node_ / gpn_) {
+    p.relay = (src / gpn_) * gpn_ + ld;
+    p.send1[p.n_send1++] = {resource(ResourceKind::kNvlinkOut, src / gpn_, ls), 0};
+    p.send1[p.n_send1++] = {resource(ResourceKind::kNvlinkIn, src / gpn_, ld),
+                            spec_.nvlink_latency_ps};
+  }
+  if (spec_.gpudirect) {
+    p.n_send1 += gpu_to_nic(p.relay, p.send1 + p.n_send1);
+    p.n_recv1 = nic_to_gpu(dst, p.recv1);
+  } else {
+    p.n_send1 += gpu_to_host(p.relay, p.send1 + p.n_send1);
+    p.n_send2 = host_to_nic(p.relay, p.send2);
+    p.n_recv1 = nic_to_host(dst, p.recv1);
+    p.n_recv2 = host_to_gpu(dst, p.recv2);
+  }
+  p.src_nic = nic_of(p.relay);
+  p.dst_nic = nic_of(dst);
+  return p;
+}
+
+int64_t GpuNet::wire_ps(int64_t bytes) const {
+  return serialization_ps(bytes, fabric_.link.rate_bps);
+}
+
+int64_t GpuNet::post_time(const FluidResult& r, int64_t bytes) const {
+  return std::max(r.first_ps, r.last_ps - wire_ps(bytes));
+}
+
+int64_t GpuNet::fabric_idle_ps(uint32_t src_nic, uint32_t dst_nic, int64_t bytes) const {
+  return transport::ideal_fct_ps(bytes, routes_.switch_hops(src_nic, dst_nic), transport_.config(),
+                                 fabric_.link, fabric_.switch_config, fabric_.nic);
+}
+
+// ---- the idle machine
+
+int64_t GpuNet::idle_transfer_ps(uint32_t src, uint32_t dst, int64_t bytes) const {
+  const FluidServer* s = servers_.data();
+  if (src / gpn_ == dst / gpn_) {
+    const Hop hops[2] = {
+        {resource(ResourceKind::kNvlinkOut, src / gpn_, src % gpn_), 0},
+        {resource(ResourceKind::kNvlinkIn, dst / gpn_, dst % gpn_), spec_.nvlink_latency_ps}};
+    return fluid_path(s, hops, 2, 0, 0, bytes, true, nullptr, nullptr).last_ps;
+  }
+  const Plan p = plan(src, dst);
+  FluidResult r = fluid_path(s, p.send1, p.n_send1, 0, 0, bytes, true, nullptr, nullptr);
+  if (!spec_.gpudirect) {
+    const int64_t t = r.last_ps + spec_.staged_cpu_ps;
+    r = fluid_path(s, p.send2, p.n_send2, t, t, bytes, true, nullptr, nullptr);
+  }
+  const int64_t posted = post_time(r, bytes);
+  const int64_t delivered = posted + fabric_idle_ps(p.src_nic, p.dst_nic, bytes);
+  r = fluid_path(s, p.recv1, p.n_recv1, std::max(posted, delivered - wire_ps(bytes)), delivered,
+                 bytes, true, nullptr, nullptr);
+  if (!spec_.gpudirect) {
+    const int64_t t = r.last_ps + spec_.staged_cpu_ps;
+    r = fluid_path(s, p.recv2, p.n_recv2, t, t, bytes, true, nullptr, nullptr);
+  }
+  return r.last_ps;
+}
+
+double GpuNet::path_rate_bytes_per_s(uint32_t src, uint32_t dst) const {
+  Hop all[4 * kMaxHops];
+  int n = 0;
+  double rate_bps = 0;
+  if (src / gpn_ == dst / gpn_) {
+    all[n++] = {resource(ResourceKind::kNvlinkOut, src / gpn_, src % gpn_), 0};
+    all[n++] = {resource(ResourceKind::kNvlinkIn, dst / gpn_, dst % gpn_), 0};
+  } else {
+    const Plan p = plan(src, dst);
+    for (const auto& [hops, count] :
+         {std::pair{p.send1, p.n_send1}, std::pair{p.send2, p.n_send2},
+          std::pair{p.recv1, p.n_recv1}, std::pair{p.recv2, p.n_recv2}}) {
+      for (int i = 0; i < count; ++i) all[n++] = hops[i];
+    }
+    // The NIC's payload rate: line rate x MTU payload / (full-MTU frame + preamble and IFG).
+    const transport::RoceConfig& cfg = transport_.config();
+    const auto mtu = static_cast<uint32_t>(cfg.mtu_bytes);
+    const double frame =
+        transport::data_frame_bytes(cfg, mtu, false, false) + transport::wire_only_bytes(cfg);
+    rate_bps = static_cast<double>(fabric_.link.rate_bps) * mtu / frame;
+  }
+  // A resource crossed twice (host memory: written, then read) gives each crossing half.
+  for (int i = 0; i < n; ++i) {
+    int uses = 0;
+    for (int j = 0; j < n; ++j) uses += all[j].resource == all[i].resource;
+    const double r = static_cast<double>(servers_[all[i].resource].rate_bps) / uses;
+    if (rate_bps == 0 || r < rate_bps) rate_bps = r;
+  }
+  return rate_bps / 8.0;
+}
+
+// ---- the running machine
+
+uint32_t GpuNet::alloc_slot() {
+  ++active_slots_;
+  if (!free_slots_.empty()) {
+    const uint32_t s = free_slots_.back();
+    free_slots_.pop_back();
+    return s;
+  }
+  slots_.emplace_back();
+  return static_cast<uint32_t>(slots_.size() - 1);
+}
+
+void GpuNet::free_slot(uint32_t slot) {
+  --active_slots_;
+  free_slots_.push_back(slot);
+}
+
+FluidResult GpuNet::run(const Hop* hops, int n, int64_t first_ps, int64_t last_ps, int64_t bytes) {
+  int64_t entries[kMaxHops], leaves[kMaxHops];
+  const FluidResult r =
+      fluid_path(servers_.data(), hops, n, first_ps, last_ps, bytes, false, entries, leaves);
+  fluid_commit(servers_.data(), hops, n, bytes, entries, leaves);
+  return r;
+}
+
+void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
+                  int64_t delay_ps) {
+  if (src_gpu == dst_gpu || src_gpu >= gpus_ || dst_gpu >= gpus_ || bytes < 0 || delay_ps < 0) {
+    throw std::logic_error("GpuNet::send: bad GPU pair, size or delay");
+  }
+  const uint32_t slot = alloc_slot();
+  Slot& s = slots_[slot];
+  s = Slot{src_gpu, dst_gpu, 0, 0, src_gpu, bytes, cookie, Step::kStart};
+  if (delay_ps > 0) {
+    sched_.at(sched_.now_ps + delay_ps, kNodeEvent, slot);
+  } else {
+    start(slot);
+  }
+}
+
+void GpuNet::timer(int64_t delay_ps, uint64_t cookie) {
+  const uint32_t slot = alloc_slot();
+  slots_[slot] = Slot{};
+  slots_[slot].cookie = cookie;
+  slots_[slot].step = Step::kTimer;
+  sched_.at(sched_.now_ps + std::max<int64_t>(delay_ps, 0), kNodeEvent, slot);
+}
+
+void GpuNet::start(uint32_t slot) {
+  Slot& s = slots_[slot];
+  const int64_t now = sched_.now_ps;
+  if (s.src / gpn_ == s.dst / gpn_) {  // NVSwitch is non-blocking: only the two GPU ports
+    const Hop hops[2] = {
+        {resource(ResourceKind::kNvlinkOut, s.src / gpn_, s.src % gpn_), 0},
+        {resource(ResourceKind::kNvlinkIn, s.dst / gpn_, s.dst % gpn_), spec_.nvlink_latency_ps}};
+    s.step = Step::kArrive;
+    sched_.at(run(hops, 2, now, now, s.bytes).last_ps, kNodeEvent, slot);
+    return;
+  }
+  const Plan p = plan(s.src, s.dst);
+  s.relay = p.relay;
+  s.src_nic = p.src_nic;
+  s.dst_nic = p.dst_nic;
+  const FluidResult r = run(p.send1, p.n_send1, now, now, s.bytes);
+  if (spec_.gpudirect) {
+    s.step = Step::kPost;
+    sched_.at(post_time(r, s.bytes), kNodeEvent, slot);
+  } else {  // NCCL's proxy posts once the copy into the host bounce buffer is complete
+    s.step = Step::kStagedOut;
+    sched_.at(r.last_ps + spec_.staged_cpu_ps, kNodeEvent, slot);
+  }
+}
+
+void GpuNet::on_event(uint32_t slot) {
+  Slot& s = slots_[slot];
+  const int64_t now = sched_.now_ps;
+  switch (s.step) {
+    case Step::kStart:
+      start(slot);
+      return;
+    case Step::kStagedOut: {
+      const Plan p = plan(s.src, s.dst);
+      const FluidResult r = run(p.send2, p.n_send2, now, now, s.bytes);
+      s.step = Step::kPost;
+      sched_.at(post_time(r, s.bytes), kNodeEvent, slot);
+      return;
+    }
+    case Step::kPost:
+      // The slot now waits for the transport; on_delivered picks it up.
+      transport_.post(s.src_nic, s.dst_nic, s.bytes, kTagBit | slot);
+      return;
+    case Step::kStagedIn: {
+      const Plan p = plan(s.src, s.dst);
+      const FluidResult r = run(p.recv2, p.n_recv2, now, now, s.bytes);
+      s.step = Step::kArrive;
+      sched_.at(r.last_ps, kNodeEvent, slot);
+      return;
+    }
+    case Step::kArrive: {
+      const uint64_t cookie = s.cookie;
+      free_slot(slot);
+      if (on_arrived) on_arrived(cookie);
+      return;
+    }
+    case Step::kTimer: {
+      const uint64_t cookie = s.cookie;
+      free_slot(slot);
+      if (on_timer) on_timer(cookie);
+      return;
+    }
+  }
+}
+
+void GpuNet::on_delivered(uint32_t msg) {
+  const transport::Message& m = transport_.message(msg);
+  const auto slot = static_cast<uint32_t>(m.tag & ~kTagBit);
+  Slot& s = slots_[slot];
+  const int64_t now = sched_.now_ps;
+  // The NIC wrote the bytes as they arrived, over about one line-rate message time before the
+  // last: the receive-side PCIe starts then (cut-through at message grain).
+  const int64_t first = std::max(m.post_ps, now - wire_ps(s.bytes));
+  const Plan p = plan(s.src, s.dst);
+  const FluidResult r = run(p.recv1, p.n_recv1, first, now, s.bytes);
+  if (spec_.gpudirect) {
+    s.step = Step::kArrive;
+    sched_.at(r.last_ps, kNodeEvent, slot);
+  } else {  // the proxy sees the completion, then the copy out of the bounce buffer runs
+    s.step = Step::kStagedIn;
+    sched_.at(r.last_ps + spec_.staged_cpu_ps, kNodeEvent, slot);
+  }
+}
+
+}  // namespace fabricsim::node
