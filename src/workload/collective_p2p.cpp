@@ -1,0 +1,45 @@
+// Point-to-point plans: send (ranks[0] -> ranks[1], pipeline parallelism), nccl-tests' sendrecv
+// (every rank to the next) and all-to-all, which NCCL's enqueue layer expands into one send/recv
+// pair per peer (docs/reference/nccl.md §3, enqueue.cc p2pTaskAppend). Each connection is cut
+// into P2P chunks: NCCL_P2P_NVL_CHUNKSIZE inside a node, NCCL_P2P_NET_CHUNKSIZE across nodes.
+#include <algorithm>
+
+#include "workload/collective_plan.h"
+
+namespace fabricsim::workload::detail {
+
+void build_p2p(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
+  const int n = static_cast<int>(spec.ranks.size());
+  auto add = [&](uint32_t src, uint32_t dst, int64_t bytes) {
+    const bool same_node = src / bp.gpus_per_node == dst / bp.gpus_per_node;
+    int64_t chunk = same_node ? bp.p2p_nvl_chunk_bytes : bp.p2p_net_chunk_bytes;
+    // LL moves at most one LL step of data per FIFO slot.
+    if (bp.protocol == kProtoLL) chunk = std::min(chunk, bp.step_data_bytes);
+    for (int c = 0; c < bp.channels; ++c) {
+      plan.add_conn(src, dst,
+                    plan.add_stream(make_chunked_stream(split_part(bytes, bp.channels, c), chunk)),
+                    bp.window);
+    }
+  };
+  switch (spec.op) {
+    case CollOp::kSend:
+      add(spec.ranks[0], spec.ranks[1], spec.size_bytes);
+      break;
+    case CollOp::kSendRecv:
+      for (int i = 0; i < n; ++i) add(spec.ranks[i], spec.ranks[(i + 1) % n], spec.size_bytes);
+      break;
+    case CollOp::kAllToAll:
+      // nccl-tests: size is the whole per-rank send buffer, size/n to every peer; the block to
+      // oneself is a local copy and never crosses a link.
+      for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) {
+          if (i != j) add(spec.ranks[i], spec.ranks[j], spec.size_bytes / n);
+        }
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace fabricsim::workload::detail
