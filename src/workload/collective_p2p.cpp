@@ -31,10 +31,10 @@ void build_p2p(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
     case CollOp::kAllToAll:
       // nccl-tests: size is the whole per-rank send buffer, size/n to every peer; the block to
       // oneself is a local copy and never crosses a link.
+      // Peers in NCCL's P2P schedule order: at round d every rank sends to rank + d, so no
+      // receiver is everyone's first destination.
       for (int i = 0; i < n; ++i) {
-        for (int j = 0; j < n; ++j) {
-          if (i != j) add(spec.ranks[i], spec.ranks[j], spec.size_bytes / n);
-        }
+        for (int d = 1; d < n; ++d) add(spec.ranks[i], spec.ranks[(i + d) % n], spec.size_bytes / n);
       }
       break;
     default:

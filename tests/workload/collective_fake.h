@@ -2,7 +2,8 @@
 // one egress and one ingress FIFO serializer per link class (intra-node NVLink-like, inter-node
 // NIC-like), each class with its own rate and one-way latency. A message waits `delay_ps`, then
 // for its sender's egress serializer, serializes at the class rate, travels the class latency,
-// and is delivered after the receiver's ingress serializer is free for it. Its own tiny event
+// and is delivered once the receiver's ingress serializer (served in order of first-byte
+// arrival, cut-through) has taken all its bytes. Its own tiny event
 // loop (a priority queue ordered by time, then insertion) drives the engine.
 #pragma once
 
@@ -71,16 +72,23 @@ class FakeMachine final : public node::RankTransport {
       q_.pop();
       now_ = ev.t;
       if (ev.kind == kPost) {
+        // Egress: FIFO in posting order; the first byte reaches the receiver `latency` later.
         const int cls = inter(ev.src, ev.dst) ? 1 : 0;
-        const int64_t s = ser(ev.src, ev.dst, ev.bytes);
         const int64_t start = std::max(now_, egress_free_[cls][ev.src]);
-        egress_free_[cls][ev.src] = start + s;
-        const int64_t arrive = std::max(start + s + latency(ev.src, ev.dst),
-                                        ingress_free_[cls][ev.dst] + s);
-        ingress_free_[cls][ev.dst] = arrive;
+        egress_free_[cls][ev.src] = start + ser(ev.src, ev.dst, ev.bytes);
+        push(start + latency(ev.src, ev.dst), kHead, ev.cookie, ev.src, ev.dst, ev.bytes,
+             egress_free_[cls][ev.src] + latency(ev.src, ev.dst));
+      } else if (ev.kind == kHead) {
+        // Ingress: FIFO in order of first-byte arrival (cut-through: it overlaps the sender's
+        // serialization), never finishing before the last byte has crossed.
+        const int cls = inter(ev.src, ev.dst) ? 1 : 0;
+        const int64_t end = std::max(std::max(now_, ingress_free_[cls][ev.dst]) +
+                                         ser(ev.src, ev.dst, ev.bytes),
+                                     ev.tail);
+        ingress_free_[cls][ev.dst] = end;
         rx_bytes_[ev.dst] += ev.bytes;
         ++messages_;
-        push(arrive, kArrive, ev.cookie, ev.src, ev.dst, ev.bytes);
+        push(end, kArrive, ev.cookie, ev.src, ev.dst, ev.bytes);
       } else if (ev.kind == kArrive) {
         on_arrived(ev.cookie);
       } else {
@@ -93,7 +101,7 @@ class FakeMachine final : public node::RankTransport {
   int64_t messages() const { return messages_; }
 
  private:
-  enum Kind { kPost, kArrive, kTimer };
+  enum Kind { kPost, kHead, kArrive, kTimer };
   struct Ev {
     int64_t t;
     uint64_t seq;
@@ -101,10 +109,12 @@ class FakeMachine final : public node::RankTransport {
     uint64_t cookie;
     uint32_t src, dst;
     int64_t bytes;
+    int64_t tail;  // kHead: when the last byte reaches the receiver
     bool operator>(const Ev& o) const { return std::tie(t, seq) > std::tie(o.t, o.seq); }
   };
-  void push(int64_t t, Kind k, uint64_t cookie, uint32_t src, uint32_t dst, int64_t bytes) {
-    q_.push(Ev{t, seq_++, k, cookie, src, dst, bytes});
+  void push(int64_t t, Kind k, uint64_t cookie, uint32_t src, uint32_t dst, int64_t bytes,
+            int64_t tail = 0) {
+    q_.push(Ev{t, seq_++, k, cookie, src, dst, bytes, tail});
   }
   FakeParams p_;
   int64_t now_ = 0;
