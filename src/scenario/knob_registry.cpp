@@ -15,6 +15,9 @@ namespace fabricsim::scenario {
 using knob_bind::bind;
 using knob_bind::bind_enum;
 
+// The NCCL collective engine's entries, collective.* (knob_registry_collective.cpp).
+void add_collective_knobs(std::vector<Knob>& k);
+
 namespace {
 
 // Every time, size and rate key gets the ranges of core/checked.h unless its entry is tighter,
@@ -401,6 +404,7 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.capture.point; }));
   add_congestion_knobs(k);
   add_infiniband_knobs(k);
+  add_collective_knobs(k);
   bound_unit_keys(k);
   return k;
 }

@@ -9,6 +9,7 @@
 #include "routing/config.h"
 #include "topo/spec.h"
 #include "transport/config.h"
+#include "workload/collective_config.h"
 #include "workload/spec.h"
 
 namespace fabricsim::scenario {
@@ -139,6 +140,7 @@ struct Scenario {
   topo::TopologySpec topology;
   routing::EcmpConfig ecmp;
   workload::WorkloadSpec workload;
+  workload::CollectiveConfig collective;  // the NCCL-style collective engine (collective.*)
   // Simulated-time limit; 0 = run until every message completes. A run that hits the limit
   // reports unfinished flows rather than pretending they completed.
   int64_t stop_time_ps = 0;
