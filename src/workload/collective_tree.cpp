@@ -54,10 +54,13 @@ void build_tree(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
     for (int which = 0; which < 2; ++which) {
       const uint32_t stream = plan.add_stream(
           make_chunked_stream(split_part(data, 2, which), bp.step_data_bytes));
-      // Chain of each node for this (channel, tree): rotated so the two trees and the channels
-      // leave each node through different GPUs (and so NICs). chain[0] is the node's head.
+      // Chain of each node for channel c, rotated to start at its (c mod G)-th GPU so channels
+      // leave each node through different GPUs (and so NICs). Both trees of a channel share the
+      // chain, as NCCL's duplicated channels c and c + nChannels do (connect.cc
+      // ncclTopoPreset). chain[0] is the node's head: it talks to the parent node and, as in
+      // NCCL_TOPO_PATTERN_TREE, to the child nodes.
       std::vector<std::vector<uint32_t>> chain(n_nodes);
-      for (int x = 0; x < n_nodes; ++x) chain[x] = ring_order({nodes[x]}, 2 * c + which);
+      for (int x = 0; x < n_nodes; ++x) chain[x] = ring_order({nodes[x]}, c);
       std::vector<std::vector<uint32_t>> up_in(n);  // per communicator index
       std::vector<uint32_t> down_in(n, kNone);
       std::vector<uint32_t> up_conns, down_conns;
