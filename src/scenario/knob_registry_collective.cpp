@@ -93,6 +93,31 @@ void add_collective_knobs(std::vector<Knob>& k) {
                       .min = Bound{64}},
                      [p](auto& s) -> auto& { return s.collective.buffer_bytes[p]; }));
   }
+  const char* const thr_src[] = {"nccl@5067397 src/include/comm.h NCCL_LL_THREAD_THRESHOLD = 8",
+                                 "nccl@5067397 src/include/comm.h NCCL_LL128_THREAD_THRESHOLD = 8",
+                                 "nccl@5067397 src/include/comm.h NCCL_SIMPLE_THREAD_THRESHOLD = 64"};
+  const char* const nt_src[] = {"nccl@5067397 src/include/device.h NCCL_LL_MAX_NTHREADS = 512",
+                                "nccl@5067397 src/include/device.h NCCL_LL128_MAX_NTHREADS = 640",
+                                "nccl@5067397 src/include/device.h NCCL_SIMPLE_MAX_NTHREADS = 512 "
+                                "(tuning.cc: 256 when the ring is no faster than PCIe)"};
+  for (int p = 0; p < workload::kProtocols; ++p) {
+    k.push_back(bind({.path = std::string("collective.thread_threshold.") + proto_key[p],
+                      .type = KnobType::kBytes,
+                      .description = std::string("Bytes per thread below which ") + proto_name[p] +
+                                     " drops a default channel (channels x threads x this; ring LL "
+                                     "x ranks)",
+                      .source = thr_src[p],
+                      .min = non_negative},
+                     [p](auto& s) -> auto& { return s.collective.thread_threshold_bytes[p]; }));
+    k.push_back(bind({.path = std::string("collective.threads.") + proto_key[p],
+                      .type = KnobType::kInt,
+                      .description = std::string("GPU threads per channel of ") + proto_name[p] +
+                                     " in the small-message channel rule",
+                      .source = nt_src[p],
+                      .min = Bound{1},
+                      .max = Bound{1024}},
+                     [p](auto& s) -> auto& { return s.collective.threads_per_channel[p]; }));
+  }
   k.push_back(bind({.path = "collective.p2p_net_chunk",
                     .type = KnobType::kBytes,
                     .description = "Message size of send / send_recv / all_to_all across nodes",

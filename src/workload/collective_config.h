@@ -47,6 +47,15 @@ struct CollectiveConfig {
   int ring_chunk_steps = 4;
   int ring_slice_steps = 2;
 
+  // NCCL's channel tuning for small messages (enqueue.cc ncclGetAlgoInfo "Ring/Tree channel
+  // tuning"): with the default channel count, channels are dropped while
+  // bytes < channels x threads x threshold (ring LL's threshold x nRanks). Thresholds per
+  // protocol from comm.h NCCL_{LL,LL128,SIMPLE}_THREAD_THRESHOLD; threads per channel from
+  // tuning.cc maxThreads (NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640,
+  // NCCL_SIMPLE_MAX_NTHREADS 512 on NVLink nodes). [LL, LL128, Simple].
+  std::array<int64_t, kProtocols> thread_threshold_bytes{8, 8, 64};
+  std::array<int, kProtocols> threads_per_channel{512, 640, 512};
+
   // P2P (send, send_recv, all-to-all) step size: NCCL_P2P_NET_CHUNKSIZE across nodes,
   // NCCL_P2P_NVL_CHUNKSIZE inside a node (init.cc P2pNetChunkSize, P2pNvlChunkSize).
   int64_t p2p_net_chunk_bytes = 131'072;

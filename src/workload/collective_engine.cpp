@@ -189,6 +189,16 @@ CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
       }
     }
   }
+  // enqueue.cc: with the default channel count, small messages use fewer channels.
+  if (spec.channels == 0) {
+    const int p = proto_index(r.protocol);
+    int64_t threshold = cfg_.thread_threshold_bytes[p];
+    if (r.algorithm != CollAlgorithm::kTree && p == kProtoLL) threshold *= n;
+    while (r.channels >= 2 &&
+           spec.size_bytes < r.channels * cfg_.threads_per_channel[p] * threshold) {
+      --r.channels;
+    }
+  }
   return r;
 }
 

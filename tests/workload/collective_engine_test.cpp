@@ -25,13 +25,22 @@ TEST(CollectiveAuto, PicksNcclsLowestPredictedTime) {
       make_spec(CollOp::kAllReduce, CollAlgorithm::kAuto, Protocol::kAuto, 64, first_ranks(8), 0));
   EXPECT_EQ(r.algorithm, CollAlgorithm::kRing);
   EXPECT_EQ(r.protocol, Protocol::kLL);
-  EXPECT_EQ(r.channels, 8);  // 64 B over 8 ranks: at most one byte per rank per channel
+  // NCCL's small-message rule: ring LL drops channels while 64 B < nc x 512 x 8 x 8 ranks.
+  EXPECT_EQ(r.channels, 1);
   // 1 GiB: Simple's full bandwidth beats LL's 1/2 and LL128's 0.92.
   r = one.engine.resolve(make_spec(CollOp::kAllReduce, CollAlgorithm::kAuto, Protocol::kAuto,
                                    1024 * kMiB, first_ranks(8), 0));
   EXPECT_EQ(r.algorithm, CollAlgorithm::kRing);
   EXPECT_EQ(r.protocol, Protocol::kSimple);
   EXPECT_EQ(r.channels, 16);  // CollectiveConfig::channels
+  // Simple ring: nc x 512 threads x 64 B = 32 KiB per channel; 256 KiB keeps 8 channels.
+  r = one.engine.resolve(make_spec(CollOp::kAllReduce, CollAlgorithm::kRing, Protocol::kSimple,
+                                   256 * 1024, first_ranks(8), 0));
+  EXPECT_EQ(r.channels, 8);
+  // An explicit channel count is kept.
+  r = one.engine.resolve(make_spec(CollOp::kAllReduce, CollAlgorithm::kRing, Protocol::kSimple,
+                                   256 * 1024, first_ranks(8), 12));
+  EXPECT_EQ(r.channels, 12);
   // 16 nodes x 8: tree LL (6.8 + 2 x (7 x 0.6 + 4 x 5.0) = 55.2 us) beats ring LL
   // (6.6 + 224 x 1.0 + 30 x 2.7 = 311.6 us) for small messages.
   Bench big(FakeParams{.nodes = 16, .gpus_per_node = 8});
