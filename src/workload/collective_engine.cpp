@@ -264,7 +264,7 @@ void CollectiveEngine::finalize(Plan& plan) const {
     // idle small-message time matches NCCL's model (docs/collectives.md "Latency").
     const int link = c.src / gpn == c.dst / gpn ? cfg_.intra_link_class : kLinkNet;
     const int64_t hop = nccl_hop_latency_ps(cfg_, plan.latency_algorithm, plan.protocol, link,
-                                            plan.multi_node);
+                                            plan.multi_node, plan.one_rank_per_node);
     c.delay_ps = std::max<int64_t>(0, hop - rt_.idle_transfer_ps(c.src, c.dst, kTinyBytes));
     c.credit_ps = rt_.idle_transfer_ps(c.dst, c.src, kTinyBytes);
   }
@@ -279,14 +279,20 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
   const uint32_t id = static_cast<uint32_t>(records_.size());
   auto plan = std::make_unique<Plan>();
   plan->protocol = proto_index(r.protocol);
-  plan->latency_algorithm =
-      r.algorithm == CollAlgorithm::kTree ? CollAlgorithm::kTree : CollAlgorithm::kRing;
+  const bool chain = spec.op == CollOp::kBroadcast || spec.op == CollOp::kReduce;
+  // tuning.cc: Simple broadcast/reduce take the tree's hwLatency per step; neither they nor the
+  // tree floor intra-node hops at the net overhead.
+  plan->latency_algorithm = r.algorithm == CollAlgorithm::kTree ||
+                                    (chain && plan->protocol == kProtoSimple)
+                                ? CollAlgorithm::kTree
+                                : CollAlgorithm::kRing;
   const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
-  plan->multi_node = nodes.size() > 1 && r.algorithm == CollAlgorithm::kRing;
+  plan->multi_node = nodes.size() > 1 && r.algorithm == CollAlgorithm::kRing && !chain;
+  plan->one_rank_per_node = nodes.size() == spec.ranks.size();
   const detail::BuildParams bp = build_params(r);
   if (r.algorithm == CollAlgorithm::kDirect) {
     detail::build_p2p(*plan, spec, bp);
-  } else if (spec.op == CollOp::kBroadcast || spec.op == CollOp::kReduce) {
+  } else if (chain) {
     detail::build_chain(*plan, spec, bp);
   } else if (r.algorithm == CollAlgorithm::kTree) {
     detail::build_tree(*plan, spec, bp);

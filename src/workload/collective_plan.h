@@ -75,6 +75,7 @@ struct Plan {
   int protocol = kProtoSimple;
   CollAlgorithm latency_algorithm = CollAlgorithm::kRing;  // which tuning.cc table
   bool multi_node = false;  // ring across nodes: intra hops floored at the net overhead
+  bool one_rank_per_node = false;  // NET hops take the tree's latency (tuning.cc, ppn = 1)
   std::vector<Stream> streams;
   std::vector<Conn> conns;
   std::vector<std::pair<uint32_t, uint32_t>> dep_edges;   // (pred, succ), built then indexed

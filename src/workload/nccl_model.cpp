@@ -26,9 +26,9 @@ int64_t nccl_base_latency_ps(const CollectiveConfig& cfg, CollAlgorithm algorith
 }
 
 int64_t nccl_hop_latency_ps(const CollectiveConfig& cfg, CollAlgorithm algorithm, int protocol,
-                            int link_class, bool multi_node) {
+                            int link_class, bool multi_node, bool one_rank_per_node) {
   const bool tree = algorithm == CollAlgorithm::kTree;
-  const AlgoLatencies& t = tree ? cfg.tree : cfg.ring;
+  const AlgoLatencies& t = tree || (one_rank_per_node && link_class == kLinkNet) ? cfg.tree : cfg.ring;
   int64_t lat = t.hop_ps[link_class][protocol];
   // tuning.cc: for rings across nodes every intra-node step waits at least for the proxy's
   // network overhead (getNetOverhead), three times over for Simple.
@@ -74,9 +74,16 @@ NcclPrediction nccl_predict(const CollectiveConfig& cfg, const NcclModelInput& i
       nccl_hop_latency_ps(cfg, in.algorithm, in.protocol, cfg.intra_link_class, multi));
   // latencyInter is 0 for the IB and socket plugins (net_ib/init.cc props->latency = 0), so the
   // Simple flush term adds nothing.
+  const int ppn = n / in.nodes;
   const double inter =
-      ps_to_us(nccl_hop_latency_ps(cfg, in.algorithm, in.protocol, kLinkNet, multi));
-  if (!tree) {
+      ps_to_us(nccl_hop_latency_ps(cfg, in.algorithm, in.protocol, kLinkNet, multi, ppn == 1));
+  if (!tree && (in.op == CollOp::kBroadcast || in.op == CollOp::kReduce)) {
+    // tuning.cc: broadcast/reduce rings without sameChannels pay nsteps hops of the ring's own
+    // hardware latency (NET across nodes), Simple taking the tree's entry.
+    const int link = multi ? kLinkNet : cfg.intra_link_class;
+    const AlgoLatencies& t = in.protocol == kProtoSimple ? cfg.tree : cfg.ring;
+    p.latency_us = base + nsteps * ps_to_us(t.hop_ps[link][in.protocol]);
+  } else if (!tree) {
     const int inter_steps = in.op == CollOp::kAllReduce ? 2 * (in.nodes - 1) : in.nodes - 1;
     p.latency_us = base + (nsteps - inter_steps) * intra + inter_steps * inter;
     // "Plateau effect of ring" on sm >= 80: multi-node Simple all-reduce latency x 1.4 once each
@@ -86,7 +93,6 @@ NcclPrediction nccl_predict(const CollectiveConfig& cfg, const NcclModelInput& i
       p.latency_us *= 1.4;
     }
   } else {
-    const int ppn = n / in.nodes;
     const int log2_nodes = std::bit_width(static_cast<unsigned>(in.nodes)) - 1;
     p.latency_us = base + 2 * ((ppn - 1) * intra + log2_nodes * inter);
   }

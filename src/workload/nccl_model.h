@@ -37,9 +37,11 @@ NcclPrediction nccl_predict(const CollectiveConfig& cfg, const NcclModelInput& i
 
 // Per-hop latency NCCL's model charges for one ring/tree step over `link_class`, in ps: the
 // hwLatencies entry, and for a ring spanning nodes the intra-node hop floored at the network
-// overhead (x3 for Simple). `algorithm` kTree uses the tree table, everything else the ring one.
+// overhead (x3 for Simple). `algorithm` kTree uses the tree table, everything else the ring one;
+// with one rank per node a NET hop uses the tree's NET latency ("with ppn=1 latencies are fully
+// exposed", tuning.cc).
 int64_t nccl_hop_latency_ps(const CollectiveConfig& cfg, CollAlgorithm algorithm, int protocol,
-                            int link_class, bool multi_node);
+                            int link_class, bool multi_node, bool one_rank_per_node = false);
 // baseLatencies entry for the algorithm (tree table for kTree, ring table otherwise).
 int64_t nccl_base_latency_ps(const CollectiveConfig& cfg, CollAlgorithm algorithm, int protocol);
 

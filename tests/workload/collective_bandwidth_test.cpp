@@ -64,11 +64,12 @@ TEST(CollectiveBandwidth, EveryOperationOnOneNode) {
        "all_gather"},
       {CollOp::kReduceScatter, CollAlgorithm::kRing, 8, base + hop + (n - 1) / n * S / R * 1e12,
        "reduce_scatter"},
-      // Chain: the last sender's first chunk arrives after n-2 hops, then it sends S.
+      // Chain: the last sender's first chunk arrives after n-2 hops, then it sends S. Simple
+      // broadcast/reduce hops take the tree's NVLink latency, 4.0 us (tuning.cc).
       {CollOp::kBroadcast, CollAlgorithm::kRing, 8,
-       base + (n - 2) * (hop + chunk / R * 1e12) + hop + S / R * 1e12, "broadcast"},
+       base + (n - 2) * (4.0 * kUs + chunk / R * 1e12) + 4.0 * kUs + S / R * 1e12, "broadcast"},
       {CollOp::kReduce, CollAlgorithm::kRing, 8,
-       base + (n - 2) * (hop + chunk / R * 1e12) + hop + S / R * 1e12, "reduce"},
+       base + (n - 2) * (4.0 * kUs + chunk / R * 1e12) + 4.0 * kUs + S / R * 1e12, "reduce"},
       // P2P: no base latency; each GPU sends (n-1)/n S (all-to-all) or S.
       {CollOp::kAllToAll, CollAlgorithm::kDirect, 1, hop + (n - 1) / n * S / R * 1e12,
        "all_to_all"},

@@ -66,6 +66,23 @@ TEST(NcclModel, WorkedExamplesOfTheReferenceSheet) {
   EXPECT_NEAR(latency_us(T, kProtoSimple, 16, 2), 92.4, 1e-6);
 }
 
+TEST(NcclModel, OneRankPerNodeAndBroadcastRules) {
+  // tuning.cc: with ppn = 1 a ring's NET hop takes the tree's NET latency (LL 5.0 us):
+  // 4 nodes x 1 GPU ring all-reduce = 6.6 + 6 x 5.0.
+  EXPECT_NEAR(latency_us(CollAlgorithm::kRing, kProtoLL, 4, 4), 36.6, 1e-6);
+  // Broadcast rings pay nsteps = n hops of the ring's hardware latency, Simple the tree's:
+  // 8 GPUs on one node, LL 6.6 + 8 x 0.6, Simple 8.4 + 8 x 4.0.
+  NcclModelInput in;
+  in.op = CollOp::kBroadcast;
+  in.ranks = 8;
+  in.channels = 1;
+  in.channel_bw_gbps = 20;
+  in.protocol = kProtoLL;
+  EXPECT_NEAR(nccl_predict(CollectiveConfig{}, in).latency_us, 11.4, 1e-6);
+  in.protocol = kProtoSimple;
+  EXPECT_NEAR(nccl_predict(CollectiveConfig{}, in).latency_us, 40.4, 1e-6);
+}
+
 TEST(NcclModel, BandwidthRules) {
   NcclModelInput in;
   in.ranks = 8;
