@@ -16,6 +16,16 @@ constexpr double kPerChMaxTreeBw[3] = {38.7, 41.4, 36.0};
 constexpr double kLLMaxBwHopperOneNode = 141.0;
 constexpr double kLLMaxBwIntel[3] = {39.0, 39.0, 20.4};
 
+// Tree all-reduce bandwidth correction by message size (tuning.cc treeCorrectionFactor, applied
+// in ncclTopoGetAlgoTime at index floor(log2(bytes / 64)) when that is in [0, 23)).
+constexpr double kTreeCorrection[3][24] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0,
+     1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0,
+     1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9,
+     .9}};
+
 double ps_to_us(int64_t ps) { return static_cast<double>(ps) / 1e6; }
 
 }  // namespace
@@ -96,9 +106,13 @@ NcclPrediction nccl_predict(const CollectiveConfig& cfg, const NcclModelInput& i
     const int log2_nodes = std::bit_width(static_cast<unsigned>(in.nodes)) - 1;
     p.latency_us = base + 2 * ((ppn - 1) * intra + log2_nodes * inter);
   }
+  double alg_bw = p.alg_bw_gbps;
+  if (tree && in.size_bytes >= 64) {
+    const int log_size = std::bit_width(static_cast<uint64_t>(in.size_bytes >> 6)) - 1;
+    if (log_size < 23) alg_bw *= kTreeCorrection[in.protocol][log_size];
+  }
   p.time_us = p.latency_us +
-              (p.alg_bw_gbps > 0 ? static_cast<double>(in.size_bytes) / (1000.0 * p.alg_bw_gbps)
-                                 : 0.0);
+              (alg_bw > 0 ? static_cast<double>(in.size_bytes) / (1000.0 * alg_bw) : 0.0);
   return p;
 }
 

@@ -105,6 +105,11 @@ TEST(NcclModel, BandwidthRules) {
   p = nccl_predict(cfg, in);
   EXPECT_DOUBLE_EQ(p.bus_bw_gbps, 0.92 * 320);
   EXPECT_DOUBLE_EQ(p.alg_bw_gbps, 0.46 * 320);
+  // treeCorrectionFactor: 1 GiB is log2(2^30 / 64) = 24, outside the table; 1 MiB is index 14,
+  // Simple 0.5.
+  EXPECT_NEAR(p.time_us, 64.4 + (1 << 30) / (1000.0 * 0.46 * 320), 1e-6);
+  in.size_bytes = 1 << 20;
+  EXPECT_NEAR(nccl_predict(cfg, in).time_us, 64.4 + (1 << 20) / (1000.0 * 0.46 * 320 * 0.5), 1e-6);
   in.op = CollOp::kAllGather;  // NCCL's tree is all-reduce only
   EXPECT_FALSE(nccl_predict(cfg, in).supported);
 }
