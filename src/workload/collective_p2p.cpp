@@ -3,6 +3,8 @@
 // pair per peer (docs/reference/nccl.md §3, enqueue.cc p2pTaskAppend). Each connection is cut
 // into P2P chunks: NCCL_P2P_NVL_CHUNKSIZE inside a node, NCCL_P2P_NET_CHUNKSIZE across nodes.
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "workload/collective_plan.h"
 
@@ -10,15 +12,19 @@ namespace fabricsim::workload::detail {
 
 void build_p2p(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
   const int n = static_cast<int>(spec.ranks.size());
+  // Connections with the same size and chunk share one stream (an all-to-all has n(n-1) of them
+  // but at most a few distinct layouts).
+  std::map<std::pair<int64_t, int64_t>, uint32_t> streams;
   auto add = [&](uint32_t src, uint32_t dst, int64_t bytes) {
     const bool same_node = src / bp.gpus_per_node == dst / bp.gpus_per_node;
     int64_t chunk = same_node ? bp.p2p_nvl_chunk_bytes : bp.p2p_net_chunk_bytes;
     // LL moves at most one LL step of data per FIFO slot.
     if (bp.protocol == kProtoLL) chunk = std::min(chunk, bp.step_data_bytes);
     for (int c = 0; c < bp.channels; ++c) {
-      plan.add_conn(src, dst,
-                    plan.add_stream(make_chunked_stream(split_part(bytes, bp.channels, c), chunk)),
-                    bp.window);
+      const int64_t part = split_part(bytes, bp.channels, c);
+      auto [it, fresh] = streams.try_emplace({part, chunk}, 0);
+      if (fresh) it->second = plan.add_stream(make_chunked_stream(part, chunk));
+      plan.add_conn(src, dst, it->second, bp.window);
     }
   };
   switch (spec.op) {
