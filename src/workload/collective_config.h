@@ -26,7 +26,7 @@ constexpr int64_t us_to_ps(double us) { return static_cast<int64_t>(us * 1'000'0
 
 // Latencies of one algorithm (tuning.cc tables), per protocol [LL, LL128, Simple].
 struct AlgoLatencies {
-  std::array<int64_t, kProtocols> base_ps{};                       // baseLatencies
+  std::array<int64_t, kProtocols> base_ps{};                           // baseLatencies
   std::array<std::array<int64_t, kProtocols>, kLinkClasses> hop_ps{};  // hwLatencies[link][proto]
 };
 

@@ -92,13 +92,14 @@ void CollectiveEngine::validate(const CollectiveSpec& spec) const {
   }
   const bool all_reduce = spec.op == CollOp::kAllReduce;
   if (!all_reduce && a != CollAlgorithm::kAuto && a != CollAlgorithm::kRing) {
-    throw InputError("workload.algorithm",
-                     std::string(name(a)) + " implements all_reduce only; " + op_name +
-                         " runs as ring");
+    throw InputError("workload.algorithm", std::string(name(a)) + " implements all_reduce only; " +
+                                               op_name + " runs as ring");
   }
   if (a == CollAlgorithm::kHalvingDoubling && (n & (n - 1)) != 0) {
-    throw InputError("workload.algorithm", "halving_doubling needs a power-of-two rank count, "
-                                           "not " + std::to_string(n));
+    throw InputError("workload.algorithm",
+                     "halving_doubling needs a power-of-two rank count, "
+                     "not " +
+                         std::to_string(n));
   }
   if (a == CollAlgorithm::kHierarchical) {
     const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
@@ -124,15 +125,15 @@ CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
     r.channels = static_cast<int>(
         std::min<int64_t>(spec.channels > 0 ? spec.channels : cfg_.p2p_channels, per_peer));
     // enqueue.cc: P2P uses LL up to nChannels x NCCL_P2P_LL_THRESHOLD bytes.
-    r.protocol = spec.protocol != Protocol::kAuto ? spec.protocol
+    r.protocol = spec.protocol != Protocol::kAuto                       ? spec.protocol
                  : per_peer <= r.channels * cfg_.p2p_ll_threshold_bytes ? Protocol::kLL
-                                                                         : Protocol::kSimple;
+                                                                        : Protocol::kSimple;
     return r;
   }
   // Every channel needs at least one byte per rank.
   r.channels = static_cast<int>(std::max<int64_t>(
-      1, std::min<int64_t>(spec.channels > 0 ? spec.channels : cfg_.channels,
-                           spec.size_bytes / n)));
+      1,
+      std::min<int64_t>(spec.channels > 0 ? spec.channels : cfg_.channels, spec.size_bytes / n)));
   // NCCL's model inputs: the bandwidth a ring of this communicator sustains per channel.
   const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
   double intra_bps = 0, inter_bps = 0;
@@ -212,8 +213,8 @@ detail::BuildParams CollectiveEngine::build_params(const CollectiveRecord& r) co
   bp.step_data_bytes = std::max<int64_t>(
       1, static_cast<int64_t>(static_cast<double>(cfg_.buffer_bytes[bp.protocol]) /
                               cfg_.nccl_steps * cfg_.efficiency[bp.protocol]));
-  const bool ring_family = r.op == CollOp::kAllReduce || r.op == CollOp::kAllGather ||
-                           r.op == CollOp::kReduceScatter;
+  const bool ring_family =
+      r.op == CollOp::kAllReduce || r.op == CollOp::kAllGather || r.op == CollOp::kReduceScatter;
   if (bp.protocol == kProtoSimple && ring_family &&
       (r.algorithm == CollAlgorithm::kRing || r.algorithm == CollAlgorithm::kHierarchical)) {
     bp.ring_chunk_steps = cfg_.ring_chunk_steps;
@@ -282,10 +283,10 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
   const bool chain = spec.op == CollOp::kBroadcast || spec.op == CollOp::kReduce;
   // tuning.cc: Simple broadcast/reduce take the tree's hwLatency per step; neither they nor the
   // tree floor intra-node hops at the net overhead.
-  plan->latency_algorithm = r.algorithm == CollAlgorithm::kTree ||
-                                    (chain && plan->protocol == kProtoSimple)
-                                ? CollAlgorithm::kTree
-                                : CollAlgorithm::kRing;
+  plan->latency_algorithm =
+      r.algorithm == CollAlgorithm::kTree || (chain && plan->protocol == kProtoSimple)
+          ? CollAlgorithm::kTree
+          : CollAlgorithm::kRing;
   const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
   plan->multi_node = nodes.size() > 1 && r.algorithm == CollAlgorithm::kRing && !chain;
   plan->one_rank_per_node = nodes.size() == spec.ranks.size();
@@ -313,9 +314,10 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
   running_.push_back({std::move(plan), std::move(done)});
   // NCCL's baseLatency is charged once, before the first step (P2P operations have none in
   // tuning.cc).
-  const int64_t base = is_p2p(spec.op) ? 0
-                                       : nccl_base_latency_ps(cfg_, running_[id].plan->latency_algorithm,
-                                                              running_[id].plan->protocol);
+  const int64_t base = is_p2p(spec.op)
+                           ? 0
+                           : nccl_base_latency_ps(cfg_, running_[id].plan->latency_algorithm,
+                                                  running_[id].plan->protocol);
   rt_.timer(base, cookie(kStart, id, 0, 0));
   return id;
 }
@@ -337,8 +339,8 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
     if (req >= 0 && plan.sat[c.slot][m & (detail::kSlotRing - 1)] < c.npreds) break;
     if (c.slot >= 0) plan.sat[c.slot][m & (detail::kSlotRing - 1)] = 0;
     const int64_t data = detail::message_bytes(st, c.ring_pos, m);
-    const int64_t wire =
-        std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(data) / eff - 1e-9)));
+    const int64_t wire = std::max<int64_t>(
+        1, static_cast<int64_t>(std::ceil(static_cast<double>(data) / eff - 1e-9)));
     ++c.outstanding;
     ++c.next_send;
     ++rec.messages;
@@ -362,8 +364,8 @@ void CollectiveEngine::on_arrived(uint64_t ck) {
   const uint32_t e = static_cast<uint32_t>((ck >> kConnShift) & (kConnLimit - 1));
   Plan& plan = *running_[id].plan;
   Conn& c = plan.conns[e];
-  const int64_t m =
-      c.next_send - 1 - static_cast<int64_t>((static_cast<uint64_t>(c.next_send - 1) - ck) & kMsgMask);
+  const int64_t m = c.next_send - 1 -
+                    static_cast<int64_t>((static_cast<uint64_t>(c.next_send - 1) - ck) & kMsgMask);
   ++c.arrived;
   --plan.remaining;
   const detail::Stream& st = plan.streams[c.stream];

@@ -24,7 +24,10 @@ void build_halving_doubling(Plan& plan, const CollectiveSpec& spec, const BuildP
         const int64_t mid = lo + (hi - lo) / 2;
         const bool low_half = (i & dist) == 0;
         const int64_t bytes = low_half ? hi - mid : mid - lo;
-        if (low_half) hi = mid; else lo = mid;
+        if (low_half)
+          hi = mid;
+        else
+          lo = mid;
         kept[k] = hi - lo;
         conn[k][i] = plan.add_conn(spec.ranks[i], spec.ranks[i ^ dist],
                                    plan.add_stream(make_chunked_stream(bytes, bp.step_data_bytes)),

@@ -40,7 +40,8 @@ void build_p2p(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
       // Peers in NCCL's P2P schedule order: at round d every rank sends to rank + d, so no
       // receiver is everyone's first destination.
       for (int i = 0; i < n; ++i) {
-        for (int d = 1; d < n; ++d) add(spec.ranks[i], spec.ranks[(i + d) % n], spec.size_bytes / n);
+        for (int d = 1; d < n; ++d)
+          add(spec.ranks[i], spec.ranks[(i + d) % n], spec.size_bytes / n);
       }
       break;
     default:

@@ -63,7 +63,7 @@ struct Conn {
   int32_t outstanding = 0;
   int32_t window = 8;
   int32_t gates_pending = 0;
-  int32_t slot = -1;  // index into Plan::sat / Plan::cons, -1 = no deps either way
+  int32_t slot = -1;      // index into Plan::sat / Plan::cons, -1 = no deps either way
   int64_t delay_ps = 0;   // per-step software overhead charged before each send
   int64_t credit_ps = 0;  // one-way time of the credit (head update) back to the sender
   uint32_t preds_at = 0, npreds = 0;
@@ -74,7 +74,7 @@ struct Conn {
 struct Plan {
   int protocol = kProtoSimple;
   CollAlgorithm latency_algorithm = CollAlgorithm::kRing;  // which tuning.cc table
-  bool multi_node = false;  // ring across nodes: intra hops floored at the net overhead
+  bool multi_node = false;         // ring across nodes: intra hops floored at the net overhead
   bool one_rank_per_node = false;  // NET hops take the tree's latency (tuning.cc, ppn = 1)
   std::vector<Stream> streams;
   std::vector<Conn> conns;

@@ -23,8 +23,8 @@ Stream make_ring_stream(int64_t data_bytes, int n, int steps, int64_t chunk_byte
     loop.first_msg = s.messages;
     loop.loop_bytes = split_part(data_bytes, loops, l);
     const int64_t max_block = (loop.loop_bytes + n - 1) / n;
-    loop.slices = static_cast<int32_t>(std::max<int64_t>(1, (max_block + slice_bytes - 1) /
-                                                                 slice_bytes));
+    loop.slices =
+        static_cast<int32_t>(std::max<int64_t>(1, (max_block + slice_bytes - 1) / slice_bytes));
     s.messages += static_cast<int64_t>(steps) * loop.slices;
     s.loops.push_back(loop);
   }
@@ -128,9 +128,9 @@ void build_chain(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) 
     const uint32_t stream = plan.add_stream(
         make_chunked_stream(split_part(spec.size_bytes, bp.channels, c), bp.step_data_bytes));
     for (int i = 0; i + 1 < n; ++i) {
-      const uint32_t e = plan.add_conn(spec.ranks[order[(first_pos + i) % n]],
-                                       spec.ranks[order[(first_pos + i + 1) % n]], stream,
-                                       bp.window);
+      const uint32_t e =
+          plan.add_conn(spec.ranks[order[(first_pos + i) % n]],
+                        spec.ranks[order[(first_pos + i + 1) % n]], stream, bp.window);
       if (i > 0) plan.dep(e - 1, e);
     }
   }
@@ -173,13 +173,12 @@ void build_hierarchical(Plan& plan, const CollectiveSpec& spec, const BuildParam
     // Phase 2: per rail, ring all-reduce of that share across the nodes.
     if (n_nodes > 1) {
       for (int p = 0; p < g; ++p) {
-        const uint32_t stream = plan.add_stream(make_ring_stream(
-            split_part(data, g, p), n_nodes, 2 * (n_nodes - 1), chunk, slice));
+        const uint32_t stream = plan.add_stream(
+            make_ring_stream(split_part(data, g, p), n_nodes, 2 * (n_nodes - 1), chunk, slice));
         const uint32_t first = static_cast<uint32_t>(plan.conns.size());
         for (int x = 0; x < n_nodes; ++x) {
-          const uint32_t e = plan.add_conn(spec.ranks[order[x][p]],
-                                           spec.ranks[order[(x + 1) % n_nodes][p]], stream, window,
-                                           x);
+          const uint32_t e = plan.add_conn(
+              spec.ranks[order[x][p]], spec.ranks[order[(x + 1) % n_nodes][p]], stream, window, x);
           if (in1[x][p] != kNone) plan.gate(in1[x][p], e);
         }
         for (int x = 0; x < n_nodes; ++x) {

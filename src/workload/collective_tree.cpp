@@ -52,8 +52,8 @@ void build_tree(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
   for (int c = 0; c < bp.channels; ++c) {
     const int64_t data = split_part(spec.size_bytes, bp.channels, c);
     for (int which = 0; which < 2; ++which) {
-      const uint32_t stream = plan.add_stream(
-          make_chunked_stream(split_part(data, 2, which), bp.step_data_bytes));
+      const uint32_t stream =
+          plan.add_stream(make_chunked_stream(split_part(data, 2, which), bp.step_data_bytes));
       // Chain of each node for channel c, rotated to start at its (c mod G)-th GPU so channels
       // leave each node through different GPUs (and so NICs). Both trees of a channel share the
       // chain, as NCCL's duplicated channels c and c + nChannels do (connect.cc
@@ -65,8 +65,7 @@ void build_tree(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
       std::vector<uint32_t> down_in(n, kNone);
       std::vector<uint32_t> up_conns, down_conns;
       auto link = [&](uint32_t child, uint32_t parent) {
-        const uint32_t up =
-            plan.add_conn(spec.ranks[child], spec.ranks[parent], stream, bp.window);
+        const uint32_t up = plan.add_conn(spec.ranks[child], spec.ranks[parent], stream, bp.window);
         const uint32_t down =
             plan.add_conn(spec.ranks[parent], spec.ranks[child], stream, bp.window);
         up_in[parent].push_back(up);

@@ -19,12 +19,12 @@ constexpr double kLLMaxBwIntel[3] = {39.0, 39.0, 20.4};
 // Tree all-reduce bandwidth correction by message size (tuning.cc treeCorrectionFactor, applied
 // in ncclTopoGetAlgoTime at index floor(log2(bytes / 64)) when that is in [0, 23)).
 constexpr double kTreeCorrection[3][24] = {
-    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0,
-     1.0, 1.0},
-    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0,
-     1.0, 1.0},
-    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9,
-     .9}};
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6,  .5,
+     .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6,  .6,
+     .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+     .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
 
 double ps_to_us(int64_t ps) { return static_cast<double>(ps) / 1e6; }
 
@@ -38,7 +38,8 @@ int64_t nccl_base_latency_ps(const CollectiveConfig& cfg, CollAlgorithm algorith
 int64_t nccl_hop_latency_ps(const CollectiveConfig& cfg, CollAlgorithm algorithm, int protocol,
                             int link_class, bool multi_node, bool one_rank_per_node) {
   const bool tree = algorithm == CollAlgorithm::kTree;
-  const AlgoLatencies& t = tree || (one_rank_per_node && link_class == kLinkNet) ? cfg.tree : cfg.ring;
+  const AlgoLatencies& t =
+      tree || (one_rank_per_node && link_class == kLinkNet) ? cfg.tree : cfg.ring;
   int64_t lat = t.hop_ps[link_class][protocol];
   // tuning.cc: for rings across nodes every intra-node step waits at least for the proxy's
   // network overhead (getNetOverhead), three times over for Simple.
@@ -80,8 +81,8 @@ NcclPrediction nccl_predict(const CollectiveConfig& cfg, const NcclModelInput& i
 
   const bool multi = in.nodes > 1;
   const double base = ps_to_us(nccl_base_latency_ps(cfg, in.algorithm, in.protocol));
-  const double intra = ps_to_us(
-      nccl_hop_latency_ps(cfg, in.algorithm, in.protocol, cfg.intra_link_class, multi));
+  const double intra =
+      ps_to_us(nccl_hop_latency_ps(cfg, in.algorithm, in.protocol, cfg.intra_link_class, multi));
   // latencyInter is 0 for the IB and socket plugins (net_ib/init.cc props->latency = 0), so the
   // Simple flush term adds nothing.
   const int ppn = n / in.nodes;
@@ -111,8 +112,8 @@ NcclPrediction nccl_predict(const CollectiveConfig& cfg, const NcclModelInput& i
     const int log_size = std::bit_width(static_cast<uint64_t>(in.size_bytes >> 6)) - 1;
     if (log_size < 23) alg_bw *= kTreeCorrection[in.protocol][log_size];
   }
-  p.time_us = p.latency_us +
-              (alg_bw > 0 ? static_cast<double>(in.size_bytes) / (1000.0 * alg_bw) : 0.0);
+  p.time_us =
+      p.latency_us + (alg_bw > 0 ? static_cast<double>(in.size_bytes) / (1000.0 * alg_bw) : 0.0);
   return p;
 }
 

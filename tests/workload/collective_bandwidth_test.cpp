@@ -29,8 +29,8 @@ double elapsed_ps(const CollectiveRecord& r) { return static_cast<double>(r.end_
 
 void expect_time(const CollectiveRecord& r, double expected_ps, const char* what) {
   EXPECT_NEAR(elapsed_ps(r), expected_ps, 0.05 * expected_ps)
-      << what << ": simulated " << elapsed_ps(r) / kUs << " us, analytic "
-      << expected_ps / kUs << " us";
+      << what << ": simulated " << elapsed_ps(r) / kUs << " us, analytic " << expected_ps / kUs
+      << " us";
 }
 
 TEST(CollectiveBandwidth, EveryOperationOnOneNode) {
@@ -78,9 +78,9 @@ TEST(CollectiveBandwidth, EveryOperationOnOneNode) {
   };
   for (const Case& c : cases) {
     Bench b(p);
-    expect_time(b.run(make_spec(c.op, c.a, Protocol::kSimple, 256 * kMiB, first_ranks(8),
-                                c.channels)),
-                c.expected_ps, c.what);
+    expect_time(
+        b.run(make_spec(c.op, c.a, Protocol::kSimple, 256 * kMiB, first_ranks(8), c.channels)),
+        c.expected_ps, c.what);
   }
 }
 
@@ -101,8 +101,7 @@ TEST(CollectiveBandwidth, RingBusbwApproachesLinkRateTimesEfficiency) {
     const double busbw = c.size / (elapsed_ps(r) / 1e12) * busbw_factor(CollOp::kAllReduce, 8);
     const double expected = p.intra_bytes_per_s * c.efficiency;
     std::printf("ring all_reduce %s %lld MiB: busbw %.1f GB/s, link x efficiency %.1f GB/s\n",
-                name(c.proto), static_cast<long long>(c.size / kMiB), busbw / 1e9,
-                expected / 1e9);
+                name(c.proto), static_cast<long long>(c.size / kMiB), busbw / 1e9, expected / 1e9);
     EXPECT_NEAR(busbw, expected, 0.02 * expected) << name(c.proto);
     EXPECT_LE(busbw, expected * 1.0001) << name(c.proto);
   }
@@ -116,8 +115,8 @@ TEST(CollectiveBandwidth, RingAcrossNodesSpreadsChannelsOverNics) {
   const FakeParams p{.nodes = 2, .gpus_per_node = 8};
   Bench b(p);
   const int64_t size = 1024 * kMiB;
-  const auto r = b.run(
-      make_spec(CollOp::kAllReduce, CollAlgorithm::kRing, Protocol::kSimple, size, first_ranks(16), 8));
+  const auto r = b.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kRing, Protocol::kSimple, size,
+                                 first_ranks(16), 8));
   const double busbw = size / (elapsed_ps(r) / 1e12) * busbw_factor(CollOp::kAllReduce, 16);
   const double per_nic = busbw / 8;
   std::printf("2 x 8 ring all_reduce 1 GiB: busbw %.1f GB/s = %.1f GB/s per 50 GB/s NIC\n",
@@ -127,7 +126,8 @@ TEST(CollectiveBandwidth, RingAcrossNodesSpreadsChannelsOverNics) {
   Bench b1(p);
   const auto r1 = b1.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kRing, Protocol::kSimple,
                                    256 * kMiB, first_ranks(16), 1));
-  const double busbw1 = 256.0 * kMiB / (elapsed_ps(r1) / 1e12) * busbw_factor(CollOp::kAllReduce, 16);
+  const double busbw1 =
+      256.0 * kMiB / (elapsed_ps(r1) / 1e12) * busbw_factor(CollOp::kAllReduce, 16);
   EXPECT_NEAR(busbw1, p.inter_bytes_per_s, 0.05 * p.inter_bytes_per_s);
 }
 
@@ -137,10 +137,11 @@ TEST(CollectiveConservation, BytesReceivedPerRank) {
   const int64_t S = n * 4 * kMiB;  // divides evenly into channels, loops, blocks and slices
   {
     // Ring all-reduce: 2(n-1) blocks of S/n per rank, on the wire / efficiency.
-    for (auto [proto, inv_eff] : {std::pair{Protocol::kSimple, 1.0}, std::pair{Protocol::kLL, 2.0}}) {
+    for (auto [proto, inv_eff] :
+         {std::pair{Protocol::kSimple, 1.0}, std::pair{Protocol::kLL, 2.0}}) {
       Bench b(p);
-      const auto r = b.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kRing, proto, S,
-                                     first_ranks(n), 2));
+      const auto r =
+          b.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kRing, proto, S, first_ranks(n), 2));
       for (int g = 0; g < n; ++g) {
         EXPECT_EQ(b.machine.rx_bytes()[g], static_cast<int64_t>(2 * (n - 1) * (S / n) * inv_eff))
             << name(proto) << " gpu " << g;
@@ -168,8 +169,8 @@ TEST(CollectiveConservation, BytesReceivedPerRank) {
   {
     // Reduce: every rank receives S except the one the chain starts at (right after the root).
     Bench b(p);
-    auto spec = make_spec(CollOp::kReduce, CollAlgorithm::kRing, Protocol::kSimple, S,
-                          first_ranks(n), 1);
+    auto spec =
+        make_spec(CollOp::kReduce, CollAlgorithm::kRing, Protocol::kSimple, S, first_ranks(n), 1);
     spec.root = 5;
     b.run(spec);
     for (int g = 0; g < n; ++g) EXPECT_EQ(b.machine.rx_bytes()[g], g == 6 ? 0 : S);
@@ -177,8 +178,8 @@ TEST(CollectiveConservation, BytesReceivedPerRank) {
   {
     // All-to-all: S/n from each of the n-1 peers.
     Bench b(p);
-    b.run(make_spec(CollOp::kAllToAll, CollAlgorithm::kDirect, Protocol::kSimple, S,
-                    first_ranks(n), 1));
+    b.run(make_spec(CollOp::kAllToAll, CollAlgorithm::kDirect, Protocol::kSimple, S, first_ranks(n),
+                    1));
     for (int g = 0; g < n; ++g) EXPECT_EQ(b.machine.rx_bytes()[g], (n - 1) * (S / n));
   }
   {
@@ -192,8 +193,8 @@ TEST(CollectiveConservation, BytesReceivedPerRank) {
     // Double binary tree over one node's chain: a rank receives half of S per tree from below
     // unless it is the chain's tail, and half from above unless it is the head.
     Bench b(p);
-    b.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kTree, Protocol::kSimple, S,
-                    first_ranks(n), 1));
+    b.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kTree, Protocol::kSimple, S, first_ranks(n),
+                    1));
     int64_t total = 0;
     for (int g = 0; g < n; ++g) total += b.machine.rx_bytes()[g];
     EXPECT_EQ(total, 2 /*trees*/ * 2 /*up+down*/ * (n - 1) * (S / 2));
@@ -243,16 +244,19 @@ TEST(CollectiveCrossover, TreeBeatsRingBelowCrossoverOn16Nodes) {
     while (mib < 1024 && tree(mib * double(kMiB)) < ring(mib * double(kMiB))) ++mib;
     return mib;
   };
-  const int simulated = crossover_mib([](double s) { return allreduce_us(CollAlgorithm::kTree, s); },
-                                      [](double s) { return allreduce_us(CollAlgorithm::kRing, s); });
+  const int simulated =
+      crossover_mib([](double s) { return allreduce_us(CollAlgorithm::kTree, s); },
+                    [](double s) { return allreduce_us(CollAlgorithm::kRing, s); });
   const int analytic = crossover_mib(tree_us, ring_us);
-  std::printf("16 nodes x 1 GPU, 50 GB/s, Simple, 1 channel: tree beats ring up to %d MiB, "
-              "ring wins from %d MiB (analytic: from %d MiB)\n",
-              simulated - 1, simulated, analytic);
+  std::printf(
+      "16 nodes x 1 GPU, 50 GB/s, Simple, 1 channel: tree beats ring up to %d MiB, "
+      "ring wins from %d MiB (analytic: from %d MiB)\n",
+      simulated - 1, simulated, analytic);
   // Below: tree's 8 hops against the ring's 30; above 16 MiB (one 1 MiB slice per rank) the
   // ring pipelines two slices per step and its 1.875 S beats the tree's 2 S.
   EXPECT_EQ(simulated, analytic);
-  EXPECT_LT(allreduce_us(CollAlgorithm::kTree, 4 * kMiB), allreduce_us(CollAlgorithm::kRing, 4 * kMiB));
+  EXPECT_LT(allreduce_us(CollAlgorithm::kTree, 4 * kMiB),
+            allreduce_us(CollAlgorithm::kRing, 4 * kMiB));
   EXPECT_GT(allreduce_us(CollAlgorithm::kTree, 256 * kMiB),
             allreduce_us(CollAlgorithm::kRing, 256 * kMiB));
 }

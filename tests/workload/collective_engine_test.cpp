@@ -119,8 +119,8 @@ TEST(CollectiveEngineTest, SeveralCollectivesAtOnce) {
   const FakeParams p{.nodes = 1, .gpus_per_node = 8};
   const int64_t S = 64 * kMiB;
   Bench alone(p);
-  const auto a = alone.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kRing, Protocol::kSimple,
-                                     S, {0, 1, 2, 3}, 4));
+  const auto a = alone.run(
+      make_spec(CollOp::kAllReduce, CollAlgorithm::kRing, Protocol::kSimple, S, {0, 1, 2, 3}, 4));
   const double t_alone = static_cast<double>(a.end_ps - a.start_ps);
 
   Bench disjoint(p);
@@ -147,8 +147,8 @@ TEST(CollectiveEngineTest, SeveralCollectivesAtOnce) {
       make_spec(CollOp::kAllReduce, CollAlgorithm::kRing, Protocol::kSimple, S, {3, 2, 1, 0}, 4),
       nullptr);
   shared.machine.run();
-  const double last = static_cast<double>(
-      std::max(shared.engine.record(u).end_ps, shared.engine.record(v).end_ps));
+  const double last =
+      static_cast<double>(std::max(shared.engine.record(u).end_ps, shared.engine.record(v).end_ps));
   EXPECT_NEAR(last, 2 * t_alone, 0.05 * 2 * t_alone);
   // The records say what ran.
   const auto& r = shared.engine.record(u);

@@ -7,14 +7,14 @@
 // loop (a priority queue ordered by time, then insertion) drives the engine.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <queue>
 #include <tuple>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "node/rank_transport.h"
 #include "workload/collective.h"
@@ -39,8 +39,7 @@ class FakeMachine final : public node::RankTransport {
         ingress_free_(egress_free_),
         rx_bytes_(p.nodes * p.gpus_per_node, 0) {}
 
-  void send(uint32_t src, uint32_t dst, int64_t bytes, uint64_t cookie,
-            int64_t delay_ps) override {
+  void send(uint32_t src, uint32_t dst, int64_t bytes, uint64_t cookie, int64_t delay_ps) override {
     push(now_ + delay_ps, kPost, cookie, src, dst, bytes);
   }
   void timer(int64_t delay_ps, uint64_t cookie) override {
@@ -82,9 +81,8 @@ class FakeMachine final : public node::RankTransport {
         // Ingress: FIFO in order of first-byte arrival (cut-through: it overlaps the sender's
         // serialization), never finishing before the last byte has crossed.
         const int cls = inter(ev.src, ev.dst) ? 1 : 0;
-        const int64_t end = std::max(std::max(now_, ingress_free_[cls][ev.dst]) +
-                                         ser(ev.src, ev.dst, ev.bytes),
-                                     ev.tail);
+        const int64_t end = std::max(
+            std::max(now_, ingress_free_[cls][ev.dst]) + ser(ev.src, ev.dst, ev.bytes), ev.tail);
         ingress_free_[cls][ev.dst] = end;
         rx_bytes_[ev.dst] += ev.bytes;
         ++messages_;

@@ -57,13 +57,12 @@ TEST_F(OneNode, RingAllReduceMatchesNcclModelPerProtocol) {
   // 2(n-1) = 14 NVLink hops; 512 B = 64 B blocks. NCCL's model: 15.0 / 40.6 / 56.0 us.
   for (int pr = 0; pr < 3; ++pr) {
     Bench b(p);
-    const auto r = b.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kRing, kProto[pr], 512,
-                                   first_ranks(n)));
+    const auto r =
+        b.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kRing, kProto[pr], 512, first_ranks(n)));
     const double t = kRingBase[pr] * kUs + 14 * hop_ps(kRingNvl[pr], lat, rate, 64 / kEff[pr]);
     expect_near_time(r, t, name(kProto[pr]));
     const double nccl_us[3] = {15.0, 40.6, 56.0};
-    EXPECT_NEAR((r.end_ps - r.start_ps) / kUs, nccl_us[pr], 0.05 * nccl_us[pr])
-        << "NCCL model";
+    EXPECT_NEAR((r.end_ps - r.start_ps) / kUs, nccl_us[pr], 0.05 * nccl_us[pr]) << "NCCL model";
   }
 }
 
@@ -72,8 +71,8 @@ TEST_F(OneNode, TreeAllReduceMatchesNcclModelPerProtocol) {
   // NCCL's model: 15.2 / 31.5 / 64.4 us.
   for (int pr = 0; pr < 3; ++pr) {
     Bench b(p);
-    const auto r = b.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kTree, kProto[pr], 512,
-                                   first_ranks(n)));
+    const auto r =
+        b.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kTree, kProto[pr], 512, first_ranks(n)));
     const double t = kTreeBase[pr] * kUs + 14 * hop_ps(kTreeNvl[pr], lat, rate, 256 / kEff[pr]);
     expect_near_time(r, t, name(kProto[pr]));
   }
@@ -110,8 +109,8 @@ TEST_F(OneNode, EveryOtherOperationAndAlgorithm) {
   };
   for (const Case& c : cases) {
     Bench b(p);
-    expect_near_time(b.run(make_spec(c.op, c.a, Protocol::kLL, 512, first_ranks(n))),
-                     c.expected_ps, c.what);
+    expect_near_time(b.run(make_spec(c.op, c.a, Protocol::kLL, 512, first_ranks(n))), c.expected_ps,
+                     c.what);
   }
 }
 
@@ -119,22 +118,22 @@ TEST_F(OneNode, PointToPoint) {
   // No baseLatency for P2P; one hop. LL is chosen automatically below 16 KiB per channel.
   {
     Bench b(p);
-    const auto r = b.run(make_spec(CollOp::kSend, CollAlgorithm::kAuto, Protocol::kAuto, 64,
-                                   {0, 1}, 0));
+    const auto r =
+        b.run(make_spec(CollOp::kSend, CollAlgorithm::kAuto, Protocol::kAuto, 64, {0, 1}, 0));
     EXPECT_EQ(r.protocol, Protocol::kLL);
     expect_near_time(r, hop_ps(0.6, lat, rate, 128), "send");
   }
   {
     Bench b(p);
-    expect_near_time(b.run(make_spec(CollOp::kSendRecv, CollAlgorithm::kDirect, Protocol::kLL,
-                                     64, first_ranks(n))),
+    expect_near_time(b.run(make_spec(CollOp::kSendRecv, CollAlgorithm::kDirect, Protocol::kLL, 64,
+                                     first_ranks(n))),
                      hop_ps(0.6, lat, rate, 128), "send_recv");
   }
   {
     // 7 peers x 64 B leave each GPU's egress one after another.
     Bench b(p);
-    expect_near_time(b.run(make_spec(CollOp::kAllToAll, CollAlgorithm::kDirect, Protocol::kLL,
-                                     512, first_ranks(n))),
+    expect_near_time(b.run(make_spec(CollOp::kAllToAll, CollAlgorithm::kDirect, Protocol::kLL, 512,
+                                     first_ranks(n))),
                      hop_ps(0.6, lat, rate, 128) + 6 * 128e12 / rate, "all_to_all");
   }
 }
@@ -167,11 +166,11 @@ TEST(TwoNodes, RingAndTreeAcrossNodes) {
     // Tree over 2 nodes (depth 1) with a 4-GPU chain in each: up 3 intra + 1 inter, down again.
     Bench bt(p);
     const double wt = 256 / kEff[pr];
-    expect_near_time(
-        bt.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kTree, kProto[pr], 512, first_ranks(n))),
-        kTreeBase[pr] * kUs +
-            2 * (3 * hop_ps(kTreeNvl[pr], li, ri, wt) + hop_ps(kTreeNet[pr], le, re, wt)),
-        "tree 2 nodes");
+    expect_near_time(bt.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kTree, kProto[pr], 512,
+                                      first_ranks(n))),
+                     kTreeBase[pr] * kUs + 2 * (3 * hop_ps(kTreeNvl[pr], li, ri, wt) +
+                                                hop_ps(kTreeNet[pr], le, re, wt)),
+                     "tree 2 nodes");
   }
 }
 
@@ -185,8 +184,8 @@ TEST(TwoNodes, HierarchicalAcrossNodes) {
   const double t = kRingBase[0] * kUs +
                    6 * hop_ps(0.6, p.intra_latency_ps, p.intra_bytes_per_s, 512) +
                    2 * hop_ps(2.7, p.inter_latency_ps, p.inter_bytes_per_s, 256);
-  expect_near_time(b.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kHierarchical,
-                                   Protocol::kLL, 1024, first_ranks(8))),
+  expect_near_time(b.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kHierarchical, Protocol::kLL,
+                                   1024, first_ranks(8))),
                    t, "hierarchical 2 nodes");
 }
 
