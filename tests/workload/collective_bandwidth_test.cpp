@@ -263,3 +263,32 @@ TEST(CollectiveCrossover, TreeBeatsRingBelowCrossoverOn16Nodes) {
 
 }  // namespace
 }  // namespace fabricsim::workload
+
+namespace fabricsim::workload {
+namespace {
+
+TEST(CollectiveCrossover, SixteenNodesOfEightGpus) {
+  // 16 nodes x 8 GPUs (360 GB/s NVLink, one 50 GB/s NIC per GPU), default channels (16),
+  // Simple. Ring latency: 8.4 + 222 intra hops x 3.4 us + 32 NET hops x 14 us ~ 1.2 ms; tree
+  // 8.4 + 2 x (7 x 4.0 + 4 x 14) = 176 us. Bisection (docs/collectives.md) puts the crossover
+  // at ~138 MiB for Simple and ~21 MiB for LL; check both sides of the Simple one.
+  auto t = [](CollAlgorithm a, int64_t size) {
+    Bench b(FakeParams{.nodes = 16, .gpus_per_node = 8});
+    const auto r =
+        b.run(make_spec(CollOp::kAllReduce, a, Protocol::kSimple, size, first_ranks(128), 0));
+    return static_cast<double>(r.end_ps - r.start_ps) / kUs;
+  };
+  const double ring64 = t(CollAlgorithm::kRing, 64 * kMiB),
+               tree64 = t(CollAlgorithm::kTree, 64 * kMiB);
+  const double ring256 = t(CollAlgorithm::kRing, 256 * kMiB),
+               tree256 = t(CollAlgorithm::kTree, 256 * kMiB);
+  std::printf(
+      "16 x 8 GPUs Simple: 64 MiB ring %.0f us tree %.0f us; 256 MiB ring %.0f us tree "
+      "%.0f us\n",
+      ring64, tree64, ring256, tree256);
+  EXPECT_LT(tree64, ring64);
+  EXPECT_GT(tree256, ring256);
+}
+
+}  // namespace
+}  // namespace fabricsim::workload
