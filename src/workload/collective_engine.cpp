@@ -91,7 +91,14 @@ void CollectiveEngine::validate(const CollectiveSpec& spec) const {
                      "direct is for all_to_all, send and send_recv, not " + op_name);
   }
   const bool all_reduce = spec.op == CollOp::kAllReduce;
-  if (!all_reduce && a != CollAlgorithm::kAuto && a != CollAlgorithm::kRing) {
+  const bool ag_rs = spec.op == CollOp::kAllGather || spec.op == CollOp::kReduceScatter;
+  if (a == CollAlgorithm::kHierarchical && !all_reduce && !ag_rs) {
+    throw InputError("workload.algorithm",
+                     "hierarchical implements all_reduce, all_gather and reduce_scatter; " +
+                         op_name + " runs as ring");
+  }
+  if (!all_reduce && a != CollAlgorithm::kAuto && a != CollAlgorithm::kRing &&
+      a != CollAlgorithm::kHierarchical) {
     throw InputError("workload.algorithm", std::string(name(a)) + " implements all_reduce only; " +
                                                op_name + " runs as ring");
   }

@@ -2,6 +2,7 @@
 // reduce-scatter), the pipelined chain of broadcast/reduce, the hierarchical all-reduce built
 // from rings, and the stream layout all of them share. docs/collectives.md describes each.
 #include <algorithm>
+#include <utility>
 
 #include "workload/collective_plan.h"
 
@@ -144,52 +145,67 @@ void build_hierarchical(Plan& plan, const CollectiveSpec& spec, const BuildParam
   const int64_t slice = bp.step_data_bytes * bp.ring_slice_steps;
   const int window = std::max(1, bp.window / bp.ring_slice_steps);
   constexpr uint32_t kNone = UINT32_MAX;
+  using Matrix = std::vector<std::vector<uint32_t>>;  // [node][position] -> connection
   for (int c = 0; c < bp.channels; ++c) {
     const int64_t data = split_part(spec.size_bytes, bp.channels, c);
     // order[x][p]: communicator index at position p of node x's channel-c ring; position p is
     // the same local GPU on every node, i.e. the same rail.
-    std::vector<std::vector<uint32_t>> order(n_nodes);
+    Matrix order(n_nodes);
     for (int x = 0; x < n_nodes; ++x) order[x] = ring_order({nodes[x]}, c);
-    std::vector<std::vector<uint32_t>> in1(n_nodes, std::vector<uint32_t>(g, kNone));
-    std::vector<std::vector<uint32_t>> in2 = in1;
-    auto intra_ring = [&](int x, int steps, std::vector<std::vector<uint32_t>>* in,
-                          const std::vector<std::vector<uint32_t>>* gate) {
-      const uint32_t stream = plan.add_stream(make_ring_stream(data, g, steps, chunk, slice));
+    // prev[x][p]: the connection into (x, p) of the previous phase; a rank starts a phase once
+    // that connection has delivered everything.
+    Matrix prev(n_nodes, std::vector<uint32_t>(g, kNone));
+    // A ring over `len` members; member i sends to member i+1. Records the connection into
+    // each member in `prev` for the next phase.
+    auto ring = [&](int len, int steps, int64_t bytes, auto member) {
+      if (len < 2) return;
+      const uint32_t stream = plan.add_stream(make_ring_stream(bytes, len, steps, chunk, slice));
       const uint32_t first = static_cast<uint32_t>(plan.conns.size());
-      for (int p = 0; p < g; ++p) {
-        const uint32_t e = plan.add_conn(spec.ranks[order[x][p]], spec.ranks[order[x][(p + 1) % g]],
-                                         stream, window, p);
-        if (gate && (*gate)[x][p] != kNone) plan.gate((*gate)[x][p], e);
+      for (int i = 0; i < len; ++i) {
+        const auto [x, p] = member(i);
+        const auto [nx, np] = member((i + 1) % len);
+        const uint32_t e =
+            plan.add_conn(spec.ranks[order[x][p]], spec.ranks[order[nx][np]], stream, window, i);
+        if (prev[x][p] != kNone) plan.gate(prev[x][p], e);
       }
-      for (int p = 0; p < g; ++p) {
-        plan.dep(first + (p + g - 1) % g, first + p);
-        if (in) (*in)[x][p] = first + (p + g - 1) % g;
+      for (int i = 0; i < len; ++i) plan.dep(first + (i + len - 1) % len, first + i);
+      for (int i = 0; i < len; ++i) {
+        const auto [x, p] = member(i);
+        prev[x][p] = first + (i + len - 1) % len;
       }
     };
-    // Phase 1: NVLink reduce-scatter inside every node; position p ends with ~data/g bytes.
-    if (g > 1) {
-      for (int x = 0; x < n_nodes; ++x) intra_ring(x, g - 1, &in1, nullptr);
-    }
-    // Phase 2: per rail, ring all-reduce of that share across the nodes.
-    if (n_nodes > 1) {
-      for (int p = 0; p < g; ++p) {
-        const uint32_t stream = plan.add_stream(
-            make_ring_stream(split_part(data, g, p), n_nodes, 2 * (n_nodes - 1), chunk, slice));
-        const uint32_t first = static_cast<uint32_t>(plan.conns.size());
-        for (int x = 0; x < n_nodes; ++x) {
-          const uint32_t e = plan.add_conn(
-              spec.ranks[order[x][p]], spec.ranks[order[(x + 1) % n_nodes][p]], stream, window, x);
-          if (in1[x][p] != kNone) plan.gate(in1[x][p], e);
-        }
-        for (int x = 0; x < n_nodes; ++x) {
-          plan.dep(first + (x + n_nodes - 1) % n_nodes, first + x);
-          in2[x][p] = first + (x + n_nodes - 1) % n_nodes;
-        }
+    // NVLink ring inside every node over the channel's whole share (reduce-scatter or
+    // all-gather: g-1 steps, blocks of ~data/g). Each ring reads and updates only its own
+    // members' entries of `prev`, so the rings of one phase do not see each other.
+    auto intra = [&]() {
+      for (int x = 0; x < n_nodes; ++x) {
+        ring(g, g - 1, data, [x](int i) { return std::pair<int, int>{x, i}; });
       }
-    }
-    // Phase 3: NVLink all-gather inside every node, each rank starting once its share is final.
-    if (g > 1) {
-      for (int x = 0; x < n_nodes; ++x) intra_ring(x, g - 1, nullptr, n_nodes > 1 ? &in2 : &in1);
+    };
+    // Per rail p, a ring across the nodes over position p's share (~data/g).
+    auto rails = [&](int steps) {
+      for (int p = 0; p < g; ++p) {
+        ring(n_nodes, steps, split_part(data, g, p), [p](int i) {
+          return std::pair<int, int>{i, p};
+        });
+      }
+    };
+    switch (spec.op) {
+      case CollOp::kAllReduce:  // NVLink reduce-scatter, per-rail all-reduce, NVLink all-gather
+        intra();
+        rails(2 * (n_nodes - 1));
+        intra();
+        break;
+      case CollOp::kReduceScatter:  // NVLink reduce-scatter, then per-rail reduce-scatter
+        intra();
+        rails(n_nodes - 1);
+        break;
+      case CollOp::kAllGather:  // per-rail all-gather, then NVLink all-gather
+        rails(n_nodes - 1);
+        intra();
+        break;
+      default:
+        break;
     }
   }
 }

@@ -183,6 +183,18 @@ TEST(CollectiveConservation, BytesReceivedPerRank) {
     for (int g = 0; g < n; ++g) EXPECT_EQ(b.machine.rx_bytes()[g], (n - 1) * (S / n));
   }
   {
+    // Hierarchical on 2 nodes x 4: all-reduce 2(n-1)/n S; all-gather and reduce-scatter
+    // (N-1) S/n across nodes + (G-1)/G S inside = (n-1)/n S, as the flat ring.
+    const FakeParams p2{.nodes = 2, .gpus_per_node = 4};
+    for (auto [op, blocks] :
+         {std::pair{CollOp::kAllReduce, 2 * (n - 1)}, std::pair{CollOp::kAllGather, n - 1},
+          std::pair{CollOp::kReduceScatter, n - 1}}) {
+      Bench b(p2);
+      b.run(make_spec(op, CollAlgorithm::kHierarchical, Protocol::kSimple, S, first_ranks(n), 2));
+      for (int g = 0; g < n; ++g) EXPECT_EQ(b.machine.rx_bytes()[g], blocks * (S / n)) << name(op);
+    }
+  }
+  {
     // Halving-doubling: S/2 + S/4 + ... + S/n twice = 2(n-1)/n S.
     Bench b(p);
     b.run(make_spec(CollOp::kAllReduce, CollAlgorithm::kHalvingDoubling, Protocol::kSimple, S,

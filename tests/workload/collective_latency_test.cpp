@@ -189,5 +189,21 @@ TEST(TwoNodes, HierarchicalAcrossNodes) {
                    t, "hierarchical 2 nodes");
 }
 
+TEST(TwoNodes, HierarchicalAllGatherAndReduceScatter) {
+  // 2 nodes x 4, LL, 1024 B. All-gather: per-rail ring all-gather over 2 nodes (1 NET step,
+  // blocks 1024/4/2 = 128 B, wire 256), then NVLink all-gather (3 steps, blocks 256 B, wire
+  // 512). Reduce-scatter: the same two phases in the other order.
+  FakeParams p{.nodes = 2, .gpus_per_node = 4};
+  const double t = kRingBase[0] * kUs +
+                   3 * hop_ps(0.6, p.intra_latency_ps, p.intra_bytes_per_s, 512) +
+                   hop_ps(2.7, p.inter_latency_ps, p.inter_bytes_per_s, 256);
+  for (CollOp op : {CollOp::kAllGather, CollOp::kReduceScatter}) {
+    Bench b(p);
+    expect_near_time(
+        b.run(make_spec(op, CollAlgorithm::kHierarchical, Protocol::kLL, 1024, first_ranks(8))), t,
+        name(op));
+  }
+}
+
 }  // namespace
 }  // namespace fabricsim::workload
