@@ -18,6 +18,9 @@ void add_training_knobs(std::vector<Knob>& k);
 using knob_bind::bind;
 using knob_bind::bind_enum;
 
+// The NCCL collective engine's entries, collective.* (knob_registry_collective.cpp).
+void add_collective_knobs(std::vector<Knob>& k);
+
 namespace {
 
 // Every time, size and rate key gets the ranges of core/checked.h unless its entry is tighter,
@@ -500,6 +503,7 @@ std::vector<Knob> build_knob_registry() {
   add_infiniband_knobs(k);
   add_node_knobs(k);
   add_training_knobs(k);
+  add_collective_knobs(k);
   bound_unit_keys(k);
   return k;
 }

@@ -11,6 +11,7 @@
 #include "routing/config.h"
 #include "topo/spec.h"
 #include "transport/config.h"
+#include "workload/collective_config.h"
 #include "workload/spec.h"
 #include "workload/training_spec.h"
 
@@ -164,6 +165,7 @@ struct Scenario {
   // Run the scenario once per node count (hosts.count = each) and report the step time and the
   // acceleration ratio against the first (scenario/run.h run_scenario); empty = one run.
   std::vector<int> scaling_nodes;
+  workload::CollectiveConfig collective;  // the NCCL-style collective engine (collective.*)
   // Simulated-time limit; 0 = run until every message completes. A run that hits the limit
   // reports unfinished flows rather than pretending they completed.
   int64_t stop_time_ps = 0;

@@ -1,0 +1,95 @@
+// Parameters of the NCCL-style collective engine (workload/collective_engine.h) and of NCCL's
+// analytic model (workload/nccl_model.h). Every default is NCCL's own value at nccl@5067397
+// (NVIDIA/nccl 2.30.7), as collected in docs/reference/nccl.md; the scenario keys collective.*
+// (scenario/knob_registry_collective.cpp) cite the same files.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace fabricsim::workload {
+
+// Indices of the per-protocol arrays, in NCCL's own order (nccl_tuner.h: NCCL_PROTO_LL = 0,
+// LL128 = 1, SIMPLE = 2).
+inline constexpr int kProtoLL = 0;
+inline constexpr int kProtoLL128 = 1;
+inline constexpr int kProtoSimple = 2;
+inline constexpr int kProtocols = 3;
+// Link classes of tuning.cc's hwLatencies[NVLINK|PCI|NET].
+inline constexpr int kLinkNvlink = 0;
+inline constexpr int kLinkPci = 1;
+inline constexpr int kLinkNet = 2;
+inline constexpr int kLinkClasses = 3;
+
+// µs -> ps for the tuning.cc tables below (which are in µs).
+constexpr int64_t us_to_ps(double us) { return static_cast<int64_t>(us * 1'000'000.0 + 0.5); }
+
+// Latencies of one algorithm (tuning.cc tables), per protocol [LL, LL128, Simple].
+struct AlgoLatencies {
+  std::array<int64_t, kProtocols> base_ps{};                           // baseLatencies
+  std::array<std::array<int64_t, kProtocols>, kLinkClasses> hop_ps{};  // hwLatencies[link][proto]
+};
+
+struct CollectiveConfig {
+  // Data bytes per wire byte (docs/reference/nccl.md §2.1, device.h): LL carries 8 B of data in a
+  // 16 B line (4 B data + 4 B flag per 8 B store), LL128 120 B in a 128 B line, Simple raw data.
+  std::array<double, kProtocols> efficiency{0.5, 120.0 / 128.0, 1.0};
+
+  // Per-connection FIFO buffer sizes on the wire (init.cc DEFAULT_LL_BUFFSIZE,
+  // DEFAULT_LL128_BUFFSIZE, DEFAULT_BUFFSIZE); a step is buffer / nccl_steps.
+  std::array<int64_t, kProtocols> buffer_bytes{524'288, 4'915'200, 4'194'304};
+  // FIFO slots per connection (device.h NCCL_STEPS): a sender may be this many steps ahead of
+  // the receiver's credit (head) update.
+  int nccl_steps = 8;
+  // Ring all-reduce / all-gather / reduce-scatter with Simple: a chunk is 4 steps, a slice 2
+  // (collectives.h ALLREDUCE_CHUNKSTEPS = NCCL_STEPS/2, ALLREDUCE_SLICESTEPS = NCCL_STEPS/4);
+  // everything else 1 and 1 (enqueue.cc calcCollChunking).
+  int ring_chunk_steps = 4;
+  int ring_slice_steps = 2;
+
+  // NCCL's channel tuning for small messages (enqueue.cc ncclGetAlgoInfo "Ring/Tree channel
+  // tuning"): with the default channel count, channels are dropped while
+  // bytes < channels x threads x threshold (ring LL's threshold x nRanks). Thresholds per
+  // protocol from comm.h NCCL_{LL,LL128,SIMPLE}_THREAD_THRESHOLD; threads per channel from
+  // tuning.cc maxThreads (NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640,
+  // NCCL_SIMPLE_MAX_NTHREADS 512 on NVLink nodes). [LL, LL128, Simple].
+  std::array<int64_t, kProtocols> thread_threshold_bytes{8, 8, 64};
+  std::array<int, kProtocols> threads_per_channel{512, 640, 512};
+
+  // P2P (send, send_recv, all-to-all) step size: NCCL_P2P_NET_CHUNKSIZE across nodes,
+  // NCCL_P2P_NVL_CHUNKSIZE inside a node (init.cc P2pNetChunkSize, P2pNvlChunkSize).
+  int64_t p2p_net_chunk_bytes = 131'072;
+  int64_t p2p_nvl_chunk_bytes = 524'288;
+  // P2P uses LL up to this many bytes per channel (enqueue.cc P2pLLThreshold, 16384).
+  int64_t p2p_ll_threshold_bytes = 16'384;
+
+  // Channels of collective rings/trees when the spec leaves it 0. NCCL derives it from its
+  // topology search; 16 is the coll channel count logged on an 8 x H800 node with NVLS off
+  // (nccl#892) -- UNVERIFIED for H100 (commonly 32 there; docs/reference/nccl.md §3).
+  int channels = 16;
+  // Channels of P2P operations when the spec leaves it 0: one connection per peer pair. NCCL's
+  // per-peer channel count is not on the reference sheet (UNVERIFIED); with NCCL_STEPS credits of
+  // 128 KiB one connection already covers the bandwidth-delay product of a 400 Gb/s NIC.
+  int p2p_channels = 1;
+
+  // tuning.cc ncclTunerConstantsDefaults, µs converted to ps. [LL, LL128, Simple].
+  AlgoLatencies tree{{us_to_ps(6.8), us_to_ps(14.0), us_to_ps(8.4)},
+                     {{{us_to_ps(0.6), us_to_ps(1.25), us_to_ps(4.0)},     // NVLink
+                       {us_to_ps(1.0), us_to_ps(1.9), us_to_ps(4.0)},      // PCI
+                       {us_to_ps(5.0), us_to_ps(8.5), us_to_ps(14.0)}}}};  // NET
+  AlgoLatencies ring{{us_to_ps(6.6), us_to_ps(14.0), us_to_ps(8.4)},
+                     {{{us_to_ps(0.6), us_to_ps(1.9), us_to_ps(3.4)},
+                       {us_to_ps(1.0), us_to_ps(2.5), us_to_ps(5.7)},
+                       {us_to_ps(2.7), us_to_ps(4.0), us_to_ps(14.0)}}}};
+  // Ring latency across nodes: the intra-node hop costs at least the network overhead, x3 for
+  // Simple (tuning.cc getNetOverhead: 1 µs on Intel CPUs, 2 µs on AMD; NCCL_NET_OVERHEAD).
+  int64_t net_overhead_ps = us_to_ps(1.0);
+  // Intra-node hops are NVLink (kLinkNvlink) or PCIe peer-to-peer (kLinkPci) for the latency
+  // tables; the transport below decides the bytes' actual path.
+  int intra_link_class = kLinkNvlink;
+  // LL128 may be chosen by `auto` (tuning.cc: enabled on NVLink nodes whose NICs are at most
+  // PXB/PXN from the GPU, i.e. DGX/HGX with GPUDirect RDMA).
+  bool ll128_enabled = true;
+};
+
+}  // namespace fabricsim::workload

@@ -1,0 +1,424 @@
+#include "workload/collective_engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "core/error.h"
+#include "workload/nccl_model.h"
+
+namespace fabricsim::workload {
+namespace {
+
+using detail::Conn;
+using detail::Plan;
+
+// Cookie layout (all < kForeignCookie = 2^63): [61,63) kind, [37,61) collective id,
+// [17,37) connection, [0,17) message index modulo 2^17 (at most nccl_steps <= 32 messages of a
+// connection are in flight, so the low bits identify the message).
+constexpr uint64_t kArrive = 0, kCredit = 1, kStart = 2;
+constexpr int kIdShift = 37, kConnShift = 17;
+constexpr uint64_t kIdLimit = 1ull << 24, kConnLimit = 1ull << 20, kMsgMask = (1ull << 17) - 1;
+// Size of the message whose idle transfer time stands for "what the transport already
+// simulates" of a hop (a credit / flag write).
+constexpr int64_t kTinyBytes = 8;
+constexpr int kMaxChannels = 64;  // device.h MAXCHANNELS
+
+uint64_t cookie(uint64_t kind, uint32_t id, uint32_t conn, int64_t m) {
+  return (kind << 61) | (static_cast<uint64_t>(id) << kIdShift) |
+         (static_cast<uint64_t>(conn) << kConnShift) | (static_cast<uint64_t>(m) & kMsgMask);
+}
+
+bool is_p2p(CollOp op) {
+  return op == CollOp::kSend || op == CollOp::kSendRecv || op == CollOp::kAllToAll;
+}
+
+int proto_index(Protocol p) {
+  return p == Protocol::kLL ? kProtoLL : p == Protocol::kLL128 ? kProtoLL128 : kProtoSimple;
+}
+Protocol proto_enum(int i) {
+  return i == kProtoLL ? Protocol::kLL : i == kProtoLL128 ? Protocol::kLL128 : Protocol::kSimple;
+}
+
+}  // namespace
+
+CollectiveEngine::CollectiveEngine(node::RankTransport& rt, const CollectiveConfig& cfg)
+    : rt_(rt), cfg_(cfg) {}
+
+void CollectiveEngine::validate(const CollectiveSpec& spec) const {
+  const int64_t n = static_cast<int64_t>(spec.ranks.size());
+  if (n < 2) throw InputError("workload.ranks", "a collective needs at least 2 ranks");
+  std::vector<uint32_t> sorted = spec.ranks;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    throw InputError("workload.ranks", "a GPU appears twice in the communicator");
+  }
+  if (sorted.back() >= rt_.gpus()) {
+    throw InputError("workload.ranks", "GPU " + std::to_string(sorted.back()) +
+                                           " does not exist (the machine has " +
+                                           std::to_string(rt_.gpus()) + ")");
+  }
+  const bool p2p_op = spec.op == CollOp::kSend || spec.op == CollOp::kSendRecv;
+  if (spec.size_bytes < (p2p_op ? 1 : n)) {
+    throw InputError("workload.size", std::string(name(spec.op)) + " of " +
+                                          std::to_string(spec.size_bytes) + " B over " +
+                                          std::to_string(n) + " ranks: need at least " +
+                                          (p2p_op ? std::string("1 B") : "1 B per rank"));
+  }
+  if ((spec.op == CollOp::kBroadcast || spec.op == CollOp::kReduce) &&
+      (spec.root < 0 || spec.root >= n)) {
+    throw InputError("workload.root", "root " + std::to_string(spec.root) +
+                                          " is not a rank index in [0, " + std::to_string(n) + ")");
+  }
+  if (spec.channels < 0 || spec.channels > kMaxChannels) {
+    throw InputError("workload.channels", "channels must be 0 (default) .. 64 (NCCL MAXCHANNELS)");
+  }
+  const CollAlgorithm a = spec.algorithm;
+  const std::string op_name = name(spec.op);
+  if (is_p2p(spec.op)) {
+    if (a != CollAlgorithm::kAuto && a != CollAlgorithm::kDirect) {
+      throw InputError("workload.algorithm",
+                       op_name + " runs as point-to-point transfers: algorithm auto or direct");
+    }
+    if (spec.protocol == Protocol::kLL128) {
+      throw InputError("workload.protocol", "NCCL point-to-point uses LL or Simple, not LL128");
+    }
+    return;
+  }
+  if (a == CollAlgorithm::kDirect) {
+    throw InputError("workload.algorithm",
+                     "direct is for all_to_all, send and send_recv, not " + op_name);
+  }
+  const bool all_reduce = spec.op == CollOp::kAllReduce;
+  const bool ag_rs = spec.op == CollOp::kAllGather || spec.op == CollOp::kReduceScatter;
+  if (a == CollAlgorithm::kHierarchical && !all_reduce && !ag_rs) {
+    throw InputError("workload.algorithm",
+                     "hierarchical implements all_reduce, all_gather and reduce_scatter; " +
+                         op_name + " runs as ring");
+  }
+  if (!all_reduce && a != CollAlgorithm::kAuto && a != CollAlgorithm::kRing &&
+      a != CollAlgorithm::kHierarchical) {
+    throw InputError("workload.algorithm", std::string(name(a)) + " implements all_reduce only; " +
+                                               op_name + " runs as ring");
+  }
+  if (a == CollAlgorithm::kHalvingDoubling && (n & (n - 1)) != 0) {
+    throw InputError("workload.algorithm",
+                     "halving_doubling needs a power-of-two rank count, "
+                     "not " +
+                         std::to_string(n));
+  }
+  if (a == CollAlgorithm::kHierarchical) {
+    const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
+    for (const auto& node : nodes) {
+      if (node.size() != nodes[0].size()) {
+        throw InputError("workload.algorithm",
+                         "hierarchical needs the same number of ranks on every node");
+      }
+    }
+  }
+}
+
+CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
+  validate(spec);
+  CollectiveRecord r;
+  r.op = spec.op;
+  r.ranks = static_cast<int>(spec.ranks.size());
+  r.size_bytes = spec.size_bytes;
+  const int64_t n = r.ranks;
+  if (is_p2p(spec.op)) {
+    r.algorithm = CollAlgorithm::kDirect;
+    const int64_t per_peer = spec.op == CollOp::kAllToAll ? spec.size_bytes / n : spec.size_bytes;
+    r.channels = static_cast<int>(
+        std::min<int64_t>(spec.channels > 0 ? spec.channels : cfg_.p2p_channels, per_peer));
+    // enqueue.cc: P2P uses LL up to nChannels x NCCL_P2P_LL_THRESHOLD bytes.
+    r.protocol = spec.protocol != Protocol::kAuto                       ? spec.protocol
+                 : per_peer <= r.channels * cfg_.p2p_ll_threshold_bytes ? Protocol::kLL
+                                                                        : Protocol::kSimple;
+    return r;
+  }
+  // Every channel needs at least one byte per rank.
+  r.channels = static_cast<int>(std::max<int64_t>(
+      1,
+      std::min<int64_t>(spec.channels > 0 ? spec.channels : cfg_.channels, spec.size_bytes / n)));
+  // NCCL's model inputs: the bandwidth a ring of this communicator sustains per channel.
+  const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
+  double intra_bps = 0, inter_bps = 0;
+  size_t max_per_node = 1;
+  for (const auto& node : nodes) {
+    max_per_node = std::max(max_per_node, node.size());
+    if (node.size() > 1 && intra_bps == 0) {
+      intra_bps = rt_.path_rate_bytes_per_s(spec.ranks[node[0]], spec.ranks[node[1]]);
+    }
+  }
+  if (nodes.size() > 1) {
+    inter_bps = rt_.path_rate_bytes_per_s(spec.ranks[nodes[0][0]], spec.ranks[nodes[1][0]]);
+  }
+  double bus_bps = intra_bps;
+  if (nodes.size() > 1) {
+    // Channels spread over min(channels, GPUs per node) NICs of each node.
+    const double nic_bps =
+        inter_bps * static_cast<double>(std::min<size_t>(r.channels, max_per_node));
+    bus_bps = intra_bps > 0 ? std::min(intra_bps, nic_bps) : nic_bps;
+  }
+  NcclModelInput in;
+  in.op = spec.op;
+  in.ranks = r.ranks;
+  in.nodes = static_cast<int>(nodes.size());
+  in.channels = r.channels;
+  in.channel_bw_gbps = bus_bps / r.channels / 1e9;
+  in.size_bytes = spec.size_bytes;
+  std::vector<CollAlgorithm> algos;
+  if (spec.algorithm != CollAlgorithm::kAuto) {
+    algos.push_back(spec.algorithm);
+  } else {
+    algos.push_back(CollAlgorithm::kRing);
+    if (spec.op == CollOp::kAllReduce) algos.push_back(CollAlgorithm::kTree);
+  }
+  std::vector<int> protos;
+  if (spec.protocol != Protocol::kAuto) {
+    protos.push_back(proto_index(spec.protocol));
+  } else {
+    protos = {kProtoLL, kProtoSimple};
+    if (cfg_.ll128_enabled) protos.push_back(kProtoLL128);
+  }
+  double best = -1;
+  for (CollAlgorithm a : algos) {
+    for (int p : protos) {
+      in.protocol = p;
+      // Halving-doubling and hierarchical have no NCCL model: their protocol is chosen by the
+      // ring's prediction.
+      in.algorithm = a == CollAlgorithm::kTree ? CollAlgorithm::kTree : CollAlgorithm::kRing;
+      const NcclPrediction pr = nccl_predict(cfg_, in);
+      if (pr.supported && (best < 0 || pr.time_us < best)) {
+        best = pr.time_us;
+        r.algorithm = a;
+        r.protocol = proto_enum(p);
+      }
+    }
+  }
+  // enqueue.cc: with the default channel count, small messages use fewer channels.
+  if (spec.channels == 0) {
+    const int p = proto_index(r.protocol);
+    int64_t threshold = cfg_.thread_threshold_bytes[p];
+    if (r.algorithm != CollAlgorithm::kTree && p == kProtoLL) threshold *= n;
+    while (r.channels >= 2 &&
+           spec.size_bytes < r.channels * cfg_.threads_per_channel[p] * threshold) {
+      --r.channels;
+    }
+  }
+  return r;
+}
+
+detail::BuildParams CollectiveEngine::build_params(const CollectiveRecord& r) const {
+  detail::BuildParams bp;
+  bp.protocol = proto_index(r.protocol);
+  bp.channels = r.channels;
+  bp.window = cfg_.nccl_steps;
+  // A FIFO step holds buffer/NCCL_STEPS wire bytes, i.e. that x efficiency of data
+  // (enqueue.cc calcCollChunking: LL stepSize/2, LL128 x DATAELEMS/LINEELEMS).
+  bp.step_data_bytes = std::max<int64_t>(
+      1, static_cast<int64_t>(static_cast<double>(cfg_.buffer_bytes[bp.protocol]) /
+                              cfg_.nccl_steps * cfg_.efficiency[bp.protocol]));
+  const bool ring_family =
+      r.op == CollOp::kAllReduce || r.op == CollOp::kAllGather || r.op == CollOp::kReduceScatter;
+  if (bp.protocol == kProtoSimple && ring_family &&
+      (r.algorithm == CollAlgorithm::kRing || r.algorithm == CollAlgorithm::kHierarchical)) {
+    bp.ring_chunk_steps = cfg_.ring_chunk_steps;
+    bp.ring_slice_steps = cfg_.ring_slice_steps;
+  }
+  bp.p2p_nvl_chunk_bytes = cfg_.p2p_nvl_chunk_bytes;
+  bp.p2p_net_chunk_bytes = cfg_.p2p_net_chunk_bytes;
+  bp.gpus_per_node = rt_.gpus_per_node();
+  return bp;
+}
+
+void CollectiveEngine::finalize(Plan& plan) const {
+  const uint32_t nc = static_cast<uint32_t>(plan.conns.size());
+  // Adjacency as three counting-sorted lists in plan.adj: preds, succs, gated.
+  std::vector<uint32_t> npred(nc, 0), nsucc(nc, 0), ngated(nc, 0);
+  for (auto [p, s] : plan.dep_edges) ++npred[s], ++nsucc[p];
+  for (auto [g, s] : plan.gate_edges) ++ngated[g], ++plan.conns[s].gates_pending;
+  uint32_t at = 0;
+  for (uint32_t e = 0; e < nc; ++e) {
+    Conn& c = plan.conns[e];
+    c.preds_at = at, at += npred[e];
+    c.succs_at = at, at += nsucc[e];
+    c.gated_at = at, at += ngated[e];
+  }
+  plan.adj.assign(at, 0);
+  for (auto [p, s] : plan.dep_edges) {
+    plan.adj[plan.conns[s].preds_at + plan.conns[s].npreds++] = p;
+    plan.adj[plan.conns[p].succs_at + plan.conns[p].nsuccs++] = s;
+  }
+  for (auto [g, s] : plan.gate_edges) plan.adj[plan.conns[g].gated_at + plan.conns[g].ngated++] = s;
+  plan.dep_edges.clear();
+  plan.dep_edges.shrink_to_fit();
+  plan.gate_edges.clear();
+  plan.gate_edges.shrink_to_fit();
+
+  const uint32_t gpn = rt_.gpus_per_node();
+  for (Conn& c : plan.conns) {
+    c.messages = plan.streams[c.stream].messages;
+    plan.remaining += c.messages;
+    if (c.npreds > 0 || c.nsuccs > 0) {
+      c.slot = static_cast<int32_t>(plan.sat.size());
+      plan.sat.emplace_back();
+      plan.cons.emplace_back();
+      plan.sat.back().fill(0);
+      plan.cons.back().fill(0);
+    }
+    // NCCL's per-hop latency minus what the transport already simulates for the hop, so that
+    // idle small-message time matches NCCL's model (docs/collectives.md "Latency").
+    const int link = c.src / gpn == c.dst / gpn ? cfg_.intra_link_class : kLinkNet;
+    const int64_t hop = nccl_hop_latency_ps(cfg_, plan.latency_algorithm, plan.protocol, link,
+                                            plan.multi_node, plan.one_rank_per_node);
+    c.delay_ps = std::max<int64_t>(0, hop - rt_.idle_transfer_ps(c.src, c.dst, kTinyBytes));
+    c.credit_ps = rt_.idle_transfer_ps(c.dst, c.src, kTinyBytes);
+  }
+}
+
+uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
+                                 std::function<void(uint32_t id)> done) {
+  CollectiveRecord r = resolve(spec);
+  if (records_.size() >= kIdLimit) {
+    throw InputError("workload", "more than 2^24 collectives in one run");
+  }
+  const uint32_t id = static_cast<uint32_t>(records_.size());
+  auto plan = std::make_unique<Plan>();
+  plan->protocol = proto_index(r.protocol);
+  const bool chain = spec.op == CollOp::kBroadcast || spec.op == CollOp::kReduce;
+  // tuning.cc: Simple broadcast/reduce take the tree's hwLatency per step; neither they nor the
+  // tree floor intra-node hops at the net overhead.
+  plan->latency_algorithm =
+      r.algorithm == CollAlgorithm::kTree || (chain && plan->protocol == kProtoSimple)
+          ? CollAlgorithm::kTree
+          : CollAlgorithm::kRing;
+  const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
+  plan->multi_node = nodes.size() > 1 && r.algorithm == CollAlgorithm::kRing && !chain;
+  plan->one_rank_per_node = nodes.size() == spec.ranks.size();
+  const detail::BuildParams bp = build_params(r);
+  if (r.algorithm == CollAlgorithm::kDirect) {
+    detail::build_p2p(*plan, spec, bp);
+  } else if (chain) {
+    detail::build_chain(*plan, spec, bp);
+  } else if (r.algorithm == CollAlgorithm::kTree) {
+    detail::build_tree(*plan, spec, bp);
+  } else if (r.algorithm == CollAlgorithm::kHalvingDoubling) {
+    detail::build_halving_doubling(*plan, spec, bp);
+  } else if (r.algorithm == CollAlgorithm::kHierarchical) {
+    detail::build_hierarchical(*plan, spec, bp);
+  } else {
+    detail::build_ring(*plan, spec, bp);
+  }
+  if (plan->conns.size() >= kConnLimit) {
+    throw InputError("workload.ranks", "collective needs " + std::to_string(plan->conns.size()) +
+                                           " connections; at most 2^20 are supported");
+  }
+  finalize(*plan);
+  r.start_ps = rt_.now_ps();
+  records_.push_back(r);
+  running_.push_back({std::move(plan), std::move(done)});
+  // NCCL's baseLatency is charged once, before the first step (P2P operations have none in
+  // tuning.cc).
+  const int64_t base = is_p2p(spec.op)
+                           ? 0
+                           : nccl_base_latency_ps(cfg_, running_[id].plan->latency_algorithm,
+                                                  running_[id].plan->protocol);
+  rt_.timer(base, cookie(kStart, id, 0, 0));
+  return id;
+}
+
+void CollectiveEngine::kick(uint32_t id) {
+  Plan& plan = *running_[id].plan;
+  for (uint32_t e = 0; e < plan.conns.size(); ++e) try_send(id, plan, e);
+  if (plan.remaining == 0) finish(id);
+}
+
+void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
+  Conn& c = plan.conns[e];
+  const detail::Stream& st = plan.streams[c.stream];
+  CollectiveRecord& rec = records_[id];
+  const double eff = cfg_.efficiency[plan.protocol];
+  while (c.gates_pending == 0 && c.next_send < c.messages && c.outstanding < c.window) {
+    const int64_t m = c.next_send;
+    const int64_t req = c.npreds > 0 ? detail::required_index(st, m) : -1;
+    if (req >= 0 && plan.sat[c.slot][m & (detail::kSlotRing - 1)] < c.npreds) break;
+    if (c.slot >= 0) plan.sat[c.slot][m & (detail::kSlotRing - 1)] = 0;
+    const int64_t data = detail::message_bytes(st, c.ring_pos, m);
+    const int64_t wire = std::max<int64_t>(
+        1, static_cast<int64_t>(std::ceil(static_cast<double>(data) / eff - 1e-9)));
+    ++c.outstanding;
+    ++c.next_send;
+    ++rec.messages;
+    rec.wire_bytes += wire;
+    rt_.send(c.src, c.dst, wire, cookie(kArrive, id, e, m), c.delay_ps);
+    // The inputs of this message are consumed once it is posted: their FIFO slots free and the
+    // credit (head update) travels back to their senders.
+    if (req < 0) continue;
+    for (uint32_t k = 0; k < c.npreds; ++k) {
+      const uint32_t p = plan.adj[c.preds_at + k];
+      Conn& pc = plan.conns[p];
+      if (--plan.cons[pc.slot][req & (detail::kSlotRing - 1)] == 0) {
+        rt_.timer(c.delay_ps + pc.credit_ps, cookie(kCredit, id, p, 0));
+      }
+    }
+  }
+}
+
+void CollectiveEngine::on_arrived(uint64_t ck) {
+  const uint32_t id = static_cast<uint32_t>((ck >> kIdShift) & (kIdLimit - 1));
+  const uint32_t e = static_cast<uint32_t>((ck >> kConnShift) & (kConnLimit - 1));
+  Plan& plan = *running_[id].plan;
+  Conn& c = plan.conns[e];
+  const int64_t m = c.next_send - 1 -
+                    static_cast<int64_t>((static_cast<uint64_t>(c.next_send - 1) - ck) & kMsgMask);
+  ++c.arrived;
+  --plan.remaining;
+  const detail::Stream& st = plan.streams[c.stream];
+  const int64_t dm = c.nsuccs > 0 ? detail::dependent_index(st, m) : -1;
+  if (dm >= 0) {
+    plan.cons[c.slot][m & (detail::kSlotRing - 1)] = static_cast<uint8_t>(c.nsuccs);
+    for (uint32_t k = 0; k < c.nsuccs; ++k) {
+      const Conn& s = plan.conns[plan.adj[c.succs_at + k]];
+      ++plan.sat[s.slot][dm & (detail::kSlotRing - 1)];
+    }
+  } else {
+    // Nothing forwards this message: the receiver frees its slot after its per-step work.
+    rt_.timer(c.delay_ps + c.credit_ps, cookie(kCredit, id, e, 0));
+  }
+  if (c.arrived == c.messages) {
+    for (uint32_t k = 0; k < c.ngated; ++k) {
+      const uint32_t g = plan.adj[c.gated_at + k];
+      --plan.conns[g].gates_pending;
+      try_send(id, plan, g);
+    }
+  }
+  if (dm >= 0) {
+    for (uint32_t k = 0; k < c.nsuccs; ++k) try_send(id, plan, plan.adj[c.succs_at + k]);
+  }
+  if (plan.remaining == 0) finish(id);
+}
+
+void CollectiveEngine::on_timer(uint64_t ck) {
+  const uint64_t kind = ck >> 61;
+  const uint32_t id = static_cast<uint32_t>((ck >> kIdShift) & (kIdLimit - 1));
+  if (!running_[id].plan) return;  // a credit returning after the collective ended
+  if (kind == kStart) {
+    kick(id);
+    return;
+  }
+  const uint32_t e = static_cast<uint32_t>((ck >> kConnShift) & (kConnLimit - 1));
+  Plan& plan = *running_[id].plan;
+  --plan.conns[e].outstanding;
+  try_send(id, plan, e);
+}
+
+void CollectiveEngine::finish(uint32_t id) {
+  records_[id].end_ps = rt_.now_ps();
+  std::function<void(uint32_t)> done = std::move(running_[id].done);
+  running_[id].plan.reset();
+  if (done) done(id);
+}
+
+}  // namespace fabricsim::workload

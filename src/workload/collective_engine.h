@@ -1,0 +1,56 @@
+// Runs NCCL-style collectives over a node::RankTransport, one message per slice / chunk / step
+// (never per packet). docs/collectives.md describes the algorithms, the pipeline and the
+// latency charging; docs/reference/nccl.md holds the NCCL facts they rest on.
+//
+// The owner installs rt.on_arrived / rt.on_timer and forwards every cookie below
+// kForeignCookie to on_arrived() / on_timer() here. Many collectives may run at once; each has
+// its own state, freed when it completes (its record stays).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "node/rank_transport.h"
+#include "workload/collective.h"
+#include "workload/collective_config.h"
+#include "workload/collective_plan.h"
+
+namespace fabricsim::workload {
+
+class CollectiveEngine final : public CollectiveRunner {
+ public:
+  CollectiveEngine(node::RankTransport& rt, const CollectiveConfig& cfg);
+
+  // Throws InputError (key path "workload.<field>") for a spec that cannot run.
+  uint32_t start(const CollectiveSpec& spec, std::function<void(uint32_t id)> done) override;
+  const CollectiveRecord& record(uint32_t id) const override { return records_.at(id); }
+
+  // What `spec` resolves to (algorithm, protocol, channels; auto replaced), without running it.
+  CollectiveRecord resolve(const CollectiveSpec& spec) const;
+
+  void on_arrived(uint64_t cookie);
+  void on_timer(uint64_t cookie);
+
+  const CollectiveConfig& config() const { return cfg_; }
+
+ private:
+  struct Running {
+    std::unique_ptr<detail::Plan> plan;
+    std::function<void(uint32_t)> done;
+  };
+  void validate(const CollectiveSpec& spec) const;
+  detail::BuildParams build_params(const CollectiveRecord& r) const;
+  void finalize(detail::Plan& plan) const;
+  void kick(uint32_t id);
+  void try_send(uint32_t id, detail::Plan& plan, uint32_t e);
+  void finish(uint32_t id);
+
+  node::RankTransport& rt_;
+  CollectiveConfig cfg_;
+  std::vector<CollectiveRecord> records_;
+  std::vector<Running> running_;
+};
+
+}  // namespace fabricsim::workload

@@ -1,0 +1,150 @@
+// The engine's internal form of one running collective (workload/collective_engine.h): a set of
+// connections (one sender GPU, one receiver GPU, NCCL_STEPS credits), each carrying an ordered
+// stream of messages (slices / chunks), with two kinds of dependencies between connections:
+//   dep:  message m of a connection needs message m' of each predecessor connection to have
+//         arrived at its sender (ring forwarding, tree reduce/broadcast, chains);
+//   gate: a connection starts only when each gate connection has delivered everything
+//         (halving-doubling steps, hierarchical phases).
+// The algorithm builders (collective_ring.cpp, collective_tree.cpp, collective_hd.cpp,
+// collective_p2p.cpp) fill a Plan; the engine runs it. Internal to src/workload.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "workload/collective.h"
+#include "workload/collective_config.h"
+
+namespace fabricsim::workload::detail {
+
+// One loop of a ring: nRanks blocks of at most a chunk each, every block cut into `slices`.
+struct RingLoop {
+  int64_t first_msg = 0;
+  int64_t loop_bytes = 0;
+  int32_t slices = 1;
+};
+
+// Message layout shared by the connections of one ring, or owned by one chunked connection.
+struct Stream {
+  bool ring = false;
+  // Chunked: `total_bytes` cut into `messages` near-equal messages of at most chunk bytes.
+  int64_t total_bytes = 0;
+  // Ring: `n` ranks, `steps` steps per loop (2(n-1) all-reduce, n-1 all-gather/reduce-scatter).
+  int n = 0;
+  int steps = 0;
+  std::vector<RingLoop> loops;
+  int64_t messages = 0;
+};
+
+// Ring stream over `data_bytes` (>= n): loops of at most n x chunk_bytes, near-equal blocks.
+Stream make_ring_stream(int64_t data_bytes, int n, int steps, int64_t chunk_bytes,
+                        int64_t slice_bytes);
+// Chunked stream of `total_bytes` (>= 1) in messages of at most chunk_bytes.
+Stream make_chunked_stream(int64_t total_bytes, int64_t chunk_bytes);
+// Data bytes of message m of `s` sent by ring position `pos` (ignored for chunked streams).
+int64_t message_bytes(const Stream& s, uint32_t pos, int64_t m);
+// Index of the predecessor's message that message m needs, or -1 (ring step 0 of a loop).
+int64_t required_index(const Stream& s, int64_t m);
+// Index of the successor's message that arrival m enables, or -1 (ring last step of a loop).
+int64_t dependent_index(const Stream& s, int64_t m);
+
+inline constexpr int kSlotRing = 64;  // > 2 x the largest credit window (nccl_steps <= 32)
+
+struct Conn {
+  uint32_t src = 0;
+  uint32_t dst = 0;
+  uint32_t stream = 0;
+  uint32_t ring_pos = 0;
+  int64_t messages = 0;
+  int64_t next_send = 0;
+  int64_t arrived = 0;
+  int32_t outstanding = 0;
+  int32_t window = 8;
+  int32_t gates_pending = 0;
+  int32_t slot = -1;      // index into Plan::sat / Plan::cons, -1 = no deps either way
+  int64_t delay_ps = 0;   // per-step software overhead charged before each send
+  int64_t credit_ps = 0;  // one-way time of the credit (head update) back to the sender
+  uint32_t preds_at = 0, npreds = 0;
+  uint32_t succs_at = 0, nsuccs = 0;
+  uint32_t gated_at = 0, ngated = 0;
+};
+
+struct Plan {
+  int protocol = kProtoSimple;
+  CollAlgorithm latency_algorithm = CollAlgorithm::kRing;  // which tuning.cc table
+  bool multi_node = false;         // ring across nodes: intra hops floored at the net overhead
+  bool one_rank_per_node = false;  // NET hops take the tree's latency (tuning.cc, ppn = 1)
+  std::vector<Stream> streams;
+  std::vector<Conn> conns;
+  std::vector<std::pair<uint32_t, uint32_t>> dep_edges;   // (pred, succ), built then indexed
+  std::vector<std::pair<uint32_t, uint32_t>> gate_edges;  // (gate, gated)
+  std::vector<uint32_t> adj;
+  // Per connection with deps: arrivals counted for each of its next messages (sat) and, for
+  // arrived messages, dependents not yet posted (cons); both indexed by message & 63.
+  std::vector<std::array<uint8_t, kSlotRing>> sat;
+  std::vector<std::array<uint8_t, kSlotRing>> cons;
+  int64_t remaining = 0;  // messages not yet arrived
+
+  uint32_t add_stream(Stream s) {
+    streams.push_back(std::move(s));
+    return static_cast<uint32_t>(streams.size() - 1);
+  }
+  uint32_t add_conn(uint32_t src, uint32_t dst, uint32_t stream, int window, uint32_t pos = 0) {
+    Conn c;
+    c.src = src;
+    c.dst = dst;
+    c.stream = stream;
+    c.window = window;
+    c.ring_pos = pos;
+    conns.push_back(c);
+    return static_cast<uint32_t>(conns.size() - 1);
+  }
+  void dep(uint32_t pred, uint32_t succ) { dep_edges.emplace_back(pred, succ); }
+  void gate(uint32_t gate_conn, uint32_t gated) { gate_edges.emplace_back(gate_conn, gated); }
+};
+
+// What the builders need besides the spec: resolved protocol, channels and sizes.
+struct BuildParams {
+  int protocol = kProtoSimple;
+  int channels = 1;
+  int window = 8;               // nccl_steps credits per connection
+  int64_t step_data_bytes = 0;  // data bytes of one FIFO step for the protocol
+  int ring_chunk_steps = 1;     // Simple ring all-reduce/all-gather/reduce-scatter: 4
+  int ring_slice_steps = 1;     // and 2
+  int64_t p2p_nvl_chunk_bytes = 0;
+  int64_t p2p_net_chunk_bytes = 0;
+  uint32_t gpus_per_node = 1;
+};
+
+// Node-major order of the communicator's ranks (communicator indices), nodes in order of first
+// appearance, each node's ranks rotated so channel c starts at its (c mod count)-th rank.
+std::vector<std::vector<uint32_t>> nodes_of(const std::vector<uint32_t>& ranks,
+                                            uint32_t gpus_per_node);
+std::vector<uint32_t> ring_order(const std::vector<std::vector<uint32_t>>& nodes, int channel);
+
+// Near-equal split of `total` into `parts`: part i.
+inline int64_t split_part(int64_t total, int64_t parts, int64_t i) {
+  return total / parts + (i < total % parts ? 1 : 0);
+}
+
+void build_ring(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
+void build_chain(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
+void build_tree(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
+void build_halving_doubling(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
+void build_hierarchical(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
+void build_p2p(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
+
+// NCCL's binary tree on ranks 0..n-1 (trees.cc ncclGetBtree): parent (-1 = root) and up to two
+// children (-1 = none) of `rank`. Tree 2 of the double binary tree (ncclGetDtree) is the mirror
+// (n-1-rank) for even n, the tree shifted by one rank for odd n.
+struct TreeLinks {
+  int parent = -1;
+  int child0 = -1;
+  int child1 = -1;
+};
+TreeLinks btree(int n, int rank);
+TreeLinks dtree(int n, int rank, int which);
+
+}  // namespace fabricsim::workload::detail
