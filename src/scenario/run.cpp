@@ -80,8 +80,8 @@ void check_scaling(const Scenario& sc) {
                            std::to_string(sc.topology.hosts) +
                            "), which sizes the memory pre-flight: set hosts.count to the largest");
     }
-    if (nodes[i] < 2) {
-      throw InputError("scaling.nodes", "a fabric needs at least 2 hosts (hosts.count >= 2)");
+    if (nodes[i] < 2 && sc.node.gpus_per_node == 0) {
+      throw InputError("scaling.nodes", "without GPUs a fabric needs at least 2 hosts");
     }
   }
   if (!nodes.empty() && !sc.jobs.empty()) {
@@ -89,7 +89,7 @@ void check_scaling(const Scenario& sc) {
   }
   for (int n : nodes) {
     Scenario s = sc;
-    s.topology.hosts = n;
+    s.topology.hosts = std::max(n, 2);
     topo::check_shape(s.topology);
   }
 }
@@ -117,7 +117,17 @@ RunResult run_scaling(const Scenario& sc, const RunOptions& options) {
   for (int n : sc.scaling_nodes) {
     Scenario s = sc;
     s.scaling_nodes.clear();
-    s.topology.hosts = n;
+    // A fabric has at least two hosts; with GPUs the job runs on n of them (one node: its
+    // GPUs talk over NVLink only).
+    s.topology.hosts = std::max(n, 2);
+    if (s.node.gpus_per_node > 0) {
+      JobSpec job;
+      job.name = "job0";
+      job.nodes = n;
+      job.workload = sc.workload;
+      job.training = sc.training;
+      s.jobs = {job};
+    }
     last = run_scenario(s, options);
     ScalingPoint p;
     p.nodes = n;
@@ -150,7 +160,16 @@ void check_scenario(const Scenario& sc) {
       sc.nic_stall.until_ps <= sc.nic_stall.at_ps) {
     throw InputError("faults.nic_stall.until", "must be after faults.nic_stall.at (or 0)");
   }
-  workload::check(sc.workload, sc.topology.hosts * sc.topology.nics_per_host);
+  const bool gpus = sc.node.gpus_per_node > 0;
+  workload::check(sc.workload, sc.topology.hosts * sc.topology.nics_per_host, gpus);
+  for (size_t j = 0; j < sc.jobs.size(); ++j) {
+    if (!gpus) throw InputError("jobs", "jobs run on GPUs: set node.gpus_per_node");
+    try {
+      workload::check(sc.jobs[j].workload, sc.topology.hosts * sc.topology.nics_per_host, true);
+    } catch (const InputError& e) {
+      throw InputError("jobs[" + std::to_string(j) + "]." + e.key_path(), e.what());
+    }
+  }
   check_scaling(sc);
   Scenario resolved = sc;
   resolve_fabric(resolved);
@@ -235,7 +254,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   // last frame sent, so that bytes and time cover one interval.
   r.links = link_loads(net, first_start, r.completed ? last_finish : r.sim_time_ps);
 
-  if (work.is_collective()) {
+  if (const GpuWorkload* gpu = sim.gpu_workload()) {
+    gpu->fill(r);  // jobs, their nccl-tests rows and training steps; r.collective = the first
+  } else if (work.is_collective()) {
     CollectiveResult& c = r.collective;
     c.present = true;
     c.op = workload::name(sc.workload.op);

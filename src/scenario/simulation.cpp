@@ -104,6 +104,14 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
     gpu_net_ = std::make_unique<node::GpuNet>(
         sc_.node, topo_, topo::FabricParams{sc_.link, sc_.switch_config, sc_.nic}, routes_,
         *transport_, sched_);
+    // The leaf switch of each node's first NIC, for jobs placed one node per leaf.
+    std::vector<uint32_t> leaf_of_node(static_cast<size_t>(topo_.hosts));
+    for (int n = 0; n < topo_.hosts; ++n) {
+      leaf_of_node[n] = net_.leaf_slot_of_nic(static_cast<uint32_t>(n * sc_.topology.nics_per_host));
+    }
+    gpu_workload_ = std::make_unique<GpuWorkload>(sc_, *gpu_net_, leaf_of_node);
+  } else if (!sc_.jobs.empty()) {
+    throw InputError("jobs", "jobs run on GPUs: set node.gpus_per_node");
   }
   transport_->on_delivered = [this](uint32_t msg) {
     ++delivered_;
@@ -194,7 +202,11 @@ void Simulation::start_workload() {
     sched_.at(sc_.link_fail.at_ps, kLinkFail,
               switch_port(sc_.link_fail.switch_index, sc_.link_fail.port, "faults.link_down"));
   }
-  workload_->start();
+  if (gpu_workload_) {
+    gpu_workload_->start();
+  } else {
+    workload_->start();
+  }
 }
 
 bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop) {
@@ -280,7 +292,8 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
         break;
     }
     // GPU stages on NVLink/PCIe and timers are node events: the run goes on while any is due.
-    if (transport_->unacked_messages() == 0 && workload_->all_posted() &&
+    if (transport_->unacked_messages() == 0 &&
+        (gpu_workload_ ? gpu_workload_->done() : workload_->all_posted()) &&
         net_.packets_in_flight() == 0 && (!gpu_net_ || gpu_net_->idle())) {
       break;
     }
@@ -290,7 +303,9 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
         return false;
       }
       if (progress) {
-        double fraction = static_cast<double>(delivered_) / total;
+        double fraction = gpu_workload_ ? static_cast<double>(gpu_workload_->finished_units()) /
+                                              std::max<double>(1.0, gpu_workload_->total_units())
+                                        : static_cast<double>(delivered_) / total;
         if (stop_time_ps > 0) {
           fraction = std::max(fraction, static_cast<double>(sched_.now_ps) / stop_time_ps);
         }

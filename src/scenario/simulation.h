@@ -12,6 +12,7 @@
 #include "node/gpu_net.h"
 #include "routing/ecmp.h"
 #include "routing/subnet_manager.h"
+#include "scenario/gpu_workload.h"
 #include "scenario/progress.h"
 #include "scenario/result.h"
 #include "scenario/scenario.h"
@@ -49,6 +50,9 @@ class Simulation {
   workload::Workload& workload() { return *workload_; }
   // The GPU layer (node.gpus_per_node > 0), else nullptr: GPUs as ranks over the fabric.
   node::GpuNet* gpu_net() { return gpu_net_.get(); }
+  // GPU scenarios: the jobs (collectives, training steps) running on gpu_net(); else nullptr.
+  GpuWorkload* gpu_workload() { return gpu_workload_.get(); }
+  const GpuWorkload* gpu_workload() const { return gpu_workload_.get(); }
   int64_t events() const { return events_; }
   // Frames recorded per Scenario::capture, in transmit order.
   std::vector<CapturedFrame>& captured() { return captured_; }
@@ -69,6 +73,7 @@ class Simulation {
   std::unique_ptr<transport::RoceTransport> transport_;
   std::unique_ptr<workload::Workload> workload_;
   std::unique_ptr<node::GpuNet> gpu_net_;
+  std::unique_ptr<GpuWorkload> gpu_workload_;  // after gpu_net_: it holds a reference to it
   std::unique_ptr<routing::SubnetManager> sm_;
   routing::LidRoutes lid_routes_;
   int64_t link_failed_ps_ = -1;

@@ -60,7 +60,7 @@ void CollectiveEngine::validate(const CollectiveSpec& spec) const {
                                            std::to_string(rt_.gpus()) + ")");
   }
   const bool p2p_op = spec.op == CollOp::kSend || spec.op == CollOp::kSendRecv;
-  if (spec.size_bytes < (p2p_op ? 1 : n)) {
+  if (spec.size_bytes < 1) {
     throw InputError("workload.size", std::string(name(spec.op)) + " of " +
                                           std::to_string(spec.size_bytes) + " B over " +
                                           std::to_string(n) + " ranks: need at least " +
