@@ -73,6 +73,15 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
     m.collective_time_ps = r.collective.time_ps;
     m.busbw_gbytes_per_s = r.collective.busbw_gbytes_per_s;
   }
+  if (!r.jobs.empty() && r.jobs[0].training.present) {
+    const scenario::TrainingResult& t = r.jobs[0].training;
+    m.training = true;
+    m.training_done = t.step_time_ps >= 0;
+    if (m.training_done) {
+      m.step_time_ps = t.step_time_ps;
+      m.exposed_comm_ps = t.exposed_comm_ps;
+    }
+  }
   if (flows.total > 0 && flows.completed == flows.total) {
     for (const scenario::FlowRecord& f : r.flows)
       m.completion_ps = std::max(m.completion_ps, f.finish_ps);
@@ -99,9 +108,11 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
 std::string format_compare_table(const FabricRuns& runs) {
   std::vector<CompareMetrics> ms;
   bool collective = false;
+  bool training = false;
   for (const auto& [fabric, result] : runs) {
     ms.push_back(compare_metrics(result));
     collective |= ms.back().collective;
+    training |= ms.back().training;
   }
   const scenario::RunResult& first = runs.front().second;
 
@@ -133,6 +144,14 @@ std::string format_compare_table(const FabricRuns& runs) {
     rows.push_back(make_row("busbw", ms, [](const CompareMetrics& m) -> Cell {
       if (!m.collective_done) return {"-", std::nullopt};
       return {fixed(m.busbw_gbytes_per_s, 2) + " GB/s", m.busbw_gbytes_per_s};
+    }));
+  }
+  if (training) {
+    rows.push_back(make_row("step time", ms, [](const CompareMetrics& m) {
+      return time_cell(m.step_time_ps, m.training_done);
+    }));
+    rows.push_back(make_row("exposed comm", ms, [](const CompareMetrics& m) {
+      return time_cell(m.exposed_comm_ps, m.training_done);
     }));
   }
   rows.push_back(make_row("completion time", ms, [](const CompareMetrics& m) {
@@ -221,6 +240,8 @@ std::string compare_csv_text(const FabricRuns& runs) {
            std::to_string(m.pause_frames) + "," + std::to_string(m.credit_waits) + "," +
            std::to_string(m.credit_stalls) + "," + std::to_string(m.paused_ps) + "," +
            std::to_string(m.retransmitted_packets) + "," + std::to_string(m.timeouts) + "," +
+           (m.training_done ? std::to_string(m.step_time_ps) : "") + "," +
+           (m.training_done ? std::to_string(m.exposed_comm_ps) : "") + "," +
            (result.partial ? "true" : "false") + "\n";
   }
   return out;

@@ -25,6 +25,10 @@ struct CompareMetrics {
   bool collective_done = false;    // ... and it finished
   int64_t collective_time_ps = 0;  // 0 unless collective_done
   double busbw_gbytes_per_s = 0;   // nccl-tests busbw, GB/s = 1e9 B/s
+  bool training = false;           // the (first job's) workload is a training step
+  bool training_done = false;      // ... and it finished
+  int64_t step_time_ps = 0;        // 0 unless training_done
+  int64_t exposed_comm_ps = 0;     // step - compute of the critical rank
   // Completion time: the simulated time at which the last flow finished; -1 when some flow
   // never finished (then there is no completion time to compare).
   int64_t completion_ps = -1;
@@ -59,7 +63,7 @@ std::string format_compare_table(const FabricRuns& runs);
 inline constexpr const char* kCompareCsvHeader =
     "fabric,flows_total,flows_completed,collective_time_ps,busbw_gbytes_per_s,completion_time_ps,"
     "fct_p50_ps,fct_p99_ps,aggregate_throughput_gbps,dropped_packets,pause_frames,credit_waits,"
-    "credit_stalls,paused_ps,retransmitted_packets,timeouts,partial";
+    "credit_stalls,paused_ps,retransmitted_packets,timeouts,step_time_ps,exposed_comm_ps,partial";
 
 // Header, then one row per fabric in the given order. Integers exactly; doubles in the shortest
 // form that reads back to the same value (as result.json prints them). A metric that does not

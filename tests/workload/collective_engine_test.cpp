@@ -92,7 +92,9 @@ TEST(CollectiveErrors, ImpossibleSpecsAreRefusedWithTheirKey) {
   const auto AR = CollOp::kAllReduce;
   const auto A = CollAlgorithm::kAuto;
   const auto P = Protocol::kAuto;
-  expect_refused(make_spec(AR, A, P, 4, first_ranks(8)), "workload.size");
+  // Fewer bytes than ranks is fine (NCCL and nccl-tests run a 2-element all-reduce on 16 GPUs:
+  // some ranks' pieces are empty); nothing at all is not.
+  expect_refused(make_spec(AR, A, P, 0, first_ranks(8)), "workload.size");
   expect_refused(make_spec(AR, A, P, 1024, {3}), "workload.ranks");
   expect_refused(make_spec(AR, A, P, 1024, {1, 1}), "workload.ranks");
   expect_refused(make_spec(AR, A, P, 1024, {0, 8}), "workload.ranks");  // GPU 8 of 8
@@ -157,6 +159,26 @@ TEST(CollectiveEngineTest, SeveralCollectivesAtOnce) {
   EXPECT_EQ(r.size_bytes, S);
   EXPECT_EQ(r.wire_bytes, 4 * 2 * 3 * (S / 4));  // n ranks x 2(n-1) blocks of S/n
   EXPECT_GT(r.messages, 0);
+}
+
+}  // namespace
+}  // namespace fabricsim::workload
+
+namespace fabricsim::workload {
+namespace {
+
+// nccl-tests starts its sweeps at 8 B (2 floats) whatever the rank count: every op must finish
+// with pieces of zero bytes, and no rank may receive more than the op requires.
+TEST(CollectiveEngineTest, SizesBelowOneBytePerRankComplete) {
+  for (CollOp op : {CollOp::kAllReduce, CollOp::kAllGather, CollOp::kReduceScatter,
+                    CollOp::kAllToAll, CollOp::kBroadcast, CollOp::kReduce}) {
+    Bench b(FakeParams{.nodes = 2, .gpus_per_node = 8});
+    const CollectiveRecord r =
+        b.run(make_spec(op, CollAlgorithm::kAuto, Protocol::kAuto, 8, first_ranks(16), 0));
+    EXPECT_GE(r.end_ps, r.start_ps) << name(op);
+    EXPECT_LE(r.wire_bytes, 8 * 16 * 2 * 2) << name(op) << ": at most twice the buffer per rank, "
+                                               "LL doubling it";
+  }
 }
 
 }  // namespace
