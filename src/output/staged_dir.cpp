@@ -17,9 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every file name fabricsim writes into an output directory (output/write.h, output/compare.h).
-constexpr std::array<std::string_view, 8> kOwnFiles = {kMarkerFile,   "result.json", "flows.csv",
-                                                       "run.json",    "routes.csv",  "trace.pcap",
-                                                       "credits.csv", "compare.csv"};
+constexpr std::array<std::string_view, 10> kOwnFiles = {
+    kMarkerFile,  "result.json", "flows.csv",   "run.json",       "routes.csv",
+    "trace.pcap", "credits.csv", "compare.csv", "nccl-tests.csv", "scaling.csv"};
 
 bool own_file(const std::string& name) {
   return std::find(kOwnFiles.begin(), kOwnFiles.end(), name) != kOwnFiles.end();

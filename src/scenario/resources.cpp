@@ -15,9 +15,11 @@
 #include "core/units.h"
 #include "net/network.h"
 #include "scenario/infiniband.h"
+#include "scenario/resources_gpu.h"
 #include "scenario/result.h"
 #include "transport/dcqcn.h"
 #include "transport/rc.h"
+#include "workload/dag.h"
 #include "workload/workload.h"
 
 namespace fabricsim::scenario {
@@ -124,6 +126,16 @@ struct Traffic {
 Traffic traffic_of(const Scenario& sc, int64_t n) {
   const workload::WorkloadSpec& w = sc.workload;
   Traffic t;
+  if (sc.node.gpus_per_node > 0) {
+    // GPU runs (scenario/resources_gpu.h): transport messages of the collectives; a connection
+    // per (source NIC, destination NIC) pair at most.
+    const GpuTraffic g = gpu_traffic(sc);
+    t.messages = g.messages;
+    t.total_bytes = g.total_bytes;
+    t.max_message_bytes = g.max_message_bytes;
+    t.qps = std::min(Checked{"hosts.count"}.mul(n, n - 1), std::max<int64_t>(g.messages, 1));
+    return t;
+  }
   const int64_t pairs = Checked{"hosts.count"}.mul(n, n - 1);
   if (w.kind == workload::WorkloadKind::kCollective) {
     // Ring all-reduce (workload.cpp): 2(n-1) steps, each chunk of ceil(S/n) bytes cut into
@@ -311,6 +323,20 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   int64_t work = wc.mul(grown_elements(t.planned), sizeof(workload::PlannedFlow));
   if (t.sorted) work = wc.add(work, wc.mul(t.planned, sizeof(workload::PlannedFlow)));
   work = wc.add(work, wc.mul(2, t.explicit_flows, sizeof(workload::ExplicitFlow)));
+  if (sc.node.gpus_per_node > 0) {
+    // The node layer, the collective engine and the training engines: per training op its DAG
+    // entry, dependency and per-op state (workload/training.h: ~17 words measured per op with
+    // the GPT-3 175B step), per collective its record and plan, per GPU its resources.
+    const GpuTraffic g = gpu_traffic(sc);
+    const int64_t gpus = topo_c.mul(sc.topology.hosts, sc.node.gpus_per_node);
+    work = wc.add(work, wc.mul(g.dag_ops, sizeof(workload::DagOp) + 2 * 96));
+    work = wc.add(work, wc.mul(g.dag_deps, 3 * sizeof(uint32_t)));
+    work = wc.add(work, wc.mul(g.collectives, 512));
+    // Measured: ResNet-50's 54 overlapping all-reduces over 128 GPUs take 6.3 MiB per channel,
+    // 950 B per (rank x channel) of each plan; counted as 1 KiB.
+    work = wc.add(work, wc.mul(g.plan_units, 1024));
+    work = wc.add(work, wc.mul(gpus, 4096));
+  }
   e.parts.push_back({"workload", work, wkey});
 
   // RoceTransport (transport/rc.h): msgs_ grows by push_back; each QP keeps its message ids
