@@ -43,6 +43,12 @@ const std::map<std::string, std::vector<std::string>> kShrink = {
     {"default.yaml", {"hosts.count=32", "workload.size=8MiB"}},
     // The same shape for the ib-vs-roce comparison file (run here as its RoCE side).
     {"ib-vs-roce.yaml", {"hosts.count=32", "workload.size=8MiB"}},
+    // GPU examples: the same sweep, collective or step, smaller.
+    {"nccl-tests-sweep.yaml", {"workload.max_size=64MiB"}},
+    {"nccl-tests-sweep-16x8.yaml", {"workload.max_size=4MiB", "workload.step_factor=8"}},
+    {"hierarchical-allreduce.yaml", {"workload.max_size=64MiB"}},
+    {"gpt-step.yaml", {"training.layers=4", "training.micro_batches=2"}},
+    {"scaling.yaml", {"scaling.nodes=1,2,4", "training.layers=2", "training.micro_batches=2"}},
 };
 
 // A generous guard on the simulation's own wall time (run.json): a new example slower than this
@@ -141,7 +147,9 @@ TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
   ASSERT_EQ(sc.workload.kind, full.workload.kind) << "the shrink overrides change the workload kind";
   ASSERT_EQ(sc.workload.pattern, full.workload.pattern) << "the shrink overrides change the pattern";
   ASSERT_EQ(sc.workload.op, full.workload.op) << "the shrink overrides change the collective";
+  const bool gpus = sc.node.gpus_per_node > 0;
   const bool collective = sc.workload.kind == workload::WorkloadKind::kCollective;
+  const bool training = sc.workload.kind == workload::WorkloadKind::kTraining;
 
   ScratchDir scratch("fabricsim_examples");
   const fs::path out = scratch / "out";
@@ -159,7 +167,8 @@ TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
                                              << r.out;
   }
   if (collective) {
-    EXPECT_NE(summary_row(r.out, "collective").find("all_reduce ring"), std::string::npos)
+    EXPECT_NE(summary_row(r.out, "collective").find(workload::name(sc.workload.op)),
+              std::string::npos)
         << "a collective example prints its collective row:\n" << r.out;
     const std::string bw = summary_row(r.out, "bandwidth");
     EXPECT_NE(bw.find("algbw"), std::string::npos) << "collective summary prints algbw:\n" << r.out;
@@ -190,13 +199,50 @@ TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
     const json& c = result.at("collective");
     ASSERT_TRUE(c.is_object()) << "result.json has a collective object for " << name;
     const double n = c.at("ranks").get<double>();
-    EXPECT_EQ(c.at("ranks").get<int64_t>(), sc.topology.hosts * sc.topology.nics_per_host)
-        << "one rank per NIC";
+    if (gpus) {
+      const json& job = result.at("jobs").at(0);
+      EXPECT_EQ(c.at("ranks").get<int64_t>(), job.at("gpus").get<int64_t>())
+          << "one rank per GPU of the first job";
+      // Every nccl-tests row: algbw = size / time and busbw = algbw x nccl-tests' factor,
+      // derived here from the op.
+      for (const json& row : job.at("collectives")) {
+        const double t = row.at("time_ps").get<double>() * 1e-12;
+        ASSERT_GT(t, 0) << "every size finished";
+        EXPECT_NEAR(row.at("algbw_gbytes_per_s").get<double>(),
+                    row.at("size_bytes").get<double>() / t / 1e9,
+                    1e-9 * row.at("algbw_gbytes_per_s").get<double>());
+        const std::string op = row.at("op").get<std::string>();
+        const double factor = op == "all_reduce" ? 2 * (n - 1) / n
+                              : op == "all_gather" || op == "reduce_scatter" || op == "all_to_all"
+                                  ? (n - 1) / n
+                                  : 1.0;
+        EXPECT_NEAR(row.at("busbw_gbytes_per_s").get<double>(),
+                    row.at("algbw_gbytes_per_s").get<double>() * factor,
+                    1e-9 * row.at("busbw_gbytes_per_s").get<double>())
+            << "busbw = algbw x nccl-tests' factor for " << op;
+      }
+      EXPECT_TRUE(fs::exists(out / "nccl-tests.csv")) << "a GPU collective writes nccl-tests.csv";
+    } else {
+      EXPECT_EQ(c.at("ranks").get<int64_t>(), sc.topology.hosts * sc.topology.nics_per_host)
+          << "one rank per NIC";
+    }
     EXPECT_GT(c.at("algbw_gbytes_per_s").get<double>(), 0) << "algbw is positive";
-    EXPECT_NEAR(c.at("busbw_gbytes_per_s").get<double>(),
-                c.at("algbw_gbytes_per_s").get<double>() * 2 * (n - 1) / n,
-                1e-9 * c.at("busbw_gbytes_per_s").get<double>())
-        << "busbw = algbw x 2(n-1)/n (nccl-tests, all-reduce)";
+    if (!gpus || sc.workload.op == workload::CollOp::kAllReduce) {
+      EXPECT_NEAR(c.at("busbw_gbytes_per_s").get<double>(),
+                  c.at("algbw_gbytes_per_s").get<double>() * 2 * (n - 1) / n,
+                  1e-9 * c.at("busbw_gbytes_per_s").get<double>())
+          << "busbw = algbw x 2(n-1)/n (nccl-tests, all-reduce)";
+    }
+  } else if (training) {
+    // A training step: step = compute + exposed communication, per job.
+    for (const json& job : result.at("jobs")) {
+      const json& t = job.at("training");
+      ASSERT_TRUE(t.is_object()) << name << ": the job's training result";
+      EXPECT_GT(t.at("step_time_ps").get<int64_t>(), 0) << "the step finished";
+      EXPECT_EQ(t.at("step_time_ps").get<int64_t>(),
+                t.at("compute_ps").get<int64_t>() + t.at("exposed_comm_ps").get<int64_t>())
+          << "step = compute + exposed communication";
+    }
   } else {
     EXPECT_TRUE(result.at("collective").is_null()) << "a pattern has collective: null";
   }
