@@ -11,6 +11,7 @@
 
 #include "output/compare.h"
 #include "output/csv.h"
+#include "output/nccl_table.h"
 #include "output/json.h"
 #include "output/pcap_trace.h"
 
@@ -119,6 +120,8 @@ TEST(ReadmeFields, CsvColumnsAreListed) {
   EXPECT_EQ(readme_keys("compare.csv"), csv_columns(kCompareCsvHeader));
   EXPECT_EQ(readme_keys("routes.csv"), csv_columns(routes_csv_text({})));
   EXPECT_EQ(readme_keys("credits.csv"), csv_columns(credits_csv_text({})));
+  EXPECT_EQ(readme_keys("nccl-tests.csv"), csv_columns(kNcclTestsCsvHeader));
+  EXPECT_EQ(readme_keys("scaling.csv"), csv_columns(kScalingCsvHeader));
 }
 
 }  // namespace
