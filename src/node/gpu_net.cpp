@@ -54,6 +54,21 @@ GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
     servers_.insert(servers_.end(), node.begin(), node.end());
 }
 
+const char* resource_name(ResourceKind kind) {
+  switch (kind) {
+    case ResourceKind::kNvlinkOut: return "nvlink_out";
+    case ResourceKind::kNvlinkIn: return "nvlink_in";
+    case ResourceKind::kGpuPcieUp: return "pcie_gpu_up";
+    case ResourceKind::kGpuPcieDown: return "pcie_gpu_down";
+    case ResourceKind::kNicPcieIn: return "pcie_nic_in";
+    case ResourceKind::kNicPcieOut: return "pcie_nic_out";
+    case ResourceKind::kUplinkUp: return "pcie_uplink_up";
+    case ResourceKind::kUplinkDown: return "pcie_uplink_down";
+    case ResourceKind::kHostMemory: return "host_memory";
+  }
+  return "?";
+}
+
 uint32_t GpuNet::resource(ResourceKind kind, uint32_t node, uint32_t index) const {
   return node * per_node_resources_ + kind_base_[static_cast<int>(kind)] + index;
 }

@@ -32,6 +32,8 @@ enum class ResourceKind : uint8_t {
   kHostMemory,   // a socket's DRAM (writes and reads share it)
 };
 inline constexpr int kResourceKinds = 9;
+// "nvlink_out", "pcie_gpu_up", ... (result.json node_resources).
+const char* resource_name(ResourceKind kind);
 
 class GpuNet final : public RankTransport {
  public:
@@ -71,6 +73,13 @@ class GpuNet final : public RankTransport {
   uint32_t resource(ResourceKind kind, uint32_t node, uint32_t index) const;
   const FluidServer& server(uint32_t resource_id) const { return servers_[resource_id]; }
   uint32_t num_resources() const { return static_cast<uint32_t>(servers_.size()); }
+  // What a resource is (resource ids are laid out node by node, kind by kind).
+  ResourceKind kind_of(uint32_t resource_id) const {
+    const uint32_t local = resource_id % per_node_resources_;
+    int k = kResourceKinds - 1;
+    while (k > 0 && local < kind_base_[k]) --k;
+    return static_cast<ResourceKind>(k);
+  }
   // Slots ever allocated (the free list reuses them): stays bounded by the peak in flight.
   uint32_t slots_allocated() const { return static_cast<uint32_t>(slots_.size()); }
 

@@ -91,6 +91,19 @@ ordered_json result_to_json(const scenario::RunResult& r) {
   } else {
     j["jobs"] = nullptr;
   }
+  if (!r.node_resources.empty()) {
+    ordered_json res = ordered_json::array();
+    for (const scenario::NodeResourceLoad& l : r.node_resources) {
+      res.push_back({{"kind", l.kind},
+                     {"resources", l.resources},
+                     {"bytes", l.bytes},
+                     {"mean_utilization", l.mean_utilization},
+                     {"max_utilization", l.max_utilization}});
+    }
+    j["node_resources"] = std::move(res);
+  } else {
+    j["node_resources"] = nullptr;
+  }
   if (!r.scaling.empty()) {
     ordered_json pts = ordered_json::array();
     for (const scenario::ScalingPoint& p : r.scaling) {

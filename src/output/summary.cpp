@@ -93,6 +93,11 @@ std::string format_summary(const scenario::RunResult& r) {
                                              format_time(pc.time_ps) + " summed");
     }
   }
+  for (const scenario::NodeResourceLoad& l : r.node_resources) {
+    rows.emplace_back(l.kind, format_bytes(l.bytes) + ", mean " + percent(l.mean_utilization) +
+                                  ", max " + percent(l.max_utilization) + " (" +
+                                  count(l.resources) + ")");
+  }
   if (flows.completed > 0) {
     rows.emplace_back("FCT", "p50 " + format_time(flows.fct_p50_ps) + ", p99 " +
                                  format_time(flows.fct_p99_ps) + ", max " +

@@ -92,6 +92,17 @@ struct ScalingPoint {
   double acceleration_ratio = 0;
 };
 
+// One kind of GPU-node resource (node/gpu_net.h) over the run: NVLink ports, PCIe links, host
+// memory. Utilization = bytes x 8 / (rate x the run's simulated time), so contention on a shared
+// NIC link or PCIe uplink shows as a high max.
+struct NodeResourceLoad {
+  std::string kind;  // "nvlink_out", "pcie_nic_in", ...
+  int resources = 0;
+  int64_t bytes = 0;
+  double mean_utilization = 0;
+  double max_utilization = 0;
+};
+
 // One job of a run: its GPUs and what it ran. A run without `jobs:` has one job.
 struct JobResult {
   std::string name;
@@ -254,6 +265,7 @@ struct RunResult {
   CollectiveResult collective;  // the (first) collective, also for GPU runs
   std::vector<JobResult> jobs;   // GPU runs (node.gpus_per_node > 0): one per job
   std::vector<ScalingPoint> scaling;
+  std::vector<NodeResourceLoad> node_resources;  // GPU runs: per resource kind that carried bytes
   FabricCounters counters;
   std::vector<FlowRecord> flows;
   double aggregate_throughput_gbps = 0;  // delivered payload bits / (last finish - first start)

@@ -256,6 +256,27 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
 
   if (const GpuWorkload* gpu = sim.gpu_workload()) {
     gpu->fill(r);  // jobs, their nccl-tests rows and training steps; r.collective = the first
+    const node::GpuNet& g = *sim.gpu_net();
+    std::vector<NodeResourceLoad> loads(node::kResourceKinds);
+    for (uint32_t id = 0; id < g.num_resources(); ++id) {
+      const node::FluidServer& fs = g.server(id);
+      const int k = static_cast<int>(g.kind_of(id));
+      NodeResourceLoad& l = loads[k];
+      l.kind = node::resource_name(static_cast<node::ResourceKind>(k));
+      ++l.resources;
+      l.bytes += fs.bytes;
+      const double u = r.sim_time_ps > 0 && fs.rate_bps > 0
+                           ? static_cast<double>(fs.bytes) * 8.0 /
+                                 (static_cast<double>(fs.rate_bps) * (r.sim_time_ps * 1e-12))
+                           : 0.0;
+      l.mean_utilization += u;
+      l.max_utilization = std::max(l.max_utilization, u);
+    }
+    for (NodeResourceLoad& l : loads) {
+      if (l.bytes == 0) continue;
+      l.mean_utilization /= l.resources;
+      r.node_resources.push_back(l);
+    }
   } else if (work.is_collective()) {
     CollectiveResult& c = r.collective;
     c.present = true;

@@ -89,6 +89,7 @@ scenario::RunResult everything() {
   job.training.comm.push_back(scenario::PhaseComm{});
   r.jobs.push_back(job);
   r.scaling.push_back(scenario::ScalingPoint{.step_time_ps = 1});
+  r.node_resources.push_back(scenario::NodeResourceLoad{.kind = "nvlink_out"});
   return r;
 }
 
