@@ -266,5 +266,172 @@ TEST(GpuCollectiveEndToEnd, EveryOperationLargeMatchesItsBottleneck) {
   check_ops("256MiB", cases);
 }
 
+// ---- 3. NIC sharing and GPUDirect.
+
+TEST(GpuCollectiveEndToEnd, FourGpusPerNicGetAQuarterOfTheInterNodeBandwidth) {
+  // All-to-all of 256 MiB per rank on 2 nodes x 8 GPUs: each GPU sends S/16 to each of the 8
+  // GPUs of the other node, S/2 in all, and PXN sends it from the NIC of the GPU with the
+  // destination's local index. 1:1 (8 NICs per node): each NIC carries S/2; 1:4 (2 NICs): each
+  // carries the S/2 of 4 GPUs, 2 S. The per-GPU inter-node bandwidth (S/2 / time) therefore
+  // falls to 1/4, plus a little: both runs share fixed costs (the NET hop, the relays' first
+  // wait behind NVLink traffic) that weigh more in the shorter one. Band 0.25 - 0.27; and the
+  // 1:4 time within 5 % of 2 S / R_nic + 14.5 us.
+  const double S = 256 * kMiB;
+  double per_gpu[2] = {0, 0};
+  double time_us[2] = {0, 0};
+  const int nics[2] = {8, 2};
+  for (int i = 0; i < 2; ++i) {
+    const RunResult r = run_yaml(fabric("ib", 2, nics[i], 8) +
+                                 workload("all_to_all", "direct", "simple", "256MiB"));
+    time_us[i] = static_cast<double>(only_row(r).time_ps) / kUs;
+    per_gpu[i] = S / 2 / (time_us[i] * 1e-6) / 1e9;
+    std::printf("[3] all_to_all 256 MiB, %d NICs per 8 GPUs: %.2f us, per-GPU inter-node "
+                "bandwidth %.2f GB/s\n",
+                nics[i], time_us[i], per_gpu[i]);
+  }
+  const double ratio = per_gpu[1] / per_gpu[0];
+  const double expected_1to4_us = kNetSimple + kDmaReadUs + 2 * S / kIbNic * 1e6;
+  std::printf("[3] 1:4 / 1:1 per-GPU bandwidth %.4f (expected 1/4 plus fixed costs); 1:4 time "
+              "%.2f us vs 2 S / R_nic + hop %.2f us\n",
+              ratio, time_us[1], expected_1to4_us);
+  EXPECT_GE(ratio, 0.25);
+  EXPECT_LE(ratio, 0.27);
+  EXPECT_NEAR(time_us[1], expected_1to4_us, 0.05 * expected_1to4_us);
+}
+
+TEST(GpuCollectiveEndToEnd, StagedCopiesCostWhatTheirCrossingsCost) {
+  // 2 nodes x 1 GPU x 1 NIC, send_recv of one 128 KiB P2P chunk each way. Staged
+  // (node.gpudirect false, docs/nodes.md "Paths"), per side: the copy GPU <-> host memory is
+  // store-and-forward (S / R_pcie, the GPU link and the switch uplink both x16 Gen5), the CPU
+  // proxy's node.staged.cpu (2 us), and 3 more PCIe devices (GPU -> switch -> root complex ->
+  // switch -> NIC instead of GPU -> switch -> NIC) at node.pcie.switch_latency (150 ns); the copy
+  // host memory <-> NIC overlaps the wire. So
+  //   staged - GPUDirect = 2 x (S / R_pcie + 2 us + 3 x 150 ns).
+  // With NCCL's per-hop latency (14 us NET, Simple) in force the fixed part hides inside it: the
+  // engine charges max(hwLatency, the transport's own idle time) and both paths' idle times are
+  // below 14 us, so then only 2 x S / R_pcie shows.
+  const double S = 128 * 1024;
+  const std::string base =
+      "name: gdr\nseed: 1\nfabric: {technology: ib, link: {rate: 400Gbps, cable: 3m}}\n"
+      "topology: {kind: rail, radix: 16}\nhosts: {count: 2, nics_per_host: 1}\n";
+  const std::string zero_latency =
+      "collective: {latency: {tree: {net: {simple: 0us}}, ring: {net: {simple: 0us}}}}\n";
+  for (bool nccl_latency : {false, true}) {
+    double t_us[2] = {0, 0};
+    for (int gdr = 0; gdr < 2; ++gdr) {
+      const RunResult r = run_yaml(
+          base + "node: {gpus_per_node: 1, host: {sockets: 1}, gpudirect: " +
+          (gdr ? "true" : "false") + "}\n" + (nccl_latency ? "" : zero_latency) +
+          "workload: {kind: collective, op: send_recv, protocol: simple, size: 128KiB}\n");
+      t_us[gdr] = static_cast<double>(only_row(r).time_ps) / kUs;
+    }
+    const double extra = t_us[0] - t_us[1];
+    const double expected =
+        nccl_latency ? 2 * S / kPcie * 1e6 : 2 * (S / kPcie * 1e6 + 2.0 + 3 * 0.150);
+    std::printf("[3] send_recv 128 KiB 2 x 1 GPU, NCCL latency %s: GPUDirect %.3f us, staged "
+                "%.3f us, extra %.3f us, derived %.3f us\n",
+                nccl_latency ? "on " : "off", t_us[1], t_us[0], extra, expected);
+    EXPECT_NEAR(extra, expected, 0.02 * expected);
+  }
+}
+
+// ---- 5. Ring against tree on 4 nodes x 8 GPUs.
+
+TEST(GpuCollectiveEndToEnd, TreeBeatsRingBelowACrossoverAndLosesAbove) {
+  // Small messages: the tree's 2 x (7 NVLink + 2 NET) hops (depth log2 4 = 2) against the
+  // ring's 54 NVLink + 8 NET hops (2(n-1) = 62 hops, a lap crosses 4 node boundaries):
+  //   tree ~ 8.4 + 2 x (7 x 4.0 + 2 x 14.5) = 122.4 us, ring ~ 8.4 + 54 x 3.4 + 8 x 14.5 = 308 us.
+  // Large: the ring moves 2(n-1)/n S per GPU over NVLink (370.8 GB/s, PXN relays included),
+  // and at 128 MiB runs within 3 % of that bound; the tree, whose 512 KiB chunks each pay the
+  // 14 us NET hop, falls behind as the size grows. The sweep (nccl-tests -b 64K -e 128M -f 2,
+  // then 4 MiB steps between the sizes that bracket the change) finds where the winner changes.
+  auto sweep = [](const std::string& algorithm, const std::string& from, const std::string& to,
+                  int factor) {
+    const RunResult r = run_yaml(
+        fabric("ib", 4, 8, 8) +
+        workload("all_reduce", algorithm, "simple", from,
+                 ", max_size: " + to + ", step_factor: " + std::to_string(factor)));
+    return r.jobs.at(0).collectives;
+  };
+  const auto ring = sweep("ring", "64KiB", "128MiB", 2);
+  const auto tree = sweep("tree", "64KiB", "128MiB", 2);
+  ASSERT_EQ(ring.size(), tree.size());
+  const double ring_small = kBaseSimple + 54 * kRingNvlSimple + 8 * (kNetSimple + kDmaReadUs);
+  const double tree_small =
+      kBaseSimple + 2 * (7 * kTreeNvlSimple + 2 * (kNetSimple + kDmaReadUs));
+  std::printf("[5] 64 KiB: ring %.2f us (analytic %.1f), tree %.2f us (analytic %.1f)\n",
+              ring[0].time_ps / kUs, ring_small, tree[0].time_ps / kUs, tree_small);
+  EXPECT_NEAR(ring[0].time_ps / kUs, ring_small, 0.05 * ring_small);
+  EXPECT_NEAR(tree[0].time_ps / kUs, tree_small, 0.05 * tree_small);
+  int64_t last_tree_win = -1, first_ring_win = -1;
+  for (size_t i = 0; i < ring.size(); ++i) {
+    const bool tree_wins = tree[i].time_ps < ring[i].time_ps;
+    std::printf("[5] %10lld B: ring %9.2f us, tree %9.2f us -> %s\n",
+                static_cast<long long>(ring[i].size_bytes), ring[i].time_ps / kUs,
+                tree[i].time_ps / kUs, tree_wins ? "tree" : "ring");
+    if (tree_wins && first_ring_win < 0) last_tree_win = ring[i].size_bytes;
+    if (!tree_wins && first_ring_win < 0) first_ring_win = ring[i].size_bytes;
+    // One change only: once the ring wins it keeps winning.
+    if (first_ring_win >= 0) EXPECT_FALSE(tree_wins) << ring[i].size_bytes << " B";
+  }
+  ASSERT_GT(last_tree_win, 0) << "the tree never won";
+  ASSERT_GT(first_ring_win, 0) << "the ring never won";
+  // Refine between the bracketing sizes in 4 MiB steps (sweeps from last_tree_win + 4 MiB).
+  int64_t crossover = first_ring_win;
+  for (int64_t size = last_tree_win + 4 * (1 << 20); size < first_ring_win; size += 4 * (1 << 20)) {
+    const std::string sz = std::to_string(size / (1 << 20)) + "MiB";
+    const auto r = sweep("ring", sz, sz, 2);
+    const auto t = sweep("tree", sz, sz, 2);
+    if (t[0].time_ps >= r[0].time_ps) {
+      crossover = size;
+      break;
+    }
+  }
+  std::printf("[5] crossover: tree wins up to %lld MiB, ring from %lld MiB (4 MiB resolution)\n",
+              static_cast<long long>((crossover >> 20) - 4), static_cast<long long>(crossover >> 20));
+  EXPECT_GE(crossover, 8 << 20) << "the tree's latency advantage should last to several MiB";
+  EXPECT_LE(crossover, 128 << 20);
+}
+
+// ---- 7. Two jobs on shared leaf uplinks.
+
+TEST(GpuCollectiveEndToEnd, TwoJobsSlowEachOtherOnlyWhereTheyShareLinks) {
+  // examples/two-jobs.yaml at 64 MiB: 2-tier fat tree radix 24, oversubscription 2 (16 NIC
+  // ports, 8 uplinks per leaf), 8 nodes x 8 NICs = 2 nodes per leaf. Scattered, each job has one
+  // node per leaf, so beside job b, job a's 8 NICs share the leaf's 8 uplinks with b's 8: a's
+  // share is 1/2 and its slowdown lies in [1, 2] (ECMP collisions make the alone-time itself
+  // uneven, hence 10 % tolerance above 2). Contiguous, the jobs own disjoint leaves: the spines'
+  // down ports serve one leaf each, so nothing is shared and a's time stays within 2 %.
+  auto run_jobs = [](const char* placement, bool both) {
+    std::string y =
+        "name: two\nseed: 1\nfabric:\n  technology: roce\n  link: {rate: 400Gbps, cable: 3m}\n"
+        "  pfc: {enabled: true}\n  roce: {cc: dcqcn}\n"
+        "topology: {kind: fat_tree, tiers: 2, radix: 24, oversubscription: 2}\n"
+        "hosts: {count: 8, nics_per_host: 8}\nnode: {gpus_per_node: 8}\njobs:\n";
+    for (const char* name : {"a", "b"}) {
+      y += std::string("  - {name: ") + name + ", nodes: 4, placement: " + placement +
+           ", workload: {kind: collective, op: all_reduce, algorithm: ring, size: 64MiB}}\n";
+      if (!both) break;
+    }
+    const RunResult r = run_yaml(y);
+    EXPECT_EQ(r.jobs.size(), both ? 2u : 1u);
+    EXPECT_GT(r.jobs.at(0).end_ps, 0) << "job a unfinished";
+    return static_cast<double>(r.jobs.at(0).end_ps - r.jobs.at(0).start_ps);
+  };
+  for (const char* placement : {"scattered", "contiguous"}) {
+    const double alone = run_jobs(placement, false);
+    const double beside = run_jobs(placement, true);
+    const double slowdown = beside / alone;
+    std::printf("[7] %-10s job a alone %.3f ms, beside job b %.3f ms: slowdown %.3f\n", placement,
+                alone / 1e9, beside / 1e9, slowdown);
+    if (std::string(placement) == "scattered") {
+      EXPECT_GE(slowdown, 1.0);
+      EXPECT_LE(slowdown, 2.0 * 1.10) << "more than the half share of the uplinks explains";
+    } else {
+      EXPECT_NEAR(slowdown, 1.0, 0.02);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fabricsim::scenario
