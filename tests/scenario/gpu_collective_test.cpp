@@ -109,6 +109,7 @@ TEST(GpuCollectiveEndToEnd, RingBusbwPerNicAcrossTwoNodesOnIbAndRoce) {
   //   wire: each NIC carries 2(n-1)/n S / 8, so busbw / 8 <= MTU / (MTU + overhead) x 50 GB/s;
   //   NVLink: every GPU receives 2(n-1)/n S over NVLink (as a ring member, or as the PXN relay
   //   in its own channels), so busbw <= R_nv = 370.8 GB/s, i.e. 46.35 GB/s per NIC.
+  //   NCCL too leaves a node through the NIC it entered by, via a PXN step (NVIDIA/nccl#1313).
   // The NVLink one is lower and binds. Band 44 - 49.5 GB/s: the published 46 - 48 GB/s per NDR
   // NIC (nccl-tests#290, #267; nccl.md §5) widened by 2 / 1.5 GB/s.
   const struct {
