@@ -139,6 +139,17 @@ class Loader {
     }
     check_conditions();
     check_cross_fields();
+    if (!out_.scenario.jobs.empty()) {
+      // With jobs: every job carries its own workload and training; top-level ones would be
+      // silently unused.
+      for (const std::string& path : file_order_) {
+        if (path.rfind("workload.", 0) == 0 || path.rfind("training.", 0) == 0) {
+          fail(out_.locations.at(path), path,
+               "with jobs:, write workload: and training: inside each job (this one would be "
+               "unused)");
+        }
+      }
+    }
     resolve_file(out_.scenario.training);
     for (JobSpec& job : out_.scenario.jobs) resolve_file(job.training);
     return std::move(out_);
