@@ -123,7 +123,11 @@ std::string format_compare_table(const FabricRuns& runs) {
   out += "  topology   " + t.description + ": " + std::to_string(t.hosts) + " hosts, " +
          std::to_string(t.nics) + " NICs, " + std::to_string(t.switches) + " switches, " +
          std::to_string(t.links) + " links\n";
-  if (first.collective.present) {
+  if (!first.jobs.empty() && first.jobs[0].training.present) {
+    const scenario::TrainingResult& tr = first.jobs[0].training;
+    out += "  workload   training step (" + tr.source + "), " + std::to_string(tr.gpus) +
+           " GPUs\n";
+  } else if (first.collective.present) {
     const scenario::CollectiveResult& c = first.collective;
     out += "  workload   " + c.op + " " + c.algorithm + ", " + std::to_string(c.ranks) +
            " ranks, " + format_bytes(c.size_bytes) + "\n";
