@@ -246,9 +246,12 @@ std::vector<Knob> build_knob_registry() {
   k.push_back(bind(
       {.path = "hosts.nics_per_host",
        .type = KnobType::kInt,
-       .description = "NICs per host; every NIC is a rank/endpoint; with topology.kind: rail, "
-                      "the number of rails (NIC k of every host is on rail k)",
-       .source = "one NIC per host; at most 64, 8x a DGX H100's 8 compute NICs",
+       .description = "NICs per host; without GPUs every NIC is a rank/endpoint; with "
+                      "topology.kind: rail, the number of rails (NIC k of every host is on rail "
+                      "k). With node.gpus_per_node set and this key not, it is gpus_per_node "
+                      "(one NIC per GPU)",
+       .source = "one NIC per host; with GPUs one per GPU as DGX H100's 8 ConnectX-7 for 8 "
+                 "GPUs (DGX BasePOD RA, docs/reference/gpu-node.md §1.3); at most 64",
        .min = Bound{1},
        .max = Bound{64}},
       [](auto& s) -> auto& { return s.topology.nics_per_host; }));

@@ -94,6 +94,11 @@ class Loader {
       const auto it = parsed_.find(k.path);
       if (it != parsed_.end()) k.set(out_.scenario, it->second);
     }
+    // A GPU node's default is one NIC per GPU (DGX H100: 8 ConnectX-7 for 8 GPUs); the
+    // single-NIC host default would silently share one NIC among all of them.
+    if (out_.scenario.node.gpus_per_node > 0 && !written("hosts.nics_per_host")) {
+      out_.scenario.topology.nics_per_host = out_.scenario.node.gpus_per_node;
+    }
     check_conditions();
     check_cross_fields();
     if (!out_.scenario.jobs.empty()) {
