@@ -38,6 +38,19 @@ std::vector<int64_t> sweep_sizes(const workload::WorkloadSpec& w) {
 
 }  // namespace
 
+workload::CollectiveSpec GpuWorkload::collective_spec(const Job& job, int64_t size) {
+  const workload::WorkloadSpec& w = job.spec;
+  workload::CollectiveSpec cs;
+  cs.op = w.op;
+  cs.algorithm = w.algorithm;
+  cs.protocol = w.protocol;
+  cs.channels = w.channels;
+  cs.size_bytes = size;
+  cs.root = w.root;
+  cs.ranks = job.gpus;
+  return cs;
+}
+
 GpuWorkload::GpuWorkload(const Scenario& sc, node::RankTransport& rt,
                          const std::vector<uint32_t>& leaf_of_node)
     : sc_(sc), rt_(rt), coll_(rt, sc.collective) {
@@ -99,15 +112,7 @@ GpuWorkload::GpuWorkload(const Scenario& sc, node::RankTransport& rt,
     if (w.kind == workload::WorkloadKind::kCollective) {
       job.sizes = sweep_sizes(w);
       for (int64_t size : job.sizes) {
-        workload::CollectiveSpec cs;
-        cs.op = w.op;
-        cs.algorithm = w.algorithm;
-        cs.protocol = w.protocol;
-        cs.channels = w.channels;
-        cs.size_bytes = size;
-        cs.root = w.root;
-        cs.ranks = job.gpus;
-        coll_.resolve(cs);  // throws InputError for a spec the engine cannot run
+        coll_.resolve(collective_spec(job, size));  // throws InputError if it cannot run
       }
       total_units_ += job.sizes.size();
     } else if (w.kind == workload::WorkloadKind::kTraining) {
@@ -190,17 +195,8 @@ void GpuWorkload::poll_training() {
 
 void GpuWorkload::start_size(uint32_t j, size_t index) {
   Job& job = jobs_[j];
-  const workload::WorkloadSpec& w = job.spec;
-  workload::CollectiveSpec cs;
-  cs.op = w.op;
-  cs.algorithm = w.algorithm;
-  cs.protocol = w.protocol;
-  cs.channels = w.channels;
-  cs.size_bytes = job.sizes[index];
-  cs.root = w.root;
-  cs.ranks = job.gpus;
-  job.coll_ids.push_back(
-      coll_.start(cs, [this, j, index](uint32_t) { on_collective_done(j, index); }));
+  job.coll_ids.push_back(coll_.start(collective_spec(job, job.sizes[index]),
+                                     [this, j, index](uint32_t) { on_collective_done(j, index); }));
 }
 
 void GpuWorkload::on_collective_done(uint32_t j, size_t index) {

@@ -52,6 +52,8 @@ class GpuWorkload {
     int64_t start_ps = 0;
     int64_t end_ps = -1;
   };
+  // The job's collective at one size of its sweep, over its GPUs.
+  static workload::CollectiveSpec collective_spec(const Job& job, int64_t size);
   void start_size(uint32_t job, size_t index);
   void on_collective_done(uint32_t job, size_t index);
   void finish_job(uint32_t job);
