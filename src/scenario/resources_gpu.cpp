@@ -90,7 +90,6 @@ GpuTraffic gpu_traffic(const Scenario& sc) {
     all.training = sc.training;
     jobs.push_back(all);
   }
-  const int channels = sc.collective.channels;
   for (const JobSpec& job : jobs) {
     const int64_t g = int64_t{job.nodes} * gpn;
     ClosedFormRanks machine(sc, static_cast<uint32_t>(g));

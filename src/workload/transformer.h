@@ -31,6 +31,9 @@ struct TransformerStep {
 // Dense peak of the spec's GPU in TFLOPS (peak_tflops override or the profile).
 double peak_tflops(const TransformerSpec& spec);
 
+// The data-parallel degree: training.dp, or the job's GPUs / (tp x pp) when it is 0.
+int derived_dp(const TransformerSpec& spec, uint32_t gpus);
+
 // Upper limits check_transformer enforces (also the knobs' maxima).
 inline constexpr int64_t kMaxLayers = 1 << 16;
 inline constexpr int64_t kMaxHidden = 1 << 20;
