@@ -25,6 +25,7 @@
 #include "output/pcap_trace.h"
 #include "output/summary.h"
 #include "scenario/run.h"
+#include "workload/transformer.h"
 #include "scenario/simulation.h"
 
 namespace fabricsim::fuzz {
@@ -73,6 +74,8 @@ struct Budget {
   int64_t max_planned_flows = 20'000;  // messages created up front (planned_flows below)
   int64_t max_events = 30'000;         // per pass, checked between steps
   int64_t first_step_ps = 1'000'000;   // 1 us
+  int max_gpus = 256;                  // GPU runs: node.gpus_per_node x hosts
+  int64_t max_dag_ops = 50'000;        // a generated training step's ops (upper bound)
 };
 
 // Thrown when an outcome breaks the CLI's contract (an error message of more than one line).
@@ -142,6 +145,21 @@ inline Outcome run_input(std::string_view yaml, const Budget& budget = {}) {
   if (nics > budget.max_nics || sc.topology.radix > budget.max_radix ||
       !(detail::planned_flows(sc) <= static_cast<double>(budget.max_planned_flows))) {
     return Outcome::kOverBudget;
+  }
+  // GPU runs: the GPUs and, for a generated training step, the DAG it builds up front.
+  if (sc.node.gpus_per_node > 0) {
+    const int64_t gpus = static_cast<int64_t>(sc.topology.hosts) * sc.node.gpus_per_node;
+    if (gpus > budget.max_gpus) return Outcome::kOverBudget;
+    auto too_big = [&](const workload::WorkloadSpec& w, const workload::TrainingSpec& t) {
+      return w.kind == workload::WorkloadKind::kTraining &&
+             t.source == workload::TrainingSource::kTransformer &&
+             workload::transformer_ops_estimate(t.transformer, static_cast<uint32_t>(gpus)) >
+                 budget.max_dag_ops;
+    };
+    if (too_big(sc.workload, sc.training)) return Outcome::kOverBudget;
+    for (const scenario::JobSpec& j : sc.jobs) {
+      if (too_big(j.workload, j.training)) return Outcome::kOverBudget;
+    }
   }
   // First pass: how far in simulated time the event budget reaches. Simulation::run reports
   // progress every 2^18 events: a report means one doubling step holds far more events than the

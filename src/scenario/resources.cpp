@@ -312,7 +312,10 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   e.messages = t.messages;
   e.qps = t.qps;
   const std::string wkey =
-      sc.workload.kind == workload::WorkloadKind::kCollective  ? "workload.slice"
+      !sc.jobs.empty() && sc.node.gpus_per_node > 0             ? "jobs"
+      : sc.workload.kind == workload::WorkloadKind::kTraining  ? "training.micro_batches"
+      : sc.node.gpus_per_node > 0                              ? "workload.size"
+      : sc.workload.kind == workload::WorkloadKind::kCollective ? "workload.slice"
       : sc.workload.pattern == workload::PatternKind::kFlows   ? "workload.flows"
       : sc.workload.pattern == workload::PatternKind::kPoisson ? "workload.duration"
                                                                : "workload.pattern";

@@ -11,6 +11,10 @@
 namespace fabricsim::scenario {
 namespace {
 
+// Training DAGs up to this many ops are built to be counted exactly (the GPT-3 175B step on
+// 1,024 GPUs is 2.1 M ops, 0.24 s and ~325 MB); larger ones are bounded in closed form.
+constexpr int64_t kBuildToCountOps = int64_t{1} << 24;
+
 // The machine as CollectiveEngine::resolve sees it (it asks only for GPUs per node and path
 // rates), in closed form: NVLink x efficiency inside a node, the slower of the NIC and PCIe
 // across nodes. Lets the estimate resolve `auto` to the algorithm, protocol and channels the run
@@ -130,6 +134,20 @@ GpuTraffic gpu_traffic(const Scenario& sc) {
         dag = workload::import_astra(job.training.file, opt);
       } else {
         workload::check_transformer(job.training.transformer, static_cast<uint32_t>(g));
+        // Counting by building the DAG costs what the run's DAG costs: above ~16 M ops (GBs)
+        // the estimate takes the generator's upper bound instead, so a step too large for the
+        // machine is refused before anything that large is allocated.
+        const int64_t bound = workload::transformer_ops_estimate(job.training.transformer,
+                                                                 static_cast<uint32_t>(g));
+        if (bound > kBuildToCountOps) {
+          const int64_t steps = std::max(1, job.training.steps);
+          t.dag_ops += steps * bound;
+          t.dag_deps += steps * 2 * bound;
+          t.messages += steps * bound;  // at most a message per op and channel-slice: a bound
+          t.collectives += steps * bound;
+          t.total_bytes = std::max<int64_t>(t.total_bytes, 1);
+          continue;
+        }
         dag = workload::make_transformer_step(job.training.transformer, static_cast<uint32_t>(g)).dag;
       }
       const int64_t steps = std::max(1, job.training.steps);

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "scenario/load.h"
+#include "scenario/resources.h"
 #include "scenario/run.h"
 
 namespace fabricsim::scenario {
@@ -70,6 +71,29 @@ TEST(GpuKeys, ARelativeTrainingFileIsBesideTheScenario) {
                          "/some/dir/g.yaml")
                          .scenario;
   EXPECT_EQ(s.training.file, "/some/dir/w/resnet.txt");
+}
+
+}  // namespace
+}  // namespace fabricsim::scenario
+
+namespace fabricsim::scenario {
+namespace {
+
+// A generated step too large for any machine is refused by the memory pre-flight from the
+// generator's closed-form op bound, without building its DAG (which would itself exhaust
+// memory): the estimate must arrive quickly and name the training key.
+TEST(GpuKeys, AHugeTrainingStepIsEstimatedWithoutBuildingIt) {
+  const Scenario s = load_scenario_string(
+                         "name: big\ntopology: {kind: rail, radix: 32}\nhosts: {count: 16}\n"
+                         "node: {gpus_per_node: 8}\nworkload: {kind: training}\n"
+                         "training: {layers: 96, micro_batches: 1000, tp: 8}\n",
+                         "big.yaml")
+                         .scenario;
+  check_scenario(s);
+  const ResourceEstimate e = estimate_resources(s);
+  EXPECT_GT(e.peak_bytes(), int64_t{100} << 30) << "hundreds of GiB: 128 GPUs x 96 layers x 1000 "
+                                                   "micro-batches";
+  EXPECT_EQ(e.largest().key, "training.micro_batches");
 }
 
 }  // namespace
