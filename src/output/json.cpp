@@ -47,6 +47,8 @@ ordered_json result_to_json(const scenario::RunResult& r) {
       e["first_gpu"] = job.gpus.empty() ? 0 : job.gpus.front();
       e["start_ps"] = job.start_ps;
       e["end_ps"] = job.end_ps;
+      e["alone_end_ps"] = job.alone_end_ps;
+      e["slowdown"] = job.slowdown > 0 ? ordered_json(job.slowdown) : nullptr;
       ordered_json rows = ordered_json::array();
       for (const scenario::CollectiveRow& c : job.collectives) {
         const bool done = c.time_ps >= 0;

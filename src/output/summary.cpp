@@ -71,7 +71,10 @@ std::string format_summary(const scenario::RunResult& r) {
     rows.emplace_back(label, count(static_cast<int64_t>(job.gpus.size())) + " GPUs (" +
                                  job.placement + ")" +
                                  (job.end_ps >= 0 ? ", done at " + format_time(job.end_ps)
-                                                  : std::string(", not finished")));
+                                                  : std::string(", not finished")) +
+                                 (job.slowdown > 0 ? ", alone " + format_time(job.alone_end_ps) +
+                                                         ": slowdown " + fixed(job.slowdown, 3)
+                                                   : std::string()));
     const scenario::TrainingResult& t = job.training;
     if (!t.present) continue;
     if (t.step_time_ps < 0) {

@@ -80,7 +80,9 @@ GpuWorkload::GpuWorkload(const Scenario& sc, node::RankTransport& rt,
                                 std::to_string(nodes) + " are free");
     }
     std::vector<uint32_t> chosen;
-    if (js.placement == Placement::kContiguous) {
+    if (!js.fixed_nodes.empty()) {
+      for (int n : js.fixed_nodes) chosen.push_back(static_cast<uint32_t>(n));
+    } else if (js.placement == Placement::kContiguous) {
       for (uint32_t n = 0; n < nodes && chosen.size() < static_cast<size_t>(js.nodes); ++n) {
         if (!taken[n]) chosen.push_back(n);
       }

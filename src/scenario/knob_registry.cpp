@@ -471,6 +471,13 @@ std::vector<Knob> build_knob_registry() {
        .only_with = {pattern, Condition{"workload.pattern", "flows"}}},
       [](auto& s) -> auto& { return s.workload.flows; }));
   k.push_back(bind(
+      {.path = "jobs_alone",
+       .type = KnobType::kBool,
+       .description = "With jobs: also run each job alone on the same nodes and report its "
+                      "time alone and its slowdown beside the others (one more run per job)",
+       .source = "off: the baseline costs a run per job"},
+      [](auto& s) -> auto& { return s.jobs_alone; }));
+  k.push_back(bind(
       {.path = "stop_time",
        .type = KnobType::kTime,
        .description = "Simulated-time limit; 0 = until every flow completes",

@@ -112,6 +112,10 @@ struct JobResult {
   TrainingResult training;                 // workload.kind: training
   int64_t start_ps = 0;
   int64_t end_ps = -1;  // when its last op finished; -1 = unfinished
+  // jobs_alone: the same job alone on the same nodes (-1 = not run or unfinished), and
+  // end / alone (0 when either is missing).
+  int64_t alone_end_ps = -1;
+  double slowdown = 0;
 };
 
 struct TopologySummary {

@@ -146,6 +146,37 @@ RunResult run_scaling(const Scenario& sc, const RunOptions& options) {
   return last;
 }
 
+// jobs_alone: the run with every job, then each job alone on the nodes it had, so that the
+// interference each job suffers is measured against its own baseline.
+RunResult run_with_baselines(const Scenario& sc, const RunOptions& options) {
+  Scenario all = sc;
+  all.jobs_alone = false;
+  RunResult r = run_scenario(all, options);
+  if (r.partial) return r;
+  for (size_t j = 0; j < r.jobs.size() && j < sc.jobs.size(); ++j) {
+    JobResult& job = r.jobs[j];
+    Scenario alone = all;
+    JobSpec spec = sc.jobs[j];
+    const uint32_t gpn = static_cast<uint32_t>(sc.node.gpus_per_node);
+    for (size_t g = 0; g < job.gpus.size(); g += gpn) {
+      spec.fixed_nodes.push_back(static_cast<int>(job.gpus[g] / gpn));
+    }
+    alone.jobs = {spec};
+    const RunResult a = run_scenario(alone, options);
+    if (a.partial) {
+      r.partial = true;
+      break;
+    }
+    if (!a.jobs.empty() && a.jobs[0].end_ps >= 0) {
+      job.alone_end_ps = a.jobs[0].end_ps;
+      if (job.end_ps >= 0 && job.alone_end_ps > 0) {
+        job.slowdown = static_cast<double>(job.end_ps) / static_cast<double>(job.alone_end_ps);
+      }
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
 void check_scenario(const Scenario& sc) {
@@ -185,6 +216,7 @@ void check_buildable(const Scenario& sc) {
 RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   check_scenario(sc);
   if (!sc.scaling_nodes.empty()) return run_scaling(sc, options);
+  if (sc.jobs_alone && sc.jobs.size() > 1) return run_with_baselines(sc, options);
   const auto wall_start = std::chrono::steady_clock::now();
 
   Simulation sim(sc);

@@ -141,6 +141,9 @@ struct JobSpec {
   workload::WorkloadSpec workload;
   workload::TrainingSpec training;  // with workload.kind: training
   int line = 0;  // where the job was written (errors)
+  // Set by run_scenario for the jobs_alone baseline: the nodes the job had beside the others
+  // (empty = placed by `placement`).
+  std::vector<int> fixed_nodes;
 };
 
 struct Scenario {
@@ -162,6 +165,7 @@ struct Scenario {
   workload::TrainingSpec training;  // training.*: the transformer generator (docs/training.md)
   // Several jobs (GPU scenarios only); empty = one job running `workload` on every GPU.
   std::vector<JobSpec> jobs;
+  bool jobs_alone = false;  // also run each job alone on its nodes: its slowdown (jobs_alone)
   // Run the scenario once per node count (hosts.count = each) and report the step time and the
   // acceleration ratio against the first (scenario/run.h run_scenario); empty = one run.
   std::vector<int> scaling_nodes;

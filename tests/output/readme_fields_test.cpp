@@ -84,12 +84,19 @@ scenario::RunResult everything() {
   r.links.groups.push_back(scenario::LinkGroupLoad{.mean_utilization = 0.5});
   scenario::JobResult job;
   job.gpus = {0, 1};
-  job.collectives.push_back(scenario::CollectiveRow{.time_ps = 1});
+  scenario::CollectiveRow row;
+  row.time_ps = 1;
+  job.collectives.push_back(row);
   job.training.present = true;
-  job.training.comm.push_back(scenario::PhaseComm{});
+  job.training.comm.emplace_back();
+  job.slowdown = 1.5;
   r.jobs.push_back(job);
-  r.scaling.push_back(scenario::ScalingPoint{.step_time_ps = 1});
-  r.node_resources.push_back(scenario::NodeResourceLoad{.kind = "nvlink_out"});
+  scenario::ScalingPoint point;
+  point.step_time_ps = 1;
+  r.scaling.push_back(point);
+  scenario::NodeResourceLoad load;
+  load.kind = "nvlink_out";
+  r.node_resources.push_back(load);
   return r;
 }
 
