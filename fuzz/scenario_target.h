@@ -125,10 +125,12 @@ inline double planned_flows(const scenario::Scenario& sc) {
 }  // namespace detail
 
 // Runs one input; returns its outcome or throws (see the file comment).
-inline Outcome run_input(std::string_view yaml, const Budget& budget = {}) {
+// `file_name` is what errors name and what a relative training.file is resolved against.
+inline Outcome run_input(std::string_view yaml, const Budget& budget = {},
+                         const std::string& file_name = "fuzz.yaml") {
   scenario::LoadedScenario loaded;
   try {
-    loaded = scenario::load_scenario_string(yaml, "fuzz.yaml");
+    loaded = scenario::load_scenario_string(yaml, file_name);
   } catch (const scenario::LoadError& e) {
     detail::expect_one_line(e.what());
     return Outcome::kLoadError;

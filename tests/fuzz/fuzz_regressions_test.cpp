@@ -56,7 +56,8 @@ std::string param_name(const ::testing::TestParamInfo<fs::path>& info) {
 Outcome replay(const fs::path& file, bool* threw) {
   *threw = true;
   try {
-    const Outcome o = run_input(read_file(file));
+    // The file's own path: a relative training.file (resnet50-dp) is beside it.
+    const Outcome o = run_input(read_file(file), fabricsim::fuzz::Budget{}, file.string());
     *threw = false;
     return o;
   } catch (const std::exception& e) {
