@@ -11,7 +11,7 @@ namespace fabricsim::node {
 
 GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
                const topo::FabricParams& fabric, const routing::EcmpRoutes& routes,
-               transport::RoceTransport& transport, Scheduler& sched)
+               transport::Transport& transport, Scheduler& sched)
     : spec_(spec), fabric_(fabric), routes_(routes), transport_(transport), sched_(sched) {
   if (spec.gpus_per_node <= 0 || topology.hosts <= 0) {
     throw std::logic_error("GpuNet needs gpus_per_node > 0 and a built topology");
@@ -194,8 +194,8 @@ int64_t GpuNet::post_time(const FluidResult& r, int64_t bytes) const {
 }
 
 int64_t GpuNet::fabric_idle_ps(uint32_t src_nic, uint32_t dst_nic, int64_t bytes) const {
-  return transport::ideal_fct_ps(bytes, routes_.switch_hops(src_nic, dst_nic), transport_.config(),
-                                 fabric_.link, fabric_.switch_config, fabric_.nic);
+  return transport_.ideal_fct_ps(bytes, routes_.switch_hops(src_nic, dst_nic), fabric_.link,
+                                 fabric_.switch_config, fabric_.nic);
 }
 
 // ---- the idle machine
@@ -239,12 +239,8 @@ double GpuNet::path_rate_bytes_per_s(uint32_t src, uint32_t dst) const {
           std::pair{p.recv1, p.n_recv1}, std::pair{p.recv2, p.n_recv2}}) {
       for (int i = 0; i < count; ++i) all[n++] = hops[i];
     }
-    // The NIC's payload rate: line rate x MTU payload / (full-MTU frame + preamble and IFG).
-    const transport::RoceConfig& cfg = transport_.config();
-    const auto mtu = static_cast<uint32_t>(cfg.mtu_bytes);
-    const double frame =
-        transport::data_frame_bytes(cfg, mtu, false, false) + transport::wire_only_bytes(cfg);
-    rate_bps = static_cast<double>(fabric_.link.rate_bps) * mtu / frame;
+    // The NIC's payload rate: the line rate less the transport's per-packet overheads.
+    rate_bps = transport_.payload_rate_bps(fabric_.link.rate_bps);
   }
   // A resource crossed twice (host memory: written, then read) gives each crossing half.
   for (int i = 0; i < n; ++i) {
@@ -371,7 +367,7 @@ void GpuNet::on_event(uint32_t slot) {
 }
 
 void GpuNet::on_delivered(uint32_t msg) {
-  const transport::Message& m = transport_.message(msg);
+  const transport::MessageRecord& m = transport_.message(msg);
   const auto slot = static_cast<uint32_t>(m.tag & ~kTagBit);
   Slot& s = slots_[slot];
   const int64_t now = sched_.now_ps;

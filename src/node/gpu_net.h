@@ -3,7 +3,7 @@
 // (l = g mod G). NVLink and PCIe are fluid FIFO servers at message grain (node/fluid.h): one
 // O(path) computation and one scheduled event per stage of a message, no per-packet work. The
 // NIC and the fabric stay packet-level: the cross-node part of a transfer is one
-// RoceTransport message. docs/nodes.md explains the model and its defaults.
+// transport message (transport/transport.h). docs/nodes.md explains the model and its defaults.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,7 @@
 #include "node/spec.h"
 #include "routing/ecmp.h"
 #include "topo/topology.h"
-#include "transport/rc.h"
+#include "transport/transport.h"
 
 namespace fabricsim::node {
 
@@ -45,7 +45,7 @@ class GpuNet final : public RankTransport {
   // reprogrammed); `fabric` holds the resolved link, switch and NIC configs.
   GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
          const topo::FabricParams& fabric, const routing::EcmpRoutes& routes,
-         transport::RoceTransport& transport, Scheduler& sched);
+         transport::Transport& transport, Scheduler& sched);
   GpuNet(const GpuNet&) = delete;
   GpuNet& operator=(const GpuNet&) = delete;
 
@@ -134,7 +134,7 @@ class GpuNet final : public RankTransport {
   NodeSpec spec_;
   topo::FabricParams fabric_;
   const routing::EcmpRoutes& routes_;
-  transport::RoceTransport& transport_;
+  transport::Transport& transport_;
   Scheduler& sched_;
   uint32_t gpn_ = 0, gpus_ = 0, nics_per_node_ = 0, switches_per_node_ = 0;
   uint32_t per_node_resources_ = 0;

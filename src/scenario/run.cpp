@@ -230,7 +230,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   }
   const net::Network& net = sim.network();
   const topo::BuiltTopology& topo = sim.topology();
-  const transport::RoceTransport& transport = sim.transport();
+  const transport::Transport& transport = sim.transport();
   const workload::Workload& work = sim.workload();
   const routing::EcmpRoutes& routes = sim.routes();
   const Scenario& resolved = sim.scenario();  // technology defaults applied (IB latency, MTU)
@@ -250,18 +250,16 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   int64_t first_start = -1, last_finish = -1, finished_bytes = 0;
   r.flows.reserve(transport.num_messages());
   for (uint32_t id = 0; id < transport.num_messages(); ++id) {
-    const transport::Message& m = transport.message(id);
-    const transport::Qp& q = transport.qp(m.qp);
+    const transport::MessageRecord& m = transport.message(id);
     FlowRecord f;
     f.id = id;
-    f.src_nic = q.src_nic;
-    f.dst_nic = q.dst_nic;
+    f.src_nic = m.src_nic;
+    f.dst_nic = m.dst_nic;
     f.size_bytes = m.size_bytes;
     f.start_ps = m.post_ps;
     f.finish_ps = m.rx_done_ps;
-    f.ideal_fct_ps = transport::ideal_fct_ps(m.size_bytes, routes.switch_hops(q.src_nic, q.dst_nic),
-                                             resolved.roce, resolved.link,
-                                             resolved.switch_config, resolved.nic);
+    f.ideal_fct_ps = transport.ideal_fct_ps(m.size_bytes, routes.switch_hops(m.src_nic, m.dst_nic),
+                                            resolved.link, resolved.switch_config, resolved.nic);
     f.sent_bytes = m.sent_bytes;
     f.delivered_bytes = m.delivered_bytes;
     f.dropped_bytes = m.dropped_bytes;
@@ -382,8 +380,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   r.failure.link_failed_ps = sim.link_failed_ps();
   r.failure.routes_restored_ps = sim.routes_restored_ps();
   r.failure.recovered_ps = transport.failure_recovered_ps();
-  r.failure.affected_qps = transport.failure_affected_qps();
-  r.failure.unrecovered_qps = transport.failure_unrecovered_qps();
+  r.failure.affected_qps = transport.failure_affected_connections();
+  r.failure.unrecovered_qps = transport.failure_unrecovered_connections();
   if (r.infiniband) {
     const routing::LidRoutes& lr = sim.lid_routes();
     static constexpr routing::SmEngine kRequested[] = {

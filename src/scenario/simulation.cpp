@@ -95,9 +95,10 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   if (sc_.link_fail.switch_index >= 0) {
     switch_port(sc_.link_fail.switch_index, sc_.link_fail.port, "faults.link_down");  // checks
   }
-  transport_ =
-      std::make_unique<transport::RoceTransport>(sc_.roce, net_, sc_.seed, dcqcn_params);
-  if (ib) transport_->set_infiniband(lid_routes_.nic_lid, sc_.ib.link.sl_to_vl);
+  auto roce = std::make_unique<transport::RoceTransport>(sc_.roce, net_, sc_.seed, dcqcn_params);
+  if (ib) roce->set_infiniband(lid_routes_.nic_lid, sc_.ib.link.sl_to_vl);
+  roce_ = roce.get();
+  transport_ = std::move(roce);
   workload_ = std::make_unique<workload::Workload>(sc_.workload, topo_.nics, sc_.link.rate_bps,
                                                    sc_.seed, *transport_, sched_);
   if (sc_.node.gpus_per_node > 0) {
@@ -272,17 +273,11 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
       case kRouteUpdate:
         on_route_update();
         break;
-      case kQpTimer:
-        transport_->on_timer(ev.target);
-        break;
+      case kQpTimer:  // the transport's own events (Transport::is_event)
       case kCcTimer:
-        transport_->on_cc_timer(ev.target);
-        break;
       case kNicWake:
-        transport_->on_nic_wake(ev.target);
-        break;
       case kMsgComplete:
-        transport_->on_msg_complete(ev.target);
+        transport_->on_event(ev.kind, ev.target);
         break;
       case kFlowStart:
         workload_->on_flow_start();

@@ -18,6 +18,7 @@
 #include "scenario/scenario.h"
 #include "topo/topology.h"
 #include "transport/rc.h"
+#include "transport/transport.h"
 #include "workload/workload.h"
 
 namespace fabricsim::scenario {
@@ -46,7 +47,13 @@ class Simulation {
   const net::Network& network() const { return net_; }
   const topo::BuiltTopology& topology() const { return topo_; }
   const routing::EcmpRoutes& routes() const { return routes_; }
-  transport::RoceTransport& transport() { return *transport_; }
+  // The transport every workload posts through (transport/transport.h).
+  transport::Transport& transport() { return *transport_; }
+  const transport::Transport& transport() const { return *transport_; }
+  // The RoCE/InfiniBand RC engine behind transport(), for RoCE/IB-specific output and tests
+  // only (QPs, DCQCN reaction points, LIDs); nullptr when another transport runs.
+  transport::RoceTransport* roce() { return roce_; }
+  const transport::RoceTransport* roce() const { return roce_; }
   workload::Workload& workload() { return *workload_; }
   // The GPU layer (node.gpus_per_node > 0), else nullptr: GPUs as ranks over the fabric.
   node::GpuNet* gpu_net() { return gpu_net_.get(); }
@@ -70,7 +77,8 @@ class Simulation {
   net::Network net_;
   topo::BuiltTopology topo_;
   routing::EcmpRoutes routes_;
-  std::unique_ptr<transport::RoceTransport> transport_;
+  std::unique_ptr<transport::Transport> transport_;
+  transport::RoceTransport* roce_ = nullptr;  // = transport_ when it is the RoCE/IB engine
   std::unique_ptr<workload::Workload> workload_;
   std::unique_ptr<node::GpuNet> gpu_net_;
   std::unique_ptr<GpuWorkload> gpu_workload_;  // after gpu_net_: it holds a reference to it

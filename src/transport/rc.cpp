@@ -166,6 +166,8 @@ uint32_t RoceTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
                         q.last_ready_ps);
   q.last_ready_ps = m.ready_ps;
   m.tag = tag;
+  m.src_nic = src_nic;
+  m.dst_nic = dst_nic;
   q.psn_end += m.npkts;
   const uint32_t id = static_cast<uint32_t>(msgs_.size());
   msgs_.push_back(m);

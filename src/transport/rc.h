@@ -25,6 +25,7 @@
 #include "net/network.h"
 #include "transport/config.h"
 #include "transport/dcqcn.h"
+#include "transport/transport.h"
 
 namespace fabricsim::transport {
 
@@ -36,21 +37,11 @@ inline constexpr uint32_t kResponderEntry = 1u << 31;
 // and 4096 packets (16 MiB at a 4 KiB MTU) keeps the bitmap at 512 bytes per reordering QP.
 inline constexpr uint32_t kOooWindow = 4096;
 
-struct Message {
+// RoCE's message record: the generic one (transport.h) plus its QP and PSN range.
+struct Message : MessageRecord {
   uint32_t qp = 0;
   uint32_t first_psn = 0;
   uint32_t npkts = 0;
-  int64_t size_bytes = 0;
-  int64_t post_ps = 0;
-  int64_t ready_ps = 0;     // post + the NIC's send overhead: its first packet may start then
-  int64_t rx_done_ps = -1;  // the receiving application sees the last byte (in-order arrival
-                            // at the NIC + its completion_ps)
-  int64_t tx_done_ps = -1;  // last packet acknowledged at the requester
-  int64_t sent_bytes = 0;       // payload put on the wire, retransmissions included
-  int64_t delivered_bytes = 0;  // payload that reached the responder's NIC
-  int64_t dropped_bytes = 0;    // payload dropped in the fabric
-  int64_t retransmitted_packets = 0;
-  uint64_t tag = 0;  // the workload's own label
 };
 
 struct Qp {
@@ -114,35 +105,18 @@ struct Qp {
   bool read_reissued = false;
 };
 
-struct TransportCounters {
-  int64_t data_packets_sent = 0;
-  int64_t data_bytes_sent = 0;
-  int64_t data_bytes_delivered = 0;
-  int64_t retransmitted_packets = 0;
-  int64_t timeouts = 0;
-  int64_t naks = 0;
-  int64_t ack_packets = 0;
-  int64_t qp_errors = 0;  // QPs that exhausted their retries
-  int64_t cnps_sent = 0;
-  int64_t ecn_marked_packets = 0;  // CE-marked data packets that reached a responder
-  int64_t plb_repaths = 0;
-  int64_t out_of_order_packets = 0;  // placed out of PSN order (out_of_order responder)
-  int64_t read_requests = 0;         // RDMA READ requests sent, re-issues included
-  int64_t ooo_window_drops = 0;      // too far ahead of the expected PSN to place
-};
-
-class RoceTransport {
+// One implementation of transport::Transport (transport.h). `final`: calls through a
+// RoceTransport& (its own tests, rc*.cpp) bind directly, never through the vtable.
+class RoceTransport final : public Transport {
  public:
   // `dcqcn` is used when cfg.cc is kDcqcn (the resolved profile with its overrides).
   RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t seed,
                 const DcqcnParams& dcqcn = DcqcnParams{});
-  RoceTransport(const RoceTransport&) = delete;
-  RoceTransport& operator=(const RoceTransport&) = delete;
 
   // Posts a message of `size_bytes` from src to dst now (cfg.operation: WRITE, SEND), on the QP
   // of that pair and service level (-1 = cfg.sl); returns the message id.
   uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
-                int sl = -1);
+                int sl = -1) override;
   // InfiniBand: the LIDs the Subnet Manager assigned (NIC -> LID) and the SL -> VL map; packets
   // then carry DLIDs and their SL's VL.
   void set_infiniband(std::vector<uint16_t> nic_lid, const uint8_t (&sl_to_vl)[16]);
@@ -152,30 +126,34 @@ class RoceTransport {
   // A message's completion delay (NicConfig::completion_ps) ran out: the application sees it.
   void on_msg_complete(uint32_t msg);
 
-  // Called once per message when its last byte is delivered in order at the responder.
-  std::function<void(uint32_t msg)> on_delivered;
+  // Transport: on_delivered is called once per message when its last byte is delivered in
+  // order at the responder (plus the NIC's completion delay).
+  void on_event(uint32_t kind, uint32_t target) override;
+  int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const net::LinkConfig& link,
+                       const net::SwitchConfig& sw, const net::NicConfig& nic) const override;
+  double payload_rate_bps(int64_t link_rate_bps) const override;
+  int64_t failure_affected_connections() const override { return failure_affected_qps(); }
+  int64_t failure_unrecovered_connections() const override { return failure_unrecovered_qps(); }
 
-  const Message& message(uint32_t id) const { return msgs_[id]; }
-  uint32_t num_messages() const { return static_cast<uint32_t>(msgs_.size()); }
+  const Message& message(uint32_t id) const override { return msgs_[id]; }
+  uint32_t num_messages() const override { return static_cast<uint32_t>(msgs_.size()); }
   const Qp& qp(uint32_t id) const { return qps_[id]; }
   uint32_t num_qps() const { return static_cast<uint32_t>(qps_.size()); }
-  const TransportCounters& counters() const { return counters_; }
+  const TransportCounters& counters() const override { return counters_; }
   // The DCQCN reaction point of a QP (REQUIRES: cc is dcqcn).
   const DcqcnRp& rp(uint32_t qp) const { return rps_[qp]; }
   bool cc_enabled() const { return cfg_.cc == CongestionControl::kDcqcn; }
   const RoceConfig& config() const { return cfg_; }
-  // Messages posted whose last packet the requester has not yet seen acknowledged (messages of
-  // a failed QP no longer count: they will never be).
-  // Completions still on their way to the application count too: the run is not over before
-  // the workload has seen every delivery.
-  uint64_t unacked_messages() const { return unacked_messages_ + pending_completions_; }
+  // unacked_messages() (Transport): messages posted whose last packet the requester has not
+  // yet seen acknowledged (a failed QP's no longer count: they will never be), plus completions
+  // still on their way to the application.
   // QPs that lost any packet to a failed link (data, READ request or response, ACK, NAK or
   // CNP, in either direction), and when the last reliable one had recovered every such loss:
   // lost data delivered in order again, a lost acknowledgement superseded by the requester
   // seeing that PSN acknowledged (-1 while some loss is unrecovered, or when no loss needed
   // recovering: nothing lost, or only CNPs and packets already acknowledged).
   int64_t failure_affected_qps() const { return failure_affected_qps_; }
-  int64_t failure_recovered_ps() const {
+  int64_t failure_recovered_ps() const override {
     return pending_recoveries_ == 0 ? last_recovery_ps_ : -1;
   }
   // Affected QPs with a loss still unrecovered (e.g. their QP failed, or the run stopped).
@@ -245,8 +223,6 @@ class RoceTransport {
   uint8_t sl_to_vl_[16] = {};
   std::unordered_map<uint64_t, uint32_t> qp_index_;  // (src << 32 | dst) -> QP; post time only
   TransportCounters counters_;
-  uint64_t unacked_messages_ = 0;
-  uint64_t pending_completions_ = 0;
   uint8_t paused_classes_ = 0;  // of the NIC port being served by pull()
   int64_t failure_affected_qps_ = 0;
   int64_t pending_recoveries_ = 0;

@@ -194,7 +194,7 @@ std::vector<PlannedFlow> plan_pattern(const WorkloadSpec& spec, int num_nics, in
 }
 
 Workload::Workload(const WorkloadSpec& spec, int num_nics, int64_t nic_rate_bps, uint64_t seed,
-                   transport::RoceTransport& transport, Scheduler& sched)
+                   transport::Transport& transport, Scheduler& sched)
     : spec_(spec), num_nics_(num_nics), transport_(transport), sched_(sched) {
   if (spec_.kind == WorkloadKind::kPattern) {
     planned_ = plan_pattern(spec_, num_nics, nic_rate_bps, seed);
@@ -247,10 +247,10 @@ void Workload::on_flow_start() {
 
 void Workload::on_delivered(uint32_t msg) {
   if (spec_.kind != WorkloadKind::kCollective) return;
-  const transport::Message& m = transport_.message(msg);
+  const transport::MessageRecord& m = transport_.message(msg);
   const uint32_t step = static_cast<uint32_t>(m.tag >> 32);
   const uint32_t slice = static_cast<uint32_t>(m.tag & 0xFFFFFFFF);
-  const uint32_t receiver = transport_.qp(m.qp).dst_nic;
+  const uint32_t receiver = m.dst_nic;
   --ring_remaining_;
   if (step + 1 < ring_steps_) post_ring_slice(receiver, step + 1, slice);
   if (ring_remaining_ == 0) ring_end_ps_ = sched_.now_ps;

@@ -10,7 +10,7 @@
 
 #include "core/rng.h"
 #include "core/scheduler.h"
-#include "transport/rc.h"
+#include "transport/transport.h"
 #include "workload/spec.h"
 
 namespace fabricsim::workload {
@@ -41,7 +41,7 @@ std::vector<PlannedFlow> plan_pattern(const WorkloadSpec& spec, int num_nics, in
 class Workload {
  public:
   Workload(const WorkloadSpec& spec, int num_nics, int64_t nic_rate_bps, uint64_t seed,
-           transport::RoceTransport& transport, Scheduler& sched);
+           transport::Transport& transport, Scheduler& sched);
 
   void start();
   void on_flow_start();
@@ -63,7 +63,7 @@ class Workload {
 
   WorkloadSpec spec_;
   int num_nics_;
-  transport::RoceTransport& transport_;
+  transport::Transport& transport_;
   Scheduler& sched_;
   std::vector<PlannedFlow> planned_;
   size_t next_planned_ = 0;

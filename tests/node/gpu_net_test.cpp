@@ -123,7 +123,7 @@ TEST(GpuNet, CrossNodeGpuDirectIsPcieSwitchCrossingsPlusFabric) {
   EXPECT_NEAR(static_cast<double>(sim.gpu_net()->idle_transfer_ps(0, 8, size)), expected,
               expected * 0.02);
   EXPECT_EQ(sim.transport().num_messages(), 1u);
-  EXPECT_EQ(sim.transport().qp(sim.transport().message(0).qp).src_nic, 0u);
+  EXPECT_EQ(sim.roce()->qp(sim.roce()->message(0).qp).src_nic, 0u);
 }
 
 TEST(GpuNet, InfinibandFabricCarriesGpuTransfersToo) {
@@ -233,7 +233,7 @@ TEST(GpuNet, PxnSendsCrossRailTrafficFromTheDestinationsRail) {
     sim.gpu_net()->send(0, 9, 1 << 20, 5);  // GPU 0 (rail 0) -> GPU 9 = node 1, local 1 (rail 1)
     sim.run();
     ASSERT_GE(arr.of(5), 0);
-    const transport::Qp& q = sim.transport().qp(sim.transport().message(0).qp);
+    const transport::Qp& q = sim.roce()->qp(sim.roce()->message(0).qp);
     EXPECT_EQ(q.src_nic, pxn ? 1u : 0u) << "PXN leaves from the NIC of node 0's rail-1 GPU";
     EXPECT_EQ(q.dst_nic, 9u);
     const node::GpuNet& g = *sim.gpu_net();

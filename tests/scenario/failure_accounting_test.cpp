@@ -76,7 +76,7 @@ TEST(FailureAccounting, AffectedQpsAreThoseWhoseDataOrAckPathCrossesTheFailedLin
   ASSERT_TRUE(sim.run()) << "the intact run finishes";
   const net::Network& net = sim.network();
   const uint32_t failed = net.switch_at(0).first_port + 3;
-  const transport::RoceTransport& t = sim.transport();
+  const transport::RoceTransport& t = *sim.roce();
   ASSERT_EQ(t.num_qps(), 8u) << "one QP per flow";
   int expected = 0, ack_only = 0, data_crossing = 0, spared_cross_leaf = 0;
   for (uint32_t q = 0; q < t.num_qps(); ++q) {

@@ -91,7 +91,7 @@ TEST(ResourceEstimate, CollectiveMessagesAreRanksTimesStepsTimesSlices) {
   sim.start_workload();
   sim.run();
   EXPECT_EQ(sim.transport().num_messages(), 224u) << "what the run really posted";
-  EXPECT_EQ(e.qps, sim.transport().num_qps()) << "one QP per rank to its successor";
+  EXPECT_EQ(e.qps, sim.roce()->num_qps()) << "one QP per rank to its successor";
   EXPECT_GE(part(e, "transport"), 224 * static_cast<int64_t>(sizeof(transport::Message)));
   EXPECT_EQ(part(e, "flow records"), 224 * static_cast<int64_t>(sizeof(FlowRecord)));
 }

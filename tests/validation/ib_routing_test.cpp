@@ -104,7 +104,7 @@ FailoverRun failover(scenario::Technology tech, int64_t delay_ps) {
   }
   FailoverRun out;
   scenario::Simulation sim(sc);
-  auto& transport = sim.transport();
+  auto& transport = *sim.roce();
   auto forward = transport.on_delivered;
   transport.on_delivered = [&out, forward](uint32_t m) {
     ++out.deliveries[m];

@@ -118,7 +118,7 @@ struct VictimResult {
 
 VictimResult run_victims(const scenario::Scenario& sc) {
   scenario::Simulation sim(sc);
-  transport::RoceTransport& t = sim.transport();
+  transport::RoceTransport& t = *sim.roce();
   for (uint32_t nic = 1; nic <= 3; ++nic) t.post(nic, kReceiver, kBulkBytes, 0, 0);
   std::vector<uint32_t> ids;
   for (const Victim& v : kVictims) {
@@ -206,7 +206,7 @@ TEST(VlQos, OnePacketTurnsGiveTheVictimEveryOtherPacket) {
 TEST(VlQos, SourceNicArbitratesItsVls) {
   for (int high_limit : {255, 16}) {
     scenario::Simulation sim(ib_fabric(kTwoVls, "1:255", "0:255", high_limit));
-    transport::RoceTransport& t = sim.transport();
+    transport::RoceTransport& t = *sim.roce();
     t.post(kVictimNic, kReceiver, kBulkBytes, 0, 0);
     sim.run(20 * kPsPerUs);
     const uint32_t id = t.post(kVictimNic, kReceiver + 1, 64 * 1024, 1, 1);

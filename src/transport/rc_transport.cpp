@@ -1,0 +1,39 @@
+// RoceTransport as a transport::Transport (transport.h): event dispatch and the idle-path
+// figures the result and node layers ask any transport for.
+#include "transport/rc.h"
+
+namespace fabricsim::transport {
+
+void RoceTransport::on_event(uint32_t kind, uint32_t target) {
+  switch (kind) {
+    case kQpTimer:
+      on_timer(target);
+      return;
+    case kCcTimer:
+      on_cc_timer(target);
+      return;
+    case kNicWake:
+      on_nic_wake(target);
+      return;
+    case kMsgComplete:
+      on_msg_complete(target);
+      return;
+    default:
+      return;  // not one of ours (Transport::is_event filters before the call)
+  }
+}
+
+int64_t RoceTransport::ideal_fct_ps(int64_t size_bytes, int switch_hops,
+                                    const net::LinkConfig& link, const net::SwitchConfig& sw,
+                                    const net::NicConfig& nic) const {
+  return transport::ideal_fct_ps(size_bytes, switch_hops, cfg_, link, sw, nic);
+}
+
+double RoceTransport::payload_rate_bps(int64_t link_rate_bps) const {
+  // Line rate x MTU payload / (full-MTU frame + preamble and IFG).
+  const auto mtu = static_cast<uint32_t>(cfg_.mtu_bytes);
+  const double frame = data_frame_bytes(cfg_, mtu, false, false) + wire_only_bytes(cfg_);
+  return static_cast<double>(link_rate_bps) * mtu / frame;
+}
+
+}  // namespace fabricsim::transport

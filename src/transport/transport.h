@@ -1,0 +1,110 @@
+// The one interface between workloads (and the node layer) and a transport: post a message,
+// learn that it was delivered, read per-message records and counters for the results.
+//
+// It is per message, not per packet (STYLE §6): post(), message() and the completion callback
+// are called once per message, so they may be virtual. Everything per packet stays inside the
+// implementation: the network calls it through net::Endpoint function pointers it registered,
+// exactly as before. The run loop's per-event "is anything outstanding" check reads a counter
+// kept here (non-virtual, inline). docs/transports.md lists what a new transport implements.
+//
+// Implementations: RoceTransport (transport/rc.h: RoCEv2 and InfiniBand RC/UC/UD). No
+// implementation knows another, and the network layer (src/net) knows none of them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "core/scheduler.h"
+#include "net/config.h"
+
+namespace fabricsim::transport {
+
+// What every transport records of a message: enough for the flow table, the completion time and
+// the workloads' own labels. A transport's own record type derives from it (RoCE adds the QP and
+// PSNs) and message() may return that derived type (covariant return).
+struct MessageRecord {
+  int64_t size_bytes = 0;
+  int64_t post_ps = 0;
+  int64_t ready_ps = 0;     // post + the NIC's send overhead: its first packet may start then
+  int64_t rx_done_ps = -1;  // the receiving application sees the last byte (-1: not yet)
+  int64_t tx_done_ps = -1;  // the sender learns the message was delivered (last ACK)
+  int64_t sent_bytes = 0;       // payload put on the wire, retransmissions included
+  int64_t delivered_bytes = 0;  // payload that reached the receiver's NIC
+  int64_t dropped_bytes = 0;    // payload dropped in the fabric
+  int64_t retransmitted_packets = 0;
+  uint64_t tag = 0;  // the workload's own label
+  uint32_t src_nic = 0;
+  uint32_t dst_nic = 0;
+};
+
+// Counters the result layer reads. A transport fills the ones that mean something for it and
+// leaves the others at 0 (a transport without CNPs reports no CNPs).
+struct TransportCounters {
+  int64_t data_packets_sent = 0;
+  int64_t data_bytes_sent = 0;
+  int64_t data_bytes_delivered = 0;
+  int64_t retransmitted_packets = 0;
+  int64_t timeouts = 0;
+  int64_t naks = 0;
+  int64_t ack_packets = 0;
+  int64_t qp_errors = 0;  // connections (RoCE: QPs) that exhausted their retries
+  int64_t cnps_sent = 0;
+  int64_t ecn_marked_packets = 0;  // CE-marked data packets that reached a receiver
+  int64_t plb_repaths = 0;
+  int64_t out_of_order_packets = 0;  // placed out of sequence order
+  int64_t read_requests = 0;         // RDMA READ requests sent, re-issues included
+  int64_t ooo_window_drops = 0;      // too far ahead of the expected sequence number to place
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  Transport() = default;
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // Posts a message of `size_bytes` from src to dst now; `sl` selects the service level or
+  // traffic class (-1 = the transport's default). Returns the message id (dense, from 0).
+  virtual uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
+                        int sl = -1) = 0;
+  // Called once per message when the receiving application sees its last byte.
+  std::function<void(uint32_t msg)> on_delivered;
+
+  virtual const MessageRecord& message(uint32_t id) const = 0;
+  virtual uint32_t num_messages() const = 0;
+  virtual const TransportCounters& counters() const = 0;
+
+  // The transport's own scheduled events (core/scheduler.h kinds it schedules: timers, NIC
+  // wake-ups, completions). The run loop hands it every event of a kind in is_event().
+  virtual void on_event(uint32_t kind, uint32_t target) = 0;
+  // Is `kind` one of the transport event kinds (core/scheduler.h "transport:" range)?
+  static constexpr bool is_event(uint32_t kind) {
+    return kind == kQpTimer || kind == kCcTimer || kind == kNicWake || kind == kMsgComplete;
+  }
+
+  // Completion time of a message alone on an idle path of `switch_hops` switches (the flow
+  // table's ideal FCT and the node layer's idle-machine estimates).
+  virtual int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const net::LinkConfig& link,
+                               const net::SwitchConfig& sw, const net::NicConfig& nic) const = 0;
+  // Payload bytes per second a single message can reach on an idle link of `link_rate_bps`
+  // (the line rate less per-packet headers, preamble and gaps).
+  virtual double payload_rate_bps(int64_t link_rate_bps) const = 0;
+
+  // Link failures: connections that lost any packet to a failed link, when the last one had
+  // recovered (-1 while some loss is unrecovered or nothing needed recovering), and how many
+  // still have an unrecovered loss.
+  virtual int64_t failure_affected_connections() const = 0;
+  virtual int64_t failure_recovered_ps() const = 0;
+  virtual int64_t failure_unrecovered_connections() const = 0;
+
+  // Messages posted that the sender has not yet seen delivered, plus completions still on their
+  // way to the application (messages of a failed connection no longer count). The run is over
+  // only when this is 0. Non-virtual: the run loop reads it after every event.
+  uint64_t unacked_messages() const { return unacked_messages_ + pending_completions_; }
+
+ protected:
+  uint64_t unacked_messages_ = 0;     // implementations keep these two up to date
+  uint64_t pending_completions_ = 0;
+};
+
+}  // namespace fabricsim::transport
