@@ -47,7 +47,7 @@ double one_way_us(scenario::Technology tech, bool back_to_back,
   scenario::Simulation sim(sc);
   const uint32_t msg = sim.transport().post(0, 1, 2, 0);
   EXPECT_TRUE(sim.run());
-  const transport::Message& m = sim.transport().message(msg);
+  const transport::MessageRecord& m = sim.transport().message(msg);
   return static_cast<double>(m.rx_done_ps - m.post_ps) / 1e6;
 }
 

@@ -140,7 +140,7 @@ TEST(GpuNet, InfinibandFabricCarriesGpuTransfersToo) {
   // transport's ideal completion time. (The IB fabric itself completes this message ~30 ns
   // later than transport::ideal_fct_ps says: a property of the IB model, not of the node's.)
   ASSERT_GT(arr.of(4), 0);
-  const transport::Message& m = sim.transport().message(0);
+  const transport::MessageRecord& m = sim.transport().message(0);
   const scenario::Scenario& r = sim.scenario();
   const int64_t ideal = transport::ideal_fct_ps(size, sim.routes().switch_hops(3, 11), r.roce,
                                                 r.link, r.switch_config, r.nic);

@@ -62,7 +62,7 @@ TEST(LinkLoad, SingleFlowPathUtilizationIsItsWireBytesOverTheSpan) {
   ASSERT_EQ(sim.routes().switch_hops(0, 15), 5) << "test topology: NIC0 -> NIC15 crosses a core";
   const uint32_t msg = sim.transport().post(0, 15, size, 0);
   ASSERT_TRUE(sim.run()) << "one flow on an idle fabric finishes";
-  const transport::Message& m = sim.transport().message(msg);
+  const transport::MessageRecord& m = sim.transport().message(msg);
   const int64_t span_ps = m.rx_done_ps - m.post_ps;
   ASSERT_GT(span_ps, 0) << "the flow takes time";
   const net::Network& net = sim.network();

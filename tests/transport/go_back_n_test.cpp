@@ -62,7 +62,7 @@ TEST(GoBackN, TailLossIsRecoveredByTheRetransmitTimeout) {
   ASSERT_EQ(net.counters().dropped_packets, 1) << "the packet died at the down port";
   net.port(to_receiver).up = true;
   ASSERT_TRUE(sim.run());
-  const transport::Message& m = sim.transport().message(0);
+  const transport::MessageRecord& m = sim.transport().message(0);
   EXPECT_GE(m.rx_done_ps, sc.roce.retransmit_timeout_ps()) << "recovered only after the RTO";
   EXPECT_EQ(sim.transport().counters().timeouts, 1) << "exactly one timeout";
   EXPECT_EQ(m.sent_bytes, m.delivered_bytes + m.dropped_bytes) << "conservation";

@@ -33,7 +33,7 @@ Outcome run_with_loss(double loss_rate) {
   const int64_t size = 20'000'000;
   const uint32_t msg = sim.transport().post(1, 9, size, 0);
   EXPECT_TRUE(sim.run()) << "loss " << loss_rate;
-  const transport::Message& m = sim.transport().message(msg);
+  const transport::MessageRecord& m = sim.transport().message(msg);
   EXPECT_GE(m.rx_done_ps, 0) << "loss " << loss_rate << ": the flow must complete";
   EXPECT_EQ(m.sent_bytes, m.delivered_bytes + m.dropped_bytes) << "loss " << loss_rate;
   return Outcome{size * 8.0 / (m.rx_done_ps * 1e-12),

@@ -54,7 +54,7 @@ TEST(NicLatency, InlineWriteIsEveryTermOnce) {
   scenario::Simulation sim(two_nics());
   const uint32_t msg = sim.transport().post(0, 1, 2, 0);
   ASSERT_TRUE(sim.run());
-  const transport::Message& m = sim.transport().message(msg);
+  const transport::MessageRecord& m = sim.transport().message(msg);
   EXPECT_EQ(m.rx_done_ps, arrival_ps(2) + kMemWrite + kPoll)
       << "2 B (inline): no DMA read; the receiver sees it after the memory write and its poll";
   // The ACK leaves NIC1's transport engine at the data's arrival and crosses back through the
@@ -98,8 +98,8 @@ TEST(NicLatency, MessagesOfOneQpStartInPostOrder) {
   const uint32_t big = sim.transport().post(0, 1, 4096, 0);
   const uint32_t small = sim.transport().post(0, 1, 2, 0);
   ASSERT_TRUE(sim.run());
-  const transport::Message& a = sim.transport().message(big);
-  const transport::Message& b = sim.transport().message(small);
+  const transport::MessageRecord& a = sim.transport().message(big);
+  const transport::MessageRecord& b = sim.transport().message(small);
   EXPECT_EQ(a.rx_done_ps, arrival_ps(4096) + kMemWrite + kPoll);
   EXPECT_EQ(b.rx_done_ps, a.rx_done_ps + ser_ps(write_wire(2))) << "right behind the first";
 }

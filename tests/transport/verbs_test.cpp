@@ -54,7 +54,7 @@ TEST(RdmaRead, IdlePathTimeIsRequestOneWayThenResponsesStreamed) {
   scenario::Simulation sim(ib_fabric(transport::Operation::kRead, transport::Service::kRc));
   const uint32_t msg = sim.transport().post(0, 4, kSize, 0);
   sim.run();
-  const transport::Message& m = sim.transport().message(msg);
+  const transport::MessageRecord& m = sim.transport().message(msg);
   ASSERT_GE(m.rx_done_ps, 0) << "the READ completed";
   // Request: LRH+BTH+RETH+ICRC+VCRC = 42 bytes, one way over 4 cables and 3 switches.
   const int64_t path_ps = 4 * kPropPs + 3 * kIbSwitchPs;
@@ -89,7 +89,7 @@ TEST(RdmaRead, LostResponsesAreRequestedAgainAndEveryReadCompletesOnce) {
   int64_t sent = 0, delivered = 0, dropped = 0;
   for (uint32_t m = 0; m < 8; ++m) {
     EXPECT_EQ(completions[m], 1) << "READ " << m << " completed exactly once";
-    const transport::Message& msg = sim.transport().message(m);
+    const transport::MessageRecord& msg = sim.transport().message(m);
     sent += msg.sent_bytes;
     delivered += msg.delivered_bytes;
     dropped += msg.dropped_bytes;
@@ -136,7 +136,7 @@ TEST(Verbs, UnreliableConnectionSendsNoAcksAndLosesWholeMessages) {
   sim.run();
   int delivered = 0;
   for (uint32_t m = 0; m < 200; ++m) {
-    const transport::Message& msg = sim.transport().message(m);
+    const transport::MessageRecord& msg = sim.transport().message(m);
     EXPECT_GE(msg.tx_done_ps, 0) << "UC: done at the requester once sent";
     if (msg.rx_done_ps >= 0) {
       ++delivered;

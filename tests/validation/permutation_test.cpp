@@ -67,7 +67,7 @@ TEST(Permutation, OnePathPerFlowByConstructionReachesLineRate) {
   const int64_t host_ps = nic.send_overhead_ps(1'000'000) + nic.tx_latency_ps +
                           nic.rx_latency_ps + nic.completion_ps();
   for (uint32_t m = 0; m < 128; ++m) {
-    const transport::Message& msg = sim.transport().message(m);
+    const transport::MessageRecord& msg = sim.transport().message(m);
     const double bps = msg.size_bytes * 8.0 / ((msg.rx_done_ps - msg.post_ps - host_ps) * 1e-12);
     EXPECT_GT(bps, 0.97 * kGoodputBps) << "flow " << m;
   }

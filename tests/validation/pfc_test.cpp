@@ -106,7 +106,7 @@ uint32_t leaf_of(const net::Network& net, uint32_t nic) {
 }
 
 int64_t fct_ps(scenario::Simulation& sim, uint32_t msg) {
-  const transport::Message& m = sim.transport().message(msg);
+  const transport::MessageRecord& m = sim.transport().message(msg);
   return m.rx_done_ps < 0 ? -1 : m.rx_done_ps - m.post_ps;
 }
 
