@@ -53,7 +53,7 @@ workload::CollectiveSpec GpuWorkload::collective_spec(const Job& job, int64_t si
 
 GpuWorkload::GpuWorkload(const Scenario& sc, node::RankTransport& rt,
                          const std::vector<uint32_t>& leaf_of_node)
-    : sc_(sc), rt_(rt), coll_(rt, sc.collective) {
+    : rt_(rt), coll_(rt, sc.collective) {
   const uint32_t gpn = rt.gpus_per_node();
   const uint32_t nodes = rt.gpus() / gpn;
   // Jobs and their nodes.
@@ -92,8 +92,8 @@ GpuWorkload::GpuWorkload(const Scenario& sc, node::RankTransport& rt,
       while (chosen.size() < static_cast<size_t>(js.nodes)) {
         for (uint32_t l = 0; l < leaves && chosen.size() < static_cast<size_t>(js.nodes); ++l) {
           for (uint32_t n = 0; n < nodes; ++n) {
-            if (!taken[n] && leaf_of_node[n] == l &&
-                std::find(chosen.begin(), chosen.end(), n) == chosen.end()) {
+            if (!taken[n] && leaf_of_node[n] == l) {
+              taken[n] = true;  // chosen: not free for the next round or job
               chosen.push_back(n);
               break;
             }

@@ -59,7 +59,6 @@ class GpuWorkload {
   void finish_job(uint32_t job);
   void poll_training();  // counts finished training ops, notes training jobs that ended
 
-  const Scenario& sc_;
   node::RankTransport& rt_;
   workload::CollectiveEngine coll_;
   std::vector<Job> jobs_;

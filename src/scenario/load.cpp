@@ -277,7 +277,6 @@ class Loader {
       if (!item.IsMap()) fail(here, base, "expected a mapping with keys name, nodes, placement, workload");
       JobSpec job;
       job.name = "job" + std::to_string(i);
-      job.line = here.line;
       YAML::Node sub_root(YAML::NodeType::Map);
       for (const auto& pair : item) {
         const std::string key = pair.first.IsScalar() ? pair.first.Scalar() : "";

@@ -140,7 +140,6 @@ struct JobSpec {
   Placement placement = Placement::kContiguous;
   workload::WorkloadSpec workload;
   workload::TrainingSpec training;  // with workload.kind: training
-  int line = 0;  // where the job was written (errors)
   // Set by run_scenario for the jobs_alone baseline: the nodes the job had beside the others
   // (empty = placed by `placement`).
   std::vector<int> fixed_nodes;
