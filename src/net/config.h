@@ -90,6 +90,19 @@ struct EcnConfig {
   double pmax = 1.0;  // Cumulus "probability 100": every ECT packet is marked at Kmax
 };
 
+// UEC packet trimming (issue 11; docs/reference/uet-sim.md §4): a lossy data packet that the
+// switch would drop for lack of buffer is cut to its first `header_bytes` and forwarded in the
+// `priority` class (strict priority above data) so that the receiver learns of the loss one
+// one-way delay later and NACKs it. Only packets of a class in `mask` are trimmed.
+struct TrimConfig {
+  bool enabled = false;
+  uint8_t mask = 1u << 3;
+  // 64 B: uet-htsim's trimmed header (`-trimsize`, main_uec.cpp); the UEC spec value was not
+  // found (UNVERIFIED); SONiC deployments configure 256 B (reference uet.md).
+  uint16_t header_bytes = 64;
+  uint8_t priority = 7;  // the header queue: above data, as htsim's CompositeQueue high class
+};
+
 struct SwitchConfig {
   // Port-to-port latency. SPEC §8: Ethernet cut-through switches add roughly 400-600 ns;
   // 450 ns is the SPEC §5 example value.
@@ -103,8 +116,13 @@ struct SwitchConfig {
   // Cut-through begins forwarding when the header arrives; it applies only when a switch's
   // ports all run at one rate (a real switch falls back to store-and-forward otherwise).
   Forwarding forwarding = Forwarding::kCutThrough;
+  // Per-port limit on the bytes queued in one lossy class, on top of the shared buffer's dynamic
+  // threshold; 0 = none (the shared buffer alone, as a Spectrum/Tomahawk MMU). uet-htsim gives
+  // every port a private queue of 1 x BDP with trimming (5 x BDP without): set this to compare.
+  int64_t port_queue_bytes = 0;
   PfcConfig pfc;
   EcnConfig ecn;
+  TrimConfig trim;
 };
 
 // One entry of a VL arbitration table (IBA VLArbitrationTable, attribute 0x0018): the VL and

@@ -43,6 +43,10 @@ inline constexpr uint8_t kFlagLast = 2;   // last packet of a message
 inline constexpr uint8_t kFlagEce = 4;
 // On data: an RDMA READ response, flowing from the responder back to the requester.
 inline constexpr uint8_t kFlagResponse = 8;
+// On data (Ethernet only): a switch trimmed the packet to its header instead of dropping it
+// (UEC packet trimming, net::TrimConfig): payload_bytes is 0 and frame_bytes the trimmed size;
+// the receiver NACKs it so the sender retransmits at once.
+inline constexpr uint8_t kFlagTrimmed = 16;
 // InfiniBand: the packet's service level sits in the upper nibble of `flags` (the VL, which a
 // switch derives from it, is in `priority`); only pcap output reads it.
 inline constexpr int kFlagSlShift = 4;

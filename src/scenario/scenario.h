@@ -11,13 +11,14 @@
 #include "routing/config.h"
 #include "topo/spec.h"
 #include "transport/config.h"
+#include "transport/uet_config.h"
 #include "workload/collective_config.h"
 #include "workload/spec.h"
 #include "workload/training_spec.h"
 
 namespace fabricsim::scenario {
 
-enum class Technology : uint8_t { kRoce, kInfiniband };
+enum class Technology : uint8_t { kRoce, kInfiniband, kUet };
 
 // A profile's field replaced by the scenario's per-field override, when one was given.
 template <typename T>
@@ -155,6 +156,7 @@ struct Scenario {
   NicSpec nic_spec;    // fabric.nic.profile and overrides
   net::NicConfig nic;  // resolved from nic_spec by resolve_fabric (rx_buffer is its own key)
   transport::RoceConfig roce;
+  transport::UetConfig uet;  // fabric.uet.* (technology uet)
   IbSpec ib;
   RoutingRecovery recovery;
   topo::TopologySpec topology;

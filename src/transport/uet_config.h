@@ -1,0 +1,43 @@
+// Ultra Ethernet transport (UEC 1.0 PDS + congestion management) configuration: fabric.uet.*.
+// Facts and their sources: docs/reference/uet-sim.md (uet-htsim, the UEC reference simulator;
+// uet-ref-prov; Wireshark's UET dissector). Defaults are filled in by the UET transport's
+// builders (transport/uet.cpp) and each names its source there and in the knob registry.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+namespace fabricsim::transport {
+
+// PDS delivery mode: reliable unordered (RUD, what collectives' RDMA-write-like traffic uses)
+// or reliable ordered (ROD: the receiver accepts only the next PSN and NACKs a gap).
+enum class UetDelivery : uint8_t { kRud, kRod };
+
+// How the sender picks each packet's entropy value (EV), which switches hash like a UDP
+// source port (uet-sim.md §3, §6).
+//   kSinglePath: one EV per connection (ECMP-like; htsim `-paths 1`)
+//   kOblivious:  a fresh EV per packet, each round of `paths` packets visiting every EV once
+//   kReps:       recycled entropies (REPS): reuse EVs whose ACKs came back unmarked
+enum class UetLoadBalancing : uint8_t { kSinglePath, kOblivious, kReps };
+
+// Per-field overrides of NSCC's derived constants (transport/uet_nscc.h); unset = derived.
+struct NsccOverrides {
+  std::optional<int64_t> target_delay_ps;
+  std::optional<int64_t> max_cwnd_bytes;
+};
+
+struct UetConfig {
+  UetDelivery delivery = UetDelivery::kRud;
+  UetLoadBalancing load_balancing = UetLoadBalancing::kReps;
+  int paths = 64;  // EVs a connection sprays over (htsim `-paths` default 64; power of 2)
+  bool nscc = true;   // sender-based congestion control (window from ECN and delay)
+  bool rccc = false;  // receiver-granted credits
+  int mtu_bytes = 4096;  // payload bytes per packet
+  int data_priority = 3;     // traffic class of data
+  int control_priority = 7;  // ACK/NACK/credit class (and the switches' trimmed headers)
+  int64_t ack_every_bytes = 16384;  // ACK coalescing (ACK_GEN_TRIGGER; uet-sim.md §5)
+  int64_t rto_ps = 0;               // 0 = derived (see transport/uet.cpp)
+  NsccOverrides nscc_overrides;
+};
+
+}  // namespace fabricsim::transport
