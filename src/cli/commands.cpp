@@ -264,12 +264,9 @@ int run_command(const RunArgs& args) {
 }
 
 int compare_command(const CompareArgs& args) {
-  const std::vector<std::string> fabrics = parse_fabrics(args.fabrics);
-  if (fabrics.empty()) return kExitBadInput;
-
   // Load and check every fabric's scenario before simulating any.
   struct Prepared {
-    std::string fabric;
+    std::string fabric;  // the column's name: the fabric, or the variant's name
     scenario::LoadedScenario loaded;
     std::vector<SkippedKey> skipped;
     std::string error;  // one line; "" = good
@@ -279,10 +276,34 @@ int compare_command(const CompareArgs& args) {
   if (!memory_limit(args, limit) || !parse_fits(args.file, args, limit)) return kExitBadInput;
   try {
     const ScenarioSource source(args.file);
-    for (const std::string& fabric : fabrics) {
-      Prepared p{fabric, {}, {}, ""};
+    // One run per fabric of --fabrics, or per variant of the file (scenario/variants.h).
+    struct Plan {
+      std::string name, fabric;
+      std::vector<std::string> sets;
+      std::vector<scenario::SourceLocation> set_where;
+    };
+    std::vector<Plan> plans;
+    if (!source.variants().empty()) {
+      if (args.fabrics_given) {
+        std::cerr << "fabricsim: --fabrics: " << args.file
+                  << " has variants:, which choose each run's fabric; drop --fabrics\n";
+        return kExitBadInput;
+      }
+      for (const scenario::VariantSpec& v : source.variants()) {
+        Plan plan{v.name, v.fabric, v.sets, {}};
+        for (int line : v.set_lines) plan.set_where.push_back({args.file, line});
+        plan.sets.insert(plan.sets.end(), args.sets.begin(), args.sets.end());
+        plans.push_back(std::move(plan));
+      }
+    } else {
+      const std::vector<std::string> fabrics = parse_fabrics(args.fabrics);
+      if (fabrics.empty()) return kExitBadInput;
+      for (const std::string& f : fabrics) plans.push_back({f, f, args.sets, {}});
+    }
+    for (const Plan& plan : plans) {
+      Prepared p{plan.name, {}, {}, ""};
       try {
-        p.loaded = source.load_for(fabric, args.sets, p.skipped, args.unsets);
+        p.loaded = source.load_for(plan.fabric, plan.sets, p.skipped, args.unsets, plan.set_where);
         scenario::check_scenario(p.loaded.scenario);
         scenario::Scenario resolved = p.loaded.scenario;
         scenario::apply_infiniband(resolved);  // refuses what an ib fabric cannot model

@@ -39,6 +39,7 @@ int run_command(const RunArgs& args);
 struct CompareArgs : MemoryLimitArg {
   std::string file;
   std::string fabrics = "ib,roce";  // comma-separated fabric.technology values, table order
+  bool fabrics_given = false;       // --fabrics was on the command line (refused with variants:)
   std::vector<std::string> sets;    // key.path=value, scoped per fabric like the file's keys
   std::vector<std::string> unsets;  // key paths removed before `sets` apply
   std::string out_dir;              // "" = the scenario's outputs.dir

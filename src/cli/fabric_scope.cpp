@@ -41,6 +41,12 @@ constexpr std::array<std::string_view, 3> kInfinibandOnly = {
     "faults.credit_loss.",
 };
 
+// Keys only a UET run reads.
+constexpr std::array<std::string_view, 1> kUetOnly = {"fabric.uet."};
+
+// Keys of the RDMA verbs engine that RoCE and InfiniBand share and UET does not read.
+constexpr std::array<std::string_view, 2> kRdma = {"fabric.roce.", "fabric.nic.ack_every"};
+
 // (RoCE key, InfiniBand key) that set the same thing on their fabrics.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kCounterparts = {{
     {"fabric.roce.mtu", "fabric.ib.mtu"},
@@ -87,7 +93,7 @@ void remove_key(YAML::Node& root, const std::string& key_path) {
 }  // namespace
 
 const std::vector<std::string>& compare_fabrics() {
-  static const std::vector<std::string> kFabrics = {"ib", "roce"};
+  static const std::vector<std::string> kFabrics = {"ib", "roce", "uet"};
   return kFabrics;
 }
 
@@ -99,10 +105,25 @@ std::string key_fabric(std::string_view key_path) {
   for (std::string_view entry : kInfinibandOnly) {
     if (matches(key_path, entry)) return "ib";
   }
+  for (std::string_view entry : kUetOnly) {
+    if (matches(key_path, entry)) return "uet";
+  }
   for (std::string_view entry : kRoceOnly) {
     if (matches(key_path, entry)) return "roce";
   }
   return "";
+}
+
+bool key_applies(std::string_view key_path, std::string_view fabric) {
+  const std::string owner = key_fabric(key_path);
+  if (fabric == "uet") {
+    // UET runs on the same Ethernet switches as RoCE (PFC, ECN, latency, buffer, ECMP) but
+    // reads none of the RDMA verbs' keys, which RoCE shares with InfiniBand.
+    if (owner == "ib") return false;
+    return std::none_of(kRdma.begin(), kRdma.end(),
+                        [&](std::string_view e) { return matches(key_path, e); });
+  }
+  return owner.empty() || owner == fabric;
 }
 
 std::string_view key_counterpart(std::string_view key_path) {
@@ -142,13 +163,27 @@ ScenarioSource::ScenarioSource(const std::string& file) : file_(file) {
     }
   };
   walk(walk, root, "");
+  if (root.IsMap() && root["variants"].IsDefined()) {
+    variants_ = scenario::read_variants(root["variants"], file, line_of(root["variants"]));
+  }
 }
 
 scenario::LoadedScenario ScenarioSource::load_for(const std::string& fabric,
                                                   const std::vector<std::string>& sets,
                                                   std::vector<SkippedKey>& skipped,
-                                                  const std::vector<std::string>& unsets) const {
+                                                  const std::vector<std::string>& unsets,
+                                                  const std::vector<scenario::SourceLocation>& set_where) const {
   skipped.clear();
+  // Where override i was written: the file (a variant's) or the command line (--set:N counts
+  // only the command line's).
+  auto set_at = [&](size_t i) -> scenario::SourceLocation {
+    if (i < set_where.size()) return set_where[i];
+    return {"--set", static_cast<int>(i - set_where.size()) + 1};
+  };
+  auto relocate = [&](const scenario::SourceLocation& where) -> scenario::SourceLocation {
+    if (where.file != "--set" || where.line < 1) return where;
+    return set_at(static_cast<size_t>(where.line) - 1);
+  };
   for (size_t i = 0; i < unsets.size(); ++i) {
     if (unsets[i] == "fabric.technology") {
       throw scenario::LoadError({"--unset", static_cast<int>(i) + 1}, unsets[i],
@@ -157,8 +192,7 @@ scenario::LoadedScenario ScenarioSource::load_for(const std::string& fabric,
     }
   }
   auto other_fabric = [&](const std::string& key_path) {
-    const std::string owner = key_fabric(key_path);
-    return !owner.empty() && owner != fabric;
+    return !key_applies(key_path, fabric);
   };
 
   YAML::Node root = YAML::Load(text_);  // parsed once already: cannot throw
@@ -178,7 +212,7 @@ scenario::LoadedScenario ScenarioSource::load_for(const std::string& fabric,
   std::vector<std::string> kept = sets;
   for (size_t i = 0; i < kept.size(); ++i) {
     const std::string key_path = kept[i].substr(0, kept[i].find('='));
-    const scenario::SourceLocation where{"--set", static_cast<int>(i) + 1};
+    const scenario::SourceLocation where = set_at(i);
     if (key_path == "fabric.technology") {
       throw scenario::LoadError(where, key_path,
                                 "compare sets the technology of each run from --fabrics; drop "
@@ -200,13 +234,14 @@ scenario::LoadedScenario ScenarioSource::load_for(const std::string& fabric,
   try {
     loaded = scenario::load_scenario_string(emitted.c_str(), file_, kept, unsets);
   } catch (const scenario::LoadError& e) {
-    if (e.where().file == "--set" || e.where().file == "--unset") throw;
+    if (e.where().file == "--set") throw scenario::LoadError(relocate(e.where()), e.key_path(), e.message());
+    if (e.where().file == "--unset") throw;
     throw scenario::LoadError(located_.locate(e.key_path()), e.key_path(), e.message());
   }
   // Locations in the original file, plus whatever the overrides wrote.
   std::map<std::string, scenario::SourceLocation> locations = located_.locations;
   for (const auto& [path, where] : loaded.locations) {
-    if (where.file == "--set") locations[path] = where;
+    if (where.file == "--set") locations[path] = relocate(where);
   }
   loaded.locations = std::move(locations);
   return loaded;

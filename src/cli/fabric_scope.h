@@ -19,14 +19,18 @@
 #include <vector>
 
 #include "scenario/load.h"
+#include "scenario/variants.h"
 
 namespace fabricsim::cli {
 
 // Fabric names as fabric.technology spells them, in the order `--fabrics` documents them.
 const std::vector<std::string>& compare_fabrics();
 
-// "" = the key applies to every fabric; else the one fabric it belongs to ("ib" or "roce").
+// "" = the key applies to every fabric; else the one fabric it belongs to ("ib", "roce" or
+// "uet"). The Ethernet switch keys (PFC, ECN, ECMP, ...) are listed as "roce"'s, and UET, which
+// runs on the same switches, reads them too: key_applies() says which run reads a key.
 std::string key_fabric(std::string_view key_path);
+bool key_applies(std::string_view key_path, std::string_view fabric);
 // For a key of one fabric, the key that plays its part on the other ("" when there is none),
 // e.g. fabric.switch.latency -> fabric.ib.switch_latency.
 std::string_view key_counterpart(std::string_view key_path);
@@ -52,11 +56,16 @@ class ScenarioSource {
   // file order then override order. The result's locations point into the original file.
   // `unsets` (--unset key paths) apply before `sets`, as in scenario::load_scenario; unsetting
   // fabric.technology is refused like setting it.
+  // `set_where[i]`, when given, is where sets[i] was written (a variant's override in the file);
+  // the others are --set:N.
   scenario::LoadedScenario load_for(const std::string& fabric, const std::vector<std::string>& sets,
                                     std::vector<SkippedKey>& skipped,
-                                    const std::vector<std::string>& unsets = {}) const;
+                                    const std::vector<std::string>& unsets = {},
+                                    const std::vector<scenario::SourceLocation>& set_where = {}) const;
 
   const std::string& file() const { return file_; }
+  // The file's variants: (scenario/variants.h), empty when it has none.
+  const std::vector<scenario::VariantSpec>& variants() const { return variants_; }
 
  private:
   struct Written {
@@ -67,6 +76,7 @@ class ScenarioSource {
   std::string text_;
   std::vector<Written> leaves_;       // every leaf key of the file, in file order
   scenario::LoadedScenario located_;  // only `file` and `locations` (groups, leaves, list items)
+  std::vector<scenario::VariantSpec> variants_;
 };
 
 }  // namespace fabricsim::cli

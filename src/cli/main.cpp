@@ -105,16 +105,19 @@ int dispatch(int argc, char** argv) {
       "fabrics sets. Keys of one fabric apply only to its run: fabric.ib.*, routing.sm.* and "
       "faults.credit_loss.* to ib; fabric.pfc.*, fabric.ecn.*, fabric.roce.* (except "
       "ack_timeout_exponent and retry_count, which IB RC uses too), fabric.switch.latency, "
-      "fabric.switch.dt_alpha and routing.ecmp.* to roce. A 'note:' above the table lists the "
+      "fabric.switch.dt_alpha and routing.ecmp.* to roce, which uet (on the same Ethernet switches) reads "
+      "too, except fabric.roce.* and fabric.nic.ack_every; fabric.uet.* to uet. A 'note:' above the table lists the "
       "keys each run left out; none is reinterpreted. A value a fabric cannot model (e.g. "
       "fabric.link.loss_rate on ib) is refused before any run with the usual one-line error. "
       "--set fabric.technology is refused: --fabrics chooses.\n");
   compare->add_option("file", compare_args.file, "Scenario YAML file")->required();
-  compare
-      ->add_option("--fabrics", compare_args.fabrics,
-                   "Comma-separated fabrics to run, in table order; allowed: ib, roce")
-      ->type_name("LIST")
-      ->capture_default_str();
+  CLI::Option* fabrics_option =
+      compare
+          ->add_option("--fabrics", compare_args.fabrics,
+                       "Comma-separated fabrics to run, in table order; allowed: ib, roce, uet. "
+                       "A file with variants: runs its variants instead (docs/compare.md)")
+          ->type_name("LIST")
+          ->capture_default_str();
   add_set_option(compare, compare_args.sets);
   add_max_memory_option(compare, compare_args.max_memory);
   add_unset_option(compare, compare_args.unsets);
@@ -156,7 +159,10 @@ int dispatch(int argc, char** argv) {
     return kExitBadInput;
   }
   if (run->parsed()) return fabricsim::cli::run_command(run_args);
-  if (compare->parsed()) return fabricsim::cli::compare_command(compare_args);
+  if (compare->parsed()) {
+    compare_args.fabrics_given = fabrics_option->count() > 0;
+    return fabricsim::cli::compare_command(compare_args);
+  }
   if (validate->parsed())
     return fabricsim::cli::validate_command(validate_file, validate_sets, validate_unsets,
                                             validate_limit);

@@ -30,6 +30,7 @@ enum EventKind : uint32_t {
   // node: a GPU-side stage (NVLink, PCIe, staging copy) or a RankTransport timer ends
   // (target = the node layer's slot)
   kNodeEvent = 16,
+  kWindowSample = 17,  // results: the steady-window goodput sampler (scenario/steady_window.h)
   kFlowStart = 20,   // workload: a scheduled message is posted (target = message)
   kStopMarker = 30,  // simulation: the time limit of a run() call
 };

@@ -102,6 +102,10 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   if (m.failed && f.routes_restored_ps >= 0) m.no_route_ps = f.routes_restored_ps - f.link_failed_ps;
   if (m.failed && f.recovered_ps >= 0) m.recovery_ps = f.recovered_ps - f.link_failed_ps;
   m.link_down_drops = n.link_down_drops;
+  m.steady = r.steady_window.measured;
+  m.steady_mean_fraction = r.steady_window.mean_fraction;
+  m.steady_min_fraction = r.steady_window.min_fraction;
+  m.out_of_order_packets = n.out_of_order_packets;
   return m;
 }
 
@@ -170,6 +174,17 @@ std::string format_compare_table(const FabricRuns& runs) {
   rows.push_back(make_row("throughput", ms, [](const CompareMetrics& m) -> Cell {
     return {format_rate(m.aggregate_throughput_gbps * 1e9), m.aggregate_throughput_gbps};
   }));
+  if (std::any_of(runs.begin(), runs.end(),
+                  [](const auto& run) { return run.second.steady_window_asked; })) {
+    rows.push_back(make_row("goodput mean (steady)", ms, [](const CompareMetrics& m) -> Cell {
+      if (!m.steady) return {"-", std::nullopt};
+      return {fixed(100 * m.steady_mean_fraction, 1) + " %", m.steady_mean_fraction};
+    }));
+    rows.push_back(make_row("goodput min (steady)", ms, [](const CompareMetrics& m) -> Cell {
+      if (!m.steady) return {"-", std::nullopt};
+      return {fixed(100 * m.steady_min_fraction, 1) + " %", m.steady_min_fraction};
+    }));
+  }
   rows.push_back(
       make_row("drops", ms, [](const CompareMetrics& m) { return count_cell(m.dropped_packets); }));
   rows.push_back(make_row("PFC pause frames", ms,
@@ -186,6 +201,9 @@ std::string format_compare_table(const FabricRuns& runs) {
   }));
   rows.push_back(
       make_row("timeouts", ms, [](const CompareMetrics& m) { return count_cell(m.timeouts); }));
+  rows.push_back(make_row("reordered packets", ms, [](const CompareMetrics& m) {
+    return count_cell(m.out_of_order_packets);
+  }));
   if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.failed; })) {
     rows.push_back(make_row("without route", ms, [](const CompareMetrics& m) {
       return time_cell(m.no_route_ps, m.no_route_ps >= 0);
@@ -246,7 +264,10 @@ std::string compare_csv_text(const FabricRuns& runs) {
            std::to_string(m.retransmitted_packets) + "," + std::to_string(m.timeouts) + "," +
            (m.training_done ? std::to_string(m.step_time_ps) : "") + "," +
            (m.training_done ? std::to_string(m.exposed_comm_ps) : "") + "," +
-           (result.partial ? "true" : "false") + "\n";
+           (result.partial ? "true" : "false") + "," +
+           (m.steady ? exact(m.steady_mean_fraction) : "") + "," +
+           (m.steady ? exact(m.steady_min_fraction) : "") + "," +
+           std::to_string(m.out_of_order_packets) + "\n";
   }
   return out;
 }

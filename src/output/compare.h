@@ -48,6 +48,11 @@ struct CompareMetrics {
   int64_t no_route_ps = -1;
   int64_t recovery_ps = -1;
   int64_t link_down_drops = 0;
+  // outputs.steady_window: per-flow goodput over the steady window, fractions of line rate.
+  bool steady = false;
+  double steady_mean_fraction = 0;
+  double steady_min_fraction = 0;
+  int64_t out_of_order_packets = 0;  // placed out of sequence order (reordering)
 };
 
 CompareMetrics compare_metrics(const scenario::RunResult& result);
@@ -63,7 +68,8 @@ std::string format_compare_table(const FabricRuns& runs);
 inline constexpr const char* kCompareCsvHeader =
     "fabric,flows_total,flows_completed,collective_time_ps,busbw_gbytes_per_s,completion_time_ps,"
     "fct_p50_ps,fct_p99_ps,aggregate_throughput_gbps,dropped_packets,pause_frames,credit_waits,"
-    "credit_stalls,paused_ps,retransmitted_packets,timeouts,step_time_ps,exposed_comm_ps,partial";
+    "credit_stalls,paused_ps,retransmitted_packets,timeouts,step_time_ps,exposed_comm_ps,partial,"
+    "steady_mean_goodput_fraction,steady_min_goodput_fraction,out_of_order_packets";
 
 // Header, then one row per fabric in the given order. Integers exactly; doubles in the shortest
 // form that reads back to the same value (as result.json prints them). A metric that does not

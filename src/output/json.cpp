@@ -129,6 +129,19 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                 {"mean_slowdown", f.mean_slowdown},
                 {"percentiles", "nearest-rank"}};
   j["aggregate_throughput_gbps"] = r.aggregate_throughput_gbps;
+  if (r.steady_window_asked) {
+    const scenario::SteadyWindowResult& w = r.steady_window;
+    j["steady_window"] = {{"measured", w.measured},
+                          {"why_not", w.why_not},
+                          {"start_ps", w.start_ps},
+                          {"end_ps", w.end_ps},
+                          {"flows", w.flows},
+                          {"mean_goodput_gbps", w.mean_goodput_bps * 1e-9},
+                          {"min_goodput_gbps", w.min_goodput_bps * 1e-9},
+                          {"max_goodput_gbps", w.max_goodput_bps * 1e-9},
+                          {"mean_fraction_of_line_rate", w.mean_fraction},
+                          {"min_fraction_of_line_rate", w.min_fraction}};
+  }
 
   const scenario::FabricCounters& n = r.counters;
   j["counters"] = {{"data_packets_sent", n.data_packets_sent},

@@ -108,6 +108,15 @@ std::string format_summary(const scenario::RunResult& r) {
     rows.emplace_back("slowdown", "mean " + fixed(flows.mean_slowdown, 3) + " (FCT / ideal FCT)");
   }
   rows.emplace_back("throughput", format_rate(r.aggregate_throughput_gbps * 1e9) + " aggregate");
+  if (r.steady_window_asked) {
+    const scenario::SteadyWindowResult& w = r.steady_window;
+    rows.emplace_back("steady goodput",
+                      w.measured ? "mean " + percent(w.mean_fraction) + ", min " +
+                                       percent(w.min_fraction) + " of line rate per flow (" +
+                                       format_time(w.start_ps) + " to " + format_time(w.end_ps) +
+                                       ", " + count(w.flows) + " flows)"
+                                 : "not measured: " + w.why_not);
+  }
   for (const scenario::LinkGroupLoad& g : r.links.groups) {
     std::string value = "mean " + percent(g.mean_utilization) + ", max " +
                         percent(g.max_utilization) + ", imbalance " +

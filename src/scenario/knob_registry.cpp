@@ -492,6 +492,15 @@ std::vector<Knob> build_knob_registry() {
        .source = "no files unless asked"},
       [](auto& s) -> auto& { return s.output_dir; }));
   k.push_back(bind(
+      {.path = "outputs.steady_window",
+       .type = KnobType::kBool,
+       .description = "Report each flow's goodput over a steady window in which every flow is "
+                      "active (from the last start plus half the time to the first completion, "
+                      "to the first completion): mean and minimum in % of line rate",
+       .source = "how multipath transport papers report permutation throughput (MPTCP NSDI "
+                 "2011, NDP SIGCOMM 2017); off: it samples every flow"},
+      [](auto& s) -> auto& { return s.steady_window; }));
+  k.push_back(bind(
       {.path = "outputs.pcap.frames",
        .type = KnobType::kInt,
        .description = "Write the first N frames in transmit order to trace.pcap (byte-exact "

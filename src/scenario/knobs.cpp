@@ -125,7 +125,11 @@ std::vector<std::string> child_keys(std::string_view group_path) {
     if (!seen) out.push_back(child);
   }
   // `jobs:` is a list of workloads the loader reads itself (not a registry leaf).
-  if (group_path.empty()) out.insert(std::find(out.begin(), out.end(), "workload") + 1, "jobs");
+  // `variants:` likewise (scenario/variants.h), last.
+  if (group_path.empty()) {
+    out.insert(std::find(out.begin(), out.end(), "workload") + 1, "jobs");
+    out.push_back("variants");
+  }
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "core/checked.h"
 #include "core/units.h"
 #include "scenario/knobs.h"
+#include "scenario/variants.h"
 #include "scenario/scenario_file.h"
 #include "scenario/yaml_util.h"
 
@@ -235,6 +236,11 @@ class Loader {
       out_.locations[path] = where;
       if (path == "jobs") {
         read_jobs(value, where);
+        continue;
+      }
+      if (path == "variants") {
+        if (where.file == "--set") fail(where, path, "variants are written in the file");
+        out_.scenario.variants = read_variants(value, out_.file, where.line);
         continue;
       }
       if (const Knob* knob = find_knob(path)) {

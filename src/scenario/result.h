@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "net/packet.h"
+#include "scenario/steady_window.h"
 #include "transport/config.h"
 
 namespace fabricsim::scenario {
@@ -273,6 +274,8 @@ struct RunResult {
   FabricCounters counters;
   std::vector<FlowRecord> flows;
   double aggregate_throughput_gbps = 0;  // delivered payload bits / (last finish - first start)
+  bool steady_window_asked = false;      // outputs.steady_window
+  SteadyWindowResult steady_window;
   LinkLoads links;                       // utilization per tier and direction
   std::vector<PortRoutes> sm_routes;     // InfiniBand: per switch port, as last programmed
   FailureTimeline failure;

@@ -279,6 +279,11 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
         static_cast<double>(finished_bytes) * 8.0 / (static_cast<double>(last_finish - first_start) * 1e-3);
   }
 
+  if (const SteadyWindow* w = sim.steady_window()) {
+    r.steady_window_asked = true;
+    r.steady_window = w->result();
+  }
+
   // Link utilization over the span of the traffic (LinkLoads): first flow start to last flow
   // finish (the end of the simulation if some flow never finished), extended to the end of the
   // last frame sent, so that bytes and time cover one interval.

@@ -9,6 +9,7 @@
 #include "net/config.h"
 #include "node/spec.h"
 #include "routing/config.h"
+#include "scenario/variants.h"
 #include "topo/spec.h"
 #include "transport/config.h"
 #include "transport/uet_config.h"
@@ -171,10 +172,13 @@ struct Scenario {
   // acceleration ratio against the first (scenario/run.h run_scenario); empty = one run.
   std::vector<int> scaling_nodes;
   workload::CollectiveConfig collective;  // the NCCL-style collective engine (collective.*)
+  // Named runs for `fabricsim compare` (scenario/variants.h); `run` ignores them.
+  std::vector<VariantSpec> variants;
   // Simulated-time limit; 0 = run until every message completes. A run that hits the limit
   // reports unfinished flows rather than pretending they completed.
   int64_t stop_time_ps = 0;
   std::string output_dir;  // where result files go ("" = none unless --out given)
+  bool steady_window = false;  // outputs.steady_window: per-flow goodput over a steady window
   CaptureSpec capture;
   NicStallSpec nic_stall;
   LinkFailSpec link_fail;

@@ -114,8 +114,17 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   } else if (!sc_.jobs.empty()) {
     throw InputError("jobs", "jobs run on GPUs: set node.gpus_per_node");
   }
+  if (sc_.steady_window) {
+    if (gpu_net_) {
+      throw InputError("outputs.steady_window",
+                       "measures the flows of a traffic pattern; GPU runs report their "
+                       "collectives and steps instead");
+    }
+    steady_ = std::make_unique<SteadyWindow>(*transport_, sched_, sc_.link.rate_bps);
+  }
   transport_->on_delivered = [this](uint32_t msg) {
     ++delivered_;
+    if (steady_) steady_->on_completion();
     // GPU transfers' transport messages belong to the node layer, whatever else is running.
     if (gpu_net_ && gpu_net_->owns(msg)) {
       gpu_net_->on_delivered(msg);
@@ -208,6 +217,7 @@ void Simulation::start_workload() {
   } else {
     workload_->start();
   }
+  if (steady_) steady_->start();
 }
 
 bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop) {
@@ -284,6 +294,9 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
         break;
       case kNodeEvent:
         gpu_net_->on_event(ev.target);
+        break;
+      case kWindowSample:
+        steady_->on_sample();
         break;
     }
     // GPU stages on NVLink/PCIe and timers are node events: the run goes on while any is due.

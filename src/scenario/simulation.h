@@ -16,6 +16,7 @@
 #include "scenario/progress.h"
 #include "scenario/result.h"
 #include "scenario/scenario.h"
+#include "scenario/steady_window.h"
 #include "topo/topology.h"
 #include "transport/rc.h"
 #include "transport/transport.h"
@@ -61,6 +62,8 @@ class Simulation {
   GpuWorkload* gpu_workload() { return gpu_workload_.get(); }
   const GpuWorkload* gpu_workload() const { return gpu_workload_.get(); }
   int64_t events() const { return events_; }
+  // outputs.steady_window: the per-flow goodput sampler, else nullptr.
+  const SteadyWindow* steady_window() const { return steady_.get(); }
   // Frames recorded per Scenario::capture, in transmit order.
   std::vector<CapturedFrame>& captured() { return captured_; }
   uint64_t delivered_messages() const { return delivered_; }
@@ -83,6 +86,7 @@ class Simulation {
   std::unique_ptr<node::GpuNet> gpu_net_;
   std::unique_ptr<GpuWorkload> gpu_workload_;  // after gpu_net_: it holds a reference to it
   std::unique_ptr<routing::SubnetManager> sm_;
+  std::unique_ptr<SteadyWindow> steady_;
   routing::LidRoutes lid_routes_;
   int64_t link_failed_ps_ = -1;
   int64_t routes_restored_ps_ = -1;

@@ -401,10 +401,12 @@ void RoceTransport::on_data(const Packet& p) {
       q.uc_discard = !(p.flags & net::kFlagFirst);
     }
     q.epsn = p.psn + 1;
+    m.placed_bytes += p.payload_bytes;
     if (last && !q.uc_discard) deliver(p.msg, q.dst_nic);
     return;
   }
   if (p.psn == q.epsn) {
+    m.placed_bytes += p.payload_bytes;
     accept_in_order(q, p.qp, last, p.ecn == 3);
   } else if (p.psn > q.epsn) {
     if (cfg_.out_of_order) {
@@ -419,6 +421,7 @@ void RoceTransport::on_data(const Packet& p) {
       uint64_t& word = q.ooo_bits[bit / 64];
       if (!(word & (1ull << (bit % 64)))) {
         word |= 1ull << (bit % 64);
+        m.placed_bytes += p.payload_bytes;
         ++counters_.out_of_order_packets;
       }
       return;

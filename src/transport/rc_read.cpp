@@ -107,6 +107,7 @@ void RoceTransport::on_read_response(const Packet& p) {
   m.delivered_bytes += p.payload_bytes;
   counters_.data_bytes_delivered += p.payload_bytes;
   if (p.psn == q.snd_una) {
+    m.placed_bytes += p.payload_bytes;
     q.read_reissued = false;
     acknowledge(q, q.snd_una + 1);  // completes the READ when it is the message's last
   } else if (p.psn > q.snd_una && !q.read_reissued && !q.failed) {

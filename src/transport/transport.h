@@ -30,6 +30,9 @@ struct MessageRecord {
   int64_t tx_done_ps = -1;  // the sender learns the message was delivered (last ACK)
   int64_t sent_bytes = 0;       // payload put on the wire, retransmissions included
   int64_t delivered_bytes = 0;  // payload that reached the receiver's NIC
+  // Payload the receiver kept, each byte once: duplicates and packets it discarded (go-back-N,
+  // beyond a reorder window, trimmed) are not counted. A flow's goodput is its rate of change.
+  int64_t placed_bytes = 0;
   int64_t dropped_bytes = 0;    // payload dropped in the fabric
   int64_t retransmitted_packets = 0;
   uint64_t tag = 0;  // the workload's own label
