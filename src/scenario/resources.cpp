@@ -1,5 +1,7 @@
 #include "scenario/resources.h"
 
+#include "scenario/steady_window.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -409,6 +411,12 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // still alive.
   const int64_t records = wc.mul(t.messages, sizeof(FlowRecord));
   e.parts.push_back({"flow records", records, wkey});
+  if (sc.steady_window) {
+    // scenario/steady_window.h: at most kMaxSnapshots + 1 copies of every flow's byte count
+    // (the last while the oldest ones are thinned out).
+    e.parts.push_back({"steady-window samples",
+                       wc.mul(t.messages, SteadyWindow::bytes_per_flow() * 2), "outputs.steady_window"});
+  }
   e.result_bytes = wc.add(records, cc.mul(frames, sizeof(CapturedFrame)));
 
   // ---- writing outputs, after the simulation is freed ----

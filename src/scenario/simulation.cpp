@@ -120,7 +120,8 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
                        "measures the flows of a traffic pattern; GPU runs report their "
                        "collectives and steps instead");
     }
-    steady_ = std::make_unique<SteadyWindow>(*transport_, sched_, sc_.link.rate_bps);
+    steady_ = std::make_unique<SteadyWindow>(*transport_, sched_, sc_.link.rate_bps,
+                                             workload_->total_messages());
   }
   transport_->on_delivered = [this](uint32_t msg) {
     ++delivered_;

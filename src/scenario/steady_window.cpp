@@ -6,8 +6,8 @@
 namespace fabricsim::scenario {
 
 SteadyWindow::SteadyWindow(const transport::Transport& transport, Scheduler& sched,
-                           int64_t line_rate_bps)
-    : transport_(transport), sched_(sched), line_rate_bps_(line_rate_bps) {}
+                           int64_t line_rate_bps, uint64_t flows)
+    : transport_(transport), sched_(sched), line_rate_bps_(line_rate_bps), flows_(flows) {}
 
 SteadyWindow::Snapshot SteadyWindow::take() const {
   Snapshot s{sched_.now_ps, {}};
@@ -46,6 +46,10 @@ SteadyWindowResult SteadyWindow::result() const {
     return r;
   }
   const uint32_t n = static_cast<uint32_t>(end_.placed.size());
+  if (n < flows_) {
+    r.why_not = "a flow started after the first one completed";
+    return r;
+  }
   int64_t last_start_ps = 0;
   for (uint32_t i = 0; i < n; ++i) {
     last_start_ps = std::max(last_start_ps, transport_.message(i).post_ps);

@@ -44,7 +44,9 @@ class SteadyWindow {
   // The first sample interval: 1 us resolves windows of tens of microseconds upward.
   static constexpr int64_t kFirstIntervalPs = 1'000'000;
 
-  SteadyWindow(const transport::Transport& transport, Scheduler& sched, int64_t line_rate_bps);
+  // `flows`: how many messages the workload posts in all (all must be posted before the window).
+  SteadyWindow(const transport::Transport& transport, Scheduler& sched, int64_t line_rate_bps,
+               uint64_t flows);
   void start();           // schedules the first sample (call after the workload posted)
   void on_sample();       // a kWindowSample event
   void on_completion();   // a flow completed; the first one closes the window
@@ -60,6 +62,7 @@ class SteadyWindow {
   const transport::Transport& transport_;
   Scheduler& sched_;
   int64_t line_rate_bps_;
+  uint64_t flows_;
   int64_t interval_ps_ = kFirstIntervalPs;
   std::vector<Snapshot> snaps_;
   bool closed_ = false;

@@ -1,0 +1,93 @@
+// compare with variants: one column per named run; a variant's bad override is reported at its
+// own line; --fabrics is refused beside variants.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../support/cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using fabricsim::test_support::read_file;
+using fabricsim::test_support::split_lines;
+
+class VariantsTest : public fabricsim::test_support::CliFixture {
+ protected:
+  VariantsTest() : CliFixture("variants") {}
+};
+
+constexpr const char* kFile =
+    "name: variants\n"
+    "fabric: {link: {rate: 100Gbps}}\n"
+    "topology: {kind: leaf_spine, radix: 4}\n"
+    "hosts: {count: 4}\n"
+    "workload: {kind: pattern, pattern: permutation, flow_size: 64KB}\n"
+    "outputs: {steady_window: true}\n"
+    "variants:\n"
+    "  - {name: plain, fabric: roce}\n"
+    "  - {name: small-mtu, fabric: roce, set: [fabric.roce.mtu=1024B]}\n"
+    "  - {name: ib, fabric: ib}\n";
+
+TEST_F(VariantsTest, OneColumnPerVariantInFileOrder) {
+  const std::string file = write("v.yaml", kFile);
+  const auto o = run("compare '" + file + "' --out '" + (dir_ / "out").string() + "'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::string header;
+  for (const std::string& l : split_lines(o.out)) {
+    if (l.rfind("  fabric ", 0) == 0) header = l;
+  }
+  const size_t a = header.find("plain"), b = header.find("small-mtu"), c = header.find(" ib");
+  ASSERT_NE(a, std::string::npos) << o.out;
+  ASSERT_NE(b, std::string::npos) << o.out;
+  ASSERT_NE(c, std::string::npos) << o.out;
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+  EXPECT_NE(o.out.find("goodput mean (steady)"), std::string::npos) << o.out;
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "small-mtu" / "result.json"));
+  // The override reached its run: a 1 KiB MTU sends four times the packets of the 4 KiB one.
+  const auto plain = read_file(dir_ / "out" / "plain" / "result.json");
+  const auto small = read_file(dir_ / "out" / "small-mtu" / "result.json");
+  EXPECT_NE(plain, small);
+}
+
+TEST_F(VariantsTest, ABadOverrideIsReportedAtItsLine) {
+  std::string text = kFile;
+  text.replace(text.find("fabric.roce.mtu=1024B"), 21, "fabric.roce.mtu=12B");
+  const std::string file = write("v.yaml", text);
+  const auto o = run("compare '" + file + "'");
+  EXPECT_EQ(o.exit_code, 2);
+  ASSERT_EQ(o.err_lines.size(), 1u) << o.err;
+  EXPECT_EQ(o.err_lines[0].rfind(file + ":9: fabric.roce.mtu: ", 0), 0u) << o.err_lines[0];
+  EXPECT_EQ(o.out, "");
+}
+
+TEST_F(VariantsTest, FabricsBesideVariantsIsRefused) {
+  const std::string file = write("v.yaml", kFile);
+  const auto o = run("compare '" + file + "' --fabrics ib,roce");
+  EXPECT_EQ(o.exit_code, 2);
+  ASSERT_EQ(o.err_lines.size(), 1u) << o.err;
+  EXPECT_NE(o.err_lines[0].find("--fabrics"), std::string::npos);
+}
+
+TEST_F(VariantsTest, MalformedVariantsNameTheirKey) {
+  for (const auto& [bad, key] : std::vector<std::pair<std::string, std::string>>{
+           {"  - {name: a/b, fabric: roce}\n", "variants[0].name"},
+           {"  - {name: a, fabric: tcp}\n", "variants[0].fabric"},
+           {"  - {name: a, fabric: roce, set: [fabric.technology=ib]}\n", "variants[0].set[0]"},
+           {"  - {name: a}\n", "variants[0].fabric"},
+           {"  - {name: a, fabric: roce, colour: red}\n", "variants[0].colour"}}) {
+    std::string text = kFile;
+    text = text.substr(0, text.find("variants:\n") + 10) + bad;
+    const std::string file = write("v.yaml", text);
+    const auto o = run("validate '" + file + "'");
+    EXPECT_EQ(o.exit_code, 2) << bad;
+    ASSERT_EQ(o.err_lines.size(), 1u) << o.err;
+    EXPECT_NE(o.err_lines[0].find(": " + key + ": "), std::string::npos) << o.err_lines[0];
+  }
+}
+
+}  // namespace
