@@ -115,7 +115,7 @@ int dispatch(int argc, char** argv) {
       compare
           ->add_option("--fabrics", compare_args.fabrics,
                        "Comma-separated fabrics to run, in table order; allowed: ib, roce, uet. "
-                       "A file with variants: runs its variants instead (docs/compare.md)")
+                       "A file with variants: runs its variants instead (README, Compare fabrics)")
           ->type_name("LIST")
           ->capture_default_str();
   add_set_option(compare, compare_args.sets);
