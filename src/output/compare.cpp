@@ -106,6 +106,7 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   m.steady_mean_fraction = r.steady_window.mean_fraction;
   m.steady_min_fraction = r.steady_window.min_fraction;
   m.out_of_order_packets = n.out_of_order_packets;
+  m.max_switch_buffer_bytes = n.max_switch_buffer_bytes;
   return m;
 }
 
@@ -185,6 +186,9 @@ std::string format_compare_table(const FabricRuns& runs) {
       return {fixed(100 * m.steady_min_fraction, 1) + " %", m.steady_min_fraction};
     }));
   }
+  rows.push_back(make_row("peak switch buffer", ms, [](const CompareMetrics& m) -> Cell {
+    return {format_bytes(m.max_switch_buffer_bytes), std::nullopt};
+  }));
   rows.push_back(
       make_row("drops", ms, [](const CompareMetrics& m) { return count_cell(m.dropped_packets); }));
   rows.push_back(make_row("PFC pause frames", ms,

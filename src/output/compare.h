@@ -53,6 +53,7 @@ struct CompareMetrics {
   double steady_mean_fraction = 0;
   double steady_min_fraction = 0;
   int64_t out_of_order_packets = 0;  // placed out of sequence order (reordering)
+  int64_t max_switch_buffer_bytes = 0;  // the fullest any switch's shared buffer was
 };
 
 CompareMetrics compare_metrics(const scenario::RunResult& result);

@@ -295,6 +295,28 @@ TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
 
 // The same example run twice into one directory and once into another gives byte-identical
 // result.json and flows.csv (run.json holds wall-clock statistics and is left out).
+// An example with variants: is a comparison: `fabricsim compare` runs every variant (shrunk like
+// the example) and prints one column per variant, each of whose flows finished.
+TEST_P(ExampleTest, VariantsRunThroughCompare) {
+  const std::string name = GetParam();
+  const fs::path file = kSourceDir / "examples" / name;
+  const scenario::Scenario sc = scenario::load_scenario_file(file.string());
+  if (sc.variants.empty()) GTEST_SKIP() << name << " has no variants";
+  ScratchDir scratch("fabricsim_examples_variants");
+  const fs::path out = scratch / "out";
+  const CliOutcome r = run_fabricsim("compare " + shell_quote(file.string()) + " --out " +
+                                         shell_quote(out.string()) + set_args(shrink_sets(name)),
+                                     scratch.path());
+  ASSERT_EQ(r.exit_code, 0) << "fabricsim compare " << name << " failed; stderr:\n" << r.err;
+  const auto rows = parse_csv(read_file(out / "compare.csv"));
+  ASSERT_EQ(rows.size(), sc.variants.size() + 1) << "a compare.csv row per variant";
+  for (size_t i = 0; i < sc.variants.size(); ++i) {
+    EXPECT_EQ(rows[i + 1][0], sc.variants[i].name) << "variants in file order";
+    EXPECT_EQ(rows[i + 1][1], rows[i + 1][2]) << sc.variants[i].name << ": every flow finished";
+    EXPECT_TRUE(fs::exists(out / sc.variants[i].name / "result.json"));
+  }
+}
+
 TEST_P(ExampleTest, DeterministicForASeed) {
   const std::string name = GetParam();
   const std::vector<std::string> sets = shrink_sets(name);
