@@ -172,6 +172,11 @@ std::string format_summary(const scenario::RunResult& r) {
     rows.emplace_back("reordering", count(n.out_of_order_packets) +
                                         " packets placed out of order (adaptive routing)");
   }
+  if (n.go_back_n_fallbacks > 0) {
+    rows.emplace_back("go-back-N", count(n.go_back_n_fallbacks) +
+                                       " fallbacks (PSN gap or full reorder buffer), " +
+                                       count(n.go_back_n_retransmits) + " packets resent");
+  }
   if (n.watchdog_storms > 0) {
     rows.emplace_back("watchdog", count(n.watchdog_storms) + " storms broken, " +
                                       count(n.watchdog_drops) + " packets dropped");
