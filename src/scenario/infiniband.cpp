@@ -188,6 +188,9 @@ void resolve_fabric(Scenario& sc) {
             "point in this model: use cc none";
     } else if (sc.roce.plb.enabled) {
       why = "PLB re-paths a requester's packets, not READ responses: turn PLB off";
+    } else if (sc.roce.spray) {
+      why = "spraying spreads a requester's packets, not READ responses: turn "
+            "fabric.roce.spray off";
     }
     if (why) throw InputError("fabric.transport.operation", why);
   }

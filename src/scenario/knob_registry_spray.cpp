@@ -20,7 +20,7 @@ void add_spray_knobs(std::vector<Knob>& k) {
                       "unchanged). Reordered packets need fabric.roce.out_of_order, else every "
                       "PSN gap is a go-back-N",
        .source = "off: RoCE NICs keep one source port per QP (Linux rxe; shared/reference/"
-                 "rocev2.md §4)"},
+                 "rocev2.md §3)"},
       [](auto& s) -> auto& { return s.roce.spray; }));
   std::vector<int64_t> powers_of_two;
   for (int64_t p = 1; p <= 16384; p *= 2) powers_of_two.push_back(p);

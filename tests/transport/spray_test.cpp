@@ -225,7 +225,7 @@ TEST(Spray, RefusedForReadAndOnInfiniband) {
     scenario::run_scenario(sc);
     FAIL() << "spraying READ responses must be refused";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.key_path(), "fabric.roce.spray") << e.what();
+    EXPECT_EQ(e.key_path(), "fabric.transport.operation") << e.what();
   }
   sc = permutation(true);
   sc.switch_config.pfc.enabled = false;  // refused on InfiniBand before spraying is looked at
