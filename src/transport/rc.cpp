@@ -23,7 +23,8 @@ RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t 
   if (cfg_.spray && cfg_.operation == Operation::kRead) {
     // READ responses flow from the responder, which re-issues nothing: spraying them would make
     // every reordered response re-issue the READ. Only WRITE/SEND data is sprayed.
-    throw InputError("fabric.roce.spray", "spraying applies to WRITE and SEND, not READ");
+    throw InputError("fabric.transport.operation",
+                     "spraying applies to WRITE and SEND, not READ");
   }
   net::Endpoint ep;
   ep.ctx = this;

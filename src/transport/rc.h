@@ -8,6 +8,9 @@
 // requester rewinds to the oldest unacknowledged PSN.
 // Responder: accepts only the expected PSN; on a gap it sends one NAK and drops out-of-order
 // packets until the expected PSN arrives (rxe_resp.c check_psn); duplicates are re-ACKed.
+// With out_of_order it places packets up to reorder_buffer_packets ahead instead, and falls back
+// to that go-back-N only beyond them; with spray the requester gives every data packet a new
+// UDP source port (both in transport/rc_spray.cpp).
 //
 // Congestion control: with DCQCN each QP has a reaction point (transport/dcqcn.h) whose rate
 // paces it (pull() skips a QP until its next-send time); the responder is the notification point
