@@ -178,8 +178,14 @@ std::string format_summary(const scenario::RunResult& r) {
                                      r.sm.fallback_reason);
   }
   if (n.out_of_order_packets > 0) {
-    rows.emplace_back("reordering", count(n.out_of_order_packets) +
-                                        " packets placed out of order (adaptive routing)");
+    rows.emplace_back("reordering",
+                      count(n.out_of_order_packets) +
+                          " packets placed out of order (adaptive routing or spraying)");
+  }
+  if (n.go_back_n_fallbacks > 0) {
+    rows.emplace_back("go-back-N", count(n.go_back_n_fallbacks) +
+                                       " fallbacks (PSN gap or full reorder buffer), " +
+                                       count(n.go_back_n_retransmits) + " packets resent");
   }
   if (n.watchdog_storms > 0) {
     rows.emplace_back("watchdog", count(n.watchdog_storms) + " storms broken, " +

@@ -133,6 +133,10 @@ void apply_infiniband(Scenario& sc) {
   } else if (sc.roce.plb.enabled) {
     key = "fabric.roce.plb.enabled";
     why = "PLB re-picks a UDP source port; InfiniBand has none (use routing.sm.adaptive)";
+  } else if (sc.roce.spray) {
+    key = "fabric.roce.spray";
+    why = "spraying re-picks a UDP source port per packet; InfiniBand has none (use "
+          "routing.sm.adaptive)";
   } else if (sc.link.loss_rate > 0) {
     key = "fabric.link.loss_rate";
     why = "random link loss is modelled for lossy RoCE only";
@@ -144,7 +148,7 @@ void apply_infiniband(Scenario& sc) {
   t.mtu_bytes = sc.ib.mtu_bytes;
   t.sl = sc.ib.sl;
   t.data_priority = link.sl_to_vl[sc.ib.sl];
-  t.out_of_order = sc.recovery.adaptive;
+  t.out_of_order = t.out_of_order || sc.recovery.adaptive;
   sc.switch_config.latency_ps = sc.ib.switch_latency_ps;
   if (sc.ib.generation != IbGeneration::kNone) {
     sc.link.rate_bps = ib_generation_info(sc.ib.generation).data_rate_bps;
@@ -184,6 +188,9 @@ void resolve_fabric(Scenario& sc) {
             "point in this model: use cc none";
     } else if (sc.roce.plb.enabled) {
       why = "PLB re-paths a requester's packets, not READ responses: turn PLB off";
+    } else if (sc.roce.spray) {
+      why = "spraying spreads a requester's packets, not READ responses: turn "
+            "fabric.roce.spray off";
     }
     if (why) throw InputError("fabric.transport.operation", why);
   }

@@ -16,7 +16,7 @@ net::IbLinkConfig resolve_ib_link(const IbSpec& ib);
 void apply_infiniband(Scenario& sc);
 
 // Everything a Simulation resolves before it builds: apply_infiniband, then the verbs checks
-// (READ only on RC, not with DCQCN or PLB). check_scenario runs it on a copy, so `validate`
+// (READ only on RC, not with DCQCN, PLB or spraying). check_scenario runs it on a copy, so `validate`
 // refuses the same scenarios `run` does. Throws InputError.
 void resolve_fabric(Scenario& sc);
 // Fills sc.nic from fabric.nic.profile and its overrides (part of resolve_fabric).

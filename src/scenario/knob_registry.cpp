@@ -519,6 +519,7 @@ std::vector<Knob> build_knob_registry() {
                                                         {"all", CapturePoint::kAll}},
       [](auto& s) -> auto& { return s.capture.point; }));
   add_congestion_knobs(k);
+  add_spray_knobs(k);
   add_infiniband_knobs(k);
   add_node_knobs(k);
   add_training_knobs(k);

@@ -106,6 +106,8 @@ std::string render_keys_markdown();
 std::vector<Knob> build_knob_registry();
 // The PFC, ECN and congestion-control entries (knob_registry_cc.cpp), appended by the above.
 void add_congestion_knobs(std::vector<Knob>& k);
+// RoCE spraying, out-of-order placement and the reorder buffer (knob_registry_spray.cpp).
+void add_spray_knobs(std::vector<Knob>& k);
 // InfiniBand, transport service/operation, Subnet Manager, recovery and link faults
 // (knob_registry_ib.cpp).
 void add_infiniband_knobs(std::vector<Knob>& k);

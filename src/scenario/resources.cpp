@@ -352,7 +352,10 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
   const int64_t per_qp =
       sizeof(transport::Qp) + kMallocOverheadBytes + kHashNodeBytes + kHashBucketBytes +
-      (sc.roce.out_of_order ? (transport::kOooWindow / 64) * 8 + kMallocOverheadBytes : 0);
+      (sc.roce.out_of_order
+           ? (static_cast<int64_t>(sc.roce.reorder_buffer_packets) + 63) / 64 * 8 +
+                 kMallocOverheadBytes
+           : 0);
   transport = wc.add(transport, wc.mul(grown_elements(t.qps), per_qp));
   if (dcqcn)
     transport = wc.add(transport, wc.mul(grown_elements(t.qps), sizeof(transport::DcqcnRp)));

@@ -162,6 +162,8 @@ struct FabricCounters {
   int64_t first_credit_stall_ps = -1;
   double peak_vl_buffer_fraction = 0;  // fullest VL receive buffer, as a fraction (<= 1)
   int64_t out_of_order_packets = 0;  // placed out of PSN order (adaptive routing)
+  int64_t go_back_n_fallbacks = 0;    // go-back-N recoveries (PSN gap or full reorder buffer)
+  int64_t go_back_n_retransmits = 0;  // packets resent because of them
 };
 
 // One switch port's share of the Subnet Manager's routes (InfiniBand): how many CA LIDs the

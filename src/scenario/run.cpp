@@ -382,6 +382,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.hoq_discards = nc.hoq_discards;
   fc.first_credit_stall_ps = nc.first_credit_stall_ps;
   fc.out_of_order_packets = tc.out_of_order_packets;
+  fc.go_back_n_fallbacks = tc.go_back_n_fallbacks;
+  fc.go_back_n_retransmits = tc.go_back_n_retransmits;
   r.failure.link_failed_ps = sim.link_failed_ps();
   r.failure.routes_restored_ps = sim.routes_restored_ps();
   r.failure.recovered_ps = transport.failure_recovered_ps();

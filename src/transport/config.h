@@ -62,6 +62,19 @@ struct RoceConfig {
   // "out-of-order data placement", reference §4), as adaptive routing needs; off = go-back-N
   // responder that NAKs a gap.
   bool out_of_order = false;
+  // How many packets ahead of the expected PSN the out-of-order responder can hold (its reorder
+  // buffer). An arrival beyond it makes the responder fall back to go-back-N: it NAKs the
+  // expected PSN and discards what it held (transport/rc_spray.cpp). ConnectX's limit is not
+  // public (UNVERIFIED); 4096 packets (16 MiB at a 4 KiB MTU) keeps the bitmap at 512 bytes per
+  // reordering QP. Below 2^23: a 24-bit PSN space can only tell half of it ahead from behind.
+  int reorder_buffer_packets = 4096;
+  // Per-packet spraying (fabric.roce.spray): every data packet of a QP carries a new UDP source
+  // port, so ECMP switches spread one QP over all equal-cost paths with no change in the switches.
+  // The ports cycle through `spray_paths` values, each used once per round in an order redrawn
+  // every round (uet-htsim's oblivious spraying, UecMpOblivious::nextEntropy; its -paths default
+  // 64, docs/reference/uet-sim.md §3): no RoCE NIC documents a spraying sequence (UNVERIFIED).
+  bool spray = false;
+  int spray_paths = 64;  // a power of two, at most the 2^14 ports of RoCEv2's 0xC000 range
   // InfiniBand: the service level of the workload's traffic and the VL it maps to at every port
   // (one SL2VL table fabric-wide, net::IbLinkConfig).
   int sl = 0;

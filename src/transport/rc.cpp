@@ -20,6 +20,12 @@ RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t 
       rto_ps_(cfg.retransmit_timeout_ps()),
       dcqcn_(dcqcn),
       nics_(net.num_nics()) {
+  if (cfg_.spray && cfg_.operation == Operation::kRead) {
+    // READ responses flow from the responder, which re-issues nothing: spraying them would make
+    // every reordered response re-issue the READ. Only WRITE/SEND data is sprayed.
+    throw InputError("fabric.transport.operation",
+                     "spraying applies to WRITE and SEND, not READ");
+  }
   net::Endpoint ep;
   ep.ctx = this;
   ep.deliver = &RoceTransport::deliver_hook;
@@ -323,7 +329,7 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
   p.msg = msg_id;
   p.payload_bytes = static_cast<uint16_t>(payload);
   p.frame_bytes = static_cast<uint16_t>(data_frame_bytes(cfg_, payload, index == 0, last));
-  p.entropy = q.entropy;
+  p.entropy = cfg_.spray ? spray_entropy(q, qp_id) : q.entropy;
   p.type = PacketType::kData;
   p.priority = q.priority;
   p.ecn = ib() ? 0 : 2;  // ECT(0): RoCEv2 NICs send ECN-capable traffic
@@ -334,6 +340,7 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
   if (q.snd_nxt < q.high_sent) {
     ++m.retransmitted_packets;
     ++counters_.retransmitted_packets;
+    if (q.snd_nxt < q.gbn_resend_end) ++counters_.go_back_n_retransmits;
   }
   ++q.snd_nxt;
   q.high_sent = std::max(q.high_sent, q.snd_nxt);
@@ -406,47 +413,23 @@ void RoceTransport::on_data(const Packet& p) {
     return;
   }
   if (p.psn == q.epsn) {
-    m.placed_bytes += p.payload_bytes;
     accept_in_order(q, p.qp, last, p.ecn == 3);
   } else if (p.psn > q.epsn) {
     if (cfg_.out_of_order) {
-      // Out-of-order placement: keep it and wait for the gap; a lost packet is recovered by the
-      // requester's timeout (no NAK: under adaptive routing a gap is usually a late packet).
-      if (p.psn - q.epsn >= kOooWindow) {
-        ++counters_.ooo_window_drops;
-        return;
-      }
-      if (q.ooo_bits.empty()) q.ooo_bits.assign(kOooWindow / 64, 0);
-      const uint32_t bit = p.psn % kOooWindow;
-      uint64_t& word = q.ooo_bits[bit / 64];
-      if (!(word & (1ull << (bit % 64)))) {
-        word |= 1ull << (bit % 64);
-        m.placed_bytes += p.payload_bytes;
-        ++counters_.out_of_order_packets;
-      }
+      place_out_of_order(q, p.qp, p.psn);
       return;
     }
-    if (!q.nak_sent) {
-      q.nak_sent = true;
-      send_control(q, PacketType::kNak, p.qp, q.epsn);
-    }
+    if (!q.nak_sent) start_go_back_n(q, p.qp);
   } else if (q.epsn > 0) {
     send_control(q, PacketType::kAck, p.qp, q.epsn - 1);  // duplicate: re-ACK
   }
 }
 
 void RoceTransport::accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce) {
+  const uint32_t from_psn = q.epsn;
   ++q.epsn;
-  uint32_t accepted = 1;
-  // Packets placed out of order right behind it are now in order too.
-  while (!q.ooo_bits.empty()) {
-    const uint32_t bit = q.epsn % kOooWindow;
-    uint64_t& word = q.ooo_bits[bit / 64];
-    if (!(word & (1ull << (bit % 64)))) break;
-    word &= ~(1ull << (bit % 64));
-    ++q.epsn;
-    ++accepted;
-  }
+  const uint32_t accepted = 1 + drain_placed(q);  // placed packets now in order
+  credit_placed(q, from_psn, q.epsn);
   q.nak_sent = false;
   check_recovered(q, q.epsn);
   if (ce) q.ce_since_ack = true;
@@ -459,6 +442,24 @@ void RoceTransport::accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce) {
     q.since_ack = 0;
     send_control(q, PacketType::kAck, qp_id, q.epsn - 1, q.ce_since_ack);
     q.ce_since_ack = false;
+  }
+}
+
+// MessageRecord::placed_bytes counts what the responder accepted in PSN order: a packet placed
+// out of order counts once the gap before it fills (a go-back-N fallback may still discard it).
+// Messages from rx_msg on are the only ones PSNs >= epsn can belong to.
+void RoceTransport::credit_placed(Qp& q, uint32_t from_psn, uint32_t to_psn) {
+  const int64_t mtu = cfg_.mtu_bytes;
+  for (size_t i = q.rx_msg; i < q.msgs.size() && from_psn < to_psn; ++i) {
+    Message& m = msgs_[q.msgs[i]];
+    const uint32_t end = m.first_psn + m.npkts;
+    if (end <= from_psn) continue;
+    const uint32_t upto = std::min(end, to_psn);
+    for (uint32_t psn = from_psn; psn < upto; ++psn) {
+      const int64_t offset = static_cast<int64_t>(psn - m.first_psn) * mtu;
+      m.placed_bytes += std::min(mtu, m.size_bytes - offset);
+    }
+    from_psn = upto;
   }
 }
 
@@ -555,6 +556,7 @@ void RoceTransport::on_nak(uint32_t qp_id, uint32_t psn) {
   if (q.failed) return;
   acknowledge(q, psn);  // a sequence NAK acknowledges every PSN below it
   if (q.snd_nxt > psn) {
+    q.gbn_resend_end = std::max(q.gbn_resend_end, q.high_sent);
     rewind(q, psn);
     activate(qp_id);
   }
@@ -583,6 +585,7 @@ void RoceTransport::on_timer(uint32_t qp_id) {
     return;
   }
   q.last_progress_ps = sched_.now_ps;
+  q.gbn_resend_end = 0;  // what it resends now, it resends for the timeout
   rewind(q, q.snd_una);
   activate(qp_id);
   arm_timer(qp_id, sched_.now_ps + rto_ps_);

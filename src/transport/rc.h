@@ -8,6 +8,9 @@
 // requester rewinds to the oldest unacknowledged PSN.
 // Responder: accepts only the expected PSN; on a gap it sends one NAK and drops out-of-order
 // packets until the expected PSN arrives (rxe_resp.c check_psn); duplicates are re-ACKed.
+// With out_of_order it places packets up to reorder_buffer_packets ahead instead, and falls back
+// to that go-back-N only beyond them; with spray the requester gives every data packet a new
+// UDP source port (both in transport/rc_spray.cpp).
 //
 // Congestion control: with DCQCN each QP has a reaction point (transport/dcqcn.h) whose rate
 // paces it (pull() skips a QP until its next-send time); the responder is the notification point
@@ -32,10 +35,6 @@ namespace fabricsim::transport {
 inline constexpr uint32_t kNoMessage = 0xFFFFFFFFu;
 // Marks a NIC round-robin entry as a QP's READ responder rather than its requester.
 inline constexpr uint32_t kResponderEntry = 1u << 31;
-// How far ahead of the expected PSN an out-of-order responder places packets. Adaptive routing
-// over deep queues reorders by hundreds of packets; ConnectX's limit is not public (UNVERIFIED),
-// and 4096 packets (16 MiB at a 4 KiB MTU) keeps the bitmap at 512 bytes per reordering QP.
-inline constexpr uint32_t kOooWindow = 4096;
 
 // RoCE's message record: the generic one (transport.h) plus its QP and PSN range.
 struct Message : MessageRecord {
@@ -78,12 +77,19 @@ struct Qp {
   uint32_t round_marked = 0;
   uint16_t congested_rounds = 0;
   uint16_t repaths = 0;
+  // Spraying (requester, transport/rc_spray.cpp): data packets sent so far, and this round's
+  // order of the spray_paths source ports.
+  uint32_t spray_index = 0;
+  uint16_t spray_mask = 0;
+  // Go-back-N (requester): one past the highest PSN sent when the last NAK rewound the QP; a
+  // resend below it is a go-back-N retransmission (0: none since the last timeout).
+  uint32_t gbn_resend_end = 0;
   // responder
   uint32_t epsn = 0;             // expected PSN
   uint32_t since_ack = 0;        // in-order packets accepted since the last ACK
   bool nak_sent = false;
-  // Out-of-order placement: bit (psn % kOooWindow) set = that PSN ahead of epsn has arrived.
-  // Allocated at the QP's first out-of-order arrival.
+  // Out-of-order placement: bit (psn % reorder_buffer_packets) set = that PSN ahead of epsn has
+  // arrived. Allocated at the QP's first out-of-order arrival.
   std::vector<uint64_t> ooo_bits;
   uint32_t rx_msg = 0;           // msgs[] index of the first message not yet fully received
   bool uc_discard = false;       // UC/UD: dropping the rest of a message that lost a packet
@@ -183,7 +189,18 @@ class RoceTransport final : public Transport {
   bool ib() const { return cfg_.link_layer == LinkLayer::kInfiniband; }
   bool reliable() const { return cfg_.service == Service::kRc; }
   void accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce);
+  // Spraying and the reorder buffer (transport/rc_spray.cpp).
+  // The UDP source port of the QP's next data packet (cfg.spray), advancing its spray state.
+  uint16_t spray_entropy(Qp& q, uint32_t qp_id);
+  // Out-of-order responder, psn > epsn: place it in the reorder buffer, or beyond the buffer
+  // fall back to go-back-N.
+  void place_out_of_order(Qp& q, uint32_t qp_id, uint32_t psn);
+  // After epsn advanced: move it past the placed packets now in order; returns how many.
+  uint32_t drain_placed(Qp& q);
+  // The responder starts a go-back-N recovery: it NAKs epsn (once, until epsn arrives).
+  void start_go_back_n(Qp& q, uint32_t qp_id);
   void complete_received(Qp& q);
+  void credit_placed(Qp& q, uint32_t from_psn, uint32_t to_psn);
   // The last byte of `msg` reached `nic` in order: the application sees it completion_ps later.
   void deliver(uint32_t msg, uint32_t nic);
   void activate(uint32_t qp);

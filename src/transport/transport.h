@@ -57,6 +57,11 @@ struct TransportCounters {
   int64_t out_of_order_packets = 0;  // placed out of sequence order
   int64_t read_requests = 0;         // RDMA READ requests sent, re-issues included
   int64_t ooo_window_drops = 0;      // too far ahead of the expected sequence number to place
+  // Go-back-N recoveries a responder started (RoCE: a sequence NAK), on a PSN gap without a
+  // reorder buffer (reordering or loss: it cannot tell) or on an arrival beyond the buffer, and
+  // the packets the requester resent because of them.
+  int64_t go_back_n_fallbacks = 0;
+  int64_t go_back_n_retransmits = 0;
 };
 
 class Transport {
