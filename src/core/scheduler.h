@@ -31,6 +31,9 @@ enum EventKind : uint32_t {
   // (target = the node layer's slot)
   kNodeEvent = 16,
   kFlowStart = 20,   // workload: a scheduled message is posted (target = message)
+  // routing: the TE controller's rules take effect / it re-optimizes (routing/te_controller.h)
+  kTeInstall = 24,
+  kTeTick = 25,
   kStopMarker = 30,  // simulation: the time limit of a run() call
 };
 

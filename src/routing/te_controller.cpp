@@ -1,0 +1,267 @@
+#include "routing/te_controller.h"
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+#include <utility>
+
+#include "core/rng.h"
+#include "net/load_balance.h"
+
+namespace fabricsim::routing {
+
+namespace {
+// Retries of a batch in shuffled orders after the largest-first greedy pass, and improvement
+// rounds per attempt. Bounded so a large batch costs a known amount of controller time.
+constexpr int kOrders = 8;
+constexpr int kImproveRounds = 8;
+}  // namespace
+
+TeController::TeController(net::Network& net, Scheduler& sched, const TeConfig& cfg,
+                           std::function<int64_t(uint32_t)> delivered_bytes)
+    : net_(net), sched_(sched), cfg_(cfg), delivered_bytes_(std::move(delivered_bytes)) {}
+
+std::vector<std::vector<uint32_t>> TeController::paths(uint32_t src, uint32_t dst,
+                                                       size_t limit) const {
+  std::vector<std::vector<uint32_t>> out;
+  const uint32_t dst_slot = net_.leaf_slot_of_nic(dst);
+  std::vector<uint32_t> path;
+  // Depth-first along the ECMP groups towards the destination's leaf (shortest paths only).
+  auto walk = [&](auto& self, uint32_t sw_index) -> void {
+    if (out.size() >= limit) return;
+    const net::Switch& sw = net_.switch_at(sw_index);
+    if (static_cast<int32_t>(dst_slot) == sw.leaf_slot) {
+      out.push_back(path);  // the last hop to the NIC is fixed
+      return;
+    }
+    const uint16_t g = sw.group_of_key[dst_slot];
+    if (g == net::kNoRoute) return;
+    for (uint32_t i = sw.group_offsets[g]; i < sw.group_offsets[g + 1]; ++i) {
+      const uint32_t port = sw.group_ports[i];
+      if (!net_.port(port).up) continue;
+      path.push_back(port);
+      self(self, static_cast<uint32_t>(net_.port(net_.port(port).peer).switch_index));
+      path.pop_back();
+    }
+  };
+  const uint32_t first = net_.port(net_.nic_port(src)).peer;
+  walk(walk, static_cast<uint32_t>(net_.port(first).switch_index));
+  return out;
+}
+
+void TeController::on_posted(uint32_t msg, uint32_t src, uint32_t dst, int64_t size_bytes) {
+  if (size_bytes < cfg_.min_flow_size_bytes) return;  // a small flow stays on ECMP
+  if (flow_of_msg_.size() <= msg) flow_of_msg_.resize(msg + 1, -1);
+  Flow f;
+  f.msg = msg;
+  f.src = src;
+  f.dst = dst;
+  f.size_bytes = size_bytes;
+  f.demand_bps = static_cast<double>(std::min(net_.port(net_.nic_port(src)).rate_bps,
+                                              net_.port(net_.nic_port(dst)).rate_bps));
+  f.learned_ps = sched_.now_ps;
+  flow_of_msg_[msg] = static_cast<int32_t>(flows_.size());
+  flows_.push_back(std::move(f));
+  // Flows learned at the same instant are placed together (largest first).
+  const int64_t due = sched_.now_ps + cfg_.install_delay_ps;
+  if (pending_head_ < pending_.size() && pending_.back().due_ps == due &&
+      pending_.back().new_paths.empty()) {
+    pending_.back().flows.push_back(static_cast<uint32_t>(flows_.size() - 1));
+    return;
+  }
+  pending_.push_back(Batch{due, {static_cast<uint32_t>(flows_.size() - 1)}, {}});
+  sched_.at(due, kTeInstall, 0);
+}
+
+void TeController::on_delivered(uint32_t msg) {
+  if (msg < flow_of_msg_.size() && flow_of_msg_[msg] >= 0) flows_[flow_of_msg_[msg]].active = false;
+}
+
+void TeController::start() {
+  if (cfg_.reoptimize_interval_ps <= 0) return;
+  last_tx_bytes_.assign(net_.num_ports(), 0);
+  last_tick_ps_ = sched_.now_ps;
+  sched_.at(sched_.now_ps + cfg_.reoptimize_interval_ps, kTeTick, 0);
+}
+
+std::vector<std::vector<uint32_t>> TeController::place(const std::vector<uint32_t>& batch,
+                                                       std::vector<double> base) const {
+  // Candidate paths per flow.
+  std::vector<std::vector<std::vector<uint32_t>>> cands(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) cands[i] = paths(flows_[batch[i]].src, flows_[batch[i]].dst);
+  auto util = [&](const std::vector<double>& load, uint32_t port) {
+    return load[port] / static_cast<double>(net_.port(port).rate_bps);
+  };
+  // Path cost with `d` added: (max link utilization, sum of squared utilizations' increase).
+  auto cost = [&](const std::vector<double>& load, const std::vector<uint32_t>& path, double d) {
+    double worst = 0, sq = 0;
+    for (uint32_t p : path) {
+      const double r = static_cast<double>(net_.port(p).rate_bps);
+      const double u = util(load, p), v = (load[p] + d) / r;
+      worst = std::max(worst, v);
+      sq += v * v - u * u;
+    }
+    return std::pair<double, double>{worst, sq};
+  };
+  auto best_path = [&](const std::vector<double>& load, size_t i) {
+    size_t best = 0;
+    std::pair<double, double> best_cost{1e300, 1e300};
+    const double d = flows_[batch[i]].demand_bps;
+    for (size_t c = 0; c < cands[i].size(); ++c) {
+      const auto k = cost(load, cands[i][c], d);
+      // Costs are compared with a relative tolerance so float noise cannot reorder equal paths.
+      if (k.first < best_cost.first - 1e-9 ||
+          (k.first <= best_cost.first + 1e-9 && k.second < best_cost.second - 1e-9)) {
+        best = c;
+        best_cost = k;
+      }
+    }
+    return best;
+  };
+  // Score of a complete assignment: (links over capacity, sum of squared utilizations).
+  auto score = [&](const std::vector<double>& load) {
+    int over = 0;
+    double sq = 0;
+    for (uint32_t p = 0; p < load.size(); ++p) {
+      if (load[p] <= 0) continue;
+      const double u = util(load, p);
+      if (u > 1 + 1e-9) ++over;
+      sq += u * u;
+    }
+    return std::pair<int, double>{over, sq};
+  };
+  std::vector<size_t> order(batch.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return flows_[batch[a]].size_bytes > flows_[batch[b]].size_bytes;
+  });
+  Rng rng(0x7E, batch.size());
+  std::vector<size_t> best_choice;
+  std::pair<int, double> best_score{1 << 30, 1e300};
+  for (int attempt = 0; attempt < kOrders; ++attempt) {
+    if (attempt > 0) {  // a deterministic shuffle (Fisher-Yates)
+      for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.next_u64() % i]);
+    }
+    std::vector<double> load = base;
+    std::vector<size_t> choice(batch.size(), 0);
+    for (size_t i : order) {
+      if (cands[i].empty()) continue;
+      choice[i] = best_path(load, i);
+      for (uint32_t p : cands[i][choice[i]]) load[p] += flows_[batch[i]].demand_bps;
+    }
+    // Improvement: move one flow at a time to a strictly better path.
+    for (int round = 0; round < kImproveRounds; ++round) {
+      bool moved = false;
+      for (size_t i : order) {
+        if (cands[i].size() < 2) continue;
+        const double d = flows_[batch[i]].demand_bps;
+        for (uint32_t p : cands[i][choice[i]]) load[p] -= d;
+        const auto old_cost = cost(load, cands[i][choice[i]], d);
+        const size_t c = best_path(load, i);
+        const auto new_cost = cost(load, cands[i][c], d);
+        if (c != choice[i] && (new_cost.first < old_cost.first - 1e-9 ||
+                               (new_cost.first <= old_cost.first + 1e-9 &&
+                                new_cost.second < old_cost.second - 1e-9))) {
+          choice[i] = c;
+          moved = true;
+        }
+        for (uint32_t p : cands[i][choice[i]]) load[p] += d;
+      }
+      if (!moved) break;
+    }
+    const auto s = score(load);
+    if (s.first < best_score.first ||
+        (s.first == best_score.first && s.second < best_score.second - 1e-9)) {
+      best_score = s;
+      best_choice = choice;
+    }
+    if (s.first == 0 && attempt == 0) break;  // the greedy pass is already conflict-free
+    if (s.first == 0) break;
+  }
+  std::vector<std::vector<uint32_t>> out(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (!cands[i].empty()) out[i] = cands[i][best_choice[i]];
+  }
+  return out;
+}
+
+void TeController::install(uint32_t flow, const std::vector<uint32_t>& path) {
+  Flow& f = flows_[flow];
+  for (uint32_t port : path) {
+    const uint32_t sw_index = static_cast<uint32_t>(net_.port(port).switch_index);
+    net::Switch& sw = net_.switch_at(sw_index);
+    const uint16_t g = sw.group_of_key[net_.leaf_slot_of_nic(f.dst)];
+    if (sw.group_offsets[g + 1] - sw.group_offsets[g] < 2) continue;  // no choice: no rule
+    net::te_rule_insert(sw, f.src, f.dst, port);
+    ++rules_installed_;
+  }
+  f.path = path;
+  f.installed_ps = sched_.now_ps;
+}
+
+void TeController::on_install() {
+  if (pending_head_ >= pending_.size()) return;
+  Batch b = std::move(pending_[pending_head_++]);
+  if (pending_head_ == pending_.size()) {
+    pending_.clear();
+    pending_head_ = 0;
+  }
+  if (!b.new_paths.empty()) {  // a reoptimization decided earlier: install as decided
+    for (size_t i = 0; i < b.flows.size(); ++i) {
+      if (flows_[b.flows[i]].active) install(b.flows[i], b.new_paths[i]);
+    }
+    return;
+  }
+  // The demands of the active flows already placed are the load the batch is placed over.
+  std::vector<double> base(net_.num_ports(), 0.0);
+  for (const Flow& f : flows_) {
+    if (!f.active || f.path.empty()) continue;
+    for (uint32_t p : f.path) base[p] += f.demand_bps;
+  }
+  std::vector<uint32_t> batch;
+  for (uint32_t i : b.flows) {
+    if (flows_[i].active) batch.push_back(i);
+  }
+  const std::vector<std::vector<uint32_t>> chosen = place(batch, std::move(base));
+  for (size_t i = 0; i < batch.size(); ++i) install(batch[i], chosen[i]);
+}
+
+void TeController::on_tick() {
+  const int64_t now = sched_.now_ps;
+  const double seconds = static_cast<double>(now - last_tick_ps_) * 1e-12;
+  sched_.at(now + cfg_.reoptimize_interval_ps, kTeTick, 0);
+  if (seconds <= 0) return;
+  ++reoptimizations_;
+  // Measured link loads (bps) and the placed flows' measured rates over the interval.
+  std::vector<double> base(net_.num_ports(), 0.0);
+  for (uint32_t p = 0; p < net_.num_ports(); ++p) {
+    const int64_t tx = net_.port_tx_bytes(p);
+    base[p] = static_cast<double>(tx - last_tx_bytes_[p]) * 8.0 / seconds;
+    last_tx_bytes_[p] = tx;
+  }
+  last_tick_ps_ = now;
+  std::vector<uint32_t> batch;
+  for (uint32_t i = 0; i < flows_.size(); ++i) {
+    Flow& f = flows_[i];
+    const int64_t delivered = delivered_bytes_(f.msg);
+    const double rate = static_cast<double>(delivered - f.last_delivered) * 8.0 / seconds;
+    f.last_delivered = delivered;
+    if (!f.active || f.path.empty()) continue;
+    for (uint32_t p : f.path) base[p] = std::max(0.0, base[p] - rate);
+    batch.push_back(i);
+  }
+  if (batch.empty()) return;
+  std::vector<std::vector<uint32_t>> chosen = place(batch, std::move(base));
+  Batch b{now + cfg_.install_delay_ps, {}, {}};
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (chosen[i] == flows_[batch[i]].path) continue;
+    b.flows.push_back(batch[i]);
+    b.new_paths.push_back(std::move(chosen[i]));
+    ++flows_moved_;
+  }
+  if (b.flows.empty()) return;
+  pending_.push_back(std::move(b));
+  sched_.at(now + cfg_.install_delay_ps, kTeInstall, 0);
+}
+
+}  // namespace fabricsim::routing
