@@ -7,14 +7,14 @@
 
 #include "core/rng.h"
 #include "net/load_balance.h"
+#include "routing/te_clos.h"
 
 namespace fabricsim::routing {
 
 namespace {
-// Retries of a batch in shuffled orders after the largest-first greedy pass, and improvement
-// rounds per attempt. Bounded so a large batch costs a known amount of controller time.
-constexpr int kOrders = 8;
-constexpr int kImproveRounds = 8;
+// Moves of the repair search per placement (at most 2000 per flow): bounds the controller's time
+// on a large batch. A k=8 permutation (128 flows) needs a few thousand.
+constexpr size_t kMaxRepairSteps = 1'000'000;
 }  // namespace
 
 TeController::TeController(net::Network& net, Scheduler& sched, const TeConfig& cfg,
@@ -89,6 +89,21 @@ std::vector<std::vector<uint32_t>> TeController::place(const std::vector<uint32_
   // Candidate paths per flow.
   std::vector<std::vector<std::vector<uint32_t>>> cands(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) cands[i] = paths(flows_[batch[i]].src, flows_[batch[i]].dst);
+  // Nothing else loads these links: a conflict-free placement, if the Clos colouring finds one,
+  // gives every link at most one flow, the least any placement can (routing/te_clos.h).
+  bool idle = true;
+  for (const auto& paths_of_flow : cands) {
+    for (const std::vector<uint32_t>& path : paths_of_flow) {
+      for (uint32_t p : path) idle = idle && base[p] <= 0;
+    }
+  }
+  if (std::vector<size_t> colored; idle && clos_color(net_, cands, colored)) {
+    std::vector<std::vector<uint32_t>> out(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (!cands[i].empty()) out[i] = cands[i][colored[i]];
+    }
+    return out;
+  }
   auto util = [&](const std::vector<double>& load, uint32_t port) {
     return load[port] / static_cast<double>(net_.port(port).rate_bps);
   };
@@ -118,65 +133,97 @@ std::vector<std::vector<uint32_t>> TeController::place(const std::vector<uint32_
     }
     return best;
   };
-  // Score of a complete assignment: (links over capacity, sum of squared utilizations).
-  auto score = [&](const std::vector<double>& load) {
-    int over = 0;
-    double sq = 0;
-    for (uint32_t p = 0; p < load.size(); ++p) {
-      if (load[p] <= 0) continue;
-      const double u = util(load, p);
-      if (u > 1 + 1e-9) ++over;
-      sq += u * u;
-    }
-    return std::pair<int, double>{over, sq};
-  };
   std::vector<size_t> order(batch.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return flows_[batch[a]].size_bytes > flows_[batch[b]].size_bytes;
   });
+  // Greedy, largest first.
+  std::vector<double> load = std::move(base);
+  std::vector<size_t> choice(batch.size(), 0);
+  for (size_t i : order) {
+    if (cands[i].empty()) continue;
+    choice[i] = best_path(load, i);
+    for (uint32_t p : cands[i][choice[i]]) load[p] += flows_[batch[i]].demand_bps;
+  }
+  // Repair by min-conflicts local search (Minton et al., AIJ 1992): while some link is over
+  // its rate, take a random flow that crosses one, move it to the path that adds the least
+  // weighted excess (ties at random, sideways moves allowed, and a random path 1 time in 16 to
+  // leave plateaus), and keep the best assignment seen. Deterministic: a fixed-seed stream.
+  auto excess_of = [&](uint32_t p, double l) {
+    const double r = static_cast<double>(net_.port(p).rate_bps);
+    return std::max(0.0, l - r * (1 + 1e-9)) / r;
+  };
+  auto conflicted = [&](size_t i) {
+    for (uint32_t p : cands[i][choice[i]]) {
+      if (excess_of(p, load[p]) > 0) return true;
+    }
+    return false;
+  };
+  // (links over their rate, total excess), kept up to date as demands move.
+  std::pair<int, double> cur{0, 0.0};
+  for (uint32_t p = 0; p < load.size(); ++p) {
+    if (load[p] <= 0) continue;
+    const double e = excess_of(p, load[p]);
+    cur.first += e > 0;
+    cur.second += e;
+  }
+  auto adjust = [&](uint32_t p, double delta) {
+    const double before = excess_of(p, load[p]);
+    load[p] += delta;
+    const double after = excess_of(p, load[p]);
+    cur.first += (after > 0) - (before > 0);
+    cur.second += after - before;
+  };
+  std::vector<size_t> best_choice = choice;
+  std::pair<int, double> best_score = cur;
+  // Breakout weights (Morris, AAAI 1993): a link that stays over-full after a move weighs more,
+  // which lifts the search out of local minima where every single move only trades conflicts.
+  std::vector<double> weight(load.size(), 1.0);
   Rng rng(0x7E, batch.size());
-  std::vector<size_t> best_choice;
-  std::pair<int, double> best_score{1 << 30, 1e300};
-  for (int attempt = 0; attempt < kOrders; ++attempt) {
-    if (attempt > 0) {  // a deterministic shuffle (Fisher-Yates)
-      for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.next_u64() % i]);
-    }
-    std::vector<double> load = base;
-    std::vector<size_t> choice(batch.size(), 0);
-    for (size_t i : order) {
-      if (cands[i].empty()) continue;
-      choice[i] = best_path(load, i);
-      for (uint32_t p : cands[i][choice[i]]) load[p] += flows_[batch[i]].demand_bps;
-    }
-    // Improvement: move one flow at a time to a strictly better path.
-    for (int round = 0; round < kImproveRounds; ++round) {
-      bool moved = false;
-      for (size_t i : order) {
-        if (cands[i].size() < 2) continue;
-        const double d = flows_[batch[i]].demand_bps;
-        for (uint32_t p : cands[i][choice[i]]) load[p] -= d;
-        const auto old_cost = cost(load, cands[i][choice[i]], d);
-        const size_t c = best_path(load, i);
-        const auto new_cost = cost(load, cands[i][c], d);
-        if (c != choice[i] && (new_cost.first < old_cost.first - 1e-9 ||
-                               (new_cost.first <= old_cost.first + 1e-9 &&
-                                new_cost.second < old_cost.second - 1e-9))) {
-          choice[i] = c;
-          moved = true;
-        }
-        for (uint32_t p : cands[i][choice[i]]) load[p] += d;
+  const size_t max_steps = std::min<size_t>(2000 * batch.size(), kMaxRepairSteps);
+  for (size_t step = 0; step < max_steps && best_score.first > 0; ++step) {
+    size_t i = batch.size();
+    for (size_t tries = 0; tries < 4 * batch.size() + 16; ++tries) {
+      const size_t c = rng.next_u64() % batch.size();
+      if (cands[c].size() > 1 && conflicted(c)) {
+        i = c;
+        break;
       }
-      if (!moved) break;
     }
-    const auto s = score(load);
-    if (s.first < best_score.first ||
-        (s.first == best_score.first && s.second < best_score.second - 1e-9)) {
-      best_score = s;
+    if (i == batch.size()) break;  // no movable flow crosses an over-full link
+    const double d = flows_[batch[i]].demand_bps;
+    for (uint32_t p : cands[i][choice[i]]) adjust(p, -d);
+    size_t pick = 0;
+    if (rng.next_u64() % 16 == 0) {
+      pick = rng.next_u64() % cands[i].size();
+    } else {
+      double best_add = 1e300;
+      uint64_t ties = 0;
+      for (size_t c = 0; c < cands[i].size(); ++c) {
+        double add = 0;
+        for (uint32_t p : cands[i][c]) {
+          add += weight[p] * (excess_of(p, load[p] + d) - excess_of(p, load[p]));
+        }
+        if (add < best_add - 1e-12) {
+          best_add = add;
+          pick = c;
+          ties = 1;
+        } else if (add <= best_add + 1e-12 && rng.next_u64() % ++ties == 0) {
+          pick = c;  // reservoir choice among equals
+        }
+      }
+    }
+    choice[i] = pick;
+    for (uint32_t p : cands[i][choice[i]]) {
+      adjust(p, d);
+      if (excess_of(p, load[p]) > 0) weight[p] += 1.0;
+    }
+    if (cur.first < best_score.first ||
+        (cur.first == best_score.first && cur.second < best_score.second - 1e-9)) {
+      best_score = cur;
       best_choice = choice;
     }
-    if (s.first == 0 && attempt == 0) break;  // the greedy pass is already conflict-free
-    if (s.first == 0) break;
   }
   std::vector<std::vector<uint32_t>> out(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {

@@ -25,14 +25,18 @@ using routing::LoadBalancing;
 
 constexpr int64_t kRate = 100'000'000'000;
 
-scenario::Scenario permutation(LoadBalancing lb, int64_t flow_bytes = 2'000'000) {
+// No congestion control, PFC on: what limits a flow is only the links it shares (FIFO queues
+// share a link by arrival rate), so the figures isolate load balancing. DCQCN adds its own rate
+// dynamics on top; its figures are printed too.
+scenario::Scenario permutation(LoadBalancing lb, int64_t flow_bytes = 2'000'000,
+                               bool dcqcn = false) {
   scenario::Scenario sc;
   sc.topology.tiers = 3;
   sc.topology.radix = 8;
   sc.topology.hosts = 128;
   sc.link.rate_bps = kRate;
   sc.switch_config.pfc.enabled = true;
-  sc.roce.cc = transport::CongestionControl::kDcqcn;
+  sc.roce.cc = dcqcn ? transport::CongestionControl::kDcqcn : transport::CongestionControl::kNone;
   sc.workload.kind = workload::WorkloadKind::kPattern;
   sc.workload.pattern = workload::PatternKind::kPermutation;
   sc.workload.flow_size_bytes = flow_bytes;
@@ -91,28 +95,30 @@ std::vector<uint32_t> forwarded_path(const net::Network& net, uint32_t src, uint
 }
 
 TEST(LoadBalancing, AdaptiveAndTeRaiseTheSlowestFlowOverEcmp) {
+  const LoadBalancing modes[] = {LoadBalancing::kEcmp, LoadBalancing::kAdaptive,
+                                 LoadBalancing::kTe, LoadBalancing::kFlowlet};
+  const char* names[] = {"ecmp", "adaptive", "te", "flowlet"};
   std::map<LoadBalancing, Goodput> g;
-  for (LoadBalancing lb : {LoadBalancing::kEcmp, LoadBalancing::kAdaptive, LoadBalancing::kTe,
-                           LoadBalancing::kFlowlet}) {
-    scenario::Simulation sim(permutation(lb));
-    g[lb] = run_goodput(sim);
+  for (const bool dcqcn : {false, true}) {
+    for (int i = 0; i < 4; ++i) {
+      scenario::Simulation sim(permutation(modes[i], 2'000'000, dcqcn));
+      const Goodput r = run_goodput(sim);
+      std::printf("k=8 permutation, 2 MB flows, 100G RoCE %s+PFC, %-8s: min %5.1f%%  mean %5.1f%% "
+                  "of line rate, %lld out-of-order, %lld retransmitted\n",
+                  dcqcn ? "DCQCN" : "no CC", names[i], r.min_pct, r.mean_pct,
+                  static_cast<long long>(r.out_of_order), static_cast<long long>(r.retransmitted));
+      if (!dcqcn) g[modes[i]] = r;
+    }
   }
-  auto show = [&](const char* name, LoadBalancing lb) {
-    std::printf("k=8 permutation, 2 MB flows, 100G RoCE+DCQCN+PFC, %-8s: min %5.1f%%  mean "
-                "%5.1f%% of line rate, %lld out-of-order, %lld retransmitted\n",
-                name, g[lb].min_pct, g[lb].mean_pct, static_cast<long long>(g[lb].out_of_order),
-                static_cast<long long>(g[lb].retransmitted));
-  };
-  show("ecmp", LoadBalancing::kEcmp);
-  show("adaptive", LoadBalancing::kAdaptive);
-  show("te", LoadBalancing::kTe);
-  show("flowlet", LoadBalancing::kFlowlet);
-  // ECMP on 128 flows over 16 core paths per pod pair: some links carry two flows, whose
-  // goodput is then at most half the line rate.
-  EXPECT_LT(g[LoadBalancing::kEcmp].min_pct, 55.0);
-  EXPECT_GT(g[LoadBalancing::kAdaptive].min_pct, 1.2 * g[LoadBalancing::kEcmp].min_pct);
-  EXPECT_GT(g[LoadBalancing::kTe].min_pct, 1.2 * g[LoadBalancing::kEcmp].min_pct);
+  // ECMP: 128 flows over 16 core paths per pod pair collide, and a flow that shares two links
+  // in a row with FIFO queues keeps well under half the line rate.
+  EXPECT_LT(g[LoadBalancing::kEcmp].min_pct, 50.0);
+  EXPECT_GT(g[LoadBalancing::kAdaptive].min_pct, 1.5 * g[LoadBalancing::kEcmp].min_pct);
+  EXPECT_GT(g[LoadBalancing::kTe].min_pct, 1.5 * g[LoadBalancing::kEcmp].min_pct);
+  EXPECT_GT(g[LoadBalancing::kTe].mean_pct, g[LoadBalancing::kEcmp].mean_pct);
   EXPECT_EQ(g[LoadBalancing::kEcmp].out_of_order, 0);
+  EXPECT_GT(g[LoadBalancing::kAdaptive].out_of_order, 0) << "per-packet choice reorders";
+  EXPECT_EQ(g[LoadBalancing::kAdaptive].retransmitted, 0) << "the receiver places, no go-back-N";
 }
 
 TEST(LoadBalancing, TePlacementSharesNoLinkAndTakesEffectAfterTheInstallDelay) {
@@ -170,6 +176,55 @@ TEST(LoadBalancing, TePlacementSharesNoLinkAndTakesEffectAfterTheInstallDelay) {
   for (const auto& [port, n] : ecmp_on_port) ecmp_shared += n > 1;
   std::printf("ECMP: %d links carry more than one flow of the same permutation\n", ecmp_shared);
   EXPECT_GT(ecmp_shared, 0);
+}
+
+// The placement is conflict-free for other permutations and on a k=4 fat-tree too (measured:
+// the greedy + local search alone left shared links on 7 of 40 k=8 permutations; the Clos
+// colouring, routing/te_clos.h, finds a conflict-free routing whenever one exists).
+TEST(LoadBalancing, TePlacementIsConflictFreeAcrossPermutations) {
+  for (const int k : {4, 8}) {
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+      scenario::Scenario sc = permutation(LoadBalancing::kTe);
+      sc.topology.radix = k;
+      sc.topology.hosts = k * k * k / 4;
+      sc.seed = seed;
+      sc.ecmp.te.install_delay_ps = 0;
+      scenario::Simulation sim(sc);
+      sim.start_workload();
+      sim.run(1);  // the placement is installed at time 0
+      std::map<uint32_t, int> flows_on_port;
+      for (const routing::TeController::Flow& f : sim.te_controller()->flows()) {
+        for (uint32_t p : forwarded_path(sim.network(), f.src, f.dst)) ++flows_on_port[p];
+      }
+      int shared = 0;
+      for (const auto& [port, n] : flows_on_port) shared += n > 1;
+      EXPECT_EQ(shared, 0) << "k=" << k << " seed " << seed;
+      EXPECT_EQ(sim.te_controller()->flows().size(), static_cast<size_t>(sc.topology.hosts));
+    }
+  }
+}
+
+// Placed before the first packet (install_delay 0), no flow shares a link and none is moved
+// mid-flight, so every flow runs near its ideal: the transport's idle-path FCT (serialization
+// of every frame at the line rate plus per-hop propagation and switch latency), less what the
+// ACKs of the reverse flow take from its links.
+TEST(LoadBalancing, TePlacedFromTheStartRunsEveryFlowNearItsIdealFct) {
+  scenario::Scenario sc = permutation(LoadBalancing::kTe);
+  sc.ecmp.te.install_delay_ps = 0;
+  scenario::Simulation sim(sc);
+  const Goodput g = run_goodput(sim);
+  const scenario::Scenario& s = sim.scenario();
+  const double ideal_pct = 100.0 * sc.workload.flow_size_bytes * 8.0 /
+                           (sim.transport().ideal_fct_ps(sc.workload.flow_size_bytes, 5, s.link,
+                                                         s.switch_config, s.nic) *
+                            1e-12) /
+                           kRate;
+  std::printf("TE from t=0: min %.1f%%, mean %.1f%% of line rate; ideal (5 switches, idle) "
+              "%.1f%%; %lld retransmitted\n",
+              g.min_pct, g.mean_pct, ideal_pct, static_cast<long long>(g.retransmitted));
+  EXPECT_GT(g.min_pct, 0.9 * ideal_pct);
+  EXPECT_EQ(g.retransmitted, 0) << "no path change mid-flow, no go-back-N";
+  EXPECT_EQ(sim.network().counters().pause_frames, 0) << "no link is over-subscribed";
 }
 
 TEST(LoadBalancing, FlowletsWithAGapAboveThePathSpreadDoNotReorder) {
@@ -237,6 +292,7 @@ TEST(LoadBalancing, RefusedWhereTheReceiverCannotReorderOrOnInfiniband) {
   }
   sc = permutation(LoadBalancing::kFlowlet);
   sc.technology = scenario::Technology::kInfiniband;
+  sc.switch_config.pfc.enabled = false;  // credits, not PFC
   try {
     scenario::Simulation sim(sc);
     FAIL() << "InfiniBand has its own adaptive routing";
