@@ -15,6 +15,9 @@ namespace {
 // Moves of the repair search per placement (at most 2000 per flow): bounds the controller's time
 // on a large batch. A k=8 permutation (128 flows) needs a few thousand.
 constexpr size_t kMaxRepairSteps = 1'000'000;
+// Re-optimization moves a flow only for a gain of more than this fraction of the line rate on
+// the most-loaded link of its path (see on_tick).
+constexpr double kMoveHysteresis = 0.1;
 }  // namespace
 
 TeController::TeController(net::Network& net, Scheduler& sched, const TeConfig& cfg,
@@ -255,6 +258,7 @@ void TeController::on_install() {
   }
   if (!b.new_paths.empty()) {  // a reoptimization decided earlier: install as decided
     for (size_t i = 0; i < b.flows.size(); ++i) {
+      flows_[b.flows[i]].move_pending = false;
       if (flows_[b.flows[i]].active) install(b.flows[i], b.new_paths[i]);
     }
     return;
@@ -286,22 +290,46 @@ void TeController::on_tick() {
     base[p] = static_cast<double>(tx - last_tx_bytes_[p]) * 8.0 / seconds;
     last_tx_bytes_[p] = tx;
   }
+  const int64_t interval_start = last_tick_ps_;
   last_tick_ps_ = now;
+  // A flow is re-placed only if it ran on one path for the whole interval and has no move
+  // pending: otherwise its measured rate belongs to two paths and the background under it is
+  // unknown (it then counts as background where it was measured).
   std::vector<uint32_t> batch;
   for (uint32_t i = 0; i < flows_.size(); ++i) {
     Flow& f = flows_[i];
     const int64_t delivered = delivered_bytes_(f.msg);
     const double rate = static_cast<double>(delivered - f.last_delivered) * 8.0 / seconds;
     f.last_delivered = delivered;
-    if (!f.active || f.path.empty()) continue;
+    if (!f.active || f.path.empty() || f.move_pending || f.installed_ps > interval_start) continue;
     for (uint32_t p : f.path) base[p] = std::max(0.0, base[p] - rate);
     batch.push_back(i);
   }
   if (batch.empty()) return;
-  std::vector<std::vector<uint32_t>> chosen = place(batch, std::move(base));
+  std::vector<std::vector<uint32_t>> chosen = place(batch, base);
+  // With every batch flow on its chosen path: move a flow only if that lowers the most-loaded
+  // link on its path by more than kMoveHysteresis of the line rate. Each move costs the flow a
+  // burst of reordering (go-back-N on RoCE), so small gains are not worth it, and a controller
+  // that chases measurement noise oscillates.
+  std::vector<double> load = base;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    for (uint32_t p : chosen[i]) load[p] += flows_[batch[i]].demand_bps;
+  }
   Batch b{now + cfg_.install_delay_ps, {}, {}};
   for (size_t i = 0; i < batch.size(); ++i) {
-    if (chosen[i] == flows_[batch[i]].path) continue;
+    Flow& f = flows_[batch[i]];
+    if (chosen[i] == f.path) continue;
+    auto worst = [&](const std::vector<uint32_t>& path, bool on_it) {
+      double u = 0;
+      for (uint32_t p : path) {
+        const bool counted = std::find(chosen[i].begin(), chosen[i].end(), p) != chosen[i].end();
+        const double l = load[p] - (counted ? f.demand_bps : 0) + (on_it ? f.demand_bps : 0);
+        u = std::max(u, l / static_cast<double>(net_.port(p).rate_bps));
+      }
+      return u;
+    };
+    if (worst(chosen[i], true) >= worst(f.path, true) - kMoveHysteresis) continue;
+    f.move_pending = true;
     b.flows.push_back(batch[i]);
     b.new_paths.push_back(std::move(chosen[i]));
     ++flows_moved_;

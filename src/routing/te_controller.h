@@ -20,8 +20,11 @@
 //   * With routing.te.reoptimize_interval > 0 it re-places the active flows every interval from
 //     measured link loads (Network::port_tx_bytes deltas): a link's background is its measured
 //     load less the measured rates of the placed flows on it (per-flow delivered-byte deltas,
-//     as Hedera reads flow counters from the edge switches); changed paths are installed after
-//     the install delay.
+//     as Hedera reads flow counters from the edge switches). A flow moves only when that lowers
+//     the most-loaded link of its path by more than 10% of the line rate (each move reorders
+//     it; without hysteresis the controller chases its own measurements), and not while a move
+//     is pending or when it changed path within the measured interval. Changed paths are
+//     installed after the install delay.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +50,7 @@ class TeController {
     int64_t installed_ps = -1;   // when its current rules took effect (-1: not yet)
     int64_t last_delivered = 0;  // reoptimization: delivered bytes at the previous tick
     bool active = true;
+    bool move_pending = false;   // a re-optimization decided a new path, not yet installed
   };
 
   // `delivered_bytes(msg)`: payload of the message delivered so far (for measured flow rates).
