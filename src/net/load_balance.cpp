@@ -27,7 +27,9 @@ void te_place(std::vector<TeRule>& table, uint64_t key, uint32_t port) {
 void enable_flowlets(Switch& sw, int64_t gap_ps) {
   sw.lb = kLbFlowlet;
   sw.flowlet_gap_ps = gap_ps;
-  if (sw.flowlets.size() != kFlowletSlots) sw.flowlets.assign(kFlowletSlots, FlowletSlot{});
+  // Emptied on every (re)install: after a route recomputation a remembered port may no longer
+  // be a shortest-path member, so every flow starts a new flowlet on the new groups.
+  sw.flowlets.assign(kFlowletSlots, FlowletSlot{});
 }
 
 void te_rule_insert(Switch& sw, uint32_t src_nic, uint32_t dst_nic, uint32_t port) {
@@ -119,9 +121,13 @@ uint32_t Network::select_balanced(const Switch& sw, const Packet& k, uint32_t be
     }
     case kLbTeRules: {
       const uint32_t port = te_rule_lookup(sw, k.src_nic, k.dst_nic);
-      // A rule for a port that failed since it was installed is ignored: the hash (over the
-      // recomputed group) applies until the controller replaces it.
-      if (port != kNoPort && ports_[port].up) return port;
+      // A rule is followed only while its port works and is still a member of the group: after
+      // a failure and route recomputation the hash applies until the controller replaces it.
+      if (port != kNoPort && ports_[port].up) {
+        for (uint32_t i = 0; i < n; ++i) {
+          if (members[i] == port) return port;
+        }
+      }
       return members[hashed_member(sw, k, n)];
     }
     default:

@@ -305,7 +305,9 @@ class Network {
   uint32_t num_leaf_slots() const { return static_cast<uint32_t>(leaf_switches_.size()); }
   uint32_t leaf_slot_of_nic(uint32_t nic) const { return nic_leaf_slot_[nic]; }
   uint32_t leaf_switch(uint32_t slot) const { return leaf_switches_[slot]; }
-  // The egress port switch `sw` forwards `pkt` to, or kNoPort if it has no route.
+  // The egress port switch `sw` forwards `pkt` to, or kNoPort if it has no route. Under
+  // flowlet switching this is a forwarding decision: it records the packet in the switch's
+  // flowlet table (net/load_balance.h), as forwarding it would.
   uint32_t egress_port(uint32_t sw, const Packet& pkt) const {
     return select_egress(switches_[sw], pkt);
   }
