@@ -17,7 +17,7 @@ namespace {
 // scenario/simulation.cpp, net/network.cpp and the registry. A path ending in '.' is a prefix.
 // fabric.roce.ack_timeout_exponent and fabric.roce.retry_count are not here: IB RC uses them.
 // A new fabric.roce.* key that InfiniBand also reads must not be listed either.
-constexpr std::array<std::string_view, 13> kRoceOnly = {
+constexpr std::array<std::string_view, 16> kRoceOnly = {
     "fabric.roce.mtu",
     "fabric.roce.vlan",
     "fabric.roce.data_priority",
@@ -31,6 +31,9 @@ constexpr std::array<std::string_view, 13> kRoceOnly = {
     "fabric.switch.latency",   // IB: fabric.ib.switch_latency
     "fabric.switch.dt_alpha",  // IB switches admit by credits, not by a dynamic threshold
     "routing.ecmp.",           // IB forwards by the Subnet Manager's LFTs (routing.sm.*)
+    "routing.load_balancing",  // Ethernet switch load balancing; IB: routing.sm.adaptive
+    "routing.flowlet_gap",
+    "routing.te.",
 };
 
 // Keys only an InfiniBand run reads (the registry accepts them in a file of either technology,
@@ -48,7 +51,7 @@ constexpr std::array<std::string_view, 1> kUetOnly = {"fabric.uet."};
 constexpr std::array<std::string_view, 2> kRdma = {"fabric.roce.", "fabric.nic.ack_every"};
 
 // (RoCE key, InfiniBand key) that set the same thing on their fabrics.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kCounterparts = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kCounterparts = {{
     {"fabric.roce.mtu", "fabric.ib.mtu"},
     {"fabric.roce.data_priority", "fabric.ib.sl"},
     {"fabric.switch.latency", "fabric.ib.switch_latency"},
@@ -56,6 +59,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kCounterp
     {"routing.ecmp.seed", "routing.sm.engine"},
     {"routing.ecmp.base_seed", "routing.sm.engine"},
     {"routing.ecmp.convergence", "routing.sm.sweep_delay"},
+    {"routing.load_balancing", "routing.sm.adaptive"},
 }};
 
 bool matches(std::string_view path, std::string_view entry) {

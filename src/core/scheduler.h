@@ -32,6 +32,9 @@ enum EventKind : uint32_t {
   kNodeEvent = 16,
   kWindowSample = 17,  // results: the steady-window goodput sampler (scenario/steady_window.h)
   kFlowStart = 20,   // workload: a scheduled message is posted (target = message)
+  // routing: the TE controller's rules take effect / it re-optimizes (routing/te_controller.h)
+  kTeInstall = 24,
+  kTeTick = 25,
   kStopMarker = 30,  // simulation: the time limit of a run() call
 };
 

@@ -373,24 +373,7 @@ uint32_t Network::select_egress(const Switch& sw, const Packet& k) const {
   const uint32_t begin = sw.group_offsets[g];
   const uint32_t n = sw.group_offsets[g + 1] - begin;
   if (n == 1) return sw.group_ports[begin];
-  if (sw.adaptive) {
-    // Adaptive routing: the working allowed port with the least queued bytes of this VL; ties
-    // keep the earlier port, so an idle fabric follows the static LFT port (listed first). A
-    // port that is down is never chosen while another works (switch hardware sees link state).
-    uint32_t best = kNoPort;
-    uint32_t best_bytes = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t cand = sw.group_ports[begin + i];
-      if (!ports_[cand].up) continue;
-      const uint32_t bytes = queues_[cand].cls[k.priority].bytes;
-      if (best == kNoPort || bytes < best_bytes) {
-        best = cand;
-        best_bytes = bytes;
-        if (bytes == 0) break;
-      }
-    }
-    return best == kNoPort ? sw.group_ports[begin] : best;
-  }
+  if (sw.lb != kLbHash) [[unlikely]] return select_balanced(sw, k, begin, n);
   const FiveTuple t{nic_ip(k.src_nic), nic_ip(k.dst_nic), k.entropy,
                     static_cast<uint16_t>(kRoceUdpPort), 17};
   return sw.group_ports[begin + ecmp_hash(sw.hash, t, sw.hash_seed) % n];

@@ -137,6 +137,29 @@ struct PortQueues {
   int64_t credit_stalled_until_ps = 0;  // HOQ stall: arrivals for stormed VLs dropped until then
 };
 
+// How a switch resolves a multi-port group (Switch::lb).
+enum SwitchLb : uint8_t {
+  kLbHash = 0,        // ECMP: 5-tuple hash
+  kLbIbAdaptive = 1,  // InfiniBand AR: least queued bytes of the VL, ties to the LFT port
+  kLbAdaptive = 2,    // Ethernet AR: least queued bytes of the class, ties to the hashed member
+  kLbFlowlet = 3,     // flowlets: a new flowlet takes the least-occupied member
+  kLbTeRules = 4,     // a TE controller's exact-match rules, else the hash
+};
+
+// One flowlet-table entry: the flow hash that owns it (0 = free), its chosen port and the time
+// its last packet passed.
+struct FlowletSlot {
+  int64_t last_ps = 0;
+  uint32_t tag = 0;
+  uint32_t port = 0;
+};
+
+// One TE rule: (source NIC, destination NIC) -> egress port. key 0 = empty slot.
+struct TeRule {
+  uint64_t key = 0;
+  uint32_t port = 0;
+};
+
 struct Switch {
   // Hot: read for every packet the switch forwards (first cache line).
   // The shared pool: the switch buffer less the PFC headroom reserved for every lossless
@@ -157,14 +180,22 @@ struct Switch {
   // small enough to live in cache. InfiniBand (route_by_lid): one entry per DLID, the linear
   // forwarding table the Subnet Manager programs. group_of_key[key] indexes group_offsets; a
   // group's member ports are group_ports[group_offsets[g] .. group_offsets[g+1]) (global port
-  // ids). A multi-port group is an ECMP group (hashed) or, when `adaptive`, an adaptive-routing
-  // group whose first port is the static LFT port.
+  // ids). A multi-port group is an ECMP group (hashed) unless `lb` says otherwise: IB adaptive
+  // routing (the group's first port is the static LFT port), Ethernet adaptive routing, flowlets
+  // or a TE controller's per-flow rules (net/load_balance.h). kLbHash keeps forwarding to one
+  // predictable branch.
   bool route_by_lid = false;
-  bool adaptive = false;  // pick the group port with the least queued bytes of the packet's VL
+  uint8_t lb = 0;  // SwitchLb: how a multi-port group is resolved
   std::vector<uint16_t> group_of_key;
   std::vector<uint32_t> group_offsets;
   std::vector<uint32_t> group_ports;
   // Cold.
+  // Load balancing state (net/load_balance.h), allocated when the mode is set, never per packet.
+  // The flowlet table is written while forwarding, by the const select path: mutable.
+  int64_t flowlet_gap_ps = 0;
+  mutable std::vector<FlowletSlot> flowlets;  // kLbFlowlet: fixed size, indexed by flow hash
+  std::vector<TeRule> te_rules;               // kLbTeRules: open addressing, power-of-two size
+  uint32_t te_rule_count = 0;
   int64_t peak_buffer_bytes = 0;
   uint32_t node = 0;
   uint32_t first_port = 0;
@@ -274,7 +305,9 @@ class Network {
   uint32_t num_leaf_slots() const { return static_cast<uint32_t>(leaf_switches_.size()); }
   uint32_t leaf_slot_of_nic(uint32_t nic) const { return nic_leaf_slot_[nic]; }
   uint32_t leaf_switch(uint32_t slot) const { return leaf_switches_[slot]; }
-  // The egress port switch `sw` forwards `pkt` to, or kNoPort if it has no route.
+  // The egress port switch `sw` forwards `pkt` to, or kNoPort if it has no route. Under
+  // flowlet switching this is a forwarding decision: it records the packet in the switch's
+  // flowlet table (net/load_balance.h), as forwarding it would.
   uint32_t egress_port(uint32_t sw, const Packet& pkt) const {
     return select_egress(switches_[sw], pkt);
   }
@@ -333,6 +366,10 @@ class Network {
   uint32_t new_node(NodeKind kind, uint32_t index);
   void switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& pkt);
   uint32_t select_egress(const Switch& sw, const Packet& p) const;
+  // A multi-port group under any mode but the hash (net/load_balance.cpp): kept out of line so
+  // the ECMP path stays one branch.
+  uint32_t select_balanced(const Switch& sw, const Packet& p, uint32_t begin, uint32_t n) const;
+  uint32_t hashed_member(const Switch& sw, const Packet& k, uint32_t n) const;
   void enqueue(uint32_t port, const Packet& pkt);
   void drop(uint32_t port, const Packet& pkt, DropReason reason);
   // Makes a port with something to send transmit now, or when its current frame is out.

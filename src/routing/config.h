@@ -22,11 +22,18 @@ enum class EcmpSeedMode : uint8_t { kPerSwitch, kSame };
 enum class LoadBalancing : uint8_t { kEcmp, kAdaptive, kFlowlet, kTe };
 
 struct TeConfig {
-  // Control-loop delay between the controller's decision and the rules taking effect in the
-  // switches. UNVERIFIED default, set by the helper that builds the controller.
-  int64_t install_delay_ps = 0;
+  // Control-loop delay between the controller learning of a flow and its rules taking effect in
+  // the switches (routing.te.install_delay). 10 ms: OpenFlow-class rule installation on
+  // hardware switches is milliseconds per flow-mod (OFLOPS, Rotsos et al., PAM 2012; figures
+  // UNVERIFIED here) and the controller is told of flows when they are posted, so no detection
+  // loop is added. Hedera (Al-Fares et al., NSDI 2010) runs its whole detect-place-install loop
+  // every 5 s: reachable as install_delay 5 s / reoptimize_interval 5 s.
+  int64_t install_delay_ps = 10'000'000'000;
   int64_t reoptimize_interval_ps = 0;  // 0 = place once (known flows); else re-place from
                                        // measured link loads every interval
+  // Flows (messages) at least this large are placed; smaller ones stay on ECMP. 100 KB as
+  // Mahout's elephant threshold (Curtis et al., INFOCOM 2011; UNVERIFIED).
+  int64_t min_flow_size_bytes = 100'000;
 };
 
 struct EcmpConfig {
@@ -36,9 +43,12 @@ struct EcmpConfig {
   EcmpSeedMode seed_mode = EcmpSeedMode::kPerSwitch;
   uint32_t seed = 0;  // the shared seed in kSame mode, mixed into every switch's seed otherwise
   LoadBalancing load_balancing = LoadBalancing::kEcmp;
-  // Flowlet gap: larger than the path-delay spread so a new flowlet cannot overtake the last.
-  // UNVERIFIED default, set by the helper that builds flowlets (LetFlow, NSDI 2017, uses 50 us
-  // at 10G; scale with the fabric's RTT).
+  // Flowlet gap (routing.flowlet_gap): larger than the path-delay spread so a new flowlet cannot
+  // overtake the last (Flare, Kandula et al., CCR 2007). 0 = auto, resolved by the simulation
+  // (auto_flowlet_gap_ps in routing/flowlet_gap.h): the fabric's idle base RTT plus the time its
+  // links take to drain 62.5 KB, which is the LetFlow/CONGA reference simulator's 50 us timeout
+  // at 10 Gb/s (snowzjx/ns3-load-balance Ipv4LetFlowRouting, Ipv4CongaRouting) expressed in
+  // bytes. The LetFlow paper's own testbed value is UNVERIFIED here.
   int64_t flowlet_gap_ps = 0;
   TeConfig te;
 };

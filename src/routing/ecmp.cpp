@@ -1,10 +1,12 @@
 #include "routing/ecmp.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "net/load_balance.h"
 
 namespace fabricsim::routing {
 
@@ -67,6 +69,20 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
     net::Switch& s = net.switch_at(sw);
     s.hash = cfg.hash;
     s.hash_seed = ecmp_seed(cfg, scenario_seed, sw);
+    // routing.load_balancing: how a multi-port group is resolved (net/load_balance.h). A TE
+    // switch keeps its controller's rules across a recomputation (a rule for a failed port is
+    // ignored until the controller replaces it).
+    switch (cfg.load_balancing) {
+      case LoadBalancing::kAdaptive:
+        s.lb = net::kLbAdaptive;
+        break;
+      case LoadBalancing::kFlowlet:
+        net::enable_flowlets(s, cfg.flowlet_gap_ps);
+        break;
+      default:
+        s.lb = s.te_rule_count > 0 ? net::kLbTeRules : net::kLbHash;
+        break;
+    }
     s.group_of_key.assign(leaves, net::kNoRoute);
     s.group_offsets.assign(1, 0);
     s.group_ports.clear();
@@ -93,6 +109,33 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
       s.group_of_key[slot] = it->second;
     }
   }
+}
+
+int64_t auto_flowlet_gap_ps(const net::Network& net, int diameter_switch_hops,
+                            uint32_t frame_bytes) {
+  constexpr int64_t kQueueSpreadBytes = 62'500;  // 50 us x 10 Gb/s / 8 (routing/config.h)
+  int64_t max_delay_ps = 0;
+  int64_t min_rate_bps = 0;
+  for (uint32_t p = 0; p < net.num_ports(); ++p) {
+    const net::Port& port = net.port(p);
+    max_delay_ps = std::max(max_delay_ps, port.delay_ps);
+    if (port.rate_bps > 0 && (min_rate_bps == 0 || port.rate_bps < min_rate_bps)) {
+      min_rate_bps = port.rate_bps;
+    }
+  }
+  if (min_rate_bps == 0) return 0;
+  auto serialize_ps = [&](int64_t bytes) { return bytes * 8 * 1'000'000'000'000 / min_rate_bps; };
+  const int64_t links = diameter_switch_hops + 1;
+  const int64_t rtt_ps = 2 * links * (max_delay_ps + serialize_ps(frame_bytes));
+  return rtt_ps + serialize_ps(kQueueSpreadBytes);
+}
+
+int EcmpRoutes::diameter_switch_hops() const {
+  int worst = 0;
+  for (const std::vector<uint16_t>& dist : dist_) {
+    for (uint32_t sw : nic_switch_) worst = std::max(worst, dist[sw] + 1);
+  }
+  return worst;
 }
 
 int EcmpRoutes::switch_hops(uint32_t src_nic, uint32_t dst_nic) const {

@@ -22,12 +22,23 @@ class EcmpRoutes {
 
   // Switches a packet from `src_nic` to `dst_nic` traverses on a shortest path.
   int switch_hops(uint32_t src_nic, uint32_t dst_nic) const;
+  // The most switches any NIC pair's shortest path traverses.
+  int diameter_switch_hops() const;
 
  private:
   std::vector<uint32_t> nic_slot_;            // NIC -> leaf slot of its switch
   std::vector<uint32_t> nic_switch_;          // NIC -> switch it is cabled to
   std::vector<std::vector<uint16_t>> dist_;  // [leaf slot][switch]: hops from switch to leaf
 };
+
+// The automatic flowlet gap (routing.flowlet_gap: 0): the fabric's idle base RTT across its
+// widest NIC pair (diameter_switch_hops switches: per link the largest port delay plus one
+// `frame_bytes` frame's serialization at the slowest port, both ways) plus the time the slowest
+// link takes to drain 62.5 KB. The gap must exceed the paths' delay spread (Flare, CCR 2007);
+// in a symmetric fabric the spread is the difference in queueing, which the 62.5 KB term bounds
+// as the LetFlow/CONGA ns-3 reference does with its 50 us at 10 Gb/s (routing/config.h).
+int64_t auto_flowlet_gap_ps(const net::Network& net, int diameter_switch_hops,
+                            uint32_t frame_bytes);
 
 // The per-switch ECMP seed: the shared seed in `kSame` mode (every switch hashes alike, which
 // polarizes), else a mix of the scenario seed, the configured seed and the switch index.

@@ -10,7 +10,7 @@ void install_lid_routes(net::Network& net, const LidRoutes& routes, bool adaptiv
   for (uint32_t sw = 0; sw < net.num_switches(); ++sw) {
     net::Switch& s = net.switch_at(sw);
     s.route_by_lid = true;
-    s.adaptive = adaptive;
+    s.lb = adaptive ? net::kLbIbAdaptive : net::kLbHash;
     s.group_of_key.assign(routes.num_lids, net::kNoRoute);
     s.group_offsets.assign(1, 0);
     s.group_ports.clear();

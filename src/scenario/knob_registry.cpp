@@ -521,6 +521,7 @@ std::vector<Knob> build_knob_registry() {
   add_congestion_knobs(k);
   add_spray_knobs(k);
   add_infiniband_knobs(k);
+  add_load_balancing_knobs(k);
   add_node_knobs(k);
   add_training_knobs(k);
   add_collective_knobs(k);

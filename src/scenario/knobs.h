@@ -116,6 +116,9 @@ void add_nic_knobs(std::vector<Knob>& k);
 // The GPU node model: GPUs per node, NVLink, PCIe, host memory, GPUDirect, PXN
 // (knob_registry_node.cpp).
 void add_node_knobs(std::vector<Knob>& k);
+// Ethernet load balancing: routing.load_balancing, routing.flowlet_gap, routing.te.*
+// (knob_registry_lb.cpp).
+void add_load_balancing_knobs(std::vector<Knob>& k);
 // For a key that was removed or renamed: a one-phrase pointer to what replaces it ("" if none).
 std::string retired_key_hint(std::string_view path);
 

@@ -15,7 +15,9 @@
 #include "core/event_queue.h"
 #include "core/rng.h"
 #include "core/units.h"
+#include "net/load_balance.h"
 #include "net/network.h"
+#include "routing/te_controller.h"
 #include "scenario/infiniband.h"
 #include "scenario/resources_gpu.h"
 #include "scenario/result.h"
@@ -362,6 +364,23 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   transport = wc.add(transport, wc.mul(e.nics, sizeof(Ring<uint32_t>) + sizeof(int64_t) +
                                                    kMinRingBytes<uint32_t> + sizeof(uint16_t)));
   e.parts.push_back({"transport", transport, wkey});
+
+  // Load balancing (net/load_balance.h, routing/te_controller.h): flowlets keep a fixed table per
+  // switch; TE keeps a record per large message (its path: at most 2 x tiers ports) and its
+  // rules, at most one per path hop in tables kept at most half full.
+  if (sc.ecmp.load_balancing == routing::LoadBalancing::kFlowlet) {
+    e.parts.push_back({"load balancing",
+                       wc.mul(e.switches, net::kFlowletSlots * sizeof(net::FlowletSlot) +
+                                              kMallocOverheadBytes),
+                       "routing.load_balancing"});
+  } else if (sc.ecmp.load_balancing == routing::LoadBalancing::kTe) {
+    const int64_t hops = 2 * std::max(1, sc.topology.tiers);
+    const int64_t per_flow = sizeof(routing::TeController::Flow) + kMallocOverheadBytes +
+                             hops * (sizeof(uint32_t) + 2 * sizeof(net::TeRule)) +
+                             sizeof(int32_t);
+    e.parts.push_back({"load balancing", wc.mul(grown_elements(t.messages), per_flow),
+                       "routing.load_balancing"});
+  }
 
   // ---- packets held in queues and on cables ----
   // Packets exist only in the fabric (a NIC pulls its next packet when its port is free): at

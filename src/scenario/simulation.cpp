@@ -4,6 +4,8 @@
 #include <stdexcept>
 
 #include "core/error.h"
+#include "net/load_balance.h"
+#include "net/wire.h"
 #include "routing/lid_install.h"
 #include "scenario/infiniband.h"
 
@@ -44,6 +46,27 @@ transport::DcqcnParams resolve_dcqcn(const Scenario& sc) {
   return p;
 }
 
+// routing.load_balancing against the fabric (docs/load-balancing.md). Adaptive routing sends a
+// flow's packets over several paths, so a RoCE responder must place out of order: a go-back-N
+// responder would NAK nearly every packet, hence refused rather than run. Flowlets are allowed
+// on RoCE as is: their gap exceeds the paths' delay spread, which is what keeps a flow in order
+// (a too-small gap shows up as NAKs and retransmissions). TE moves a flow at most when its
+// rules change. UET delivers unordered and needs nothing. InfiniBand has its own AR.
+void check_load_balancing(const Scenario& sc) {
+  const routing::LoadBalancing lb = sc.ecmp.load_balancing;
+  if (lb == routing::LoadBalancing::kEcmp) return;
+  if (sc.technology == Technology::kInfiniband) {
+    throw InputError("routing.load_balancing",
+                     "Ethernet switch load balancing; InfiniBand uses routing.sm.adaptive");
+  }
+  if (lb == routing::LoadBalancing::kAdaptive && sc.technology == Technology::kRoce &&
+      !sc.roce.out_of_order) {
+    throw InputError("routing.load_balancing",
+                     "adaptive routing reorders a flow's packets: RoCE needs "
+                     "fabric.roce.out_of_order");
+  }
+}
+
 }  // namespace
 
 Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
@@ -77,6 +100,7 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
     throw InputError("fabric.ecn.kmax", "must be at least fabric.ecn.kmin");
   }
   node::check_spec(sc_.node, sc_.topology);  // InputError naming the node.* key
+  check_load_balancing(sc_);
   const bool ib = sc_.technology == Technology::kInfiniband;
   if (ib) net_.set_ib(sc_.ib.link);
   topo_ = topo::build(sc_.topology, topo::FabricParams{sc_.link, sc_.switch_config, sc_.nic}, net_);
@@ -123,15 +147,22 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
     steady_ = std::make_unique<SteadyWindow>(*transport_, sched_, sc_.link.rate_bps,
                                              workload_->total_messages());
   }
+  if (sc_.ecmp.load_balancing == routing::LoadBalancing::kTe) {
+    te_ = std::make_unique<routing::TeController>(
+        net_, sched_, sc_.ecmp.te,
+        [this](uint32_t msg) { return transport_->message(msg).delivered_bytes; });
+  }
   transport_->on_delivered = [this](uint32_t msg) {
     ++delivered_;
     if (steady_) steady_->on_completion();
+    if (te_) te_->on_delivered(msg);
     // GPU transfers' transport messages belong to the node layer, whatever else is running.
     if (gpu_net_ && gpu_net_->owns(msg)) {
       gpu_net_->on_delivered(msg);
     } else {
       workload_->on_delivered(msg);
     }
+    if (te_) te_learn();  // a delivery may post the next messages (collectives)
   };
   if (sc_.capture.max_frames > 0) net_.set_tap(net::Tap{this, &Simulation::capture_hook});
 }
@@ -152,6 +183,16 @@ uint32_t Simulation::switch_port(int switch_index, int port, const char* key) co
 void Simulation::program_routes() {
   // ECMP tables always: their shortest-path distances also give each flow's ideal hop count.
   routes_.install(net_, sc_.ecmp, sc_.seed);
+  if (sc_.ecmp.load_balancing == routing::LoadBalancing::kFlowlet && sc_.ecmp.flowlet_gap_ps == 0) {
+    // routing.flowlet_gap: auto, from this fabric's RTT (routing/ecmp.h), fixed for the run.
+    const uint32_t frame = net::roce_data_frame_bytes(static_cast<uint32_t>(sc_.roce.mtu_bytes),
+                                                      false, false) + net::kWireOnlyBytes;
+    sc_.ecmp.flowlet_gap_ps =
+        routing::auto_flowlet_gap_ps(net_, routes_.diameter_switch_hops(), frame);
+    for (uint32_t sw = 0; sw < net_.num_switches(); ++sw) {
+      net::enable_flowlets(net_.switch_at(sw), sc_.ecmp.flowlet_gap_ps);
+    }
+  }
   if (!sm_) return;
   lid_routes_ = sm_->sweep(net_);
   if (lid_routes_.unreachable_pairs > 0 && link_failed_ps_ < 0) {
@@ -219,6 +260,17 @@ void Simulation::start_workload() {
     workload_->start();
   }
   if (steady_) steady_->start();
+  if (te_) {
+    te_learn();
+    te_->start();
+  }
+}
+
+void Simulation::te_learn() {
+  for (const uint32_t n = transport_->num_messages(); te_seen_ < n; ++te_seen_) {
+    const transport::MessageRecord& m = transport_->message(te_seen_);
+    te_->on_posted(te_seen_, m.src_nic, m.dst_nic, m.size_bytes);
+  }
 }
 
 bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop) {
@@ -292,9 +344,17 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
         break;
       case kFlowStart:
         workload_->on_flow_start();
+        if (te_) te_learn();
         break;
       case kNodeEvent:
         gpu_net_->on_event(ev.target);
+        if (te_) te_learn();
+        break;
+      case kTeInstall:
+        te_->on_install();
+        break;
+      case kTeTick:
+        te_->on_tick();
         break;
       case kWindowSample:
         steady_->on_sample();

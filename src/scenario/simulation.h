@@ -12,6 +12,7 @@
 #include "node/gpu_net.h"
 #include "routing/ecmp.h"
 #include "routing/subnet_manager.h"
+#include "routing/te_controller.h"
 #include "scenario/gpu_workload.h"
 #include "scenario/progress.h"
 #include "scenario/result.h"
@@ -71,6 +72,8 @@ class Simulation {
   // and note; its LFTs and AR groups are released once programmed into the switches.
   const routing::LidRoutes& lid_routes() const { return lid_routes_; }
   // The failure timeline (-1 when no link failed / routes were not recomputed yet).
+  // routing.load_balancing: te: the traffic-engineering controller (else nullptr).
+  const routing::TeController* te_controller() const { return te_.get(); }
   int64_t link_failed_ps() const { return link_failed_ps_; }
   int64_t routes_restored_ps() const { return routes_restored_ps_; }
 
@@ -87,6 +90,11 @@ class Simulation {
   std::unique_ptr<GpuWorkload> gpu_workload_;  // after gpu_net_: it holds a reference to it
   std::unique_ptr<routing::SubnetManager> sm_;
   std::unique_ptr<SteadyWindow> steady_;
+  // Load balancing (routing.load_balancing: te): the controller learns of each message posted
+  // since te_seen_ after the events that post (per message, never per packet).
+  std::unique_ptr<routing::TeController> te_;
+  uint32_t te_seen_ = 0;
+  void te_learn();
   routing::LidRoutes lid_routes_;
   int64_t link_failed_ps_ = -1;
   int64_t routes_restored_ps_ = -1;
