@@ -148,6 +148,7 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"nic_ports_paused", n.nic_ports_paused},
                    {"watchdog_storms", n.watchdog_storms},
                    {"watchdog_drops", n.watchdog_drops},
+                   {"trimmed_packets", n.trimmed_packets},
                    {"ecn_marks", n.ecn_marks},
                    {"cnps", n.cnps},
                    {"plb_repaths", n.plb_repaths},

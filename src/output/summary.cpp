@@ -119,6 +119,7 @@ std::string format_summary(const scenario::RunResult& r) {
   const scenario::FabricCounters& n = r.counters;
   rows.emplace_back("drops", count(n.dropped_packets) + " packets (" +
                                  format_bytes(n.dropped_bytes) + " payload)");
+  if (n.trimmed_packets > 0) rows.emplace_back("trims", count(n.trimmed_packets) + " packets");
   rows.emplace_back("retransmits", count(n.retransmitted_packets) + " packets, " +
                                        count(n.timeouts) + " timeouts, " + count(n.naks) + " NAKs");
   if (n.pause_frames > 0 || n.lossless_drops > 0) {  // Ethernet PFC

@@ -138,6 +138,7 @@ std::vector<Knob> build_knob_registry() {
           {"cut_through", Forwarding::kCutThrough},
           {"store_and_forward", Forwarding::kStoreAndForward}},
       [](auto& s) -> auto& { return s.switch_config.forwarding; }));
+  add_trim_knobs(k);
   add_nic_knobs(k);
   k.push_back(bind(
       {.path = "fabric.roce.mtu",

@@ -116,6 +116,8 @@ void add_nic_knobs(std::vector<Knob>& k);
 // The GPU node model: GPUs per node, NVLink, PCIe, host memory, GPUDirect, PXN
 // (knob_registry_node.cpp).
 void add_node_knobs(std::vector<Knob>& k);
+// Switch packet trimming and the per-port queue cap (knob_registry_trim.cpp).
+void add_trim_knobs(std::vector<Knob>& k);
 // For a key that was removed or renamed: a one-phrase pointer to what replaces it ("" if none).
 std::string retired_key_hint(std::string_view path);
 

@@ -146,6 +146,8 @@ struct FabricCounters {
   int64_t nic_ports_paused = 0;      // NIC ports that were paused at least once
   int64_t watchdog_storms = 0;       // queues the PFC watchdog declared stormed
   int64_t watchdog_drops = 0;
+  // UEC packet trimming (net/trim.cpp): data packets switches cut to their header.
+  int64_t trimmed_packets = 0;
   int64_t ecn_marks = 0;             // CE marks set by switches
   int64_t cnps = 0;                  // CNPs sent by receivers
   int64_t plb_repaths = 0;           // PLB source-port changes

@@ -375,6 +375,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.lossless_drops = nc.lossless_drops;
   fc.pause_frames = nc.pause_frames;
   fc.watchdog_storms = nc.watchdog_storms;
+  fc.trimmed_packets = nc.trimmed_packets;
   fc.watchdog_drops = nc.watchdog_drops;
   fc.ecn_marks = nc.ecn_marks;
   fc.cnps = tc.cnps_sent;
