@@ -162,7 +162,10 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"hoq_discards", n.hoq_discards},
                    {"first_credit_stall_ps", n.first_credit_stall_ps},
                    {"peak_vl_buffer_fraction", n.peak_vl_buffer_fraction},
-                   {"out_of_order_packets", n.out_of_order_packets}};
+                   {"out_of_order_packets", n.out_of_order_packets},
+                   {"trims", n.trims},
+                   {"credits", n.credits},
+                   {"sack_retransmits", n.sack_retransmits}};
   if (r.failure.link_failed_ps >= 0) {
     j["failure"] = {{"link_failed_ps", r.failure.link_failed_ps},
                     {"routes_restored_ps", r.failure.routes_restored_ps},

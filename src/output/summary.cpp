@@ -171,7 +171,12 @@ std::string format_summary(const scenario::RunResult& r) {
   }
   if (n.out_of_order_packets > 0) {
     rows.emplace_back("reordering", count(n.out_of_order_packets) +
-                                        " packets placed out of order (adaptive routing)");
+                                        " packets placed out of order (adaptive routing or spraying)");
+  }
+  if (n.trims > 0 || n.credits > 0 || n.sack_retransmits > 0) {  // UET
+    rows.emplace_back("UET", count(n.trims) + " trimmed packets NACKed, " +
+                                 count(n.sack_retransmits) + " SACK-inferred resends, " +
+                                 count(n.credits) + " RCCC credits");
   }
   if (n.watchdog_storms > 0) {
     rows.emplace_back("watchdog", count(n.watchdog_storms) + " storms broken, " +

@@ -71,10 +71,12 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.seed; }));
   k.push_back(bind_enum(
       {.path = "fabric.technology",
-       .description = "Fabric and transport: RoCEv2 on Ethernet or native InfiniBand",
+       .description = "Fabric and transport: RoCEv2 on Ethernet, native InfiniBand, or Ultra "
+                      "Ethernet (UET, transport/uet.h)",
        .source = "RoCEv2: the articles' mainstream fabric"},
       std::vector<std::pair<std::string, Technology>>{{"roce", Technology::kRoce},
-                                                      {"ib", Technology::kInfiniband}},
+                                                      {"ib", Technology::kInfiniband},
+                                                      {"uet", Technology::kUet}},
       [](auto& s) -> auto& { return s.technology; }));
   k.push_back(bind(
       {.path = "fabric.link.rate",
@@ -512,6 +514,7 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.capture.point; }));
   add_congestion_knobs(k);
   add_infiniband_knobs(k);
+  add_uet_knobs(k);
   add_node_knobs(k);
   add_training_knobs(k);
   add_collective_knobs(k);

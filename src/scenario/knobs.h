@@ -109,6 +109,8 @@ void add_congestion_knobs(std::vector<Knob>& k);
 // InfiniBand, transport service/operation, Subnet Manager, recovery and link faults
 // (knob_registry_ib.cpp).
 void add_infiniband_knobs(std::vector<Knob>& k);
+// Ultra Ethernet transport: fabric.uet.* (knob_registry_uet.cpp).
+void add_uet_knobs(std::vector<Knob>& k);
 // The NIC/host latency profile, its overrides and ACK coalescing (knob_registry_nic.cpp).
 void add_nic_knobs(std::vector<Knob>& k);
 // The GPU node model: GPUs per node, NVLink, PCIe, host memory, GPUDirect, PXN

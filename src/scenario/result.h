@@ -163,6 +163,10 @@ struct FabricCounters {
   int64_t first_credit_stall_ps = -1;
   double peak_vl_buffer_fraction = 0;  // fullest VL receive buffer, as a fraction (<= 1)
   int64_t out_of_order_packets = 0;  // placed out of PSN order (adaptive routing)
+  // UET (transport/uet.h)
+  int64_t trims = 0;                 // trimmed data headers NACKed by receivers
+  int64_t credits = 0;               // RCCC credit grants
+  int64_t sack_retransmits = 0;      // resent because later packets were acknowledged
 };
 
 // One switch port's share of the Subnet Manager's routes (InfiniBand): how many CA LIDs the

@@ -54,6 +54,10 @@ struct TransportCounters {
   int64_t out_of_order_packets = 0;  // placed out of sequence order
   int64_t read_requests = 0;         // RDMA READ requests sent, re-issues included
   int64_t ooo_window_drops = 0;      // too far ahead of the expected sequence number to place
+  // UET (transport/uet.h)
+  int64_t trims_seen = 0;     // trimmed data headers that reached a receiver (each NACKed)
+  int64_t credits_sent = 0;   // RCCC credit grants sent by receivers
+  int64_t sack_retransmits = 0;  // packets resent because later ones were acknowledged (SACK)
 };
 
 class Transport {
