@@ -323,13 +323,6 @@ void UetTransport::send_packet(uint32_t id, Packet& p) {
   p.ecn = 2;  // ECT(0): NSCC reacts to CE (§1)
   p.flags = static_cast<uint8_t>((index == 0 ? net::kFlagFirst : 0) |
                                  (index + 1 == m->npkts ? net::kFlagLast : 0));
-  // htsim sendNewPacket/sendRtxPacket set AR (ACK request) when the window is now full, when
-  // credit is exhausted, and on every retransmission (uet-sim.md §5): without it a window
-  // smaller than the ACK coalescing threshold would wait for the RTO.
-  if (s->sends > 1 || q.in_flight_bytes + s->frame > cwnd_bytes(id) ||
-      (cfg_.rccc && q.credit.credit_bytes <= 0)) {
-    p.flags = static_cast<uint8_t>(p.flags | kFlagAckRequest);
-  }
   m->sent_bytes += s->payload;
   ++counters_.data_packets_sent;
   counters_.data_bytes_sent += s->payload;

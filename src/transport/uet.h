@@ -74,9 +74,6 @@ struct UetDerived {
 UetDerived uet_derive(const UetConfig& cfg, const UetNetwork& n);
 
 // NACK codes (§4, Wireshark/uet-ref-prov): carried in the NACK packet's `msg` field.
-// On UET data: the sender asks for an immediate ACK (PDS AR flag; htsim sets it when the window
-// is full, credit is exhausted and on retransmissions, uet-sim.md §5). Ethernet-only bit.
-inline constexpr uint8_t kFlagAckRequest = 32;
 inline constexpr uint32_t kNackTrimmed = 0x01;
 inline constexpr uint32_t kNackRodOoo = 0x0D;
 // kUetControl subtypes, in the packet's `msg` field.

@@ -50,19 +50,9 @@ void UetTransport::on_data(const Packet& p) {
   if (++m.rcvd_pkts == m.npkts) deliver(p.msg, q.dst_nic);
   if (ce) r.ce_pending = true;
   r.unacked_bytes += p.payload_bytes;
-  // AR (the sender's ACK request, set on a message's last packet, when its window is full and
-  // on retransmissions): ACK at once, and once more when the out-of-order holes have filled,
-  // so the packets that arrive after the AR one are not left waiting for the coalescing
-  // threshold or the RTO (htsim UecSink::processData, _ack_request).
-  bool ar_now = (p.flags & (net::kFlagLast | kFlagAckRequest)) != 0;
-  if (ar_now) r.ack_request = true;
-  if (r.ack_request && r.cack == r.high) {
-    ar_now = true;
-    r.ack_request = false;
-  }
   // Coalesced ACKs (§5: ACK_GEN_TRIGGER 16 KiB; htsim shouldSack): at once on CE, on the
-  // connection's first packet and on AR.
-  if (r.unacked_bytes >= cfg_.ack_every_bytes || ce || first_ever || ar_now) {
+  // connection's first packet and on a message's last (htsim's AR on the last packet).
+  if (r.unacked_bytes >= cfg_.ack_every_bytes || ce || first_ever || (p.flags & net::kFlagLast)) {
     send_ack(p.qp, p, r.ce_pending);
   }
 }
