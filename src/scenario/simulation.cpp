@@ -62,6 +62,14 @@ transport::UetNetwork configure_uet(Scenario& sc) {
   const int64_t frame =
       transport::uet_data_frame_bytes(sc.uet, static_cast<uint32_t>(sc.uet.mtu_bytes));
   const int64_t bdp_pkts = (d.bdp_bytes + frame - 1) / frame;
+  // The per-port data queue: htsim's 1 x BDP with trimming, 5 x BDP without (main_uec.cpp
+  // DEFAULT_TRIMMING_QUEUESIZE_FACTOR / DEFAULT_NONTRIMMING_QUEUESIZE_FACTOR, in whole packets,
+  // uet-sim.md §0) unless fabric.switch.port_queue sets it. The derived RTO assumes it: without
+  // a cap, queues grow past one RTO and every flow times out spuriously.
+  if (sc.switch_config.port_queue_bytes == 0) {
+    sc.switch_config.port_queue_bytes = (sc.uet.trimming ? 1 : 5) * bdp_pkts * frame;
+    n.port_queue_bytes = sc.switch_config.port_queue_bytes;
+  }
   net::EcnConfig& ecn = sc.switch_config.ecn;
   ecn.kmin_bytes = (2 * bdp_pkts + 9) / 10 * frame;  // ceil(0.2 x BDP_pkt) packets
   ecn.kmax_bytes = (8 * bdp_pkts + 9) / 10 * frame;  // ceil(0.8 x BDP_pkt) packets

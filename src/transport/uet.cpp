@@ -321,8 +321,12 @@ void UetTransport::send_packet(uint32_t id, Packet& p) {
   p.type = PacketType::kData;
   p.priority = static_cast<uint8_t>(cfg_.data_priority);
   p.ecn = 2;  // ECT(0): NSCC reacts to CE (§1)
+  const bool ack_req = s->sends > 1 ||
+                       q.in_flight_bytes + s->frame > cwnd_bytes(id) ||
+                       (cfg_.rccc && q.credit.credit_bytes <= 0);
   p.flags = static_cast<uint8_t>((index == 0 ? net::kFlagFirst : 0) |
-                                 (index + 1 == m->npkts ? net::kFlagLast : 0));
+                                 (index + 1 == m->npkts ? net::kFlagLast : 0) |
+                                 (ack_req ? kFlagAckReq : 0));
   m->sent_bytes += s->payload;
   ++counters_.data_packets_sent;
   counters_.data_bytes_sent += s->payload;

@@ -73,6 +73,12 @@ struct UetDerived {
 };
 UetDerived uet_derive(const UetConfig& cfg, const UetNetwork& n);
 
+// On UET data: the PDS AR (ACK request) flag: the receiver ACKs this packet at once. The sender
+// sets it on retransmissions and when the packet exhausts its window or credit (htsim
+// sendNewPacket/sendRtxPacket, §5), so coalescing never holds back the ACK a blocked sender
+// waits for. (Bits 4-7 of Packet::flags carry the SL only on InfiniBand.)
+inline constexpr uint8_t kFlagAckReq = 32;
+
 // NACK codes (§4, Wireshark/uet-ref-prov): carried in the NACK packet's `msg` field.
 inline constexpr uint32_t kNackTrimmed = 0x01;
 inline constexpr uint32_t kNackRodOoo = 0x0D;

@@ -51,8 +51,9 @@ void UetTransport::on_data(const Packet& p) {
   if (ce) r.ce_pending = true;
   r.unacked_bytes += p.payload_bytes;
   // Coalesced ACKs (§5: ACK_GEN_TRIGGER 16 KiB; htsim shouldSack): at once on CE, on the
-  // connection's first packet and on a message's last (htsim's AR on the last packet).
-  if (r.unacked_bytes >= cfg_.ack_every_bytes || ce || first_ever || (p.flags & net::kFlagLast)) {
+  // connection's first packet, on a message's last and on the sender's AR flag.
+  if (r.unacked_bytes >= cfg_.ack_every_bytes || ce || first_ever ||
+      (p.flags & (net::kFlagLast | kFlagAckReq))) {
     send_ack(p.qp, p, r.ce_pending);
   }
 }
