@@ -50,10 +50,19 @@ void UetTransport::on_data(const Packet& p) {
   if (++m.rcvd_pkts == m.npkts) deliver(p.msg, q.dst_nic);
   if (ce) r.ce_pending = true;
   r.unacked_bytes += p.payload_bytes;
+  // AR and a message's last packet also ask for one more ACK once the out-of-order holes have
+  // filled (htsim UecSink::processData, _ack_request): else the packets that arrive after one
+  // that overtook them (sprayed, or a short last packet) wait for the coalescing threshold or
+  // the RTO.
+  bool ar = (p.flags & (net::kFlagLast | kFlagAckReq)) != 0;
+  if (ar) r.ack_request = true;
+  if (r.ack_request && r.cack == r.high) {
+    ar = true;
+    r.ack_request = false;
+  }
   // Coalesced ACKs (§5: ACK_GEN_TRIGGER 16 KiB; htsim shouldSack): at once on CE, on the
   // connection's first packet, on a message's last and on the sender's AR flag.
-  if (r.unacked_bytes >= cfg_.ack_every_bytes || ce || first_ever ||
-      (p.flags & (net::kFlagLast | kFlagAckReq))) {
+  if (r.unacked_bytes >= cfg_.ack_every_bytes || ce || first_ever || ar) {
     send_ack(p.qp, p, r.ce_pending);
   }
 }
