@@ -449,7 +449,7 @@ void UetTransport::on_ack(const Packet& p) {
   // for that one's RTT plus a reorder allowance of one network RTT is presumed lost. Spraying
   // reorders by up to the queueing-delay spread between paths (NSCC's target, 0.75 x RTT), so
   // a smaller allowance would resend packets that are merely late.
-  if (q.rack_sent_ps >= 0) {
+  if (cfg_.sack_loss && q.rack_sent_ps >= 0) {
     const uint32_t end = std::min(q.snd_nxt, a.sack_base + 64);
     for (uint32_t psn = q.snd_una; psn < end; ++psn) {
       UetTxSlot& s = q.tx[psn & mask];
