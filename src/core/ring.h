@@ -34,6 +34,9 @@ class __attribute__((packed)) Ring {
     buf_[tail_++ & mask_] = v;
     __builtin_prefetch(&buf_[(tail_ + 64 / sizeof(T)) & mask_], 1);  // next line, for writing
   }
+  // The newest element (non-empty ring only): switches trimming the newest queued packet.
+  T& back() { return buf_[(tail_ - 1) & mask_]; }
+  T pop_back() { return buf_[--tail_ & mask_]; }
   [[gnu::always_inline]] T pop_front() {
     // The next slots are read at this ring's next pop, usually after thousands of other events
     // have evicted them: start fetching the following cache line now.

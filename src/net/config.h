@@ -94,6 +94,16 @@ struct EcnConfig {
 // switch would drop for lack of buffer is cut to its first `header_bytes` and forwarded in the
 // `priority` class (strict priority above data) so that the receiver learns of the loss one
 // one-way delay later and NACKs it. Only packets of a class in `mask` are trimmed.
+// Which packet a full data queue trims.
+//   kArrival:         the arriving packet, the one the switch would discard (NVIDIA Spectrum-4
+//                     packet trimming, Cumulus Linux 5.14+ "Packet Trimming": "trims and forwards
+//                     packets that are about to be discarded"; SAI packet-trim proposal: queue
+//                     stat TRIM_PACKETS "trimmed due to failed admission").
+//   kArrivalOrNewest: uet-htsim's CompositeQueue::receivePacket: with probability 1/2 the
+//                     arrival, otherwise the newest queued data packet is trimmed and the
+//                     arrival admitted (spreads the loss over the flows already queued).
+enum class TrimVictim : uint8_t { kArrival, kArrivalOrNewest };
+
 struct TrimConfig {
   bool enabled = false;
   uint8_t mask = 1u << 3;
@@ -101,6 +111,7 @@ struct TrimConfig {
   // found (UNVERIFIED); SONiC deployments configure 256 B (reference uet.md).
   uint16_t header_bytes = 64;
   uint8_t priority = 7;  // the header queue: above data, as htsim's CompositeQueue high class
+  TrimVictim victim = TrimVictim::kArrival;
 };
 
 struct SwitchConfig {
@@ -119,6 +130,8 @@ struct SwitchConfig {
   // Per-port limit on the bytes queued in one lossy class, on top of the shared buffer's dynamic
   // threshold; 0 = none (the shared buffer alone, as a Spectrum/Tomahawk MMU). uet-htsim gives
   // every port a private queue of 1 x BDP with trimming (5 x BDP without): set this to compare.
+  // With trimming on, the trimmed-header class may hold 2 x this (htsim's header-queue limit,
+  // CompositeQueue::receivePacket).
   int64_t port_queue_bytes = 0;
   PfcConfig pfc;
   EcnConfig ecn;

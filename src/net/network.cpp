@@ -33,6 +33,11 @@ uint32_t Network::add_switch(const SwitchConfig& cfg, int tier) {
   s.lossless_mask = cfg.pfc.enabled ? cfg.pfc.lossless_mask : 0;
   s.pfc_dynamic = cfg.pfc.enabled && cfg.pfc.threshold == PfcThreshold::kDynamic;
   s.pfc_alpha = static_cast<float>(cfg.pfc.alpha);
+  s.port_queue_bytes = cfg.port_queue_bytes;
+  s.trim_mask = cfg.trim.enabled ? cfg.trim.mask : 0;
+  s.trim_priority = cfg.trim.priority;
+  s.trim_header_bytes = cfg.trim.header_bytes;
+  s.trim_newest = cfg.trim.victim == TrimVictim::kArrivalOrNewest;
   switches_.push_back(std::move(s));
   switch_cfg_.push_back(cfg);
   return sw;
@@ -396,7 +401,6 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
   Switch& sw = switches_[p.switch_index];
   const uint8_t cls = static_cast<uint8_t>(1u << pkt.priority);
-  const int64_t free_bytes = sw.buffer_bytes - sw.buffer_used_bytes;
   // The storm mask sits on a cold line of PortQueues: read it only where a watchdog can set it.
   if (!p.up || ((sw.pfc_on || ib_on_) && (queues_[port].storm_mask & cls))) {
     // A failed link, or a queue the PFC watchdog declared stormed / a stalled IB VL: the
@@ -417,11 +421,14 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
       drop(port, pkt, DropReason::kLossless);
       return;
     }
-  } else if (pkt.frame_bytes > free_bytes ||
-             static_cast<double>(queues_[port].cls[pkt.priority].bytes) >=
-                 sw.dt_alpha * free_bytes) {
+  } else if (!lossy_fits(sw, port, pkt)) {
     // Dynamic threshold admission (Choudhury & Hahne 1998): a queue may hold at most
-    // alpha x (unused shared buffer); tail drop beyond that or when the buffer is full.
+    // alpha x (unused shared buffer), and at most port_queue_bytes when that is set; tail drop
+    // beyond that or when the buffer is full, unless the class trims (UEC packet trimming).
+    if ((sw.trim_mask & cls) && pkt.type == PacketType::kData && !(pkt.flags & kFlagTrimmed)) {
+      trim(port, pkt);
+      return;
+    }
     drop(port, pkt, DropReason::kBuffer);
     return;
   } else {

@@ -83,6 +83,7 @@ struct PortQueues {
   uint32_t node = 0;  // owning node
   int64_t prop_ps = 0;
   int64_t drops = 0;
+  int64_t trims = 0;  // data packets this port's queues trimmed to their header (net/trim.cpp)
   Ring<Packet> mac_ctrl;  // PFC frames to send, served before every class and never paused
   // MAC control frames and IB flow-control packets on the cable, in arrival order: they are
   // consumed by the far end's MAC / link layer after serialization + propagation, without the
@@ -175,6 +176,14 @@ struct Switch {
   uint8_t lossless_mask = 0;  // PFC classes (0 when PFC is off)
   bool pfc_dynamic = false;   // lossless PGs: dynamic threshold on the shared pool (net/pfc.cpp)
   float pfc_alpha = 1.0f;     // its alpha (PfcConfig::alpha)
+  // Lossy admission extras (issue 11): a per-port, per-class cap (0 = none) and packet
+  // trimming (net/trim.cpp). trim_mask is 0 when trimming is off, so the drop path pays one
+  // test for it.
+  int64_t port_queue_bytes = 0;
+  uint8_t trim_mask = 0;
+  uint8_t trim_priority = 7;
+  uint16_t trim_header_bytes = 64;
+  bool trim_newest = false;  // TrimVictim::kArrivalOrNewest
   // Forwarding (filled by routing/). Ethernet: routes depend only on the switch the destination
   // NIC is cabled to (its leaf slot), so the table has one entry per leaf, not per NIC: it stays
   // small enough to live in cache. InfiniBand (route_by_lid): one entry per DLID, the linear
@@ -260,6 +269,10 @@ struct NetCounters {
   int64_t credit_stalls = 0;      // VLs stalled past the head-of-queue lifetime
   int64_t hoq_discards = 0;       // packets discarded by a stalled VL
   int64_t first_credit_stall_ps = -1;
+  // Packet trimming (net/trim.cpp): data packets cut to their header instead of dropped, and
+  // the payload bytes they lost (the sender retransmits them on the receiver's NACK).
+  int64_t trimmed_packets = 0;
+  int64_t trimmed_payload_bytes = 0;
 };
 
 class Network {
@@ -372,6 +385,26 @@ class Network {
   uint32_t hashed_member(const Switch& sw, const Packet& k, uint32_t n) const;
   void enqueue(uint32_t port, const Packet& pkt);
   void drop(uint32_t port, const Packet& pkt, DropReason reason);
+  // The lossy class of `port` has no room for `pkt`, a trimmable data packet: trims it (or, in
+  // htsim's mode, possibly the newest queued data packet) to a header in the trim class, which
+  // is admitted like any packet (dropped if that fails too). net/trim.cpp.
+  void trim(uint32_t port, const Packet& pkt);
+  void trim_to_header(uint32_t port, const Packet& pkt);  // counts it, queues the header
+  // Whether a lossy packet fits: the shared buffer, the dynamic threshold and the port cap.
+  bool lossy_fits(const Switch& sw, uint32_t port, const Packet& pkt) const {
+    const int64_t free_bytes = sw.buffer_bytes - sw.buffer_used_bytes;
+    const uint32_t queued = queues_[port].cls[pkt.priority].bytes;
+    if (pkt.frame_bytes > free_bytes ||
+        static_cast<double>(queued) >= sw.dt_alpha * static_cast<double>(free_bytes)) {
+      return false;
+    }
+    if (sw.port_queue_bytes == 0) return true;
+    // The trim class (headers, with ACKs/NACKs) may hold twice the cap, as htsim's high queue.
+    const int64_t cap = (sw.trim_mask != 0 && pkt.priority == sw.trim_priority)
+                            ? 2 * sw.port_queue_bytes
+                            : sw.port_queue_bytes;
+    return queued + pkt.frame_bytes <= cap;
+  }
   // Makes a port with something to send transmit now, or when its current frame is out.
   void wake(uint32_t port);
   // Starts the next transmission on an idle port, if it has anything to send.

@@ -12,7 +12,11 @@ namespace fabricsim::net {
 // credit limit (FCCL) in 64-byte blocks, as an absolute count that never wraps in the model.
 // kReadRequest is an RDMA READ request (RETH, no payload): `psn` is the first PSN it asks for and
 // `msg` the message; the responses come back as kData with kFlagResponse.
-enum class PacketType : uint8_t { kData, kAck, kNak, kCnp, kPause, kCredit, kReadRequest };
+// kUetControl is a UET PDS control packet (transport/uet.h): `msg` holds its control type
+// (CREDIT: `psn` the bytes granted; CREDIT_REQ) and `qp` the PDC.
+enum class PacketType : uint8_t {
+  kData, kAck, kNak, kCnp, kPause, kCredit, kReadRequest, kUetControl
+};
 
 inline constexpr int kPriorities = 8;  // IEEE 802.1p / PFC classes
 

@@ -161,6 +161,7 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"nic_ports_paused", n.nic_ports_paused},
                    {"watchdog_storms", n.watchdog_storms},
                    {"watchdog_drops", n.watchdog_drops},
+                   {"trimmed_packets", n.trimmed_packets},
                    {"ecn_marks", n.ecn_marks},
                    {"cnps", n.cnps},
                    {"plb_repaths", n.plb_repaths},
@@ -176,7 +177,10 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"peak_vl_buffer_fraction", n.peak_vl_buffer_fraction},
                    {"out_of_order_packets", n.out_of_order_packets},
                    {"go_back_n_fallbacks", n.go_back_n_fallbacks},
-                   {"go_back_n_retransmits", n.go_back_n_retransmits}};
+                   {"go_back_n_retransmits", n.go_back_n_retransmits},
+                   {"trims", n.trims},
+                   {"credits", n.credits},
+                   {"sack_retransmits", n.sack_retransmits}};
   if (r.failure.link_failed_ps >= 0) {
     j["failure"] = {{"link_failed_ps", r.failure.link_failed_ps},
                     {"routes_restored_ps", r.failure.routes_restored_ps},

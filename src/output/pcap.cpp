@@ -86,6 +86,8 @@ const char* type_name(PacketType t) {
       return "flow-control";
     case PacketType::kReadRequest:
       return "READ request";
+    case PacketType::kUetControl:
+      return "UET control";
   }
   return "?";
 }
@@ -203,6 +205,7 @@ void roce_frame(std::vector<uint8_t>& out, const scenario::CapturedFrame& f,
       break;
     case PacketType::kPause:
     case PacketType::kCredit:
+    case PacketType::kUetControl:  // UET runs write no pcap (scenario/simulation.cpp)
       break;
   }
   const uint32_t icrc = roce_icrc(out.data() + ip, b.size() - ip);
@@ -273,6 +276,7 @@ uint8_t bth_opcode(const Packet& p, const Verbs& verbs) {
       return kOpCnp;
     case PacketType::kPause:
     case PacketType::kCredit:
+    case PacketType::kUetControl:  // UET runs write no pcap (scenario/simulation.cpp)
       break;
   }
   refuse(p, "it has no BTH");
@@ -295,6 +299,7 @@ uint32_t bth_extension_bytes(const Packet& p, const Verbs& verbs) {
       return net::kCnpReservedBytes;
     case PacketType::kPause:
     case PacketType::kCredit:
+    case PacketType::kUetControl:  // UET runs write no pcap (scenario/simulation.cpp)
       break;
   }
   return 0;

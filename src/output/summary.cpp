@@ -128,6 +128,7 @@ std::string format_summary(const scenario::RunResult& r) {
   const scenario::FabricCounters& n = r.counters;
   rows.emplace_back("drops", count(n.dropped_packets) + " packets (" +
                                  format_bytes(n.dropped_bytes) + " payload)");
+  if (n.trimmed_packets > 0) rows.emplace_back("trims", count(n.trimmed_packets) + " packets");
   rows.emplace_back("retransmits", count(n.retransmitted_packets) + " packets, " +
                                        count(n.timeouts) + " timeouts, " + count(n.naks) + " NAKs");
   if (n.pause_frames > 0 || n.lossless_drops > 0) {  // Ethernet PFC
@@ -186,6 +187,11 @@ std::string format_summary(const scenario::RunResult& r) {
     rows.emplace_back("go-back-N", count(n.go_back_n_fallbacks) +
                                        " fallbacks (PSN gap or full reorder buffer), " +
                                        count(n.go_back_n_retransmits) + " packets resent");
+  }
+  if (n.trims > 0 || n.credits > 0 || n.sack_retransmits > 0) {  // UET
+    rows.emplace_back("UET", count(n.trims) + " trimmed packets NACKed, " +
+                                 count(n.sack_retransmits) + " SACK-inferred resends, " +
+                                 count(n.credits) + " RCCC credits");
   }
   if (n.watchdog_storms > 0) {
     rows.emplace_back("watchdog", count(n.watchdog_storms) + " storms broken, " +

@@ -71,10 +71,12 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.seed; }));
   k.push_back(bind_enum(
       {.path = "fabric.technology",
-       .description = "Fabric and transport: RoCEv2 on Ethernet or native InfiniBand",
+       .description = "Fabric and transport: RoCEv2 on Ethernet, native InfiniBand, or Ultra "
+                      "Ethernet (UET, transport/uet.h)",
        .source = "RoCEv2: the articles' mainstream fabric"},
       std::vector<std::pair<std::string, Technology>>{{"roce", Technology::kRoce},
-                                                      {"ib", Technology::kInfiniband}},
+                                                      {"ib", Technology::kInfiniband},
+                                                      {"uet", Technology::kUet}},
       [](auto& s) -> auto& { return s.technology; }));
   k.push_back(bind(
       {.path = "fabric.link.rate",
@@ -136,6 +138,7 @@ std::vector<Knob> build_knob_registry() {
           {"cut_through", Forwarding::kCutThrough},
           {"store_and_forward", Forwarding::kStoreAndForward}},
       [](auto& s) -> auto& { return s.switch_config.forwarding; }));
+  add_trim_knobs(k);
   add_nic_knobs(k);
   k.push_back(bind(
       {.path = "fabric.roce.mtu",
@@ -522,6 +525,7 @@ std::vector<Knob> build_knob_registry() {
   add_spray_knobs(k);
   add_infiniband_knobs(k);
   add_load_balancing_knobs(k);
+  add_uet_knobs(k);
   add_node_knobs(k);
   add_training_knobs(k);
   add_collective_knobs(k);

@@ -111,6 +111,8 @@ void add_spray_knobs(std::vector<Knob>& k);
 // InfiniBand, transport service/operation, Subnet Manager, recovery and link faults
 // (knob_registry_ib.cpp).
 void add_infiniband_knobs(std::vector<Knob>& k);
+// Ultra Ethernet transport: fabric.uet.* (knob_registry_uet.cpp).
+void add_uet_knobs(std::vector<Knob>& k);
 // The NIC/host latency profile, its overrides and ACK coalescing (knob_registry_nic.cpp).
 void add_nic_knobs(std::vector<Knob>& k);
 // The GPU node model: GPUs per node, NVLink, PCIe, host memory, GPUDirect, PXN
@@ -119,6 +121,8 @@ void add_node_knobs(std::vector<Knob>& k);
 // Ethernet load balancing: routing.load_balancing, routing.flowlet_gap, routing.te.*
 // (knob_registry_lb.cpp).
 void add_load_balancing_knobs(std::vector<Knob>& k);
+// Switch packet trimming and the per-port queue cap (knob_registry_trim.cpp).
+void add_trim_knobs(std::vector<Knob>& k);
 // For a key that was removed or renamed: a one-phrase pointer to what replaces it ("" if none).
 std::string retired_key_hint(std::string_view path);
 

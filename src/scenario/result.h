@@ -147,6 +147,8 @@ struct FabricCounters {
   int64_t nic_ports_paused = 0;      // NIC ports that were paused at least once
   int64_t watchdog_storms = 0;       // queues the PFC watchdog declared stormed
   int64_t watchdog_drops = 0;
+  // UEC packet trimming (net/trim.cpp): data packets switches cut to their header.
+  int64_t trimmed_packets = 0;
   int64_t ecn_marks = 0;             // CE marks set by switches
   int64_t cnps = 0;                  // CNPs sent by receivers
   int64_t plb_repaths = 0;           // PLB source-port changes
@@ -164,6 +166,10 @@ struct FabricCounters {
   int64_t out_of_order_packets = 0;  // placed out of PSN order (adaptive routing)
   int64_t go_back_n_fallbacks = 0;    // go-back-N recoveries (PSN gap or full reorder buffer)
   int64_t go_back_n_retransmits = 0;  // packets resent because of them
+  // UET (transport/uet.h)
+  int64_t trims = 0;                 // trimmed data headers NACKed by receivers
+  int64_t credits = 0;               // RCCC credit grants
+  int64_t sack_retransmits = 0;      // resent because later packets were acknowledged
 };
 
 // One switch port's share of the Subnet Manager's routes (InfiniBand): how many CA LIDs the

@@ -55,6 +55,18 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
     d += ", up-port routes differ by <= " + std::to_string(spread) + " per switch";
     return d;
   }
+  if (sc.technology == Technology::kUet) {
+    static constexpr const char* kLb[] = {"single path", "oblivious spraying", "REPS"};
+    const transport::UetConfig& u = sc.uet;
+    std::string d = std::string("Ultra Ethernet (UET ") +
+                    (u.delivery == transport::UetDelivery::kRud ? "RUD" : "ROD") + "), " + gbps +
+                    ", " + kLb[static_cast<int>(u.load_balancing)] + " over " +
+                    std::to_string(u.paths) + " EVs, ";
+    d += u.nscc && u.rccc ? "NSCC + RCCC" : u.nscc ? "NSCC" : u.rccc ? "RCCC" : "fixed window";
+    d += std::string(", trimming ") + (u.trimming ? "on" : "off") + ", PFC " +
+         (sc.switch_config.pfc.enabled ? "on" : "off");
+    return d;
+  }
   std::string d = "RoCEv2, " + gbps + ", PFC " + (sc.switch_config.pfc.enabled ? "on" : "off");
   d += sc.roce.cc == transport::CongestionControl::kDcqcn ? ", DCQCN " + sc.roce.dcqcn_profile
                                                           : ", no congestion control";
@@ -368,6 +380,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.lossless_drops = nc.lossless_drops;
   fc.pause_frames = nc.pause_frames;
   fc.watchdog_storms = nc.watchdog_storms;
+  fc.trimmed_packets = nc.trimmed_packets;
   fc.watchdog_drops = nc.watchdog_drops;
   fc.ecn_marks = nc.ecn_marks;
   fc.cnps = tc.cnps_sent;
@@ -384,6 +397,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.out_of_order_packets = tc.out_of_order_packets;
   fc.go_back_n_fallbacks = tc.go_back_n_fallbacks;
   fc.go_back_n_retransmits = tc.go_back_n_retransmits;
+  fc.trims = tc.trims_seen;
+  fc.credits = tc.credits_sent;
+  fc.sack_retransmits = tc.sack_retransmits;
   r.failure.link_failed_ps = sim.link_failed_ps();
   r.failure.routes_restored_ps = sim.routes_restored_ps();
   r.failure.recovered_ps = transport.failure_recovered_ps();

@@ -8,6 +8,7 @@
 #include "net/wire.h"
 #include "routing/lid_install.h"
 #include "scenario/infiniband.h"
+#include "transport/uet.h"
 
 namespace fabricsim::scenario {
 
@@ -67,26 +68,68 @@ void check_load_balancing(const Scenario& sc) {
   }
 }
 
+// UET (issue 11): the network the transport's constants scale from, and the switch settings of
+// the UET data class: ECN marking linear between 0.2 and 0.8 BDP (htsim main_uec.cpp ecn_low/
+// ecn_high = ceil(0.2 / 0.8 x BDP in packets), uet-sim.md §0, §4) unless fabric.ecn.* sets them,
+// and packet trimming (fabric.uet.trimming) with the headers in the control class.
+transport::UetNetwork configure_uet(Scenario& sc) {
+  transport::UetNetwork n;
+  // Longest path of a fat-tree: up and down through every tier (htsim _diameter = 2 x tiers).
+  n.diameter_links = 2 * std::max(1, sc.topology.tiers);
+  n.link_rate_bps = sc.link.rate_bps;
+  n.link_propagation_ps = sc.link.propagation_ps();
+  n.switch_latency_ps = sc.switch_config.latency_ps;
+  n.nic_latency_ps = sc.nic.tx_latency_ps + sc.nic.rx_latency_ps;
+  n.port_queue_bytes = sc.switch_config.port_queue_bytes;
+  const transport::UetDerived d = transport::uet_derive(sc.uet, n);
+  const int64_t frame =
+      transport::uet_data_frame_bytes(sc.uet, static_cast<uint32_t>(sc.uet.mtu_bytes));
+  const int64_t bdp_pkts = (d.bdp_bytes + frame - 1) / frame;
+  // The per-port data queue: htsim's 1 x BDP with trimming, 5 x BDP without (main_uec.cpp
+  // DEFAULT_TRIMMING_QUEUESIZE_FACTOR / DEFAULT_NONTRIMMING_QUEUESIZE_FACTOR, in whole packets,
+  // uet-sim.md §0) unless fabric.switch.port_queue sets it. The derived RTO assumes it: without
+  // a cap, queues grow past one RTO and every flow times out spuriously.
+  if (sc.switch_config.port_queue_bytes == 0) {
+    sc.switch_config.port_queue_bytes = (sc.uet.trimming ? 1 : 5) * bdp_pkts * frame;
+    n.port_queue_bytes = sc.switch_config.port_queue_bytes;
+  }
+  net::EcnConfig& ecn = sc.switch_config.ecn;
+  ecn.kmin_bytes = (2 * bdp_pkts + 9) / 10 * frame;  // ceil(0.2 x BDP_pkt) packets
+  ecn.kmax_bytes = (8 * bdp_pkts + 9) / 10 * frame;  // ceil(0.8 x BDP_pkt) packets
+  ecn.pmax = 1.0;
+  net::TrimConfig& trim = sc.switch_config.trim;
+  trim.enabled = sc.uet.trimming;
+  trim.mask = static_cast<uint8_t>(1u << sc.uet.data_priority);
+  trim.priority = static_cast<uint8_t>(sc.uet.control_priority);
+  if (sc.uet.header_bytes > 0) trim.header_bytes = static_cast<uint16_t>(sc.uet.header_bytes);
+  return n;
+}
+
 }  // namespace
 
 Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   resolve_fabric(sc_);
-  const bool dcqcn = sc_.roce.cc == transport::CongestionControl::kDcqcn;
+  const bool uet = sc_.technology == Technology::kUet;
+  const bool dcqcn = !uet && sc_.roce.cc == transport::CongestionControl::kDcqcn;
   const transport::DcqcnParams dcqcn_params = dcqcn ? resolve_dcqcn(sc_) : transport::DcqcnParams{};
-  // PFC and ECN act on the RoCE data class; ECN thresholds come from the DCQCN profile unless
-  // the scenario sets them.
-  const uint8_t data_class = static_cast<uint8_t>(1u << sc_.roce.data_priority);
+  // PFC and ECN act on the RoCE (or UET) data class; ECN thresholds come from the DCQCN profile
+  // (or UET's derivation) unless the scenario sets them.
+  const uint8_t data_class = static_cast<uint8_t>(
+      1u << (uet ? sc_.uet.data_priority : sc_.roce.data_priority));
   net::PfcConfig& pfc = sc_.switch_config.pfc;
-  pfc.mtu_bytes = sc_.roce.mtu_bytes;  // the headroom formula's MTU
+  pfc.mtu_bytes = uet ? sc_.uet.mtu_bytes : sc_.roce.mtu_bytes;  // the headroom formula's MTU
   pfc.lossless_mask = data_class;
   net::EcnConfig& ecn = sc_.switch_config.ecn;
-  ecn.enabled = sc_.ecn.marking == EcnMode::kOn || (sc_.ecn.marking == EcnMode::kAuto && dcqcn);
+  ecn.enabled = sc_.ecn.marking == EcnMode::kOn ||
+                (sc_.ecn.marking == EcnMode::kAuto && (dcqcn || uet));
   ecn.mask = data_class;
   if (dcqcn) {
     ecn.kmin_bytes = dcqcn_params.ecn.kmin_bytes;
     ecn.kmax_bytes = dcqcn_params.ecn.kmax_bytes;
     ecn.pmax = dcqcn_params.ecn.pmax;
   }
+  transport::UetNetwork uet_net;
+  if (uet) uet_net = configure_uet(sc_);  // ECN thresholds and trimming for the UET data class
   override_with(ecn.kmin_bytes, sc_.ecn.kmin_bytes);
   override_with(ecn.kmax_bytes, sc_.ecn.kmax_bytes);
   override_with(ecn.pmax, sc_.ecn.pmax);
@@ -119,10 +162,18 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   if (sc_.link_fail.switch_index >= 0) {
     switch_port(sc_.link_fail.switch_index, sc_.link_fail.port, "faults.link_down");  // checks
   }
-  auto roce = std::make_unique<transport::RoceTransport>(sc_.roce, net_, sc_.seed, dcqcn_params);
-  if (ib) roce->set_infiniband(lid_routes_.nic_lid, sc_.ib.link.sl_to_vl);
-  roce_ = roce.get();
-  transport_ = std::move(roce);
+  if (uet) {
+    if (sc_.capture.max_frames > 0) {
+      throw InputError("outputs.pcap.frames",
+                       "packet capture synthesizes RoCEv2/InfiniBand frames; a uet run has none");
+    }
+    transport_ = std::make_unique<transport::UetTransport>(sc_.uet, net_, sc_.seed, uet_net);
+  } else {
+    auto roce = std::make_unique<transport::RoceTransport>(sc_.roce, net_, sc_.seed, dcqcn_params);
+    if (ib) roce->set_infiniband(lid_routes_.nic_lid, sc_.ib.link.sl_to_vl);
+    roce_ = roce.get();
+    transport_ = std::move(roce);
+  }
   workload_ = std::make_unique<workload::Workload>(sc_.workload, topo_.nics, sc_.link.rate_bps,
                                                    sc_.seed, *transport_, sched_);
   if (sc_.node.gpus_per_node > 0) {

@@ -59,6 +59,8 @@ void RoceTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
     case PacketType::kPause:
     case PacketType::kCredit:
       break;  // PFC and IB flow-control packets are consumed by the link layer (net/)
+    case PacketType::kUetControl:
+      break;  // UET's (transport/uet.h); never sent on a RoCE/IB fabric
   }
 }
 

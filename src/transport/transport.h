@@ -62,6 +62,10 @@ struct TransportCounters {
   // the packets the requester resent because of them.
   int64_t go_back_n_fallbacks = 0;
   int64_t go_back_n_retransmits = 0;
+  // UET (transport/uet.h)
+  int64_t trims_seen = 0;     // trimmed data headers that reached a receiver (each NACKed)
+  int64_t credits_sent = 0;   // RCCC credit grants sent by receivers
+  int64_t sack_retransmits = 0;  // packets resent because later ones were acknowledged (SACK)
 };
 
 class Transport {

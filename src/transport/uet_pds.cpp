@@ -1,0 +1,149 @@
+// UET receiver (PDS, docs/reference/uet-sim.md §5): placing packets, delivering messages once,
+// ACK coalescing with SACK, NACKs for trimmed packets and for ROD gaps.
+#include <algorithm>
+
+#include "transport/uet.h"
+
+namespace fabricsim::transport {
+
+using net::Packet;
+using net::PacketType;
+
+void UetTransport::on_data(const Packet& p) {
+  UetPdc& q = pdcs_[p.qp];
+  const bool ce = p.ecn == 3;
+  if (cfg_.rccc) {
+    // The packet's credit target (RUD_CC_REQ credit_target; the model reads the value the
+    // sender stored for this PSN when it sent it).
+    const UetTxSlot& s = q.tx[p.psn & (d_.window_pkts - 1)];
+    if (s.psn == p.psn) note_target(p.qp, s.pull_target);
+  }
+  if (p.flags & net::kFlagTrimmed) {
+    // Only the header arrived: NACK it at once so the sender resends it (htsim processTrimmed).
+    // Whether the trim was at the last hop is not known to the model (no TTL): always TRIMMED.
+    ++counters_.trims_seen;
+    send_nack(p.qp, p.psn, kNackTrimmed, p.entropy, ce);
+    return;
+  }
+  if (ce) ++counters_.ecn_marked_packets;
+  UetMessage& m = msgs_[p.msg];
+  UetRx& r = q.rx;
+  const bool first_ever = r.high == 0 && r.cack == 0;
+  if (r.has(p.psn)) {  // a duplicate (a spurious or overtaken retransmission): ACK at once
+    send_ack(p.qp, p, ce);
+    return;
+  }
+  if (cfg_.delivery == UetDelivery::kRod && p.psn != r.cack) {
+    // ROD accepts only the next PSN; NACK the gap once (ROD_OOO) and drop the packet.
+    ++counters_.out_of_order_packets;
+    if (!r.rod_nack_sent) {
+      r.rod_nack_sent = true;
+      send_nack(p.qp, r.cack, kNackRodOoo, p.entropy, ce);
+    }
+    return;
+  }
+  if (p.psn != r.cack) ++counters_.out_of_order_packets;
+  r.mark(p.psn, d_.window_pkts);
+  r.rod_nack_sent = false;
+  m.delivered_bytes += p.payload_bytes;
+  counters_.data_bytes_delivered += p.payload_bytes;
+  if (++m.rcvd_pkts == m.npkts) deliver(p.msg, q.dst_nic);
+  if (ce) r.ce_pending = true;
+  r.unacked_bytes += p.payload_bytes;
+  // AR and a message's last packet also ask for one more ACK once the out-of-order holes have
+  // filled (htsim UecSink::processData, _ack_request): else the packets that arrive after one
+  // that overtook them (sprayed, or a short last packet) wait for the coalescing threshold or
+  // the RTO.
+  bool ar = (p.flags & (net::kFlagLast | kFlagAckReq)) != 0;
+  if (ar) r.ack_request = true;
+  if (r.ack_request && r.cack == r.high) {
+    ar = true;
+    r.ack_request = false;
+  }
+  // Coalesced ACKs (§5: ACK_GEN_TRIGGER 16 KiB; htsim shouldSack): at once on CE, on the
+  // connection's first packet, on a message's last and on the sender's AR flag.
+  if (r.unacked_bytes >= cfg_.ack_every_bytes || ce || first_ever || ar) {
+    send_ack(p.qp, p, r.ce_pending);
+  }
+}
+
+uint32_t UetTransport::alloc_ack(const AckInfo& a) {
+  if (free_acks_.empty()) {
+    acks_.push_back(a);
+    return static_cast<uint32_t>(acks_.size() - 1);
+  }
+  const uint32_t i = free_acks_.back();
+  free_acks_.pop_back();
+  acks_[i] = a;
+  return i;
+}
+
+void UetTransport::send_ack(uint32_t id, const Packet& trigger, bool ce) {
+  UetPdc& q = pdcs_[id];
+  UetRx& r = q.rx;
+  AckInfo a;
+  a.sack_base = r.sack_base();
+  a.sack_bits = r.sack_bits(a.sack_base);
+  a.trigger_psn = trigger.psn;
+  Packet p;
+  p.src_nic = q.dst_nic;
+  p.dst_nic = q.src_nic;
+  p.qp = id;
+  p.psn = r.cack;
+  p.msg = alloc_ack(a);
+  p.entropy = trigger.entropy;  // the ACK echoes the EV of the packet that triggered it (§3)
+  p.type = PacketType::kAck;
+  p.priority = static_cast<uint8_t>(cfg_.control_priority);
+  p.flags = ce ? net::kFlagEce : 0;
+  p.frame_bytes = static_cast<uint16_t>(uet_ack_frame_bytes(cfg_));
+  r.unacked_bytes = 0;
+  r.ce_pending = false;
+  net_.nic_send(q.dst_nic, p);
+}
+
+void UetTransport::send_nack(uint32_t id, uint32_t psn, uint32_t code, uint16_t ev, bool ce) {
+  const UetPdc& q = pdcs_[id];
+  Packet p;
+  p.src_nic = q.dst_nic;
+  p.dst_nic = q.src_nic;
+  p.qp = id;
+  p.psn = psn;
+  p.msg = code;
+  p.entropy = ev;
+  p.type = PacketType::kNak;
+  p.priority = static_cast<uint8_t>(cfg_.control_priority);
+  p.flags = ce ? net::kFlagEce : 0;
+  p.frame_bytes = static_cast<uint16_t>(uet_control_frame_bytes(cfg_));
+  net_.nic_send(q.dst_nic, p);
+}
+
+void UetTransport::send_control(uint32_t from_nic, uint32_t to_nic, uint32_t id, uint32_t subtype,
+                                uint32_t value) {
+  Packet p;
+  p.src_nic = from_nic;
+  p.dst_nic = to_nic;
+  p.qp = id;
+  p.psn = value;
+  p.msg = subtype;
+  p.entropy = static_cast<uint16_t>(id);  // htsim: pulls use their own counter EV
+  p.type = PacketType::kUetControl;
+  p.priority = static_cast<uint8_t>(cfg_.control_priority);
+  p.frame_bytes = static_cast<uint16_t>(uet_control_frame_bytes(cfg_));
+  net_.nic_send(from_nic, p);
+}
+
+void UetTransport::deliver(uint32_t msg, uint32_t nic) {
+  UetMessage& m = msgs_[msg];
+  m.delivered = true;
+  delivery_order_.push_back(msg);
+  const int64_t delay = net_.nic_config(nic).completion_ps();
+  m.rx_done_ps = sched_.now_ps + delay;
+  if (delay == 0) {
+    if (on_delivered) on_delivered(msg);
+    return;
+  }
+  ++pending_completions_;
+  sched_.at(sched_.now_ps + delay, kMsgComplete, msg);
+}
+
+}  // namespace fabricsim::transport
