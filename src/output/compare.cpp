@@ -107,6 +107,7 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   m.steady_min_fraction = r.steady_window.min_fraction;
   m.out_of_order_packets = n.out_of_order_packets;
   m.max_switch_buffer_bytes = n.max_switch_buffer_bytes;
+  m.trimmed_packets = n.trimmed_packets;
   return m;
 }
 
@@ -191,6 +192,11 @@ std::string format_compare_table(const FabricRuns& runs) {
   }));
   rows.push_back(
       make_row("drops", ms, [](const CompareMetrics& m) { return count_cell(m.dropped_packets); }));
+  if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.trimmed_packets > 0; })) {
+    rows.push_back(make_row("trimmed packets", ms, [](const CompareMetrics& m) {
+      return count_cell(m.trimmed_packets);
+    }));
+  }
   rows.push_back(make_row("PFC pause frames", ms,
                           [](const CompareMetrics& m) { return count_cell(m.pause_frames); }));
   rows.push_back(make_row("IB credit waits", ms,

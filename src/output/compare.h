@@ -54,6 +54,7 @@ struct CompareMetrics {
   double steady_min_fraction = 0;
   int64_t out_of_order_packets = 0;  // placed out of sequence order (reordering)
   int64_t max_switch_buffer_bytes = 0;  // the fullest any switch's shared buffer was
+  int64_t trimmed_packets = 0;          // cut to their header by switches (UEC trimming)
 };
 
 CompareMetrics compare_metrics(const scenario::RunResult& result);

@@ -428,10 +428,9 @@ void RoceTransport::on_data(const Packet& p) {
 }
 
 void RoceTransport::accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce) {
-  const uint32_t from_psn = q.epsn;
+  credit_placed(q, q.epsn, 1);
   ++q.epsn;
-  const uint32_t accepted = 1 + drain_placed(q);  // placed packets now in order
-  credit_placed(q, from_psn, q.epsn);
+  const uint32_t accepted = 1 + drain_placed(q);  // placed packets now in order (counted then)
   q.nak_sent = false;
   check_recovered(q, q.epsn);
   if (ce) q.ce_since_ack = true;
@@ -447,22 +446,21 @@ void RoceTransport::accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce) {
   }
 }
 
-// MessageRecord::placed_bytes counts what the responder accepted in PSN order: a packet placed
-// out of order counts once the gap before it fills (a go-back-N fallback may still discard it).
-// Messages from rx_msg on are the only ones PSNs >= epsn can belong to.
-void RoceTransport::credit_placed(Qp& q, uint32_t from_psn, uint32_t to_psn) {
-  const int64_t mtu = cfg_.mtu_bytes;
-  for (size_t i = q.rx_msg; i < q.msgs.size() && from_psn < to_psn; ++i) {
-    Message& m = msgs_[q.msgs[i]];
-    const uint32_t end = m.first_psn + m.npkts;
-    if (end <= from_psn) continue;
-    const uint32_t upto = std::min(end, to_psn);
-    for (uint32_t psn = from_psn; psn < upto; ++psn) {
-      const int64_t offset = static_cast<int64_t>(psn - m.first_psn) * mtu;
-      m.placed_bytes += std::min(mtu, m.size_bytes - offset);
-    }
-    from_psn = upto;
+// MessageRecord::placed_bytes: what the responder holds, each byte once, counted when a packet
+// is accepted in order or placed out of order, and taken back if a go-back-N fallback discards
+// placed packets. PSNs >= epsn belong to the messages from rx_msg on, in PSN order.
+void RoceTransport::credit_placed(Qp& q, uint32_t psn, int sign) {
+  size_t lo = q.rx_msg, hi = q.msgs.size();
+  while (hi - lo > 1) {  // the last message starting at or before psn
+    const size_t mid = lo + (hi - lo) / 2;
+    if (msgs_[q.msgs[mid]].first_psn <= psn) lo = mid; else hi = mid;
   }
+  if (lo >= q.msgs.size()) return;
+  Message& m = msgs_[q.msgs[lo]];
+  if (psn < m.first_psn || psn >= m.first_psn + m.npkts) return;
+  const int64_t mtu = cfg_.mtu_bytes;
+  const int64_t offset = static_cast<int64_t>(psn - m.first_psn) * mtu;
+  m.placed_bytes += sign * std::min(mtu, m.size_bytes - offset);
 }
 
 void RoceTransport::complete_received(Qp& q) {

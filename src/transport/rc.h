@@ -200,7 +200,7 @@ class RoceTransport final : public Transport {
   // The responder starts a go-back-N recovery: it NAKs epsn (once, until epsn arrives).
   void start_go_back_n(Qp& q, uint32_t qp_id);
   void complete_received(Qp& q);
-  void credit_placed(Qp& q, uint32_t from_psn, uint32_t to_psn);
+  void credit_placed(Qp& q, uint32_t psn, int sign);  // +1 placed, -1 discarded
   // The last byte of `msg` reached `nic` in order: the application sees it completion_ps later.
   void deliver(uint32_t msg, uint32_t nic);
   void activate(uint32_t qp);

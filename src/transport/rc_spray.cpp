@@ -45,6 +45,10 @@ void RoceTransport::place_out_of_order(Qp& q, uint32_t qp_id, uint32_t psn) {
     if (!q.nak_sent) {
       // The buffer cannot hold it: go back N. What was held past epsn is discarded, since the
       // requester resends all of it.
+      for (uint32_t ahead = 1; ahead < window && !q.ooo_bits.empty(); ++ahead) {
+        const uint32_t held = (q.epsn + ahead) % window;
+        if (q.ooo_bits[held / 64] & (1ull << (held % 64))) credit_placed(q, q.epsn + ahead, -1);
+      }
       std::fill(q.ooo_bits.begin(), q.ooo_bits.end(), 0);
       start_go_back_n(q, qp_id);
     }
@@ -55,6 +59,7 @@ void RoceTransport::place_out_of_order(Qp& q, uint32_t qp_id, uint32_t psn) {
   uint64_t& word = q.ooo_bits[bit / 64];
   if (!(word & (1ull << (bit % 64)))) {
     word |= 1ull << (bit % 64);
+    credit_placed(q, psn, +1);
     ++counters_.out_of_order_packets;
   }
 }

@@ -46,6 +46,7 @@ void UetTransport::on_data(const Packet& p) {
   r.mark(p.psn, d_.window_pkts);
   r.rod_nack_sent = false;
   m.delivered_bytes += p.payload_bytes;
+  m.placed_bytes += p.payload_bytes;  // a PSN not seen before: each byte once
   counters_.data_bytes_delivered += p.payload_bytes;
   if (++m.rcvd_pkts == m.npkts) deliver(p.msg, q.dst_nic);
   if (ce) r.ce_pending = true;
