@@ -433,7 +433,7 @@ void UetTransport::on_ack(const Packet& p) {
   const bool ecn = p.flags & net::kFlagEce;
   // The RTT sample: the packet that triggered the ACK, if it was sent once (Karn).
   int64_t rtt = -1;
-  if (const UetTxSlot& t = q.tx[a.trigger_psn & mask];
+  if (const UetTxSlot& t = q.tx[a.trigger_psn & mask]; a.trigger_psn != kNoTrigger &&
       t.psn == a.trigger_psn && t.sends == 1 && t.state == kSlotInFlight) {
     rtt = now - t.sent_ps;
   }
@@ -461,7 +461,7 @@ void UetTransport::on_ack(const Packet& p) {
     }
   }
   if (cfg_.nscc) nscc_[id]->on_ack(now, newly, rtt, ecn, q.in_flight_bytes);
-  lb_[id].on_feedback(p.entropy, ecn);
+  if (a.trigger_psn != kNoTrigger) lb_[id].on_feedback(p.entropy, ecn);
   advance_una(id);
   activate(id);
 }

@@ -175,6 +175,7 @@ class UetTransport final : public Transport {
   };
   // An ACK's content beyond the 32-byte packet: kept here while the ACK is in flight, indexed
   // by the ACK's `msg` field (the wire size stays the real ACK_CC size).
+  static constexpr uint32_t kNoTrigger = 0xFFFFFFFFu;
   struct AckInfo {
     uint64_t sack_bits = 0;
     uint32_t sack_base = 0;
@@ -196,7 +197,8 @@ class UetTransport final : public Transport {
   void queue_rtx(UetPdc& q, UetTxSlot& s);
   // receiver
   void on_data(const net::Packet& pkt);
-  void send_ack(uint32_t pdc, const net::Packet& trigger, bool ce);
+  // echo = false: an ACK that reports no packet's RTT or EV (flushed ahead of a trim NACK).
+  void send_ack(uint32_t pdc, const net::Packet& trigger, bool ce, bool echo = true);
   void send_nack(uint32_t pdc, uint32_t psn, uint32_t code, uint16_t ev, bool ce);
   void send_control(uint32_t from_nic, uint32_t to_nic, uint32_t pdc, uint32_t subtype,
                     uint32_t value);
