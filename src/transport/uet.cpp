@@ -365,7 +365,16 @@ void UetTransport::on_timer(uint32_t id) {
     const UetTxSlot& s = q.tx[psn & mask];
     if (s.state == kSlotInFlight && (oldest < 0 || s.sent_ps < oldest)) oldest = s.sent_ps;
   }
-  if (oldest < 0) return;  // nothing in flight: the next send re-arms
+  if (oldest < 0) {
+    // Nothing in flight. With RCCC a sender with work but no credit may be waiting for a grant
+    // that was lost (a failed link): ask again (htsim's RTS), at most once per RTO.
+    if (cfg_.rccc && q.credit.credit_bytes <= 0 &&
+        (q.rtx_pending() > 0 || q.snd_nxt < q.psn_end)) {
+      send_control(q.src_nic, q.dst_nic, id, kCtlCreditReq, 0);
+      arm_timer(id, now + d_.rto_ps);
+    }
+    return;  // otherwise the next send re-arms
+  }
   if (oldest + d_.rto_ps > now) {
     arm_timer(id, oldest + d_.rto_ps);
     return;

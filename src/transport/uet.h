@@ -232,6 +232,7 @@ class UetTransport final : public Transport {
   std::vector<uint32_t> free_acks_;
   std::vector<uint32_t> delivery_order_;
   std::unordered_map<uint64_t, uint32_t> pdc_index_;  // post time only
+  uint32_t ctl_ev_ = 0;  // EV counter of credit and credit-request packets
   TransportCounters counters_;
   int64_t failure_affected_ = 0;
   int64_t pending_recoveries_ = 0;
