@@ -150,7 +150,6 @@ uint32_t UetTransport::pdc_for(uint32_t src, uint32_t dst) {
     UetPdc q;
     q.src_nic = src;
     q.dst_nic = dst;
-    q.tx.resize(d_.window_pkts);
     q.credit.credit_bytes = d_.max_wnd_bytes;  // speculative credit (htsim startConnection)
     pdcs_.push_back(std::move(q));
     lb_.emplace_back(cfg_.load_balancing, cfg_.paths, seed_, 0x7E7ull << 32 | id);
@@ -207,7 +206,7 @@ int UetTransport::send_state(const UetPdc& q, int64_t* at) const {
   uint32_t frame = 0;
   for (uint32_t i = q.rtx_head; i < q.rtx.size(); ++i) {
     const uint32_t psn = q.rtx[i];
-    const UetTxSlot& s = q.tx[psn & (d_.window_pkts - 1)];
+    const UetTxSlot& s = q.tx[psn & (static_cast<uint32_t>(q.tx.size()) - 1)];
     if (s.state == kSlotQueued && s.psn == psn) {
       frame = s.frame;
       break;
@@ -268,9 +267,21 @@ int64_t UetTransport::pull_target(const UetPdc& q, uint32_t id) const {
   return q.credit.granted_seen + std::max<int64_t>(0, want - q.credit.credit_bytes);
 }
 
+void UetTransport::grow_tx(UetPdc& q) {
+  // Slots live at psn % size: re-place the ones in use [snd_una, snd_nxt) in a ring twice as
+  // large. Rare: each PDC doubles at most log2(window / 16) times, when its span first grows.
+  std::vector<UetTxSlot> bigger(q.tx.empty() ? 16 : 2 * q.tx.size());
+  const uint32_t big_mask = static_cast<uint32_t>(bigger.size()) - 1;
+  if (!q.tx.empty()) {
+    const uint32_t mask = static_cast<uint32_t>(q.tx.size()) - 1;
+    for (uint32_t psn = q.snd_una; psn != q.snd_nxt; ++psn) bigger[psn & big_mask] = q.tx[psn & mask];
+  }
+  q.tx.swap(bigger);
+}
+
 void UetTransport::send_packet(uint32_t id, Packet& p) {
   UetPdc& q = pdcs_[id];
-  const uint32_t mask = d_.window_pkts - 1;
+  uint32_t mask = static_cast<uint32_t>(q.tx.size()) - 1;
   const int64_t now = sched_.now_ps;
   UetTxSlot* s = nullptr;
   while (q.rtx_pending() > 0) {
@@ -294,6 +305,10 @@ void UetTransport::send_packet(uint32_t id, Packet& p) {
     ++m->retransmitted_packets;
     ++counters_.retransmitted_packets;
   } else {
+    if (q.snd_nxt - q.snd_una >= q.tx.size()) {  // the span outgrew the ring (send_state
+      grow_tx(q);                                  // caps it at the PSN window)
+      mask = static_cast<uint32_t>(q.tx.size()) - 1;
+    }
     const uint32_t psn = q.snd_nxt++;
     s = &q.tx[psn & mask];
     const uint32_t msg_id = q.msgs[q.nxt_msg];
@@ -357,7 +372,7 @@ void UetTransport::on_timer(uint32_t id) {
   UetPdc& q = pdcs_[id];
   if (q.timer_ps != sched_.now_ps) return;  // superseded
   q.timer_ps = -1;
-  const uint32_t mask = d_.window_pkts - 1;
+  const uint32_t mask = static_cast<uint32_t>(q.tx.size()) - 1;
   const int64_t now = sched_.now_ps;
   // The RTO runs from the oldest packet in flight (htsim startRTO: fixed, no backoff).
   int64_t oldest = -1;
@@ -407,7 +422,7 @@ void UetTransport::stop_speculating(UetPdc& q) {
 }
 
 void UetTransport::ack_slot(UetPdc& q, uint32_t psn, int64_t& newly_bytes) {
-  UetTxSlot& s = q.tx[psn & (d_.window_pkts - 1)];
+  UetTxSlot& s = q.tx[psn & (static_cast<uint32_t>(q.tx.size()) - 1)];
   if (s.psn != psn || s.state == kSlotAcked || s.state == kSlotFree) return;
   if (s.state == kSlotInFlight) q.in_flight_bytes -= s.frame;
   newly_bytes += s.frame;
@@ -420,7 +435,7 @@ void UetTransport::ack_slot(UetPdc& q, uint32_t psn, int64_t& newly_bytes) {
 
 void UetTransport::advance_una(uint32_t id) {
   UetPdc& q = pdcs_[id];
-  const uint32_t mask = d_.window_pkts - 1;
+  const uint32_t mask = static_cast<uint32_t>(q.tx.size()) - 1;
   while (q.snd_una != q.snd_nxt && q.tx[q.snd_una & mask].state == kSlotAcked) {
     q.tx[q.snd_una & mask].state = kSlotFree;
     ++q.snd_una;
@@ -446,7 +461,7 @@ void UetTransport::on_ack(const Packet& p) {
   const uint32_t id = p.qp;
   UetPdc& q = pdcs_[id];
   const int64_t now = sched_.now_ps;
-  const uint32_t mask = d_.window_pkts - 1;
+  const uint32_t mask = static_cast<uint32_t>(q.tx.size()) - 1;
   stop_speculating(q);
   const bool ecn = p.flags & net::kFlagEce;
   // The RTT sample: the packet that triggered the ACK, if it was sent once (Karn).
@@ -490,7 +505,7 @@ void UetTransport::on_nack(const Packet& p) {
   const uint32_t id = p.qp;
   UetPdc& q = pdcs_[id];
   stop_speculating(q);
-  const uint32_t mask = d_.window_pkts - 1;
+  const uint32_t mask = static_cast<uint32_t>(q.tx.size()) - 1;
   if (p.msg == kNackRodOoo) {
     // ROD: everything below the NACKed PSN arrived; go back to it and resend all after it.
     int64_t newly = 0;

@@ -106,6 +106,7 @@ struct UetTxSlot {
   uint8_t state = 0;        // kSlot* below
   uint8_t sends = 0;
 };
+static_assert(sizeof(UetTxSlot) == 32, "two sender slots per cache line");
 inline constexpr uint8_t kSlotFree = 0, kSlotInFlight = 1, kSlotQueued = 2, kSlotAcked = 3;
 
 struct UetPdc {
@@ -124,7 +125,7 @@ struct UetPdc {
   int64_t rack_sent_ps = -1;    // latest send time of an acknowledged packet (SACK loss rule)
   int64_t rack_rtt_ps = 0;      // its RTT
   int64_t timer_ps = -1;        // pending RTO check (-1: none)
-  std::vector<UetTxSlot> tx;
+  std::vector<UetTxSlot> tx;    // slot psn % tx.size(); grows by doubling up to the PSN window
   // PSNs to resend, in order: a FIFO of rtx[rtx_head..] (a vector rather than a Ring so that
   // UetPdc moves; it is cleared, keeping its capacity, whenever it drains).
   std::vector<uint32_t> rtx;
@@ -192,6 +193,7 @@ class UetTransport final : public Transport {
   // `*at` (the next message is still being posted).
   int send_state(const UetPdc& q, int64_t* at) const;
   void send_packet(uint32_t pdc, net::Packet& out);
+  void grow_tx(UetPdc& q);
   void arm_timer(uint32_t pdc, int64_t at_ps);
   void on_timer(uint32_t pdc);
   void queue_rtx(UetPdc& q, UetTxSlot& s);

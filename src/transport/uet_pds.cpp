@@ -15,7 +15,7 @@ void UetTransport::on_data(const Packet& p) {
   if (cfg_.rccc) {
     // The packet's credit target (RUD_CC_REQ credit_target; the model reads the value the
     // sender stored for this PSN when it sent it).
-    const UetTxSlot& s = q.tx[p.psn & (d_.window_pkts - 1)];
+    const UetTxSlot& s = q.tx[p.psn & (static_cast<uint32_t>(q.tx.size()) - 1)];
     if (s.psn == p.psn) note_target(p.qp, s.pull_target);
   }
   if (p.flags & net::kFlagTrimmed) {
