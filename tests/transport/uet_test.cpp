@@ -67,6 +67,9 @@ TEST(Uet, OneMessageTakesSerializationPlusPropagation) {
       << "FCT " << (m.rx_done_ps - m.post_ps) / 1e6 << " us vs " << expected / 1e6 << " us";
   EXPECT_EQ(sim.transport().ideal_fct_ps(size, 3, r.link, r.switch_config, r.nic), expected);
   EXPECT_EQ(sim.transport().counters().retransmitted_packets, 0);
+  // ACK coalescing every 16 KiB of payload = every 4th packet (16 ACKs for 64 packets, the last
+  // also the message's last), plus one for the connection's first packet.
+  EXPECT_EQ(sim.transport().counters().ack_packets, 64 / 4 + 1);
   EXPECT_DOUBLE_EQ(sim.transport().payload_rate_bps(100'000'000'000),
                    100e9 * 4096.0 / (4096 + 102 + 20));
   expect_exactly_once(sim, "one message");
