@@ -198,9 +198,9 @@ TEST(LoadErrors, WrongEnum) {
   EXPECT_EQ(error_of("routing:\n  ecmp:\n    hash: crc\n"),
             "s.yaml:3: routing.ecmp.hash: must be one of: crc32, xor_fold")
       << "the brief's example message";
-  EXPECT_EQ(error_of("fabric: {technology: uet}\n"),
-            "s.yaml:1: fabric.technology: must be one of: roce, ib")
-      << "UET is not modelled yet";
+  EXPECT_EQ(error_of("fabric: {technology: tcp}\n"),
+            "s.yaml:1: fabric.technology: must be one of: roce, ib, uet")
+      << "TCP is not modelled yet";
 }
 
 TEST(LoadErrors, KeyOnlyValidForAnotherKind) {
@@ -254,8 +254,8 @@ TEST(LoadErrors, StructureProblems) {
   EXPECT_EQ(error_of("- a\n- b\n"), "s.yaml:1: (root): expected a mapping of keys, got a list")
       << "a list at the top";
   EXPECT_EQ(error_of("fabric: roce\n"),
-            "s.yaml:1: fabric: expected a mapping with keys: technology, link, switch, nic, roce, "
-            "pfc, ecn, ib, transport, got 'roce'")
+            "s.yaml:1: fabric: expected a mapping with keys: technology, link, switch, trim, nic, "
+            "roce, pfc, ecn, ib, transport, uet, got 'roce'")
       << "a scalar where a group belongs";
 }
 
