@@ -140,6 +140,17 @@ void add_uet_knobs(std::vector<Knob>& k) {
                     .source = "uet-htsim uec.cpp _configured_maxwnd (uet-sim.md §1a)",
                     .min = positive},
                    [](auto& s) -> auto& { return s.uet.nscc_overrides.max_cwnd_bytes; }));
+  k.push_back(bind({.path = "fabric.uet.sack_loss",
+                    .type = KnobType::kBool,
+                    .description = "Presume a packet lost when packets sent after it were SACKed "
+                                   "and it is one network RTT later than their RTT (RACK-like); "
+                                   "false: only trims (NACK) and the RTO recover losses",
+                    .source = "true: fabricsim's choice (RFC 8985 RACK); false reproduces "
+                              "uet-htsim, whose SLEEK recovery is off by default (uet-sim.md "
+                              "§5). With spraying over 1 x BDP queues the path-delay spread can "
+                              "exceed the allowance: 300 spurious resends in htsim's 16-host "
+                              "permutation (docs/calibration.d/nscc.md)"},
+                   [](auto& s) -> auto& { return s.uet.sack_loss; }));
 }
 
 }  // namespace fabricsim::scenario

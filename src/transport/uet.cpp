@@ -483,7 +483,7 @@ void UetTransport::on_ack(const Packet& p) {
   // lost. Only an ACK reporting a hole (a SACKed PSN above the cumulative point) can reveal one.
   const bool hole = a.sack_bits != 0 &&
                     p.psn < a.sack_base + 64 - static_cast<uint32_t>(__builtin_clzll(a.sack_bits));
-  if (hole && q.rack_sent_ps >= 0) {
+  if (cfg_.sack_loss && hole && q.rack_sent_ps >= 0) {
     const uint32_t end = std::min(q.snd_nxt, a.sack_base + 64);
     for (uint32_t psn = q.snd_una; psn < end; ++psn) {
       UetTxSlot& s = q.tx[psn & mask];

@@ -37,6 +37,10 @@ struct UetConfig {
   int control_priority = 7;  // ACK/NACK/credit class (and the switches' trimmed headers)
   int64_t ack_every_bytes = 16384;  // ACK coalescing (ACK_GEN_TRIGGER; uet-sim.md §5)
   int64_t rto_ps = 0;               // 0 = derived (see transport/uet.cpp)
+  // SACK-inferred loss (RACK-like, transport/uet.cpp on_ack). uet-htsim has none by default
+  // (its SLEEK recovery is off unless -sleek; uet-sim.md §5): false reproduces its runs, where
+  // only trims (NACK) and the RTO recover losses.
+  bool sack_loss = true;
   NsccOverrides nscc_overrides;
   // Added by the UET engine (issue 11): switch packet trimming for the data class
   // (fabric.uet.trimming: sets SwitchConfig::trim) and a per-packet header override
