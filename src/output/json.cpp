@@ -10,7 +10,7 @@ ordered_json result_to_json(const scenario::RunResult& r) {
   ordered_json j;
   j["scenario"] = r.scenario_name;
   j["seed"] = r.seed;
-  j["technology"] = r.infiniband ? "ib" : "roce";  // fabric.technology of the run
+  j["technology"] = r.infiniband ? "ib" : r.uet ? "uet" : "roce";  // fabric.technology of the run
   j["fabric"] = r.fabric_description;
   j["sim_time_ps"] = r.sim_time_ps;
   j["completed"] = r.completed;

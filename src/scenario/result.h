@@ -293,6 +293,7 @@ struct RunResult {
   // layer, the transport service and verb (they pick the BTH opcodes and extension headers), and
   // on InfiniBand the LID the Subnet Manager gave each NIC (the SLID; index = NIC).
   bool infiniband = false;
+  bool uet = false;  // fabric.technology uet (transport/uet.h)
   std::string fabric_description;  // "InfiniBand NDR 4x (...), 400 Gb/s, 1 data VL(s), SM ftree..."
   transport::Service service = transport::Service::kRc;
   transport::Operation operation = transport::Operation::kWrite;

@@ -341,6 +341,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
 
   r.captured = std::move(sim.captured());
   r.infiniband = net.infiniband();
+  r.uet = resolved.technology == Technology::kUet;
   r.service = resolved.roce.service;
   r.operation = resolved.roce.operation;
   r.nic_lid = sim.lid_routes().nic_lid;

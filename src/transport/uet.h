@@ -7,10 +7,10 @@
 // tracks arrived PSNs in a bitmap window and delivers a message once all its packets arrived;
 // ROD: it accepts only the next PSN and NACKs (ROD_OOO) an out-of-order one, the sender goes
 // back to it. The receiver acknowledges with a cumulative ACK + 64-bit SACK, coalesced every
-// ack_every bytes and at once on CE, duplicates, the connection's first and a message's last
-// packet (§5). A trimmed packet (switch trimming, net::kFlagTrimmed) is NACKed at once and
+// ack_every bytes and at once on CE, duplicates, the sender's AR flag, the connection's first
+// packet, a message's last or completing packet and the packet that closes the last hole (§5). A trimmed packet (switch trimming, net::kFlagTrimmed) is NACKed at once and
 // resent at once; a packet is inferred lost when packets sent after it have been acknowledged
-// and it has been out for one network RTT longer (SACK); anything else is resent by the fixed
+// and it has been out for two network RTTs longer (SACK); anything else is resent by the fixed
 // RTO (§5). Each packet carries an entropy value (transport/uet_lb.h) the switches hash.
 // The sender may send while the window allows (NSCC's cwnd, or the fixed maxwnd when NSCC is
 // off) and, with RCCC, while it holds receiver-granted credit (transport/uet_rccc.h).
@@ -106,6 +106,7 @@ struct UetTxSlot {
   uint8_t state = 0;        // kSlot* below
   uint8_t sends = 0;
 };
+static_assert(sizeof(UetTxSlot) == 32, "two sender slots per cache line");
 inline constexpr uint8_t kSlotFree = 0, kSlotInFlight = 1, kSlotQueued = 2, kSlotAcked = 3;
 
 struct UetPdc {
@@ -124,7 +125,7 @@ struct UetPdc {
   int64_t rack_sent_ps = -1;    // latest send time of an acknowledged packet (SACK loss rule)
   int64_t rack_rtt_ps = 0;      // its RTT
   int64_t timer_ps = -1;        // pending RTO check (-1: none)
-  std::vector<UetTxSlot> tx;
+  std::vector<UetTxSlot> tx;    // slot psn % tx.size(); grows by doubling up to the PSN window
   // PSNs to resend, in order: a FIFO of rtx[rtx_head..] (a vector rather than a Ring so that
   // UetPdc moves; it is cleared, keeping its capacity, whenever it drains).
   std::vector<uint32_t> rtx;
@@ -175,6 +176,7 @@ class UetTransport final : public Transport {
   };
   // An ACK's content beyond the 32-byte packet: kept here while the ACK is in flight, indexed
   // by the ACK's `msg` field (the wire size stays the real ACK_CC size).
+  static constexpr uint32_t kNoTrigger = 0xFFFFFFFFu;
   struct AckInfo {
     uint64_t sack_bits = 0;
     uint32_t sack_base = 0;
@@ -191,12 +193,15 @@ class UetTransport final : public Transport {
   // `*at` (the next message is still being posted).
   int send_state(const UetPdc& q, int64_t* at) const;
   void send_packet(uint32_t pdc, net::Packet& out);
+  void grow_tx(UetPdc& q);
   void arm_timer(uint32_t pdc, int64_t at_ps);
   void on_timer(uint32_t pdc);
   void queue_rtx(UetPdc& q, UetTxSlot& s);
+  void rod_go_back(UetPdc& q, uint32_t from);
   // receiver
   void on_data(const net::Packet& pkt);
-  void send_ack(uint32_t pdc, const net::Packet& trigger, bool ce);
+  // echo = false: an ACK that reports no packet's RTT or EV (flushed ahead of a trim NACK).
+  void send_ack(uint32_t pdc, const net::Packet& trigger, bool ce, bool echo = true);
   void send_nack(uint32_t pdc, uint32_t psn, uint32_t code, uint16_t ev, bool ce);
   void send_control(uint32_t from_nic, uint32_t to_nic, uint32_t pdc, uint32_t subtype,
                     uint32_t value);
@@ -230,6 +235,7 @@ class UetTransport final : public Transport {
   std::vector<uint32_t> free_acks_;
   std::vector<uint32_t> delivery_order_;
   std::unordered_map<uint64_t, uint32_t> pdc_index_;  // post time only
+  uint32_t ctl_ev_ = 0;  // EV counter of credit and credit-request packets
   TransportCounters counters_;
   int64_t failure_affected_ = 0;
   int64_t pending_recoveries_ = 0;

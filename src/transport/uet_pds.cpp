@@ -15,13 +15,17 @@ void UetTransport::on_data(const Packet& p) {
   if (cfg_.rccc) {
     // The packet's credit target (RUD_CC_REQ credit_target; the model reads the value the
     // sender stored for this PSN when it sent it).
-    const UetTxSlot& s = q.tx[p.psn & (d_.window_pkts - 1)];
+    const UetTxSlot& s = q.tx[p.psn & (static_cast<uint32_t>(q.tx.size()) - 1)];
     if (s.psn == p.psn) note_target(p.qp, s.pull_target);
   }
   if (p.flags & net::kFlagTrimmed) {
     // Only the header arrived: NACK it at once so the sender resends it (htsim processTrimmed).
     // Whether the trim was at the last hop is not known to the model (no TTL): always TRIMMED.
     ++counters_.trims_seen;
+    // First flush a coalesced ACK the sender may be waiting for: a NACK carries no cumulative
+    // ACK, and a sender whose window shrank at this NACK below its packets still in flight would
+    // otherwise wait for its RTO. It echoes no EV (the trimmed packet's path is not good).
+    if (q.rx.unacked_bytes > 0) send_ack(p.qp, p, q.rx.ce_pending, /*echo=*/false);
     send_nack(p.qp, p.psn, kNackTrimmed, p.entropy, ce);
     return;
   }
@@ -43,27 +47,23 @@ void UetTransport::on_data(const Packet& p) {
     return;
   }
   if (p.psn != r.cack) ++counters_.out_of_order_packets;
+  const bool late = p.psn + 1 < r.high;  // arrived after a later PSN: it fills a hole
   r.mark(p.psn, d_.window_pkts);
   r.rod_nack_sent = false;
   m.delivered_bytes += p.payload_bytes;
   m.placed_bytes += p.payload_bytes;  // a PSN not seen before: each byte once
   counters_.data_bytes_delivered += p.payload_bytes;
-  if (++m.rcvd_pkts == m.npkts) deliver(p.msg, q.dst_nic);
+  const bool completed = ++m.rcvd_pkts == m.npkts;
+  if (completed) deliver(p.msg, q.dst_nic);
   if (ce) r.ce_pending = true;
   r.unacked_bytes += p.payload_bytes;
-  // AR and a message's last packet also ask for one more ACK once the out-of-order holes have
-  // filled (htsim UecSink::processData, _ack_request): else the packets that arrive after one
-  // that overtook them (sprayed, or a short last packet) wait for the coalescing threshold or
-  // the RTO.
-  bool ar = (p.flags & (net::kFlagLast | kFlagAckReq)) != 0;
-  if (ar) r.ack_request = true;
-  if (r.ack_request && r.cack == r.high) {
-    ar = true;
-    r.ack_request = false;
-  }
   // Coalesced ACKs (§5: ACK_GEN_TRIGGER 16 KiB; htsim shouldSack): at once on CE, on the
   // connection's first packet, on a message's last and on the sender's AR flag.
-  if (r.unacked_bytes >= cfg_.ack_every_bytes || ce || first_ever || ar) {
+  // Also when the packet completes a message or closes the last hole (htsim: AR forces an ACK
+  // when the out-of-order queue drains): a message's last packet may arrive before the others,
+  // and the ACK it triggered then leaves the sender waiting for its RTO.
+  if (r.unacked_bytes >= cfg_.ack_every_bytes || ce || first_ever || completed ||
+      (late && r.cack == r.high) || (p.flags & (net::kFlagLast | kFlagAckReq))) {
     send_ack(p.qp, p, r.ce_pending);
   }
 }
@@ -79,20 +79,20 @@ uint32_t UetTransport::alloc_ack(const AckInfo& a) {
   return i;
 }
 
-void UetTransport::send_ack(uint32_t id, const Packet& trigger, bool ce) {
+void UetTransport::send_ack(uint32_t id, const Packet& trigger, bool ce, bool echo) {
   UetPdc& q = pdcs_[id];
   UetRx& r = q.rx;
   AckInfo a;
   a.sack_base = r.sack_base();
   a.sack_bits = r.sack_bits(a.sack_base);
-  a.trigger_psn = trigger.psn;
+  a.trigger_psn = echo ? trigger.psn : kNoTrigger;
   Packet p;
   p.src_nic = q.dst_nic;
   p.dst_nic = q.src_nic;
   p.qp = id;
   p.psn = r.cack;
   p.msg = alloc_ack(a);
-  p.entropy = trigger.entropy;  // the ACK echoes the EV of the packet that triggered it (§3)
+  p.entropy = echo ? trigger.entropy : 0;  // the EV of the packet that triggered it (§3)
   p.type = PacketType::kAck;
   p.priority = static_cast<uint8_t>(cfg_.control_priority);
   p.flags = ce ? net::kFlagEce : 0;
@@ -126,7 +126,9 @@ void UetTransport::send_control(uint32_t from_nic, uint32_t to_nic, uint32_t id,
   p.qp = id;
   p.psn = value;
   p.msg = subtype;
-  p.entropy = static_cast<uint16_t>(id);  // htsim: pulls use their own counter EV
+  // htsim UecSink::nextEntropy: pulls cycle through a 7-bit counter EV (TGT_EV_SIZE = 7, §3),
+  // so one failed path cannot swallow every grant of a connection.
+  p.entropy = static_cast<uint16_t>(ctl_ev_++ & 0x7F);
   p.type = PacketType::kUetControl;
   p.priority = static_cast<uint8_t>(cfg_.control_priority);
   p.frame_bytes = static_cast<uint16_t>(uet_control_frame_bytes(cfg_));

@@ -21,7 +21,6 @@ struct UetRx {
   int64_t unacked_bytes = 0;   // payload accepted since the last ACK (coalescing)
   bool ce_pending = false;     // an accepted packet since the last ACK was CE-marked
   bool rod_nack_sent = false;  // ROD: the gap at cack has been NACKed
-  bool ack_request = false;    // an AR/last packet arrived: ACK again once the holes fill
   // RCCC receiver side (transport/uet_rccc.h)
   int64_t pull_target = 0;     // the sender's latest cumulative credit target
   int64_t granted = 0;         // cumulative credit granted

@@ -254,8 +254,8 @@ TEST(LoadErrors, StructureProblems) {
   EXPECT_EQ(error_of("- a\n- b\n"), "s.yaml:1: (root): expected a mapping of keys, got a list")
       << "a list at the top";
   EXPECT_EQ(error_of("fabric: roce\n"),
-            "s.yaml:1: fabric: expected a mapping with keys: technology, link, switch, trim, nic, roce, "
-            "pfc, ecn, ib, transport, uet, got 'roce'")
+            "s.yaml:1: fabric: expected a mapping with keys: technology, link, switch, trim, nic, "
+            "roce, pfc, ecn, ib, transport, uet, got 'roce'")
       << "a scalar where a group belongs";
 }
 

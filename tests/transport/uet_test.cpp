@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <vector>
 
+#include <algorithm>
+
 #include "core/time.h"
 #include "net/wire.h"
 #include "scenario/simulation.h"
@@ -65,6 +67,9 @@ TEST(Uet, OneMessageTakesSerializationPlusPropagation) {
       << "FCT " << (m.rx_done_ps - m.post_ps) / 1e6 << " us vs " << expected / 1e6 << " us";
   EXPECT_EQ(sim.transport().ideal_fct_ps(size, 3, r.link, r.switch_config, r.nic), expected);
   EXPECT_EQ(sim.transport().counters().retransmitted_packets, 0);
+  // ACK coalescing every 16 KiB of payload = every 4th packet (16 ACKs for 64 packets, the last
+  // also the message's last), plus one for the connection's first packet.
+  EXPECT_EQ(sim.transport().counters().ack_packets, 64 / 4 + 1);
   EXPECT_DOUBLE_EQ(sim.transport().payload_rate_bps(100'000'000'000),
                    100e9 * 4096.0 / (4096 + 102 + 20));
   expect_exactly_once(sim, "one message");
@@ -156,6 +161,62 @@ TEST(Uet, RodDeliversInOrderUnderLossAndSpraying) {
   EXPECT_GT(sim.transport().counters().naks, 0) << "gaps are NACKed (ROD_OOO)";
 }
 
+// uet-htsim's reference network (uet-sim.md §0, §7): K=4 3-tier fat-tree, 100 Gb/s, 1 us per
+// cable (200 m), no switch latency, store-and-forward, 4150-B frames = 4086 payload + 64 header.
+scenario::Scenario htsim_k4() {
+  scenario::Scenario sc;
+  sc.technology = scenario::Technology::kUet;
+  sc.topology.tiers = 3;
+  sc.topology.radix = 4;
+  sc.topology.hosts = 16;
+  sc.link.rate_bps = 100'000'000'000;
+  sc.link.cable_m = 200;
+  sc.switch_config.latency_ps = 0;
+  sc.switch_config.forwarding = net::Forwarding::kStoreAndForward;
+  sc.uet.mtu_bytes = 4086;
+  sc.uet.header_bytes = 64;
+  return sc;
+}
+
+TEST(Uet, SprayedFlowNeedsNoTimeout) {
+  // A sprayed message's last packet may arrive before its others: the ACK that closes the hole
+  // must go at once, or the sender waits for its RTO.
+  for (auto lb : {transport::UetLoadBalancing::kOblivious, transport::UetLoadBalancing::kReps}) {
+    scenario::Scenario sc = htsim_k4();
+    sc.uet.load_balancing = lb;
+    scenario::Simulation sim(sc);
+    const uint32_t m = sim.transport().post(0, 13, 2'000'000, 0);
+    ASSERT_TRUE(sim.run());
+    EXPECT_EQ(sim.transport().counters().timeouts, 0);
+    // 490 frames of 4150 + 20 B back to back, then 6 cables of 1 us and 5 store-and-forward
+    // stages of one frame each.
+    const int64_t expected = serialization_ps(489 * 4170 + (2'000'000 - 489 * 4086 + 84), 100'000'000'000) +
+                             6 * kPsPerUs + 5 * serialization_ps(4170, 100'000'000'000);
+    // Sprayed packets of one flow meet again where paths merge (the last switches), so a few
+    // wait behind each other: at least the ideal, at most 2% above it (a timeout alone would
+    // add the ~100 us RTO).
+    const int64_t fct = sim.transport().message(m).rx_done_ps;
+    EXPECT_GE(fct, expected - 1000);
+    EXPECT_LT(fct, expected * 1.02) << fct / 1e6 << " us vs " << expected / 1e6 << " us";
+  }
+}
+
+TEST(Uet, HtsimIncastWithoutTimeouts) {
+  // 15 -> 1 x 2 MB: htsim's tail FCT is 2478.5 us with NSCC (validate_uec_sender.out, §7).
+  scenario::Scenario sc = htsim_k4();
+  scenario::Simulation sim(sc);
+  for (uint32_t s = 1; s <= 15; ++s) sim.transport().post(s, 0, 2'000'000, s);
+  ASSERT_TRUE(sim.run());
+  expect_exactly_once(sim, "incast");
+  int64_t tail = 0;
+  for (uint32_t i = 0; i < sim.transport().num_messages(); ++i) {
+    tail = std::max(tail, sim.transport().message(i).rx_done_ps);
+  }
+  EXPECT_EQ(sim.transport().counters().timeouts, 0);
+  EXPECT_GT(sim.transport().counters().trims_seen, 0);
+  EXPECT_NEAR(tail / 1e6, 2478.5, 0.05 * 2478.5) << "us";
+}
+
 TEST(Uet, DerivedConstantsFollowHtsimFormulas) {
   // htsim's reference network (uet-sim.md §0): 3 tiers, 100 Gb/s, 1 us per hop, no switch
   // latency, 4150-B frames of which 64 B header, 64-B ACKs, no preamble/IFG in htsim.
@@ -172,6 +233,11 @@ TEST(Uet, DerivedConstantsFollowHtsimFormulas) {
                       6 * serialization_ps(64 + 20, n.link_rate_bps);
   EXPECT_EQ(d.network_rtt_ps, rtt);
   EXPECT_EQ(d.bdp_bytes, rtt * 100 / 8 / 1000);  // bytes: ps x 100e9 / 8 / 1e12
+  // RTO: 15 us + 6 x the drain time of htsim's 43-packet (1 x BDP) queue = 100.66 us (§5).
+  n.port_queue_bytes = 43 * 4150;
+  EXPECT_EQ(transport::uet_derive(cfg, n).rto_ps,
+            15 * kPsPerUs + 6 * serialization_ps(43 * 4150, n.link_rate_bps));
+  EXPECT_NEAR(transport::uet_derive(cfg, n).rto_ps / 1e6, 100.66, 0.01);
 }
 
 }  // namespace
