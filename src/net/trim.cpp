@@ -47,7 +47,8 @@ void Network::trim_to_header(uint32_t port, const Packet& pkt) {
   Packet header = pkt;
   header.payload_bytes = 0;
   header.frame_bytes = sw.trim_header_bytes;
-  header.flags = static_cast<uint8_t>(header.flags | kFlagTrimmed);
+  header.flags = static_cast<uint8_t>(header.flags | kFlagTrimmed |
+                                      (ports_[port].far_is_nic ? kFlagTrimmedLastHop : 0));
   header.priority = sw.trim_priority;
   ++counters_.trimmed_packets;
   counters_.trimmed_payload_bytes += pkt.payload_bytes;

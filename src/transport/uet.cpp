@@ -517,16 +517,19 @@ void UetTransport::on_nack(const Packet& p) {
     if (cfg_.nscc && newly > 0) nscc_[id]->on_ack(sched_.now_ps, newly, -1, false, q.in_flight_bytes);
     advance_una(id);
   } else {
-    // A trimmed packet: resend it at once (htsim processNack, §4).
+    // A trimmed packet: resend it at once (htsim processNack, §4). A last-hop trim says the
+    // receiver's downlink, not the path, was full: NSCC with RCCC leaves the window to the
+    // credit, and the path is reported good (or marked) rather than penalised.
+    const bool last_hop = p.msg == kNackTrimmedLastHop;
     UetTxSlot& s = q.tx[p.psn & mask];
     if (s.psn == p.psn && s.state == kSlotInFlight) {
       if (cfg_.nscc) {
         const int64_t rtt = s.sends == 1 ? sched_.now_ps - s.sent_ps : -1;
-        nscc_[id]->on_nack(sched_.now_ps, s.frame, false, q.in_flight_bytes, rtt);
+        nscc_[id]->on_nack(sched_.now_ps, s.frame, last_hop, q.in_flight_bytes, rtt);
       }
       queue_rtx(q, s);
     }
-    lb_[id].on_feedback(p.entropy, true);
+    lb_[id].on_feedback(p.entropy, last_hop ? (p.flags & net::kFlagEce) != 0 : true);
   }
   activate(id);
 }

@@ -135,6 +135,7 @@ TEST(Trim, TwoToOneOverloadTrimsInsteadOfDropping) {
       EXPECT_EQ(g.pkt.frame_bytes, 64);
       EXPECT_EQ(g.pkt.payload_bytes, 0);
       EXPECT_EQ(g.pkt.priority, 7) << "headers travel in the trim class";
+      EXPECT_TRUE(g.pkt.flags & kFlagTrimmedLastHop) << "cut at the port facing NIC2";
     } else {
       ++full;
       EXPECT_EQ(g.pkt.frame_bytes, kFrameBytes);
