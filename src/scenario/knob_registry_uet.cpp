@@ -143,7 +143,7 @@ void add_uet_knobs(std::vector<Knob>& k) {
   k.push_back(bind({.path = "fabric.uet.sack_loss",
                     .type = KnobType::kBool,
                     .description = "Presume a packet lost when packets sent after it were SACKed "
-                                   "and it is one network RTT later than their RTT (RACK-like); "
+                                   "and it is two network RTTs later than their RTT (RACK-like); "
                                    "false: only trims (NACK) and the RTO recover losses",
                     .source = "true: fabricsim's choice (RFC 8985 RACK); false reproduces "
                               "uet-htsim, whose SLEEK recovery is off by default (uet-sim.md "

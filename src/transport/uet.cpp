@@ -30,6 +30,13 @@ UetDerived uet_derive(const UetConfig& cfg, const UetNetwork& n) {
   // BDP = network_rtt x line rate (htsim uec.cpp initNsccParams _network_bdp).
   d.bdp_bytes = static_cast<int64_t>(static_cast<__int128>(d.network_rtt_ps) * n.link_rate_bps /
                                      (8 * kPsPerSecond));
+  // The RTO when fabric.uet.rto is 0: htsim's fixed 15 us + diameter x the time to drain one
+  // switch queue (main_uec.cpp _min_rto; §5: 100.66 us at its defaults); the queue is the
+  // per-port limit, or htsim's 1 x BDP with trimming and 5 x BDP without (§0).
+  const int64_t queue = n.port_queue_bytes > 0 ? n.port_queue_bytes
+                                               : (cfg.trimming ? 1 : 5) * d.bdp_bytes;
+  d.rto_ps = cfg.rto_ps > 0 ? cfg.rto_ps
+                            : 15 * kPsPerUs + L * serialization_ps(queue, n.link_rate_bps);
   return d;
 }
 
@@ -43,15 +50,6 @@ namespace {
 // per cable one flow's goodput is 90.5, 84.6 and 83.9 Gb/s. 2 keeps spurious resends negligible
 // and most of the loss recovery (htsim has no such rule: trims and the RTO only).
 constexpr int64_t kSackReorderRtts = 2;
-
-// The RTO when fabric.uet.rto is 0: htsim's fixed 15 us + diameter x the time to drain one
-// switch queue (main_uec.cpp _min_rto; §5: 100.66 us at its defaults); the queue is the per-port
-// limit, or htsim's 1 x BDP with trimming and 5 x BDP without (§0).
-int64_t derived_rto_ps(const UetConfig& cfg, const UetNetwork& n, int64_t bdp_bytes) {
-  const int64_t queue = n.port_queue_bytes > 0 ? n.port_queue_bytes
-                                               : (cfg.trimming ? 1 : 5) * bdp_bytes;
-  return 15 * kPsPerUs + n.diameter_links * serialization_ps(queue, n.link_rate_bps);
-}
 
 }  // namespace
 
@@ -75,7 +73,6 @@ UetTransport::UetTransport(const UetConfig& cfg, net::Network& net, uint64_t see
   // maxwnd = 1.5 x BDP (htsim _configured_maxwnd, §1a): the window with NSCC off, NSCC's
   // ceiling and RCCC's initial speculative credit.
   d_.max_wnd_bytes = nscc_params_.max_cwnd_bytes;
-  d_.rto_ps = cfg_.rto_ps > 0 ? cfg_.rto_ps : derived_rto_ps(cfg_, n_, d_.bdp_bytes);
   // PSN window: room for 4 windows of packets (holes left by losses while later packets keep
   // flowing), at least 64 (one SACK bitmap), at most htsim's 2^14 (uecMaxInFlightPkts).
   const int64_t wnd_pkts = (d_.max_wnd_bytes + mtu_frame - 1) / mtu_frame;

@@ -7,10 +7,10 @@
 // tracks arrived PSNs in a bitmap window and delivers a message once all its packets arrived;
 // ROD: it accepts only the next PSN and NACKs (ROD_OOO) an out-of-order one, the sender goes
 // back to it. The receiver acknowledges with a cumulative ACK + 64-bit SACK, coalesced every
-// ack_every bytes and at once on CE, duplicates, the connection's first and a message's last
-// packet (§5). A trimmed packet (switch trimming, net::kFlagTrimmed) is NACKed at once and
+// ack_every bytes and at once on CE, duplicates, the sender's AR flag, the connection's first
+// packet, a message's last or completing packet and the packet that closes the last hole (§5). A trimmed packet (switch trimming, net::kFlagTrimmed) is NACKed at once and
 // resent at once; a packet is inferred lost when packets sent after it have been acknowledged
-// and it has been out for one network RTT longer (SACK); anything else is resent by the fixed
+// and it has been out for two network RTTs longer (SACK); anything else is resent by the fixed
 // RTO (§5). Each packet carries an entropy value (transport/uet_lb.h) the switches hash.
 // The sender may send while the window allows (NSCC's cwnd, or the fixed maxwnd when NSCC is
 // off) and, with RCCC, while it holds receiver-granted credit (transport/uet_rccc.h).

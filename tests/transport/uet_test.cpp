@@ -233,6 +233,11 @@ TEST(Uet, DerivedConstantsFollowHtsimFormulas) {
                       6 * serialization_ps(64 + 20, n.link_rate_bps);
   EXPECT_EQ(d.network_rtt_ps, rtt);
   EXPECT_EQ(d.bdp_bytes, rtt * 100 / 8 / 1000);  // bytes: ps x 100e9 / 8 / 1e12
+  // RTO: 15 us + 6 x the drain time of htsim's 43-packet (1 x BDP) queue = 100.66 us (§5).
+  n.port_queue_bytes = 43 * 4150;
+  EXPECT_EQ(transport::uet_derive(cfg, n).rto_ps,
+            15 * kPsPerUs + 6 * serialization_ps(43 * 4150, n.link_rate_bps));
+  EXPECT_NEAR(transport::uet_derive(cfg, n).rto_ps / 1e6, 100.66, 0.01);
 }
 
 }  // namespace
