@@ -157,6 +157,38 @@ TEST(UetCalibration, Incast15To1NsccAndRccc) {
                             tail_fct_us(r)));
 }
 
+// incast_128.cm: every other host of a K=8 fat-tree (128 hosts, same links, hops and queues)
+// sends 2 MB to host 33. The bottleneck carries 127 x 490 frames: 127 x 490 x 4170 B at
+// 100 Gb/s = 20 758 us here (htsim, 4150-B frames: 20 640 us). htsim: NSCC 21 029 us with
+// 72 623 retransmits; RCCC 20 891 us with 6218.
+std::string incast_128(const std::string& extra_uet) {
+  std::string yaml = htsim_network(extra_uet);
+  yaml.replace(yaml.find("radix: 4"), 8, "radix: 8");
+  yaml.replace(yaml.find("count: 16"), 9, "count: 128");
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < 128; ++i) {
+    if (i != 33) pairs.emplace_back(i, 33);
+  }
+  return yaml + flows(pairs);
+}
+
+TEST(UetCalibration, Incast127To1Nscc) {
+  const scenario::RunResult r = run(incast_128(""));
+  const double fct = tail_fct_us(r);
+  EXPECT_GE(fct, 127 * 490 * 4170 * 8 / 100e3) << "no faster than the bottleneck's wire time";
+  check_figure(htsim_figure("UET 127->1 incast 2 MB, NSCC (K=8)", 21029.0,
+                            "validate_uec_sender.out",
+                            "UetCalibration.Incast127To1Nscc: incast_128.cm on a K=8 fat-tree",
+                            fct));
+}
+
+TEST(UetCalibration, Incast127To1Rccc) {
+  const scenario::RunResult r = run(incast_128(", nscc: false, rccc: true"));
+  check_figure(htsim_figure("UET 127->1 incast 2 MB, RCCC (K=8)", 20891.0, "validate_uec_rcv.out",
+                            "UetCalibration.Incast127To1Rccc: incast_128.cm, RCCC only",
+                            tail_fct_us(r)));
+}
+
 TEST(UetCalibration, PermutationSprayed) {
   // perm_16n_16c_2MB.cm with -paths 128: spraying spreads every flow over all core paths, so
   // the tail is close to one flow's 171 us.
