@@ -31,7 +31,8 @@ void add_trim_knobs(std::vector<Knob>& k) {
       .path = "fabric.trim.header",
       .type = KnobType::kBytes,
       .description = "Size a trimmed packet is cut to (frame bytes); it travels in the trim "
-                     "class, strict priority above data",
+                     "class, strict priority above data. A UET run with fabric.uet.header_bytes "
+                     "> 0 trims to that header size instead",
       .source = "64 B: uet-htsim -trimsize (main_uec.cpp, minimum 64; uet-sim.md §4); SONiC "
                 "example 256 B (sonic-utilities PR #3920); UEC spec value UNVERIFIED; max 1024 B "
                 "is a sanity bound (a trim must be far below a data frame)",
