@@ -100,9 +100,15 @@ Outcome overload(bool trimming, TrimVictim victim = TrimVictim::kArrival) {
     const Event ev = sched.queue.pop();
     sched.now_ps = ev.time_ps;
     switch (ev.kind) {
-      case kPortTxDone: net.on_tx_done(ev.target); break;
-      case kLinkArrive: net.on_link_arrive(ev.target); break;
-      default: ADD_FAILURE() << "unexpected event kind " << ev.kind; return r;
+      case kPortTxDone:
+        net.on_tx_done(ev.target);
+        break;
+      case kLinkArrive:
+        net.on_link_arrive(ev.target);
+        break;
+      default:
+        ADD_FAILURE() << "unexpected event kind " << ev.kind;
+        return r;
     }
     r.max_data_queue_bytes =
         std::max<int64_t>(r.max_data_queue_bytes, net.queues(egress).cls[3].bytes);
@@ -186,8 +192,7 @@ TEST(Trim, HtsimVictimConservesAndIsDeterministic) {
   const Outcome a = overload(true, TrimVictim::kArrivalOrNewest);
   const Outcome b = overload(true, TrimVictim::kArrivalOrNewest);
   EXPECT_EQ(a.counters.dropped_packets, 0);
-  EXPECT_NEAR(static_cast<double>(a.counters.trimmed_packets), 180.0 / (1.0 - 84.0 / 1020.0),
-              3.0)
+  EXPECT_NEAR(static_cast<double>(a.counters.trimmed_packets), 180.0 / (1.0 - 84.0 / 1020.0), 3.0)
       << "the same bytes must be shed whichever packet is cut";
   int64_t payload = 0;
   for (const Rx::Got& g : a.got) payload += g.pkt.payload_bytes;
