@@ -497,6 +497,23 @@ void UetTransport::on_ack(const Packet& p) {
   activate(id);
 }
 
+void UetTransport::rod_go_back(UetPdc& q, uint32_t from) {
+  // The ROD receiver drops every PSN after a missing one: resend all in flight from `from`, and
+  // keep the resend queue in PSN order (a ROD receiver would drop an early out-of-order resend).
+  const uint32_t mask = static_cast<uint32_t>(q.tx.size()) - 1;
+  q.rtx.clear();
+  q.rtx_head = 0;
+  for (uint32_t psn = q.snd_una; psn != q.snd_nxt; ++psn) {
+    UetTxSlot& s = q.tx[psn & mask];
+    if (s.psn != psn) continue;
+    if (s.state == kSlotInFlight && psn >= from) {
+      queue_rtx(q, s);
+    } else if (s.state == kSlotQueued) {
+      q.rtx.push_back(psn);
+    }
+  }
+}
+
 void UetTransport::on_nack(const Packet& p) {
   ++counters_.naks;
   const uint32_t id = p.qp;
@@ -507,16 +524,14 @@ void UetTransport::on_nack(const Packet& p) {
     // ROD: everything below the NACKed PSN arrived; go back to it and resend all after it.
     int64_t newly = 0;
     for (uint32_t psn = q.snd_una; psn < p.psn && psn != q.snd_nxt; ++psn) ack_slot(q, psn, newly);
-    for (uint32_t psn = p.psn; psn < q.snd_nxt; ++psn) {
-      UetTxSlot& s = q.tx[psn & mask];
-      if (s.psn == psn && s.state == kSlotInFlight) queue_rtx(q, s);
-    }
+    rod_go_back(q, p.psn);
     if (cfg_.nscc && newly > 0) nscc_[id]->on_ack(sched_.now_ps, newly, -1, false, q.in_flight_bytes);
     advance_una(id);
   } else {
-    // A trimmed packet: resend it at once (htsim processNack, §4). A last-hop trim says the
-    // receiver's downlink, not the path, was full: NSCC with RCCC leaves the window to the
-    // credit, and the path is reported good (or marked) rather than penalised.
+    // A trimmed packet: resend it at once (htsim processNack, §4); under ROD everything sent
+    // after it too, since the receiver drops those until it has the trimmed one. A last-hop trim
+    // says the receiver's downlink, not the path, was full: NSCC with RCCC leaves the window to
+    // the credit, and the path is reported good (or marked) rather than penalised.
     const bool last_hop = p.msg == kNackTrimmedLastHop;
     UetTxSlot& s = q.tx[p.psn & mask];
     if (s.psn == p.psn && s.state == kSlotInFlight) {
@@ -524,7 +539,11 @@ void UetTransport::on_nack(const Packet& p) {
         const int64_t rtt = s.sends == 1 ? sched_.now_ps - s.sent_ps : -1;
         nscc_[id]->on_nack(sched_.now_ps, s.frame, last_hop, q.in_flight_bytes, rtt);
       }
-      queue_rtx(q, s);
+      if (cfg_.delivery == UetDelivery::kRod) {
+        rod_go_back(q, p.psn);
+      } else {
+        queue_rtx(q, s);
+      }
     }
     lb_[id].on_feedback(p.entropy, last_hop ? (p.flags & net::kFlagEce) != 0 : true);
   }

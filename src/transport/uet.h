@@ -198,6 +198,7 @@ class UetTransport final : public Transport {
   void arm_timer(uint32_t pdc, int64_t at_ps);
   void on_timer(uint32_t pdc);
   void queue_rtx(UetPdc& q, UetTxSlot& s);
+  void rod_go_back(UetPdc& q, uint32_t from);
   // receiver
   void on_data(const net::Packet& pkt);
   // echo = false: an ACK that reports no packet's RTT or EV (flushed ahead of a trim NACK).
