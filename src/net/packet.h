@@ -51,6 +51,10 @@ inline constexpr uint8_t kFlagResponse = 8;
 // (UEC packet trimming, net::TrimConfig): payload_bytes is 0 and frame_bytes the trimmed size;
 // the receiver NACKs it so the sender retransmits at once.
 inline constexpr uint8_t kFlagTrimmed = 16;
+// With kFlagTrimmed: the trimming switch's egress port faces the destination NIC, i.e. the trim
+// was at the last hop (uet-htsim tells this by comparing TTLs, UecSink::processTrimmed); the
+// receiver NACKs it TRIMMED_LASTHOP. Ethernet only (bits 4-7 carry the SL on InfiniBand).
+inline constexpr uint8_t kFlagTrimmedLastHop = 64;
 // InfiniBand: the packet's service level sits in the upper nibble of `flags` (the VL, which a
 // switch derives from it, is in `priority`); only pcap output reads it.
 inline constexpr int kFlagSlShift = 4;

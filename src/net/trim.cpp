@@ -16,7 +16,8 @@ void Network::trim(uint32_t port, const Packet& pkt) {
   // uet-htsim (CompositeQueue::receivePacket): with probability 1/2 the newest queued data
   // packet is trimmed and the arrival takes its place. The per-switch stream keeps the choice
   // deterministic for a seed.
-  if (sw.trim_newest && !data.ring.empty() && switch_rng_[ports_[port].switch_index].uniform() < 0.5) {
+  if (sw.trim_newest && !data.ring.empty() &&
+      switch_rng_[ports_[port].switch_index].uniform() < 0.5) {
     const Packet& newest = data.ring.back();
     if (newest.type == PacketType::kData && !(newest.flags & kFlagTrimmed)) {
       victim = data.ring.pop_back();
@@ -47,7 +48,8 @@ void Network::trim_to_header(uint32_t port, const Packet& pkt) {
   Packet header = pkt;
   header.payload_bytes = 0;
   header.frame_bytes = sw.trim_header_bytes;
-  header.flags = static_cast<uint8_t>(header.flags | kFlagTrimmed);
+  header.flags = static_cast<uint8_t>(header.flags | kFlagTrimmed |
+                                      (ports_[port].far_is_nic ? kFlagTrimmedLastHop : 0));
   header.priority = sw.trim_priority;
   ++counters_.trimmed_packets;
   counters_.trimmed_payload_bytes += pkt.payload_bytes;

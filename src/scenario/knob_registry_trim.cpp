@@ -27,16 +27,18 @@ void add_trim_knobs(std::vector<Knob>& k) {
                  "DEFAULT_TRIMMING_QUEUESIZE_FACTOR; docs/reference/uet-sim.md §0)",
        .min = Bound{0, false}},
       [](auto& s) -> auto& { return s.switch_config.port_queue_bytes; }));
-  Knob header{
-      .path = "fabric.trim.header",
-      .type = KnobType::kBytes,
-      .description = "Size a trimmed packet is cut to (frame bytes); it travels in the trim "
-                     "class, strict priority above data",
-      .source = "64 B: uet-htsim -trimsize (main_uec.cpp, minimum 64; uet-sim.md §4); SONiC "
-                "example 256 B (sonic-utilities PR #3920); UEC spec value UNVERIFIED; max 1024 B "
-                "is a sanity bound (a trim must be far below a data frame)",
-      .min = Bound{64, false},
-      .max = Bound{1024, false}};
+  Knob header{.path = "fabric.trim.header",
+              .type = KnobType::kBytes,
+              .description =
+                  "Size a trimmed packet is cut to (frame bytes); it travels in the trim "
+                  "class, strict priority above data. A UET run with fabric.uet.header_bytes "
+                  "> 0 trims to that header size instead",
+              .source =
+                  "64 B: uet-htsim -trimsize (main_uec.cpp, minimum 64; uet-sim.md §4); SONiC "
+                  "example 256 B (sonic-utilities PR #3920); UEC spec value UNVERIFIED; max 1024 B "
+                  "is a sanity bound (a trim must be far below a data frame)",
+              .min = Bound{64, false},
+              .max = Bound{1024, false}};
   header.set = [](Scenario& s, const KnobValue& v) {
     s.switch_config.trim.header_bytes = static_cast<uint16_t>(std::get<int64_t>(v));
   };

@@ -529,12 +529,15 @@ void UetTransport::on_nack(const Packet& p) {
     advance_una(id);
   } else {
     // A trimmed packet: resend it at once (htsim processNack, §4); under ROD everything sent
-    // after it too, since the receiver drops those until it has the trimmed one.
+    // after it too, since the receiver drops those until it has the trimmed one. A last-hop trim
+    // says the receiver's downlink, not the path, was full: NSCC with RCCC leaves the window to
+    // the credit, and the path is reported good (or marked) rather than penalised.
+    const bool last_hop = p.msg == kNackTrimmedLastHop;
     UetTxSlot& s = q.tx[p.psn & mask];
     if (s.psn == p.psn && s.state == kSlotInFlight) {
       if (cfg_.nscc) {
         const int64_t rtt = s.sends == 1 ? sched_.now_ps - s.sent_ps : -1;
-        nscc_[id]->on_nack(sched_.now_ps, s.frame, false, q.in_flight_bytes, rtt);
+        nscc_[id]->on_nack(sched_.now_ps, s.frame, last_hop, q.in_flight_bytes, rtt);
       }
       if (cfg_.delivery == UetDelivery::kRod) {
         rod_go_back(q, p.psn);
@@ -542,7 +545,7 @@ void UetTransport::on_nack(const Packet& p) {
         queue_rtx(q, s);
       }
     }
-    lb_[id].on_feedback(p.entropy, true);
+    lb_[id].on_feedback(p.entropy, last_hop ? (p.flags & net::kFlagEce) != 0 : true);
   }
   activate(id);
 }

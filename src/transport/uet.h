@@ -81,6 +81,7 @@ inline constexpr uint8_t kFlagAckReq = 32;
 
 // NACK codes (§4, Wireshark/uet-ref-prov): carried in the NACK packet's `msg` field.
 inline constexpr uint32_t kNackTrimmed = 0x01;
+inline constexpr uint32_t kNackTrimmedLastHop = 0x02;
 inline constexpr uint32_t kNackRodOoo = 0x0D;
 // kUetControl subtypes, in the packet's `msg` field.
 inline constexpr uint32_t kCtlCredit = 7;      // PDS_CTL_TYPE_CREDIT: receiver grants credit

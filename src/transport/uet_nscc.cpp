@@ -24,8 +24,8 @@ int64_t bdp_bytes(int64_t rtt_ps, int64_t rate_bps) {
 
 }  // namespace
 
-NsccParams nscc_params(int64_t network_rtt_ps, int64_t link_rate_bps, int mtu_bytes,
-                       bool trimming, int header_bytes) {
+NsccParams nscc_params(int64_t network_rtt_ps, int64_t link_rate_bps, int mtu_bytes, bool trimming,
+                       int header_bytes) {
   NsccParams p;
   p.network_rtt_ps = network_rtt_ps;
   p.link_rate_bps = link_rate_bps;
@@ -34,8 +34,8 @@ NsccParams nscc_params(int64_t network_rtt_ps, int64_t link_rate_bps, int mtu_by
   p.min_cwnd_bytes = mtu_bytes;
   // initNsccParams: target 0.75 x RTT with trimming (a trim signals loss early, so the queue
   // can be kept shorter), 1.0 x RTT without.
-  p.target_delay_ps = trimming ? static_cast<int64_t>(static_cast<double>(network_rtt_ps) * 0.75)
-                               : network_rtt_ps;
+  p.target_delay_ps =
+      trimming ? static_cast<int64_t>(static_cast<double>(network_rtt_ps) * 0.75) : network_rtt_ps;
   const double network_bdp = static_cast<double>(bdp_bytes(network_rtt_ps, link_rate_bps));
   const double reference_bdp = kReferenceRttPs * 1e-12 * (kReferenceRateBps / 8.0);
   p.scale_a = network_bdp / reference_bdp;
@@ -84,8 +84,8 @@ void Nscc::update_delay(int64_t rtt_ps, bool marked) {
 }
 
 void Nscc::bound() {
-  cwnd_bytes_ = std::clamp(cwnd_bytes_, p_.min_cwnd_bytes, std::max(max_cwnd_bytes_,
-                                                                     p_.min_cwnd_bytes));
+  cwnd_bytes_ =
+      std::clamp(cwnd_bytes_, p_.min_cwnd_bytes, std::max(max_cwnd_bytes_, p_.min_cwnd_bytes));
 }
 
 // quick_adapt: once per base_rtt + target, if there was loss or a very large delay and the bytes
@@ -149,10 +149,9 @@ void Nscc::multiplicative_decrease(int64_t now_ps) {
   fi_count_bytes_ = 0;
   const int64_t avg = avg_delay_ps_;
   if (avg > p_.target_delay_ps && now_ps - last_decrease_ps_ > base_rtt_ps_) {
-    const double factor =
-        std::max(1.0 - p_.gamma * static_cast<double>(avg - p_.target_delay_ps) /
-                           static_cast<double>(avg),
-                 0.5);
+    const double factor = std::max(
+        1.0 - p_.gamma * static_cast<double>(avg - p_.target_delay_ps) / static_cast<double>(avg),
+        0.5);
     cwnd_bytes_ = static_cast<int64_t>(static_cast<double>(cwnd_bytes_) * factor);
     cwnd_bytes_ = std::max(cwnd_bytes_, p_.min_cwnd_bytes);
     last_decrease_ps_ = now_ps;

@@ -27,16 +27,16 @@ struct NsccParams {
   // a = network BDP / reference BDP (100 Gb/s x 12 us = 150 000 B); b = target / 12 us.
   double scale_a = 0;
   double scale_b = 0;
-  double alpha = 0;        // bytes per ps: 4 x MSS x a x b / target (proportional increase)
-  double fi_bytes = 0;     // fair increase per window of acked bytes: 5 x MSS x a
-  double eta_bytes = 0;    // additive increase per adjust period: 0.15 x MSS x a
-  double fi_scale = 0;     // fast increase: cwnd += fi_scale x acked; 0.25 x a
-  double gamma = 0.8;      // multiplicative decrease strength
-  double delay_ewma = 0.0125;  // weight of a new delay sample in the average
-  int qa_gate = 3;             // quick adapt fires only if achieved < maxwnd >> qa_gate
-  int64_t qa_delay_ps = 0;     // a delay above this (4 x target) triggers quick adapt
-  int64_t adjust_period_ps = 0;   // fulfill at least every network_rtt ...
-  int64_t adjust_bytes = 0;       // ... or when more than 8 x MTU were received since the last
+  double alpha = 0;              // bytes per ps: 4 x MSS x a x b / target (proportional increase)
+  double fi_bytes = 0;           // fair increase per window of acked bytes: 5 x MSS x a
+  double eta_bytes = 0;          // additive increase per adjust period: 0.15 x MSS x a
+  double fi_scale = 0;           // fast increase: cwnd += fi_scale x acked; 0.25 x a
+  double gamma = 0.8;            // multiplicative decrease strength
+  double delay_ewma = 0.0125;    // weight of a new delay sample in the average
+  int qa_gate = 3;               // quick adapt fires only if achieved < maxwnd >> qa_gate
+  int64_t qa_delay_ps = 0;       // a delay above this (4 x target) triggers quick adapt
+  int64_t adjust_period_ps = 0;  // fulfill at least every network_rtt ...
+  int64_t adjust_bytes = 0;      // ... or when more than 8 x MTU were received since the last
   int64_t fast_increase_delay_ps = 1'000'000;  // fast increase below 1 us of delay (uec.cpp)
   // RCCC also on: a NACK for a last-hop trim does not shrink the window (the receiver's credit
   // already paces that bottleneck; updateCwndOnNack_NSCC).
@@ -45,8 +45,8 @@ struct NsccParams {
 
 // The derived defaults for a network: uet-sim.md §1a. `header_bytes` is the UET header the
 // MTU includes (htsim _hdr_size = 64), so MSS = mtu - header.
-NsccParams nscc_params(int64_t network_rtt_ps, int64_t link_rate_bps, int mtu_bytes,
-                       bool trimming, int header_bytes = 64);
+NsccParams nscc_params(int64_t network_rtt_ps, int64_t link_rate_bps, int mtu_bytes, bool trimming,
+                       int header_bytes = 64);
 
 class Nscc {
  public:
@@ -56,7 +56,8 @@ class Nscc {
   // acked packet was retransmitted more than once); `ecn` whether it echoes a CE mark;
   // `in_flight_bytes` what the sender has outstanding after removing the acked bytes (quick
   // adapt ignores ECN/NACK signals until that much has been acknowledged).
-  void on_ack(int64_t now_ps, int64_t acked_bytes, int64_t rtt_ps, bool ecn, int64_t in_flight_bytes);
+  void on_ack(int64_t now_ps, int64_t acked_bytes, int64_t rtt_ps, bool ecn,
+              int64_t in_flight_bytes);
   // A NACK for a trimmed packet of `bytes`; `last_hop` when the trim was at the last switch.
   // `in_flight_bytes` still includes the NACKed packet (htsim removes it after the window
   // update); `rtt_ps` the NACK's RTT sample (-1: none), which may lower the base RTT.
@@ -88,18 +89,18 @@ class Nscc {
   int64_t cwnd_bytes_ = 0;
   int64_t max_cwnd_bytes_ = 0;  // 1.5 x BDP(base_rtt): re-derived at each new base RTT minimum
   int64_t base_rtt_ps_ = 0;
-  int64_t avg_delay_ps_ = 0;    // EWMA of queueing delay (integer ps, as htsim's simtime)
-  double inc_bytes_ = 0;        // pending fair + proportional increase, bytes x bytes
-  int64_t received_bytes_ = 0;  // since the last fulfill
-  int64_t achieved_bytes_ = 0;  // since the last quick-adapt evaluation
-  int64_t bytes_ignored_ = 0;   // acked/nacked since the last quick adapt ...
-  int64_t bytes_to_ignore_ = 0; // ... which ignores ECN and NACKs until this much
-  int64_t fi_count_bytes_ = 0;  // acked at < 1 us of delay in a row (fast increase)
-  int64_t qa_end_ps_ = 0;       // next quick-adapt evaluation; 0 = not yet started
+  int64_t avg_delay_ps_ = 0;     // EWMA of queueing delay (integer ps, as htsim's simtime)
+  double inc_bytes_ = 0;         // pending fair + proportional increase, bytes x bytes
+  int64_t received_bytes_ = 0;   // since the last fulfill
+  int64_t achieved_bytes_ = 0;   // since the last quick-adapt evaluation
+  int64_t bytes_ignored_ = 0;    // acked/nacked since the last quick adapt ...
+  int64_t bytes_to_ignore_ = 0;  // ... which ignores ECN and NACKs until this much
+  int64_t fi_count_bytes_ = 0;   // acked at < 1 us of delay in a row (fast increase)
+  int64_t qa_end_ps_ = 0;        // next quick-adapt evaluation; 0 = not yet started
   int64_t last_adjust_ps_ = 0;
   int64_t last_decrease_ps_ = 0;
   bool trigger_qa_ = false;
-  bool fast_ = false;           // fast increase in force (htsim _increase)
+  bool fast_ = false;  // fast increase in force (htsim _increase)
   int64_t quick_adapts_ = 0;
   int64_t decreases_ = 0;
 };

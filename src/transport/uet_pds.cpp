@@ -20,13 +20,15 @@ void UetTransport::on_data(const Packet& p) {
   }
   if (p.flags & net::kFlagTrimmed) {
     // Only the header arrived: NACK it at once so the sender resends it (htsim processTrimmed).
-    // Whether the trim was at the last hop is not known to the model (no TTL): always TRIMMED.
+    // TRIMMED_LASTHOP when the switch that trimmed it faces this NIC (net::kFlagTrimmedLastHop).
     ++counters_.trims_seen;
     // First flush a coalesced ACK the sender may be waiting for: a NACK carries no cumulative
     // ACK, and a sender whose window shrank at this NACK below its packets still in flight would
     // otherwise wait for its RTO. It echoes no EV (the trimmed packet's path is not good).
     if (q.rx.unacked_bytes > 0) send_ack(p.qp, p, q.rx.ce_pending, /*echo=*/false);
-    send_nack(p.qp, p.psn, kNackTrimmed, p.entropy, ce);
+    send_nack(p.qp, p.psn,
+              (p.flags & net::kFlagTrimmedLastHop) ? kNackTrimmedLastHop : kNackTrimmed,
+              p.entropy, ce);
     return;
   }
   if (ce) ++counters_.ecn_marked_packets;

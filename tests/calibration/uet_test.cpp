@@ -94,8 +94,8 @@ const std::vector<std::pair<int, int>> kIncast = [] {
 
 // perm_16n_16c_2MB.cm, in its order.
 const std::vector<std::pair<int, int>> kPermutation = {
-    {13, 6}, {1, 4},  {6, 0},  {2, 13}, {10, 5}, {15, 1}, {8, 14}, {14, 2},
-    {5, 15}, {4, 12}, {12, 11}, {0, 8}, {9, 7},  {7, 9},  {3, 10}, {11, 3}};
+    {13, 6}, {1, 4},  {6, 0},   {2, 13}, {10, 5}, {15, 1}, {8, 14}, {14, 2},
+    {5, 15}, {4, 12}, {12, 11}, {0, 8},  {9, 7},  {7, 9},  {3, 10}, {11, 3}};
 
 std::string one_decimal(double v) {
   char buf[32];
@@ -142,8 +142,7 @@ TEST(UetCalibration, Incast15To1Nscc) {
 
 TEST(UetCalibration, Incast15To1Rccc) {
   // The same with receiver credit only (-receiver_cc_only): 2464.4 us, 762 NACKs.
-  const scenario::RunResult r =
-      run(htsim_network(", nscc: false, rccc: true") + flows(kIncast));
+  const scenario::RunResult r = run(htsim_network(", nscc: false, rccc: true") + flows(kIncast));
   const double fct = tail_fct_us(r);
   EXPECT_GT(r.counters.trimmed_packets, 0);
   check_figure(htsim_figure("UET 15->1 incast 2 MB, RCCC", 2464.4, "validate_uec_rcv.out",
@@ -157,14 +156,44 @@ TEST(UetCalibration, Incast15To1NsccAndRccc) {
                             tail_fct_us(r)));
 }
 
+// incast_128.cm: every other host of a K=8 fat-tree (128 hosts, same links, hops and queues)
+// sends 2 MB to host 33. The bottleneck carries 127 x 490 frames: 127 x 490 x 4170 B at
+// 100 Gb/s = 20 758 us here (htsim, 4150-B frames: 20 640 us). htsim: NSCC 21 029 us with
+// 72 623 retransmits; RCCC 20 891 us with 6218.
+std::string incast_128(const std::string& extra_uet) {
+  std::string yaml = htsim_network(extra_uet);
+  yaml.replace(yaml.find("radix: 4"), 8, "radix: 8");
+  yaml.replace(yaml.find("count: 16"), 9, "count: 128");
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < 128; ++i) {
+    if (i != 33) pairs.emplace_back(i, 33);
+  }
+  return yaml + flows(pairs);
+}
+
+TEST(UetCalibration, Incast127To1Nscc) {
+  const scenario::RunResult r = run(incast_128(""));
+  const double fct = tail_fct_us(r);
+  EXPECT_GE(fct, 127 * 490 * 4170 * 8 / 100e3) << "no faster than the bottleneck's wire time";
+  check_figure(
+      htsim_figure("UET 127->1 incast 2 MB, NSCC (K=8)", 21029.0, "validate_uec_sender.out",
+                   "UetCalibration.Incast127To1Nscc: incast_128.cm on a K=8 fat-tree", fct));
+}
+
+TEST(UetCalibration, Incast127To1Rccc) {
+  const scenario::RunResult r = run(incast_128(", nscc: false, rccc: true"));
+  check_figure(htsim_figure("UET 127->1 incast 2 MB, RCCC (K=8)", 20891.0, "validate_uec_rcv.out",
+                            "UetCalibration.Incast127To1Rccc: incast_128.cm, RCCC only",
+                            tail_fct_us(r)));
+}
+
 TEST(UetCalibration, PermutationSprayed) {
   // perm_16n_16c_2MB.cm with -paths 128: spraying spreads every flow over all core paths, so
   // the tail is close to one flow's 171 us.
   const scenario::RunResult r = run(htsim_network(", paths: 128") + flows(kPermutation));
-  check_figure(htsim_figure("UET 16-host permutation 2 MB, 128 EVs, NSCC", 194.0,
-                            "validate_uec_sender.out",
-                            "UetCalibration.PermutationSprayed: perm_16n_16c_2MB.cm, REPS 128",
-                            tail_fct_us(r)));
+  check_figure(htsim_figure(
+      "UET 16-host permutation 2 MB, 128 EVs, NSCC", 194.0, "validate_uec_sender.out",
+      "UetCalibration.PermutationSprayed: perm_16n_16c_2MB.cm, REPS 128", tail_fct_us(r)));
 }
 
 TEST(UetCalibration, PermutationSinglePath) {
@@ -176,8 +205,8 @@ TEST(UetCalibration, PermutationSinglePath) {
   double sum = 0;
   constexpr int kSeeds = 16;
   for (int seed = 1; seed <= kSeeds; ++seed) {
-    std::string yaml = htsim_network(", paths: 1, load_balancing: single_path") +
-                       flows(kPermutation);
+    std::string yaml =
+        htsim_network(", paths: 1, load_balancing: single_path") + flows(kPermutation);
     yaml.replace(0, yaml.find('\n'), "seed: " + std::to_string(seed));
     const double fct = tail_fct_us(run(yaml));
     EXPECT_GE(fct, 171.0 - 0.5) << "seed " << seed << ": no faster than one flow alone";

@@ -21,10 +21,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <set>
 #include <vector>
 
 #include "core/scheduler.h"
 #include "net/network.h"
+#include "scenario/simulation.h"
 
 namespace fabricsim::net {
 namespace {
@@ -100,9 +102,15 @@ Outcome overload(bool trimming, TrimVictim victim = TrimVictim::kArrival) {
     const Event ev = sched.queue.pop();
     sched.now_ps = ev.time_ps;
     switch (ev.kind) {
-      case kPortTxDone: net.on_tx_done(ev.target); break;
-      case kLinkArrive: net.on_link_arrive(ev.target); break;
-      default: ADD_FAILURE() << "unexpected event kind " << ev.kind; return r;
+      case kPortTxDone:
+        net.on_tx_done(ev.target);
+        break;
+      case kLinkArrive:
+        net.on_link_arrive(ev.target);
+        break;
+      default:
+        ADD_FAILURE() << "unexpected event kind " << ev.kind;
+        return r;
     }
     r.max_data_queue_bytes =
         std::max<int64_t>(r.max_data_queue_bytes, net.queues(egress).cls[3].bytes);
@@ -135,6 +143,7 @@ TEST(Trim, TwoToOneOverloadTrimsInsteadOfDropping) {
       EXPECT_EQ(g.pkt.frame_bytes, 64);
       EXPECT_EQ(g.pkt.payload_bytes, 0);
       EXPECT_EQ(g.pkt.priority, 7) << "headers travel in the trim class";
+      EXPECT_TRUE(g.pkt.flags & kFlagTrimmedLastHop) << "cut at the port facing NIC2";
     } else {
       ++full;
       EXPECT_EQ(g.pkt.frame_bytes, kFrameBytes);
@@ -185,8 +194,7 @@ TEST(Trim, HtsimVictimConservesAndIsDeterministic) {
   const Outcome a = overload(true, TrimVictim::kArrivalOrNewest);
   const Outcome b = overload(true, TrimVictim::kArrivalOrNewest);
   EXPECT_EQ(a.counters.dropped_packets, 0);
-  EXPECT_NEAR(static_cast<double>(a.counters.trimmed_packets), 180.0 / (1.0 - 84.0 / 1020.0),
-              3.0)
+  EXPECT_NEAR(static_cast<double>(a.counters.trimmed_packets), 180.0 / (1.0 - 84.0 / 1020.0), 3.0)
       << "the same bytes must be shed whichever packet is cut";
   int64_t payload = 0;
   for (const Rx::Got& g : a.got) payload += g.pkt.payload_bytes;
@@ -205,6 +213,70 @@ TEST(Trim, HtsimVictimConservesAndIsDeterministic) {
     }
   }
   EXPECT_TRUE(queued_victim);
+}
+
+// The last-hop mark, on a 3-tier fat-tree (k = 4, 16 hosts, UET, 1 x BDP queues at every
+// port). A trimmed header is first transmitted by the port that trimmed it, so a tap on every
+// transmission can check, at that first sighting, that the mark is set exactly when that port
+// faces a NIC. A 15 -> 1 incast trims at the receiver's edge port (and, in its first windows,
+// on the aggregation downlinks into that edge); single-path flows that collide on uplinks trim
+// before the last hop.
+struct LastHopTap {
+  const Network* net = nullptr;
+  std::set<uint64_t> travelling;  // trimmed headers seen, not yet at their last port
+  int64_t at_last_hop = 0, before_last_hop = 0, wrong = 0;
+  static void on_transmit(void* ctx, int64_t, uint32_t port, const Packet& p) {
+    auto* self = static_cast<LastHopTap*>(ctx);
+    if (p.type != PacketType::kData || !(p.flags & kFlagTrimmed)) return;
+    const uint64_t key = (uint64_t{p.qp} << 32) | p.psn;
+    const bool facing_nic = self->net->port(port).far_is_nic;
+    if (self->travelling.count(key) == 0) {  // the trimming port
+      const bool marked = (p.flags & kFlagTrimmedLastHop) != 0;
+      if (marked != facing_nic) ++self->wrong;
+      ++(facing_nic ? self->at_last_hop : self->before_last_hop);
+      if (!facing_nic) self->travelling.insert(key);
+    } else if (facing_nic) {
+      self->travelling.erase(key);
+    }
+  }
+};
+
+LastHopTap trims_by_hop(const std::vector<std::pair<uint32_t, uint32_t>>& flows,
+                        transport::UetLoadBalancing lb, uint64_t seed) {
+  scenario::Scenario sc;
+  sc.seed = seed;
+  sc.technology = scenario::Technology::kUet;
+  sc.topology.tiers = 3;
+  sc.topology.radix = 4;
+  sc.topology.hosts = 16;
+  sc.link.rate_bps = kRate;
+  sc.uet.load_balancing = lb;
+  sc.uet.paths = lb == transport::UetLoadBalancing::kSinglePath ? 1 : 64;
+  scenario::Simulation sim(sc);
+  LastHopTap tap;
+  tap.net = &sim.network();
+  sim.network().set_tap(Tap{&tap, &LastHopTap::on_transmit});
+  for (const auto& [src, dst] : flows) sim.transport().post(src, dst, 2'000'000, 0);
+  EXPECT_TRUE(sim.run());
+  return tap;
+}
+
+TEST(Trim, LastHopMarkExactlyWhereTheSwitchFacesTheReceiver) {
+  std::vector<std::pair<uint32_t, uint32_t>> incast;
+  for (uint32_t i = 0; i < 15; ++i) incast.emplace_back(i, 15);
+  const LastHopTap a = trims_by_hop(incast, transport::UetLoadBalancing::kReps, 1);
+  EXPECT_EQ(a.wrong, 0);
+  EXPECT_GT(a.at_last_hop, 0) << "the receiver's edge port trims";
+  // Every host sends to the host 4 further on (another pod), 16 flows on single hashed paths.
+  std::vector<std::pair<uint32_t, uint32_t>> shift;
+  for (uint32_t i = 0; i < 16; ++i) shift.emplace_back(i, (i + 4) % 16);
+  int64_t before = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    const LastHopTap b = trims_by_hop(shift, transport::UetLoadBalancing::kSinglePath, seed);
+    EXPECT_EQ(b.wrong, 0) << "seed " << seed;
+    before += b.before_last_hop;
+  }
+  EXPECT_GT(before, 0) << "hash collisions on uplinks trim before the last hop";
 }
 
 }  // namespace

@@ -1,13 +1,13 @@
 // NSCC state machine: each expectation is worked out here from the formulas of uet-htsim's
 // uec.cpp as docs/reference/uet-sim.md §1 states them, at the reference network of §0
 // (3-tier fat-tree, 100 Gb/s, 1 us per hop, MTU 4150 B = 4086 B payload + 64 B header).
-#include "transport/uet_nscc.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+
+#include "transport/uet_nscc.h"
 
 namespace fabricsim::transport {
 namespace {
@@ -110,7 +110,8 @@ TEST(Nscc, EtaOncePerAdjustPeriod) {
   const int64_t now = network_rtt_ps() + 1;
   cc.on_ack(now, kMtu, rtt, false, 0);
   const double a = 175'284.0 / 150'000.0;
-  const int64_t expect = w0 + static_cast<int64_t>(5.0 * kMss * a * kMtu / static_cast<double>(w0)) +
+  const int64_t expect = w0 +
+                         static_cast<int64_t>(5.0 * kMss * a * kMtu / static_cast<double>(w0)) +
                          static_cast<int64_t>(0.15 * kMss * a);
   EXPECT_EQ(cc.cwnd_bytes(), expect);
 }

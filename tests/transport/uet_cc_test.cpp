@@ -126,10 +126,10 @@ TEST(UetCc, NsccHoldsTheQueueNearTarget) {
 // 32:1 incast of 2 MB flows into host 0 (5.3 ms at the payload rate together), measured over
 // the window 1-3 ms, after the first (speculative) windows.
 struct Incast {
-  double frame_bytes = 0;   // data frame bytes that reached host 0 in the window
+  double frame_bytes = 0;  // data frame bytes that reached host 0 in the window
   int64_t packets = 0;
-  int64_t trims = 0;        // in the window
-  int64_t max_queue = 0;    // bottleneck data class, sampled every 1 us
+  int64_t trims = 0;      // in the window
+  int64_t max_queue = 0;  // bottleneck data class, sampled every 1 us
   int64_t queue_cap = 0;
 };
 constexpr int64_t kStartUs = 1000, kEndUs = 3000;
