@@ -48,7 +48,8 @@ constexpr std::array<std::string_view, 3> kInfinibandOnly = {
 constexpr std::array<std::string_view, 1> kUetOnly = {"fabric.uet."};
 
 // Keys of the RDMA verbs engine that RoCE and InfiniBand share and UET does not read.
-constexpr std::array<std::string_view, 2> kRdma = {"fabric.roce.", "fabric.nic.ack_every"};
+constexpr std::array<std::string_view, 3> kRdma = {"fabric.roce.", "fabric.nic.ack_every",
+                                                   "fabric.pfc.enabled"};  // UET: fabric.uet.pfc
 
 // (RoCE key, InfiniBand key) that set the same thing on their fabrics.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kCounterparts = {{
@@ -195,6 +196,11 @@ scenario::LoadedScenario ScenarioSource::load_for(const std::string& fabric,
                                 "this --unset");
     }
   }
+  // The key that plays a skipped key's part in this run, if this run reads it.
+  auto counterpart_for = [&](const std::string& key_path) {
+    const std::string c(key_counterpart(key_path));
+    return !c.empty() && key_applies(c, fabric) ? c : std::string();
+  };
   auto other_fabric = [&](const std::string& key_path) {
     return !key_applies(key_path, fabric);
   };
@@ -203,7 +209,7 @@ scenario::LoadedScenario ScenarioSource::load_for(const std::string& fabric,
   for (const Written& w : leaves_) {
     if (!other_fabric(w.key_path)) continue;
     remove_key(root, w.key_path);
-    skipped.push_back({w.key_path, w.where, std::string(key_counterpart(w.key_path))});
+    skipped.push_back({w.key_path, w.where, counterpart_for(w.key_path)});
   }
   YAML::Node group = root["fabric"];
   if (!group.IsDefined() || group.IsNull()) {
@@ -223,7 +229,7 @@ scenario::LoadedScenario ScenarioSource::load_for(const std::string& fabric,
                                 "this override");
     }
     if (other_fabric(key_path)) {
-      skipped.push_back({key_path, where, std::string(key_counterpart(key_path))});
+      skipped.push_back({key_path, where, counterpart_for(key_path)});
       kept[i] = "fabric.technology=" + fabric;
     }
   }

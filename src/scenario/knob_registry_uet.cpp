@@ -70,6 +70,15 @@ void add_uet_knobs(std::vector<Knob>& k) {
                     .source = "on: uet-htsim's default (`-disable_trim` turns it off; "
                               "uet-sim.md §4)"},
                    [](auto& s) -> auto& { return s.uet.trimming; }));
+  k.push_back(bind({.path = "fabric.uet.pfc",
+                    .type = KnobType::kBool,
+                    .description = "Run UET's data class lossless with PFC (fabric.pfc.* thresholds "
+                                   "and headroom); off = lossy Ethernet. fabric.pfc.enabled is "
+                                   "RoCE's switch and does not apply to UET",
+                    .source = "off: UET is designed for lossy Ethernet (UEC 1.0 overview: "
+                              "\"does not require a lossless network\"; uet-htsim runs lossy); "
+                              "PFC optional (issue 11)"},
+                   [](auto& s) -> auto& { return s.uet.pfc; }));
   k.push_back(bind({.path = "fabric.uet.mtu",
                     .type = KnobType::kBytes,
                     .description = "UET payload bytes per packet",

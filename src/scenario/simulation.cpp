@@ -117,6 +117,7 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   const uint8_t data_class = static_cast<uint8_t>(
       1u << (uet ? sc_.uet.data_priority : sc_.roce.data_priority));
   net::PfcConfig& pfc = sc_.switch_config.pfc;
+  if (uet) pfc.enabled = sc_.uet.pfc;  // fabric.pfc.enabled is RoCE's (cli/fabric_scope.cpp)
   pfc.mtu_bytes = uet ? sc_.uet.mtu_bytes : sc_.roce.mtu_bytes;  // the headroom formula's MTU
   pfc.lossless_mask = data_class;
   net::EcnConfig& ecn = sc_.switch_config.ecn;

@@ -32,6 +32,7 @@ struct UetConfig {
   int paths = 64;  // EVs a connection sprays over (htsim `-paths` default 64; power of 2)
   bool nscc = true;   // sender-based congestion control (window from ECN and delay)
   bool rccc = false;  // receiver-granted credits
+  bool pfc = false;   // the data class lossless with PFC (fabric.uet.pfc); else lossy
   int mtu_bytes = 4096;  // payload bytes per packet
   int data_priority = 3;     // traffic class of data
   int control_priority = 7;  // ACK/NACK/credit class (and the switches' trimmed headers)

@@ -43,6 +43,7 @@ const std::map<std::string, std::vector<std::string>> kShrink = {
     {"default.yaml", {"hosts.count=32", "workload.size=8MiB"}},
     // The same shape for the ib-vs-roce comparison file (run here as its RoCE side).
     {"ib-vs-roce.yaml", {"hosts.count=32", "workload.size=8MiB"}},
+    {"ai-fabrics.yaml", {"hosts.count=32", "workload.size=8MiB"}},
     // GPU examples: the same sweep, collective or step, smaller.
     {"nccl-tests-sweep.yaml", {"workload.max_size=64MiB"}},
     {"nccl-tests-sweep-16x8.yaml", {"workload.max_size=4MiB", "workload.step_factor=8"}},
@@ -325,6 +326,28 @@ TEST_P(VariantExampleTest, RunsThroughCompare) {
     EXPECT_EQ(rows[i + 1][1], rows[i + 1][2]) << sc.variants[i].name << ": every flow finished";
     EXPECT_TRUE(fs::exists(out / sc.variants[i].name / "result.json"));
   }
+}
+
+// ai-fabrics.yaml is run as its header says, through `compare --fabrics ib,roce,uet`: one table
+// with a column per fabric, the collective finished on each, and UET's run without RoCE's PFC.
+TEST(Examples, AiFabricsComparesTheThreeFabrics) {
+  const fs::path file = kSourceDir / "examples" / "ai-fabrics.yaml";
+  ScratchDir scratch("fabricsim_examples_ai");
+  const fs::path out = scratch / "out";
+  const CliOutcome r = run_fabricsim("compare " + shell_quote(file.string()) +
+                                         " --fabrics ib,roce,uet --out " + shell_quote(out.string()) +
+                                         set_args(shrink_sets("ai-fabrics.yaml")),
+                                     scratch.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = parse_csv(read_file(out / "compare.csv"));
+  ASSERT_EQ(rows.size(), 4u);
+  for (size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_FALSE(rows[i][3].empty()) << rows[i][0] << ": the collective finished";
+  }
+  EXPECT_NE(r.out.find("uet run    fabric.pfc.enabled"), std::string::npos)
+      << "the note says the uet run left RoCE's PFC switch out:\n" << r.out;
+  const json uet = json::parse(read_file(out / "uet" / "result.json"));
+  EXPECT_EQ(uet.at("counters").at("pause_frames"), 0);
 }
 
 TEST_P(ExampleTest, DeterministicForASeed) {
