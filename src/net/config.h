@@ -201,7 +201,7 @@ struct IbLinkConfig {
 // their values). Per-packet costs are pipeline delays charged where a packet crosses the NIC
 // (net/network.cpp); per-message costs are charged by the transport (transport/rc.cpp) once per
 // message: after the post before its first packet, and after its last byte before the
-// application sees it. Where each part of a perftest latency goes: docs/calibration.d/nic.md.
+// application sees it. Where each part of a perftest latency goes: docs/calibration.md.
 struct NicConfig {
   // Per packet: from the transport engine to the first bit on the wire (send pipeline), and from
   // the last bit off the wire to the transport engine (receive pipeline: the responder's ACK and

@@ -2,7 +2,7 @@
 // the ping-pong round trip) decomposes as
 //   host_post + doorbell + tx_latency + wire (serialization, propagation, switches)
 //   + rx_latency + mem_write + host_poll
-// (docs/calibration.d/nic.md). Only the sum is published for ConnectX-class NICs; how it splits
+// (docs/calibration.md). Only the sum is published for ConnectX-class NICs; how it splits
 // between the parts below is an estimate from the PCIe and host figures cited with each value,
 // marked UNVERIFIED where no public measurement of that part exists. The calibration tests
 // (tests/calibration/nic_test.cpp) hold the sum to the published perftest figures.

@@ -25,7 +25,7 @@ void add_nic_knobs(std::vector<Knob>& k) {
                       "(HDR/200GbE, PCIe Gen4), zero (no NIC or host latency: the pure wire "
                       "model); the fabric.nic.* times below override single parts",
        .source = "sums calibrated to published perftest ib_write_lat 2 B figures "
-                 "(docs/calibration.d/nic.md); per-part split UNVERIFIED"},
+                 "(docs/calibration.md); per-part split UNVERIFIED"},
       profiles, [](auto& s) -> auto& { return s.nic_spec.profile; }));
   struct TimePart {
     const char* key;

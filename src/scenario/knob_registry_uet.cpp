@@ -158,7 +158,7 @@ void add_uet_knobs(std::vector<Knob>& k) {
                               "uet-htsim, whose SLEEK recovery is off by default (uet-sim.md "
                               "§5). With spraying over 1 x BDP queues the path-delay spread can "
                               "exceed the allowance: 300 spurious resends in htsim's 16-host "
-                              "permutation (docs/calibration.d/nscc.md)"},
+                              "permutation (docs/calibration.md)"},
                    [](auto& s) -> auto& { return s.uet.sack_loss; }));
 }
 

@@ -45,7 +45,7 @@ namespace {
 // The reorder allowance of SACK-inferred loss, in network RTTs. Spraying reorders by the
 // queueing-delay spread between paths; NSCC holds queues near its target (0.75 RTT) but a path
 // may sit well above it. Measured on a k=8 fat-tree permutation of 8 MB flows (128 NICs,
-// 100 Gb/s, trimming on; /tmp scenario as docs/calibration.d/uet.md): 1 RTT resent 6 331
+// 100 Gb/s, trimming on; /tmp scenario as docs/calibration.md): 1 RTT resent 6 331
 // (oblivious) / 3 185 (REPS) packets that were only late, 2 RTT 42 / 2, 3 RTT 0 / 0; at 1% loss
 // per cable one flow's goodput is 90.5, 84.6 and 83.9 Gb/s. 2 keeps spurious resends negligible
 // and most of the loss recovery (htsim has no such rule: trims and the RTO only).

@@ -201,7 +201,7 @@ TEST(UetCalibration, PermutationSinglePath) {
   // puts on one link (k flows: about k x 163 us). htsim's 527.8 us is one draw of its hash
   // (about 3 flows on the worst link); fabricsim's hash differs, so a single seed can land
   // anywhere between 2 and 4 colliding flows (371-679 us over seeds 1-16). The comparable
-  // figure is the mean over seeds (docs/calibration.d/nscc.md).
+  // figure is the mean over seeds (docs/calibration.md).
   double sum = 0;
   constexpr int kSeeds = 16;
   for (int seed = 1; seed <= kSeeds; ++seed) {
