@@ -9,6 +9,8 @@
 // wire bytes, so 100 Gb/s x 4096 / 4218 = 97.108 Gb/s = 12.139 GB/s.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
@@ -64,12 +66,14 @@ TEST(UetCc, NsccSingleFlowFillsTheLink) {
 }
 
 // 8 flows into host 0 from t = 0, 20 MB each (13.2 ms at the payload rate together): per-flow
-// goodput over the steady window 1-9 ms, and the bottleneck queue sampled every 5 us.
+// goodput over the steady window 1-12 ms, and the bottleneck queue sampled every 5 us.
 struct Shared {
   std::vector<double> goodput;  // bytes/s per flow
   double mean_queue_bytes = 0;
   int64_t target_delay_ps = 0;
 };
+
+constexpr int64_t kShareEndUs = 12000;  // the steady window: 1 ms to 12 ms
 
 Shared eight_into_one() {
   scenario::Simulation sim(leaf_spine());
@@ -81,14 +85,14 @@ Shared eight_into_one() {
   const std::vector<int64_t> d0 = delivered(sim, ids);
   double queue_sum = 0;
   int samples = 0;
-  for (int64_t t = 1005; t <= 9000; t += 5) {
+  for (int64_t t = 1005; t <= kShareEndUs; t += 5) {
     sim.run(t * kPsPerUs);
     queue_sum += sim.network().queues(port).cls[data_class].bytes;
     ++samples;
   }
   const std::vector<int64_t> d1 = delivered(sim, ids);
   Shared s;
-  for (size_t i = 0; i < ids.size(); ++i) s.goodput.push_back((d1[i] - d0[i]) / 8000e-6);
+  for (size_t i = 0; i < ids.size(); ++i) s.goodput.push_back((d1[i] - d0[i]) / ((kShareEndUs - 1000) * 1e-6));
   s.mean_queue_bytes = queue_sum / samples;
   s.target_delay_ps = uet(sim).nscc(0).params().target_delay_ps;
   EXPECT_LT(uet(sim).message(ids[0]).delivered_bytes, 20'000'000) << "window ends before flows";
@@ -101,11 +105,20 @@ TEST(UetCc, NsccEightFlowsConvergeToFair) {
   double squares = 0;
   for (double g : s.goodput) squares += g * g;
   const double jain = sum * sum / (8 * squares);
-  // Within 10 % of fair (Jain 1.0): NSCC's fair increase adds the same bytes per window to every
-  // flow and its decrease is multiplicative, so differences shrink (AIMD). Over 500-us windows
-  // the index is lower (0.84-0.93 measured: random ECN marks re-spread the windows); htsim's own
-  // 15->1 incast spreads its equal flows' FCTs from 1273.6 to 2478.5 us (uet-sim.md §7).
-  EXPECT_GE(jain, 0.9) << "Jain index over 1-9 ms";
+  // NSCC's fair increase adds the same bytes per window to every flow and its decrease is
+  // multiplicative, so differences shrink (AIMD). Over 500-us windows the index is lower
+  // (0.84-0.93 measured: random ECN marks re-spread the windows); htsim's own 15->1 incast
+  // spreads its equal flows' FCTs from 1273.6 to 2478.5 us (uet-sim.md §7).
+  // The issue asks for every flow within 10% of its fair share. Measured over 1-12 ms: 10.63 to
+  // 13.27 Gb/s against 12.14 (-12.4% to +9.3%), Jain 0.990; with one path per flow instead of
+  // spraying, other flows are the slow ones (10.30 to 13.60): a per-path bias that 11 ms of AIMD
+  // does not remove. The 10% mark is not met (open, docs/transports.md "NSCC"); the test holds
+  // the measured 15% so that a regression shows.
+  EXPECT_GE(jain, 0.98) << "Jain index over 1-12 ms";
+  for (size_t i = 0; i < s.goodput.size(); ++i) {
+    std::printf("  flow %zu: %.2f Gb/s (fair %.2f)\n", i, s.goodput[i] * 8e-9, sum / 8 * 8e-9);
+    EXPECT_NEAR(s.goodput[i], sum / 8, 0.15 * sum / 8) << "flow " << i << " within 15% of fair";
+  }
   EXPECT_GT(sum, 0.99 * kPayloadBytesPerSecond) << "the bottleneck stays busy";
   EXPECT_LE(sum, 1.0005 * kPayloadBytesPerSecond);
 }
