@@ -20,6 +20,7 @@
 #include "routing/te_controller.h"
 #include "scenario/infiniband.h"
 #include "scenario/resources_gpu.h"
+#include "transport/uet.h"
 #include "scenario/result.h"
 #include "transport/dcqcn.h"
 #include "transport/rc.h"
@@ -363,6 +364,42 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     transport = wc.add(transport, wc.mul(grown_elements(t.qps), sizeof(transport::DcqcnRp)));
   transport = wc.add(transport, wc.mul(e.nics, sizeof(Ring<uint32_t>) + sizeof(int64_t) +
                                                    kMinRingBytes<uint32_t> + sizeof(uint16_t)));
+  if (sc.technology == Technology::kUet) {
+    // UetTransport (transport/uet.h) instead: a message record, and per connection (PDC) its
+    // sender window of 32-byte slots (grown by doubling to the PSN span in flight: the window of
+    // maxwnd = 1.5 x BDP packets, with one doubling for the holes losses leave, at most the PSN
+    // window of 4 windows), the receiver's bitmap of the PSN window, the retransmission FIFO,
+    // NSCC's state, the entropy state and the post-time index.
+    transport::UetNetwork n;
+    n.diameter_links = 2 * std::max(1, sc.topology.tiers);
+    n.link_rate_bps = sc.link.rate_bps;
+    n.link_propagation_ps = sc.link.propagation_ps();
+    n.switch_latency_ps = sc.switch_config.latency_ps;
+    n.port_queue_bytes = sc.switch_config.port_queue_bytes;
+    const transport::UetDerived d = transport::uet_derive(sc.uet, n);
+    const int64_t frame =
+        transport::uet_data_frame_bytes(sc.uet, static_cast<uint32_t>(sc.uet.mtu_bytes));
+    const int64_t wnd_bytes =
+        sc.uet.nscc_overrides.max_cwnd_bytes.value_or(d.bdp_bytes + d.bdp_bytes / 2);
+    const int64_t wnd_pkts = std::clamp<int64_t>((wnd_bytes + frame - 1) / frame, 1, 1 << 14);
+    const int64_t window = std::clamp<int64_t>(
+        static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(4 * wnd_pkts))), 64, 16384);
+    // Nor more than the largest message's packets (a connection's messages rarely overlap by
+    // more than one window); the first allocation is 16 slots (UetTransport::grow_tx).
+    const int64_t msg_pkts = std::max<int64_t>(1, (t.max_message_bytes + sc.uet.mtu_bytes - 1) /
+                                                      sc.uet.mtu_bytes);
+    const int64_t slots = std::clamp<int64_t>(
+        static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::min(2 * wnd_pkts, msg_pkts)))),
+        16, window);
+    const int64_t per_pdc =
+        sizeof(transport::UetPdc) + sizeof(transport::UetEntropy) + kHashNodeBytes +
+        kHashBucketBytes + slots * static_cast<int64_t>(sizeof(transport::UetTxSlot) + 4) +
+        window / 8 + 3 * kMallocOverheadBytes +
+        (sc.uet.nscc ? static_cast<int64_t>(sizeof(transport::Nscc)) + kMallocOverheadBytes : 0);
+    transport = wc.mul(grown_elements(t.messages), sizeof(transport::UetMessage));
+    transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
+    transport = wc.add(transport, wc.mul(grown_elements(t.qps), per_pdc));
+  }
   e.parts.push_back({"transport", transport, wkey});
 
   // Load balancing (net/load_balance.h, routing/te_controller.h): flowlets keep a fixed table per
