@@ -180,7 +180,11 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"go_back_n_retransmits", n.go_back_n_retransmits},
                    {"trims", n.trims},
                    {"credits", n.credits},
-                   {"sack_retransmits", n.sack_retransmits}};
+                   {"sack_retransmits", n.sack_retransmits},
+                   {"te_flows", n.te_flows},
+                   {"te_rules_installed", n.te_rules_installed},
+                   {"te_reoptimizations", n.te_reoptimizations},
+                   {"te_flows_moved", n.te_flows_moved}};
   if (r.failure.link_failed_ps >= 0) {
     j["failure"] = {{"link_failed_ps", r.failure.link_failed_ps},
                     {"routes_restored_ps", r.failure.routes_restored_ps},

@@ -188,6 +188,11 @@ std::string format_summary(const scenario::RunResult& r) {
                                        " fallbacks (PSN gap or full reorder buffer), " +
                                        count(n.go_back_n_retransmits) + " packets resent");
   }
+  if (n.te_flows > 0) {
+    rows.emplace_back("TE", count(n.te_flows) + " flows placed, " + count(n.te_rules_installed) +
+                                " rules installed, " + count(n.te_reoptimizations) +
+                                " re-placements moving " + count(n.te_flows_moved) + " flows");
+  }
   if (n.trims > 0 || n.credits > 0 || n.sack_retransmits > 0) {  // UET
     rows.emplace_back("UET", count(n.trims) + " trimmed packets NACKed, " +
                                  count(n.sack_retransmits) + " SACK-inferred resends, " +

@@ -170,6 +170,11 @@ struct FabricCounters {
   int64_t trims = 0;                 // trimmed data headers NACKed by receivers
   int64_t credits = 0;               // RCCC credit grants
   int64_t sack_retransmits = 0;      // resent because later packets were acknowledged
+  // routing.load_balancing: te (routing/te_controller.h)
+  int64_t te_flows = 0;              // large flows the controller learned of and placed
+  int64_t te_rules_installed = 0;    // per-flow rules written into switches
+  int64_t te_reoptimizations = 0;    // periodic re-placements run
+  int64_t te_flows_moved = 0;        // flows a re-placement moved to another path
 };
 
 // One switch port's share of the Subnet Manager's routes (InfiniBand): how many CA LIDs the

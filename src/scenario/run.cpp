@@ -398,6 +398,12 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.out_of_order_packets = tc.out_of_order_packets;
   fc.go_back_n_fallbacks = tc.go_back_n_fallbacks;
   fc.go_back_n_retransmits = tc.go_back_n_retransmits;
+  if (const routing::TeController* te = sim.te()) {
+    fc.te_flows = static_cast<int64_t>(te->flows().size());
+    fc.te_rules_installed = te->rules_installed();
+    fc.te_reoptimizations = te->reoptimizations();
+    fc.te_flows_moved = te->flows_moved();
+  }
   fc.trims = tc.trims_seen;
   fc.credits = tc.credits_sent;
   fc.sack_retransmits = tc.sack_retransmits;

@@ -63,6 +63,8 @@ class Simulation {
   GpuWorkload* gpu_workload() { return gpu_workload_.get(); }
   const GpuWorkload* gpu_workload() const { return gpu_workload_.get(); }
   int64_t events() const { return events_; }
+  // routing.load_balancing: te: the controller, else nullptr.
+  const routing::TeController* te() const { return te_.get(); }
   // outputs.steady_window: the per-flow goodput sampler, else nullptr.
   const SteadyWindow* steady_window() const { return steady_.get(); }
   // Frames recorded per Scenario::capture, in transmit order.
