@@ -237,8 +237,12 @@ void Simulation::program_routes() {
   routes_.install(net_, sc_.ecmp, sc_.seed);
   if (sc_.ecmp.load_balancing == routing::LoadBalancing::kFlowlet && sc_.ecmp.flowlet_gap_ps == 0) {
     // routing.flowlet_gap: auto, from this fabric's RTT (routing/ecmp.h), fixed for the run.
-    const uint32_t frame = net::roce_data_frame_bytes(static_cast<uint32_t>(sc_.roce.mtu_bytes),
-                                                      false, false) + net::kWireOnlyBytes;
+    const uint32_t frame =
+        (sc_.technology == Technology::kUet
+             ? transport::uet_data_frame_bytes(sc_.uet, static_cast<uint32_t>(sc_.uet.mtu_bytes))
+             : net::roce_data_frame_bytes(static_cast<uint32_t>(sc_.roce.mtu_bytes), false,
+                                          false)) +
+        net::kWireOnlyBytes;
     sc_.ecmp.flowlet_gap_ps =
         routing::auto_flowlet_gap_ps(net_, routes_.diameter_switch_hops(), frame);
     for (uint32_t sw = 0; sw < net_.num_switches(); ++sw) {
