@@ -7,7 +7,8 @@
 // exactly as before. The run loop's per-event "is anything outstanding" check reads a counter
 // kept here (non-virtual, inline). docs/transports.md lists what a new transport implements.
 //
-// Implementations: RoceTransport (transport/rc.h: RoCEv2 and InfiniBand RC/UC/UD). No
+// Implementations: RoceTransport (transport/rc.h: RoCEv2 and InfiniBand RC/UC/UD) and
+// UetTransport (transport/uet.h: Ultra Ethernet PDS with NSCC/RCCC). No
 // implementation knows another, and the network layer (src/net) knows none of them.
 #pragma once
 
