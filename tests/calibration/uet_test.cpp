@@ -219,5 +219,37 @@ TEST(UetCalibration, PermutationSinglePath) {
                             sum / kSeeds));
 }
 
+// perm_1024n_1024c_0u_2000000b.cm on K=16 (1024 hosts), -paths 128, NSCC, by load-balancing
+// algorithm (validate_load_balancing_snd.out): oblivious 212.8 us, REPS 198.2 us (run with
+// -sack_threshold 4000: an ACK per packet, so every EV comes back to be recycled). fabricsim draws
+// its own permutation (seed 13); with spraying the tail hardly depends on which one (every flow
+// uses every core path). Each run is about 1 s.
+std::string htsim_1024(const std::string& extra_uet) {
+  std::string yaml = htsim_network(", paths: 128" + extra_uet);
+  yaml.replace(yaml.find("radix: 4}"), 9, "radix: 16}");
+  yaml.replace(yaml.find("count: 16}"), 10, "count: 1024}");
+  yaml.replace(yaml.find("  pattern: flows\n"), 16, "  pattern: permutation\n  flow_size: 2000000B\n");
+  return yaml;
+}
+
+TEST(UetCalibration, Permutation1024Oblivious) {
+  const scenario::RunResult r = run(htsim_1024(", load_balancing: oblivious"));
+  ASSERT_EQ(r.flows.size(), 1024u);
+  check_figure(htsim_figure("UET 1024-host permutation 2 MB, oblivious spraying 128 EVs", 212.8,
+                            "validate_load_balancing_snd.out",
+                            "UetCalibration.Permutation1024Oblivious: K=16, a seed-13 permutation",
+                            tail_fct_us(r)));
+}
+
+TEST(UetCalibration, Permutation1024Reps) {
+  const scenario::RunResult r = run(htsim_1024(", load_balancing: reps, ack_every: 4000B"));
+  ASSERT_EQ(r.flows.size(), 1024u);
+  check_figure(htsim_figure("UET 1024-host permutation 2 MB, REPS 128 EVs, ACK per packet", 198.2,
+                            "validate_load_balancing_snd.out",
+                            "UetCalibration.Permutation1024Reps: K=16, ack_every 4000 B "
+                            "(-sack_threshold 4000)",
+                            tail_fct_us(r)));
+}
+
 }  // namespace
 }  // namespace fabricsim
