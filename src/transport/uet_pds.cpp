@@ -26,9 +26,22 @@ void UetTransport::on_data(const Packet& p) {
     // ACK, and a sender whose window shrank at this NACK below its packets still in flight would
     // otherwise wait for its RTO. It echoes no EV (the trimmed packet's path is not good).
     if (q.rx.unacked_bytes > 0) send_ack(p.qp, p, q.rx.ce_pending, /*echo=*/false);
+    // The highest trimmed PSN: until the holes up to it fill, every arrival is ACKed at once.
+    if (!q.rx.ack_after_trim || p.psn > q.rx.ack_after_trim_psn) q.rx.ack_after_trim_psn = p.psn;
+    q.rx.ack_after_trim = true;
     send_nack(p.qp, p.psn,
               (p.flags & net::kFlagTrimmedLastHop) ? kNackTrimmedLastHop : kNackTrimmed,
               p.entropy, ce);
+    if (cfg_.rccc) {
+      // htsim processTrimmed: with receiver credit the trim also puts the sender in the pull
+      // queue, for the resend. The header carries the sender's pull target (read from sender
+      // state, as for data, transport/uet_rccc.h); the resend needs one frame more than it.
+      // Without this a sender whose credit ran out waits for its RTO: the trimmed header
+      // overtakes the data packet before it (control class), so the ACK flushed above cannot
+      // cover that packet, and nothing else brings credit (6 RTOs in a 32:1 incast).
+      const UetTxSlot& slot = q.tx[p.psn & (static_cast<uint32_t>(q.tx.size()) - 1)];
+      note_target(p.qp, pull_target(q, p.qp) + slot.frame);
+    }
     return;
   }
   if (ce) ++counters_.ecn_marked_packets;
@@ -65,7 +78,9 @@ void UetTransport::on_data(const Packet& p) {
   // when the out-of-order queue drains): a message's last packet may arrive before the others,
   // and the ACK it triggered then leaves the sender waiting for its RTO.
   if (r.unacked_bytes >= cfg_.ack_every_bytes || ce || first_ever || completed ||
-      (late && r.cack == r.high) || (p.flags & (net::kFlagLast | kFlagAckReq))) {
+      (late && r.cack == r.high) || r.ack_after_trim ||
+      (p.flags & (net::kFlagLast | kFlagAckReq))) {
+    if (r.cack > r.ack_after_trim_psn) r.ack_after_trim = false;
     send_ack(p.qp, p, r.ce_pending);
   }
 }

@@ -21,6 +21,14 @@ struct UetRx {
   int64_t unacked_bytes = 0;   // payload accepted since the last ACK (coalescing)
   bool ce_pending = false;     // an accepted packet since the last ACK was CE-marked
   bool rod_nack_sent = false;  // ROD: the gap at cack has been NACKed
+  // Trimmed headers were NACKed: until the cumulative point passes the highest of them, every
+  // arrival is ACKed at once (TCP likewise ACKs at once while it has a hole, RFC 5681 §4.2).
+  // The header travels in the control class and can overtake the data packets sent just before
+  // it (three, in a 32:1 incast), which the ACK flushed ahead of the NACK then cannot cover; and
+  // a sender whose window quick adapt just cut to one packet may have that packet in flight past
+  // the holes. Either would otherwise wait for its RTO.
+  bool ack_after_trim = false;
+  uint32_t ack_after_trim_psn = 0;
   // RCCC receiver side (transport/uet_rccc.h)
   int64_t pull_target = 0;     // the sender's latest cumulative credit target
   int64_t granted = 0;         // cumulative credit granted
