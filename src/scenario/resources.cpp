@@ -20,6 +20,7 @@
 #include "routing/te_controller.h"
 #include "scenario/infiniband.h"
 #include "scenario/resources_gpu.h"
+#include "scenario/uet_setup.h"
 #include "transport/uet.h"
 #include "scenario/result.h"
 #include "transport/dcqcn.h"
@@ -370,13 +371,7 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     // maxwnd = 1.5 x BDP packets, with one doubling for the holes losses leave, at most the PSN
     // window of 4 windows), the receiver's bitmap of the PSN window, the retransmission FIFO,
     // NSCC's state, the entropy state and the post-time index.
-    transport::UetNetwork n;
-    n.diameter_links = 2 * std::max(1, sc.topology.tiers);
-    n.link_rate_bps = sc.link.rate_bps;
-    n.link_propagation_ps = sc.link.propagation_ps();
-    n.switch_latency_ps = sc.switch_config.latency_ps;
-    n.port_queue_bytes = sc.switch_config.port_queue_bytes;
-    const transport::UetDerived d = transport::uet_derive(sc.uet, n);
+    const transport::UetDerived d = transport::uet_derive(sc.uet, uet_network(sc));
     const int64_t frame =
         transport::uet_data_frame_bytes(sc.uet, static_cast<uint32_t>(sc.uet.mtu_bytes));
     const int64_t wnd_bytes =
