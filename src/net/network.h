@@ -292,6 +292,10 @@ class Network {
   // switch known). Throws std::logic_error if a NIC does not have exactly one cable.
   void finalize();
   uint32_t num_cables() const { return static_cast<uint32_t>(cables_.size()); }
+  // Cable i as connect() recorded it (topo::write_native exports a built network).
+  uint32_t cable_node_a(uint32_t i) const { return cables_[i].a; }
+  uint32_t cable_node_b(uint32_t i) const { return cables_[i].b; }
+  const LinkConfig& cable_link(uint32_t i) const { return cables_[i].link; }
   void set_endpoint(const Endpoint& ep) { endpoint_ = ep; }
   void set_tap(const Tap& tap) { tap_ = tap; }
 

@@ -196,14 +196,18 @@ std::vector<Knob> build_knob_registry() {
       {.path = "topology.kind",
        .description = "Topology family; leaf_spine = fat_tree with tiers 2; rail = 2-tier "
                       "rail-optimized (NIC k of every host on rail k's leaves, spines joining "
-                      "the rails; hosts.nics_per_host rails)",
+                      "the rails; hosts.nics_per_host rails); file = the explicit graph in "
+                      "topology.file (native form or HPCC/ns-3 topology.txt)",
        .source = "fat_tree: Al-Fares et al., SIGCOMM 2008; rail: NVIDIA DGX SuperPOD "
                  "reference architectures (B200 RA component table, H100 RA-11333-001), see "
-                 "docs/topologies.md"},
+                 "docs/topologies.md; file: docs/topologies.md \"Topology files\", HPCC "
+                 "topology.txt as alibaba-edu/High-Precision-Congestion-Control "
+                 "simulation/scratch/third.cc reads it"},
       std::vector<std::pair<std::string, topo::TopologyKind>>{
           {"fat_tree", topo::TopologyKind::kFatTree},
           {"leaf_spine", topo::TopologyKind::kFatTree},
-          {"rail", topo::TopologyKind::kRail}},
+          {"rail", topo::TopologyKind::kRail},
+          {"file", topo::TopologyKind::kFile}},
       [](auto& s) -> auto& { return s.topology.kind; });
   // Knobs are applied in registry order, so an explicit `tiers` (below) overrides this and the
   // loader reports the contradiction.
@@ -213,6 +217,7 @@ std::vector<Knob> build_knob_registry() {
     if (name == "leaf_spine" || name == "rail") s.topology.tiers = 2;
   };
   k.push_back(std::move(kind));
+  add_topo_file_knobs(k);
   k.push_back(bind(
       {.path = "topology.tiers",
        .type = KnobType::kInt,

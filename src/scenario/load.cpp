@@ -12,6 +12,7 @@
 #include "scenario/variants.h"
 #include "scenario/scenario_file.h"
 #include "scenario/yaml_util.h"
+#include "topo/file_topology.h"
 
 namespace fabricsim::scenario {
 namespace {
@@ -101,6 +102,7 @@ class Loader {
       out_.scenario.topology.nics_per_host = out_.scenario.node.gpus_per_node;
     }
     check_conditions();
+    read_topology_file();
     check_cross_fields();
     if (!out_.scenario.jobs.empty()) {
       // With jobs: every job carries its own workload and training; top-level ones would be
@@ -260,6 +262,34 @@ class Loader {
              "unknown key '" + key.Scalar() + "'; allowed: " + join(child_keys(group)));
       }
     }
+  }
+
+  // topology.kind: file: the file, resolved beside the scenario, sets hosts.count (its NICs /
+  // hosts.nics_per_host); the keys that shape the built-in families would be unused.
+  void read_topology_file() {
+    topo::TopologySpec& t = out_.scenario.topology;
+    if (t.kind != topo::TopologyKind::kFile) return;
+    if (t.file.empty()) {
+      fail(out_.locate("topology.kind"), "topology.file",
+           "required with kind: file, e.g. file: fabric.topo");
+    }
+    if (t.file.front() != '/' && !out_.file.empty()) {
+      const size_t slash = out_.file.rfind('/');
+      if (slash != std::string::npos) t.file = out_.file.substr(0, slash + 1) + t.file;
+    }
+    for (const char* key : {"hosts.count", "topology.tiers", "topology.radix",
+                            "topology.oversubscription"}) {
+      if (written(key)) {
+        fail(out_.locate(key), key, "unused with topology.kind: file (the file gives the shape)");
+      }
+    }
+    const int nics = topo::read_topology_file(t.file, "topology.file").nics();
+    if (nics % t.nics_per_host != 0) {
+      fail_cross("hosts.nics_per_host",
+                 "must divide the " + std::to_string(nics) + " NICs of " + t.file,
+                 std::to_string(t.nics_per_host));
+    }
+    t.hosts = nics / t.nics_per_host;
   }
 
   // A relative training.file names a file beside the scenario (as a user reads it), not one

@@ -19,6 +19,7 @@
 #include "net/network.h"
 #include "routing/te_controller.h"
 #include "scenario/infiniband.h"
+#include "topo/file_topology.h"
 #include "scenario/resources_gpu.h"
 #include "scenario/uet_setup.h"
 #include "transport/uet.h"
@@ -84,11 +85,37 @@ int64_t grown_elements(int64_t n) {
 // Closed-form counts of the builders (topo/fat_tree.cpp, topo/rail.cpp), in 64-bit arithmetic.
 struct Shape {
   int64_t nics = 0, switches = 0, cables = 0, leaves = 0, up = 0;
+  int64_t radix = 0;  // the largest switch's port count
 };
 
+// topology.kind: file: the counts of the file itself (topo/file_topology.h), read, not built.
+Shape file_shape_of(const topo::TopologySpec& t) {
+  const topo::TopologyFile f = topo::read_topology_file(t.file, "topology.file");
+  Shape s;
+  s.nics = f.nics();
+  s.switches = f.switches();
+  s.cables = static_cast<int64_t>(f.links.size());
+  std::vector<int64_t> degree(f.nodes.size(), 0);
+  std::vector<char> leaf(f.nodes.size(), 0);
+  for (const topo::FileLink& l : f.links) {
+    ++degree[l.a];
+    ++degree[l.b];
+    if (!f.nodes[l.a].is_switch) leaf[l.b] = 1;
+    if (!f.nodes[l.b].is_switch) leaf[l.a] = 1;
+  }
+  for (size_t n = 0; n < f.nodes.size(); ++n) {
+    if (f.nodes[n].is_switch) s.radix = std::max(s.radix, degree[n]);
+    s.leaves += leaf[n];
+  }
+  s.up = s.radix;
+  return s;
+}
+
 Shape shape_of(const topo::TopologySpec& t) {
+  if (t.kind == topo::TopologyKind::kFile) return file_shape_of(t);
   const Checked c{"hosts.count"};
   Shape s;
+  s.radix = t.radix;
   s.nics = c.mul(t.hosts, t.nics_per_host);
   const int64_t down = std::llround(t.radix * t.oversubscription / (t.oversubscription + 1.0));
   s.up = t.radix - down;
@@ -251,7 +278,7 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   e.cables = shape.cables;
   e.ports = topo_c.mul(2, shape.cables);
   const int64_t nodes = e.nics + e.switches;
-  const int64_t radix = sc.topology.radix;
+  const int64_t radix = shape.radix;
 
   // ---- topology: net::Network's arrays (network.h), laid out by finalize() ----
   constexpr int64_t kCableBytes = 2 * sizeof(uint32_t) + sizeof(net::LinkConfig);  // Cable

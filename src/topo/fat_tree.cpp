@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "topo/file_topology.h"
 #include "topo/topology.h"
 
 namespace fabricsim::topo {
@@ -100,7 +101,13 @@ detail::LeafPorts detail::leaf_ports(const TopologySpec& spec) {
 }
 
 void check_shape(const TopologySpec& spec) {
-  if (spec.kind == TopologyKind::kRail) {
+  if (spec.kind == TopologyKind::kFile) {
+    const TopologyFile f = read_topology_file(spec.file, "topology.file");
+    if (spec.nics_per_host < 1 || f.nics() % spec.nics_per_host != 0) {
+      throw InputError("hosts.nics_per_host", "must divide the " + std::to_string(f.nics()) +
+                                                  " NICs of " + spec.file);
+    }
+  } else if (spec.kind == TopologyKind::kRail) {
     detail::check_rail(spec);
   } else {
     shape_of(spec);
@@ -109,6 +116,10 @@ void check_shape(const TopologySpec& spec) {
 
 BuiltTopology build(const TopologySpec& spec, const FabricParams& params, net::Network& net) {
   if (spec.kind == TopologyKind::kRail) return detail::build_rail(spec, params, net);
+  if (spec.kind == TopologyKind::kFile) {
+    return build_file(read_topology_file(spec.file, "topology.file"), params, spec.nics_per_host,
+                      net);
+  }
   const Shape s = shape_of(spec);
   BuiltTopology out;
   out.tiers = spec.tiers;

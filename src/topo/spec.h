@@ -2,13 +2,15 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace fabricsim::topo {
 
 // kFatTree: leaf-spine (tiers 2) or k-ary fat-tree (tiers 3), NICs cabled to leaves in order
 // (topo/fat_tree.cpp). kRail: 2-tier rail-optimized, NIC k of every host on rail k's leaves,
-// spines joining the rails (topo/rail.cpp).
-enum class TopologyKind : uint8_t { kFatTree, kRail };
+// spines joining the rails (topo/rail.cpp). kFile: the graph in topology.file, native form or
+// HPCC/ns-3 topology.txt (topo/file_topology.h).
+enum class TopologyKind : uint8_t { kFatTree, kRail, kFile };
 
 struct TopologySpec {
   TopologyKind kind = TopologyKind::kFatTree;
@@ -17,6 +19,7 @@ struct TopologySpec {
   double oversubscription = 1.0;  // leaf downlinks : uplinks (1 = non-blocking)
   int hosts = 128;          // rail: nodes
   int nics_per_host = 1;    // rail: rails (NIC k of every node is on rail k)
+  std::string file;         // kFile: the topology file (resolved against the scenario's folder)
 };
 
 }  // namespace fabricsim::topo

@@ -1,0 +1,228 @@
+// Topology files (topology.kind: file): the native form round-trips a built fat-tree to the
+// same run, the HPCC/ns-3 samples import with their published counts, per-link delays reach
+// the wire, and bad files are refused with file:line.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/error.h"
+#include "core/scheduler.h"
+#include "core/units.h"
+#include "net/network.h"
+#include "output/json.h"
+#include "scenario/load.h"
+#include "scenario/run.h"
+#include "scenario/simulation.h"
+#include "topo/file_topology.h"
+#include "topo/topology.h"
+
+namespace fabricsim::topo {
+namespace {
+
+const std::string kData = std::string(FABRICSIM_SOURCE_DIR) + "/tests/topo/data/";
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// The error a file raises, as the CLI prints it: "file:line: topology.file: message".
+std::string import_error(const std::string& text) {
+  try {
+    parse_topology_text(text, "t.topo", "topology.file");
+  } catch (const ImportError& e) {
+    return e.file() + ":" + std::to_string(e.line()) + ": " + e.key_path() + ": " + e.what();
+  }
+  return "(accepted)";
+}
+
+scenario::RunResult run(const std::string& topology_yaml, const std::string& tech) {
+  const scenario::Scenario sc =
+      scenario::load_scenario_string("fabric: {technology: " + tech +
+                                         ", link: {rate: 100Gbps}}\n" + topology_yaml +
+                                         "workload: {kind: pattern, pattern: permutation, "
+                                         "flow_size: 64KB}\n",
+                                     "perm.yaml")
+          .scenario;
+  return scenario::run_scenario(sc);
+}
+
+// The k=4 3-tier fat-tree (16 NICs, 20 switches, 48 cables) exported to the native form and read
+// back is the same network: the same permutation gives byte-identical flows, counters and link
+// loads in result.json, on Ethernet (ECMP) and on InfiniBand (the SM's routes).
+TEST(FileTopology, ExportedFatTreeReimportsToTheSameRun) {
+  Scheduler sched;
+  net::Network net(sched);
+  TopologySpec spec;
+  spec.tiers = 3;
+  spec.radix = 4;
+  spec.hosts = 16;
+  FabricParams params;
+  params.link.rate_bps = 100'000'000'000;
+  build(spec, params, net);
+  std::ostringstream native;
+  write_native(net, native);
+  const std::string path = write_temp("k4.topo", native.str());
+  for (const char* tech : {"roce", "ib"}) {
+    const scenario::RunResult tree =
+        run("topology: {kind: fat_tree, tiers: 3, radix: 4}\nhosts: {count: 16}\n", tech);
+    const scenario::RunResult file = run("topology: {kind: file, file: " + path + "}\n", tech);
+    ASSERT_EQ(file.topology.hosts, 16);
+    const auto jt = output::result_to_json(tree);
+    const auto jf = output::result_to_json(file);
+    ASSERT_EQ(tree.flows.size(), 16u) << tech;
+    for (const auto& fl : tree.flows) ASSERT_GE(fl.finish_ps, 0) << tech << " flow " << fl.id;
+    EXPECT_EQ(jt["flows"].dump(), jf["flows"].dump()) << tech;
+    EXPECT_EQ(jt["counters"].dump(), jf["counters"].dump()) << tech;
+    EXPECT_EQ(tree.sim_time_ps, file.sim_time_ps) << tech;
+    ASSERT_EQ(tree.flows.size(), file.flows.size());
+    for (size_t i = 0; i < tree.flows.size(); ++i) {
+      EXPECT_EQ(tree.flows[i].finish_ps, file.flows[i].finish_ps) << tech << " flow " << i;
+    }
+  }
+}
+
+// HPCC's fat.txt (simulation/mix/fat.txt at 9f4be2a): the header says 376 nodes, 56 switches,
+// 480 links, so 320 hosts; hosts 0..319 hang off 20 ToRs (16 each), and the 160 switch-switch
+// links make ToR-agg-core: 3 tiers by hop distance.
+TEST(FileTopology, HpccFatTreeSampleBuildsWithItsCounts) {
+  const TopologyFile f = read_topology_file(kData + "hpcc_fat.txt", "topology.file");
+  EXPECT_EQ(f.format, "hpcc");
+  EXPECT_EQ(f.nics(), 320);
+  EXPECT_EQ(f.switches(), 56);
+  EXPECT_EQ(f.links.size(), 480u);
+  EXPECT_EQ(f.links[0].rate_bps, 100'000'000'000) << "0 320 100Gbps 1000ns";
+  EXPECT_DOUBLE_EQ(f.links[0].cable_m, 200.0) << "1000 ns at 5 ns/m";
+  Scheduler sched;
+  net::Network net(sched);
+  const BuiltTopology t = build_file(f, FabricParams{}, 1, net);
+  EXPECT_EQ(t.nics, 320);
+  EXPECT_EQ(t.switches, 56);
+  EXPECT_EQ(t.cables, 480);
+  EXPECT_EQ(t.tiers, 3);
+  EXPECT_EQ(net.num_leaf_slots(), 20u) << "320 hosts / 16 per ToR";
+  EXPECT_EQ(net.port(net.nic_port(0)).rate_bps, 100'000'000'000);
+}
+
+// HPCC's topology.txt: 66 nodes, switch 0, 65 links; the 199 lines after the declared links
+// are ignored, as third.cc ignores them.
+TEST(FileTopology, HpccStarSampleIgnoresTextAfterTheDeclaredLinks) {
+  const TopologyFile f = read_topology_file(kData + "hpcc_topology.txt", "topology.file");
+  EXPECT_EQ(f.nics(), 65);
+  EXPECT_EQ(f.switches(), 1);
+  EXPECT_EQ(f.links.size(), 65u);
+}
+
+// Per-link delays reach the wire: on a one-switch star with 1 us links to NICs 0 and 1 and a
+// 3 us link to NIC 2, a packet to NIC 2 arrives 2 us later than the same packet to NIC 1 (same
+// rates, so the same serialization; the difference is propagation alone). Ethernet and IB.
+TEST(FileTopology, PerLinkDelayIsThePropagationDifference) {
+  const std::string path = write_temp("star.txt",
+                                      "4 1 3\n3\n"
+                                      "0 3 100Gbps 1us 0\n"
+                                      "1 3 100Gbps 1us 0\n"
+                                      "2 3 100Gbps 3us 0\n");
+  for (const char* tech : {"roce", "ib"}) {
+    const scenario::Scenario sc =
+        scenario::load_scenario_string(std::string("fabric: {technology: ") + tech + "}\n"
+                                       "topology: {kind: file, file: " + path + "}\n"
+                                       "workload:\n  kind: pattern\n  pattern: flows\n"
+                                       "  flows: [[0, 1, 4KB, 0us], [0, 2, 4KB, 50us]]\n",
+                                       "star.yaml")
+            .scenario;
+    const scenario::RunResult r = scenario::run_scenario(sc);
+    ASSERT_EQ(r.flows.size(), 2u);
+    ASSERT_GE(r.flows[0].finish_ps, 0);
+    ASSERT_GE(r.flows[1].finish_ps, 0);
+    EXPECT_EQ(r.flows[1].fct_ps() - r.flows[0].fct_ps(), 2'000'000) << tech;
+  }
+}
+
+TEST(FileTopology, NativeFormDefaultsAndTiers) {
+  const TopologyFile f = parse_topology_text(
+      "# two leaves, one spine\n"
+      "nic a\nnic b\nswitch l1\nswitch l2\nswitch sp tier=5\n"
+      "link a l1 rate=25Gbps\nlink b l2 cable=10m loss=0.001\n"
+      "link l1 sp delay=50ns\nlink l2 sp\n",
+      "x.topo", "topology.file");
+  EXPECT_EQ(f.format, "native");
+  EXPECT_EQ(f.links[0].rate_bps, 25'000'000'000);
+  EXPECT_LT(f.links[0].cable_m, 0) << "not given: fabric.link.cable applies";
+  EXPECT_DOUBLE_EQ(f.links[1].cable_m, 10.0);
+  EXPECT_DOUBLE_EQ(f.links[1].loss_rate, 0.001);
+  EXPECT_DOUBLE_EQ(f.links[2].cable_m, 10.0) << "50 ns at 5 ns/m";
+  Scheduler sched;
+  net::Network net(sched);
+  FabricParams params;
+  params.link.cable_m = 7;
+  const BuiltTopology t = build_file(f, params, 1, net);
+  EXPECT_EQ(net.switch_at(0).tier, 1);
+  EXPECT_EQ(net.switch_at(1).tier, 1);
+  EXPECT_EQ(net.switch_at(2).tier, 5) << "the file's tier wins";
+  EXPECT_EQ(t.tiers, 5);
+  EXPECT_EQ(net.cable_link(0).cable_m, 7.0) << "fabric.link.cable for a link without one";
+  EXPECT_EQ(net.cable_link(0).rate_bps, 25'000'000'000);
+}
+
+TEST(FileTopology, DisconnectedFileNamesTheUnreachableNodes) {
+  EXPECT_EQ(import_error("nic a\nnic b\nswitch s\nnic c\nnic d\nswitch t\n"
+                         "link a s\nlink b s\nlink c t\nlink d t\n"),
+            "t.topo:4: topology.file: the topology does not connect: 3 node(s) unreachable "
+            "from 'a': c, d, t");
+  EXPECT_EQ(import_error("6 2 4\n4 5\n0 4 100Gbps 1us 0\n1 4 100Gbps 1us 0\n"
+                         "2 5 100Gbps 1us 0\n3 5 100Gbps 1us 0\n"),
+            "t.topo:1: topology.file: the topology does not connect: 3 node(s) unreachable "
+            "from '0': 2, 3, 5");
+}
+
+TEST(FileTopology, MalformedLinesGiveFileAndLine) {
+  EXPECT_EQ(import_error("nic a\nnic b\nswitch s\nlink a s\nlink b x\n"),
+            "t.topo:5: topology.file: unknown node 'x' (declare it with nic or switch first)");
+  EXPECT_EQ(import_error("nic a\nnic b\nswitch s\nlink a s rate=fast\nlink b s\n"),
+            "t.topo:4: topology.file: link rate: " + parse_rate_bps("fast").error);
+  EXPECT_EQ(import_error("nic a\nnic b\nswitch s\nlink a s\nlink b s\nlink s a\n"),
+            "t.topo:6: topology.file: duplicate link between 's' and 'a'");
+  EXPECT_EQ(import_error("nic a\nnic b\nswitch s\nlink a s\nlink b s\nlink a b\n"),
+            "t.topo:1: topology.file: NIC 'a' has 2 links; a NIC needs exactly 1");
+  EXPECT_EQ(import_error("nic a\nnic b\nswitch s\nlink a s\n"),
+            "t.topo:2: topology.file: NIC 'b' has 0 links; a NIC needs exactly 1");
+  EXPECT_EQ(import_error("nic a\nrouter r\n"),
+            "t.topo:2: topology.file: unknown statement 'router'; expected nic, switch or link");
+  EXPECT_EQ(import_error("3 1 2\n2\n0 2 100Gbps 1us 0\n1 7 100Gbps 1us 0\n"),
+            "t.topo:4: topology.file: unknown node id 7 (the header declares nodes 0..2)");
+  EXPECT_EQ(import_error("3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps\n0 0\n"),
+            "t.topo:4: topology.file: a link line is 'src dst rate delay error_rate', like "
+            "'0 16 100Gbps 0.001ms 0'");
+  EXPECT_EQ(import_error("3 1 2\n2\n0 2 100Gbps 1us 0\n"),
+            "t.topo:3: topology.file: file ends before a link's source node id");
+  EXPECT_EQ(import_error("3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 1.5\n"),
+            "t.topo:4: topology.file: loss rate must be a number in [0, 1), got '1.5'");
+}
+
+// The loader: a relative topology.file is beside the scenario; hosts.count comes from the file
+// and writing it (or another shape key) is an error at its line.
+TEST(FileTopology, LoaderResolvesTheFileAndRefusesShapeKeys) {
+  const std::string path = kData + "hpcc_topology.txt";
+  const auto loaded =
+      scenario::load_scenario_string("topology: {kind: file, file: hpcc_topology.txt}\n"
+                                     "hosts: {nics_per_host: 5}\n",
+                                     kData + "s.yaml");
+  EXPECT_EQ(loaded.scenario.topology.file, path);
+  EXPECT_EQ(loaded.scenario.topology.hosts, 13) << "65 NICs / 5 per host";
+  try {
+    scenario::load_scenario_string("topology: {kind: file, file: " + path + "}\n"
+                                   "hosts: {count: 4}\n",
+                                   "s.yaml");
+    ADD_FAILURE() << "hosts.count accepted";
+  } catch (const scenario::LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml:2: hosts.count: unused with topology.kind: file"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fabricsim::topo
