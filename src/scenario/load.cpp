@@ -283,7 +283,13 @@ class Loader {
         fail(out_.locate(key), key, "unused with topology.kind: file (the file gives the shape)");
       }
     }
-    const int nics = topo::read_topology_file(t.file, "topology.file").nics();
+    int nics = 0;
+    try {
+      nics = topo::read_topology_file(t.file, "topology.file").nics();
+    } catch (const ImportError& e) {
+      // Reported like any load error, at the topology file's own line (0: the file as a whole).
+      throw LoadError(SourceLocation{e.file(), e.line()}, e.key_path(), e.what());
+    }
     if (nics % t.nics_per_host != 0) {
       fail_cross("hosts.nics_per_host",
                  "must divide the " + std::to_string(nics) + " NICs of " + t.file,

@@ -99,6 +99,11 @@ void check_scaling(const Scenario& sc) {
   if (!nodes.empty() && !sc.jobs.empty()) {
     throw InputError("scaling.nodes", "runs one job at several sizes; remove jobs: or scaling:");
   }
+  if (!nodes.empty() && sc.topology.kind == topo::TopologyKind::kFile) {
+    // Scaling rebuilds the fabric at each node count; a file has one size.
+    throw InputError("scaling.nodes", "a topology file has one size; use a generated topology "
+                                      "(topology.kind fat_tree, leaf_spine or rail) to scale");
+  }
   for (int n : nodes) {
     Scenario s = sc;
     s.topology.hosts = std::max(n, 2);

@@ -80,10 +80,8 @@ BuiltTopology build_file(const TopologyFile& f, const FabricParams& params, int 
   out.hosts = nics / nics_per_host;
   out.switches = static_cast<int>(net.num_switches());
   out.cables = static_cast<int>(net.num_cables());
-  out.description = "file " + f.path + " (" + f.format + "): " + std::to_string(out.nics) +
-                    " NICs, " + std::to_string(out.switches) + " switches in " +
-                    std::to_string(out.tiers) + " tiers, " + std::to_string(out.cables) +
-                    " cables";
+  out.description = "file " + f.path + " (" + (f.format == "hpcc" ? "HPCC topology.txt" : "native") +
+                    "), " + std::to_string(out.tiers) + " switch tiers";
   return out;
 }
 
