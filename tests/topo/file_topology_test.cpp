@@ -71,6 +71,8 @@ TEST(FileTopology, ExportedFatTreeReimportsToTheSameRun) {
         run("topology: {kind: fat_tree, tiers: 3, radix: 4}\nhosts: {count: 16}\n", tech);
     const scenario::RunResult file = run("topology: {kind: file, file: " + path + "}\n", tech);
     ASSERT_EQ(file.topology.hosts, 16);
+    ASSERT_NE(file.topology.description.find("(native)"), std::string::npos)
+        << "built from the file: " << file.topology.description;
     const auto jt = output::result_to_json(tree);
     const auto jf = output::result_to_json(file);
     ASSERT_EQ(tree.flows.size(), 16u) << tech;
@@ -138,6 +140,42 @@ TEST(FileTopology, PerLinkDelayIsThePropagationDifference) {
     ASSERT_GE(r.flows[0].finish_ps, 0);
     ASSERT_GE(r.flows[1].finish_ps, 0);
     EXPECT_EQ(r.flows[1].fct_ps() - r.flows[0].fct_ps(), 2'000'000) << tech;
+  }
+}
+
+// An arbitrary graph, not a tree: 4 switches in a ring, 2 NICs each. ECMP's shortest paths and
+// the SM (ftree refuses a ring; Up*/Down* routes it) both deliver. n0 -> n1 stays on s0; n0 -> n4
+// crosses s0 - s1|s3 - s2: two more cables (10 m = 50 ns each) and two more switches (300 ns
+// each, cut-through; fabric.ib.switch_latency on InfiniBand), 700 ns in all.
+TEST(FileTopology, RingOfSwitchesRoutesOnEcmpAndTheSubnetManager) {
+  std::string ring;
+  for (int i = 0; i < 8; ++i) ring += "nic n" + std::to_string(i) + "\n";
+  for (int i = 0; i < 4; ++i) ring += "switch s" + std::to_string(i) + "\n";
+  for (int i = 0; i < 8; ++i) ring += "link n" + std::to_string(i) + " s" + std::to_string(i / 2) + "\n";
+  for (int i = 0; i < 4; ++i) ring += "link s" + std::to_string(i) + " s" + std::to_string((i + 1) % 4) + "\n";
+  const std::string path = write_temp("ring.topo", ring);
+  for (const char* tech : {"roce", "ib"}) {
+    const scenario::Scenario sc =
+        scenario::load_scenario_string(
+            std::string("fabric:\n  technology: ") + tech +
+                "\n  link: {rate: 100Gbps, cable: 10m}\n"
+                "  switch: {latency: 300ns, forwarding: cut_through}\n"
+                "  ib: {switch_latency: 300ns}\n"
+                "topology: {kind: file, file: " + path + "}\n"
+                "workload:\n  kind: pattern\n  pattern: flows\n"
+                "  flows: [[0, 1, 4KB, 0us], [0, 4, 4KB, 50us]]\n",
+            "ring.yaml")
+            .scenario;
+    if (std::string(tech) == "ib") {
+      scenario::Simulation sim(sc);
+      EXPECT_EQ(sim.lid_routes().unreachable_pairs, 0) << "the SM routes every pair";
+      EXPECT_NE(sim.lid_routes().engine_used, routing::SmEngine::kFatTree) << "a ring is no tree";
+    }
+    const scenario::RunResult r = scenario::run_scenario(sc);
+    ASSERT_EQ(r.flows.size(), 2u);
+    ASSERT_GE(r.flows[0].finish_ps, 0) << tech;
+    ASSERT_GE(r.flows[1].finish_ps, 0) << tech;
+    EXPECT_EQ(r.flows[1].fct_ps() - r.flows[0].fct_ps(), 2 * (10 * 5'000 + 300'000)) << tech;
   }
 }
 
