@@ -20,6 +20,8 @@
 //   link A B [rate=400Gbps] [cable=3m | delay=15ns] [loss=0.0001]
 #include "topo/file_topology.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -115,6 +117,16 @@ class Parser {
     const uint64_t nodes = count("the node count");
     const uint64_t switches = count("the switch count");
     const uint64_t links = count("the link count");
+    // Checked before anything is allocated: L links touch at most 2L nodes (more would leave
+    // one unconnected), and every link takes 5 tokens of the file.
+    if (nodes > 2 * links) {
+      fail(toks[0].line, std::to_string(nodes) + " nodes cannot be connected by " +
+                             std::to_string(links) + " links");
+    }
+    if (links > toks.size() / 5) {
+      fail(toks.back().line, "file ends before the " + std::to_string(links) +
+                                 " links the header declares");
+    }
     TopologyFile f;
     f.format = "hpcc";
     f.nodes.resize(nodes);
@@ -306,11 +318,21 @@ TopologyFile parse_topology_text(const std::string& text, const std::string& pat
 }
 
 TopologyFile read_topology_file(const std::string& path, const std::string& key_path) {
+  // Only a regular file of bounded size: /dev/zero or a FIFO would never end. 256 MiB holds
+  // ~8 M links of ~30 bytes, far beyond any fabric this simulator builds in memory.
+  constexpr int64_t kMaxBytes = int64_t{256} << 20;
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) throw ImportError(path, 0, key_path, "cannot open topology file");
+  if (!S_ISREG(st.st_mode)) throw ImportError(path, 0, key_path, "not a regular file");
+  if (st.st_size > kMaxBytes) {
+    throw ImportError(path, 0, key_path, "larger than 256 MiB (" + std::to_string(st.st_size) + " bytes)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ImportError(path, 0, key_path, "cannot open topology file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_topology_text(text.str(), path, key_path);
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));  // a file that shrank meanwhile
+  return parse_topology_text(text, path, key_path);
 }
 
 }  // namespace fabricsim::topo

@@ -235,7 +235,9 @@ TEST(FileTopology, MalformedLinesGiveFileAndLine) {
             "t.topo:4: topology.file: a link line is 'src dst rate delay error_rate', like "
             "'0 16 100Gbps 0.001ms 0'");
   EXPECT_EQ(import_error("3 1 2\n2\n0 2 100Gbps 1us 0\n"),
-            "t.topo:3: topology.file: file ends before a link's source node id");
+            "t.topo:3: topology.file: file ends before the 2 links the header declares");
+  EXPECT_EQ(import_error("99999999 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n"),
+            "t.topo:1: topology.file: 99999999 nodes cannot be connected by 2 links");
   EXPECT_EQ(import_error("3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 1.5\n"),
             "t.topo:4: topology.file: loss rate must be a number in [0, 1), got '1.5'");
 }
@@ -250,6 +252,13 @@ TEST(FileTopology, LoaderResolvesTheFileAndRefusesShapeKeys) {
                                      kData + "s.yaml");
   EXPECT_EQ(loaded.scenario.topology.file, path);
   EXPECT_EQ(loaded.scenario.topology.hosts, 13) << "65 NICs / 5 per host";
+  try {
+    scenario::load_scenario_string("topology: {kind: file, file: /dev/zero}\n", "s.yaml");
+    ADD_FAILURE() << "/dev/zero accepted";
+  } catch (const scenario::LoadError& e) {
+    EXPECT_EQ(e.where().str() + ": " + e.key_path() + ": " + e.message(),
+              "/dev/zero: topology.file: not a regular file");
+  }
   try {
     scenario::load_scenario_string("topology: {kind: file, file: " + path + "}\n"
                                    "hosts: {count: 4}\n",
