@@ -13,6 +13,7 @@
 #include "net/network.h"
 #include "output/json.h"
 #include "scenario/load.h"
+#include "scenario/resources.h"
 #include "scenario/run.h"
 #include "scenario/simulation.h"
 #include "topo/file_topology.h"
@@ -107,6 +108,19 @@ TEST(FileTopology, HpccFatTreeSampleBuildsWithItsCounts) {
   EXPECT_EQ(t.tiers, 3);
   EXPECT_EQ(net.num_leaf_slots(), 20u) << "320 hosts / 16 per ToR";
   EXPECT_EQ(net.port(net.nic_port(0)).rate_bps, 100'000'000'000);
+}
+
+// The memory pre-flight counts a file's nodes and cables without building it.
+TEST(FileTopology, ResourceEstimateCountsTheFile) {
+  const scenario::Scenario sc =
+      scenario::load_scenario_string("topology: {kind: file, file: hpcc_fat.txt}\n",
+                                     kData + "s.yaml")
+          .scenario;
+  const scenario::ResourceEstimate e = scenario::estimate_resources(sc);
+  EXPECT_EQ(e.nics, 320);
+  EXPECT_EQ(e.switches, 56);
+  EXPECT_EQ(e.cables, 480);
+  EXPECT_EQ(e.ports, 960);
 }
 
 // HPCC's topology.txt: 66 nodes, switch 0, 65 links; the 199 lines after the declared links
