@@ -25,6 +25,9 @@
 #include "scenario/resources.h"
 #include "scenario/scenario_file.h"
 #include "scenario/run.h"
+#include "core/scheduler.h"
+#include "net/network.h"
+#include "topo/file_topology.h"
 
 namespace fabricsim::cli {
 namespace {
@@ -425,6 +428,24 @@ int validate_command(const std::string& file, const std::vector<std::string>& se
   }
   std::cout << file << ": ok (estimated peak memory " << format_bytes(p.peak_bytes) << ": "
             << scenario::describe_parts(p.estimate) << ")\n";
+  return kExitOk;
+}
+
+int topology_export_command(const std::string& file, const std::vector<std::string>& sets,
+                            const std::vector<std::string>& unsets) {
+  scenario::LoadedScenario loaded;
+  if (!load(file, sets, unsets, loaded)) return kExitBadInput;
+  scenario::Scenario sc = loaded.scenario;
+  try {
+    scenario::resolve_fabric(sc);  // the link, switch and NIC the run would cable
+    Scheduler sched;
+    net::Network net(sched);
+    topo::build(sc.topology, topo::FabricParams{sc.link, sc.switch_config, sc.nic}, net);
+    topo::write_native(net, std::cout);
+  } catch (const InputError& e) {
+    std::cerr << scenario::format_input_error(loaded, e) << "\n";
+    return kExitBadInput;
+  }
   return kExitOk;
 }
 

@@ -58,6 +58,10 @@ int compare_command(const CompareArgs& args);
 int validate_command(const std::string& file, const std::vector<std::string>& sets,
                      const std::vector<std::string>& unsets = {},
                      const MemoryLimitArg& limit = {});
+// Builds the scenario's topology (without simulating) and prints it on stdout in the native
+// topology-file form (topo::write_native; docs/topologies.md), for topology.kind: file.
+int topology_export_command(const std::string& file, const std::vector<std::string>& sets,
+                            const std::vector<std::string>& unsets);
 // Prints the markdown reference of every scenario key.
 int keys_command();
 

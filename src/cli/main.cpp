@@ -139,6 +139,16 @@ int dispatch(int argc, char** argv) {
   CLI::App* keys = app.add_subcommand(
       "keys", "Print every scenario key with type, default and range (markdown)");
 
+  std::string export_file;
+  std::vector<std::string> export_sets;
+  std::vector<std::string> export_unsets;
+  CLI::App* topology_export = app.add_subcommand(
+      "topology-export",
+      "Print the scenario's topology in the native topology-file form (topology.kind: file)");
+  topology_export->add_option("file", export_file, "Scenario YAML file")->required();
+  add_set_option(topology_export, export_sets);
+  add_unset_option(topology_export, export_unsets);
+
   // Bare `fabricsim`: the help a newcomer needs, on stdout; exit 2 and one line on stderr so a
   // script that lost its subcommand does not pass for a successful run.
   if (argc < 2) {
@@ -167,6 +177,9 @@ int dispatch(int argc, char** argv) {
     return fabricsim::cli::validate_command(validate_file, validate_sets, validate_unsets,
                                             validate_limit);
   if (keys->parsed()) return fabricsim::cli::keys_command();
+  if (topology_export->parsed()) {
+    return fabricsim::cli::topology_export_command(export_file, export_sets, export_unsets);
+  }
   std::cerr << "fabricsim: a subcommand is required; available: " << known_subcommands(app)
             << " (see fabricsim --help)\n";
   return kExitBadInput;

@@ -113,7 +113,8 @@ TEST_F(CliBasicsTest, PlannedSubcommandIsNotBuiltYet) {
     EXPECT_EQ(o.exit_code, 2) << word;
     ASSERT_EQ(o.err_lines.size(), 1u) << word << ": " << o.err;
     EXPECT_EQ(o.err_lines[0], "fabricsim: subcommand '" + word +
-                                  "' is not built yet; available: run, compare, validate, keys");
+                                  "' is not built yet; available: run, compare, validate, keys, "
+                                  "topology-export");
   }
 }
 
