@@ -30,6 +30,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/bounded_file.h"
 #include "core/error.h"
 #include "core/units.h"
 #include "net/config.h"
@@ -320,18 +321,7 @@ TopologyFile parse_topology_text(const std::string& text, const std::string& pat
 TopologyFile read_topology_file(const std::string& path, const std::string& key_path) {
   // Only a regular file of bounded size: /dev/zero or a FIFO would never end. 256 MiB holds
   // ~8 M links of ~30 bytes, far beyond any fabric this simulator builds in memory.
-  constexpr int64_t kMaxBytes = int64_t{256} << 20;
-  struct stat st{};
-  if (::stat(path.c_str(), &st) != 0) throw ImportError(path, 0, key_path, "cannot open topology file");
-  if (!S_ISREG(st.st_mode)) throw ImportError(path, 0, key_path, "not a regular file");
-  if (st.st_size > kMaxBytes) {
-    throw ImportError(path, 0, key_path, "larger than 256 MiB (" + std::to_string(st.st_size) + " bytes)");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError(path, 0, key_path, "cannot open topology file");
-  std::string text(static_cast<size_t>(st.st_size), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));  // a file that shrank meanwhile
+  const std::string text = read_bounded_file(path, int64_t{256} << 20, key_path, "topology file");
   return parse_topology_text(text, path, key_path);
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bounded_file.h"
 #include "core/error.h"
 
 namespace fabricsim::workload::astra {
@@ -358,11 +359,10 @@ File parse_text(const std::string& text, const std::string& path, const std::str
 }
 
 File parse_file(const std::string& path, const std::string& key_path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError(path, 0, key_path, "cannot open the workload file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_text(text.str(), path, key_path);
+  // ASTRA-sim text workloads hold a line per layer: 256 MiB is far beyond any; a larger or
+  // non-regular file (/dev/zero, a FIFO) is refused rather than read forever.
+  return parse_text(read_bounded_file(path, int64_t{256} << 20, key_path, "the workload file"),
+                    path, key_path);
 }
 
 }  // namespace fabricsim::workload::astra
