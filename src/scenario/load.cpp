@@ -115,8 +115,8 @@ class Loader {
         }
       }
     }
-    resolve_file(out_.scenario.training);
-    for (JobSpec& job : out_.scenario.jobs) resolve_file(job.training);
+    resolve_beside(out_.scenario.training.file);
+    for (JobSpec& job : out_.scenario.jobs) resolve_beside(job.training.file);
     return std::move(out_);
   }
 
@@ -273,10 +273,7 @@ class Loader {
       fail(out_.locate("topology.kind"), "topology.file",
            "required with kind: file, e.g. file: fabric.topo");
     }
-    if (t.file.front() != '/' && !out_.file.empty()) {
-      const size_t slash = out_.file.rfind('/');
-      if (slash != std::string::npos) t.file = out_.file.substr(0, slash + 1) + t.file;
-    }
+    resolve_beside(t.file);
     for (const char* key : {"hosts.count", "topology.tiers", "topology.radix",
                             "topology.oversubscription"}) {
       if (written(key)) {
@@ -298,12 +295,12 @@ class Loader {
     t.hosts = nics / t.nics_per_host;
   }
 
-  // A relative training.file names a file beside the scenario (as a user reads it), not one
-  // in the working directory.
-  void resolve_file(workload::TrainingSpec& t) const {
-    if (t.file.empty() || t.file.front() == '/' || out_.file.empty()) return;
+  // A relative file name in a scenario (training.file, topology.file) names a file beside the
+  // scenario (as a user reads it), not one in the working directory.
+  void resolve_beside(std::string& file) const {
+    if (file.empty() || file.front() == '/' || out_.file.empty()) return;
     const size_t slash = out_.file.rfind('/');
-    if (slash != std::string::npos) t.file = out_.file.substr(0, slash + 1) + t.file;
+    if (slash != std::string::npos) file = out_.file.substr(0, slash + 1) + file;
   }
 
   // jobs: a list of {name, nodes, placement, workload: {...}}. Each job's workload keys are the
