@@ -275,8 +275,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     f.size_bytes = m.size_bytes;
     f.start_ps = m.post_ps;
     f.finish_ps = m.rx_done_ps;
-    f.ideal_fct_ps = transport.ideal_fct_ps(m.size_bytes, routes.switch_hops(m.src_nic, m.dst_nic),
-                                            resolved.link, resolved.switch_config, resolved.nic);
+    f.ideal_fct_ps = transport.ideal_fct_ps(
+        m.size_bytes, routes.switch_hops(m.src_nic, m.dst_nic),
+        routes.path_link(m.src_nic, m.dst_nic, resolved.link), resolved.switch_config, resolved.nic);
     f.sent_bytes = m.sent_bytes;
     f.delivered_bytes = m.delivered_bytes;
     f.dropped_bytes = m.dropped_bytes;

@@ -219,6 +219,34 @@ TEST(FileTopology, NativeFormDefaultsAndTiers) {
   EXPECT_EQ(net.cable_link(0).rate_bps, 25'000'000'000);
 }
 
+// The ideal FCT of a mixed-rate file is the path's: a lone 1 MB message over 100 Gb/s edge
+// cables and a 400 Gb/s trunk (fabric.link says 400 Gb/s) takes what 100 Gb/s allows, so its
+// slowdown on an idle path is 1, not ~4 as it was when the ideal assumed fabric.link everywhere.
+// The wire part of the ideal is at least 1 MB at 100 Gb/s (80 us) and the rest is latency.
+TEST(FileTopology, MixedRateFileIdealFctIsThePathsBottleneck) {
+  const std::string path = write_temp("mixed.topo",
+                                      "nic a\nnic b\nswitch s1\nswitch s2\n"
+                                      "link a s1 rate=100Gbps cable=2m\n"
+                                      "link s1 s2 rate=400Gbps cable=30m\n"
+                                      "link s2 b rate=100Gbps cable=2m\n");
+  for (const char* tech : {"roce", "ib", "uet"}) {
+    const scenario::Scenario sc =
+        scenario::load_scenario_string(std::string("fabric: {technology: ") + tech +
+                                           ", link: {rate: 400Gbps}}\n"
+                                           "topology: {kind: file, file: " + path + "}\n"
+                                           "workload:\n  kind: pattern\n  pattern: flows\n"
+                                           "  flows: [[0, 1, 1MB, 0us]]\n",
+                                       "mixed.yaml")
+            .scenario;
+    const scenario::RunResult r = scenario::run_scenario(sc);
+    ASSERT_EQ(r.flows.size(), 1u);
+    ASSERT_GE(r.flows[0].finish_ps, 0) << tech;
+    EXPECT_GE(r.flows[0].ideal_fct_ps, 80'000'000) << tech << ": 1 MB at 100 Gb/s";
+    EXPECT_GE(r.flows[0].slowdown(), 0.999) << tech;
+    EXPECT_LE(r.flows[0].slowdown(), 1.02) << tech;
+  }
+}
+
 TEST(FileTopology, DisconnectedFileNamesTheUnreachableNodes) {
   EXPECT_EQ(import_error("nic a\nnic b\nswitch s\nnic c\nnic d\nswitch t\n"
                          "link a s\nlink b s\nlink c t\nlink d t\n"),
