@@ -20,6 +20,7 @@ using knob_bind::bind_enum;
 
 // The NCCL collective engine's entries, collective.* (knob_registry_collective.cpp).
 void add_collective_knobs(std::vector<Knob>& k);
+void add_cost_knobs(std::vector<Knob>& k);
 
 namespace {
 
@@ -534,6 +535,7 @@ std::vector<Knob> build_knob_registry() {
   add_node_knobs(k);
   add_training_knobs(k);
   add_collective_knobs(k);
+  add_cost_knobs(k);
   bound_unit_keys(k);
   return k;
 }

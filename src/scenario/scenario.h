@@ -9,6 +9,7 @@
 #include "net/config.h"
 #include "node/spec.h"
 #include "routing/config.h"
+#include "scenario/cost_spec.h"
 #include "scenario/variants.h"
 #include "topo/spec.h"
 #include "transport/config.h"
@@ -174,6 +175,9 @@ struct Scenario {
   workload::CollectiveConfig collective;  // the NCCL-style collective engine (collective.*)
   // Named runs for `fabricsim compare` (scenario/variants.h); `run` ignores them.
   std::vector<VariantSpec> variants;
+  // Prices and power for the bill of materials (cost.*; scenario/bom.h). Nothing in a run
+  // depends on it.
+  CostSpec cost;
   // Simulated-time limit; 0 = run until every message completes. A run that hits the limit
   // reports unfinished flows rather than pretending they completed.
   int64_t stop_time_ps = 0;
