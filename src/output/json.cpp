@@ -129,6 +129,13 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                 {"mean_slowdown", f.mean_slowdown},
                 {"percentiles", "nearest-rank"}};
   j["aggregate_throughput_gbps"] = r.aggregate_throughput_gbps;
+  j["cost"] = {{"priced", r.cost.priced},
+               {"why_not", r.cost.why_not},
+               {"switch_model", r.cost.switch_model},
+               {"fabric_usd", r.cost.price_usd},
+               {"network_power_w", r.cost.power_w},
+               {"per", r.cost.per_gpu ? "gpu" : "nic"},
+               {"units", r.cost.units}};
   if (r.steady_window_asked) {
     const scenario::SteadyWindowResult& w = r.steady_window;
     j["steady_window"] = {{"measured", w.measured},

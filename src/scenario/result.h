@@ -270,6 +270,17 @@ struct RunStats {
   int64_t sim_time_ps = 0;
 };
 
+// The fabric's bill of materials (scenario/bom.h), as compare and result.json show it.
+struct CostResult {
+  bool priced = false;
+  std::string why_not;       // when not priced: the reason (e.g. a cable beyond every optic)
+  std::string switch_model;  // cost.switch.model in effect
+  double price_usd = 0;      // the whole fabric: switches, NICs, cables and transceivers
+  double power_w = 0;        // typical
+  int64_t units = 0;         // GPUs, or NICs when the hosts have no GPUs
+  bool per_gpu = false;
+};
+
 struct RunResult {
   std::string scenario_name;
   uint64_t seed = 0;
@@ -287,6 +298,7 @@ struct RunResult {
   FabricCounters counters;
   std::vector<FlowRecord> flows;
   double aggregate_throughput_gbps = 0;  // delivered payload bits / (last finish - first start)
+  CostResult cost;                       // the fabric's bill of materials (cost.*)
   bool steady_window_asked = false;      // outputs.steady_window
   SteadyWindowResult steady_window;
   LinkLoads links;                       // utilization per tier and direction

@@ -1,5 +1,7 @@
 #include "scenario/run.h"
 
+#include "scenario/bom.h"
+
 #include <algorithm>
 #include <chrono>
 #include <string>
@@ -253,6 +255,13 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   const Scenario& resolved = sim.scenario();  // technology defaults applied (IB latency, MTU)
 
   RunResult r;
+  try {
+    const Bom bom = bill_of_materials(resolved, net, topo);
+    r.cost = {true, "", bom.switch_model, bom.total_price_usd(), bom.total_power_w(), bom.gpus,
+              bom.per_gpu};
+  } catch (const InputError& e) {
+    r.cost.why_not = e.what();  // the run stands; only its price is unknown (describe says why)
+  }
   r.scenario_name = sc.name;
   r.seed = sc.seed;
   r.sim_time_ps = sim.scheduler().now_ps;
