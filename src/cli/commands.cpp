@@ -485,7 +485,8 @@ int describe_command(const CompareArgs& args) {
     try {
       scenario::check_scenario(p.loaded.scenario);
       all.push_back({p.fabric, scenario::bill_of_materials(p.loaded.scenario),
-                     scenario::estimate_resources(p.loaded.scenario)});
+                     scenario::estimate_resources(p.loaded.scenario),
+                     scenario::estimate_runtime(p.loaded.scenario)});
     } catch (const InputError& e) {
       std::cerr << scenario::format_input_error(p.loaded, e)
                 << (p.fabric.empty() ? "" : " (in the " + p.fabric + " run)") << "\n";

@@ -68,6 +68,15 @@ void block(std::ostringstream& out, const Described& d) {
   for (const std::string& note : b.notes) out << "  note: " << note << "\n";
   out << "simulation: estimated peak memory " << format_bytes(d.estimate.peak_bytes()) << " ("
       << scenario::describe_parts(d.estimate) << ")\n";
+  const scenario::RuntimeEstimate& rt = d.runtime;
+  if (rt.estimated) {
+    out << "  estimated run time " << fixed(rt.fastest_s, rt.fastest_s < 10 ? 2 : 0) << "-"
+        << fixed(rt.slowest_s, rt.slowest_s < 10 ? 2 : 0) << " s: " << format_count(rt.packet_hops)
+        << " data packet-hops (" << fixed(rt.mean_links, 2)
+        << " links per packet to a random destination) at 1.3-2.4 M/s (docs/performance.md)\n";
+  } else {
+    out << "  run time: " << rt.why_not << "\n";
+  }
 }
 
 }  // namespace

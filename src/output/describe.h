@@ -8,6 +8,7 @@
 
 #include "scenario/bom.h"
 #include "scenario/resources.h"
+#include "scenario/runtime_estimate.h"
 
 namespace fabricsim::output {
 
@@ -15,6 +16,7 @@ struct Described {
   std::string name;  // the fabric or variant ("" for a plain describe)
   scenario::Bom bom;
   scenario::ResourceEstimate estimate;
+  scenario::RuntimeEstimate runtime;
 };
 
 // One block per scenario: topology counts, the itemised BOM (count, unit and total price and
