@@ -140,6 +140,7 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.switch_config.forwarding; }));
   add_trim_knobs(k);
   add_nic_knobs(k);
+  add_ctxcache_knobs(k);  // fabric.nic.context_cache.*, fabric.roce.qps_per_pair
   k.push_back(bind(
       {.path = "fabric.roce.mtu",
        .type = KnobType::kBytes,
