@@ -215,8 +215,11 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
   Nic& n = nics_[nic];
   const int64_t now = sched_.now_ps;
   int64_t earliest = kNoTimer;  // the soonest a paced QP may send, if none can now
-  for (uint32_t tries = n.active.size(); tries > 0; --tries) {
-    const uint32_t entry = n.active.pop_front();
+  bool stall = false;           // the scheduler waits for a context read slot
+  for (uint32_t tries = n.active.size() + n.ctx_wait.size(); tries > 0; --tries) {
+    // QPs whose context read completed go first (rc_ctxcache.cpp); none without the cache.
+    const uint32_t entry = n.ctx_wait.empty() ? n.active.pop_front() : next_entry(n, now);
+    if (entry == kNoMessage) break;  // only QPs still waiting for their context
     if (entry & kResponderEntry) {  // an RDMA READ responder: responses are not paced
       const uint32_t qp_id = entry & ~kResponderEntry;
       Qp& q = qps_[qp_id];
@@ -228,14 +231,10 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
         n.active.push_back(entry);
         continue;
       }
-      if (ctx_.enabled()) {  // its context must be on the NIC (net/nic_context_cache.h)
-        const net::ContextAccess a = ctx_.access(nic, qp_id, now);
-        if (a.ready_ps > now) {
-          earliest = std::min(earliest, a.ready_ps);
-          n.active.push_back(entry);
-          if (a.engine_busy) break;  // the scheduler waits for a context read slot
-          continue;
-        }
+      // Its context must be on the NIC (rc_ctxcache.cpp); else parked, or the scheduler waits.
+      if (ctx_.enabled() && !context_ready(n, nic, entry, qp_id, now, earliest, stall)) {
+        if (stall) break;
+        continue;
       }
       make_read_response(qp_id, out);
       if (q.resp_next < q.resp_end) {
@@ -265,14 +264,10 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
       n.active.push_back(qp_id);
       continue;
     }
-    if (ctx_.enabled()) {  // its context must be on the NIC (net/nic_context_cache.h)
-      const net::ContextAccess a = ctx_.access(nic, qp_id, now);
-      if (a.ready_ps > now) {
-        earliest = std::min(earliest, a.ready_ps);
-        n.active.push_back(qp_id);
-        if (a.engine_busy) break;  // the scheduler waits for a context read slot
-        continue;
-      }
+    // Its context must be on the NIC (rc_ctxcache.cpp); else parked, or the scheduler waits.
+    if (ctx_.enabled() && !context_ready(n, nic, entry, qp_id, now, earliest, stall)) {
+      if (stall) break;
+      continue;
     }
     make_data_packet(qp_id, out);
     if (cc_enabled()) {
@@ -290,6 +285,8 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
     }
     return true;
   }
+  // A QP parked for its context is served when its read completes.
+  if (!n.ctx_wait.empty()) earliest = std::min(earliest, n.ctx_wait.front().ready_ps);
   if (earliest != kNoTimer && earliest < n.wake_ps) {
     n.wake_ps = earliest;
     sched_.at(earliest, kNicWake, nic);

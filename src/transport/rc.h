@@ -185,9 +185,17 @@ class RoceTransport final : public Transport {
     int64_t ready_ps = 0;
     net::Packet pkt;
   };
+  // A QP (or READ-responder entry) parked until its context read completes.
+  struct WaitingTx {
+    int64_t ready_ps = 0;
+    uint32_t entry = 0;
+  };
   struct Nic {
     Ring<uint32_t> active;  // QPs with packets to send, served round-robin
     int64_t wake_ps = kNoTimer;  // pending kNicWake (a paced QP becomes ready)
+    // Context cache: QPs parked while their context is read, in read-completion order; they
+    // go before the round-robin when it has arrived. Empty without the cache.
+    Ring<WaitingTx> ctx_wait;
     // Context cache: received packets in arrival order, each processed once its context is on
     // the NIC and the one ahead of it was (the receive pipeline keeps order).
     Ring<WaitingRx> rx_wait;
@@ -201,6 +209,15 @@ class RoceTransport final : public Transport {
   // Context cache, receive side: true if `pkt` must wait for its QP's context (queued in the
   // NIC's rx_wait), false if it can be processed now.
   bool wait_for_context(uint32_t nic, const net::Packet& pkt);
+  // Context cache, send side: the scheduler of `nic` picked `entry` (QP `qp_id`); true if its
+  // context is on the NIC. Else the entry is parked until its read completes (ctx_wait) or put
+  // back in the round-robin, `earliest` is lowered to when it can go, and `stall` is set when
+  // every read slot is busy (the scheduler then waits: it does not scan ahead).
+  bool context_ready(Nic& n, uint32_t nic, uint32_t entry, uint32_t qp_id, int64_t now_ps,
+                     int64_t& earliest, bool& stall);
+  // The next entry to serve: a parked one whose context has arrived, else the round-robin's
+  // head; kNoMessage when neither.
+  static uint32_t next_entry(Nic& n, int64_t now_ps);
   // A packet of a QP was lost to a failed link: the QP is affected; note what must happen for
   // it to have recovered.
   void on_failure_loss(const net::Packet& pkt);

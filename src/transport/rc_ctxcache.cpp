@@ -23,6 +23,32 @@ void RoceTransport::set_context_cache(const net::ContextCacheConfig& cfg,
   }
 }
 
+uint32_t RoceTransport::next_entry(Nic& n, int64_t now_ps) {
+  if (!n.ctx_wait.empty() && n.ctx_wait.front().ready_ps <= now_ps) {
+    return n.ctx_wait.pop_front().entry;
+  }
+  return n.active.empty() ? kNoMessage : n.active.pop_front();
+}
+
+bool RoceTransport::context_ready(Nic& n, uint32_t nic, uint32_t entry, uint32_t qp_id,
+                                  int64_t now_ps, int64_t& earliest, bool& stall) {
+  const net::ContextAccess a = ctx_.access(nic, qp_id, now_ps);
+  if (a.ready_ps <= now_ps) return true;
+  earliest = std::min(earliest, a.ready_ps);
+  if (a.engine_busy) {  // nothing issued: it keeps its turn in the round-robin
+    n.active.push_back(entry);
+    stall = true;
+    return false;
+  }
+  // Its read is under way: park it. Reads complete in issue order, so the parked list stays in
+  // completion order (a read issued earlier for a received packet may complete sooner: it then
+  // waits for the one ahead, never longer than one read).
+  const int64_t ready = n.ctx_wait.empty() ? a.ready_ps
+                                           : std::max(a.ready_ps, n.ctx_wait.back().ready_ps);
+  n.ctx_wait.push_back(WaitingTx{ready, entry});
+  return false;
+}
+
 bool RoceTransport::wait_for_context(uint32_t nic, const net::Packet& p) {
   switch (p.type) {
     case net::PacketType::kData:
