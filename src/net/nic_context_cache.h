@@ -80,6 +80,11 @@ class NicContextCache {
   // access after a read completes is the access the read was for and is not counted again.
   // REQUIRES: add_connection(nic, conn) was called.
   ContextAccess access(uint32_t nic, uint32_t conn, int64_t now_ps);
+  // Whether `nic` could issue a context read now (one of its read slots is free).
+  bool read_slot_free(uint32_t nic, int64_t now_ps) const {
+    const Nic& n = nics_[nic];
+    return n.read_done_ps.empty() || n.read_done_ps[n.next_read] <= now_ps;
+  }
   // A packet of `conn` received by `nic` at `now_ps` needs its context: as access(), but a miss
   // always issues its read, queued behind the reads in flight. Returns when the context is on
   // the NIC.

@@ -218,7 +218,7 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
   bool stall = false;           // the scheduler waits for a context read slot
   for (uint32_t tries = n.active.size() + n.ctx_wait.size(); tries > 0; --tries) {
     // QPs whose context read completed go first (rc_ctxcache.cpp); none without the cache.
-    const uint32_t entry = n.ctx_wait.empty() ? n.active.pop_front() : next_entry(n, now);
+    const uint32_t entry = n.ctx_wait.empty() ? n.active.pop_front() : next_entry(n, nic, now);
     if (entry == kNoMessage) break;  // only QPs still waiting for their context
     if (entry & kResponderEntry) {  // an RDMA READ responder: responses are not paced
       const uint32_t qp_id = entry & ~kResponderEntry;

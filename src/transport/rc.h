@@ -215,9 +215,10 @@ class RoceTransport final : public Transport {
   // every read slot is busy (the scheduler then waits: it does not scan ahead).
   bool context_ready(Nic& n, uint32_t nic, uint32_t entry, uint32_t qp_id, int64_t now_ps,
                      int64_t& earliest, bool& stall);
-  // The next entry to serve: a parked one whose context has arrived, else the round-robin's
-  // head; kNoMessage when neither.
-  static uint32_t next_entry(Nic& n, int64_t now_ps);
+  // The next entry to serve: the round-robin's head while a context read could be issued (the
+  // read engine never idles while QPs wait), else a parked one whose context has arrived, else
+  // the round-robin's head; kNoMessage when none.
+  uint32_t next_entry(Nic& n, uint32_t nic, int64_t now_ps);
   // A packet of a QP was lost to a failed link: the QP is affected; note what must happen for
   // it to have recovered.
   void on_failure_loss(const net::Packet& pkt);

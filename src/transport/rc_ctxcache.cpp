@@ -23,7 +23,8 @@ void RoceTransport::set_context_cache(const net::ContextCacheConfig& cfg,
   }
 }
 
-uint32_t RoceTransport::next_entry(Nic& n, int64_t now_ps) {
+uint32_t RoceTransport::next_entry(Nic& n, uint32_t nic, int64_t now_ps) {
+  if (!n.active.empty() && ctx_.read_slot_free(nic, now_ps)) return n.active.pop_front();
   if (!n.ctx_wait.empty() && n.ctx_wait.front().ready_ps <= now_ps) {
     return n.ctx_wait.pop_front().entry;
   }
