@@ -109,6 +109,11 @@ class NicContextCache {
 
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+ public:
+  static constexpr int64_t kSlotBytes = 24;  // one cached context (the pre-flight estimate)
+
+ private:
   struct Slot {
     int64_t ready_ps = 0;   // when its context is (or was) on the NIC
     uint32_t conn = kNone;
@@ -116,6 +121,7 @@ class NicContextCache {
     uint32_t next = kNone;  // towards the least recently used
     bool fresh = false;     // filled by a miss whose packet has not come back for it yet
   };
+  static_assert(sizeof(Slot) == kSlotBytes);
   // One NIC's cache. Slots grow with the NIC's connections up to `entries` (at set-up, never
   // per packet), so a NIC with few connections holds few slots.
   struct Nic {
