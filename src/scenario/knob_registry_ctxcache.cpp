@@ -70,6 +70,9 @@ void add_ctxcache_knobs(std::vector<Knob>& k) {
        .min = Bound{1},
        .only_with = {on}},
       [](auto& s) -> auto& { return s.context_cache.context_bytes; }));
+}
+
+void add_qps_per_pair_knob(std::vector<Knob>& k) {
   k.push_back(bind(
       {.path = "fabric.roce.qps_per_pair",
        .type = KnobType::kInt,

@@ -23,6 +23,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/error.h"
+#include "scenario/load.h"
 #include "scenario/simulation.h"
 
 namespace fabricsim {
@@ -144,6 +146,38 @@ TEST(ContextCacheRate, QpsPerPairTakeTurnsAndEveryQpHasAContextAtBothEnds) {
   EXPECT_EQ(c->connections(1), 16);
   EXPECT_EQ(c->max_connections_per_nic() * c->context_bytes(), 16 * 232)
       << "the NIC memory the connections need: 16 x the 232-byte mlx5 QPC";
+}
+
+std::string load_error(const std::string& yaml) {
+  try {
+    scenario::load_scenario_string(yaml, "s.yaml");
+  } catch (const scenario::LoadError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ContextCacheKeys, BadValuesAreRefusedWithFileAndLine) {
+  const std::string head = "name: x\nfabric:\n  nic:\n    context_cache:\n      enabled: true\n";
+  EXPECT_EQ(load_error(head + "      entries: 0\n").rfind("s.yaml:6: fabric.nic.context_cache.entries:", 0), 0u)
+      << load_error(head + "      entries: 0\n");
+  EXPECT_NE(load_error(head + "      outstanding_misses: 0\n"), "");
+  EXPECT_NE(load_error(head + "      miss_latency: 500\n"), "") << "a time needs its unit";
+  EXPECT_EQ(load_error(head + "      miss_latency: 900ns\n      context_bytes: 512B\n"), "");
+  EXPECT_NE(load_error("name: x\nfabric:\n  nic:\n    context_cache:\n      entries: 64\n"), "")
+      << "the cache's sizes only with the cache enabled";
+  EXPECT_NE(load_error("name: x\nfabric:\n  roce:\n    qps_per_pair: 0\n"), "");
+}
+
+TEST(ContextCacheKeys, UetRunsRefuseTheCache) {
+  scenario::Scenario sc = two_nics(true, 1, 8);
+  sc.technology = scenario::Technology::kUet;
+  try {
+    scenario::Simulation sim(sc);
+    ADD_FAILURE() << "uet with a context cache ran";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "fabric.nic.context_cache.enabled") << e.what();
+  }
 }
 
 }  // namespace
