@@ -60,7 +60,9 @@ struct ContextAccess {
 
 class NicContextCache {
  public:
-  // Disabled: every access() is a hit and costs nothing (callers test enabled() first).
+  static constexpr int64_t kSlotBytes = 24;  // one cached context (the pre-flight estimate)
+
+  // Disabled and empty: callers test enabled() and make no look-up.
   NicContextCache() = default;
   // REQUIRES: cfg.entries >= 1, cfg.outstanding_misses >= 1, miss_latency_ps >= 0.
   NicContextCache(const ContextCacheConfig& cfg, int64_t miss_latency_ps, uint32_t num_nics);
@@ -109,11 +111,6 @@ class NicContextCache {
 
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
-
- public:
-  static constexpr int64_t kSlotBytes = 24;  // one cached context (the pre-flight estimate)
-
- private:
   struct Slot {
     int64_t ready_ps = 0;   // when its context is (or was) on the NIC
     uint32_t conn = kNone;

@@ -34,42 +34,6 @@ RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t 
   net_.set_endpoint(ep);
 }
 
-void RoceTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
-  auto* t = static_cast<RoceTransport*>(self);
-  // Context cache (transport/rc_ctxcache.cpp): a packet whose QP context is being read waits.
-  if (t->ctx_.enabled() && t->wait_for_context(nic, p)) return;
-  t->receive(nic, p);
-}
-
-void RoceTransport::receive(uint32_t /*nic*/, const Packet& p) {
-  switch (p.type) {
-    case PacketType::kData:
-      if (p.flags & net::kFlagResponse) {
-        on_read_response(p);
-      } else {
-        on_data(p);
-      }
-      break;
-    case PacketType::kReadRequest:
-      on_read_request(p);
-      break;
-    case PacketType::kAck:
-      on_ack(p.qp, p.psn, p.flags & net::kFlagEce);
-      break;
-    case PacketType::kNak:
-      on_nak(p.qp, p.psn);
-      break;
-    case PacketType::kCnp:
-      on_cnp(p.qp);
-      break;
-    case PacketType::kPause:
-    case PacketType::kCredit:
-      break;  // PFC and IB flow-control packets are consumed by the link layer (net/)
-    case PacketType::kUetControl:
-      break;  // UET's (transport/uet.h); never sent on a RoCE/IB fabric
-  }
-}
-
 bool RoceTransport::pull_hook(void* self, uint32_t nic, uint8_t paused_classes, Packet& out) {
   auto* t = static_cast<RoceTransport*>(self);
   // RoCE sends all data in one class: nothing to do while PFC pauses it.
