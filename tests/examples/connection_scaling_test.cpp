@@ -10,6 +10,7 @@
 // last packets' path are the slack) and never above it.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,6 +18,7 @@
 #include "../support/cli_runner.h"
 #include "scenario/infiniband.h"
 #include "scenario/load.h"
+#include "scenario/resources.h"
 
 namespace fabricsim {
 namespace {
@@ -70,6 +72,38 @@ TEST(ConnectionScalingExample, MissesOnlyAboveTheCacheAndRateFallsToTheReadBound
     }
   }
   EXPECT_GT(fitting_gbps, 0) << "a variant below the cache ran first";
+}
+
+// 64k connections per NIC stay cheap: the pre-flight estimate counts the QPs and contexts, and
+// what the run adds over the 2-connection run (same binary, same traffic) stays inside it.
+TEST(ConnectionScalingExample, SixtyFourKConnectionsStayInsideThePreflightEstimate) {
+  const fs::path file = fs::path(FABRICSIM_SOURCE_DIR) / "examples" / "connection-scaling.yaml";
+  const std::string many = "fabric.roce.qps_per_pair=32768";
+  const scenario::Scenario sc = scenario::load_scenario_file(file.string(), {many});
+  const scenario::ResourceEstimate e = scenario::estimate_resources(sc);
+  EXPECT_EQ(e.qps, 2 * 32768) << "both NICs' pairs open 32768 QPs each";
+  ScratchDir scratch("fabricsim_connection_scaling_64k");
+  int64_t rss[2] = {0, 0};
+  double wall = 0;
+  int i = 0;
+  for (const std::string& set : {std::string("fabric.roce.qps_per_pair=1"), many}) {
+    const fs::path out = scratch / ("out" + std::to_string(i));
+    const auto r = run_fabricsim("run " + shell_quote(file.string()) + " --out " +
+                                     shell_quote(out.string()) + " --set " + shell_quote(set),
+                                 scratch.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json run = json::parse(read_file(out / "run.json"));
+    rss[i] = run.at("peak_rss_bytes").get<int64_t>();
+    wall = run.at("wall_seconds").get<double>();
+    const json res = json::parse(read_file(out / "result.json"));
+    if (i == 1) EXPECT_EQ(res.at("context_cache").at("max_connections_per_nic"), 65536);
+    ++i;
+  }
+  std::printf("  64k connections per NIC: peak RSS %.1f MiB (2 connections: %.1f MiB), "
+              "estimate %.1f MiB, %.3f s wall\n",
+              rss[1] / 1048576.0, rss[0] / 1048576.0, e.peak_bytes() / 1048576.0, wall);
+  EXPECT_LE(rss[1] - rss[0], e.peak_bytes()) << "the run needed more than the estimate";
+  EXPECT_LT(wall, 5.0) << "64k connections should take well under a second";
 }
 
 }  // namespace
