@@ -116,6 +116,10 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   }
   m.max_switch_buffer_bytes = n.max_switch_buffer_bytes;
   m.trimmed_packets = n.trimmed_packets;
+  m.context_cache = r.context_cache.present;
+  m.context_misses = r.context_cache.misses;
+  m.max_connections_per_nic = r.context_cache.max_connections_per_nic;
+  m.max_nic_context_bytes = r.context_cache.max_nic_context_bytes;
   return m;
 }
 
@@ -222,6 +226,17 @@ std::string format_compare_table(const FabricRuns& runs) {
   rows.push_back(make_row("reordered packets", ms, [](const CompareMetrics& m) {
     return count_cell(m.out_of_order_packets);
   }));
+  if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.context_cache; })) {
+    rows.push_back(make_row("connections per NIC", ms, [](const CompareMetrics& m) {
+      return count_cell(m.max_connections_per_nic);
+    }));
+    rows.push_back(make_row("NIC context memory", ms, [](const CompareMetrics& m) -> Cell {
+      return {format_bytes(m.max_nic_context_bytes), std::nullopt};
+    }));
+    rows.push_back(make_row("context misses", ms, [](const CompareMetrics& m) {
+      return count_cell(m.context_misses);
+    }));
+  }
   if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.failed; })) {
     rows.push_back(make_row("without route", ms, [](const CompareMetrics& m) {
       return time_cell(m.no_route_ps, m.no_route_ps >= 0);

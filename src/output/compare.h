@@ -62,6 +62,11 @@ struct CompareMetrics {
   double fabric_musd = 0;  // the whole fabric, millions of USD
   int64_t max_switch_buffer_bytes = 0;  // the fullest any switch's shared buffer was
   int64_t trimmed_packets = 0;          // cut to their header by switches (UEC trimming)
+  // NIC connection-context cache (fabric.nic.context_cache; net/nic_context_cache.h)
+  bool context_cache = false;
+  int64_t context_misses = 0;
+  int64_t max_connections_per_nic = 0;
+  int64_t max_nic_context_bytes = 0;
 };
 
 CompareMetrics compare_metrics(const scenario::RunResult& result);
