@@ -108,6 +108,8 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   m.out_of_order_packets = n.out_of_order_packets;
   m.max_switch_buffer_bytes = n.max_switch_buffer_bytes;
   m.trimmed_packets = n.trimmed_packets;
+  m.host_cpu_ps = n.host_cpu_ps;
+  m.messages = flows.total;
   return m;
 }
 
@@ -214,6 +216,15 @@ std::string format_compare_table(const FabricRuns& runs) {
   rows.push_back(make_row("reordered packets", ms, [](const CompareMetrics& m) {
     return count_cell(m.out_of_order_packets);
   }));
+  // Kernel TCP's host CPU (syscalls, per-segment stack work, copies); RDMA and iWARP spend none.
+  if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.host_cpu_ps > 0; })) {
+    rows.push_back(make_row("host CPU in stack", ms, [](const CompareMetrics& m) -> Cell {
+      return {format_time(m.host_cpu_ps), std::nullopt};
+    }));
+    rows.push_back(make_row("host CPU per message", ms, [](const CompareMetrics& m) -> Cell {
+      return {format_time(m.messages > 0 ? m.host_cpu_ps / m.messages : 0), std::nullopt};
+    }));
+  }
   if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.failed; })) {
     rows.push_back(make_row("without route", ms, [](const CompareMetrics& m) {
       return time_cell(m.no_route_ps, m.no_route_ps >= 0);

@@ -55,6 +55,8 @@ struct CompareMetrics {
   int64_t out_of_order_packets = 0;  // placed out of sequence order (reordering)
   int64_t max_switch_buffer_bytes = 0;  // the fullest any switch's shared buffer was
   int64_t trimmed_packets = 0;          // cut to their header by switches (UEC trimming)
+  int64_t host_cpu_ps = 0;  // TCP: host CPU time in the kernel stack (transport/tcp.h)
+  int64_t messages = 0;     // flows posted (the per-message CPU row divides by it)
 };
 
 CompareMetrics compare_metrics(const scenario::RunResult& result);
