@@ -119,6 +119,14 @@ void add_tcp_knobs(std::vector<Knob>& k) {
                     .min = Bound{0},
                     .max = Bound{7}},
                    [](auto& s) -> auto& { return s.tcp.data_priority; }));
+  k.push_back(bind({.path = "fabric.tcp.phase_jitter",
+                    .type = KnobType::kBool,
+                    .description = "The sender acts on each ACK after a random time up to one full "
+                                   "frame's serialization, so identical flows behind a drop-tail "
+                                   "queue do not lock each other out",
+                    .source = "on: Floyd & Jacobson, On Traffic Phase Effects in Packet-Switched "
+                              "Gateways (1992); ns-2 Agent/TCP overhead_"},
+                   [](auto& s) -> auto& { return s.tcp.phase_jitter; }));
   k.push_back(bind({.path = "fabric.tcp.host_tx_message",
                     .type = KnobType::kTime,
                     .description = "Kernel TCP: host CPU per message sent (send() syscall and "

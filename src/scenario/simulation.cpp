@@ -143,7 +143,7 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
                        "packet capture synthesizes RoCEv2/InfiniBand frames; a tcp/iwarp run has "
                        "none");
     }
-    transport_ = std::make_unique<transport::TcpTransport>(sc_.tcp, net_);
+    transport_ = std::make_unique<transport::TcpTransport>(sc_.tcp, net_, sc_.seed);
   } else if (uet) {
     if (sc_.capture.max_frames > 0) {
       throw InputError("outputs.pcap.frames",

@@ -15,8 +15,9 @@ namespace fabricsim::transport {
 using net::Packet;
 using net::PacketType;
 
-TcpTransport::TcpTransport(const TcpConfig& cfg, net::Network& net)
-    : cfg_(cfg), net_(net), sched_(net.scheduler()), nics_(net.num_nics()) {
+TcpTransport::TcpTransport(const TcpConfig& cfg, net::Network& net, uint64_t seed)
+    : cfg_(cfg), net_(net), sched_(net.scheduler()), nics_(net.num_nics()),
+      rng_(seed, 0x544350) /* "TCP" */ {
   if (cfg_.mtu_bytes < 576 || cfg_.mtu_bytes > 9216) {
     throw InputError("fabric.tcp.mtu", "must be 576 to 9216 bytes");
   }
@@ -173,8 +174,9 @@ int TcpTransport::send_state(TcpConn& c, int64_t* at) {
   // RFC 6675 / RFC 5681: send while pipe + the segment fits the congestion window (one segment
   // may always go when nothing is in flight).
   if (c.in_flight > 0 && c.in_flight + bytes > c.cwnd) return 1;
-  // The kernel's sending core passes one segment at a time through the stack.
-  if (cfg_.stack == TcpStack::kKernel && c.tx_cpu_free_ps > now) {
+  // The kernel's sending core passes one segment at a time through the stack (and either stack
+  // waits out the phase jitter after an ACK).
+  if (c.tx_cpu_free_ps > now) {
     *at = c.tx_cpu_free_ps;
     return 2;
   }

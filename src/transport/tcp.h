@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/ring.h"
+#include "core/rng.h"
 #include "core/scheduler.h"
 #include "net/network.h"
 #include "transport/tcp_config.h"
@@ -144,7 +145,7 @@ struct TcpConn {
 
 class TcpTransport final : public Transport {
  public:
-  TcpTransport(const TcpConfig& cfg, net::Network& net);
+  TcpTransport(const TcpConfig& cfg, net::Network& net, uint64_t seed);
 
   uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
                 int sl = -1) override;
@@ -225,6 +226,7 @@ class TcpTransport final : public Transport {
   std::vector<AckInfo> acks_;
   std::vector<uint32_t> free_acks_;
   std::unordered_map<uint64_t, uint32_t> conn_index_;  // post time only
+  Rng rng_;  // phase jitter
   TransportCounters counters_;
   int64_t failure_affected_ = 0;
   int64_t pending_recoveries_ = 0;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "core/time.h"
+#include "net/wire.h"
 #include "transport/tcp.h"
 
 namespace fabricsim::transport {
@@ -203,6 +204,13 @@ void TcpTransport::on_ack(const Packet& p) {
   }
   if (c.sacked_count >= kDupThresh) detect_losses(c);
   cc_on_ack(c, acked, ece);
+  if (cfg_.phase_jitter) {
+    const int64_t frame_ps = serialization_ps(
+        tcp_data_frame_bytes(cfg_, seg_payload_) + net::kWireOnlyBytes,
+        net_.port(net_.nic_port(c.src_nic)).rate_bps);
+    c.tx_cpu_free_ps = std::max(c.tx_cpu_free_ps,
+                                now + static_cast<int64_t>(rng_.uniform() * static_cast<double>(frame_ps)));
+  }
   activate(id);
 }
 
