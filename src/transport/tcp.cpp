@@ -35,12 +35,17 @@ TcpTransport::TcpTransport(const TcpConfig& cfg, net::Network& net, uint64_t see
   net_.set_endpoint(ep);
 }
 
-void TcpTransport::deliver_hook(void* self, uint32_t /*nic*/, const Packet& p) {
+void TcpTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
   auto* t = static_cast<TcpTransport*>(self);
+  if (t->ctx_.enabled() && t->wait_for_context(nic, p)) return;
+  t->receive(p);
+}
+
+void TcpTransport::receive(const Packet& p) {
   if (p.type == PacketType::kData) {
-    t->on_data(p);
+    on_data(p);
   } else if (p.type == PacketType::kAck) {
-    t->on_ack(p);
+    on_ack(p);
   }  // nothing else is TCP's (link-layer frames are consumed in net/)
 }
 
@@ -87,6 +92,10 @@ uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
     c.alpha = cfg_.dctcp_initial_alpha;
     c.quickacks_left = cfg_.quickacks;
     conns_.push_back(std::move(c));
+    if (ctx_.enabled()) {  // the connection's context at both RNICs, written at set-up
+      ctx_.add_connection(src, it->second);
+      ctx_.add_connection(dst, it->second);
+    }
   }
   return it->second;
 }
@@ -199,6 +208,17 @@ bool TcpTransport::pull(uint32_t nic, Packet& out) {
     if (st == 2) {
       if (earliest < 0 || at < earliest) earliest = at;
       continue;
+    }
+    if (ctx_.enabled()) {
+      // iWARP: the RNIC needs the connection's context before it builds the segment
+      // (net/nic_context_cache.h). A miss reads it over PCIe: the connection waits for it (the
+      // access then is not counted again); with every read in flight the scheduler stops.
+      const net::ContextAccess a = ctx_.access(nic, id, sched_.now_ps);
+      if (a.ready_ps > sched_.now_ps) {
+        if (earliest < 0 || a.ready_ps < earliest) earliest = a.ready_ps;
+        if (a.engine_busy) break;
+        continue;
+      }
     }
     send_segment(id, out);
     return true;
@@ -318,6 +338,9 @@ void TcpTransport::on_event(uint32_t kind, uint32_t target) {
     case kMsgComplete:
       --pending_completions_;
       if (on_delivered) on_delivered(target);
+      return;
+    case kCtxRx:
+      on_ctx_rx(target);
       return;
     default:
       return;
