@@ -183,6 +183,13 @@ class TcpTransport final : public Transport {
     // iWARP with the context cache: received packets waiting for their connection's context,
     // in arrival order, each with the time it may be processed (tcp_ctxcache.cpp).
     Ring<net::InFlight> rx_wait;
+    // ... and connections whose context is being read for their next segment, in read
+    // completion order (served first once ready, without a second look-up).
+    struct WaitingTx {
+      int64_t ready_ps;
+      uint32_t conn;
+    };
+    Ring<WaitingTx> ctx_wait;
   };
   // An ACK's SACK information beyond the 32-byte packet, indexed by the ACK's `msg` field (the
   // wire size is the real ACK with its SACK option).
@@ -198,6 +205,11 @@ class TcpTransport final : public Transport {
   // Context cache (tcp_ctxcache.cpp): true if `pkt` must wait for its connection's context.
   bool wait_for_context(uint32_t nic, const net::Packet& pkt);
   void on_ctx_rx(uint32_t nic);
+  // The next connection the scheduler of `nic` serves: a parked one whose context has arrived,
+  // unless a read slot is free and others wait their turn (as RoceTransport::next_entry);
+  // kNoConn if none.
+  static constexpr uint32_t kNoConn = 0xFFFFFFFFu;
+  uint32_t next_conn(Nic& n, uint32_t nic, int64_t now_ps);
 
   uint32_t conn_for(uint32_t src, uint32_t dst);
   void activate(uint32_t conn);
