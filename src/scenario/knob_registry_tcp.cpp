@@ -23,11 +23,13 @@ void add_tcp_knobs(std::vector<Knob>& k) {
        .description = "TCP congestion control: newreno = RFC 5681/6582 with RFC 6675 SACK "
                       "recovery, data Not-ECT; dctcp = RFC 8257 (ECT data, exact CE echo, "
                       "cwnd x (1 - alpha/2) once per window) with step ECN marking at "
-                      "fabric.tcp.dctcp_k in the switches",
+                      "fabric.tcp.dctcp_k in the switches; cubic = RFC 9438 (C 0.4, beta 0.7, "
+                      "Reno-friendly region, no HyStart), data Not-ECT",
        .source = "dctcp: the datacenter choice (RFC 8257 §1; Linux tcp_dctcp.c); newreno: "
-                 "RFC 5681 / RFC 6582"},
+                 "RFC 5681 / RFC 6582; cubic: RFC 9438, Linux's default tcp_cubic.c"},
       std::vector<std::pair<std::string, TcpCc>>{{"newreno", TcpCc::kNewReno},
-                                                 {"dctcp", TcpCc::kDctcp}},
+                                                 {"dctcp", TcpCc::kDctcp},
+                                                 {"cubic", TcpCc::kCubic}},
       [](auto& s) -> auto& { return s.tcp.cc; }));
   k.push_back(bind({.path = "fabric.tcp.mtu",
                     .type = KnobType::kBytes,

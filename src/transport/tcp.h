@@ -122,6 +122,11 @@ struct TcpConn {
   int64_t dctcp_marked = 0;
   uint32_t dctcp_window_end = 0;
   uint32_t cwr_end = 0;          // no further ECN reduction before this segment is acked
+  // CUBIC (RFC 9438 §4), windows in segments
+  double cubic_w_max = 0;        // window before the last reduction
+  double cubic_k_s = 0;          // time to grow back to it, seconds
+  double cubic_w_est = 0;        // Reno-friendly estimate (§4.3)
+  int64_t cubic_epoch_ps = -1;   // start of the current congestion-avoidance epoch
   // RFC 6675 loss marking: segments below loss_ptr have been decided (lost or SACKed)
   uint32_t loss_ptr = 0;
   uint32_t sacked_count = 0;     // SACKed segments at or above snd_una
@@ -232,6 +237,9 @@ class TcpTransport final : public Transport {
   void mark_lost(TcpConn& c, TcpTxSlot& s);
   void detect_losses(TcpConn& c);
   void enter_recovery(TcpConn& c);
+  // CUBIC's reduction on a congestion event (RFC 9438 §4.6-4.7): sets W_max and ssthresh.
+  void cubic_reduce(TcpConn& c);
+  void cubic_on_ack(TcpConn& c, int64_t acked);
   void cc_on_ack(TcpConn& c, int64_t newly_bytes, bool ece);
   void advance_una(uint32_t conn, uint32_t cum);
   // receiver (tcp_rx.cpp)

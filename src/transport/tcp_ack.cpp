@@ -3,6 +3,7 @@
 // (byte counting), RFC 6582 (NewReno recovery point), RFC 6675 (SACK loss recovery), RFC 6298
 // (RTO), RFC 8257 (DCTCP), and Linux net/ipv4 where the RFCs leave a choice (named below).
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "core/time.h"
@@ -54,13 +55,63 @@ void TcpTransport::enter_recovery(TcpConn& c) {
   // Halve the window once per loss event (RFC 5681 §3.2 / RFC 6675 §5; Linux tcp_reno_ssthresh
   // and DCTCP's dctcp_react_to_loss: max(cwnd / 2, 2 segments), RFC 8257 §3.5). The recovery
   // point (RFC 6582) keeps further losses of this window from halving it again.
-  c.ssthresh = std::max<int64_t>(c.cwnd / 2, 2 * static_cast<int64_t>(mss_));
+  if (cfg_.cc == TcpCc::kCubic) {
+    cubic_reduce(c);
+  } else {
+    c.ssthresh = std::max<int64_t>(c.cwnd / 2, 2 * static_cast<int64_t>(mss_));
+  }
   c.cwnd = c.ssthresh;
   c.in_recovery = true;
   c.recover = c.snd_nxt;
   c.cwr_end = c.snd_nxt;  // no ECN reduction on top within this window
   c.acked_accum = 0;
   ++counters_.fast_recoveries;
+}
+
+// RFC 9438 constants: C = 0.4 (§5.1), beta_cubic = 0.7 (§4.6), alpha_cubic = 3 (1 - beta) /
+// (1 + beta) for the Reno-friendly region (§4.3); Linux tcp_cubic.c uses the same (beta 717/1024).
+namespace {
+constexpr double kCubicC = 0.4;
+constexpr double kCubicBeta = 0.7;
+constexpr double kCubicAlpha = 3 * (1 - kCubicBeta) / (1 + kCubicBeta);
+}  // namespace
+
+void TcpTransport::cubic_reduce(TcpConn& c) {
+  const double mss = mss_;
+  const double cwnd = static_cast<double>(c.cwnd) / mss;
+  // Fast convergence (§4.7): a flow whose window is below its last W_max releases more.
+  c.cubic_w_max = cwnd < c.cubic_w_max ? cwnd * (1 + kCubicBeta) / 2 : cwnd;
+  c.ssthresh = std::max<int64_t>(static_cast<int64_t>(cwnd * kCubicBeta * mss), 2 * static_cast<int64_t>(mss_));
+  c.cubic_epoch_ps = -1;  // the next epoch starts at the first ACK in congestion avoidance
+}
+
+void TcpTransport::cubic_on_ack(TcpConn& c, int64_t acked) {
+  const double mss = mss_;
+  const int64_t now = sched_.now_ps;
+  double cwnd = static_cast<double>(c.cwnd) / mss;
+  if (c.cubic_epoch_ps < 0) {
+    c.cubic_epoch_ps = now;
+    if (c.cubic_w_max < cwnd) c.cubic_w_max = cwnd;  // e.g. leaving slow start
+    c.cubic_k_s = std::cbrt(c.cubic_w_max * (1 - kCubicBeta) / kCubicC);  // §4.2 eq. 2
+    c.cubic_w_est = cwnd;
+  }
+  const double segs = static_cast<double>(acked) / mss;
+  // Reno-friendly estimate (§4.3 eq. 4).
+  c.cubic_w_est += kCubicAlpha * segs / cwnd;
+  // Target one RTT ahead (§4.4): W_cubic(t + RTT).
+  const double rtt_s = (c.srtt_ps > 0 ? c.srtt_ps : 0) * 1e-12;
+  const double t = (now - c.cubic_epoch_ps) * 1e-12 + rtt_s;
+  const double w_cubic = kCubicC * (t - c.cubic_k_s) * (t - c.cubic_k_s) * (t - c.cubic_k_s) +
+                         c.cubic_w_max;
+  if (w_cubic < c.cubic_w_est) {
+    cwnd = c.cubic_w_est;  // Reno-friendly region (§4.3)
+  } else {
+    // Concave / convex region (§4.4-4.5): grow by (target - cwnd) / cwnd per acked segment,
+    // the target capped at 1.5 x cwnd.
+    const double target = std::min(w_cubic, 1.5 * cwnd);
+    if (target > cwnd) cwnd += (target - cwnd) / cwnd * segs;
+  }
+  c.cwnd = std::max(c.cwnd, static_cast<int64_t>(cwnd * mss));
 }
 
 void TcpTransport::detect_losses(TcpConn& c) {
@@ -154,6 +205,8 @@ void TcpTransport::cc_on_ack(TcpConn& c, int64_t acked, bool ece) {
     // Slow start, counting acknowledged bytes (RFC 3465; Linux tcp_slow_start counts every
     // acknowledged segment, delayed ACKs included), up to ssthresh.
     c.cwnd = std::min(c.cwnd + acked, std::max(c.ssthresh, c.cwnd));
+  } else if (cfg_.cc == TcpCc::kCubic) {
+    cubic_on_ack(c, acked);
   } else {
     // Congestion avoidance: one MSS per cwnd of acknowledged bytes (RFC 5681 §3.1 eq. 3
     // alternative, RFC 3465 §2.1).
@@ -228,7 +281,11 @@ void TcpTransport::on_rto(uint32_t id) {
   ++counters_.timeouts;
   // RFC 5681 §3.1: ssthresh = max(FlightSize / 2, 2 SMSS) (Linux: from cwnd), cwnd = 1 SMSS;
   // RFC 6298 §5.5: back off. Every segment not SACKed is presumed lost (Linux tcp_enter_loss).
-  c.ssthresh = std::max<int64_t>(c.cwnd / 2, 2 * static_cast<int64_t>(mss_));
+  if (cfg_.cc == TcpCc::kCubic) {
+    cubic_reduce(c);  // RFC 9438 §4.8: as a congestion event, then cwnd = 1 segment
+  } else {
+    c.ssthresh = std::max<int64_t>(c.cwnd / 2, 2 * static_cast<int64_t>(mss_));
+  }
   c.cwnd = mss_;
   c.acked_accum = 0;
   c.in_recovery = false;

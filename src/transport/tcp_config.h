@@ -14,7 +14,10 @@ namespace fabricsim::transport {
 //             loss detection; data sent Not-ECT (no ECN).
 //   kDctcp:   RFC 8257: ECT(0) data, the receiver echoes CE exactly (ECE), the sender keeps
 //             alpha (g = 1/16) and cuts cwnd by alpha/2 once per window of marks.
-enum class TcpCc : uint8_t { kNewReno, kDctcp };
+//   kCubic:   RFC 9438 (Linux's default): cubic window growth W(t) = C (t - K)^3 + W_max with
+//             C = 0.4, beta 0.7, fast convergence and the Reno-friendly region; data Not-ECT.
+//             HyStart is not modelled (slow start as NewReno's).
+enum class TcpCc : uint8_t { kNewReno, kDctcp, kCubic };
 
 // Where the stack runs (set from fabric.technology, not a knob of its own).
 //   kKernel: kernel sockets on the host CPU: per-message syscalls, per-segment protocol work,

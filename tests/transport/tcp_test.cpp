@@ -91,6 +91,7 @@ void single_flow_fills_the_link(transport::TcpCc cc) {
 
 TEST(Tcp, NewRenoSingleFlowFillsTheLink) { single_flow_fills_the_link(transport::TcpCc::kNewReno); }
 TEST(Tcp, DctcpSingleFlowFillsTheLink) { single_flow_fills_the_link(transport::TcpCc::kDctcp); }
+TEST(Tcp, CubicSingleFlowFillsTheLink) { single_flow_fills_the_link(transport::TcpCc::kCubic); }
 
 // Two flows from NICs 1 and 2 into NIC 0 (the leaf's port to NIC 0 is shared), 500 MB each,
 // measured over 10-40 ms. The port queue is capped at 100 KB (tail drop; DCTCP marks at the
@@ -154,6 +155,10 @@ void shares_fairly(const TwoFlows& r) {
 
 TEST(Tcp, NewRenoTwoFlowsShareFairly) { shares_fairly(two_flows(transport::TcpCc::kNewReno)); }
 TEST(Tcp, DctcpTwoFlowsShareFairly) { shares_fairly(two_flows(transport::TcpCc::kDctcp)); }
+// CUBIC at microsecond RTTs: K = cbrt(W_max x 0.3 / 0.4) is seconds for any W_max here, so the
+// cubic curve never rises within the run and the Reno-friendly region (alpha 0.53, beta 0.7)
+// governs: AIMD, which converges to the fair share as NewReno's does.
+TEST(Tcp, CubicTwoFlowsShareFairly) { shares_fairly(two_flows(transport::TcpCc::kCubic)); }
 
 TEST(Tcp, DctcpHoldsTheQueueNearKWhileNewRenoFillsTheBuffer) {
   const TwoFlows d = two_flows(transport::TcpCc::kDctcp);
@@ -183,7 +188,8 @@ TEST(Tcp, DctcpHoldsTheQueueNearKWhileNewRenoFillsTheBuffer) {
 // 1% of frames lost on every link crossing (data and ACKs): every message must arrive whole,
 // each byte placed once and each message delivered once.
 TEST(Tcp, EveryByteExactlyOnceUnderOnePercentLoss) {
-  for (transport::TcpCc cc : {transport::TcpCc::kNewReno, transport::TcpCc::kDctcp}) {
+  for (transport::TcpCc cc :
+       {transport::TcpCc::kNewReno, transport::TcpCc::kDctcp, transport::TcpCc::kCubic}) {
     scenario::Scenario sc = leaf(cc);
     sc.link.loss_rate = 0.01;
     sc.tcp.rto_min_ps = 5 * kPsPerMs;  // keep RTO waits short; the recovery logic is the same
