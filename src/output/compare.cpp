@@ -120,6 +120,8 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   m.context_misses = r.context_cache.misses;
   m.max_connections_per_nic = r.context_cache.max_connections_per_nic;
   m.max_nic_context_bytes = r.context_cache.max_nic_context_bytes;
+  m.host_cpu_ps = n.host_cpu_ps;
+  m.messages = flows.total;
   return m;
 }
 
@@ -235,6 +237,15 @@ std::string format_compare_table(const FabricRuns& runs) {
     }));
     rows.push_back(make_row("context misses", ms, [](const CompareMetrics& m) {
       return count_cell(m.context_misses);
+    }));
+  }
+  // Kernel TCP's host CPU (syscalls, per-segment stack work, copies); RDMA and iWARP spend none.
+  if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.host_cpu_ps > 0; })) {
+    rows.push_back(make_row("host CPU in stack", ms, [](const CompareMetrics& m) -> Cell {
+      return {format_time(m.host_cpu_ps), std::nullopt};
+    }));
+    rows.push_back(make_row("host CPU per message", ms, [](const CompareMetrics& m) -> Cell {
+      return {format_time(m.messages > 0 ? m.host_cpu_ps / m.messages : 0), std::nullopt};
     }));
   }
   if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.failed; })) {

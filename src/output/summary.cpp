@@ -193,10 +193,15 @@ std::string format_summary(const scenario::RunResult& r) {
                                 " rules installed, " + count(n.te_reoptimizations) +
                                 " re-placements moving " + count(n.te_flows_moved) + " flows");
   }
-  if (n.trims > 0 || n.credits > 0 || n.sack_retransmits > 0) {  // UET
+  if (!r.tcp && !r.iwarp && (n.trims > 0 || n.credits > 0 || n.sack_retransmits > 0)) {  // UET
     rows.emplace_back("UET", count(n.trims) + " trimmed packets NACKed, " +
                                  count(n.sack_retransmits) + " SACK-inferred resends, " +
                                  count(n.credits) + " RCCC credits");
+  }
+  if (n.host_cpu_ps > 0 || n.fast_recoveries > 0) {  // TCP / iWARP
+    rows.emplace_back("TCP", count(n.fast_recoveries) + " SACK recoveries (" +
+                                 count(n.sack_retransmits) + " segments resent), " +
+                                 format_time(n.host_cpu_ps) + " host CPU in the stack");
   }
   if (r.context_cache.present) {  // net/nic_context_cache.h
     const scenario::ContextCacheResult& c = r.context_cache;

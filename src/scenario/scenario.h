@@ -14,6 +14,7 @@
 #include "scenario/variants.h"
 #include "topo/spec.h"
 #include "transport/config.h"
+#include "transport/tcp_config.h"
 #include "transport/uet_config.h"
 #include "workload/collective_config.h"
 #include "workload/spec.h"
@@ -21,7 +22,8 @@
 
 namespace fabricsim::scenario {
 
-enum class Technology : uint8_t { kRoce, kInfiniband, kUet };
+// kTcp: kernel TCP sockets; kIwarp: TCP offloaded in an RNIC (transport/tcp.h, issue 12).
+enum class Technology : uint8_t { kRoce, kInfiniband, kUet, kTcp, kIwarp };
 
 // A profile's field replaced by the scenario's per-field override, when one was given.
 template <typename T>
@@ -161,6 +163,7 @@ struct Scenario {
   net::ContextCacheConfig context_cache;  // fabric.nic.context_cache.* (net/nic_context_cache.h)
   transport::RoceConfig roce;
   transport::UetConfig uet;  // fabric.uet.* (technology uet)
+  transport::TcpConfig tcp;  // fabric.tcp.* (technology tcp and iwarp)
   IbSpec ib;
   RoutingRecovery recovery;
   topo::TopologySpec topology;

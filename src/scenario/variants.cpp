@@ -35,7 +35,7 @@ std::vector<VariantSpec> read_variants(const YAML::Node& value, const std::strin
     fail(line, "variants",
          "expected a list of variants like [{name: ecmp, fabric: roce, set: [key.path=value]}]");
   }
-  static const std::vector<std::string> kFabrics = {"roce", "ib", "uet"};
+  static const std::vector<std::string> kFabrics = {"roce", "ib", "uet", "tcp", "iwarp"};
   std::vector<VariantSpec> out;
   for (size_t i = 0; i < value.size(); ++i) {
     const YAML::Node& item = value[i];
@@ -56,7 +56,7 @@ std::vector<VariantSpec> read_variants(const YAML::Node& value, const std::strin
       } else if (key == "fabric") {
         if (!val.IsScalar() ||
             std::find(kFabrics.begin(), kFabrics.end(), val.Scalar()) == kFabrics.end()) {
-          fail(at, path, "expected one of: roce, ib, uet");
+          fail(at, path, "expected one of: roce, ib, uet, tcp, iwarp");
         }
         v.fabric = val.Scalar();
       } else if (key == "set") {
