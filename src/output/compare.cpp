@@ -108,6 +108,9 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   m.out_of_order_packets = n.out_of_order_packets;
   m.max_switch_buffer_bytes = n.max_switch_buffer_bytes;
   m.trimmed_packets = n.trimmed_packets;
+  if (!r.ping_pong.empty() && r.ping_pong[0].iterations > 0) {
+    m.ping_pong_one_way_ps = r.ping_pong[0].one_way_typical_ps;
+  }
   return m;
 }
 
@@ -162,6 +165,13 @@ std::string format_compare_table(const FabricRuns& runs) {
     }));
     rows.push_back(make_row("exposed comm", ms, [](const CompareMetrics& m) {
       return time_cell(m.exposed_comm_ps, m.training_done);
+    }));
+  }
+  if (std::any_of(ms.begin(), ms.end(),
+                  [](const CompareMetrics& m) { return m.ping_pong_one_way_ps >= 0; })) {
+    rows.push_back(make_row("one-way latency", ms, [](const CompareMetrics& m) -> Cell {
+      if (m.ping_pong_one_way_ps < 0) return {"-", std::nullopt};
+      return {fixed(m.ping_pong_one_way_ps * 1e-6, 3) + " us", m.ping_pong_one_way_ps};
     }));
   }
   rows.push_back(make_row("completion time", ms, [](const CompareMetrics& m) {

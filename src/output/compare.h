@@ -55,6 +55,8 @@ struct CompareMetrics {
   int64_t out_of_order_packets = 0;  // placed out of sequence order (reordering)
   int64_t max_switch_buffer_bytes = 0;  // the fullest any switch's shared buffer was
   int64_t trimmed_packets = 0;          // cut to their header by switches (UEC trimming)
+  // pattern: ping_pong: the first pair's typical (median) one-way latency, RTT / 2; -1 = none.
+  double ping_pong_one_way_ps = -1;
 };
 
 CompareMetrics compare_metrics(const scenario::RunResult& result);
