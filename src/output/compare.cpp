@@ -140,6 +140,11 @@ std::string format_compare_table(const FabricRuns& runs) {
     const scenario::CollectiveResult& c = first.collective;
     out += "  workload   " + c.op + " " + c.algorithm + ", " + std::to_string(c.ranks) +
            " ranks, " + format_bytes(c.size_bytes) + "\n";
+  } else if (!first.ping_pong.empty()) {
+    const workload::PingPongStats& pp = first.ping_pong.front();
+    out += "  workload   ping-pong, " + std::to_string(first.ping_pong.size()) + " pair(s), " +
+           format_bytes(pp.size_bytes) + ", " + std::to_string(pp.iterations) +
+           " round trips (one-way latency = RTT / 2)\n";
   } else {
     out += "  workload   " + std::to_string(ms.front().flows_total) + " flows\n";
   }
