@@ -150,9 +150,9 @@ Demand workload_demand(const Scenario& sc) {
       d.size_key = "workload.ping_pong.size";
       d.count_key = "workload.ping_pong.iterations";
       d.message_packets = ceil_div(pp.size_bytes, mtu);
-      d.qp_packets = Wide{pp.iterations + pp.warmup} * d.message_packets;
-      d.messages = Wide{static_cast<int64_t>(pp.pairs.size())} * (pp.iterations + pp.warmup);
-      d.nic_bytes = Wide{pp.iterations + pp.warmup} * pp.size_bytes;  // each side of one pair
+      d.qp_packets = (Wide{pp.iterations} + pp.warmup) * d.message_packets;
+      d.messages = Wide{static_cast<int64_t>(pp.pairs.size())} * (Wide{pp.iterations} + pp.warmup);
+      d.nic_bytes = (Wide{pp.iterations} + pp.warmup) * pp.size_bytes;  // each side of one pair
       break;
     }
   }

@@ -60,7 +60,8 @@ PingPong::PingPong(const PingPongSpec& spec, transport::Transport& transport, Sc
 }
 
 uint64_t PingPong::total_messages() const {
-  return 2ull * pairs_.size() * static_cast<uint64_t>(spec_.iterations + spec_.warmup);
+  return 2ull * pairs_.size() *
+         (static_cast<uint64_t>(spec_.iterations) + static_cast<uint64_t>(spec_.warmup));
 }
 
 void PingPong::start() {
@@ -85,41 +86,45 @@ void PingPong::on_delivered(uint32_t msg) {
     return;
   }
   if (p.round > spec_.warmup) p.rtt_ps.push_back(sched_.now_ps - p.ping_post_ps);
-  if (p.round < spec_.iterations + spec_.warmup) {
+  if (static_cast<int64_t>(p.round) < static_cast<int64_t>(spec_.iterations) + spec_.warmup) {
     post_ping(pair);
   } else {
     ++pairs_done_;
   }
 }
 
+PingPongStats summarize_round_trips(std::vector<int64_t> rtt_ps) {
+  PingPongStats s;
+  s.iterations = static_cast<int>(rtt_ps.size());
+  s.rtt_ps = rtt_ps;
+  if (rtt_ps.empty()) return s;
+  std::vector<int64_t>& sorted = rtt_ps;
+  std::sort(sorted.begin(), sorted.end());
+  double sum = 0;
+  for (int64_t v : sorted) sum += static_cast<double>(v);
+  const double mean_rtt = sum / static_cast<double>(sorted.size());
+  s.one_way_min_ps = static_cast<double>(sorted.front()) / 2;
+  s.one_way_max_ps = static_cast<double>(sorted.back()) / 2;
+  // perftest's get_median: the middle value, or the mean of the two middle values.
+  const size_t n = sorted.size();
+  const double median = n % 2 ? static_cast<double>(sorted[n / 2])
+                              : 0.5 * static_cast<double>(sorted[n / 2 - 1] + sorted[n / 2]);
+  s.one_way_typical_ps = median / 2;
+  s.one_way_p99_ps = nearest_rank(sorted, 0.99) / 2;
+  s.one_way_p999_ps = nearest_rank(sorted, 0.999) / 2;
+  s.one_way_avg_ps = mean_rtt / 2;
+  s.transactions_per_s = mean_rtt > 0 ? 1e12 / mean_rtt : 0;
+  return s;
+}
+
 std::vector<PingPongStats> PingPong::stats() const {
   std::vector<PingPongStats> out;
   for (const Pair& p : pairs_) {
-    PingPongStats s;
+    PingPongStats s = summarize_round_trips(p.rtt_ps);
     s.a = static_cast<int>(p.a);
     s.b = static_cast<int>(p.b);
     s.size_bytes = spec_.size_bytes;
-    s.iterations = static_cast<int>(p.rtt_ps.size());
     s.warmup = spec_.warmup;
-    s.rtt_ps = p.rtt_ps;
-    if (!p.rtt_ps.empty()) {
-      std::vector<int64_t> sorted = p.rtt_ps;
-      std::sort(sorted.begin(), sorted.end());
-      double sum = 0;
-      for (int64_t v : sorted) sum += static_cast<double>(v);
-      const double mean_rtt = sum / static_cast<double>(sorted.size());
-      s.one_way_min_ps = static_cast<double>(sorted.front()) / 2;
-      s.one_way_max_ps = static_cast<double>(sorted.back()) / 2;
-      // perftest's get_median: the middle value, or the mean of the two middle values.
-      const size_t n = sorted.size();
-      const double median = n % 2 ? static_cast<double>(sorted[n / 2])
-                                  : 0.5 * static_cast<double>(sorted[n / 2 - 1] + sorted[n / 2]);
-      s.one_way_typical_ps = median / 2;
-      s.one_way_p99_ps = nearest_rank(sorted, 0.99) / 2;
-      s.one_way_p999_ps = nearest_rank(sorted, 0.999) / 2;
-      s.one_way_avg_ps = mean_rtt / 2;
-      s.transactions_per_s = mean_rtt > 0 ? 1e12 / mean_rtt : 0;
-    }
     out.push_back(std::move(s));
   }
   return out;

@@ -44,6 +44,9 @@ struct PingPongStats {
   std::vector<int64_t> rtt_ps;    // per measured iteration, in order (ping_pong.csv)
 };
 
+// The statistics of a list of round trips (the a, b, size and warm-up fields left at 0).
+PingPongStats summarize_round_trips(std::vector<int64_t> rtt_ps);
+
 class PingPong {
  public:
   PingPong(const PingPongSpec& spec, transport::Transport& transport, Scheduler& sched);
@@ -61,7 +64,7 @@ class PingPong {
   struct Pair {
     uint32_t a = 0;
     uint32_t b = 0;
-    int round = 0;            // round trips started (warm-up included)
+    int64_t round = 0;         // round trips started (warm-up included)
     int64_t ping_post_ps = 0;  // when the current round's ping was posted
     std::vector<int64_t> rtt_ps;
   };
