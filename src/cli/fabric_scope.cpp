@@ -46,6 +46,8 @@ constexpr std::array<std::string_view, 3> kInfinibandOnly = {
 
 // Keys only a UET run reads.
 constexpr std::array<std::string_view, 1> kUetOnly = {"fabric.uet."};
+// Keys only TCP and iWARP runs read (transport/tcp.h).
+constexpr std::array<std::string_view, 1> kTcpOnly = {"fabric.tcp."};
 
 // Keys of the RDMA verbs engine that RoCE and InfiniBand share and UET does not read.
 constexpr std::array<std::string_view, 3> kRdma = {"fabric.roce.", "fabric.nic.ack_every",
@@ -98,7 +100,7 @@ void remove_key(YAML::Node& root, const std::string& key_path) {
 }  // namespace
 
 const std::vector<std::string>& compare_fabrics() {
-  static const std::vector<std::string> kFabrics = {"ib", "roce", "uet"};
+  static const std::vector<std::string> kFabrics = {"ib", "roce", "uet", "tcp", "iwarp"};
   return kFabrics;
 }
 
@@ -112,6 +114,9 @@ std::string key_fabric(std::string_view key_path) {
   }
   for (std::string_view entry : kUetOnly) {
     if (matches(key_path, entry)) return "uet";
+  }
+  for (std::string_view entry : kTcpOnly) {
+    if (matches(key_path, entry)) return "tcp";
   }
   for (std::string_view entry : kRoceOnly) {
     if (matches(key_path, entry)) return "roce";
@@ -128,6 +133,15 @@ bool key_applies(std::string_view key_path, std::string_view fabric) {
     return std::none_of(kRdma.begin(), kRdma.end(),
                         [&](std::string_view e) { return matches(key_path, e); });
   }
+  if (fabric == "tcp" || fabric == "iwarp") {
+    // TCP and iWARP run on the same lossy Ethernet switches (ECN, latency, buffer, ECMP) and
+    // read fabric.tcp.*, none of the RDMA verbs' or UET's keys, and no PFC.
+    if (owner == "tcp") return true;
+    if (owner == "ib" || owner == "uet" || matches(key_path, "fabric.pfc.")) return false;
+    return std::none_of(kRdma.begin(), kRdma.end(),
+                        [&](std::string_view e) { return matches(key_path, e); });
+  }
+  if (owner == "tcp") return false;
   return owner.empty() || owner == fabric;
 }
 

@@ -106,7 +106,8 @@ int dispatch(int argc, char** argv) {
       "faults.credit_loss.* to ib; fabric.pfc.*, fabric.ecn.*, fabric.roce.* (except "
       "ack_timeout_exponent and retry_count, which IB RC uses too), fabric.switch.latency, "
       "fabric.switch.dt_alpha and routing.ecmp.* to roce, which uet (on the same Ethernet switches) reads "
-      "too, except fabric.roce.* and fabric.nic.ack_every; fabric.uet.* to uet. A 'note:' above the table lists the "
+      "too, except fabric.roce.* and fabric.nic.ack_every; fabric.uet.* to uet; fabric.tcp.* to tcp and "
+      "iwarp, which read the Ethernet keys too except fabric.pfc.* and the RDMA verbs' keys. A 'note:' above the table lists the "
       "keys each run left out; none is reinterpreted. A value a fabric cannot model (e.g. "
       "fabric.link.loss_rate on ib) is refused before any run with the usual one-line error. "
       "--set fabric.technology is refused: --fabrics chooses.\n");

@@ -111,6 +111,8 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   if (!r.ping_pong.empty() && r.ping_pong[0].iterations > 0) {
     m.ping_pong_one_way_ps = r.ping_pong[0].one_way_typical_ps;
   }
+  m.host_cpu_ps = n.host_cpu_ps;
+  m.messages = flows.total;
   return m;
 }
 
@@ -229,6 +231,15 @@ std::string format_compare_table(const FabricRuns& runs) {
   rows.push_back(make_row("reordered packets", ms, [](const CompareMetrics& m) {
     return count_cell(m.out_of_order_packets);
   }));
+  // Kernel TCP's host CPU (syscalls, per-segment stack work, copies); RDMA and iWARP spend none.
+  if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.host_cpu_ps > 0; })) {
+    rows.push_back(make_row("host CPU in stack", ms, [](const CompareMetrics& m) -> Cell {
+      return {format_time(m.host_cpu_ps), std::nullopt};
+    }));
+    rows.push_back(make_row("host CPU per message", ms, [](const CompareMetrics& m) -> Cell {
+      return {format_time(m.messages > 0 ? m.host_cpu_ps / m.messages : 0), std::nullopt};
+    }));
+  }
   if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.failed; })) {
     rows.push_back(make_row("without route", ms, [](const CompareMetrics& m) {
       return time_cell(m.no_route_ps, m.no_route_ps >= 0);

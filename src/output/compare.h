@@ -57,6 +57,8 @@ struct CompareMetrics {
   int64_t trimmed_packets = 0;          // cut to their header by switches (UEC trimming)
   // pattern: ping_pong: the first pair's typical (median) one-way latency, RTT / 2; -1 = none.
   double ping_pong_one_way_ps = -1;
+  int64_t host_cpu_ps = 0;  // TCP: host CPU time in the kernel stack (transport/tcp.h)
+  int64_t messages = 0;     // flows posted (the per-message CPU row divides by it)
 };
 
 CompareMetrics compare_metrics(const scenario::RunResult& result);

@@ -11,7 +11,7 @@ ordered_json result_to_json(const scenario::RunResult& r) {
   ordered_json j;
   j["scenario"] = r.scenario_name;
   j["seed"] = r.seed;
-  j["technology"] = r.infiniband ? "ib" : r.uet ? "uet" : "roce";  // fabric.technology of the run
+  j["technology"] = r.infiniband ? "ib" : r.uet ? "uet" : r.tcp ? "tcp" : r.iwarp ? "iwarp" : "roce";  // fabric.technology of the run
   j["fabric"] = r.fabric_description;
   j["sim_time_ps"] = r.sim_time_ps;
   j["completed"] = r.completed;
@@ -186,7 +186,9 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"te_flows", n.te_flows},
                    {"te_rules_installed", n.te_rules_installed},
                    {"te_reoptimizations", n.te_reoptimizations},
-                   {"te_flows_moved", n.te_flows_moved}};
+                   {"te_flows_moved", n.te_flows_moved},
+                   {"host_cpu_ps", n.host_cpu_ps},
+                   {"fast_recoveries", n.fast_recoveries}};
   if (r.failure.link_failed_ps >= 0) {
     j["failure"] = {{"link_failed_ps", r.failure.link_failed_ps},
                     {"routes_restored_ps", r.failure.routes_restored_ps},

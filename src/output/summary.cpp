@@ -200,6 +200,10 @@ std::string format_summary(const scenario::RunResult& r) {
                                  count(n.sack_retransmits) + " SACK-inferred resends, " +
                                  count(n.credits) + " RCCC credits");
   }
+  if (n.host_cpu_ps > 0 || n.fast_recoveries > 0) {  // TCP / iWARP
+    rows.emplace_back("TCP", count(n.fast_recoveries) + " SACK recoveries, " +
+                                 format_time(n.host_cpu_ps) + " host CPU in the stack");
+  }
   if (n.watchdog_storms > 0) {
     rows.emplace_back("watchdog", count(n.watchdog_storms) + " storms broken, " +
                                       count(n.watchdog_drops) + " packets dropped");

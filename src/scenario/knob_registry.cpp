@@ -71,12 +71,15 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.seed; }));
   k.push_back(bind_enum(
       {.path = "fabric.technology",
-       .description = "Fabric and transport: RoCEv2 on Ethernet, native InfiniBand, or Ultra "
-                      "Ethernet (UET, transport/uet.h)",
+       .description = "Fabric and transport: RoCEv2 on Ethernet, native InfiniBand, Ultra "
+                      "Ethernet (UET, transport/uet.h), kernel TCP sockets (tcp) or iWARP, TCP "
+                      "offloaded in the NIC (iwarp; both transport/tcp.h)",
        .source = "RoCEv2: the articles' mainstream fabric"},
       std::vector<std::pair<std::string, Technology>>{{"roce", Technology::kRoce},
                                                       {"ib", Technology::kInfiniband},
-                                                      {"uet", Technology::kUet}},
+                                                      {"uet", Technology::kUet},
+                                                      {"tcp", Technology::kTcp},
+                                                      {"iwarp", Technology::kIwarp}},
       [](auto& s) -> auto& { return s.technology; }));
   k.push_back(bind(
       {.path = "fabric.link.rate",
@@ -533,6 +536,7 @@ std::vector<Knob> build_knob_registry() {
   add_infiniband_knobs(k);
   add_load_balancing_knobs(k);
   add_uet_knobs(k);
+  add_tcp_knobs(k);
   add_node_knobs(k);
   add_training_knobs(k);
   add_collective_knobs(k);

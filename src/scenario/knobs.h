@@ -113,6 +113,8 @@ void add_spray_knobs(std::vector<Knob>& k);
 void add_infiniband_knobs(std::vector<Knob>& k);
 // Ultra Ethernet transport: fabric.uet.* (knob_registry_uet.cpp).
 void add_uet_knobs(std::vector<Knob>& k);
+// TCP and iWARP: fabric.tcp.* (knob_registry_tcp.cpp).
+void add_tcp_knobs(std::vector<Knob>& k);
 // The NIC/host latency profile, its overrides and ACK coalescing (knob_registry_nic.cpp).
 void add_nic_knobs(std::vector<Knob>& k);
 // The GPU node model: GPUs per node, NVLink, PCIe, host memory, GPUDirect, PXN

@@ -22,6 +22,7 @@
 #include "topo/file_topology.h"
 #include "scenario/resources_gpu.h"
 #include "scenario/uet_setup.h"
+#include "transport/tcp.h"
 #include "transport/uet.h"
 #include "scenario/result.h"
 #include "transport/dcqcn.h"
@@ -433,6 +434,26 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     transport = wc.mul(grown_elements(t.messages), sizeof(transport::UetMessage));
     transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
     transport = wc.add(transport, wc.mul(grown_elements(t.qps), per_pdc));
+  }
+  if (sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp) {
+    // TcpTransport (transport/tcp.h): a message record, and per connection its sender ring of
+    // 32-byte segment slots (grown by doubling from 16 to twice the window in flight, at most the
+    // receive window's segments, and no more than the largest message's segments), the resend
+    // FIFO (4 B per slot), the receiver's bitmap of the segment window and the post-time index.
+    const int64_t mss = transport::tcp_payload_per_segment(sc.tcp);
+    const int64_t window = std::bit_ceil(static_cast<uint64_t>(std::clamp<int64_t>(
+        2 * (sc.tcp.rwnd_bytes + mss - 1) / mss, 64, 1 << 20)));
+    const int64_t wnd_segs = (sc.tcp.rwnd_bytes + mss - 1) / mss;
+    const int64_t msg_segs = std::max<int64_t>(1, (t.max_message_bytes + mss - 1) / mss);
+    const int64_t slots = std::clamp<int64_t>(
+        static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::min(2 * wnd_segs, msg_segs)))),
+        16, window);
+    const int64_t per_conn = sizeof(transport::TcpConn) + kHashNodeBytes + kHashBucketBytes +
+                             slots * static_cast<int64_t>(sizeof(transport::TcpTxSlot) + 4) +
+                             window / 8 + 3 * kMallocOverheadBytes;
+    transport = wc.mul(grown_elements(t.messages), sizeof(transport::TcpMessage));
+    transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
+    transport = wc.add(transport, wc.mul(grown_elements(t.qps), per_conn));
   }
   e.parts.push_back({"transport", transport, wkey});
 

@@ -176,6 +176,9 @@ struct FabricCounters {
   int64_t te_rules_installed = 0;    // per-flow rules written into switches
   int64_t te_reoptimizations = 0;    // periodic re-placements run
   int64_t te_flows_moved = 0;        // flows a re-placement moved to another path
+  // TCP / iWARP (transport/tcp.h)
+  int64_t host_cpu_ps = 0;           // host CPU time in the kernel stack (0 for iWARP / RDMA)
+  int64_t fast_recoveries = 0;       // SACK loss recoveries entered (window halved once each)
 };
 
 // One switch port's share of the Subnet Manager's routes (InfiniBand): how many CA LIDs the
@@ -301,6 +304,8 @@ struct RunResult {
   // on InfiniBand the LID the Subnet Manager gave each NIC (the SLID; index = NIC).
   bool infiniband = false;
   bool uet = false;  // fabric.technology uet (transport/uet.h)
+  bool tcp = false;    // fabric.technology tcp (transport/tcp.h, kernel stack)
+  bool iwarp = false;  // fabric.technology iwarp (transport/tcp.h, offloaded)
   std::string fabric_description;  // "InfiniBand NDR 4x (...), 400 Gb/s, 1 data VL(s), SM ftree..."
   transport::Service service = transport::Service::kRc;
   transport::Operation operation = transport::Operation::kWrite;

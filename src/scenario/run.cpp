@@ -67,6 +67,16 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
          (sc.switch_config.pfc.enabled ? "on" : "off");
     return d;
   }
+  if (sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp) {
+    const transport::TcpConfig& t = sc.tcp;
+    std::string d = sc.technology == Technology::kTcp ? "TCP (kernel sockets), " : "iWARP (TCP offload), ";
+    d += gbps + ", MTU " + std::to_string(t.mtu_bytes) + ", " +
+         (t.cc == transport::TcpCc::kDctcp
+              ? "DCTCP, K " + std::to_string(sc.switch_config.ecn.kmin_bytes) + " B"
+              : std::string("NewReno")) +
+         ", lossy (no PFC)";
+    return d;
+  }
   std::string d = "RoCEv2, " + gbps + ", PFC " + (sc.switch_config.pfc.enabled ? "on" : "off");
   d += sc.roce.cc == transport::CongestionControl::kDcqcn ? ", DCQCN " + sc.roce.dcqcn_profile
                                                           : ", no congestion control";
@@ -350,6 +360,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   r.captured = std::move(sim.captured());
   r.infiniband = net.infiniband();
   r.uet = resolved.technology == Technology::kUet;
+  r.tcp = resolved.technology == Technology::kTcp;
+  r.iwarp = resolved.technology == Technology::kIwarp;
   r.service = resolved.roce.service;
   r.operation = resolved.roce.operation;
   r.nic_lid = sim.lid_routes().nic_lid;
@@ -415,6 +427,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.trims = tc.trims_seen;
   fc.credits = tc.credits_sent;
   fc.sack_retransmits = tc.sack_retransmits;
+  fc.host_cpu_ps = tc.host_cpu_ps;
+  fc.fast_recoveries = tc.fast_recoveries;
   r.failure.link_failed_ps = sim.link_failed_ps();
   r.failure.routes_restored_ps = sim.routes_restored_ps();
   r.failure.recovered_ps = transport.failure_recovered_ps();

@@ -12,6 +12,7 @@
 #include "scenario/variants.h"
 #include "topo/spec.h"
 #include "transport/config.h"
+#include "transport/tcp_config.h"
 #include "transport/uet_config.h"
 #include "workload/collective_config.h"
 #include "workload/spec.h"
@@ -19,7 +20,8 @@
 
 namespace fabricsim::scenario {
 
-enum class Technology : uint8_t { kRoce, kInfiniband, kUet };
+// kTcp: kernel TCP sockets; kIwarp: TCP offloaded in an RNIC (transport/tcp.h, issue 12).
+enum class Technology : uint8_t { kRoce, kInfiniband, kUet, kTcp, kIwarp };
 
 // A profile's field replaced by the scenario's per-field override, when one was given.
 template <typename T>
@@ -158,6 +160,7 @@ struct Scenario {
   net::NicConfig nic;  // resolved from nic_spec by resolve_fabric (rx_buffer is its own key)
   transport::RoceConfig roce;
   transport::UetConfig uet;  // fabric.uet.* (technology uet)
+  transport::TcpConfig tcp;  // fabric.tcp.* (technology tcp and iwarp)
   IbSpec ib;
   RoutingRecovery recovery;
   topo::TopologySpec topology;

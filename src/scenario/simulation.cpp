@@ -8,7 +8,9 @@
 #include "net/wire.h"
 #include "routing/lid_install.h"
 #include "scenario/infiniband.h"
+#include "scenario/tcp_setup.h"
 #include "scenario/uet_setup.h"
+#include "transport/tcp.h"
 #include "transport/uet.h"
 
 namespace fabricsim::scenario {
@@ -75,7 +77,8 @@ void check_load_balancing(const Scenario& sc) {
 Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   resolve_fabric(sc_);
   const bool uet = sc_.technology == Technology::kUet;
-  const bool dcqcn = !uet && sc_.roce.cc == transport::CongestionControl::kDcqcn;
+  const bool tcp = sc_.technology == Technology::kTcp || sc_.technology == Technology::kIwarp;
+  const bool dcqcn = !uet && !tcp && sc_.roce.cc == transport::CongestionControl::kDcqcn;
   const transport::DcqcnParams dcqcn_params = dcqcn ? resolve_dcqcn(sc_) : transport::DcqcnParams{};
   // PFC and ECN act on the RoCE (or UET) data class; ECN thresholds come from the DCQCN profile
   // (or UET's derivation) unless the scenario sets them.
@@ -96,6 +99,12 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   }
   transport::UetNetwork uet_net;
   if (uet) uet_net = configure_uet(sc_);  // ECN thresholds and trimming for the UET data class
+  if (tcp) {
+    // TCP / iWARP (issue 12): lossy, ECN step marking at K when DCTCP, the RNIC's latency.
+    ecn.enabled = sc_.ecn.marking == EcnMode::kOn ||
+                  (sc_.ecn.marking == EcnMode::kAuto && sc_.tcp.cc == transport::TcpCc::kDctcp);
+    configure_tcp(sc_);
+  }
   override_with(ecn.kmin_bytes, sc_.ecn.kmin_bytes);
   override_with(ecn.kmax_bytes, sc_.ecn.kmax_bytes);
   override_with(ecn.pmax, sc_.ecn.pmax);
@@ -128,7 +137,14 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   if (sc_.link_fail.switch_index >= 0) {
     switch_port(sc_.link_fail.switch_index, sc_.link_fail.port, "faults.link_down");  // checks
   }
-  if (uet) {
+  if (tcp) {
+    if (sc_.capture.max_frames > 0) {
+      throw InputError("outputs.pcap.frames",
+                       "packet capture synthesizes RoCEv2/InfiniBand frames; a tcp/iwarp run has "
+                       "none");
+    }
+    transport_ = std::make_unique<transport::TcpTransport>(sc_.tcp, net_, sc_.seed);
+  } else if (uet) {
     if (sc_.capture.max_frames > 0) {
       throw InputError("outputs.pcap.frames",
                        "packet capture synthesizes RoCEv2/InfiniBand frames; a uet run has none");
@@ -205,6 +221,8 @@ void Simulation::program_routes() {
     const uint32_t frame =
         (sc_.technology == Technology::kUet
              ? transport::uet_data_frame_bytes(sc_.uet, static_cast<uint32_t>(sc_.uet.mtu_bytes))
+         : sc_.technology == Technology::kTcp || sc_.technology == Technology::kIwarp
+             ? transport::tcp_data_frame_bytes(sc_.tcp, transport::tcp_payload_per_segment(sc_.tcp))
              : net::roce_data_frame_bytes(static_cast<uint32_t>(sc_.roce.mtu_bytes), false,
                                           false)) +
         net::kWireOnlyBytes;

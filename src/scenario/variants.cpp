@@ -35,7 +35,7 @@ std::vector<VariantSpec> read_variants(const YAML::Node& value, const std::strin
     fail(line, "variants",
          "expected a list of variants like [{name: ecmp, fabric: roce, set: [key.path=value]}]");
   }
-  static const std::vector<std::string> kFabrics = {"roce", "ib", "uet"};
+  static const std::vector<std::string> kFabrics = {"roce", "ib", "uet", "tcp", "iwarp"};
   std::vector<VariantSpec> out;
   for (size_t i = 0; i < value.size(); ++i) {
     const YAML::Node& item = value[i];

@@ -8,7 +8,8 @@
 // kept here (non-virtual, inline). docs/transports.md lists what a new transport implements.
 //
 // Implementations: RoceTransport (transport/rc.h: RoCEv2 and InfiniBand RC/UC/UD) and
-// UetTransport (transport/uet.h: Ultra Ethernet PDS with NSCC/RCCC). No
+// UetTransport (transport/uet.h: Ultra Ethernet PDS with NSCC/RCCC) and TcpTransport
+// (transport/tcp.h: kernel TCP and iWARP with NewReno/DCTCP). No
 // implementation knows another, and the network layer (src/net) knows none of them.
 #pragma once
 
@@ -67,6 +68,10 @@ struct TransportCounters {
   int64_t trims_seen = 0;     // trimmed data headers that reached a receiver (each NACKed)
   int64_t credits_sent = 0;   // RCCC credit grants sent by receivers
   int64_t sack_retransmits = 0;  // packets resent because later ones were acknowledged (SACK)
+  // TCP / iWARP (transport/tcp.h): host CPU time the kernel stack spent (syscalls, per-segment
+  // protocol work, user<->kernel copies; 0 for iWARP, whose NIC does it), and fast recoveries.
+  int64_t host_cpu_ps = 0;
+  int64_t fast_recoveries = 0;
 };
 
 class Transport {

@@ -1,0 +1,337 @@
+// TCP / iWARP sender side: connections, posting (with the kernel stack's host costs), the send
+// gate and segmentation. ACK processing and congestion control: tcp_ack.cpp; the receiver:
+// tcp_rx.cpp; wire sizes: tcp_frames.cpp.
+#include "transport/tcp.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "core/error.h"
+#include "core/time.h"
+#include "net/wire.h"
+
+namespace fabricsim::transport {
+
+using net::Packet;
+using net::PacketType;
+
+TcpTransport::TcpTransport(const TcpConfig& cfg, net::Network& net, uint64_t seed)
+    : cfg_(cfg), net_(net), sched_(net.scheduler()), nics_(net.num_nics()),
+      rng_(seed, 0x544350) /* "TCP" */ {
+  if (cfg_.mtu_bytes < 576 || cfg_.mtu_bytes > 9216) {
+    throw InputError("fabric.tcp.mtu", "must be 576 to 9216 bytes");
+  }
+  mss_ = tcp_mss_bytes(cfg_);
+  seg_payload_ = tcp_payload_per_segment(cfg_);
+  // Segment window: twice the receive window in full segments (room for small segments and for
+  // holes while later segments keep flowing), a power of two for the rings.
+  const int64_t segs = 2 * (cfg_.rwnd_bytes + mss_ - 1) / mss_;
+  window_segs_ = std::bit_ceil(static_cast<uint32_t>(std::clamp<int64_t>(segs, 64, 1 << 20)));
+  net::Endpoint ep;
+  ep.ctx = this;
+  ep.deliver = &TcpTransport::deliver_hook;
+  ep.pull = &TcpTransport::pull_hook;
+  ep.dropped = &TcpTransport::dropped_hook;
+  net_.set_endpoint(ep);
+}
+
+void TcpTransport::deliver_hook(void* self, uint32_t /*nic*/, const Packet& p) {
+  auto* t = static_cast<TcpTransport*>(self);
+  if (p.type == PacketType::kData) {
+    t->on_data(p);
+  } else if (p.type == PacketType::kAck) {
+    t->on_ack(p);
+  }  // nothing else is TCP's (link-layer frames are consumed in net/)
+}
+
+bool TcpTransport::pull_hook(void* self, uint32_t nic, uint8_t paused_classes, Packet& out) {
+  auto* t = static_cast<TcpTransport*>(self);
+  if (paused_classes & (1u << t->cfg_.data_priority)) return false;
+  return t->pull(nic, out);
+}
+
+void TcpTransport::dropped_hook(void* self, const Packet& p, net::DropReason reason) {
+  auto* t = static_cast<TcpTransport*>(self);
+  if (p.type == PacketType::kAck) {
+    t->free_acks_.push_back(p.msg);
+  } else if (p.type == PacketType::kData) {
+    TcpConn& c = t->conns_[p.qp];
+    const TcpTxSlot& s = t->slot(c, p.psn);
+    if (s.seg == p.psn && s.state != kTcpFree) {
+      t->attribute(s.msg, s.start_byte, s.payload, &MessageRecord::dropped_bytes);
+    }
+  }
+  if (reason != net::DropReason::kLinkDown) return;
+  if (p.type != PacketType::kData && p.type != PacketType::kAck) return;
+  TcpConn& c = t->conns_[p.qp];
+  if (!c.hit_by_failure) {
+    c.hit_by_failure = true;
+    ++t->failure_affected_;
+  }
+  if (p.type == PacketType::kData && p.psn >= c.snd_una) {
+    if (c.lost_end == 0) ++t->pending_recoveries_;
+    c.lost_end = std::max(c.lost_end, p.psn + 1);
+  }
+}
+
+uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
+  const uint64_t key = (static_cast<uint64_t>(src) << 32) | dst;
+  auto [it, inserted] = conn_index_.emplace(key, static_cast<uint32_t>(conns_.size()));
+  if (inserted) {
+    TcpConn c;
+    c.src_nic = src;
+    c.dst_nic = dst;
+    c.cwnd = static_cast<int64_t>(cfg_.init_cwnd_segments) * mss_;  // RFC 6928
+    c.ssthresh = INT64_MAX / 4;  // RFC 5681 §3.1: arbitrarily high
+    c.rto_ps = std::clamp(cfg_.rto_initial_ps, cfg_.rto_min_ps, cfg_.rto_max_ps);
+    c.alpha = cfg_.dctcp_initial_alpha;
+    c.quickacks_left = cfg_.quickacks;
+    conns_.push_back(std::move(c));
+  }
+  return it->second;
+}
+
+uint32_t TcpTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
+                            int /*sl: one class*/) {
+  const uint32_t cid = conn_for(src_nic, dst_nic);
+  TcpConn& c = conns_[cid];
+  const net::NicConfig& nic = net_.nic_config(src_nic);
+  const int64_t now = sched_.now_ps;
+  TcpMessage m;
+  m.conn = cid;
+  m.size_bytes = size_bytes;
+  m.stream_bytes = std::max<int64_t>(size_bytes, 1);  // an empty message still sends a byte
+  m.first_byte = c.stream_end;
+  m.post_ps = now;
+  if (cfg_.stack == TcpStack::kKernel) {
+    // The connection's core runs the send() syscall after what it still has to do; then the
+    // first segment's copy into the socket buffer and pass through TCP/IP and the driver (each
+    // segment pays these in send_segment), the doorbell and the NIC's fetch of descriptor and
+    // payload. Later segments' copies overlap the wire, as tcp_sendmsg pushes while it copies.
+    const int64_t cpu_end = std::max(now, c.tx_cpu_free_ps) + cfg_.host_tx_message_ps;
+    c.tx_cpu_free_ps = cpu_end;
+    counters_.host_cpu_ps += cfg_.host_tx_message_ps;
+    const int64_t first = std::min<int64_t>(std::max<int64_t>(size_bytes, 0), seg_payload_);
+    m.ready_ps = cpu_end + cfg_.host_tx_segment_ps + tcp_copy_ps(cfg_, first) + nic.doorbell_ps +
+                 nic.dma_read_ps;
+  } else {
+    m.ready_ps = now + nic.send_overhead_ps(size_bytes);  // verbs post, as RoCE
+  }
+  m.ready_ps = std::max(m.ready_ps, c.last_ready_ps);  // the stream keeps posting order
+  c.last_ready_ps = m.ready_ps;
+  m.tag = tag;
+  m.src_nic = src_nic;
+  m.dst_nic = dst_nic;
+  c.stream_end += m.stream_bytes;
+  const uint32_t id = static_cast<uint32_t>(msgs_.size());
+  msgs_.push_back(m);
+  c.msgs.push_back(id);
+  ++unacked_messages_;
+  activate(cid);
+  return id;
+}
+
+void TcpTransport::activate(uint32_t id) {
+  TcpConn& c = conns_[id];
+  if (c.active) return;
+  if (c.rtx_pending() == 0 && c.snd_nxt_byte >= c.stream_end) return;
+  c.active = true;
+  nics_[c.src_nic].active.push_back(id);
+  net_.nic_kick(c.src_nic);
+}
+
+int TcpTransport::send_state(TcpConn& c, int64_t* at) {
+  const int64_t now = sched_.now_ps;
+  // Messages become sendable at their ready time, in stream order.
+  while (c.ready_msg < c.msgs.size() && msgs_[c.msgs[c.ready_msg]].ready_ps <= now) {
+    c.ready_end = msgs_[c.msgs[c.ready_msg]].end_byte();
+    ++c.ready_msg;
+  }
+  // Skip resend entries that an ACK has since covered.
+  while (c.rtx_pending() > 0) {
+    const uint32_t seg = c.rtx[c.rtx_head];
+    const TcpTxSlot& s = slot(c, seg);
+    if (seg >= c.snd_una && s.seg == seg && s.state == kTcpLost) break;
+    if (++c.rtx_head == c.rtx.size()) {
+      c.rtx.clear();
+      c.rtx_head = 0;
+    }
+  }
+  int64_t bytes = 0;
+  if (c.rtx_pending() > 0) {
+    bytes = slot(c, c.rtx[c.rtx_head]).tcp_bytes;
+  } else {
+    if (c.snd_nxt_byte >= c.stream_end) return 1;  // nothing to send
+    if (c.snd_nxt_byte >= c.ready_end) {
+      *at = msgs_[c.msgs[c.ready_msg]].ready_ps;
+      return 2;
+    }
+    if (c.snd_nxt - c.snd_una >= window_segs_) return 1;             // segment window full
+    if (c.snd_nxt_byte - c.snd_una_byte >= cfg_.rwnd_bytes) return 1;  // receive window full
+    bytes = std::min<int64_t>(mss_, tcp_segment_tcp_bytes(cfg_, static_cast<uint32_t>(std::min<int64_t>(
+                                        seg_payload_, c.ready_end - c.snd_nxt_byte))));
+  }
+  // RFC 6675 / RFC 5681: send while pipe + the segment fits the congestion window (one segment
+  // may always go when nothing is in flight).
+  if (c.in_flight > 0 && c.in_flight + bytes > c.cwnd) return 1;
+  // The kernel's sending core passes one segment at a time through the stack (and either stack
+  // waits out the phase jitter after an ACK).
+  if (c.tx_cpu_free_ps > now) {
+    *at = c.tx_cpu_free_ps;
+    return 2;
+  }
+  return 0;
+}
+
+bool TcpTransport::pull(uint32_t nic, Packet& out) {
+  Nic& n = nics_[nic];
+  int64_t earliest = -1;
+  for (uint32_t tries = n.active.size(); tries > 0; --tries) {
+    const uint32_t id = n.active.pop_front();
+    TcpConn& c = conns_[id];
+    int64_t at = 0;
+    const int st = send_state(c, &at);
+    if (st == 1) {  // nothing to send or window-blocked: an ACK or a post activates it again
+      c.active = false;
+      continue;
+    }
+    n.active.push_back(id);
+    if (st == 2) {
+      if (earliest < 0 || at < earliest) earliest = at;
+      continue;
+    }
+    send_segment(id, out);
+    return true;
+  }
+  if (earliest >= 0 && (n.wake_ps < 0 || earliest < n.wake_ps || n.wake_ps < sched_.now_ps)) {
+    n.wake_ps = earliest;
+    sched_.at(earliest, kNicWake, nic);
+  }
+  return false;
+}
+
+void TcpTransport::grow_tx(TcpConn& c) {
+  // Slots live at seg % size: re-place those in use [snd_una, snd_nxt) in a ring twice as large.
+  // Rare: each connection doubles at most log2(window / 16) times.
+  std::vector<TcpTxSlot> bigger(c.tx.empty() ? 16 : 2 * c.tx.size());
+  const uint32_t big_mask = static_cast<uint32_t>(bigger.size()) - 1;
+  if (!c.tx.empty()) {
+    for (uint32_t seg = c.snd_una; seg != c.snd_nxt; ++seg) bigger[seg & big_mask] = slot(c, seg);
+  }
+  c.tx.swap(bigger);
+}
+
+void TcpTransport::attribute(uint32_t msg, int64_t start, int64_t len,
+                             int64_t MessageRecord::*field) {
+  // A kernel segment may hold the tail of one message and the heads of the next ones.
+  while (len > 0 && msg < msgs_.size()) {
+    TcpMessage& m = msgs_[msg];
+    const int64_t end = m.end_byte();
+    if (start < end) {
+      const int64_t take = std::min(len, end - start);
+      m.*field += std::min(take, m.size_bytes);  // an empty message's byte is not payload
+      start += take;
+      len -= take;
+    }
+    if (len <= 0) break;
+    // The next message of the same connection.
+    const TcpConn& c = conns_[m.conn];
+    const auto it = std::upper_bound(c.msgs.begin(), c.msgs.end(), msg);
+    if (it == c.msgs.end()) break;
+    msg = *it;
+  }
+}
+
+void TcpTransport::send_segment(uint32_t id, Packet& p) {
+  TcpConn& c = conns_[id];
+  const int64_t now = sched_.now_ps;
+  TcpTxSlot* s;
+  if (c.rtx_pending() > 0) {  // send_state left a valid lost segment at the head
+    s = &slot(c, c.rtx[c.rtx_head]);
+    if (++c.rtx_head == c.rtx.size()) {
+      c.rtx.clear();
+      c.rtx_head = 0;
+    }
+    ++msgs_[s->msg].retransmitted_packets;
+    ++counters_.retransmitted_packets;
+  } else {
+    if (c.tx.empty() || c.snd_nxt - c.snd_una >= c.tx.size()) grow_tx(c);
+    while (msgs_[c.msgs[c.nxt_msg]].end_byte() <= c.snd_nxt_byte) ++c.nxt_msg;
+    const TcpMessage& m = msgs_[c.msgs[c.nxt_msg]];
+    int64_t len = std::min<int64_t>(seg_payload_, c.ready_end - c.snd_nxt_byte);
+    // iWARP: one FPDU per segment, within one RDMA WRITE (RFC 5044 §8 FPDU alignment).
+    if (cfg_.stack == TcpStack::kIwarp) len = std::min(len, m.end_byte() - c.snd_nxt_byte);
+    s = &slot(c, c.snd_nxt);
+    s->seg = c.snd_nxt++;
+    s->msg = c.msgs[c.nxt_msg];
+    s->start_byte = c.snd_nxt_byte;
+    s->payload = static_cast<uint16_t>(len);
+    s->tcp_bytes = static_cast<uint16_t>(tcp_segment_tcp_bytes(cfg_, static_cast<uint32_t>(len)));
+    s->sends = 0;
+    c.snd_nxt_byte += len;
+  }
+  s->state = kTcpInFlight;
+  s->sent_ps = now;
+  if (s->sends < 255) ++s->sends;
+  c.in_flight += s->tcp_bytes;
+  if (cfg_.stack == TcpStack::kKernel) {
+    // Stack pass and (first send only) the copy of this segment's bytes from the user buffer:
+    // the core is busy for them before the next segment.
+    const int64_t cpu = cfg_.host_tx_segment_ps + (s->sends == 1 ? tcp_copy_ps(cfg_, s->payload) : 0);
+    c.tx_cpu_free_ps = std::max(now, c.tx_cpu_free_ps) + cpu;
+    counters_.host_cpu_ps += cpu;
+  }
+  attribute(s->msg, s->start_byte, s->payload, &MessageRecord::sent_bytes);
+  p.src_nic = c.src_nic;
+  p.dst_nic = c.dst_nic;
+  p.qp = id;
+  p.psn = s->seg;
+  p.msg = s->msg;
+  p.payload_bytes = s->payload;
+  p.frame_bytes = static_cast<uint16_t>(tcp_data_frame_bytes(cfg_, s->payload));
+  p.entropy = static_cast<uint16_t>(id);  // one 5-tuple per connection: one ECMP path
+  p.type = PacketType::kData;
+  p.priority = static_cast<uint8_t>(cfg_.data_priority);
+  p.ecn = cfg_.cc == TcpCc::kDctcp ? 2 : 0;  // ECT(0) only with DCTCP (RFC 8257 §3.1)
+  const TcpMessage& first = msgs_[s->msg];
+  const bool last = s->start_byte + s->payload >= first.end_byte();
+  p.flags = static_cast<uint8_t>((s->start_byte == first.first_byte ? net::kFlagFirst : 0) |
+                                 (last ? net::kFlagLast : 0));
+  ++counters_.data_packets_sent;
+  counters_.data_bytes_sent += s->payload;
+  if (c.rto_deadline_ps < 0) arm_rto(id);
+}
+
+void TcpTransport::on_event(uint32_t kind, uint32_t target) {
+  switch (kind) {
+    case kQpTimer:
+      on_rto(target);
+      return;
+    case kCcTimer:
+      on_delack(target);
+      return;
+    case kNicWake:
+      if (nics_[target].wake_ps != sched_.now_ps) return;
+      nics_[target].wake_ps = -1;
+      net_.nic_kick(target);
+      return;
+    case kMsgComplete:
+      --pending_completions_;
+      if (on_delivered) on_delivered(target);
+      return;
+    default:
+      return;
+  }
+}
+
+int64_t TcpTransport::ideal_fct_ps(int64_t size_bytes, int switch_hops, const net::LinkConfig& link,
+                                   const net::SwitchConfig& sw, const net::NicConfig& nic) const {
+  return tcp_ideal_fct_ps(cfg_, size_bytes, switch_hops, link, sw, nic);
+}
+
+double TcpTransport::payload_rate_bps(int64_t link_rate_bps) const {
+  const double frame = tcp_data_frame_bytes(cfg_, seg_payload_) + net::kWireOnlyBytes;
+  return static_cast<double>(link_rate_bps) * seg_payload_ / frame;
+}
+
+}  // namespace fabricsim::transport

@@ -1,0 +1,236 @@
+// TCP (kernel sockets) and iWARP (TCP offloaded in an RNIC): one transport engine, two host
+// stacks. Facts, sources and the latency formula: docs/transports.md "TCP" and "iWARP".
+//
+// One TCP connection per (source NIC, destination NIC) pair carries that pair's messages, in
+// posting order, as one byte stream (a socket per peer, as NCCL's socket transport opens; it
+// opens several per peer, which this model does not). Segments are numbered in sending order
+// (Packet::psn = segment index); a segment carries up to one MSS of the stream (kernel: it may
+// span messages, TCP_NODELAY so no Nagle wait; iWARP: one FPDU per segment and within one
+// message, RFC 5044 §8 FPDU alignment). Retransmissions resend the same segment.
+//
+// Sender: slow start from 10 segments (RFC 6928), congestion avoidance with byte counting
+// (RFC 5681, RFC 3465), SACK loss detection (RFC 6675 IsLost: 3 SACKed segments above a hole)
+// and one window reduction per recovery (RFC 6582 recovery point), RTO per RFC 6298 with
+// Karn's rule, backoff and a floor; DCTCP per RFC 8257. Receiver: cumulative ACK + SACK (the
+// segment that triggered the ACK always reported, RFC 2018 §4), delayed ACKs every second
+// segment or on a timer (RFC 5681 §4.2), at once on out-of-order data and while a hole is
+// open, and at once when the CE state changes (RFC 8257 §3.2).
+//
+// Per packet nothing is allocated (rings grow by doubling while a connection's window grows,
+// as UET's) and nothing is virtual: the network calls the net::Endpoint function pointers.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "core/ring.h"
+#include "core/rng.h"
+#include "core/scheduler.h"
+#include "net/network.h"
+#include "transport/tcp_config.h"
+#include "transport/transport.h"
+
+namespace fabricsim::transport {
+
+// ---- wire sizes (transport/tcp_frames.cpp) ----
+// TCP header with the timestamps option: 20 + 12 (RFC 9293 §3.1, RFC 7323 §3 padded with NOPs).
+inline constexpr uint32_t kTcpHeaderBytes = 32;
+// MSS: the IP MTU less IPv4 20 (RFC 791) and TCP 32 = 1448 B at MTU 1500.
+uint32_t tcp_mss_bytes(const TcpConfig& cfg);
+// iWARP framing inside each segment: MPA length 2 + CRC32c 4 (RFC 5044 §4), DDP tagged header
+// 14 (RFC 5041 §4: DDP/RDMAP control 2 + STag 4 + tagged offset 8; RDMA WRITE is tagged, the
+// untagged SEND header is 18), the ULPDU padded to 4 B, and with markers a 4-B marker per 512 B
+// of stream (RFC 5044 §5). 0 for kernel TCP.
+uint32_t tcp_segment_tcp_bytes(const TcpConfig& cfg, uint32_t payload_bytes);  // TCP payload
+// Application bytes a full segment carries: the MSS (kernel) or the MSS less iWARP framing.
+uint32_t tcp_payload_per_segment(const TcpConfig& cfg);
+// Frame with FCS: Ethernet 14 + IPv4 20 + TCP 32 + TCP payload + FCS 4 (IEEE 802.3; 1518 B
+// for a full kernel segment at MTU 1500), at least 64 B.
+uint32_t tcp_data_frame_bytes(const TcpConfig& cfg, uint32_t payload_bytes);
+// A pure ACK: 70 B; with SACK blocks the option adds 2 NOP + kind/len 2 + 8 per block
+// (RFC 2018 §3; at most 3 blocks beside timestamps).
+uint32_t tcp_ack_frame_bytes(uint32_t sack_blocks);
+// Completion time of one message alone on an idle path (the flow table's ideal FCT), host
+// stack included: the formula of docs/transports.md "TCP" / "iWARP".
+int64_t tcp_ideal_fct_ps(const TcpConfig& cfg, int64_t size_bytes, int switch_hops,
+                         const net::LinkConfig& link, const net::SwitchConfig& sw,
+                         const net::NicConfig& nic);
+// The kernel stack's copy of `bytes` between user and kernel memory (0 for iWARP: zero copy).
+int64_t tcp_copy_ps(const TcpConfig& cfg, int64_t bytes);
+
+struct TcpMessage : MessageRecord {
+  uint32_t conn = 0;
+  int64_t first_byte = 0;    // stream offset of its first byte
+  int64_t stream_bytes = 0;  // bytes it occupies in the stream (size, at least 1)
+  bool delivered = false;
+  int64_t end_byte() const { return first_byte + stream_bytes; }
+};
+
+// Sender state of one segment (slot seg % ring size).
+struct TcpTxSlot {
+  int64_t sent_ps = 0;
+  int64_t start_byte = 0;
+  uint32_t seg = 0;
+  uint32_t msg = 0;        // the message holding the segment's first byte
+  uint16_t payload = 0;    // application bytes
+  uint16_t tcp_bytes = 0;  // TCP payload (iWARP: with MPA/DDP framing); what cwnd counts
+  uint8_t state = 0;       // kTcp* below
+  uint8_t sends = 0;
+};
+static_assert(sizeof(TcpTxSlot) == 32, "two sender slots per cache line");
+inline constexpr uint8_t kTcpFree = 0, kTcpInFlight = 1, kTcpLost = 2, kTcpSacked = 3;
+
+struct TcpConn {
+  uint32_t src_nic = 0;
+  uint32_t dst_nic = 0;
+  std::vector<uint32_t> msgs;
+  // ---- sender ----
+  int64_t stream_end = 0;      // bytes posted
+  int64_t ready_end = 0;       // bytes whose message is ready to send
+  int64_t snd_nxt_byte = 0;    // next new byte to send
+  int64_t snd_una_byte = 0;    // every byte below is acknowledged
+  uint32_t snd_nxt = 0;        // next new segment number
+  uint32_t snd_una = 0;        // every segment below is acknowledged
+  uint32_t nxt_msg = 0;        // msgs[] index holding snd_nxt_byte
+  uint32_t una_msg = 0;        // msgs[] index of the oldest message not yet acknowledged
+  uint32_t ready_msg = 0;      // msgs[] index of the first message not yet ready
+  int64_t last_ready_ps = 0;
+  // Kernel stack: each connection's work runs on one core per side (RSS/XPS steer a flow to
+  // one queue and core), busy until these times.
+  int64_t tx_cpu_free_ps = 0;
+  int64_t rx_cpu_free_ps = 0;
+  int64_t cwnd = 0;            // bytes (TCP payload)
+  int64_t ssthresh = 0;
+  int64_t in_flight = 0;       // RFC 6675 pipe: bytes sent, not SACKed, not presumed lost
+  int64_t acked_accum = 0;     // congestion avoidance byte counter (RFC 3465)
+  bool in_recovery = false;
+  bool active = false;         // in its NIC's round-robin
+  bool hit_by_failure = false;
+  uint32_t recover = 0;        // RFC 6582 recovery point (segment)
+  // RFC 6298 estimator
+  int64_t srtt_ps = -1;
+  int64_t rttvar_ps = 0;
+  int64_t rto_ps = 0;
+  int backoff = 0;
+  int64_t rto_deadline_ps = -1;  // -1: nothing outstanding
+  int64_t timer_ps = -1;         // pending kQpTimer event
+  // DCTCP (RFC 8257 §3.3)
+  double alpha = 1.0;
+  int64_t dctcp_acked = 0;
+  int64_t dctcp_marked = 0;
+  uint32_t dctcp_window_end = 0;
+  uint32_t cwr_end = 0;          // no further ECN reduction before this segment is acked
+  // RFC 6675 loss marking: segments below loss_ptr have been decided (lost or SACKed)
+  uint32_t loss_ptr = 0;
+  uint32_t sacked_count = 0;     // SACKed segments at or above snd_una
+  uint32_t sacked_below_ptr = 0; // of which below loss_ptr
+  uint32_t lost_end = 0;         // failure recovery: one past the highest segment lost to link down
+  std::vector<TcpTxSlot> tx;     // grows by doubling up to the segment window
+  std::vector<uint32_t> rtx;     // lost segments to resend, FIFO rtx[rtx_head..]
+  uint32_t rtx_head = 0;
+  uint32_t rtx_pending() const { return static_cast<uint32_t>(rtx.size()) - rtx_head; }
+  // ---- receiver ----
+  uint32_t rcv_nxt = 0;          // every segment below has arrived
+  uint32_t rcv_high = 0;         // one past the highest segment arrived
+  int64_t rcv_nxt_byte = 0;
+  uint32_t rx_msg = 0;           // msgs[] index of the next message to deliver
+  std::vector<uint64_t> rcv_bits;  // bit seg % window for rcv_nxt <= seg < rcv_nxt + window
+  int unacked_segs = 0;
+  int quickacks_left = 0;
+  bool ce_state = false;         // RFC 8257 §3.2 DCTCP.CE
+  int64_t delack_deadline_ps = -1;
+  int64_t delack_timer_ps = -1;  // pending kCcTimer event
+};
+
+class TcpTransport final : public Transport {
+ public:
+  TcpTransport(const TcpConfig& cfg, net::Network& net, uint64_t seed);
+
+  uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
+                int sl = -1) override;
+  const TcpMessage& message(uint32_t id) const override { return msgs_[id]; }
+  uint32_t num_messages() const override { return static_cast<uint32_t>(msgs_.size()); }
+  const TransportCounters& counters() const override { return counters_; }
+  void on_event(uint32_t kind, uint32_t target) override;
+  int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const net::LinkConfig& link,
+                       const net::SwitchConfig& sw, const net::NicConfig& nic) const override;
+  double payload_rate_bps(int64_t link_rate_bps) const override;
+  int64_t failure_affected_connections() const override { return failure_affected_; }
+  int64_t failure_recovered_ps() const override {
+    return pending_recoveries_ == 0 ? last_recovery_ps_ : -1;
+  }
+  int64_t failure_unrecovered_connections() const override { return pending_recoveries_; }
+
+  const TcpConfig& config() const { return cfg_; }
+  uint32_t num_connections() const { return static_cast<uint32_t>(conns_.size()); }
+  const TcpConn& connection(uint32_t id) const { return conns_[id]; }
+  // Segments a connection may have outstanding (sender ring and receiver bitmap size).
+  uint32_t window_segments() const { return window_segs_; }
+
+ private:
+  struct Nic {
+    Ring<uint32_t> active;      // connections with something to send, round-robin
+    int64_t wake_ps = -1;       // pending kNicWake
+  };
+  // An ACK's SACK information beyond the 32-byte packet, indexed by the ACK's `msg` field (the
+  // wire size is the real ACK with its SACK option).
+  struct AckInfo {
+    uint64_t sack_bits = 0;  // bit i: segment cum + 1 + i has arrived
+    uint32_t trigger = 0;    // the segment that caused the ACK (RFC 2018 §4 first block)
+    bool has_trigger = false;
+  };
+  static void deliver_hook(void* self, uint32_t nic, const net::Packet& pkt);
+  static bool pull_hook(void* self, uint32_t nic, uint8_t paused_classes, net::Packet& out);
+  static void dropped_hook(void* self, const net::Packet& pkt, net::DropReason reason);
+
+  uint32_t conn_for(uint32_t src, uint32_t dst);
+  void activate(uint32_t conn);
+  bool pull(uint32_t nic, net::Packet& out);
+  // 0: can send now; 1: blocked until feedback (or nothing to send); 2: not before *at.
+  int send_state(TcpConn& c, int64_t* at);
+  void send_segment(uint32_t conn, net::Packet& out);
+  void grow_tx(TcpConn& c);
+  TcpTxSlot& slot(TcpConn& c, uint32_t seg) {
+    return c.tx[seg & (static_cast<uint32_t>(c.tx.size()) - 1)];
+  }
+  // Adds `len` stream bytes from `start` to the field of each message they belong to, from
+  // message index `msg` on.
+  void attribute(uint32_t msg, int64_t start, int64_t len, int64_t MessageRecord::*field);
+  // sender (tcp_ack.cpp)
+  void on_ack(const net::Packet& pkt);
+  void on_rto(uint32_t conn);
+  void arm_rto(uint32_t conn);
+  void rtt_sample(TcpConn& c, int64_t rtt_ps);
+  void mark_lost(TcpConn& c, TcpTxSlot& s);
+  void detect_losses(TcpConn& c);
+  void enter_recovery(TcpConn& c);
+  void cc_on_ack(TcpConn& c, int64_t newly_bytes, bool ece);
+  void advance_una(uint32_t conn, uint32_t cum);
+  // receiver (tcp_rx.cpp)
+  void on_data(const net::Packet& pkt);
+  void send_ack(uint32_t conn, bool ece, uint32_t trigger, bool has_trigger);
+  void on_delack(uint32_t conn);
+  void deliver(uint32_t msg, uint32_t nic);
+  uint32_t alloc_ack(const AckInfo& a);
+
+  TcpConfig cfg_;
+  net::Network& net_;
+  Scheduler& sched_;
+  uint32_t mss_ = 0;           // TCP payload bytes of a full segment
+  uint32_t seg_payload_ = 0;   // application bytes of a full segment
+  uint32_t window_segs_ = 0;
+  std::vector<TcpConn> conns_;
+  std::vector<TcpMessage> msgs_;
+  std::vector<Nic> nics_;
+  std::vector<AckInfo> acks_;
+  std::vector<uint32_t> free_acks_;
+  std::unordered_map<uint64_t, uint32_t> conn_index_;  // post time only
+  Rng rng_;  // phase jitter
+  TransportCounters counters_;
+  int64_t failure_affected_ = 0;
+  int64_t pending_recoveries_ = 0;
+  int64_t last_recovery_ps_ = -1;
+};
+
+}  // namespace fabricsim::transport
