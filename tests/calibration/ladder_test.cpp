@@ -48,6 +48,50 @@ constexpr const char* kSeed002 =
     "shared/seeds/002 (Architects' Tech Alliance article): 'TCP/IP ~50 us, RoCEv2 ~5 us, "
     "InfiniBand ~2 us' in intra-cluster one-hop tests";
 
+TEST(LadderCalibration, Seed002TcpOneHopIsTensOfMicroseconds) {
+  check_figure(Figure{
+      .name = "seed 002 era: kernel TCP one-hop latency (10GbE, 3.2 us switch, 20k/s interrupts)",
+      .published = "~50 us (band: within a factor 2)",
+      .source = kSeed002,
+      .scenario = "ladder_test: examples/latency.yaml variant tcp-era, ping-pong 2 B, RTT / 2",
+      .unit = "us",
+      .value = ladder_us("tcp-era"),
+      .lo = 25.0,
+      .hi = 100.0});
+}
+
+// Mellanox's own contrast of the two models (2019, "InfiniBand In-Network Computing Technology
+// and Roadmap", slide 4): "CPU-centric (onload): communications latencies of 30-40 us" against
+// "data-centric (offload): 3-4 us".
+TEST(LadderCalibration, OnloadTcpIsThirtyToFortyMicroseconds) {
+  check_figure(Figure{
+      .name = "era kernel TCP (onload) one-hop latency",
+      .published = "30 - 40 us ('CPU-centric (onload)')",
+      .source = "Mellanox, 'InfiniBand In-Network Computing Technology and Roadmap', Sept 2019, "
+                "slide 4",
+      .scenario = "ladder_test: variant tcp-era",
+      .unit = "us",
+      .value = ladder_us("tcp-era"),
+      .lo = 30.0,
+      .hi = 40.0});
+}
+
+// "ConnectX-2 chips supporting Ethernet with RoCE extensions have a latency of around
+// 1.3 microseconds per 10GE port compared to something on the order of 5 to 10 microseconds
+// for other commercially available adapters" (The Register, 2011-06-06): the iWARP RNICs of the
+// time. Back to back, as above. A competitor's claim: UNVERIFIED as a measurement.
+TEST(LadderCalibration, EraIwarpAdapterIsAboutFiveMicroseconds) {
+  check_figure(Figure{
+      .name = "era iWARP adapter, 2 B back to back on 10GbE",
+      .published = "5 - 10 us ('other commercially available adapters', vendor claim)",
+      .source = "The Register, 'Mellanox forges switch-hitting ConnectX-3 adapters', 2011-06-06",
+      .scenario = "ladder_test: variant iwarp-era, zero-latency switch, 2 x 1.5 m",
+      .unit = "us",
+      .value = ladder_us("iwarp-era", {"fabric.switch.latency=0ns", "fabric.link.cable=1.5m"}),
+      .lo = 4.5,
+      .hi = 10.0});
+}
+
 TEST(LadderCalibration, Seed002RoceOneHopIsAFewMicroseconds) {
   check_figure(Figure{
       .name = "seed 002 era: RoCEv2 one-hop latency (connectx-3, 10GbE, 3.2 us DCB switch)",

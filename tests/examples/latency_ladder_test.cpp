@@ -4,8 +4,8 @@
 //   1. lie in the range derived here from that variant's own parameters, and
 //   2. keep the ladder's order: tcp > iwarp > roce > ib where present, UET beside RoCE.
 //
-// The derivation (docs/calibration.d/ladder.md), for one message of S bytes on an idle path
-// NIC A -> cable -> switch -> cable -> NIC B:
+// The derivation (docs/calibration.d/ladder.md), for one RDMA message of S bytes on an idle
+// path NIC A -> cable -> switch -> cable -> NIC B (TCP and iWARP: see derive()):
 //   one way = host_post + doorbell + (S > inline_max ? dma_read : 0)      sender's host + PCIe
 //           + tx_latency + rx_latency                                      NIC pipelines
 //           + 2 x cable x 5 ns/m                                            propagation
@@ -31,6 +31,7 @@
 #include "../support/cli_runner.h"
 #include "scenario/infiniband.h"
 #include "scenario/load.h"
+#include "transport/tcp_config.h"
 
 namespace fabricsim {
 namespace {
@@ -56,8 +57,23 @@ constexpr int64_t kLrh = 8, kBth = 12, kReth = 16, kIcrc = 4, kVcrc = 2;
 // request 44 B, over UDP/IPv4/Ethernet.
 constexpr int64_t kPdsRud = 12, kSesStandard = 44;
 
-// Bytes one S-byte RDMA WRITE (or UET write) occupies on the wire, per technology.
+// TCP (RFC 9293) 20 B + the timestamps option (RFC 7323 §3: 10 B + 2 NOPs) = 32 B; iWARP adds
+// per segment the MPA length 2 B and CRC32c 4 B (RFC 5044) around a DDP tagged header 14 B
+// (RFC 5041 §4), the FPDU padded to 4 B.
+constexpr int64_t kTcpWithTimestamps = 20 + 12, kMpaLength = 2, kDdpTagged = 14, kMpaCrc = 4;
+
+// Bytes one S-byte message occupies on the wire (one frame), per technology: an RDMA WRITE for
+// roce, ib and iwarp, a UET write, a TCP segment.
 int64_t wire_bytes(const std::string& fabric, int64_t payload) {
+  if (fabric == "tcp") {
+    return std::max(kMinFrame, kEthHeader + kIpv4 + kTcpWithTimestamps + payload + kFcs) +
+           kPreambleIfg;
+  }
+  if (fabric == "iwarp") {
+    return std::max(kMinFrame, kEthHeader + kIpv4 + kTcpWithTimestamps +
+                                   pad4(kMpaLength + kDdpTagged + payload) + kMpaCrc + kFcs) +
+           kPreambleIfg;
+  }
   if (fabric == "ib") return kLrh + kBth + kReth + pad4(payload) + kIcrc + kVcrc;
   if (fabric == "roce") {  // RoCEv2: IBA Annex A17, BTH + RETH over UDP/IPv4
     return std::max(kMinFrame, kEthHeader + kIpv4 + kUdp + kBth + kReth + pad4(payload) + kIcrc +
@@ -90,10 +106,27 @@ Range derive(const scenario::VariantSpec& v) {
   scenario::Scenario sc = scenario::load_scenario_file(kExample.string(), sets);
   scenario::resolve_nic(sc);  // fabric.nic.profile and overrides -> sc.nic
   const net::NicConfig& nic = sc.nic;
+  const transport::TcpConfig& tcp = sc.tcp;
   const int64_t size = sc.workload.ping_pong.size_bytes;
-  const double host_and_nic = static_cast<double>(
+  // RDMA (roce, ib, uet, iwarp): the verbs post, the doorbell (carrying an inline WQE), the NIC
+  // pipelines, the payload's write into host memory and the polling CPU.
+  double host_and_nic = static_cast<double>(
       nic.host_post_ps + nic.doorbell_ps + (size > nic.inline_max_bytes ? nic.dma_read_ps : 0) +
       nic.tx_latency_ps + nic.rx_latency_ps + nic.mem_write_ps + nic.host_poll_ps);
+  if (v.fabric == "iwarp") {
+    // The RNIC's TCP/MPA/DDP work on top of the pipelines (docs/transports.md "iWARP").
+    host_and_nic += static_cast<double>(tcp.iwarp_tx_extra_ps + tcp.iwarp_rx_extra_ps);
+  } else if (v.fabric == "tcp") {
+    // Kernel sockets (docs/transports.md "TCP"): send() and recv() replace the post and the poll;
+    // the driver always DMA-reads the descriptor and payload; one copy each side.
+    const double copy_ps = static_cast<double>(size) * 8.0 * 1e12 /
+                           static_cast<double>(tcp.host_copy_rate_bps);
+    host_and_nic = static_cast<double>(tcp.host_tx_message_ps + tcp.host_tx_segment_ps +
+                                       nic.doorbell_ps + nic.dma_read_ps + nic.tx_latency_ps +
+                                       nic.rx_latency_ps + nic.mem_write_ps +
+                                       tcp.host_rx_segment_ps + tcp.host_rx_message_ps) +
+                   2 * copy_ps;
+  }
   const double propagation = 2.0 * sc.link.cable_m * 5000.0;  // 5 ns/m, two cables
   const double sw = static_cast<double>(v.fabric == "ib" ? sc.ib.switch_latency_ps
                                                          : sc.switch_config.latency_ps);
@@ -166,7 +199,8 @@ TEST_F(LatencyLadder, TheExampleIsAPerftestStylePingPongThroughOneSwitch) {
   EXPECT_EQ(ladder().sc.workload.ping_pong.iterations, 1000) << "perftest's DEF_ITERS";
   EXPECT_EQ(ladder().sc.topology.hosts, 2);
   EXPECT_EQ(ladder().sc.topology.radix, 4) << "two hosts on one leaf: one switch between them";
-  for (const char* v : {"roce-era", "ib-era", "roce-today", "ib-today", "uet-today"}) {
+  for (const char* v : {"tcp-era", "iwarp-era", "roce-era", "ib-era", "tcp-today", "iwarp-today",
+                        "roce-today", "ib-today", "uet-today"}) {
     EXPECT_TRUE(has(v)) << "the ladder runs variant " << v;
   }
   EXPECT_NE(ladder().output.find("one-way latency"), std::string::npos) << ladder().output;
@@ -179,25 +213,25 @@ TEST_F(LatencyLadder, EachValueLiesInTheRangeItsParametersGive) {
     EXPECT_EQ(m.iterations, ladder().sc.workload.ping_pong.iterations) << v.name;
     EXPECT_GE(m.typical_ps, r.lo_ps) << v.name << ": below the sum of its parts";
     EXPECT_LE(m.typical_ps, r.hi_ps) << v.name << ": above the sum plus one frame time";
-    // An idle fabric and one message in flight: every round trip is the same.
-    EXPECT_EQ(m.min_ps, m.max_ps) << v.name << ": round trips differ on an idle fabric";
+    // An idle fabric and one message in flight: every RDMA round trip is the same. (TCP and
+    // iWARP send pure ACKs beside the data, every second segment and on the delayed-ACK timer,
+    // and a pong may queue behind one: their tails are longer by up to a few ACK frames.)
+    if (v.fabric != "tcp" && v.fabric != "iwarp") {
+      EXPECT_EQ(m.min_ps, m.max_ps) << v.name << ": round trips differ on an idle fabric";
+    }
   }
 }
 
 TEST_F(LatencyLadder, TheOrderIsTcpIwarpRoceIb) {
   for (const std::string era : {"-era", "-today"}) {
-    // tcp and iwarp join the ladder once fabric.technology tcp|iwarp exists (issue 12 item 1-2).
-    if (has("tcp" + era) && has("iwarp" + era)) {
-      EXPECT_GT(us("tcp" + era), us("iwarp" + era)) << era;
-    }
-    if (has("iwarp" + era) && has("roce" + era)) {
-      EXPECT_GT(us("iwarp" + era), us("roce" + era)) << era;
-    }
-    if (has("roce" + era) && has("ib" + era)) {
-      EXPECT_GT(us("roce" + era), us("ib" + era))
-          << era << ": RoCE crosses an Ethernet switch (450 ns today, 3.2 us then) where IB "
-                    "crosses a 130-170 ns one, with the same NIC";
-    }
+    ASSERT_TRUE(has("tcp" + era) && has("iwarp" + era) && has("roce" + era) && has("ib" + era));
+    EXPECT_GT(us("tcp" + era), us("iwarp" + era))
+        << era << ": the kernel's send() and recv() against an RNIC's offload";
+    EXPECT_GT(us("iwarp" + era), us("roce" + era))
+        << era << ": the same Ethernet path, plus the RNIC's TCP/MPA/DDP processing";
+    EXPECT_GT(us("roce" + era), us("ib" + era))
+        << era << ": RoCE crosses an Ethernet switch (450 ns today, 3.2 us then) where IB "
+                  "crosses a 130-170 ns one, with the same NIC";
   }
 }
 
@@ -216,8 +250,9 @@ TEST_F(LatencyLadder, UetSitsBesideRoceAboveIb) {
 // Each fabric of the era is slower than today's: PCIe Gen3 and slower links, and for RoCE a
 // multi-microsecond DCB-era Ethernet switch.
 TEST_F(LatencyLadder, TheEraIsSlowerThanToday) {
-  EXPECT_GT(us("roce-era"), us("roce-today"));
-  EXPECT_GT(us("ib-era"), us("ib-today"));
+  for (const char* f : {"tcp", "iwarp", "roce", "ib"}) {
+    EXPECT_GT(us(std::string(f) + "-era"), us(std::string(f) + "-today")) << f;
+  }
 }
 
 }  // namespace
