@@ -145,6 +145,20 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                           {"min_fraction_of_line_rate", w.min_fraction}};
   }
 
+  if (r.context_cache.present) {  // fabric.nic.context_cache.enabled (net/nic_context_cache.h)
+    const scenario::ContextCacheResult& c = r.context_cache;
+    j["context_cache"] = {{"entries", c.entries},
+                          {"context_bytes", c.context_bytes},
+                          {"miss_latency_ps", c.miss_latency_ps},
+                          {"hits", c.hits},
+                          {"misses", c.misses},
+                          {"miss_stall_ps", c.miss_stall_ps},
+                          {"max_nic_misses", c.max_nic_misses},
+                          {"max_connections_per_nic", c.max_connections_per_nic},
+                          {"total_connections", c.total_connections},
+                          {"max_nic_context_bytes", c.max_nic_context_bytes}};
+  }
+
   const scenario::FabricCounters& n = r.counters;
   j["counters"] = {{"data_packets_sent", n.data_packets_sent},
                    {"data_bytes_sent", n.data_bytes_sent},

@@ -204,6 +204,15 @@ std::string format_summary(const scenario::RunResult& r) {
     rows.emplace_back("TCP", count(n.fast_recoveries) + " SACK recoveries, " +
                                  format_time(n.host_cpu_ps) + " host CPU in the stack");
   }
+  if (r.context_cache.present) {  // net/nic_context_cache.h
+    const scenario::ContextCacheResult& c = r.context_cache;
+    rows.emplace_back("context cache",
+                      count(c.hits) + " hits, " + count(c.misses) + " misses (" +
+                          count(c.entries) + " per NIC), " +
+                          format_time(c.miss_stall_ps) + " waited for them; " +
+                          count(c.max_connections_per_nic) + " connections on the busiest NIC need " +
+                          std::to_string(c.max_nic_context_bytes / 1024) + " KiB of context");
+  }
   if (n.watchdog_storms > 0) {
     rows.emplace_back("watchdog", count(n.watchdog_storms) + " storms broken, " +
                                       count(n.watchdog_drops) + " packets dropped");

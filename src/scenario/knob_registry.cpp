@@ -143,6 +143,7 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.switch_config.forwarding; }));
   add_trim_knobs(k);
   add_nic_knobs(k);
+  add_ctxcache_knobs(k);  // fabric.nic.context_cache.*
   k.push_back(bind(
       {.path = "fabric.roce.mtu",
        .type = KnobType::kBytes,
@@ -533,6 +534,7 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.capture.point; }));
   add_congestion_knobs(k);
   add_spray_knobs(k);
+  add_qps_per_pair_knob(k);  // fabric.roce.qps_per_pair (knob_registry_ctxcache.cpp)
   add_infiniband_knobs(k);
   add_load_balancing_knobs(k);
   add_uet_knobs(k);

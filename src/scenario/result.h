@@ -274,6 +274,22 @@ struct RunStats {
   int64_t sim_time_ps = 0;
 };
 
+// The NICs' connection-context caches (net/nic_context_cache.h), when enabled.
+struct ContextCacheResult {
+  bool present = false;
+  int64_t entries = 0;             // contexts each NIC caches
+  int64_t context_bytes = 0;       // one context
+  int64_t miss_latency_ps = 0;
+  int64_t hits = 0;                // totals over every NIC
+  int64_t misses = 0;
+  int64_t miss_stall_ps = 0;       // sum over misses of the wait for the context
+  int64_t max_nic_misses = 0;      // the NIC with the most misses
+  int64_t max_connections_per_nic = 0;  // contexts on the NIC with the most
+  int64_t total_connections = 0;   // contexts on all NICs (a connection has one at each end)
+  // The NIC memory the connections would need on chip: max_connections_per_nic x context_bytes.
+  int64_t max_nic_context_bytes = 0;
+};
+
 struct RunResult {
   std::string scenario_name;
   uint64_t seed = 0;
@@ -294,6 +310,7 @@ struct RunResult {
   double aggregate_throughput_gbps = 0;  // delivered payload bits / (last finish - first start)
   bool steady_window_asked = false;      // outputs.steady_window
   SteadyWindowResult steady_window;
+  ContextCacheResult context_cache;      // fabric.nic.context_cache.enabled
   LinkLoads links;                       // utilization per tier and direction
   std::vector<PortRoutes> sm_routes;     // InfiniBand: per switch port, as last programmed
   FailureTimeline failure;

@@ -311,6 +311,22 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     r.steady_window_asked = true;
     r.steady_window = w->result();
   }
+  if (const net::NicContextCache* cc = transport.context_cache()) {  // net/nic_context_cache.h
+    ContextCacheResult& c = r.context_cache;
+    c.present = true;
+    c.entries = cc->entries();
+    c.context_bytes = cc->context_bytes();
+    c.miss_latency_ps = cc->miss_latency_ps();
+    c.hits = cc->hits();
+    c.misses = cc->misses();
+    c.miss_stall_ps = cc->miss_stall_ps();
+    for (uint32_t nic = 0; nic < cc->num_nics(); ++nic) {
+      c.max_nic_misses = std::max(c.max_nic_misses, cc->nic_misses(nic));
+    }
+    c.max_connections_per_nic = cc->max_connections_per_nic();
+    c.total_connections = cc->total_connections();
+    c.max_nic_context_bytes = c.max_connections_per_nic * c.context_bytes;
+  }
 
   // Link utilization over the span of the traffic (LinkLoads): first flow start to last flow
   // finish (the end of the simulation if some flow never finished), extended to the end of the

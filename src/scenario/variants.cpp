@@ -56,7 +56,7 @@ std::vector<VariantSpec> read_variants(const YAML::Node& value, const std::strin
       } else if (key == "fabric") {
         if (!val.IsScalar() ||
             std::find(kFabrics.begin(), kFabrics.end(), val.Scalar()) == kFabrics.end()) {
-          fail(at, path, "expected one of: roce, ib, uet");
+          fail(at, path, "expected one of: roce, ib, uet, tcp, iwarp");
         }
         v.fabric = val.Scalar();
       } else if (key == "set") {

@@ -18,6 +18,9 @@ void RoceTransport::on_event(uint32_t kind, uint32_t target) {
     case kMsgComplete:
       on_msg_complete(target);
       return;
+    case kCtxRx:
+      on_ctx_rx(target);
+      return;
     default:
       return;  // not one of ours (Transport::is_event filters before the call)
   }

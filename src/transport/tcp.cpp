@@ -35,12 +35,17 @@ TcpTransport::TcpTransport(const TcpConfig& cfg, net::Network& net, uint64_t see
   net_.set_endpoint(ep);
 }
 
-void TcpTransport::deliver_hook(void* self, uint32_t /*nic*/, const Packet& p) {
+void TcpTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
   auto* t = static_cast<TcpTransport*>(self);
+  if (t->ctx_.enabled() && t->wait_for_context(nic, p)) return;
+  t->receive(p);
+}
+
+void TcpTransport::receive(const Packet& p) {
   if (p.type == PacketType::kData) {
-    t->on_data(p);
+    on_data(p);
   } else if (p.type == PacketType::kAck) {
-    t->on_ack(p);
+    on_ack(p);
   }  // nothing else is TCP's (link-layer frames are consumed in net/)
 }
 
@@ -87,6 +92,10 @@ uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
     c.alpha = cfg_.dctcp_initial_alpha;
     c.quickacks_left = cfg_.quickacks;
     conns_.push_back(std::move(c));
+    if (ctx_.enabled()) {  // the connection's context at both RNICs, written at set-up
+      ctx_.add_connection(src, it->second);
+      ctx_.add_connection(dst, it->second);
+    }
   }
   return it->second;
 }
@@ -186,8 +195,10 @@ int TcpTransport::send_state(TcpConn& c, int64_t* at) {
 bool TcpTransport::pull(uint32_t nic, Packet& out) {
   Nic& n = nics_[nic];
   int64_t earliest = -1;
-  for (uint32_t tries = n.active.size(); tries > 0; --tries) {
-    const uint32_t id = n.active.pop_front();
+  const int64_t now = sched_.now_ps;
+  for (uint32_t tries = n.active.size() + n.ctx_wait.size(); tries > 0; --tries) {
+    const uint32_t id = ctx_.enabled() ? next_conn(n, nic, now) : n.active.pop_front();
+    if (id == kNoConn) break;
     TcpConn& c = conns_[id];
     int64_t at = 0;
     const int st = send_state(c, &at);
@@ -195,19 +206,50 @@ bool TcpTransport::pull(uint32_t nic, Packet& out) {
       c.active = false;
       continue;
     }
-    n.active.push_back(id);
     if (st == 2) {
+      n.active.push_back(id);
       if (earliest < 0 || at < earliest) earliest = at;
       continue;
     }
+    if (ctx_.enabled()) {
+      // iWARP: the RNIC needs the connection's context before it builds the segment
+      // (net/nic_context_cache.h). A miss reads it over PCIe and the connection is parked until
+      // it arrives (that access is not counted again); with every read in flight nothing is
+      // issued, the connection keeps its turn and the scheduler stops until a read completes.
+      const net::ContextAccess a = ctx_.access(nic, id, now);
+      if (a.ready_ps > now) {
+        if (earliest < 0 || a.ready_ps < earliest) earliest = a.ready_ps;
+        if (a.engine_busy) {
+          n.active.push_back(id);
+          break;
+        }
+        const int64_t ready =
+            n.ctx_wait.empty() ? a.ready_ps : std::max(a.ready_ps, n.ctx_wait.back().ready_ps);
+        n.ctx_wait.push_back(Nic::WaitingTx{ready, id});
+        continue;
+      }
+    }
+    n.active.push_back(id);
     send_segment(id, out);
     return true;
+  }
+  if (!n.ctx_wait.empty() && (earliest < 0 || n.ctx_wait.front().ready_ps < earliest)) {
+    earliest = n.ctx_wait.front().ready_ps;
   }
   if (earliest >= 0 && (n.wake_ps < 0 || earliest < n.wake_ps || n.wake_ps < sched_.now_ps)) {
     n.wake_ps = earliest;
     sched_.at(earliest, kNicWake, nic);
   }
   return false;
+}
+
+uint32_t TcpTransport::next_conn(Nic& n, uint32_t nic, int64_t now_ps) {
+  const bool parked_ready = !n.ctx_wait.empty() && n.ctx_wait.front().ready_ps <= now_ps;
+  if (!n.active.empty() && (!parked_ready || ctx_.read_slot_free(nic, now_ps))) {
+    return n.active.pop_front();
+  }
+  if (parked_ready) return n.ctx_wait.pop_front().conn;
+  return kNoConn;
 }
 
 void TcpTransport::grow_tx(TcpConn& c) {
@@ -318,6 +360,9 @@ void TcpTransport::on_event(uint32_t kind, uint32_t target) {
     case kMsgComplete:
       --pending_completions_;
       if (on_delivered) on_delivered(target);
+      return;
+    case kCtxRx:
+      on_ctx_rx(target);
       return;
     default:
       return;

@@ -28,6 +28,7 @@
 #include "core/rng.h"
 #include "core/scheduler.h"
 #include "net/network.h"
+#include "net/nic_context_cache.h"
 #include "transport/tcp_config.h"
 #include "transport/transport.h"
 
@@ -161,6 +162,13 @@ class TcpTransport final : public Transport {
     return pending_recoveries_ == 0 ? last_recovery_ps_ : -1;
   }
   int64_t failure_unrecovered_connections() const override { return pending_recoveries_; }
+  const net::NicContextCache* context_cache() const override {
+    return ctx_.enabled() ? &ctx_ : nullptr;
+  }
+
+  // iWARP: the RNICs keep each connection's state (TCB + QP context) in a context cache
+  // (net/nic_context_cache.h; transport/tcp_ctxcache.cpp). REQUIRES: before the first post.
+  void set_context_cache(const net::ContextCacheConfig& cfg, int64_t miss_latency_ps);
 
   const TcpConfig& config() const { return cfg_; }
   uint32_t num_connections() const { return static_cast<uint32_t>(conns_.size()); }
@@ -172,6 +180,16 @@ class TcpTransport final : public Transport {
   struct Nic {
     Ring<uint32_t> active;      // connections with something to send, round-robin
     int64_t wake_ps = -1;       // pending kNicWake
+    // iWARP with the context cache: received packets waiting for their connection's context,
+    // in arrival order, each with the time it may be processed (tcp_ctxcache.cpp).
+    Ring<net::InFlight> rx_wait;
+    // ... and connections whose context is being read for their next segment, in read
+    // completion order (served first once ready, without a second look-up).
+    struct WaitingTx {
+      int64_t ready_ps;
+      uint32_t conn;
+    };
+    Ring<WaitingTx> ctx_wait;
   };
   // An ACK's SACK information beyond the 32-byte packet, indexed by the ACK's `msg` field (the
   // wire size is the real ACK with its SACK option).
@@ -183,6 +201,15 @@ class TcpTransport final : public Transport {
   static void deliver_hook(void* self, uint32_t nic, const net::Packet& pkt);
   static bool pull_hook(void* self, uint32_t nic, uint8_t paused_classes, net::Packet& out);
   static void dropped_hook(void* self, const net::Packet& pkt, net::DropReason reason);
+  void receive(const net::Packet& pkt);
+  // Context cache (tcp_ctxcache.cpp): true if `pkt` must wait for its connection's context.
+  bool wait_for_context(uint32_t nic, const net::Packet& pkt);
+  void on_ctx_rx(uint32_t nic);
+  // The next connection the scheduler of `nic` serves: a parked one whose context has arrived,
+  // unless a read slot is free and others wait their turn (as RoceTransport::next_entry);
+  // kNoConn if none.
+  static constexpr uint32_t kNoConn = 0xFFFFFFFFu;
+  uint32_t next_conn(Nic& n, uint32_t nic, int64_t now_ps);
 
   uint32_t conn_for(uint32_t src, uint32_t dst);
   void activate(uint32_t conn);
@@ -227,6 +254,7 @@ class TcpTransport final : public Transport {
   std::vector<uint32_t> free_acks_;
   std::unordered_map<uint64_t, uint32_t> conn_index_;  // post time only
   Rng rng_;  // phase jitter
+  net::NicContextCache ctx_;  // disabled unless set_context_cache
   TransportCounters counters_;
   int64_t failure_affected_ = 0;
   int64_t pending_recoveries_ = 0;

@@ -283,7 +283,7 @@ TEST_F(CompareTest, RingBusbwRatioIsTheHeaderOverhead) {
 TEST_F(CompareTest, BadFabricsExitTwoWithOneLine) {
   const std::string file = write("small.yaml", kSmall);
   const fs::path out = dir_ / "results";
-  for (const char* list : {"ib,tcp", "roce,roce", "ib,,roce", ""}) {
+  for (const char* list : {"ib,sctp", "roce,roce", "ib,,roce", ""}) {
     SCOPED_TRACE(std::string("--fabrics '") + list + "'");
     const CliOutcome o =
         run("compare '" + file + "' --fabrics '" + list + "' --out '" + out.string() + "'");
@@ -291,7 +291,7 @@ TEST_F(CompareTest, BadFabricsExitTwoWithOneLine) {
     ASSERT_EQ(o.err_lines.size(), 1u) << "exactly one line on stderr:\n" << o.err;
     EXPECT_NE(o.err_lines[0].find("--fabrics"), std::string::npos)
         << "the error names --fabrics: " << o.err_lines[0];
-    EXPECT_NE(o.err_lines[0].find("ib, roce, uet"), std::string::npos)
+    EXPECT_NE(o.err_lines[0].find("ib, roce, uet, tcp, iwarp"), std::string::npos)
         << "the error lists the allowed fabrics: " << o.err_lines[0];
     EXPECT_EQ(o.out, "") << "nothing on stdout for bad input";
     EXPECT_FALSE(fs::exists(out)) << "nothing written for bad input";

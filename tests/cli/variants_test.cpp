@@ -76,7 +76,7 @@ TEST_F(VariantsTest, FabricsBesideVariantsIsRefused) {
 TEST_F(VariantsTest, MalformedVariantsNameTheirKey) {
   for (const auto& [bad, key] : std::vector<std::pair<std::string, std::string>>{
            {"  - {name: a/b, fabric: roce}\n", "variants[0].name"},
-           {"  - {name: a, fabric: tcp}\n", "variants[0].fabric"},
+           {"  - {name: a, fabric: sctp}\n", "variants[0].fabric"},
            {"  - {name: a, fabric: roce, set: [fabric.technology=ib]}\n", "variants[0].set[0]"},
            {"  - {name: a}\n", "variants[0].fabric"},
            {"  - {name: a, fabric: roce, colour: red}\n", "variants[0].colour"}}) {

@@ -198,9 +198,9 @@ TEST(LoadErrors, WrongEnum) {
   EXPECT_EQ(error_of("routing:\n  ecmp:\n    hash: crc\n"),
             "s.yaml:3: routing.ecmp.hash: must be one of: crc32, xor_fold")
       << "the brief's example message";
-  EXPECT_EQ(error_of("fabric: {technology: tcp}\n"),
-            "s.yaml:1: fabric.technology: must be one of: roce, ib, uet")
-      << "TCP is not modelled yet";
+  EXPECT_EQ(error_of("fabric: {technology: sctp}\n"),
+            "s.yaml:1: fabric.technology: must be one of: roce, ib, uet, tcp, iwarp")
+      << "SCTP is not modelled";
 }
 
 TEST(LoadErrors, KeyOnlyValidForAnotherKind) {
@@ -255,7 +255,7 @@ TEST(LoadErrors, StructureProblems) {
       << "a list at the top";
   EXPECT_EQ(error_of("fabric: roce\n"),
             "s.yaml:1: fabric: expected a mapping with keys: technology, link, switch, trim, nic, "
-            "roce, pfc, ecn, ib, transport, uet, got 'roce'")
+            "roce, pfc, ecn, ib, transport, uet, tcp, got 'roce'")
       << "a scalar where a group belongs";
 }
 
