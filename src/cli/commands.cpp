@@ -263,7 +263,8 @@ int run_command(const RunArgs& args) {
     std::cout << "  results in " << out_dir << "/ (result.json, flows.csv, run.json"
               << (result.captured.empty() ? "" : ", trace.pcap")
               << (result.sm_routes.empty() ? "" : ", routes.csv")
-              << (result.captured.empty() || !result.infiniband ? "" : ", credits.csv") << ")\n";
+              << (result.captured.empty() || !result.infiniband ? "" : ", credits.csv")
+              << (result.ping_pong.empty() ? "" : ", ping_pong.csv") << ")\n";
   }
   return interrupt.exit_code(kExitOk);  // interrupted: ends by the signal, files written
 }

@@ -59,12 +59,44 @@ NicConfig connectx6() {
   return c;
 }
 
+// ---- era profile (issue 12, the latency ladder; docs/calibration.d/ladder.md) ----
+// Seed article 002's one-hop figures (TCP ~50 us, RoCEv2 ~5 us, IB ~2 us) restate the
+// 2010-2014 generation: ConnectX-2/-3 adapters on PCIe Gen2/Gen3, QDR/FDR InfiniBand and
+// 10GbE. ConnectX-3 (2011; ConnectX-3 Pro 2013 added RoCEv2) is its last member. Published
+// sums this profile is held to (tests/calibration/ladder_test.cpp):
+//  - ib_write_lat 2 B through one FDR switch on ConnectX-3: 0.98 us typical (a published
+//    perftest log, mlx4, the same figure nic_test.cpp cites);
+//  - "sub-microsecond latency" for ConnectX-3 on FDR IB or 40GbE RoCE, against ~1.3 us for
+//    ConnectX-2 RoCE on 10GbE (Mellanox's J. Monson in The Register, 6 June 2011,
+//    "Mellanox forges switch-hitting ConnectX-3 adapters");
+//  - "1 us MPI ping latency" (ConnectX-3 product brief; UNVERIFIED here, not reachable).
+// The split is an estimate like connectx-7's (UNVERIFIED per part): PCIe Gen3 one-way posted
+// writes of ~200 ns and a ~600 ns read round trip follow Neugebauer et al., SIGCOMM 2018, whose
+// measurements are on Gen3 hosts of this generation; a 2.6 GHz Sandy/Ivy Bridge core takes a
+// little longer than today's to post and to notice the write. The ASIC pipelines take what the
+// published 0.98 us leaves after the PCIe and host parts (520 ns) and the wire (~0.21 us of
+// FDR switch, cable and serialization): 125 ns each way.
+NicConfig connectx3() {
+  NicConfig c;
+  c.host_post_ps = ns(60);    // UNVERIFIED: a few hundred cycles at 2.6 GHz
+  c.doorbell_ps = ns(200);    // PCIe Gen3 posted MMIO write (Neugebauer et al. 2018; UNVERIFIED split)
+  c.dma_read_ps = ns(600);    // PCIe Gen3 read round trip (Neugebauer et al. 2018: ~500-900 ns)
+  c.inline_max_bytes = 220;   // perftest DEF_INLINE_WRITE, as on connectx-7
+  c.tx_latency_ps = ns(125);  // what the published sum leaves for the ASIC (UNVERIFIED split)
+  c.rx_latency_ps = ns(125);
+  c.mem_write_ps = ns(200);   // PCIe Gen3 posted write into host memory (UNVERIFIED split)
+  c.host_poll_ps = ns(60);    // one cache-line miss on the polling core (UNVERIFIED)
+  return c;
+}
+
 }  // namespace
 
 const std::vector<NicProfile>& nic_profiles() {
   static const std::vector<NicProfile> kProfiles = {
       {"connectx-7", "NDR / 400GbE ConnectX-7-class adapter on PCIe Gen5", connectx7()},
       {"connectx-6", "HDR / 200GbE ConnectX-6-class adapter on PCIe Gen4", connectx6()},
+      {"connectx-3", "FDR / 10-40GbE ConnectX-3-class adapter on PCIe Gen3 (2011-2014)",
+       connectx3()},
       {"zero", "no NIC or host latency: the pure wire model (analytic validation)", NicConfig{}},
   };
   return kProfiles;

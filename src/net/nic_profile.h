@@ -21,7 +21,7 @@ struct NicProfile {
 const std::vector<NicProfile>& nic_profiles();
 // nullptr when no profile has this name.
 const NicProfile* find_nic_profile(std::string_view name);
-// "connectx-7 | connectx-6 | zero", for error messages and the key reference.
+// "connectx-7 | connectx-6 | connectx-3 | zero", for error messages and the key reference.
 std::string nic_profile_names();
 
 }  // namespace fabricsim::net

@@ -120,6 +120,9 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   m.context_misses = r.context_cache.misses;
   m.max_connections_per_nic = r.context_cache.max_connections_per_nic;
   m.max_nic_context_bytes = r.context_cache.max_nic_context_bytes;
+  if (!r.ping_pong.empty() && r.ping_pong[0].iterations > 0) {
+    m.ping_pong_one_way_ps = r.ping_pong[0].one_way_typical_ps;
+  }
   m.host_cpu_ps = n.host_cpu_ps;
   m.messages = flows.total;
   return m;
@@ -151,6 +154,11 @@ std::string format_compare_table(const FabricRuns& runs) {
     const scenario::CollectiveResult& c = first.collective;
     out += "  workload   " + c.op + " " + c.algorithm + ", " + std::to_string(c.ranks) +
            " ranks, " + format_bytes(c.size_bytes) + "\n";
+  } else if (!first.ping_pong.empty()) {
+    const workload::PingPongStats& pp = first.ping_pong.front();
+    out += "  workload   ping-pong, " + std::to_string(first.ping_pong.size()) + " pair(s), " +
+           format_bytes(pp.size_bytes) + ", " + std::to_string(pp.iterations) +
+           " round trips (one-way latency = RTT / 2)\n";
   } else {
     out += "  workload   " + std::to_string(ms.front().flows_total) + " flows\n";
   }
@@ -176,6 +184,13 @@ std::string format_compare_table(const FabricRuns& runs) {
     }));
     rows.push_back(make_row("exposed comm", ms, [](const CompareMetrics& m) {
       return time_cell(m.exposed_comm_ps, m.training_done);
+    }));
+  }
+  if (std::any_of(ms.begin(), ms.end(),
+                  [](const CompareMetrics& m) { return m.ping_pong_one_way_ps >= 0; })) {
+    rows.push_back(make_row("one-way latency", ms, [](const CompareMetrics& m) -> Cell {
+      if (m.ping_pong_one_way_ps < 0) return {"-", std::nullopt};
+      return {fixed(m.ping_pong_one_way_ps * 1e-6, 3) + " us", m.ping_pong_one_way_ps};
     }));
   }
   rows.push_back(make_row("completion time", ms, [](const CompareMetrics& m) {

@@ -67,6 +67,8 @@ struct CompareMetrics {
   int64_t context_misses = 0;
   int64_t max_connections_per_nic = 0;
   int64_t max_nic_context_bytes = 0;
+  // pattern: ping_pong: the first pair's typical (median) one-way latency, RTT / 2; -1 = none.
+  double ping_pong_one_way_ps = -1;
   int64_t host_cpu_ps = 0;  // TCP: host CPU time in the kernel stack (transport/tcp.h)
   int64_t messages = 0;     // flows posted (the per-message CPU row divides by it)
 };

@@ -1,6 +1,7 @@
 #include "output/json.h"
 
 #include "output/flow_stats.h"
+#include "output/ping_pong_table.h"
 
 namespace fabricsim::output {
 
@@ -128,6 +129,7 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                 {"fct_max_ps", f.fct_max_ps},
                 {"mean_slowdown", f.mean_slowdown},
                 {"percentiles", "nearest-rank"}};
+  if (!r.ping_pong.empty()) j["ping_pong"] = ping_pong_json(r.ping_pong);  // pattern: ping_pong
   j["aggregate_throughput_gbps"] = r.aggregate_throughput_gbps;
   j["cost"] = {{"priced", r.cost.priced},
                {"why_not", r.cost.why_not},

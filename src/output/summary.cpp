@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "output/flow_stats.h"
 #include "output/nccl_table.h"
+#include "output/ping_pong_table.h"
 
 namespace fabricsim::output {
 namespace {
@@ -101,6 +102,7 @@ std::string format_summary(const scenario::RunResult& r) {
                                   ", max " + percent(l.max_utilization) + " (" +
                                   count(l.resources) + ")");
   }
+  ping_pong_summary_rows(r.ping_pong, rows);  // pattern: ping_pong
   if (flows.completed > 0) {
     rows.emplace_back("FCT", "p50 " + format_time(flows.fct_p50_ps) + ", p99 " +
                                  format_time(flows.fct_p99_ps) + ", max " +

@@ -7,6 +7,7 @@
 #include "output/json.h"
 #include "output/nccl_table.h"
 #include "output/pcap_trace.h"
+#include "output/ping_pong_table.h"
 #include "output/staged_dir.h"
 
 namespace fabricsim::output {
@@ -39,6 +40,9 @@ void write_run_files(const std::filesystem::path& root, const scenario::RunResul
   }
   if (!rows.empty()) write_file(root / "nccl-tests.csv", nccl_tests_csv_text(rows));
   if (!result.scaling.empty()) write_file(root / "scaling.csv", scaling_csv_text(result.scaling));
+  if (!result.ping_pong.empty()) {
+    write_file(root / "ping_pong.csv", ping_pong_csv_text(result.ping_pong));
+  }
   if (!result.captured.empty()) {
     write_trace_pcap((root / "trace.pcap").string(), result);
     if (has_credit_packets(result.captured)) {

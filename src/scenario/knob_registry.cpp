@@ -424,7 +424,8 @@ std::vector<Knob> build_knob_registry() {
                                                        {"incast", PatternKind::kIncast},
                                                        {"all_to_all", PatternKind::kAllToAll},
                                                        {"poisson", PatternKind::kPoisson},
-                                                       {"flows", PatternKind::kFlows}},
+                                                       {"flows", PatternKind::kFlows},
+                                                       {"ping_pong", PatternKind::kPingPong}},
       [](auto& s) -> auto& { return s.workload.pattern; }));
   k.push_back(bind(
       {.path = "workload.flow_size",
@@ -483,6 +484,7 @@ std::vector<Knob> build_knob_registry() {
        .source = "empty: must be given",
        .only_with = {pattern, Condition{"workload.pattern", "flows"}}},
       [](auto& s) -> auto& { return s.workload.flows; }));
+  add_ping_pong_knobs(k);
   k.push_back(bind(
       {.path = "jobs_alone",
        .type = KnobType::kBool,

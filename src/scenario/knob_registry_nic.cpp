@@ -22,8 +22,9 @@ void add_nic_knobs(std::vector<Knob>& k) {
   k.push_back(bind_enum(
       {.path = "fabric.nic.profile",
        .description = "NIC/host latency profile: connectx-7 (NDR/400GbE, PCIe Gen5), connectx-6 "
-                      "(HDR/200GbE, PCIe Gen4), zero (no NIC or host latency: the pure wire "
-                      "model); the fabric.nic.* times below override single parts",
+                      "(HDR/200GbE, PCIe Gen4), connectx-3 (FDR/10-40GbE, PCIe Gen3: the 2011-2014 "
+                      "generation of seed 002's latency figures), zero (no NIC or host latency: "
+                      "the pure wire model); the fabric.nic.* times below override single parts",
        .source = "sums calibrated to published perftest ib_write_lat 2 B figures "
                  "(docs/calibration.md); per-part split UNVERIFIED"},
       profiles, [](auto& s) -> auto& { return s.nic_spec.profile; }));

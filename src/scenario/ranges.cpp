@@ -144,6 +144,17 @@ Demand workload_demand(const Scenario& sc) {
       return flow_list_demand(w, mtu, sc.link.rate_bps);
     case workload::PatternKind::kPoisson:
       return poisson_demand(w, nics, mtu, sc.link.rate_bps);
+    case workload::PatternKind::kPingPong: {
+      // One message in flight per pair and direction; a NIC of several pairs sends each of them.
+      const workload::PingPongSpec& pp = w.ping_pong;
+      d.size_key = "workload.ping_pong.size";
+      d.count_key = "workload.ping_pong.iterations";
+      d.message_packets = ceil_div(pp.size_bytes, mtu);
+      d.qp_packets = (Wide{pp.iterations} + pp.warmup) * d.message_packets;
+      d.messages = Wide{static_cast<int64_t>(pp.pairs.size())} * (Wide{pp.iterations} + pp.warmup);
+      d.nic_bytes = (Wide{pp.iterations} + pp.warmup) * pp.size_bytes;  // each side of one pair
+      break;
+    }
   }
   return d;
 }

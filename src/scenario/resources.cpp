@@ -215,6 +215,17 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
         t.max_message_bytes = std::max(t.max_message_bytes, f.size_bytes);
       }
       break;
+    case workload::PatternKind::kPingPong: {
+      // workload/ping_pong.h: 2 x (iterations + warmup) messages per pair, one QP each way.
+      const workload::PingPongSpec& pp = w.ping_pong;
+      const int64_t pp_pairs = static_cast<int64_t>(pp.pairs.size() / 2);
+      t.messages = Checked{"workload.ping_pong.iterations"}.mul(
+          2 * pp_pairs, static_cast<int64_t>(pp.iterations) + pp.warmup);
+      t.qps = 2 * pp_pairs;
+      t.max_message_bytes = pp.size_bytes;
+      t.total_bytes = Checked{"workload.ping_pong.size"}.mul(t.messages, pp.size_bytes);
+      break;
+    }
     case workload::PatternKind::kPoisson: {
       // workload.cpp: each NIC a Poisson process of rate load x line rate / (8 x mean size) over
       // the duration; the count is Poisson with mean m, so m + 4 sqrt(m) + 1 exceeds it except
@@ -230,7 +241,8 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
       break;
     }
   }
-  if (w.pattern != workload::PatternKind::kFlows && w.pattern != workload::PatternKind::kPoisson) {
+  if (w.pattern != workload::PatternKind::kFlows && w.pattern != workload::PatternKind::kPoisson &&
+      w.pattern != workload::PatternKind::kPingPong) {
     t.total_bytes = Checked{"workload.flow_size"}.mul(t.messages, w.flow_size_bytes);
   }
   t.planned = t.messages;

@@ -9,6 +9,7 @@
 #include "net/packet.h"
 #include "scenario/steady_window.h"
 #include "transport/config.h"
+#include "workload/ping_pong.h"
 
 namespace fabricsim::scenario {
 
@@ -316,6 +317,7 @@ struct RunResult {
   std::vector<NodeResourceLoad> node_resources;  // GPU runs: per resource kind that carried bytes
   FabricCounters counters;
   std::vector<FlowRecord> flows;
+  std::vector<workload::PingPongStats> ping_pong;  // pattern: ping_pong, one per pair
   double aggregate_throughput_gbps = 0;  // delivered payload bits / (last finish - first start)
   CostResult cost;                       // the fabric's bill of materials (cost.*)
   bool steady_window_asked = false;      // outputs.steady_window

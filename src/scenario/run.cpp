@@ -380,6 +380,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     }
   }
 
+  if (const workload::PingPong* pp = work.ping_pong()) r.ping_pong = pp->stats();
+
   r.captured = std::move(sim.captured());
   r.infiniband = net.infiniband();
   r.uet = resolved.technology == Technology::kUet;

@@ -10,7 +10,7 @@
 namespace fabricsim::workload {
 
 enum class WorkloadKind : uint8_t { kPattern, kCollective, kTraining };
-enum class PatternKind : uint8_t { kPermutation, kIncast, kAllToAll, kPoisson, kFlows };
+enum class PatternKind : uint8_t { kPermutation, kIncast, kAllToAll, kPoisson, kFlows, kPingPong };
 
 // A flow-size distribution as a piecewise-linear CDF: (size_bytes, cumulative probability)
 // points with probabilities non-decreasing from >0 to exactly 1.
@@ -29,6 +29,15 @@ struct ExplicitFlow {
   int sl = -1;  // InfiniBand service level; -1 = the fabric's (fabric.ib.sl)
 };
 
+// pattern: ping_pong (workload/ping_pong.h): per pair, A posts size_bytes to B, B answers with
+// size_bytes as soon as its application sees them, iterations + warmup times.
+struct PingPongSpec {
+  std::vector<int> pairs = {0, 1};  // NIC indices [a0, b0, a1, b1, ...]
+  int64_t size_bytes = 2;               // perftest's default message size (2 B)
+  int iterations = 1000;                // perftest's default for latency tests
+  int warmup = 0;                       // leading round trips left out of the statistics
+};
+
 struct WorkloadSpec {
   WorkloadKind kind = WorkloadKind::kCollective;
 
@@ -41,6 +50,7 @@ struct WorkloadSpec {
   int64_t duration_ps = 0;            // poisson: arrivals are generated in [0, duration)
   std::vector<SizeCdfPoint> size_cdf; // poisson: flow sizes; empty = fixed flow_size_bytes
   std::vector<ExplicitFlow> flows;    // flows: the list, posted at their start times
+  PingPongSpec ping_pong;             // ping_pong: the pairs and their round trips
 
   // kCollective
   // Without GPUs (node.gpus_per_node 0) the NICs are the ranks and only the ring all-reduce

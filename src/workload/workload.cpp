@@ -114,6 +114,7 @@ void check(const WorkloadSpec& spec, int num_nics, bool gpu_ranks) {
       }
     }
   }
+  if (spec.pattern == PatternKind::kPingPong) check_ping_pong(spec.ping_pong, num_nics);
   if (spec.pattern == PatternKind::kPoisson) {
     if (!(spec.load > 0 && spec.load <= 1)) throw InputError("workload.load", "must be in (0, 1]");
     if (spec.duration_ps <= 0) throw InputError("workload.duration", "must be > 0");
@@ -168,6 +169,8 @@ std::vector<PlannedFlow> plan_pattern(const WorkloadSpec& spec, int num_nics, in
         return a.start_ps < b.start_ps;
       });
       break;
+    case PatternKind::kPingPong:
+      break;  // nothing planned: workload/ping_pong.h posts as round trips complete
     case PatternKind::kPoisson: {
       // Each NIC starts flows as a Poisson process whose rate makes the offered load
       // `load` x line rate: lambda = load x rate / (8 x mean size).
@@ -198,15 +201,23 @@ Workload::Workload(const WorkloadSpec& spec, int num_nics, int64_t nic_rate_bps,
     : spec_(spec), num_nics_(num_nics), transport_(transport), sched_(sched) {
   if (spec_.kind == WorkloadKind::kPattern) {
     planned_ = plan_pattern(spec_, num_nics, nic_rate_bps, seed);
+    if (spec_.pattern == PatternKind::kPingPong) {
+      ping_pong_ = std::make_unique<PingPong>(spec_.ping_pong, transport, sched);
+    }
   }
 }
 
 uint64_t Workload::total_messages() const {
+  if (ping_pong_) return ping_pong_->total_messages();
   if (!is_collective()) return planned_.size();
   return static_cast<uint64_t>(num_nics_) * ring_steps_ * ring_slices_;
 }
 
 void Workload::start() {
+  if (ping_pong_) {
+    ping_pong_->start();
+    return;
+  }
   if (spec_.kind == WorkloadKind::kPattern) {
     on_flow_start();
     return;
@@ -246,6 +257,10 @@ void Workload::on_flow_start() {
 }
 
 void Workload::on_delivered(uint32_t msg) {
+  if (ping_pong_) {
+    ping_pong_->on_delivered(msg);
+    return;
+  }
   if (spec_.kind != WorkloadKind::kCollective) return;
   const transport::MessageRecord& m = transport_.message(msg);
   const uint32_t step = static_cast<uint32_t>(m.tag >> 32);

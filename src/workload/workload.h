@@ -8,9 +8,12 @@
 #include <cstdint>
 #include <vector>
 
+#include <memory>
+
 #include "core/rng.h"
 #include "core/scheduler.h"
 #include "transport/transport.h"
+#include "workload/ping_pong.h"
 #include "workload/spec.h"
 
 namespace fabricsim::workload {
@@ -49,6 +52,7 @@ class Workload {
 
   // Every message the workload will ever post has been posted.
   bool all_posted() const {
+    if (ping_pong_) return ping_pong_->done();  // each round trip posts the next
     return is_collective() ? ring_remaining_ == 0 : next_planned_ == planned_.size();
   }
   // Messages the whole workload posts (for progress reporting).
@@ -57,6 +61,8 @@ class Workload {
   bool collective_done() const { return ring_remaining_ == 0; }
   int64_t collective_end_ps() const { return ring_end_ps_; }
   int ranks() const { return num_nics_; }
+  // pattern: ping_pong (nullptr otherwise).
+  const PingPong* ping_pong() const { return ping_pong_.get(); }
 
  private:
   void post_ring_slice(uint32_t rank, uint32_t step, uint32_t slice);
@@ -72,6 +78,7 @@ class Workload {
   uint32_t ring_slices_ = 0;  // slices per chunk
   uint64_t ring_remaining_ = 0;
   int64_t ring_end_ps_ = -1;
+  std::unique_ptr<PingPong> ping_pong_;  // pattern: ping_pong
 };
 
 }  // namespace fabricsim::workload

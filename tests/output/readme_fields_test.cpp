@@ -14,6 +14,7 @@
 #include "output/nccl_table.h"
 #include "output/json.h"
 #include "output/pcap_trace.h"
+#include "output/ping_pong_table.h"
 
 namespace fabricsim::output {
 namespace {
@@ -99,6 +100,9 @@ scenario::RunResult everything() {
   scenario::NodeResourceLoad load;
   load.kind = "nvlink_out";
   r.node_resources.push_back(load);
+  workload::PingPongStats pp;
+  pp.iterations = 1;
+  r.ping_pong.push_back(pp);
   return r;
 }
 
@@ -132,6 +136,7 @@ TEST(ReadmeFields, CsvColumnsAreListed) {
   EXPECT_EQ(readme_keys("credits.csv"), csv_columns(credits_csv_text({})));
   EXPECT_EQ(readme_keys("nccl-tests.csv"), csv_columns(kNcclTestsCsvHeader));
   EXPECT_EQ(readme_keys("scaling.csv"), csv_columns(kScalingCsvHeader));
+  EXPECT_EQ(readme_keys("ping_pong.csv"), csv_columns(ping_pong_csv_text({})));
 }
 
 }  // namespace
