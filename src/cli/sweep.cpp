@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -118,7 +119,15 @@ std::string run_id(const std::string& context, const std::vector<Param>& params,
   readable = readable.substr(0, 96) + "seed" + std::to_string(seed);
   canonical += kSep + "seed=" + std::to_string(seed);
   char hash[17];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a(canonical)));
+  // MurmurHash3's fmix64 finalizer: FNV-1a's high bits barely move when only the last bytes (the
+  // seed) differ; after it every digit depends on every byte.
+  uint64_t h = fnv1a(canonical);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(h));
   return readable + "-" + std::string(hash, 8);
 }
 
@@ -273,6 +282,9 @@ int sweep_command(const SweepArgs& args) {
     for (const std::string& u : args.unsets) context += kSep + "unset=" + u;
     for (const std::string& s : args.sets) context += kSep + "set=" + s;
 
+    // `fabricsim sweep ... | head` must not kill the sweep (and orphan its runs) when the pipe
+    // closes: writes to a closed stdout fail quietly instead, and the CSVs are still written.
+    std::signal(SIGPIPE, SIG_IGN);
     const std::string exe = self_executable();
     std::vector<ChildCommand> commands;
     std::vector<size_t> command_run;  // index into table.runs
@@ -339,13 +351,14 @@ int sweep_command(const SweepArgs& args) {
 
     size_t failed = 0;
     for (const output::SweepRun& r : table.runs) failed += r.ok ? 0 : 1;
-    output::print_sweep_summary(std::cout, table);
+    // The files first: a summary cut short (a closed pipe) must not cost them.
     try {
       output::write_sweep_files(dir, table);
     } catch (const std::runtime_error& e) {
       std::cerr << "fabricsim: " << e.what() << "\n";
       return kExitInternal;
     }
+    output::print_sweep_summary(std::cout, table);
     std::cout << "  ran " << commands.size() << ", skipped " << skipped << ", failed " << failed
               << "; results in " << out
               << "/ (sweep.csv, sweep_aggregate.csv, sweep.json, points/, logs/)\n";

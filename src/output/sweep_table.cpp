@@ -201,7 +201,7 @@ std::string g4(double v) {
 
 const std::vector<SweepMetric>& sweep_metrics() {
   static const std::vector<SweepMetric> metrics = {
-      {"completion_time_us", "simulated time when every flow or collective had finished, us"},
+      {"completion_time_us", "simulated time at the end of a completed run (sim_time_ps: its last event, just after the last flow or collective finished), us"},
       {"fct_p50_us", "flow completion time, median (nearest rank), us"},
       {"fct_p99_us", "flow completion time, 99th percentile (nearest rank), us"},
       {"fct_max_us", "flow completion time, largest, us"},
