@@ -8,11 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <stdexcept>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/sweep_exec.h"
 #include "core/error.h"
@@ -59,7 +58,8 @@ Param parse_param(const std::string& text, const std::vector<Param>& earlier) {
     return BadInput("fabricsim: --param " + text + ": " + why);
   };
   const size_t eq = text.find('=');
-  if (eq == std::string::npos) throw fail("expected KEY=V1,V2,... (e.g. fabric.ecn.kmin=50KB,100KB)");
+  if (eq == std::string::npos)
+    throw fail("expected KEY=V1,V2,... (e.g. fabric.ecn.kmin=50KB,100KB)");
   Param p{trim(text.substr(0, eq)), {}, text};
   if (p.key.empty()) throw fail("empty key before '='");
   if (p.key == "seed") throw fail("seeds come from --seeds N (seed i = the file's seed + i)");
@@ -241,7 +241,8 @@ int sweep_command(const SweepArgs& args) {
     if (args.jobs < 0 || args.jobs > kMaxJobs) {
       throw BadInput("fabricsim: --jobs: must be 1.." + std::to_string(kMaxJobs));
     }
-    if (args.params.empty()) throw BadInput("fabricsim: sweep: at least one --param KEY=V1,V2,... is needed");
+    if (args.params.empty())
+      throw BadInput("fabricsim: sweep: at least one --param KEY=V1,V2,... is needed");
     std::vector<Param> params;
     size_t runs = static_cast<size_t>(args.seeds);
     for (const std::string& text : args.params) {
@@ -276,7 +277,8 @@ int sweep_command(const SweepArgs& args) {
     table.file = args.file;
     for (const Param& p : params) table.keys.push_back(p.key);
     table.points = points;
-    for (int i = 0; i < args.seeds; ++i) table.seeds.push_back(base.scenario.seed + static_cast<uint64_t>(i));
+    for (int i = 0; i < args.seeds; ++i)
+      table.seeds.push_back(base.scenario.seed + static_cast<uint64_t>(i));
 
     std::string context = "file=" + std::to_string(fnv1a(file_bytes(args.file)));
     for (const std::string& u : args.unsets) context += kSep + "unset=" + u;
@@ -305,9 +307,10 @@ int sweep_command(const SweepArgs& args) {
           for (size_t k = 0; k < params.size(); ++k) {
             c.argv.insert(c.argv.end(), {"--set", params[k].key + "=" + points[p][k]});
           }
-          c.argv.insert(c.argv.end(), {"--set", "seed=" + std::to_string(seed), "--out",
-                                       run_dir.string()});
-          if (!args.max_memory.empty()) c.argv.insert(c.argv.end(), {"--max-memory", args.max_memory});
+          c.argv.insert(c.argv.end(),
+                        {"--set", "seed=" + std::to_string(seed), "--out", run_dir.string()});
+          if (!args.max_memory.empty())
+            c.argv.insert(c.argv.end(), {"--max-memory", args.max_memory});
           c.stdout_path = (dir / "logs" / (r.id + ".out")).string();
           c.stderr_path = (dir / "logs" / (r.id + ".err")).string();
           commands.push_back(std::move(c));
@@ -318,11 +321,10 @@ int sweep_command(const SweepArgs& args) {
     }
     const int jobs = args.jobs > 0 ? args.jobs : available_cores();
     const size_t skipped = table.runs.size() - commands.size();
-    std::cout << "sweep: " << points.size() << " point" << (points.size() == 1 ? "" : "s")
-              << " x " << args.seeds << " seed" << (args.seeds == 1 ? "" : "s") << " = "
-              << table.runs.size() << " runs in " << out << "/; " << skipped
-              << " finished earlier (skipped), " << commands.size() << " to run, " << jobs
-              << " at once\n"
+    std::cout << "sweep: " << points.size() << " point" << (points.size() == 1 ? "" : "s") << " x "
+              << args.seeds << " seed" << (args.seeds == 1 ? "" : "s") << " = " << table.runs.size()
+              << " runs in " << out << "/; " << skipped << " finished earlier (skipped), "
+              << commands.size() << " to run, " << jobs << " at once\n"
               << std::flush;
 
     size_t finished = 0;

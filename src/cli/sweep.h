@@ -26,8 +26,8 @@ struct SweepArgs : MemoryLimitArg {
   std::vector<std::string> sets;    // applied to every point, before its --param values
   std::vector<std::string> unsets;
   int seeds = 1;
-  int jobs = 0;          // 0 = the processors this process may use
-  std::string out_dir;   // "" = outputs.dir + "-sweep"
+  int jobs = 0;         // 0 = the processors this process may use
+  std::string out_dir;  // "" = outputs.dir + "-sweep"
 };
 
 int sweep_command(const SweepArgs& args);

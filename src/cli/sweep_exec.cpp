@@ -26,10 +26,10 @@ pid_t spawn(const ChildCommand& c, std::string& error) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, c.stdout_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, c.stderr_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, c.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, c.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
   // The sweep ignores SIGPIPE (cli/sweep.cpp); a run gets the default back.
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -54,8 +54,9 @@ pid_t spawn(const ChildCommand& c, std::string& error) {
 
 }  // namespace
 
-std::vector<ChildOutcome> run_children(const std::vector<ChildCommand>& commands, int jobs,
-                                       const std::function<void(size_t, const ChildOutcome&)>& done) {
+std::vector<ChildOutcome> run_children(
+    const std::vector<ChildCommand>& commands, int jobs,
+    const std::function<void(size_t, const ChildOutcome&)>& done) {
   std::vector<ChildOutcome> outcomes(commands.size());
   std::map<pid_t, std::pair<size_t, Clock::time_point>> running;
   size_t next = 0;

@@ -25,8 +25,9 @@ struct ChildOutcome {
 
 // Runs every command, at most `jobs` (>= 1) at once, in list order as slots free up; calls
 // `done(index, outcome)` as each ends (in completion order). Returns the outcomes by index.
-std::vector<ChildOutcome> run_children(const std::vector<ChildCommand>& commands, int jobs,
-                                       const std::function<void(size_t, const ChildOutcome&)>& done);
+std::vector<ChildOutcome> run_children(
+    const std::vector<ChildCommand>& commands, int jobs,
+    const std::function<void(size_t, const ChildOutcome&)>& done);
 
 // The path of this process's executable (/proc/self/exe resolved), for spawning itself.
 std::string self_executable();

@@ -9,10 +9,10 @@ namespace {
 
 // NIST/SEMATECH e-Handbook of Statistical Methods, 1.3.6.7.2, upper critical values of the t
 // distribution, alpha = 0.025 (one tail), nu = 1..30: the two-sided 95% interval's multiplier.
-constexpr std::array<double, 30> kT975 = {
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+constexpr std::array<double, 30> kT975 = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                          2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                          2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                          2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
 
 // The standard normal's 0.975 quantile (the t quantile's limit as df grows).
 constexpr double kZ975 = 1.959963985;

@@ -16,7 +16,7 @@ namespace fabricsim::output {
 double t_critical_975(int df);
 
 struct SampleStats {
-  int n = 0;                     // samples
+  int n = 0;  // samples
   double mean = 0;
   std::optional<double> stddev;  // sample standard deviation (n-1 divisor); none when n < 2
   std::optional<double> ci95_half_width;  // t_{0.975,n-1} x s / sqrt(n); none when n < 2

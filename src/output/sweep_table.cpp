@@ -30,7 +30,8 @@ std::optional<double> number_at(const json& j, const char* pointer) {
 std::string number_text(std::optional<double> v) {
   if (!v) return "";
   // Counters are integers: printed as such ("1468", not "1468.0").
-  if (std::abs(*v) < 9.0e15 && *v == std::floor(*v)) return std::to_string(static_cast<int64_t>(*v));
+  if (std::abs(*v) < 9.0e15 && *v == std::floor(*v))
+    return std::to_string(static_cast<int64_t>(*v));
   return json(*v).dump();
 }
 
@@ -201,7 +202,9 @@ std::string g4(double v) {
 
 const std::vector<SweepMetric>& sweep_metrics() {
   static const std::vector<SweepMetric> metrics = {
-      {"completion_time_us", "simulated time at the end of a completed run (sim_time_ps: its last event, just after the last flow or collective finished), us"},
+      {"completion_time_us",
+       "simulated time at the end of a completed run (sim_time_ps: its last event, just after the "
+       "last flow or collective finished), us"},
       {"fct_p50_us", "flow completion time, median (nearest rank), us"},
       {"fct_p99_us", "flow completion time, 99th percentile (nearest rank), us"},
       {"fct_max_us", "flow completion time, largest, us"},
@@ -215,7 +218,8 @@ const std::vector<SweepMetric>& sweep_metrics() {
       {"collective_time_us", "collective completion time, us"},
       {"collective_busbw_gbytes_per_s", "collective bus bandwidth (nccl-tests definition), GB/s"},
       {"step_time_us", "training step time of the first job with a training step, us"},
-      {"steady_goodput_gbps", "mean per-flow goodput in the steady window (outputs.steady_window), Gb/s"},
+      {"steady_goodput_gbps",
+       "mean per-flow goodput in the steady window (outputs.steady_window), Gb/s"},
   };
   return metrics;
 }
@@ -225,7 +229,8 @@ std::map<std::string, double> extract_sweep_metrics(const json& r) {
   const auto put = [&](const char* column, std::optional<double> v, double scale = 1.0) {
     if (v) m[column] = *v * scale;
   };
-  if (r.value("completed", false)) put("completion_time_us", number_at(r, "/sim_time_ps"), 1 / kPsPerUs);
+  if (r.value("completed", false))
+    put("completion_time_us", number_at(r, "/sim_time_ps"), 1 / kPsPerUs);
   if (number_at(r, "/flows/completed").value_or(0) > 0) {
     put("fct_p50_us", number_at(r, "/flows/fct_p50_ps"), 1 / kPsPerUs);
     put("fct_p99_us", number_at(r, "/flows/fct_p99_ps"), 1 / kPsPerUs);

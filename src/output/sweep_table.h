@@ -8,12 +8,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace fabricsim::output {
 
@@ -33,10 +32,10 @@ std::map<std::string, double> extract_sweep_metrics(const nlohmann::json& result
 struct SweepRun {
   size_t point = 0;
   uint64_t seed = 0;
-  std::string id;         // the directory name under DIR/points/
-  bool ok = false;        // finished with a complete result.json
-  bool reused = false;    // finished by an earlier invocation (resumed: not run again)
-  std::string error;      // failed: "exit N: first line of stderr"
+  std::string id;       // the directory name under DIR/points/
+  bool ok = false;      // finished with a complete result.json
+  bool reused = false;  // finished by an earlier invocation (resumed: not run again)
+  std::string error;    // failed: "exit N: first line of stderr"
   std::map<std::string, double> metrics;
 };
 

@@ -61,7 +61,8 @@ class SweepTest : public CliFixture {
   CliOutcome sweep(const std::string& params, int seeds, const fs::path& out,
                    const std::string& extra = "") {
     return run("sweep " + shell_quote(kExample.string()) + " " + params + " --seeds " +
-               std::to_string(seeds) + " --jobs 2 --out " + shell_quote(out.string()) + " " + extra);
+               std::to_string(seeds) + " --jobs 2 --out " + shell_quote(out.string()) + " " +
+               extra);
   }
 };
 
@@ -93,7 +94,8 @@ TEST(SweepStats, MeanSdAndHalfWidthByHand) {
 // seed 7 + i), and an aggregate row per point whose numbers follow from the rows.
 TEST_F(SweepTest, ExampleGivesPointsTimesSeedsRows) {
   const fs::path out = dir_ / "sw";
-  const CliOutcome o = sweep("--param fabric.ecn.kmin=5KB,50KB,150KB --param fabric.ecn.kmax=200KB,1500KB", 3, out);
+  const CliOutcome o =
+      sweep("--param fabric.ecn.kmin=5KB,50KB,150KB --param fabric.ecn.kmax=200KB,1500KB", 3, out);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("ran 18, skipped 0, failed 0"), std::string::npos) << o.out;
   const auto rows = csv_rows(out / "sweep.csv");
@@ -135,7 +137,8 @@ TEST_F(SweepTest, ResumeRerunsOnlyTheDeletedRun) {
   const auto rows = csv_rows(out / "sweep.csv");
   ASSERT_EQ(rows.size(), 4u);
   std::map<std::string, fs::file_time_type> before;
-  for (const auto& r : rows) before[r.at("dir")] = fs::last_write_time(out / r.at("dir") / "result.json");
+  for (const auto& r : rows)
+    before[r.at("dir")] = fs::last_write_time(out / r.at("dir") / "result.json");
   const std::string victim = rows[2].at("dir");
   fs::remove_all(out / victim);
 
@@ -145,7 +148,8 @@ TEST_F(SweepTest, ResumeRerunsOnlyTheDeletedRun) {
   EXPECT_NE(again.out.find(fs::path(victim).filename().string() + "  ok"), std::string::npos);
   for (const auto& [d, t] : before) {
     ASSERT_TRUE(fs::exists(out / d / "result.json")) << d;
-    if (d != victim) EXPECT_EQ(fs::last_write_time(out / d / "result.json"), t) << d << " was rerun";
+    if (d != victim)
+      EXPECT_EQ(fs::last_write_time(out / d / "result.json"), t) << d << " was rerun";
   }
   EXPECT_EQ(csv_rows(out / "sweep.csv").size(), 4u);
 }
@@ -254,8 +258,8 @@ TEST_F(SweepTest, BadParamExitsTwoWithOneLineAndRunsNothing) {
 TEST_F(SweepTest, FailingPointIsReportedAndTheOthersRun) {
   const fs::path out = dir_ / "sw";
   // 16 hosts on radix 32: ~7 MiB estimated; 512 hosts: ~13 MiB (fabricsim validate).
-  const CliOutcome o = sweep("--param hosts.count=16,512", 2, out,
-                             "--set topology.radix=32 --max-memory 10MiB");
+  const CliOutcome o =
+      sweep("--param hosts.count=16,512", 2, out, "--set topology.radix=32 --max-memory 10MiB");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   EXPECT_NE(o.out.find("ran 4, skipped 0, failed 2"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("FAILED hosts.count=512 seed 7"), std::string::npos) << o.out;
