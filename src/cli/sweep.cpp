@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli/interrupt.h"
 #include "cli/sweep_exec.h"
 #include "core/error.h"
 #include "output/staged_dir.h"
@@ -287,6 +288,10 @@ int sweep_command(const SweepArgs& args) {
     // `fabricsim sweep ... | head` must not kill the sweep (and orphan its runs) when the pipe
     // closes: writes to a closed stdout fail quietly instead, and the CSVs are still written.
     std::signal(SIGPIPE, SIG_IGN);
+    // Ctrl-C / SIGTERM: no further run starts, the running ones get the signal and write their
+    // files marked partial (so they run again on resume), the sweep's files are written, and the
+    // sweep ends by the signal like `run` (cli/interrupt.h).
+    InterruptGuard interrupt;
     const std::string exe = self_executable();
     std::vector<ChildCommand> commands;
     std::vector<size_t> command_run;  // index into table.runs
@@ -327,44 +332,73 @@ int sweep_command(const SweepArgs& args) {
               << commands.size() << " to run, " << jobs << " at once\n"
               << std::flush;
 
+    const auto interrupted = [&]() -> int { return *interrupt.flag(); };
     size_t finished = 0;
-    run_children(commands, jobs, [&](size_t i, const ChildOutcome& o) {
-      output::SweepRun& r = table.runs[command_run[i]];
-      const fs::path run_dir = dir / "points" / r.id;
-      if (!o.spawn_error.empty()) {
-        r.error = o.spawn_error;
-      } else if (o.exit_code != 0) {
-        const std::string why = first_line(commands[i].stderr_path);
-        r.error = (o.signal ? "killed by signal " + std::to_string(o.signal)
-                            : "exit " + std::to_string(o.exit_code)) +
-                  (why.empty() ? "" : ": " + why);
-      } else if (!read_finished(run_dir, r.metrics)) {
-        r.error = "exit 0 but no complete result.json in points/" + r.id;
+    const std::vector<ChildOutcome> outcomes = run_children(
+        commands, jobs,
+        [&](size_t i, const ChildOutcome& o) {
+          output::SweepRun& r = table.runs[command_run[i]];
+          const fs::path run_dir = dir / "points" / r.id;
+          if (!o.spawn_error.empty()) {
+            r.error = o.spawn_error;
+          } else if (o.exit_code != 0) {
+            const std::string why = first_line(commands[i].stderr_path);
+            r.error = (o.signal ? "killed by signal " + std::to_string(o.signal)
+                                : "exit " + std::to_string(o.exit_code)) +
+                      (why.empty() ? "" : ": " + why);
+            // Stopped by the sweep's own interrupt: not a failure of the point.
+            if (o.signal != 0 && o.signal == interrupted()) {
+              r.not_run = true;
+              r.error = "interrupted (signal " + std::to_string(o.signal) + ")";
+            }
+          } else if (!read_finished(run_dir, r.metrics)) {
+            r.error = "exit 0 but no complete result.json in points/" + r.id;
+            if (interrupted() != 0) r.not_run = true;  // stopped early: partial
+          } else {
+            r.ok = true;
+          }
+          ++finished;
+          char secs[32];
+          std::snprintf(secs, sizeof secs, "%.2f s", o.wall_seconds);
+          std::cout << "  [" << finished << "/" << commands.size() << "] " << r.id << "  "
+                    << (r.ok        ? "ok"
+                        : r.not_run ? "interrupted"
+                                    : "FAILED")
+                    << " (" << secs << ")\n"
+                    << std::flush;
+        },
+        interrupted);
+    size_t ran = 0;
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+      if (outcomes[i].started) {
+        ++ran;
       } else {
-        r.ok = true;
+        table.runs[command_run[i]].not_run = true;
+        table.runs[command_run[i]].error = "not run (the sweep was interrupted)";
       }
-      ++finished;
-      char secs[32];
-      std::snprintf(secs, sizeof secs, "%.2f s", o.wall_seconds);
-      std::cout << "  [" << finished << "/" << commands.size() << "] " << r.id << "  "
-                << (r.ok ? "ok" : "FAILED") << " (" << secs << ")\n"
-                << std::flush;
-    });
+    }
 
-    size_t failed = 0;
-    for (const output::SweepRun& r : table.runs) failed += r.ok ? 0 : 1;
+    size_t failed = 0, not_run = 0;
+    for (const output::SweepRun& r : table.runs) {
+      if (r.not_run) {
+        ++not_run;
+      } else if (!r.ok) {
+        ++failed;
+      }
+    }
     // The files first: a summary cut short (a closed pipe) must not cost them.
     try {
       output::write_sweep_files(dir, table);
     } catch (const std::runtime_error& e) {
       std::cerr << "fabricsim: " << e.what() << "\n";
-      return kExitInternal;
+      return interrupt.exit_code(kExitInternal);
     }
     output::print_sweep_summary(std::cout, table);
-    std::cout << "  ran " << commands.size() << ", skipped " << skipped << ", failed " << failed
-              << "; results in " << out
+    std::cout << "  ran " << ran << ", skipped " << skipped << ", failed " << failed
+              << (not_run ? ", not run " + std::to_string(not_run) : "") << "; results in " << out
               << "/ (sweep.csv, sweep_aggregate.csv, sweep.json, points/, logs/)\n";
-    return failed == 0 ? kExitOk : kExitInternal;
+    // Interrupted: ends by the signal (after the files), whatever the runs did.
+    return interrupt.exit_code(failed == 0 ? kExitOk : kExitInternal);
   } catch (const BadInput& e) {
     std::cerr << e.what() << "\n";
     return kExitBadInput;

@@ -10,7 +10,8 @@
 // parse, a point the scenario checks refuse, a DIR that cannot be used: one line on stderr,
 // nothing run); 0 every run succeeded; 1 at least one run failed (the failures are listed in the
 // summary and in sweep.csv's status and error columns, and every other run's results are
-// written all the same).
+// written all the same). Interrupted (SIGINT, SIGTERM): the running runs get the signal, the
+// files are written with the rest as not_run, and the sweep ends by the signal (cli/interrupt.h).
 #pragma once
 
 #include <string>

@@ -54,17 +54,25 @@ pid_t spawn(const ChildCommand& c, std::string& error) {
 
 }  // namespace
 
-std::vector<ChildOutcome> run_children(
-    const std::vector<ChildCommand>& commands, int jobs,
-    const std::function<void(size_t, const ChildOutcome&)>& done) {
+std::vector<ChildOutcome> run_children(const std::vector<ChildCommand>& commands, int jobs,
+                                       const std::function<void(size_t, const ChildOutcome&)>& done,
+                                       const std::function<int()>& stop) {
   std::vector<ChildOutcome> outcomes(commands.size());
   std::map<pid_t, std::pair<size_t, Clock::time_point>> running;
   size_t next = 0;
-  while (next < commands.size() || !running.empty()) {
-    while (next < commands.size() && static_cast<int>(running.size()) < std::max(jobs, 1)) {
+  bool forwarded = false;
+  for (;;) {
+    const int sig = stop();
+    if (sig != 0 && !forwarded) {
+      for (const auto& [pid, run] : running) kill(pid, sig);
+      forwarded = true;
+    }
+    while (sig == 0 && next < commands.size() &&
+           static_cast<int>(running.size()) < std::max(jobs, 1)) {
       const size_t i = next++;
       std::string error;
       const pid_t pid = spawn(commands[i], error);
+      outcomes[i].started = true;
       if (pid < 0) {
         outcomes[i].spawn_error = error;
         done(i, outcomes[i]);
@@ -72,13 +80,16 @@ std::vector<ChildOutcome> run_children(
       }
       running[pid] = {i, Clock::now()};
     }
-    if (running.empty()) continue;
+    if (running.empty()) break;
+    // Polled (WNOHANG, every 10 ms) rather than blocking: a signal to the sweep alone is
+    // noticed and forwarded at once, whatever SA_RESTART does to a blocking waitpid.
     int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      break;  // ECHILD: nothing left to wait for (should not happen while `running` is not empty)
+    const pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid == 0 || (pid < 0 && errno == EINTR)) {
+      usleep(10'000);
+      continue;
     }
+    if (pid < 0) break;  // ECHILD: nothing left to wait for (not expected while `running`)
     auto it = running.find(pid);
     if (it == running.end()) continue;  // not one of ours
     const auto [i, start] = it->second;

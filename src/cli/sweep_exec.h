@@ -17,17 +17,21 @@ struct ChildCommand {
 };
 
 struct ChildOutcome {
-  int exit_code = -1;  // -1: did not exit normally (killed by `signal`), or could not start
+  bool started = false;  // false: not started (the sweep was interrupted first)
+  int exit_code = -1;    // -1: did not exit normally (killed by `signal`), or could not start
   int signal = 0;
   std::string spawn_error;  // non-empty when the process could not be started
   double wall_seconds = 0;
 };
 
 // Runs every command, at most `jobs` (>= 1) at once, in list order as slots free up; calls
-// `done(index, outcome)` as each ends (in completion order). Returns the outcomes by index.
-std::vector<ChildOutcome> run_children(
-    const std::vector<ChildCommand>& commands, int jobs,
-    const std::function<void(size_t, const ChildOutcome&)>& done);
+// `done(index, outcome)` as each ends (in completion order). Once `stop()` returns a signal
+// number (SIGINT, SIGTERM), no further command starts, the running ones are sent that signal
+// (a `fabricsim run` then writes its files marked partial and ends) and are waited for.
+// Returns the outcomes by index.
+std::vector<ChildOutcome> run_children(const std::vector<ChildCommand>& commands, int jobs,
+                                       const std::function<void(size_t, const ChildOutcome&)>& done,
+                                       const std::function<int()>& stop);
 
 // The path of this process's executable (/proc/self/exe resolved), for spawning itself.
 std::string self_executable();

@@ -17,6 +17,8 @@ using nlohmann::ordered_json;
 
 constexpr double kPsPerUs = 1e6;
 
+std::string status(const SweepRun& r) { return r.ok ? "ok" : r.not_run ? "not_run" : "failed"; }
+
 // A number at `pointer` in `j`, or nothing when absent, null or not a number.
 std::optional<double> number_at(const json& j, const char* pointer) {
   const json::json_pointer p(pointer);
@@ -91,7 +93,7 @@ std::string sweep_csv(const SweepTable& t, const std::vector<const SweepMetric*>
   for (const SweepRun& r : t.runs) {
     out += std::to_string(r.point) + "," + std::to_string(r.seed);
     for (const std::string& v : t.points[r.point]) out += "," + v;
-    out += std::string(",") + (r.ok ? "ok" : "failed") + ",points/" + r.id;
+    out += std::string(",") + status(r) + ",points/" + r.id;
     for (const SweepMetric* m : metrics) {
       auto it = r.metrics.find(m->column);
       out += "," + (r.ok && it != r.metrics.end() ? number_text(it->second) : "");
@@ -159,7 +161,7 @@ ordered_json sweep_json(const SweepTable& t, const std::vector<const SweepMetric
       }
       runs.push_back({{"seed", r.seed},
                       {"dir", "points/" + r.id},
-                      {"status", r.ok ? "ok" : "failed"},
+                      {"status", status(r)},
                       {"resumed", r.reused},
                       {"error", r.error.empty() ? ordered_json(nullptr) : ordered_json(r.error)},
                       {"metrics", std::move(rm)}});
@@ -301,10 +303,19 @@ void print_sweep_summary(std::ostream& out, const SweepTable& t) {
     }
   }
   if (!all_zero.empty()) out << "  zero in every run: " << all_zero << "\n";
+  size_t not_run = 0;
   for (const SweepRun& r : t.runs) {
     if (r.ok) continue;
+    if (r.not_run) {
+      ++not_run;
+      continue;
+    }
     out << "  FAILED " << point_label(t, r.point) << " seed " << r.seed << " (points/" << r.id
         << "): " << r.error << "\n";
+  }
+  if (not_run > 0) {
+    out << "  NOT RUN: " << not_run << " run" << (not_run == 1 ? "" : "s")
+        << " (interrupted; the same command resumes)\n";
   }
 }
 

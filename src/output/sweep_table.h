@@ -32,10 +32,11 @@ std::map<std::string, double> extract_sweep_metrics(const nlohmann::json& result
 struct SweepRun {
   size_t point = 0;
   uint64_t seed = 0;
-  std::string id;       // the directory name under DIR/points/
-  bool ok = false;      // finished with a complete result.json
-  bool reused = false;  // finished by an earlier invocation (resumed: not run again)
-  std::string error;    // failed: "exit N: first line of stderr"
+  std::string id;        // the directory name under DIR/points/
+  bool ok = false;       // finished with a complete result.json
+  bool reused = false;   // finished by an earlier invocation (resumed: not run again)
+  bool not_run = false;  // not run to the end: the sweep was interrupted (resume runs it)
+  std::string error;     // failed: "exit N: first line of stderr"
   std::map<std::string, double> metrics;
 };
 

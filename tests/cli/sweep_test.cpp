@@ -148,8 +148,9 @@ TEST_F(SweepTest, ResumeRerunsOnlyTheDeletedRun) {
   EXPECT_NE(again.out.find(fs::path(victim).filename().string() + "  ok"), std::string::npos);
   for (const auto& [d, t] : before) {
     ASSERT_TRUE(fs::exists(out / d / "result.json")) << d;
-    if (d != victim)
+    if (d != victim) {
       EXPECT_EQ(fs::last_write_time(out / d / "result.json"), t) << d << " was rerun";
+    }
   }
   EXPECT_EQ(csv_rows(out / "sweep.csv").size(), 4u);
 }
@@ -280,6 +281,32 @@ TEST_F(SweepTest, FailingPointIsReportedAndTheOthersRun) {
   const auto agg = csv_rows(out / "sweep_aggregate.csv");
   ASSERT_EQ(agg.size(), 2u);
   EXPECT_EQ(agg[1].at("runs_failed"), "2");
+}
+
+// SIGTERM to the sweep: no further run starts, the running ones are stopped, sweep.csv is still
+// written (every row not_run: runs of 300 MB take over a second each, so none finishes within
+// the 0.5 s before the signal), and the sweep ends by the signal (the shell sees 143) like `run`.
+TEST_F(SweepTest, InterruptWritesTheFilesAndEndsByTheSignal) {
+  const fs::path out = dir_ / "sw";
+  const std::string command =
+      shell_quote(FABRICSIM_BINARY) + " sweep " + shell_quote(kExample.string()) +
+      " --param workload.flow_size=300MB,301MB --seeds 2 --jobs 2 --out " +
+      shell_quote(out.string()) + " >" + shell_quote((dir_ / "bg.txt").string()) +
+      " 2>&1 & P=$!; sleep 0.5; kill -TERM $P; wait $P; echo $?";
+  const CliOutcome o = fabricsim::test_support::run_shell(command, dir_);
+  EXPECT_EQ(o.out, "143\n") << read_file(dir_ / "bg.txt");
+  const auto rows = csv_rows(out / "sweep.csv");
+  ASSERT_EQ(rows.size(), 4u) << read_file(dir_ / "bg.txt");
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.at("status"), "not_run") << r.at("dir");
+    // A run stopped midway leaves only a partial result, which a resume does not count.
+    const fs::path result = out / r.at("dir") / "result.json";
+    if (fs::exists(result)) {
+      EXPECT_TRUE(std::regex_search(read_file(result), std::regex(R"("partial":\s*true)")));
+    }
+  }
+  EXPECT_NE(read_file(dir_ / "bg.txt").find("NOT RUN: 4 runs"), std::string::npos)
+      << read_file(dir_ / "bg.txt");
 }
 
 }  // namespace
