@@ -240,7 +240,8 @@ int sweep_command(const SweepArgs& args) {
       throw BadInput("fabricsim: --seeds: must be 1.." + std::to_string(kMaxSeeds));
     }
     if (args.jobs < 0 || args.jobs > kMaxJobs) {
-      throw BadInput("fabricsim: --jobs: must be 1.." + std::to_string(kMaxJobs));
+      throw BadInput("fabricsim: --jobs: must be 1.." + std::to_string(kMaxJobs) +
+                     " (0 or none: one per processor available)");
     }
     if (args.params.empty())
       throw BadInput("fabricsim: sweep: at least one --param KEY=V1,V2,... is needed");
