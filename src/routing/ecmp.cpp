@@ -72,15 +72,15 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
     // routing.load_balancing: how a multi-port group is resolved (net/load_balance.h). A TE
     // switch keeps its controller's rules across a recomputation (a rule for a failed port is
     // ignored until the controller replaces it).
-    switch (cfg.load_balancing) {
+    switch (s.lb == net::kLbPlane ? LoadBalancing::kEcmp : cfg.load_balancing) {
       case LoadBalancing::kAdaptive:
         s.lb = net::kLbAdaptive;
         break;
       case LoadBalancing::kFlowlet:
         net::enable_flowlets(s, cfg.flowlet_gap_ps);
         break;
-      default:
-        s.lb = s.te_rule_count > 0 ? net::kLbTeRules : net::kLbHash;
+      default:  // a multi-plane NIC's selector keeps kLbPlane (net/plane_choice.h)
+        if (s.lb != net::kLbPlane) s.lb = s.te_rule_count > 0 ? net::kLbTeRules : net::kLbHash;
         break;
     }
     s.group_of_key.assign(leaves, net::kNoRoute);

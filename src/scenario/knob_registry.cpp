@@ -263,6 +263,7 @@ std::vector<Knob> build_knob_registry() {
        .min = Bound{1},
        .max = Bound{64}},
       [](auto& s) -> auto& { return s.topology.nics_per_host; }));
+  add_planes_knobs(k);  // knob_registry_planes.cpp
   k.push_back(bind_enum(
       {.path = "routing.ecmp.hash",
        .description = "ECMP hash over the 5-tuple",

@@ -96,6 +96,12 @@ struct LinkFailSpec {
   int64_t at_ps = 0;
 };
 
+// A whole plane of a multi-plane fabric that fails (faults.plane_down; topo/multi_plane.h).
+struct PlaneFailSpec {
+  int plane = -1;  // -1 = none
+  int64_t at_ps = 0;
+};
+
 // A receiving switch port that never returns credits (InfiniBand fault injection).
 struct CreditLossSpec {
   int switch_index = -1;  // -1 = none
@@ -183,6 +189,7 @@ struct Scenario {
   NicStallSpec nic_stall;
   LinkFailSpec link_fail;
   CreditLossSpec credit_loss;
+  PlaneFailSpec plane_fail;
 };
 
 }  // namespace fabricsim::scenario

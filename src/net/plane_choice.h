@@ -1,0 +1,45 @@
+// How a multi-plane NIC spreads its traffic over its plane ports (topology.planes > 1,
+// topo/multi_plane.h; fabric.planes.split).
+//
+// A NIC with P plane ports is modelled as the NIC (its transport's single endpoint, at the NIC's
+// aggregate rate) cabled to a zero-latency plane selector inside the NIC, whose P uplinks are
+// the plane ports. The selector is a switch whose every multi-port group is the set of its
+// plane ports, resolved here (Switch::lb == kLbPlane) instead of by the ECMP hash:
+//   kConnection: every packet of a connection (the packet's `qp`: RoCE QP, UET PDC) on one
+//                plane, the planes dealt round-robin to connections in the order their first
+//                packet leaves the NIC. An RC QP is bound to one port, as NCCL opens QPs per
+//                port on a multi-port NIC; order within the QP is kept.
+//   kMessage:    the same per message (the packet's `msg`): a connection's consecutive messages
+//                take different planes, so a later one can overtake an earlier one.
+//   kPacket:     data packets round-robin over the planes, one each in turn (spraying); reorders.
+// Control packets (ACK/NAK/CNP/credits) follow their connection's or message's plane when the
+// selector has one for it, else key mod P; they never advance the round-robin.
+// A plane port that is down is skipped at once: the NIC sees its own link go down (PHY link
+// state), without waiting for routing to converge. A remembered plane that went down is
+// replaced by the next plane in turn.
+//
+// The assignments live in the switch's fixed table (Switch::flowlets, unused by a selector
+// otherwise), indexed by the key's hash: nothing is allocated per packet. Two keys that share a
+// slot evict each other (the later takes a new plane), which only re-spreads.
+#pragma once
+
+#include <cstdint>
+
+#include "net/network.h"
+
+namespace fabricsim::net {
+
+enum class PlaneSplit : uint8_t { kConnection = 0, kMessage = 1, kPacket = 2 };
+
+// Assignment slots per plane selector: 4096 connections/messages in flight per NIC before two
+// share a slot (a power of two).
+inline constexpr uint32_t kPlaneSlots = 4096;
+
+// Turns switch `sw` into a plane selector with the given split (allocates its table once).
+void make_plane_selector(Switch& sw, PlaneSplit split);
+
+// The plane port (one of `members[0..n)`, global port ids) `pkt` leaves by.
+uint32_t choose_plane(const Switch& sw, const Packet& pkt, const uint32_t* members, uint32_t n,
+                      const Port* ports);
+
+}  // namespace fabricsim::net
