@@ -1,6 +1,7 @@
 // Multi-plane builder (topo/multi_plane.h).
 #include "topo/multi_plane.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -10,16 +11,32 @@ namespace fabricsim::topo {
 namespace {
 
 // The selector inside a NIC: no forwarding latency (the NIC's own pipeline latency is
-// fabric.nic.*), no ECN/PFC/trimming (a NIC does not mark or pause its own packets), and room
-// for what a busy plane port cannot send yet: with per-connection or per-message split the NIC
-// pushes at its aggregate rate into a port of 1/P of it (docs/topologies.md, limitations).
-net::SwitchConfig selector_config(const net::SwitchConfig& fabric) {
+// fabric.nic.*), no ECN or trimming (a NIC does not mark or trim its own packets). A NIC sends
+// on a port only when the port can take it, so the selector must not queue without bound (the
+// NIC pulls at its aggregate rate, a plane port drains at 1/P of it, and after a plane failure
+// the surviving ports at (P-1)/P): it holds the NIC back with PFC on every class, a few frames
+// per plane port deep (XOFF = 2 frames per plane, at least 4; XON one frame lower; headroom 4
+// frames: the frame that crossed XOFF being stored while the NIC sends the next, the frame under
+// way when PAUSE arrives over 0 m, and margin: 2 frames were measured to overflow). The depth of
+// a real NIC's per-port transmit FIFO is not published (UNVERIFIED); this one keeps every plane
+// port busy (round-robin refills each one within P frames) with the queue inside the NIC below
+// 2 frames per port.
+net::SwitchConfig selector_config(const net::SwitchConfig& fabric, int planes) {
   net::SwitchConfig c;
   c.latency_ps = 0;
   c.buffer_bytes = fabric.buffer_bytes;
   c.dt_alpha = 1.0;
   c.forwarding = net::Forwarding::kStoreAndForward;  // ports of two rates: never cut-through
-  c.pfc.enabled = false;
+  const int64_t frame = fabric.pfc.mtu_bytes + 256;  // an MTU of payload and its headers
+  c.pfc = fabric.pfc;
+  c.pfc.enabled = true;
+  c.pfc.lossless_mask = 0xFF;
+  c.pfc.threshold = net::PfcThreshold::kStatic;
+  c.pfc.watchdog_ps = 0;
+  c.pfc.headroom_bytes = 4 * frame;
+  c.pfc.xoff_bytes = std::max(4, 2 * planes) * frame;
+  c.pfc.xon_bytes = c.pfc.xoff_bytes - frame;
+  c.pfc.port_buffer_bytes = c.pfc.xoff_bytes + c.pfc.headroom_bytes;
   c.ecn.enabled = false;
   c.trim.enabled = false;
   return c;
@@ -57,7 +74,7 @@ BuiltTopology build_multi_plane(const TopologySpec& spec, const FabricParams& pa
   net::LinkConfig host_side = params.link;
   host_side.cable_m = 0.0;
   host_side.loss_rate = 0.0;
-  const net::SwitchConfig sel_cfg = selector_config(params.switch_config);
+  const net::SwitchConfig sel_cfg = selector_config(params.switch_config, spec.planes);
   std::vector<uint32_t> selectors(static_cast<size_t>(nics));
   for (int i = 0; i < nics; ++i) {
     const uint32_t nic = net.add_nic(params.nic);
