@@ -263,7 +263,6 @@ std::vector<Knob> build_knob_registry() {
        .min = Bound{1},
        .max = Bound{64}},
       [](auto& s) -> auto& { return s.topology.nics_per_host; }));
-  add_planes_knobs(k);  // knob_registry_planes.cpp
   k.push_back(bind_enum(
       {.path = "routing.ecmp.hash",
        .description = "ECMP hash over the 5-tuple",
@@ -535,6 +534,7 @@ std::vector<Knob> build_knob_registry() {
   add_node_knobs(k);
   add_training_knobs(k);
   add_collective_knobs(k);
+  add_planes_knobs(k);
   bound_unit_keys(k);
   return k;
 }
