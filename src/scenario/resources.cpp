@@ -140,6 +140,11 @@ Shape shape_of(const topo::TopologySpec& t) {
     s.switches = s.leaves + aggs + s.up * half;
     s.cables = c.add(c.add(s.nics, c.mul(s.leaves, s.up)), c.mul(aggs, half));
   }
+  if (t.planes > 1) {
+    // topo/multi_plane.h: a plane selector per NIC (one cable to it) and P copies of the fabric.
+    s.switches = c.add(s.nics, c.mul(t.planes, s.switches));
+    s.cables = c.add(s.nics, c.mul(t.planes, s.cables));
+  }
   return s;
 }
 

@@ -18,7 +18,9 @@
 #include "net/network.h"
 #include "output/json.h"
 #include "scenario/load.h"
+#include "scenario/resources.h"
 #include "scenario/run.h"
+#include "scenario/simulation.h"
 #include "topo/multi_plane.h"
 #include "topo/topology.h"
 
@@ -140,6 +142,22 @@ TEST(MultiPlaneTopology, OnePlaneIsTheSingleFabric) {
     return output::result_to_json(r).dump();
   };
   EXPECT_EQ(run(base + tail), run(base + ", planes: 1" + tail));
+}
+
+TEST(MultiPlaneTopology, PreflightCountsMatchTheBuiltFabric) {
+  // fabricsim validate's closed forms (scenario/resources.cpp) against what is built.
+  for (const char* topo : {"{kind: leaf_spine, radix: 8, planes: 4}",
+                           "{kind: fat_tree, tiers: 3, radix: 4, planes: 2}",
+                           "{kind: rail, radix: 8, planes: 3}"}) {
+    const std::string yaml = std::string("topology: ") + topo +
+                             "\nhosts: {count: 4, nics_per_host: 2}\n"
+                             "workload: {kind: pattern, pattern: permutation, flow_size: 8KB}\n";
+    const scenario::Scenario sc = scenario::load_scenario_string(yaml, "mp.yaml").scenario;
+    const scenario::ResourceEstimate e = scenario::estimate_resources(sc);
+    scenario::Simulation sim(sc);
+    EXPECT_EQ(e.switches, sim.network().num_switches()) << topo;
+    EXPECT_EQ(e.cables, sim.network().num_cables()) << topo;
+  }
 }
 
 // The one-line error a user sees: file:line: key: message (cli does the same).
