@@ -7,11 +7,15 @@
 // plane ports, resolved here (Switch::lb == kLbPlane) instead of by the ECMP hash:
 //   kConnection: every packet of a connection (the packet's `qp`: RoCE QP, UET PDC) on one
 //                plane, the planes dealt round-robin to connections in the order their first
-//                packet leaves the NIC. An RC QP is bound to one port, as NCCL opens QPs per
-//                port on a multi-port NIC; order within the QP is kept.
+//                packet leaves the NIC. An RC QP is bound to one port; this is Spectrum-X
+//                "Software Plane Load Balancing" (swplb: one PF per plane, software spreads
+//                across them; NVIDIA Network Operator 26.4 docs). Order within the QP is kept.
 //   kMessage:    the same per message (the packet's `msg`): a connection's consecutive messages
 //                take different planes, so a later one can overtake an earlier one.
 //   kPacket:     data packets round-robin over the planes, one each in turn (spraying); reorders.
+//                Spectrum-X "Hardware Plane Load Balancing" (hwplb, ConnectX-8, NIC LAG) fans
+//                out over the planes in the NIC; its granularity is not published (UNVERIFIED:
+//                modelled as per packet).
 // Control packets (ACK/NAK/CNP/credits) follow their connection's or message's plane when the
 // selector has one for it, else key mod P; they never advance the round-robin.
 // A plane port that is down is skipped at once: the NIC sees its own link go down (PHY link

@@ -21,8 +21,8 @@ void add_planes_knobs(std::vector<Knob>& k) {
                       "with one port on each (1 = a single fabric). NIC i's plane selector is "
                       "switch i, then each plane's switches follow in turn",
        .source = "1; Alibaba HPN dual-plane: 2 (Qian et al., SIGCOMM 2024, doi "
-                 "10.1145/3651890.3672265); NVIDIA ConnectX-8 multi-plane: up to 4 "
-                 "(UNVERIFIED); at most 16",
+                 "10.1145/3651890.3672265); NVIDIA Spectrum-X Multiplane on ConnectX-8: 2 "
+                 "or 4 (NVIDIA Network Operator 26.4 docs, numberOfPlanes); at most 16",
        .min = Bound{1},
        .max = Bound{16}},
       [](auto& s) -> auto& { return s.topology.planes; }));
@@ -32,8 +32,8 @@ void add_planes_knobs(std::vector<Knob>& k) {
        .description = "Rate of a NIC's plane port and of every link inside a plane; 0 = "
                       "fabric.link.rate / topology.planes (fabric.link.rate is the NIC's "
                       "aggregate)",
-       .source = "a NIC of N Gb/s as P ports of N/P: HPN's 400G NIC as 2 x 200G (SIGCOMM "
-                 "2024 §3), ConnectX-8's 800G as 4 x 200G (UNVERIFIED)",
+       .source = "a NIC of N Gb/s as P ports of N/P: HPN's NICs as 2 x 200G (SIGCOMM "
+                 "2024), ConnectX-8's 800G as 4 x 200G (arithmetic; UNVERIFIED)",
        .min = Bound{0}},
       [](auto& s) -> auto& { return s.topology.plane_rate_bps; }));
   k.push_back(bind_enum(
@@ -45,8 +45,9 @@ void add_planes_knobs(std::vector<Knob>& k) {
                       "fabric.roce.out_of_order); packet = data packets round-robin over the "
                       "planes (reorders: same requirement). Control packets follow their "
                       "connection's plane",
-       .source = "connection: works with every transport; NCCL opens its QPs per NIC port "
-                 "(docs/topologies.md \"Multi-plane fabrics\")"},
+       .source = "connection: works with every transport; Spectrum-X swplb (one PF per "
+                 "plane, software balancing; NVIDIA Network Operator 26.4 docs). packet: "
+                 "hwplb's in-NIC fan-out, granularity UNVERIFIED"},
       std::vector<std::pair<std::string, uint8_t>>{
           {"connection", static_cast<uint8_t>(net::PlaneSplit::kConnection)},
           {"message", static_cast<uint8_t>(net::PlaneSplit::kMessage)},

@@ -7,9 +7,12 @@
 //
 // A NIC of N Gb/s split into P ports of N/P each, every port on its own plane, is what the
 // products do: Alibaba HPN's NICs are 2 x 200 Gb/s, port 0 on plane 0 and port 1 on plane 1
-// ("dual-plane", Qian et al., SIGCOMM 2024, doi 10.1145/3651890.3672265); NVIDIA's ConnectX-8
-// multi-plane splits one 800 Gb/s NIC into 4 x 200 Gb/s planes (UNVERIFIED: not found in a
-// primary NVIDIA document). Hence a plane port's rate defaults to fabric.link.rate / P and each
+// ("dual-plane", Qian et al., SIGCOMM 2024, doi 10.1145/3651890.3672265); NVIDIA Spectrum-X
+// Multiplane "splits each SuperNIC [ConnectX-8] across two or more independent network planes",
+// numberOfPlanes 2 (Dual-Plane) or 4 (Quad-Plane, B300 only) (NVIDIA Network Operator 26.4
+// docs, "NVIDIA Spectrum-X" and "Software Multiplane Spectrum-X Quick Start"); the per-plane
+// port rate (800G as 4 x 200G) is arithmetic, not found stated (UNVERIFIED). Hence a plane
+// port's rate defaults to fabric.link.rate / P and each
 // plane's switch-to-switch links run at that rate too (every plane is a full copy of the fabric
 // at 1/P of the bandwidth); topology.plane_rate overrides both.
 //
