@@ -45,6 +45,9 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
     frontier.assign(1, root);
     for (size_t head = 0; head < frontier.size(); ++head) {
       const net::Switch& s = net.switch_at(frontier[head]);
+      // A multi-plane NIC's selector (net/plane_choice.h) is inside a NIC: reached, never a
+      // transit hop between planes (a NIC does not forward).
+      if (s.lb == net::kLbPlane && frontier[head] != root) continue;
       for (uint32_t k = 0; k < s.num_ports; ++k) {
         const int32_t n = neighbour(s.first_port + k);
         if (n < 0 || dist[n] != kUnreached) continue;

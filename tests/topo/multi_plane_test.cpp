@@ -17,6 +17,7 @@
 #include "core/scheduler.h"
 #include "net/network.h"
 #include "output/json.h"
+#include "routing/ecmp.h"
 #include "scenario/load.h"
 #include "scenario/resources.h"
 #include "scenario/run.h"
@@ -142,6 +143,32 @@ TEST(MultiPlaneTopology, OnePlaneIsTheSingleFabric) {
     return output::result_to_json(r).dump();
   };
   EXPECT_EQ(run(base + tail), run(base + ", planes: 1" + tail));
+}
+
+TEST(MultiPlaneTopology, EcmpNeverCrossesPlanesThroughAnotherNic) {
+  // 2 planes of a leaf-spine (8 NICs, radix 8: leaves 8, 9 and spines 10-13 in plane 0). Leaf 8
+  // loses its 4 uplinks: its NICs' selectors are still cabled to plane 1, so a shortest path
+  // leaf 8 -> selector 1 -> plane 1 exists, but a NIC does not forward: leaf 8 must have no
+  // route to the other leaf's NICs (they are reached over plane 1 by the NICs themselves).
+  TopologySpec s = spec_of(TopologyKind::kFatTree, 2, 8, 8, 1, 2);
+  Fabric f;
+  f.topo = build(s, FabricParams{}, f.net);
+  const uint32_t leaf = plane_switches(f.net, s, 0).first;
+  const net::Switch& l = f.net.switch_at(leaf);
+  ASSERT_EQ(l.tier, 1);
+  ASSERT_EQ(l.num_ports, 8u);  // 4 selectors, then 4 spines
+  for (uint32_t k = 4; k < 8; ++k) f.net.fail_link(l.first_port + k);
+  routing::EcmpRoutes routes;
+  routes.install(f.net, routing::EcmpConfig{}, 1);
+  net::Packet pkt;
+  pkt.src_nic = 0;
+  pkt.dst_nic = 6;  // on the other leaf
+  EXPECT_EQ(f.net.egress_port(leaf, pkt), net::kNoPort) << "no transit through a selector";
+  // NIC 0's selector still reaches NIC 6 over plane 1 only.
+  const net::Switch& sel = f.net.switch_at(0);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(f.net.egress_port(0, pkt), sel.first_port + 2) << "plane 1's port";
+  }
 }
 
 TEST(MultiPlaneTopology, PreflightCountsMatchTheBuiltFabric) {
