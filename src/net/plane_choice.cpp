@@ -16,11 +16,22 @@ uint32_t next_round_robin(const Switch& sw, const uint32_t* members, uint32_t n,
   return members[0];
 }
 
+// The fixed plane of a key without a table entry: the first working member from key mod n.
+uint32_t fixed_member(uint32_t key, const uint32_t* members, uint32_t n, const Port* ports) {
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t m = members[(key + i) % n];
+    if (ports[m].up) return m;
+  }
+  return members[0];
+}
+
+constexpr uint32_t kSlotBits = 11;
+static_assert(kPlaneSlots == 1u << kSlotBits, "slot_of takes the top kSlotBits bits");
+
 uint32_t slot_of(uint32_t key) {
   // Fibonacci hashing: consecutive ids (QPs, messages) land in different slots.
-  return (key * 2654435769u) >> (32 - 12) & (kPlaneSlots - 1);
+  return (key * 2654435769u) >> (32 - kSlotBits);
 }
-static_assert(kPlaneSlots == 1u << 12, "slot_of takes the top 12 bits");
 
 }  // namespace
 
@@ -36,21 +47,30 @@ uint32_t choose_plane(const Switch& sw, const Packet& pkt, const uint32_t* membe
   const auto split = static_cast<PlaneSplit>(sw.plane_split);
   const bool data = pkt.type == PacketType::kData;
   if (split == PlaneSplit::kPacket && data) return next_round_robin(sw, members, n, ports);
-  const uint32_t key = split == PlaneSplit::kMessage ? pkt.msg : pkt.qp;
-  FlowletSlot& slot = sw.flowlets[slot_of(key)];
+  const bool per_message = split == PlaneSplit::kMessage;
+  const uint32_t key = per_message ? pkt.msg : pkt.qp;
   const uint32_t tag = key + 1;  // 0 marks a free slot
-  if (slot.tag == tag && ports[slot.port].up) return slot.port;
-  if (!data) {
-    // A control packet of a connection this NIC has not sent data on: a fixed plane.
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t m = members[(key + i) % n];
-      if (ports[m].up) return m;
+  const uint32_t home = slot_of(key);
+  FlowletSlot* free_slot = nullptr;
+  for (uint32_t i = 0; i < kPlaneProbe; ++i) {
+    FlowletSlot& slot = sw.flowlets[(home + i) & (kPlaneSlots - 1)];
+    if (slot.tag == tag) {
+      if (!ports[slot.port].up) slot.port = next_round_robin(sw, members, n, ports);
+      const uint32_t port = slot.port;
+      // A message's entry is released with its last packet (retransmissions take a new turn).
+      if (per_message && data && (pkt.flags & kFlagLast)) slot.tag = 0;
+      return port;
     }
-    return members[0];
+    if (slot.tag == 0 && free_slot == nullptr) free_slot = &slot;
   }
-  slot.tag = tag;
-  slot.port = next_round_robin(sw, members, n, ports);
-  return slot.port;
+  // Not placed: a control packet, or data whose window is full, takes its fixed plane.
+  if (!data || free_slot == nullptr) return fixed_member(key, members, n, ports);
+  const uint32_t port = next_round_robin(sw, members, n, ports);
+  if (!(per_message && (pkt.flags & kFlagLast))) {  // a one-packet message needs no entry
+    free_slot->tag = tag;
+    free_slot->port = port;
+  }
+  return port;
 }
 
 }  // namespace fabricsim::net

@@ -17,14 +17,19 @@
 //                out over the planes in the NIC; its granularity is not published (UNVERIFIED:
 //                modelled as per packet).
 // Control packets (ACK/NAK/CNP/credits) follow their connection's or message's plane when the
-// selector has one for it, else key mod P; they never advance the round-robin.
+// selector has one for it, else a fixed plane (key mod P); they never advance the round-robin.
 // A plane port that is down is skipped at once: the NIC sees its own link go down (PHY link
 // state), without waiting for routing to converge. A remembered plane that went down is
 // replaced by the next plane in turn.
 //
-// The assignments live in the switch's fixed table (Switch::flowlets, unused by a selector
-// otherwise), indexed by the key's hash: nothing is allocated per packet. Two keys that share a
-// slot evict each other (the later takes a new plane), which only re-spreads.
+// The assignments live in a fixed table per selector (Switch::flowlets, unused by a selector
+// otherwise; allocated once): nothing is allocated per packet. A key is looked for in a window of
+// kPlaneProbe slots from its hash and is never moved once placed, so a connection keeps its plane
+// for the whole run (RoCE order depends on it). Connections are never removed; a message's entry
+// is freed when its last packet leaves (a later retransmission of it takes the next plane in
+// turn, which per-message split accepts). A key whose window is full when it first appears (more
+// than kPlaneSlots connections at one NIC, or a crowded window) gets the fixed plane hash mod P
+// instead, for good: consistent, only not round-robin.
 #pragma once
 
 #include <cstdint>
@@ -35,9 +40,10 @@ namespace fabricsim::net {
 
 enum class PlaneSplit : uint8_t { kConnection = 0, kMessage = 1, kPacket = 2 };
 
-// Assignment slots per plane selector: 4096 connections/messages in flight per NIC before two
-// share a slot (a power of two).
-inline constexpr uint32_t kPlaneSlots = 4096;
+// Assignment slots per plane selector (a power of two): 2048 x 16 bytes = 32 KiB per NIC, room
+// for an all-to-all's connections among 1024 NICs, probed kPlaneProbe at a time.
+inline constexpr uint32_t kPlaneSlots = 2048;
+inline constexpr uint32_t kPlaneProbe = 16;
 
 // Turns switch `sw` into a plane selector with the given split (allocates its table once).
 void make_plane_selector(Switch& sw, PlaneSplit split);

@@ -16,6 +16,7 @@
 #include "core/rng.h"
 #include "core/units.h"
 #include "net/load_balance.h"
+#include "net/plane_choice.h"
 #include "net/network.h"
 #include "routing/te_controller.h"
 #include "scenario/infiniband.h"
@@ -304,6 +305,10 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   topology = topo_c.add(topology, topo_c.mul(e.switches, per_switch));
   topology = topo_c.add(topology, topo_c.mul(nodes, per_node));
   topology = topo_c.add(topology, topo_c.mul(grown_elements(e.cables), kCableBytes));
+  if (sc.topology.planes > 1) {  // each NIC's plane selector keeps its assignment table
+    topology = topo_c.add(topology, topo_c.mul(e.nics, net::kPlaneSlots * sizeof(net::FlowletSlot) +
+                                                           kMallocOverheadBytes));
+  }
   e.parts.push_back({"topology", topology, "hosts.count"});
 
   // ---- routing ----
