@@ -50,6 +50,8 @@ uint32_t choose_plane(const Switch& sw, const Packet& pkt, const uint32_t* membe
   const bool per_message = split == PlaneSplit::kMessage;
   const uint32_t key = per_message ? pkt.msg : pkt.qp;
   const uint32_t tag = key + 1;  // 0 marks a free slot
+  // A key of ~0 (control packets carry no message: msg = 0xFFFFFFFF) has no entry.
+  if (tag == 0) return fixed_member(key, members, n, ports);
   const uint32_t home = slot_of(key);
   FlowletSlot* free_slot = nullptr;
   for (uint32_t i = 0; i < kPlaneProbe; ++i) {

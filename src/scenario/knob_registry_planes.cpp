@@ -71,6 +71,15 @@ void add_planes_knobs(std::vector<Knob>& k) {
        .source = "at start",
        .min = Bound{0}},
       [](auto& s) -> auto& { return s.plane_fail.at_ps; }));
+  k.push_back(bind_enum(
+      {.path = "faults.plane_down.scope",
+       .description = "plane = every cable of the plane, the NICs' plane ports included (the "
+                      "NICs stop using it at once); uplinks = only the cables above its leaves "
+                      "(its spine tier): the NIC ports stay up, so traffic keeps entering the "
+                      "plane until routing.ecmp.convergence removes it from the NICs' groups",
+       .source = "plane"},
+      std::vector<std::pair<std::string, bool>>{{"plane", false}, {"uplinks", true}},
+      [](auto& s) -> auto& { return s.plane_fail.uplinks_only; }));
 }
 
 }  // namespace fabricsim::scenario

@@ -40,9 +40,9 @@ void check_planes(const Scenario& sc) {
   }
 }
 
-int fail_plane(net::Network& net, const topo::TopologySpec& spec, int plane) {
+int fail_plane(net::Network& net, const topo::TopologySpec& spec, int plane, bool uplinks_only) {
   int n = 0;
-  for (const uint32_t port : topo::plane_cable_ports(net, spec, plane)) {
+  for (const uint32_t port : topo::plane_cable_ports(net, spec, plane, uplinks_only)) {
     if (!net.port(port).up) continue;
     net.fail_link(port);
     ++n;

@@ -16,7 +16,8 @@ void check_planes(const Scenario& sc);
 // kLinkFail targets with this bit set name a plane (the low bits), not a port.
 inline constexpr uint32_t kPlaneFailBit = 0x80000000u;
 
-// Takes every cable of plane `plane` down (net::Network::fail_link on each); returns how many.
-int fail_plane(net::Network& net, const topo::TopologySpec& spec, int plane);
+// Takes every cable of plane `plane` down (net::Network::fail_link on each), or with
+// `uplinks_only` those above its leaves; returns how many.
+int fail_plane(net::Network& net, const topo::TopologySpec& spec, int plane, bool uplinks_only);
 
 }  // namespace fabricsim::scenario

@@ -100,6 +100,7 @@ struct LinkFailSpec {
 struct PlaneFailSpec {
   int plane = -1;  // -1 = none
   int64_t at_ps = 0;
+  bool uplinks_only = false;  // only the cables above the plane's leaves (its spine tier)
 };
 
 // A receiving switch port that never returns credits (InfiniBand fault injection).

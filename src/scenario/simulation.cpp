@@ -233,7 +233,8 @@ void Simulation::program_routes() {
 
 void Simulation::on_link_fail(uint32_t port) {
   if (port & kPlaneFailBit) {  // faults.plane_down: every cable of the plane (scenario/planes.h)
-    fail_plane(net_, sc_.topology, static_cast<int>(port & ~kPlaneFailBit));
+    fail_plane(net_, sc_.topology, static_cast<int>(port & ~kPlaneFailBit),
+               sc_.plane_fail.uplinks_only);
   } else {
     net_.fail_link(port);
   }

@@ -111,7 +111,7 @@ PlaneSwitches plane_switches(const net::Network& net, const TopologySpec& spec, 
 }
 
 std::vector<uint32_t> plane_cable_ports(const net::Network& net, const TopologySpec& spec,
-                                        int plane) {
+                                        int plane, bool uplinks_only) {
   const PlaneSwitches ps = plane_switches(net, spec, plane);
   std::vector<uint32_t> out;
   for (uint32_t sw = ps.first; sw < ps.first + ps.count; ++sw) {
@@ -119,9 +119,10 @@ std::vector<uint32_t> plane_cable_ports(const net::Network& net, const TopologyS
     for (uint32_t k = 0; k < s.num_ports; ++k) {
       const uint32_t port = s.first_port + k;
       const net::Port& far = net.port(net.port(port).peer);
+      const bool to_selector = static_cast<uint32_t>(far.switch_index) < ps.first;
+      if (uplinks_only && to_selector) continue;
       // Each cable once: from the plane switch of the lower index, or towards a selector.
-      if (far.is_nic || static_cast<uint32_t>(far.switch_index) < ps.first ||
-          static_cast<uint32_t>(far.switch_index) > sw) {
+      if (to_selector || static_cast<uint32_t>(far.switch_index) > sw) {
         out.push_back(port);
       }
     }

@@ -52,8 +52,9 @@ struct PlaneSwitches {
 PlaneSwitches plane_switches(const net::Network& net, const TopologySpec& spec, int plane);
 
 // One port of every cable of plane `plane` (its switch-to-switch cables and the cables from the
-// selectors to its leaves): failing them all takes the plane down.
+// selectors to its leaves): failing them all takes the plane down. `uplinks_only`: only the
+// cables above its leaves (the NICs' plane ports stay up).
 std::vector<uint32_t> plane_cable_ports(const net::Network& net, const TopologySpec& spec,
-                                        int plane);
+                                        int plane, bool uplinks_only = false);
 
 }  // namespace fabricsim::topo

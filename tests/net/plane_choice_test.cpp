@@ -51,6 +51,17 @@ TEST(PlaneChoice, ConnectionsAreDealtRoundRobinAndNeverMove) {
   EXPECT_EQ(s.sw.plane_next, next_before);
 }
 
+TEST(PlaneChoice, ControlPacketsWithoutAMessageTakeAPlanePort) {
+  // RoCE ACKs carry msg = 0xFFFFFFFF: under per-message split that key must not match a free
+  // slot (whose port field is 0, here the NIC's own port).
+  Selector s(PlaneSplit::kMessage);
+  Packet ack = data(3, 0xFFFFFFFFu);
+  ack.type = PacketType::kAck;
+  const uint32_t port = s.choose(ack);
+  EXPECT_GE(port, 1u);
+  EXPECT_LE(port, 4u);
+}
+
 TEST(PlaneChoice, MessagesFreeTheirEntryWithTheLastPacket) {
   Selector s(PlaneSplit::kMessage);
   // 20000 messages of 3 packets each, one after the other: far more than the table's slots, yet

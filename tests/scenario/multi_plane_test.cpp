@@ -177,5 +177,32 @@ TEST(MultiPlaneRun, PlaneFailureLeavesThreeQuartersAndDeliversOnceRoceSprayed) {
   plane_failure("roce", "{out_of_order: true, spray: true, ack_timeout_exponent: 3}");
 }
 
+TEST(MultiPlaneRun, ASpineTierFailureIsSeenOnlyAfterConvergence) {
+  // scope: uplinks takes plane 1's leaf-spine cables down but leaves the NICs' plane ports up:
+  // the NICs keep sending into plane 1 until routing.ecmp.convergence (10 us) removes it from
+  // their selectors' groups towards the other leaf, so more is lost than when the whole plane
+  // (NIC ports included) goes down and the NICs leave it at once. Same-leaf flows keep plane 1.
+  const std::string base = fabric(kPlanes, "packet", "  technology: uet\n") +
+                           "workload: {kind: pattern, pattern: permutation, flow_size: 8MB}\n"
+                           "routing: {ecmp: {convergence: 10us}}\n";
+  Simulation whole(load(base + "faults: {plane_down: {plane: 1, at: 50us}}\n"));
+  whole.start_workload();
+  ASSERT_TRUE(whole.run());
+  Simulation spines(load(base + "faults: {plane_down: {plane: 1, at: 50us, scope: uplinks}}\n"));
+  spines.start_workload();
+  ASSERT_TRUE(spines.run());
+  EXPECT_GT(spines.network().counters().link_down_drops,
+            whole.network().counters().link_down_drops);
+  // The NICs' plane-1 ports stayed up.
+  for (uint32_t nic = 0; nic < spines.network().num_nics(); ++nic) {
+    EXPECT_TRUE(spines.network().port(spines.network().switch_at(nic).first_port + 2).up);
+  }
+  const uint32_t n = spines.transport().num_messages();
+  for (uint32_t m = 0; m < n; ++m) {
+    EXPECT_EQ(spines.transport().message(m).placed_bytes, spines.transport().message(m).size_bytes);
+  }
+  EXPECT_EQ(spines.delivered_messages(), n);
+}
+
 }  // namespace
 }  // namespace fabricsim::scenario
