@@ -104,14 +104,14 @@ detail::LeafPorts detail::leaf_ports(const TopologySpec& spec) {
 }
 
 void check_shape(const TopologySpec& spec) {
-  if (spec.kind == TopologyKind::kFile) {
+  if (spec.planes != 1) {
+    check_multi_plane(spec);  // refuses kind file; checks one plane's shape
+  } else if (spec.kind == TopologyKind::kFile) {
     const TopologyFile f = read_topology_file(spec.file, "topology.file");
     if (spec.nics_per_host < 1 || f.nics() % spec.nics_per_host != 0) {
       throw InputError("hosts.nics_per_host", "must divide the " + std::to_string(f.nics()) +
                                                   " NICs of " + spec.file);
     }
-  } else if (spec.planes != 1) {
-    check_multi_plane(spec);
   } else if (spec.kind == TopologyKind::kRail) {
     detail::check_rail(spec);
   } else {

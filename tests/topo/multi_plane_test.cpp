@@ -220,6 +220,11 @@ TEST(MultiPlaneTopology, CombinationsThatCannotWorkAreRefused) {
   EXPECT_NE(load_error(head + "faults: {plane_down: {plane: 2}}\n").find("faults.plane_down.plane"),
             std::string::npos)
       << "planes 0 and 1 only";
+  EXPECT_EQ(load_error("topology: {kind: file, file: " + std::string(FABRICSIM_SOURCE_DIR) +
+                       "/tests/topo/data/hpcc_topology.txt, planes: 2}\n"
+                       "workload: {kind: pattern, pattern: permutation, flow_size: 64KB}\n"),
+            "mp.yaml:1: topology.planes: a topology file describes every plane itself; planes > 1 "
+            "needs topology.kind fat_tree, leaf_spine or rail");
   EXPECT_NE(load_error("topology: {kind: leaf_spine, radix: 8, planes: 17}\nhosts: {count: 8}\n")
                 .find("mp.yaml:1: topology.planes"),
             std::string::npos)
