@@ -15,12 +15,14 @@
 #include "core/rss.h"
 #include "core/units.h"
 #include "output/compare.h"
+#include "output/describe.h"
 #include "output/progress.h"
 #include "output/staged_dir.h"
 #include "output/summary.h"
 #include "output/write.h"
 #include "scenario/infiniband.h"
 #include "scenario/knobs.h"
+#include "scenario/bom.h"
 #include "scenario/load.h"
 #include "scenario/resources.h"
 #include "scenario/scenario_file.h"
@@ -266,17 +268,19 @@ int run_command(const RunArgs& args) {
   return interrupt.exit_code(kExitOk);  // interrupted: ends by the signal, files written
 }
 
-int compare_command(const CompareArgs& args) {
-  // Load and check every fabric's scenario before simulating any.
-  struct Prepared {
-    std::string fabric;  // the column's name: the fabric, or the variant's name
-    scenario::LoadedScenario loaded;
-    std::vector<SkippedKey> skipped;
-    std::string error;  // one line; "" = good
-  };
-  std::vector<Prepared> runs;
-  int64_t limit = 0;
-  if (!memory_limit(args, limit) || !parse_fits(args.file, args, limit)) return kExitBadInput;
+namespace {
+
+// One run of compare (or describe): a fabric of --fabrics or a variant of the file.
+struct Prepared {
+  std::string fabric;  // the column's name: the fabric, or the variant's name
+  scenario::LoadedScenario loaded;
+  std::vector<SkippedKey> skipped;
+  std::string error;  // one line; "" = good
+};
+
+// Loads and checks every run of `args` (its variants, else one per fabric of --fabrics) before
+// any simulates. Prints the first error (one line) and returns false.
+bool prepare_runs(const CompareArgs& args, std::vector<Prepared>& runs) {
   try {
     const ScenarioSource source(args.file);
     // One run per fabric of --fabrics, or per variant of the file (scenario/variants.h).
@@ -290,7 +294,7 @@ int compare_command(const CompareArgs& args) {
       if (args.fabrics_given) {
         std::cerr << "fabricsim: --fabrics: " << args.file
                   << " has variants:, which choose each run's fabric; drop --fabrics\n";
-        return kExitBadInput;
+        return false;
       }
       for (const scenario::VariantSpec& v : source.variants()) {
         Plan plan{v.name, v.fabric, v.sets, {}};
@@ -300,7 +304,7 @@ int compare_command(const CompareArgs& args) {
       }
     } else {
       const std::vector<std::string> fabrics = parse_fabrics(args.fabrics);
-      if (fabrics.empty()) return kExitBadInput;
+      if (fabrics.empty()) return false;
       for (const std::string& f : fabrics) plans.push_back({f, f, args.sets, {}});
     }
     for (const Plan& plan : plans) {
@@ -319,7 +323,7 @@ int compare_command(const CompareArgs& args) {
     }
   } catch (const scenario::LoadError& e) {
     std::cerr << e.what() << "\n";
-    return kExitBadInput;
+    return false;
   }
   for (const Prepared& p : runs) {
     if (p.error.empty()) continue;
@@ -327,8 +331,19 @@ int compare_command(const CompareArgs& args) {
     const bool shared = std::all_of(runs.begin(), runs.end(),
                                     [&](const Prepared& q) { return q.error == p.error; });
     std::cerr << p.error << (shared ? "" : " (in the " + p.fabric + " run)") << "\n";
-    return kExitBadInput;
+    return false;
   }
+  return true;
+}
+
+}  // namespace
+
+int compare_command(const CompareArgs& args) {
+  // Load and check every fabric's scenario before simulating any.
+  std::vector<Prepared> runs;
+  int64_t limit = 0;
+  if (!memory_limit(args, limit) || !parse_fits(args.file, args, limit)) return kExitBadInput;
+  if (!prepare_runs(args, runs)) return kExitBadInput;
 
   // Memory: a later run simulates while every earlier run's result is held.
   int64_t held = 0;
@@ -446,6 +461,39 @@ int topology_export_command(const std::string& file, const std::vector<std::stri
     std::cerr << scenario::format_input_error(loaded, e) << "\n";
     return kExitBadInput;
   }
+  return kExitOk;
+}
+
+int describe_command(const CompareArgs& args) {
+  std::vector<Prepared> runs;
+  bool several = args.fabrics_given;
+  try {
+    several = several || !ScenarioSource(args.file).variants().empty();
+  } catch (const scenario::LoadError& e) {
+    std::cerr << e.what() << "\n";
+    return kExitBadInput;
+  }
+  if (several) {
+    if (!prepare_runs(args, runs)) return kExitBadInput;
+  } else {
+    Prepared p{"", {}, {}, ""};
+    if (!load(args.file, args.sets, args.unsets, p.loaded)) return kExitBadInput;
+    runs.push_back(std::move(p));
+  }
+  std::vector<output::Described> all;
+  for (const Prepared& p : runs) {
+    try {
+      scenario::check_scenario(p.loaded.scenario);
+      all.push_back({p.fabric, scenario::bill_of_materials(p.loaded.scenario),
+                     scenario::estimate_resources(p.loaded.scenario),
+                     scenario::estimate_runtime(p.loaded.scenario)});
+    } catch (const InputError& e) {
+      std::cerr << scenario::format_input_error(p.loaded, e)
+                << (p.fabric.empty() ? "" : " (in the " + p.fabric + " run)") << "\n";
+      return kExitBadInput;
+    }
+  }
+  std::cout << output::format_describe(all);
   return kExitOk;
 }
 

@@ -62,6 +62,11 @@ int validate_command(const std::string& file, const std::vector<std::string>& se
 // topology-file form (topo::write_native; docs/topologies.md), for topology.kind: file.
 int topology_export_command(const std::string& file, const std::vector<std::string>& sets,
                             const std::vector<std::string>& unsets);
+// Prints the fabric the scenario builds, its bill of materials (cost, power, confidence) and the
+// pre-flight memory estimate, without simulating; one block per variant or per fabric of
+// --fabrics (scoped as compare scopes them) and their totals side by side. `fabrics_given`
+// false and no variants: the file as it is.
+int describe_command(const CompareArgs& args);
 // Prints the markdown reference of every scenario key.
 int keys_command();
 

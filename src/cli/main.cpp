@@ -48,7 +48,7 @@ void add_unset_option(CLI::App* command, std::vector<std::string>& unsets) {
 }
 
 // Subcommands planned but not built yet (issue 13): named as such rather than as unknown.
-const std::vector<std::string> kPlannedSubcommands = {"sweep", "describe", "report"};
+const std::vector<std::string> kPlannedSubcommands = {"sweep", "report"};
 
 // The subcommands `app` knows, in the order they were added.
 std::string known_subcommands(const CLI::App& app) {
@@ -149,6 +149,22 @@ int dispatch(int argc, char** argv) {
   add_set_option(topology_export, export_sets);
   add_unset_option(topology_export, export_unsets);
 
+  fabricsim::cli::CompareArgs describe_args;
+  describe_args.fabrics = "";
+  CLI::App* describe = app.add_subcommand(
+      "describe",
+      "Print the fabric the scenario builds, its bill of materials with cost and power (each "
+      "figure's confidence beside it) and the simulation's memory estimate, without simulating");
+  describe->add_option("file", describe_args.file, "Scenario YAML file")->required();
+  CLI::Option* describe_fabrics =
+      describe
+          ->add_option("--fabrics", describe_args.fabrics,
+                       "Comma-separated fabrics to describe side by side (ib, roce, uet); a "
+                       "file with variants: describes its variants")
+          ->type_name("LIST");
+  add_set_option(describe, describe_args.sets);
+  add_unset_option(describe, describe_args.unsets);
+
   // Bare `fabricsim`: the help a newcomer needs, on stdout; exit 2 and one line on stderr so a
   // script that lost its subcommand does not pass for a successful run.
   if (argc < 2) {
@@ -177,6 +193,10 @@ int dispatch(int argc, char** argv) {
     return fabricsim::cli::validate_command(validate_file, validate_sets, validate_unsets,
                                             validate_limit);
   if (keys->parsed()) return fabricsim::cli::keys_command();
+  if (describe->parsed()) {
+    describe_args.fabrics_given = describe_fabrics->count() > 0;
+    return fabricsim::cli::describe_command(describe_args);
+  }
   if (topology_export->parsed()) {
     return fabricsim::cli::topology_export_command(export_file, export_sets, export_unsets);
   }

@@ -31,6 +31,9 @@ enum EventKind : uint32_t {
   // (target = the node layer's slot)
   kNodeEvent = 16,
   kWindowSample = 17,  // results: the steady-window goodput sampler (scenario/steady_window.h)
+  // transport: received packets that waited for a connection context may go (target = NIC;
+  // net/nic_context_cache.h)
+  kCtxRx = 19,
   kFlowStart = 20,   // workload: a scheduled message is posted (target = message)
   // routing: the TE controller's rules take effect / it re-optimizes (routing/te_controller.h)
   kTeInstall = 24,

@@ -194,7 +194,8 @@ int64_t GpuNet::post_time(const FluidResult& r, int64_t bytes) const {
 }
 
 int64_t GpuNet::fabric_idle_ps(uint32_t src_nic, uint32_t dst_nic, int64_t bytes) const {
-  return transport_.ideal_fct_ps(bytes, routes_.switch_hops(src_nic, dst_nic), fabric_.link,
+  return transport_.ideal_fct_ps(bytes, routes_.switch_hops(src_nic, dst_nic),
+                                 routes_.path_link(src_nic, dst_nic, fabric_.link),
                                  fabric_.switch_config, fabric_.nic);
 }
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/units.h"
+#include "output/describe.h"
 #include "output/flow_stats.h"
 #include "output/staged_dir.h"
 #include "output/write.h"
@@ -106,8 +107,19 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   m.steady_mean_fraction = r.steady_window.mean_fraction;
   m.steady_min_fraction = r.steady_window.min_fraction;
   m.out_of_order_packets = n.out_of_order_packets;
+  if (r.cost.priced && r.cost.units > 0) {
+    m.priced = true;
+    m.per_gpu = r.cost.per_gpu;
+    m.cost_per_unit_usd = r.cost.price_usd / static_cast<double>(r.cost.units);
+    m.power_per_unit_w = r.cost.power_w / static_cast<double>(r.cost.units);
+    m.fabric_musd = r.cost.price_usd * 1e-6;
+  }
   m.max_switch_buffer_bytes = n.max_switch_buffer_bytes;
   m.trimmed_packets = n.trimmed_packets;
+  m.context_cache = r.context_cache.present;
+  m.context_misses = r.context_cache.misses;
+  m.max_connections_per_nic = r.context_cache.max_connections_per_nic;
+  m.max_nic_context_bytes = r.context_cache.max_nic_context_bytes;
   return m;
 }
 
@@ -214,6 +226,17 @@ std::string format_compare_table(const FabricRuns& runs) {
   rows.push_back(make_row("reordered packets", ms, [](const CompareMetrics& m) {
     return count_cell(m.out_of_order_packets);
   }));
+  if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.context_cache; })) {
+    rows.push_back(make_row("connections per NIC", ms, [](const CompareMetrics& m) {
+      return count_cell(m.max_connections_per_nic);
+    }));
+    rows.push_back(make_row("NIC context memory", ms, [](const CompareMetrics& m) -> Cell {
+      return {format_bytes(m.max_nic_context_bytes), std::nullopt};
+    }));
+    rows.push_back(make_row("context misses", ms, [](const CompareMetrics& m) {
+      return count_cell(m.context_misses);
+    }));
+  }
   if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.failed; })) {
     rows.push_back(make_row("without route", ms, [](const CompareMetrics& m) {
       return time_cell(m.no_route_ps, m.no_route_ps >= 0);
@@ -224,6 +247,42 @@ std::string format_compare_table(const FabricRuns& runs) {
     rows.push_back(make_row("link-down drops", ms, [](const CompareMetrics& m) {
       return count_cell(m.link_down_drops);
     }));
+  }
+
+  // Cost (scenario/bom.h; docs/cost.md): per GPU, and the run's headline figure per million USD
+  // of network (busbw for a collective, steps per hour for training, else throughput).
+  if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.priced; })) {
+    const bool gpus = std::all_of(ms.begin(), ms.end(), [](const CompareMetrics& m) {
+      return !m.priced || m.per_gpu;
+    });
+    const std::string per = gpus ? "GPU" : "NIC";
+    rows.push_back(make_row("network cost per " + per, ms, [](const CompareMetrics& m) -> Cell {
+      if (!m.priced) return {"-", std::nullopt};
+      return {format_usd(m.cost_per_unit_usd), m.cost_per_unit_usd};
+    }));
+    rows.push_back(make_row("network power per " + per, ms, [](const CompareMetrics& m) -> Cell {
+      if (!m.priced) return {"-", std::nullopt};
+      return {fixed(m.power_per_unit_w, 1) + " W", m.power_per_unit_w};
+    }));
+    if (collective) {
+      rows.push_back(make_row("busbw per network $M", ms, [](const CompareMetrics& m) -> Cell {
+        if (!m.priced || !m.collective_done) return {"-", std::nullopt};
+        const double v = m.busbw_gbytes_per_s / m.fabric_musd;
+        return {fixed(v, 2) + " GB/s", v};
+      }));
+    } else if (training) {
+      rows.push_back(make_row("steps/hour per network $M", ms, [](const CompareMetrics& m) -> Cell {
+        if (!m.priced || !m.training_done || m.step_time_ps <= 0) return {"-", std::nullopt};
+        const double v = 3600e12 / static_cast<double>(m.step_time_ps) / m.fabric_musd;
+        return {fixed(v, 1), v};
+      }));
+    } else {
+      rows.push_back(make_row("throughput per network $M", ms, [](const CompareMetrics& m) -> Cell {
+        if (!m.priced) return {"-", std::nullopt};
+        const double v = m.aggregate_throughput_gbps / m.fabric_musd;
+        return {format_rate(v * 1e9), v};
+      }));
+    }
   }
 
   // Two fabrics: first / second, the figure a reader computes anyway.
@@ -277,7 +336,9 @@ std::string compare_csv_text(const FabricRuns& runs) {
            (result.partial ? "true" : "false") + "," +
            (m.steady ? exact(m.steady_mean_fraction) : "") + "," +
            (m.steady ? exact(m.steady_min_fraction) : "") + "," +
-           std::to_string(m.out_of_order_packets) + "\n";
+           std::to_string(m.out_of_order_packets) + "," +
+           (m.priced ? exact(m.cost_per_unit_usd) : "") + "," +
+           (m.priced ? exact(m.power_per_unit_w) : "") + "\n";
   }
   return out;
 }

@@ -53,8 +53,20 @@ struct CompareMetrics {
   double steady_mean_fraction = 0;
   double steady_min_fraction = 0;
   int64_t out_of_order_packets = 0;  // placed out of sequence order (reordering)
+  // The fabric's bill of materials (scenario/bom.h) per GPU (per NIC without GPUs); priced =
+  // false when it could not be priced.
+  bool priced = false;
+  bool per_gpu = false;
+  double cost_per_unit_usd = 0;
+  double power_per_unit_w = 0;
+  double fabric_musd = 0;  // the whole fabric, millions of USD
   int64_t max_switch_buffer_bytes = 0;  // the fullest any switch's shared buffer was
   int64_t trimmed_packets = 0;          // cut to their header by switches (UEC trimming)
+  // NIC connection-context cache (fabric.nic.context_cache; net/nic_context_cache.h)
+  bool context_cache = false;
+  int64_t context_misses = 0;
+  int64_t max_connections_per_nic = 0;
+  int64_t max_nic_context_bytes = 0;
 };
 
 CompareMetrics compare_metrics(const scenario::RunResult& result);
@@ -71,7 +83,8 @@ inline constexpr const char* kCompareCsvHeader =
     "fabric,flows_total,flows_completed,collective_time_ps,busbw_gbytes_per_s,completion_time_ps,"
     "fct_p50_ps,fct_p99_ps,aggregate_throughput_gbps,dropped_packets,pause_frames,credit_waits,"
     "credit_stalls,paused_ps,retransmitted_packets,timeouts,step_time_ps,exposed_comm_ps,partial,"
-    "steady_mean_goodput_fraction,steady_min_goodput_fraction,out_of_order_packets";
+    "steady_mean_goodput_fraction,steady_min_goodput_fraction,out_of_order_packets,"
+    "fabric_cost_per_gpu_usd,network_power_per_gpu_w";
 
 // Header, then one row per fabric in the given order. Integers exactly; doubles in the shortest
 // form that reads back to the same value (as result.json prints them). A metric that does not

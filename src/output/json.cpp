@@ -129,6 +129,13 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                 {"mean_slowdown", f.mean_slowdown},
                 {"percentiles", "nearest-rank"}};
   j["aggregate_throughput_gbps"] = r.aggregate_throughput_gbps;
+  j["cost"] = {{"priced", r.cost.priced},
+               {"why_not", r.cost.why_not},
+               {"switch_model", r.cost.switch_model},
+               {"fabric_usd", r.cost.price_usd},
+               {"network_power_w", r.cost.power_w},
+               {"per", r.cost.per_gpu ? "gpu" : "nic"},
+               {"units", r.cost.units}};
   if (r.steady_window_asked) {
     const scenario::SteadyWindowResult& w = r.steady_window;
     j["steady_window"] = {{"measured", w.measured},
@@ -141,6 +148,20 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                           {"max_goodput_gbps", w.max_goodput_bps * 1e-9},
                           {"mean_fraction_of_line_rate", w.mean_fraction},
                           {"min_fraction_of_line_rate", w.min_fraction}};
+  }
+
+  if (r.context_cache.present) {  // fabric.nic.context_cache.enabled (net/nic_context_cache.h)
+    const scenario::ContextCacheResult& c = r.context_cache;
+    j["context_cache"] = {{"entries", c.entries},
+                          {"context_bytes", c.context_bytes},
+                          {"miss_latency_ps", c.miss_latency_ps},
+                          {"hits", c.hits},
+                          {"misses", c.misses},
+                          {"miss_stall_ps", c.miss_stall_ps},
+                          {"max_nic_misses", c.max_nic_misses},
+                          {"max_connections_per_nic", c.max_connections_per_nic},
+                          {"total_connections", c.total_connections},
+                          {"max_nic_context_bytes", c.max_nic_context_bytes}};
   }
 
   const scenario::FabricCounters& n = r.counters;

@@ -198,6 +198,15 @@ std::string format_summary(const scenario::RunResult& r) {
                                  count(n.sack_retransmits) + " SACK-inferred resends, " +
                                  count(n.credits) + " RCCC credits");
   }
+  if (r.context_cache.present) {  // net/nic_context_cache.h
+    const scenario::ContextCacheResult& c = r.context_cache;
+    rows.emplace_back("context cache",
+                      count(c.hits) + " hits, " + count(c.misses) + " misses (" +
+                          count(c.entries) + " per NIC), " +
+                          format_time(c.miss_stall_ps) + " waited for them; " +
+                          count(c.max_connections_per_nic) + " connections on the busiest NIC need " +
+                          std::to_string(c.max_nic_context_bytes / 1024) + " KiB of context");
+  }
   if (n.watchdog_storms > 0) {
     rows.emplace_back("watchdog", count(n.watchdog_storms) + " storms broken, " +
                                       count(n.watchdog_drops) + " packets dropped");

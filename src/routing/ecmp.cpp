@@ -1,6 +1,7 @@
 #include "routing/ecmp.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -37,11 +38,12 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
   };
   // Breadth-first search from every leaf over the switch graph.
   dist_.assign(leaves, std::vector<uint16_t>(nsw, kUnreached));
-  std::vector<uint32_t> frontier;
+  std::vector<std::vector<uint32_t>> order(leaves);  // per leaf, switches in BFS order
   for (uint32_t slot = 0; slot < leaves; ++slot) {
     std::vector<uint16_t>& dist = dist_[slot];
     const uint32_t root = net.leaf_switch(slot);
     dist[root] = 0;
+    std::vector<uint32_t>& frontier = order[slot];
     frontier.assign(1, root);
     for (size_t head = 0; head < frontier.size(); ++head) {
       const net::Switch& s = net.switch_at(frontier[head]);
@@ -56,6 +58,7 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
       }
     }
   }
+  fill_path_links(net, order);
   // Connectivity: every leaf must reach every other leaf.
   for (uint32_t a = 0; a < leaves; ++a) {
     for (uint32_t b = 0; b < leaves; ++b) {
@@ -139,6 +142,70 @@ int EcmpRoutes::diameter_switch_hops() const {
     for (uint32_t sw : nic_switch_) worst = std::max(worst, dist[sw] + 1);
   }
   return worst;
+}
+
+void EcmpRoutes::fill_path_links(const net::Network& net,
+                                 const std::vector<std::vector<uint32_t>>& order) {
+  nic_cable_.clear();
+  best_.clear();
+  bool uniform = true;
+  for (uint32_t p = 1; p < net.num_ports() && uniform; ++p) {
+    uniform = net.port(p).rate_bps == net.port(0).rate_bps &&
+              net.queues(p).prop_ps == net.queues(0).prop_ps;
+  }
+  uniform_cable_ = {net.port(0).rate_bps, net.queues(0).prop_ps};
+  if (uniform) return;
+  nic_cable_.resize(net.num_nics());
+  for (uint32_t nic = 0; nic < net.num_nics(); ++nic) {
+    const uint32_t p = net.nic_port(nic);
+    nic_cable_[nic] = {net.port(p).rate_bps, net.queues(p).prop_ps};
+  }
+  constexpr PathBest kNone{0, 0};
+  best_.assign(order.size(), std::vector<PathBest>(net.num_switches(), kNone));
+  for (size_t slot = 0; slot < order.size(); ++slot) {
+    const std::vector<uint16_t>& dist = dist_[slot];
+    std::vector<PathBest>& best = best_[slot];
+    best[order[slot].front()] = {std::numeric_limits<int64_t>::max(), 0};
+    // BFS order visits every switch after all switches one hop closer to the leaf.
+    for (size_t i = 1; i < order[slot].size(); ++i) {
+      const uint32_t sw = order[slot][i];
+      const net::Switch& s = net.switch_at(sw);
+      for (uint32_t k = 0; k < s.num_ports; ++k) {
+        const uint32_t p = s.first_port + k;
+        if (!net.port(p).up) continue;
+        const int32_t n = net.port(net.port(p).peer).switch_index;
+        if (n < 0 || dist[n] + 1 != dist[sw]) continue;
+        const PathBest c{std::min(net.port(p).rate_bps, best[n].rate_bps),
+                         net.queues(p).prop_ps + best[n].prop_ps};
+        if (c.rate_bps > best[sw].rate_bps ||
+            (c.rate_bps == best[sw].rate_bps && c.prop_ps < best[sw].prop_ps)) {
+          best[sw] = c;
+        }
+      }
+    }
+  }
+}
+
+net::LinkConfig EcmpRoutes::path_link(uint32_t src_nic, uint32_t dst_nic,
+                                      const net::LinkConfig& fabric_link) const {
+  net::LinkConfig link = fabric_link;
+  if (best_.empty()) {  // every cable alike: the fabric's link, or the file's one cable
+    if (uniform_cable_.rate_bps == fabric_link.rate_bps &&
+        uniform_cable_.prop_ps == fabric_link.propagation_ps()) {
+      return fabric_link;
+    }
+    link.rate_bps = uniform_cable_.rate_bps;
+    link.cable_m = static_cast<double>(uniform_cable_.prop_ps) / net::kPropagationPsPerMetre;
+    return link;
+  }
+  const PathBest& mid = best_[nic_slot_[dst_nic]][nic_switch_[src_nic]];
+  const PathBest& a = nic_cable_[src_nic];
+  const PathBest& b = nic_cable_[dst_nic];
+  link.rate_bps = std::min({a.rate_bps, b.rate_bps, mid.rate_bps});
+  const int links = switch_hops(src_nic, dst_nic) + 1;
+  link.cable_m = static_cast<double>(a.prop_ps + mid.prop_ps + b.prop_ps) /
+                 (static_cast<double>(links) * net::kPropagationPsPerMetre);
+  return link;
 }
 
 int EcmpRoutes::switch_hops(uint32_t src_nic, uint32_t dst_nic) const {

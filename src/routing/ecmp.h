@@ -25,11 +25,30 @@ class EcmpRoutes {
   int switch_hops(uint32_t src_nic, uint32_t dst_nic) const;
   // The most switches any NIC pair's shortest path traverses.
   int diameter_switch_hops() const;
+  // The link an ideal (idle-path) completion time is computed on for src -> dst. When every
+  // cable matches `fabric_link` (every built-in topology) it is `fabric_link` itself. Otherwise
+  // (a topology file with mixed rates or cable lengths) it is the best shortest path's: the
+  // largest bottleneck rate among the shortest paths, ties to the least propagation, and a
+  // cable length that is the path's mean, so that (hops + 1) x propagation is its total
+  // propagation (to within half a picosecond per link).
+  net::LinkConfig path_link(uint32_t src_nic, uint32_t dst_nic,
+                            const net::LinkConfig& fabric_link) const;
 
  private:
   std::vector<uint32_t> nic_slot_;            // NIC -> leaf slot of its switch
   std::vector<uint32_t> nic_switch_;          // NIC -> switch it is cabled to
   std::vector<std::vector<uint16_t>> dist_;  // [leaf slot][switch]: hops from switch to leaf
+  // Path links, filled only when the cables differ (path_link): per NIC its cable's rate and
+  // propagation; per [leaf slot][switch] the best shortest path's bottleneck rate and
+  // propagation from the switch to the leaf.
+  struct PathBest {
+    int64_t rate_bps;
+    int64_t prop_ps;
+  };
+  PathBest uniform_cable_{0, 0};
+  std::vector<PathBest> nic_cable_;
+  std::vector<std::vector<PathBest>> best_;
+  void fill_path_links(const net::Network& net, const std::vector<std::vector<uint32_t>>& order);
 };
 
 // The automatic flowlet gap (routing.flowlet_gap: 0): the fabric's idle base RTT across its

@@ -20,6 +20,7 @@ using knob_bind::bind_enum;
 
 // The NCCL collective engine's entries, collective.* (knob_registry_collective.cpp).
 void add_collective_knobs(std::vector<Knob>& k);
+void add_cost_knobs(std::vector<Knob>& k);
 
 namespace {
 
@@ -140,6 +141,7 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.switch_config.forwarding; }));
   add_trim_knobs(k);
   add_nic_knobs(k);
+  add_ctxcache_knobs(k);  // fabric.nic.context_cache.*
   k.push_back(bind(
       {.path = "fabric.roce.mtu",
        .type = KnobType::kBytes,
@@ -528,12 +530,14 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.capture.point; }));
   add_congestion_knobs(k);
   add_spray_knobs(k);
+  add_qps_per_pair_knob(k);  // fabric.roce.qps_per_pair (knob_registry_ctxcache.cpp)
   add_infiniband_knobs(k);
   add_load_balancing_knobs(k);
   add_uet_knobs(k);
   add_node_knobs(k);
   add_training_knobs(k);
   add_collective_knobs(k);
+  add_cost_knobs(k);
   add_planes_knobs(k);
   bound_unit_keys(k);
   return k;

@@ -115,6 +115,10 @@ void add_infiniband_knobs(std::vector<Knob>& k);
 void add_uet_knobs(std::vector<Knob>& k);
 // The NIC/host latency profile, its overrides and ACK coalescing (knob_registry_nic.cpp).
 void add_nic_knobs(std::vector<Knob>& k);
+// The NIC connection-context cache (knob_registry_ctxcache.cpp).
+void add_ctxcache_knobs(std::vector<Knob>& k);
+// fabric.roce.qps_per_pair (knob_registry_ctxcache.cpp).
+void add_qps_per_pair_knob(std::vector<Knob>& k);
 // The GPU node model: GPUs per node, NVLink, PCIe, host memory, GPUDirect, PXN
 // (knob_registry_node.cpp).
 void add_node_knobs(std::vector<Knob>& k);

@@ -9,6 +9,7 @@
 #include "core/checked.h"
 #include "core/units.h"
 #include "scenario/knobs.h"
+#include "scenario/load_text.h"
 #include "scenario/variants.h"
 #include "scenario/scenario_file.h"
 #include "scenario/yaml_util.h"
@@ -22,59 +23,6 @@ using workload::SizeCdfPoint;
 // The registry allows at most 2^24 hosts x 64 NICs (knob_registry.cpp), so a larger index is no
 // NIC; refusing it here also keeps it from being narrowed into the int the workload holds.
 constexpr int64_t kMaxNicIndex = int64_t{1} << 30;
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
-std::string join_path(const std::string& group, const std::string& key) {
-  return group.empty() ? key : group + "." + key;
-}
-
-// What a value of the knob's type looks like, for "missing value; expected ..." messages.
-std::string expected_value(const Knob& k) {
-  switch (k.type) {
-    case KnobType::kInt:
-    case KnobType::kUint:
-      return "expected an integer";
-    case KnobType::kDouble:
-      return "expected a number";
-    case KnobType::kBool:
-      return "expected true or false";
-    case KnobType::kTime:
-      return "expected a time like 1.5us";
-    case KnobType::kBytes:
-      return "expected a size like 64MiB";
-    case KnobType::kRate:
-      return "expected a rate like 400Gbps";
-    case KnobType::kLength:
-      return "expected a length like 3m";
-    case KnobType::kEnum:
-      return "expected one of: " + join(k.choices);
-    case KnobType::kString:
-      return "expected a string";
-    case KnobType::kSizeCdf:
-      return "expected a list of [size, cumulative probability] like [[1KB, 0.5], [1MB, 1.0]]";
-    case KnobType::kFlowList:
-      return "expected a list of [src NIC, dst NIC, size, start] like [[1, 0, 1MB, 0us]]";
-    case KnobType::kIntList:
-      return "expected a list of integers like [1, 2, 4]";
-  }
-  return "";
-}
-
-// "" when `text` is valid UTF-8, else what is wrong and where, without echoing the bytes (the
-// error line itself must stay valid UTF-8).
-std::string utf8_problem(std::string_view text) {
-  const size_t at = invalid_utf8_offset(text);
-  if (at == std::string_view::npos) return "";
-  char byte[8];
-  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[at]));
-  return std::string("invalid UTF-8 (byte ") + byte + " at offset " + std::to_string(at) +
-         "); scenario text must be UTF-8";
-}
 
 class Loader {
  public:

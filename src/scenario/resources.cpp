@@ -351,7 +351,11 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   e.parts.push_back({"routing", routing, "hosts.count"});
 
   // ---- workload and transport ----
-  const Traffic t = traffic_of(sc, e.nics);
+  Traffic t = traffic_of(sc, e.nics);
+  // fabric.roce.qps_per_pair: every (source, destination) pair used opens that many QPs at once.
+  if (sc.technology != Technology::kUet && sc.roce.qps_per_pair > 1) {
+    t.qps = Checked{"fabric.roce.qps_per_pair"}.mul(t.qps, sc.roce.qps_per_pair);
+  }
   e.messages = t.messages;
   e.qps = t.qps;
   const std::string wkey =
@@ -431,6 +435,20 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     transport = wc.mul(grown_elements(t.messages), sizeof(transport::UetMessage));
     transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
     transport = wc.add(transport, wc.mul(grown_elements(t.qps), per_pdc));
+  }
+  if (sc.context_cache.enabled && sc.technology != Technology::kUet) {
+    // The NICs' context caches (net/nic_context_cache.h): per cached context a slot and at most
+    // four index words (the index doubles at load 1/2); a context at each end of every QP, at
+    // most `entries` cached per NIC; per NIC its read ring and the two rings of packets and QPs
+    // waiting for a context.
+    const Checked cc{"fabric.nic.context_cache.entries"};
+    const int64_t cached = std::min(cc.mul(2, t.qps), cc.mul(e.nics, sc.context_cache.entries));
+    transport = wc.add(
+        transport, cc.mul(grown_elements(cached), net::NicContextCache::kSlotBytes + 16));
+    transport = wc.add(
+        transport,
+        cc.mul(e.nics, sc.context_cache.outstanding_misses * 8 + 2 * kMinRingBytes<uint32_t> +
+                           4 * kMallocOverheadBytes + 256));
   }
   e.parts.push_back({"transport", transport, wkey});
 

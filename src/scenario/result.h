@@ -270,6 +270,33 @@ struct RunStats {
   int64_t sim_time_ps = 0;
 };
 
+// The fabric's bill of materials (scenario/bom.h), as compare and result.json show it.
+struct CostResult {
+  bool priced = false;
+  std::string why_not;       // when not priced: the reason (e.g. a cable beyond every optic)
+  std::string switch_model;  // cost.switch.model in effect
+  double price_usd = 0;      // the whole fabric: switches, NICs, cables and transceivers
+  double power_w = 0;        // typical
+  int64_t units = 0;         // GPUs, or NICs when the hosts have no GPUs
+  bool per_gpu = false;
+};
+
+// The NICs' connection-context caches (net/nic_context_cache.h), when enabled.
+struct ContextCacheResult {
+  bool present = false;
+  int64_t entries = 0;             // contexts each NIC caches
+  int64_t context_bytes = 0;       // one context
+  int64_t miss_latency_ps = 0;
+  int64_t hits = 0;                // totals over every NIC
+  int64_t misses = 0;
+  int64_t miss_stall_ps = 0;       // sum over misses of the wait for the context
+  int64_t max_nic_misses = 0;      // the NIC with the most misses
+  int64_t max_connections_per_nic = 0;  // contexts on the NIC with the most
+  int64_t total_connections = 0;   // contexts on all NICs (a connection has one at each end)
+  // The NIC memory the connections would need on chip: max_connections_per_nic x context_bytes.
+  int64_t max_nic_context_bytes = 0;
+};
+
 struct RunResult {
   std::string scenario_name;
   uint64_t seed = 0;
@@ -287,8 +314,10 @@ struct RunResult {
   FabricCounters counters;
   std::vector<FlowRecord> flows;
   double aggregate_throughput_gbps = 0;  // delivered payload bits / (last finish - first start)
+  CostResult cost;                       // the fabric's bill of materials (cost.*)
   bool steady_window_asked = false;      // outputs.steady_window
   SteadyWindowResult steady_window;
+  ContextCacheResult context_cache;      // fabric.nic.context_cache.enabled
   LinkLoads links;                       // utilization per tier and direction
   std::vector<PortRoutes> sm_routes;     // InfiniBand: per switch port, as last programmed
   FailureTimeline failure;

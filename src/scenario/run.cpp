@@ -1,5 +1,7 @@
 #include "scenario/run.h"
 
+#include "scenario/bom.h"
+
 #include <algorithm>
 #include <chrono>
 #include <string>
@@ -253,6 +255,13 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   const Scenario& resolved = sim.scenario();  // technology defaults applied (IB latency, MTU)
 
   RunResult r;
+  try {
+    const Bom bom = bill_of_materials(resolved, net, topo);
+    r.cost = {true, "", bom.switch_model, bom.total_price_usd(), bom.total_power_w(), bom.gpus,
+              bom.per_gpu};
+  } catch (const InputError& e) {
+    r.cost.why_not = e.what();  // the run stands; only its price is unknown (describe says why)
+  }
   r.scenario_name = sc.name;
   r.seed = sc.seed;
   r.sim_time_ps = sim.scheduler().now_ps;
@@ -275,8 +284,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     f.size_bytes = m.size_bytes;
     f.start_ps = m.post_ps;
     f.finish_ps = m.rx_done_ps;
-    f.ideal_fct_ps = transport.ideal_fct_ps(m.size_bytes, routes.switch_hops(m.src_nic, m.dst_nic),
-                                            resolved.link, resolved.switch_config, resolved.nic);
+    f.ideal_fct_ps = transport.ideal_fct_ps(
+        m.size_bytes, routes.switch_hops(m.src_nic, m.dst_nic),
+        routes.path_link(m.src_nic, m.dst_nic, resolved.link), resolved.switch_config, resolved.nic);
     f.sent_bytes = m.sent_bytes;
     f.delivered_bytes = m.delivered_bytes;
     f.dropped_bytes = m.dropped_bytes;
@@ -299,6 +309,22 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   if (const SteadyWindow* w = sim.steady_window()) {
     r.steady_window_asked = true;
     r.steady_window = w->result();
+  }
+  if (const net::NicContextCache* cc = transport.context_cache()) {  // net/nic_context_cache.h
+    ContextCacheResult& c = r.context_cache;
+    c.present = true;
+    c.entries = cc->entries();
+    c.context_bytes = cc->context_bytes();
+    c.miss_latency_ps = cc->miss_latency_ps();
+    c.hits = cc->hits();
+    c.misses = cc->misses();
+    c.miss_stall_ps = cc->miss_stall_ps();
+    for (uint32_t nic = 0; nic < cc->num_nics(); ++nic) {
+      c.max_nic_misses = std::max(c.max_nic_misses, cc->nic_misses(nic));
+    }
+    c.max_connections_per_nic = cc->max_connections_per_nic();
+    c.total_connections = cc->total_connections();
+    c.max_nic_context_bytes = c.max_connections_per_nic * c.context_bytes;
   }
 
   // Link utilization over the span of the traffic (LinkLoads): first flow start to last flow

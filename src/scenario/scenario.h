@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "net/config.h"
+#include "net/nic_context_cache.h"
 #include "node/spec.h"
 #include "routing/config.h"
+#include "scenario/cost_spec.h"
 #include "scenario/variants.h"
 #include "topo/spec.h"
 #include "transport/config.h"
@@ -163,6 +165,7 @@ struct Scenario {
   EcnSpec ecn;
   NicSpec nic_spec;    // fabric.nic.profile and overrides
   net::NicConfig nic;  // resolved from nic_spec by resolve_fabric (rx_buffer is its own key)
+  net::ContextCacheConfig context_cache;  // fabric.nic.context_cache.* (net/nic_context_cache.h)
   transport::RoceConfig roce;
   transport::UetConfig uet;  // fabric.uet.* (technology uet)
   IbSpec ib;
@@ -181,6 +184,9 @@ struct Scenario {
   workload::CollectiveConfig collective;  // the NCCL-style collective engine (collective.*)
   // Named runs for `fabricsim compare` (scenario/variants.h); `run` ignores them.
   std::vector<VariantSpec> variants;
+  // Prices and power for the bill of materials (cost.*; scenario/bom.h). Nothing in a run
+  // depends on it.
+  CostSpec cost;
   // Simulated-time limit; 0 = run until every message completes. A run that hits the limit
   // reports unfinished flows rather than pretending they completed.
   int64_t stop_time_ps = 0;

@@ -135,10 +135,18 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
       throw InputError("outputs.pcap.frames",
                        "packet capture synthesizes RoCEv2/InfiniBand frames; a uet run has none");
     }
+    if (sc_.context_cache.enabled) {
+      throw InputError("fabric.nic.context_cache.enabled",
+                       "the connection-context cache is modelled for roce and ib QPs, not uet");
+    }
     transport_ = std::make_unique<transport::UetTransport>(sc_.uet, net_, sc_.seed, uet_net);
   } else {
     auto roce = std::make_unique<transport::RoceTransport>(sc_.roce, net_, sc_.seed, dcqcn_params);
     if (ib) roce->set_infiniband(lid_routes_.nic_lid, sc_.ib.link.sl_to_vl);
+    if (sc_.context_cache.enabled) {  // a miss is a PCIe read: by default the profile's dma_read
+      roce->set_context_cache(sc_.context_cache,
+                              sc_.context_cache.miss_latency_ps.value_or(sc_.nic.dma_read_ps));
+    }
     roce_ = roce.get();
     transport_ = std::move(roce);
   }
@@ -372,6 +380,7 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
       case kCcTimer:
       case kNicWake:
       case kMsgComplete:
+      case kCtxRx:
         transport_->on_event(ev.kind, ev.target);
         break;
       case kFlowStart:

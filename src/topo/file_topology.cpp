@@ -1,5 +1,5 @@
 // Parsing of topology files (topology.kind: file) into a TopologyFile, and the graph checks
-// (one cable per NIC, no duplicates, connected). Building is in file_topology_build.cpp.
+// (one cable per NIC, parallel cables only between switches, connected). Building is in file_topology_build.cpp.
 //
 // HPCC/ns-3 topology.txt, as alibaba-edu/High-Precision-Congestion-Control reads it
 // (simulation/scratch/third.cc at 9f4be2a, lines 693-771; sample simulation/mix/topology.txt):
@@ -242,7 +242,9 @@ class Parser {
     return f;
   }
 
-  // One cable per NIC, no self-loops or duplicate cables, at least 2 NICs, one component.
+  // One cable per NIC, no self-loops, at least 2 NICs, one component. Parallel cables between
+  // two switches are legal (a rail fabric's leaf has several uplinks to one spine; ECMP spreads
+  // over them as over any equal-cost ports); a second cable to a NIC is refused here.
   void check(const TopologyFile& f) const {
     const int first_line = f.nodes.empty() ? 1 : f.nodes.front().line;
     if (f.nics() < 2) fail(first_line, "a topology needs at least 2 NICs, got " + std::to_string(f.nics()));
@@ -251,7 +253,8 @@ class Parser {
     for (const FileLink& l : f.links) {
       if (l.a == l.b) fail(l.line, "node '" + f.nodes[l.a].name + "' cabled to itself");
       const uint64_t key = (uint64_t{std::min(l.a, l.b)} << 32) | std::max(l.a, l.b);
-      if (!seen.insert(key).second) {
+      const bool to_nic = !f.nodes[l.a].is_switch || !f.nodes[l.b].is_switch;
+      if (!seen.insert(key).second && to_nic) {
         fail(l.line, "duplicate link between '" + f.nodes[l.a].name + "' and '" +
                          f.nodes[l.b].name + "'");
       }

@@ -75,6 +75,10 @@ struct RoceConfig {
   // 64, docs/reference/uet-sim.md §3): no RoCE NIC documents a spraying sequence (UNVERIFIED).
   bool spray = false;
   int spray_paths = 64;  // a power of two, at most the 2^14 ports of RoCEv2's 0xC000 range
+  // QPs between each (source, destination, SL); successive messages of the pair take them in
+  // turn (all created with the pair's first message). 1 = NCCL_IB_QPS_PER_CONNECTION's
+  // default; more QPs per NIC is what the context-cache scenarios (net/nic_context_cache.h) need.
+  int qps_per_pair = 1;
   // InfiniBand: the service level of the workload's traffic and the VL it maps to at every port
   // (one SL2VL table fabric-wide, net::IbLinkConfig).
   int sl = 0;

@@ -34,36 +34,6 @@ RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t 
   net_.set_endpoint(ep);
 }
 
-void RoceTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
-  auto* t = static_cast<RoceTransport*>(self);
-  switch (p.type) {
-    case PacketType::kData:
-      if (p.flags & net::kFlagResponse) {
-        t->on_read_response(p);
-      } else {
-        t->on_data(p);
-      }
-      break;
-    case PacketType::kReadRequest:
-      t->on_read_request(p);
-      break;
-    case PacketType::kAck:
-      t->on_ack(p.qp, p.psn, p.flags & net::kFlagEce);
-      break;
-    case PacketType::kNak:
-      t->on_nak(p.qp, p.psn);
-      break;
-    case PacketType::kCnp:
-      t->on_cnp(p.qp);
-      break;
-    case PacketType::kPause:
-    case PacketType::kCredit:
-      break;  // PFC and IB flow-control packets are consumed by the link layer (net/)
-    case PacketType::kUetControl:
-      break;  // UET's (transport/uet.h); never sent on a RoCE/IB fabric
-  }
-}
-
 bool RoceTransport::pull_hook(void* self, uint32_t nic, uint8_t paused_classes, Packet& out) {
   auto* t = static_cast<RoceTransport*>(self);
   // RoCE sends all data in one class: nothing to do while PFC pauses it.
@@ -128,11 +98,14 @@ void RoceTransport::set_infiniband(std::vector<uint16_t> nic_lid, const uint8_t 
 }
 
 uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl) {
-  // One QP per (source, destination, service level): a QP's packets all use one SL.
+  // qps_per_pair QPs per (source, destination, service level): a QP's packets all use one SL.
+  // They are created together with the pair's first message, and messages take them in turn.
   const uint64_t key = (static_cast<uint64_t>(src_nic) << 34) |
                        (static_cast<uint64_t>(dst_nic) << 4) | static_cast<uint64_t>(sl);
   auto [it, inserted] = qp_index_.emplace(key, static_cast<uint32_t>(qps_.size()));
-  if (inserted) {
+  const auto per_pair = static_cast<uint32_t>(cfg_.qps_per_pair);
+  for (uint32_t k = 0; inserted && k < per_pair; ++k) {
+    const auto qp_id = static_cast<uint32_t>(qps_.size());
     Qp q;
     q.src_nic = src_nic;
     q.dst_nic = dst_nic;
@@ -142,14 +115,23 @@ uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl) {
       q.priority = sl_to_vl_[sl];
     } else {
       // Linux rxe: UDP source port = 0xC000 | 14-bit hash of the QP number.
-      uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (it->second + 1));
+      uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (qp_id + 1));
       q.entropy = static_cast<uint16_t>(0xC000 | (splitmix64(h) & 0x3FFF));
       q.priority = static_cast<uint8_t>(cfg_.data_priority);
     }
     if (cc_enabled()) rps_.emplace_back(dcqcn_, net_.port(net_.nic_port(src_nic)).rate_bps);
     qps_.push_back(std::move(q));
+    if (ctx_.enabled()) {  // set-up writes the QP's context at both ends
+      ctx_.add_connection(src_nic, qp_id);
+      ctx_.add_connection(dst_nic, qp_id);
+    }
   }
-  return it->second;
+  if (per_pair == 1) return it->second;
+  const uint32_t pair = it->second / per_pair;  // every pair has per_pair consecutive QPs
+  if (pair >= pair_next_.size()) pair_next_.resize(pair + 1, 0);
+  const uint32_t qp_id = it->second + pair_next_[pair];
+  pair_next_[pair] = (pair_next_[pair] + 1) % per_pair;
+  return qp_id;
 }
 
 uint32_t RoceTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
@@ -197,8 +179,11 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
   Nic& n = nics_[nic];
   const int64_t now = sched_.now_ps;
   int64_t earliest = kNoTimer;  // the soonest a paced QP may send, if none can now
-  for (uint32_t tries = n.active.size(); tries > 0; --tries) {
-    const uint32_t entry = n.active.pop_front();
+  bool stall = false;           // the scheduler waits for a context read slot
+  for (uint32_t tries = n.active.size() + n.ctx_wait.size(); tries > 0; --tries) {
+    // QPs whose context read completed go first (rc_ctxcache.cpp); none without the cache.
+    const uint32_t entry = n.ctx_wait.empty() ? n.active.pop_front() : next_entry(n, nic, now);
+    if (entry == kNoMessage) break;  // only QPs still waiting for their context
     if (entry & kResponderEntry) {  // an RDMA READ responder: responses are not paced
       const uint32_t qp_id = entry & ~kResponderEntry;
       Qp& q = qps_[qp_id];
@@ -208,6 +193,11 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
       }
       if (paused_classes_ & (1u << q.priority)) {
         n.active.push_back(entry);
+        continue;
+      }
+      // Its context must be on the NIC (rc_ctxcache.cpp); else parked, or the scheduler waits.
+      if (ctx_.enabled() && !context_ready(n, nic, entry, qp_id, now, earliest, stall)) {
+        if (stall) break;
         continue;
       }
       make_read_response(qp_id, out);
@@ -238,6 +228,11 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
       n.active.push_back(qp_id);
       continue;
     }
+    // Its context must be on the NIC (rc_ctxcache.cpp); else parked, or the scheduler waits.
+    if (ctx_.enabled() && !context_ready(n, nic, entry, qp_id, now, earliest, stall)) {
+      if (stall) break;
+      continue;
+    }
     make_data_packet(qp_id, out);
     if (cc_enabled()) {
       DcqcnRp& rp = rps_[qp_id];
@@ -254,6 +249,8 @@ bool RoceTransport::pull(uint32_t nic, Packet& out) {
     }
     return true;
   }
+  // A QP parked for its context is served when its read completes.
+  if (!n.ctx_wait.empty()) earliest = std::min(earliest, n.ctx_wait.front().ready_ps);
   if (earliest != kNoTimer && earliest < n.wake_ps) {
     n.wake_ps = earliest;
     sched_.at(earliest, kNicWake, nic);

@@ -26,6 +26,7 @@
 #include "core/ring.h"
 #include "core/scheduler.h"
 #include "net/network.h"
+#include "net/nic_context_cache.h"
 #include "transport/config.h"
 #include "transport/dcqcn.h"
 #include "transport/transport.h"
@@ -126,6 +127,15 @@ class RoceTransport final : public Transport {
   // InfiniBand: the LIDs the Subnet Manager assigned (NIC -> LID) and the SL -> VL map; packets
   // then carry DLIDs and their SL's VL.
   void set_infiniband(std::vector<uint16_t> nic_lid, const uint8_t (&sl_to_vl)[16]);
+  // The NICs' connection-context caches (net/nic_context_cache.h; transport/rc_ctxcache.cpp):
+  // every QP's packets then look up its context at the NIC that sends or receives them.
+  // REQUIRES: called before the first post(); miss_latency_ps resolved (the knob, else dma_read).
+  void set_context_cache(const net::ContextCacheConfig& cfg, int64_t miss_latency_ps);
+  const net::NicContextCache* context_cache() const override {
+    return ctx_.enabled() ? &ctx_ : nullptr;
+  }
+  // A NIC's received packets that waited for a context read may be processed (kCtxRx).
+  void on_ctx_rx(uint32_t nic);
   void on_timer(uint32_t qp);
   void on_cc_timer(uint32_t qp);
   void on_nic_wake(uint32_t nic);
@@ -170,13 +180,45 @@ class RoceTransport final : public Transport {
   }
 
  private:
+  // A received packet waiting for its QP's context (transport/rc_ctxcache.cpp).
+  struct WaitingRx {
+    int64_t ready_ps = 0;
+    net::Packet pkt;
+  };
+  // A QP (or READ-responder entry) parked until its context read completes.
+  struct WaitingTx {
+    int64_t ready_ps = 0;
+    uint32_t entry = 0;
+  };
   struct Nic {
     Ring<uint32_t> active;  // QPs with packets to send, served round-robin
     int64_t wake_ps = kNoTimer;  // pending kNicWake (a paced QP becomes ready)
+    // Context cache: QPs parked while their context is read, in read-completion order; they
+    // go before the round-robin when it has arrived. Empty without the cache.
+    Ring<WaitingTx> ctx_wait;
+    // Context cache: received packets in arrival order, each processed once its context is on
+    // the NIC and the one ahead of it was (the receive pipeline keeps order).
+    Ring<WaitingRx> rx_wait;
   };
   static void deliver_hook(void* self, uint32_t nic, const net::Packet& pkt);
   static bool pull_hook(void* self, uint32_t nic, uint8_t paused_classes, net::Packet& out);
   static void dropped_hook(void* self, const net::Packet& pkt, net::DropReason reason);
+  // What the NIC does with a received packet (deliver_hook, or later if it waited for its
+  // context).
+  void receive(uint32_t nic, const net::Packet& pkt);
+  // Context cache, receive side: true if `pkt` must wait for its QP's context (queued in the
+  // NIC's rx_wait), false if it can be processed now.
+  bool wait_for_context(uint32_t nic, const net::Packet& pkt);
+  // Context cache, send side: the scheduler of `nic` picked `entry` (QP `qp_id`); true if its
+  // context is on the NIC. Else the entry is parked until its read completes (ctx_wait) or put
+  // back in the round-robin, `earliest` is lowered to when it can go, and `stall` is set when
+  // every read slot is busy (the scheduler then waits: it does not scan ahead).
+  bool context_ready(Nic& n, uint32_t nic, uint32_t entry, uint32_t qp_id, int64_t now_ps,
+                     int64_t& earliest, bool& stall);
+  // The next entry to serve: the round-robin's head while a context read could be issued (the
+  // read engine never idles while QPs wait), else a parked one whose context has arrived, else
+  // the round-robin's head; kNoMessage when none.
+  uint32_t next_entry(Nic& n, uint32_t nic, int64_t now_ps);
   // A packet of a QP was lost to a failed link: the QP is affected; note what must happen for
   // it to have recovered.
   void on_failure_loss(const net::Packet& pkt);
@@ -239,6 +281,10 @@ class RoceTransport final : public Transport {
   std::vector<uint16_t> nic_lid_;  // InfiniBand
   uint8_t sl_to_vl_[16] = {};
   std::unordered_map<uint64_t, uint32_t> qp_index_;  // (src << 32 | dst) -> QP; post time only
+  // qps_per_pair > 1: per pair (its first QP / qps_per_pair), the pair's QP the next message
+  // takes.
+  std::vector<uint32_t> pair_next_;
+  net::NicContextCache ctx_;  // disabled unless set_context_cache()
   TransportCounters counters_;
   uint8_t paused_classes_ = 0;  // of the NIC port being served by pull()
   int64_t failure_affected_qps_ = 0;

@@ -17,6 +17,7 @@
 
 #include "core/scheduler.h"
 #include "net/config.h"
+#include "net/nic_context_cache.h"
 
 namespace fabricsim::transport {
 
@@ -92,7 +93,8 @@ class Transport {
   virtual void on_event(uint32_t kind, uint32_t target) = 0;
   // Is `kind` one of the transport event kinds (core/scheduler.h "transport:" range)?
   static constexpr bool is_event(uint32_t kind) {
-    return kind == kQpTimer || kind == kCcTimer || kind == kNicWake || kind == kMsgComplete;
+    return kind == kQpTimer || kind == kCcTimer || kind == kNicWake || kind == kMsgComplete ||
+           kind == kCtxRx;
   }
 
   // Completion time of a message alone on an idle path of `switch_hops` switches (the flow
@@ -109,6 +111,11 @@ class Transport {
   virtual int64_t failure_affected_connections() const = 0;
   virtual int64_t failure_recovered_ps() const = 0;
   virtual int64_t failure_unrecovered_connections() const = 0;
+
+  // The NICs' connection-context caches (net/nic_context_cache.h) when the transport models
+  // them and they are enabled, else nullptr; the results report their hits, misses and the NIC
+  // memory the connections need.
+  virtual const net::NicContextCache* context_cache() const { return nullptr; }
 
   // Messages posted that the sender has not yet seen delivered, plus completions still on their
   // way to the application (messages of a failed connection no longer count). The run is over

@@ -82,6 +82,7 @@ scenario::RunResult everything() {
   r.sm.present = true;
   r.sm.fallback_reason = "why";
   r.steady_window_asked = true;
+  r.context_cache.present = true;
   r.links.groups.push_back(scenario::LinkGroupLoad{.mean_utilization = 0.5});
   scenario::JobResult job;
   job.gpus = {0, 1};

@@ -121,7 +121,7 @@ TEST(LoadErrors, MalformedYaml) {
 TEST(LoadErrors, UnknownKeys) {
   EXPECT_EQ(error_of("name: x\nrat: 1\n"),
             "s.yaml:2: rat: unknown key 'rat'; allowed: name, seed, fabric, topology, hosts, "
-            "routing, workload, jobs, scaling, jobs_alone, stop_time, outputs, faults, node, training, collective, variants")
+            "routing, workload, jobs, scaling, jobs_alone, stop_time, outputs, faults, node, training, collective, cost, variants")
       << "unknown top-level key lists the top-level keys";
   EXPECT_EQ(error_of("fabric:\n  link:\n    rat: 400Gbps\n"),
             "s.yaml:3: fabric.link.rat: unknown key 'rat'; allowed: rate, cable, loss_rate")
@@ -249,7 +249,7 @@ TEST(LoadErrors, StructureProblems) {
       << "yaml-cpp keeps duplicates; the loader must not pick one silently";
   EXPECT_EQ(error_of(""),
             "s.yaml:1: (root): empty scenario; expected keys such as name, seed, "
-            "fabric, topology, hosts, routing, workload, jobs, scaling, jobs_alone, stop_time, outputs, faults, node, training, collective, variants")
+            "fabric, topology, hosts, routing, workload, jobs, scaling, jobs_alone, stop_time, outputs, faults, node, training, collective, cost, variants")
       << "empty file";
   EXPECT_EQ(error_of("- a\n- b\n"), "s.yaml:1: (root): expected a mapping of keys, got a list")
       << "a list at the top";

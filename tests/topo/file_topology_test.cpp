@@ -3,7 +3,10 @@
 // the wire, and bad files are refused with file:line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
+#include <utility>
 #include <sstream>
 #include <string>
 
@@ -84,6 +87,44 @@ TEST(FileTopology, ExportedFatTreeReimportsToTheSameRun) {
     ASSERT_EQ(tree.flows.size(), file.flows.size());
     for (size_t i = 0; i < tree.flows.size(); ++i) {
       EXPECT_EQ(tree.flows[i].finish_ps, file.flows[i].finish_ps) << tech << " flow " << i;
+    }
+  }
+}
+
+// A rail fabric has parallel cables (radix 8, 8 nodes x 2 rails: each leaf has 4 uplinks to 2
+// spines, 2 cables per leaf-spine pair). Exported and read back, parallel cables are legal and
+// the same flows take the same time to the picosecond (ECMP spreads over the parallel ports as
+// over any equal-cost ports; the SM routes both).
+TEST(FileTopology, ExportedRailWithParallelCablesReimportsToTheSameRun) {
+  const std::string flows =
+      "workload: {kind: pattern, pattern: flows, flows: [[0, 5, 64KB, 0us], [2, 7, 64KB, 0us], "
+      "[4, 1, 64KB, 0us], [9, 14, 64KB, 0us], [11, 3, 64KB, 0us], [13, 8, 64KB, 0us]]}\n";
+  const std::string rail_yaml = "topology: {kind: rail, radix: 8}\nhosts: {count: 8, nics_per_host: 2}\n";
+  scenario::Scenario rail_sc = scenario::load_scenario_string(
+      "fabric: {link: {rate: 100Gbps}}\n" + rail_yaml + flows, "rail.yaml").scenario;
+  std::ostringstream native;
+  {
+    scenario::Simulation sim(rail_sc);
+    const net::Network& net = sim.network();
+    std::set<std::pair<uint32_t, uint32_t>> pairs;
+    for (uint32_t i = 0; i < net.num_cables(); ++i) {
+      pairs.insert(std::minmax(net.cable_node_a(i), net.cable_node_b(i)));
+    }
+    ASSERT_LT(pairs.size(), net.num_cables()) << "the rail fabric has parallel cables";
+    write_native(net, native);
+  }
+  const std::string path = write_temp("rail.topo", native.str());
+  for (const char* tech : {"roce", "ib"}) {
+    const std::string fabric = std::string("fabric: {technology: ") + tech + ", link: {rate: 100Gbps}}\n";
+    const scenario::RunResult a = scenario::run_scenario(
+        scenario::load_scenario_string(fabric + rail_yaml + flows, "rail.yaml").scenario);
+    const scenario::RunResult b = scenario::run_scenario(scenario::load_scenario_string(
+        fabric + "topology: {kind: file, file: " + path + "}\n" + flows, "file.yaml").scenario);
+    ASSERT_EQ(a.flows.size(), 6u);
+    ASSERT_EQ(b.flows.size(), 6u);
+    for (size_t i = 0; i < a.flows.size(); ++i) {
+      ASSERT_GE(a.flows[i].finish_ps, 0) << tech;
+      EXPECT_EQ(a.flows[i].finish_ps, b.flows[i].finish_ps) << tech << " flow " << i;
     }
   }
 }
@@ -217,6 +258,34 @@ TEST(FileTopology, NativeFormDefaultsAndTiers) {
   EXPECT_EQ(t.tiers, 5);
   EXPECT_EQ(net.cable_link(0).cable_m, 7.0) << "fabric.link.cable for a link without one";
   EXPECT_EQ(net.cable_link(0).rate_bps, 25'000'000'000);
+}
+
+// The ideal FCT of a mixed-rate file is the path's: a lone 1 MB message over 100 Gb/s edge
+// cables and a 400 Gb/s trunk (fabric.link says 400 Gb/s) takes what 100 Gb/s allows, so its
+// slowdown on an idle path is 1, not ~4 as it was when the ideal assumed fabric.link everywhere.
+// The wire part of the ideal is at least 1 MB at 100 Gb/s (80 us) and the rest is latency.
+TEST(FileTopology, MixedRateFileIdealFctIsThePathsBottleneck) {
+  const std::string path = write_temp("mixed.topo",
+                                      "nic a\nnic b\nswitch s1\nswitch s2\n"
+                                      "link a s1 rate=100Gbps cable=2m\n"
+                                      "link s1 s2 rate=400Gbps cable=30m\n"
+                                      "link s2 b rate=100Gbps cable=2m\n");
+  for (const char* tech : {"roce", "ib", "uet"}) {
+    const scenario::Scenario sc =
+        scenario::load_scenario_string(std::string("fabric: {technology: ") + tech +
+                                           ", link: {rate: 400Gbps}}\n"
+                                           "topology: {kind: file, file: " + path + "}\n"
+                                           "workload:\n  kind: pattern\n  pattern: flows\n"
+                                           "  flows: [[0, 1, 1MB, 0us]]\n",
+                                       "mixed.yaml")
+            .scenario;
+    const scenario::RunResult r = scenario::run_scenario(sc);
+    ASSERT_EQ(r.flows.size(), 1u);
+    ASSERT_GE(r.flows[0].finish_ps, 0) << tech;
+    EXPECT_GE(r.flows[0].ideal_fct_ps, 80'000'000) << tech << ": 1 MB at 100 Gb/s";
+    EXPECT_GE(r.flows[0].slowdown(), 0.999) << tech;
+    EXPECT_LE(r.flows[0].slowdown(), 1.02) << tech;
+  }
 }
 
 TEST(FileTopology, DisconnectedFileNamesTheUnreachableNodes) {

@@ -1,0 +1,30 @@
+// `fabricsim describe`: the fabric a scenario builds, its bill of materials with cost, power
+// and each figure's confidence, and what simulating it would take (issue 13 item 6).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scenario/bom.h"
+#include "scenario/resources.h"
+#include "scenario/runtime_estimate.h"
+
+namespace fabricsim::output {
+
+struct Described {
+  std::string name;  // the fabric or variant ("" for a plain describe)
+  scenario::Bom bom;
+  scenario::ResourceEstimate estimate;
+  scenario::RuntimeEstimate runtime;
+};
+
+// One block per scenario: topology counts, the itemised BOM (count, unit and total price and
+// power, confidence H/M/L/G or "set"), totals and per-GPU figures, notes, and the pre-flight
+// memory estimate. With several, a last table puts their totals side by side.
+std::string format_describe(const std::vector<Described>& all);
+
+// "$1.234 M", "$45.0 k", "$950": three or four significant digits.
+std::string format_usd(double usd);
+
+}  // namespace fabricsim::output
