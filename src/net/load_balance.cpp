@@ -1,4 +1,5 @@
 #include "net/load_balance.h"
+#include "net/plane_choice.h"
 
 #include "net/hash.h"
 
@@ -25,6 +26,7 @@ void te_place(std::vector<TeRule>& table, uint64_t key, uint32_t port) {
 }  // namespace
 
 void enable_flowlets(Switch& sw, int64_t gap_ps) {
+  if (sw.lb == kLbPlane) return;  // a NIC's plane selector keeps its own choice
   sw.lb = kLbFlowlet;
   sw.flowlet_gap_ps = gap_ps;
   // Emptied on every (re)install: after a route recomputation a remembered port may no longer
@@ -119,6 +121,8 @@ uint32_t Network::select_balanced(const Switch& sw, const Packet& k, uint32_t be
       slot.last_ps = now;
       return slot.port;
     }
+    case kLbPlane:
+      return choose_plane(sw, k, members, n, ports_.data());
     case kLbTeRules: {
       const uint32_t port = te_rule_lookup(sw, k.src_nic, k.dst_nic);
       // A rule is followed only while its port works and is still a member of the group: after

@@ -145,6 +145,7 @@ enum SwitchLb : uint8_t {
   kLbAdaptive = 2,    // Ethernet AR: least queued bytes of the class, ties to the hashed member
   kLbFlowlet = 3,     // flowlets: a new flowlet takes the least-occupied member
   kLbTeRules = 4,     // a TE controller's exact-match rules, else the hash
+  kLbPlane = 5,       // a multi-plane NIC's plane selector (net/plane_choice.h)
 };
 
 // One flowlet-table entry: the flow hash that owns it (0 = free), its chosen port and the time
@@ -205,6 +206,10 @@ struct Switch {
   mutable std::vector<FlowletSlot> flowlets;  // kLbFlowlet: fixed size, indexed by flow hash
   std::vector<TeRule> te_rules;               // kLbTeRules: open addressing, power-of-two size
   uint32_t te_rule_count = 0;
+  // kLbPlane (net/plane_choice.h): the split (PlaneSplit) and the round-robin position; the
+  // assignments use `flowlets` as their table.
+  uint8_t plane_split = 0;
+  mutable uint32_t plane_next = 0;
   int64_t peak_buffer_bytes = 0;
   uint32_t node = 0;
   uint32_t first_port = 0;

@@ -47,6 +47,9 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
     frontier.assign(1, root);
     for (size_t head = 0; head < frontier.size(); ++head) {
       const net::Switch& s = net.switch_at(frontier[head]);
+      // A multi-plane NIC's selector (net/plane_choice.h) is inside a NIC: reached, never a
+      // transit hop between planes (a NIC does not forward).
+      if (s.lb == net::kLbPlane && frontier[head] != root) continue;
       for (uint32_t k = 0; k < s.num_ports; ++k) {
         const int32_t n = neighbour(s.first_port + k);
         if (n < 0 || dist[n] != kUnreached) continue;
@@ -75,15 +78,15 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
     // routing.load_balancing: how a multi-port group is resolved (net/load_balance.h). A TE
     // switch keeps its controller's rules across a recomputation (a rule for a failed port is
     // ignored until the controller replaces it).
-    switch (cfg.load_balancing) {
+    switch (s.lb == net::kLbPlane ? LoadBalancing::kEcmp : cfg.load_balancing) {
       case LoadBalancing::kAdaptive:
         s.lb = net::kLbAdaptive;
         break;
       case LoadBalancing::kFlowlet:
         net::enable_flowlets(s, cfg.flowlet_gap_ps);
         break;
-      default:
-        s.lb = s.te_rule_count > 0 ? net::kLbTeRules : net::kLbHash;
+      default:  // a multi-plane NIC's selector keeps kLbPlane (net/plane_choice.h)
+        if (s.lb != net::kLbPlane) s.lb = s.te_rule_count > 0 ? net::kLbTeRules : net::kLbHash;
         break;
     }
     s.group_of_key.assign(leaves, net::kNoRoute);

@@ -2,8 +2,9 @@
 //
 // For every leaf (a switch with NICs cabled to it), a breadth-first search over the switch graph
 // gives each switch's distance to it; a switch's ECMP group towards that leaf is every working
-// port whose neighbour is one hop closer. NICs are never transit nodes. Groups are deduplicated
-// per switch, so the table per switch is one 16-bit group id per leaf.
+// port whose neighbour is one hop closer. NICs (and a multi-plane NIC's plane selector) are never
+// transit nodes. Groups are deduplicated per switch, so the table per switch is one 16-bit group
+// id per leaf.
 #pragma once
 
 #include <cstdint>

@@ -544,6 +544,7 @@ std::vector<Knob> build_knob_registry() {
   add_training_knobs(k);
   add_collective_knobs(k);
   add_cost_knobs(k);
+  add_planes_knobs(k);
   bound_unit_keys(k);
   return k;
 }

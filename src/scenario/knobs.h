@@ -129,6 +129,9 @@ void add_node_knobs(std::vector<Knob>& k);
 void add_load_balancing_knobs(std::vector<Knob>& k);
 // Switch packet trimming and the per-port queue cap (knob_registry_trim.cpp).
 void add_trim_knobs(std::vector<Knob>& k);
+// Multi-plane fabrics: topology.planes, topology.plane_rate, fabric.planes.split,
+// faults.plane_down.* (knob_registry_planes.cpp).
+void add_planes_knobs(std::vector<Knob>& k);
 void add_topo_file_knobs(std::vector<Knob>& k);  // knob_registry_topo_file.cpp
 void add_ping_pong_knobs(std::vector<Knob>& k);  // knob_registry_pingpong.cpp
 // For a key that was removed or renamed: a one-phrase pointer to what replaces it ("" if none).

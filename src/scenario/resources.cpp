@@ -16,6 +16,7 @@
 #include "core/rng.h"
 #include "core/units.h"
 #include "net/load_balance.h"
+#include "net/plane_choice.h"
 #include "net/network.h"
 #include "routing/te_controller.h"
 #include "scenario/infiniband.h"
@@ -140,6 +141,11 @@ Shape shape_of(const topo::TopologySpec& t) {
     const int64_t aggs = c.mul(pods, s.up);
     s.switches = s.leaves + aggs + s.up * half;
     s.cables = c.add(c.add(s.nics, c.mul(s.leaves, s.up)), c.mul(aggs, half));
+  }
+  if (t.planes > 1) {
+    // topo/multi_plane.h: a plane selector per NIC (one cable to it) and P copies of the fabric.
+    s.switches = c.add(s.nics, c.mul(t.planes, s.switches));
+    s.cables = c.add(s.nics, c.mul(t.planes, s.cables));
   }
   return s;
 }
@@ -312,6 +318,10 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   topology = topo_c.add(topology, topo_c.mul(e.switches, per_switch));
   topology = topo_c.add(topology, topo_c.mul(nodes, per_node));
   topology = topo_c.add(topology, topo_c.mul(grown_elements(e.cables), kCableBytes));
+  if (sc.topology.planes > 1) {  // each NIC's plane selector keeps its assignment table
+    topology = topo_c.add(topology, topo_c.mul(e.nics, net::kPlaneSlots * sizeof(net::FlowletSlot) +
+                                                           kMallocOverheadBytes));
+  }
   e.parts.push_back({"topology", topology, "hosts.count"});
 
   // ---- routing ----

@@ -100,6 +100,13 @@ struct LinkFailSpec {
   int64_t at_ps = 0;
 };
 
+// A whole plane of a multi-plane fabric that fails (faults.plane_down; topo/multi_plane.h).
+struct PlaneFailSpec {
+  int plane = -1;  // -1 = none
+  int64_t at_ps = 0;
+  bool uplinks_only = false;  // only the cables above the plane's leaves (its spine tier)
+};
+
 // A receiving switch port that never returns credits (InfiniBand fault injection).
 struct CreditLossSpec {
   int switch_index = -1;  // -1 = none
@@ -192,6 +199,7 @@ struct Scenario {
   NicStallSpec nic_stall;
   LinkFailSpec link_fail;
   CreditLossSpec credit_loss;
+  PlaneFailSpec plane_fail;
 };
 
 }  // namespace fabricsim::scenario

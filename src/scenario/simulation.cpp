@@ -7,6 +7,7 @@
 #include "net/load_balance.h"
 #include "net/wire.h"
 #include "routing/lid_install.h"
+#include "scenario/planes.h"
 #include "scenario/infiniband.h"
 #include "scenario/tcp_setup.h"
 #include "scenario/uet_setup.h"
@@ -119,6 +120,7 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   }
   node::check_spec(sc_.node, sc_.topology);  // InputError naming the node.* key
   check_load_balancing(sc_);
+  check_planes(sc_);  // scenario/planes.h
   const bool ib = sc_.technology == Technology::kInfiniband;
   if (ib) net_.set_ib(sc_.ib.link);
   topo_ = topo::build(sc_.topology, topo::FabricParams{sc_.link, sc_.switch_config, sc_.nic}, net_);
@@ -267,7 +269,12 @@ void Simulation::program_routes() {
 }
 
 void Simulation::on_link_fail(uint32_t port) {
-  net_.fail_link(port);
+  if (port & kPlaneFailBit) {  // faults.plane_down: every cable of the plane (scenario/planes.h)
+    fail_plane(net_, sc_.topology, static_cast<int>(port & ~kPlaneFailBit),
+               sc_.plane_fail.uplinks_only);
+  } else {
+    net_.fail_link(port);
+  }
   link_failed_ps_ = sched_.now_ps;
   // The control plane reacts later: the SM after its trap-triggered sweep and the programming
   // of new LFTs; RoCE once the routing protocol has converged.
@@ -311,6 +318,10 @@ void Simulation::start_workload() {
   if (sc_.link_fail.switch_index >= 0) {
     sched_.at(sc_.link_fail.at_ps, kLinkFail,
               switch_port(sc_.link_fail.switch_index, sc_.link_fail.port, "faults.link_down"));
+  }
+  if (sc_.plane_fail.plane >= 0) {
+    sched_.at(sc_.plane_fail.at_ps, kLinkFail,
+              kPlaneFailBit | static_cast<uint32_t>(sc_.plane_fail.plane));
   }
   if (gpu_workload_) {
     gpu_workload_->start();

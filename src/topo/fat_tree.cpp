@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "topo/file_topology.h"
+#include "topo/multi_plane.h"
 #include "topo/topology.h"
 
 namespace fabricsim::topo {
@@ -65,12 +66,14 @@ Shape shape_of(const TopologySpec& spec) {
   return s;
 }
 
-// Adds the NICs and cables them, `down` per edge switch, in order.
+// Adds the NICs and cables them, `down` per edge switch, in order. With `endpoints` (one plane
+// of a multi-plane fabric) the given nodes are cabled instead and no NIC is added.
 void attach_nics(const Shape& s, const std::vector<uint32_t>& edges, const FabricParams& params,
-                 net::Network& net, BuiltTopology& out, int nics_per_host) {
+                 net::Network& net, BuiltTopology& out, int nics_per_host,
+                 const std::vector<uint32_t>* endpoints) {
   for (int i = 0; i < s.nics; ++i) {
-    const uint32_t nic = net.add_nic(params.nic);
-    net.connect(net.nic_node(nic), net.switch_node(edges[i / s.down]), params.link);
+    const uint32_t node = endpoints ? (*endpoints)[i] : net.nic_node(net.add_nic(params.nic));
+    net.connect(node, net.switch_node(edges[i / s.down]), params.link);
     out.host_of_nic.push_back(i / nics_per_host);
   }
 }
@@ -101,7 +104,9 @@ detail::LeafPorts detail::leaf_ports(const TopologySpec& spec) {
 }
 
 void check_shape(const TopologySpec& spec) {
-  if (spec.kind == TopologyKind::kFile) {
+  if (spec.planes != 1) {
+    check_multi_plane(spec);  // refuses kind file; checks one plane's shape
+  } else if (spec.kind == TopologyKind::kFile) {
     const TopologyFile f = read_topology_file(spec.file, "topology.file");
     if (spec.nics_per_host < 1 || f.nics() % spec.nics_per_host != 0) {
       throw InputError("hosts.nics_per_host", "must divide the " + std::to_string(f.nics()) +
@@ -115,11 +120,19 @@ void check_shape(const TopologySpec& spec) {
 }
 
 BuiltTopology build(const TopologySpec& spec, const FabricParams& params, net::Network& net) {
+  if (spec.planes != 1 && spec.kind != TopologyKind::kFile) {
+    return build_multi_plane(spec, params, net);
+  }
   if (spec.kind == TopologyKind::kRail) return detail::build_rail(spec, params, net);
   if (spec.kind == TopologyKind::kFile) {
     return build_file(read_topology_file(spec.file, "topology.file"), params, spec.nics_per_host,
                       net);
   }
+  return detail::build_fat_tree(spec, params, net);
+}
+
+BuiltTopology detail::build_fat_tree(const TopologySpec& spec, const FabricParams& params,
+                                     net::Network& net, const std::vector<uint32_t>* endpoints) {
   const Shape s = shape_of(spec);
   BuiltTopology out;
   out.tiers = spec.tiers;
@@ -133,7 +146,7 @@ BuiltTopology build(const TopologySpec& spec, const FabricParams& params, net::N
     std::vector<uint32_t> spines;
     for (int i = 0; i < leaves; ++i) edges.push_back(net.add_switch(swc, 1));
     for (int i = 0; i < s.up; ++i) spines.push_back(net.add_switch(swc, 2));
-    attach_nics(s, edges, params, net, out, spec.nics_per_host);
+    attach_nics(s, edges, params, net, out, spec.nics_per_host, endpoints);
     for (uint32_t leaf : edges) {
       for (uint32_t spine : spines) {
         net.connect(net.switch_node(leaf), net.switch_node(spine), link);
@@ -151,7 +164,7 @@ BuiltTopology build(const TopologySpec& spec, const FabricParams& params, net::N
     for (int i = 0; i < pods * s.up; ++i) aggs.push_back(net.add_switch(swc, 2));
     std::vector<uint32_t> cores;  // cores[j * half + c]: group j serves agg j of every pod
     for (int i = 0; i < s.up * half; ++i) cores.push_back(net.add_switch(swc, 3));
-    attach_nics(s, edges, params, net, out, spec.nics_per_host);
+    attach_nics(s, edges, params, net, out, spec.nics_per_host, endpoints);
     for (int e = 0; e < total_edges; ++e) {
       const int pod = e / half;
       for (int j = 0; j < s.up; ++j) {
@@ -175,6 +188,7 @@ BuiltTopology build(const TopologySpec& spec, const FabricParams& params, net::N
     out.description += ", " + std::to_string(s.down) + ":" + std::to_string(s.up) +
                        " oversubscribed";
   }
+  if (endpoints) return out;  // one plane: the multi-plane builder finalizes and counts
   net.finalize();
   out.switches = static_cast<int>(net.num_switches());
   out.cables = static_cast<int>(net.num_cables());

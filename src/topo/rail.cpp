@@ -87,7 +87,8 @@ RailShape rail_shape(const TopologySpec& spec) {
 
 void check_rail(const TopologySpec& spec) { rail_shape(spec); }
 
-BuiltTopology build_rail(const TopologySpec& spec, const FabricParams& params, net::Network& net) {
+BuiltTopology build_rail(const TopologySpec& spec, const FabricParams& params, net::Network& net,
+                         const std::vector<uint32_t>* endpoints) {
   const RailShape s = rail_shape(spec);
   BuiltTopology out;
   out.tiers = 2;
@@ -99,9 +100,12 @@ BuiltTopology build_rail(const TopologySpec& spec, const FabricParams& params, n
   out.host_of_nic.reserve(static_cast<size_t>(out.nics));
   for (int node = 0; node < spec.hosts; ++node) {
     for (int rail = 0; rail < s.rails; ++rail) {
-      const uint32_t nic = net.add_nic(params.nic);  // = node x rails + rail
+      const int index = node * s.rails + rail;
+      // NIC index = node x rails + rail; one plane of a multi-plane fabric cables the NIC's
+      // plane selector instead.
+      const uint32_t from = endpoints ? (*endpoints)[index] : net.nic_node(net.add_nic(params.nic));
       const int leaf = rail * s.leaves_per_rail + node / s.ports.down;
-      net.connect(net.nic_node(nic), net.switch_node(leaves[leaf]), params.link);
+      net.connect(from, net.switch_node(leaves[leaf]), params.link);
       out.host_of_nic.push_back(node);
     }
   }
@@ -123,6 +127,7 @@ BuiltTopology build_rail(const TopologySpec& spec, const FabricParams& params, n
     out.description +=
         ", " + std::to_string(s.ports.down) + ":" + std::to_string(s.ports.up) + " oversubscribed";
   }
+  if (endpoints) return out;  // one plane: the multi-plane builder finalizes and counts
   net.finalize();
   out.switches = static_cast<int>(net.num_switches());
   out.cables = static_cast<int>(net.num_cables());

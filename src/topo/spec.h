@@ -20,6 +20,11 @@ struct TopologySpec {
   int hosts = 128;          // rail: nodes
   int nics_per_host = 1;    // rail: rails (NIC k of every node is on rail k)
   std::string file;         // kFile: the topology file (resolved against the scenario's folder)
+  // Multi-plane fabrics (topo/multi_plane.h): `planes` identical copies of the fat_tree/rail
+  // fabric, each NIC with one port per plane; 1 = a single fabric, built exactly as before.
+  int planes = 1;
+  int64_t plane_rate_bps = 0;  // a plane port's and plane link's rate; 0 = fabric.link.rate / planes
+  uint8_t plane_split = 0;     // net::PlaneSplit: how a NIC spreads its traffic over the planes
 };
 
 }  // namespace fabricsim::topo

@@ -52,7 +52,12 @@ struct LeafPorts {
 LeafPorts leaf_ports(const TopologySpec& spec);
 
 void check_rail(const TopologySpec& spec);  // rail.cpp
-BuiltTopology build_rail(const TopologySpec& spec, const FabricParams& params, net::Network& net);
+// `endpoints` (multi-plane, topo/multi_plane.cpp): one plane, cabled to these nodes (per NIC
+// index, the NIC's plane selector) instead of new NICs, and the network left unfinalized.
+BuiltTopology build_rail(const TopologySpec& spec, const FabricParams& params, net::Network& net,
+                         const std::vector<uint32_t>* endpoints = nullptr);
+BuiltTopology build_fat_tree(const TopologySpec& spec, const FabricParams& params,
+                             net::Network& net, const std::vector<uint32_t>* endpoints = nullptr);
 
 }  // namespace detail
 
