@@ -197,17 +197,21 @@ std::vector<Knob> build_knob_registry() {
        .description = "Topology family; leaf_spine = fat_tree with tiers 2; rail = 2-tier "
                       "rail-optimized (NIC k of every host on rail k's leaves, spines joining "
                       "the rails; hosts.nics_per_host rails); file = the explicit graph in "
-                      "topology.file (native form or HPCC/ns-3 topology.txt)",
+                      "topology.file (native form or HPCC/ns-3 topology.txt); dragonfly = "
+                      "groups of all-to-all switches joined by global links "
+                      "(topology.dragonfly.*)",
        .source = "fat_tree: Al-Fares et al., SIGCOMM 2008; rail: NVIDIA DGX SuperPOD "
                  "reference architectures (B200 RA component table, H100 RA-11333-001), see "
                  "docs/topologies.md; file: docs/topologies.md \"Topology files\", HPCC "
                  "topology.txt as alibaba-edu/High-Precision-Congestion-Control "
-                 "simulation/scratch/third.cc reads it"},
+                 "simulation/scratch/third.cc reads it; dragonfly: Kim, Dally, Scott, "
+                 "Abts, ISCA 2008"},
       std::vector<std::pair<std::string, topo::TopologyKind>>{
           {"fat_tree", topo::TopologyKind::kFatTree},
           {"leaf_spine", topo::TopologyKind::kFatTree},
           {"rail", topo::TopologyKind::kRail},
-          {"file", topo::TopologyKind::kFile}},
+          {"file", topo::TopologyKind::kFile},
+          {"dragonfly", topo::TopologyKind::kDragonfly}},
       [](auto& s) -> auto& { return s.topology.kind; });
   // Knobs are applied in registry order, so an explicit `tiers` (below) overrides this and the
   // loader reports the contradiction.
@@ -218,6 +222,7 @@ std::vector<Knob> build_knob_registry() {
   };
   k.push_back(std::move(kind));
   add_topo_file_knobs(k);
+  add_dragonfly_knobs(k);
   k.push_back(bind(
       {.path = "topology.tiers",
        .type = KnobType::kInt,
@@ -419,7 +424,8 @@ std::vector<Knob> build_knob_registry() {
                                                        {"incast", PatternKind::kIncast},
                                                        {"all_to_all", PatternKind::kAllToAll},
                                                        {"poisson", PatternKind::kPoisson},
-                                                       {"flows", PatternKind::kFlows}},
+                                                       {"flows", PatternKind::kFlows},
+                                                       {"group_shift", PatternKind::kGroupShift}},
       [](auto& s) -> auto& { return s.workload.pattern; }));
   k.push_back(bind(
       {.path = "workload.flow_size",

@@ -188,6 +188,7 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
   }
   switch (w.pattern) {
     case workload::PatternKind::kPermutation:
+    case workload::PatternKind::kGroupShift:  // also one flow per NIC
       t.messages = n;
       t.qps = n;
       t.max_message_bytes = w.flow_size_bytes;
