@@ -540,6 +540,7 @@ std::vector<Knob> build_knob_registry() {
   add_node_knobs(k);
   add_training_knobs(k);
   add_collective_knobs(k);
+  add_dragonfly_routing_knobs(k);
   bound_unit_keys(k);
   return k;
 }

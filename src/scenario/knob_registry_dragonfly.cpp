@@ -80,6 +80,11 @@ void add_dragonfly_knobs(std::vector<Knob>& k) {
        .max = Bound{20'000'000},
        .only_with = dfly},
       [](auto& s) -> auto& { return s.topology.dfly_global_cable_m; }));
+}
+
+// Registered last: the routing and workload groups keep their place in key listings.
+void add_dragonfly_routing_knobs(std::vector<Knob>& k) {
+  const std::vector<Condition> dfly = {{"topology.kind", "dragonfly"}};
   k.push_back(bind(
       {.path = "workload.group_size",
        .type = KnobType::kInt,
