@@ -158,9 +158,13 @@ RouteStats all_routes(const scenario::Simulation& sim, uint32_t a, bool ib, int 
 }
 
 TEST(DragonflyRouting, MinimalAndValiantRoutesHaveAnAcyclicChannelDependencyGraph) {
+  for (const auto arr : {topo::DragonflyArrangement::kAbsolute,
+                         topo::DragonflyArrangement::kPalmtree})
   for (const DragonflyRouting r : {DragonflyRouting::kMinimal, DragonflyRouting::kValiant}) {
     const bool minimal = r == DragonflyRouting::kMinimal;
-    scenario::Simulation sim(dragonfly(r));
+    scenario::Scenario sc = dragonfly(r);
+    sc.topology.dfly_arrangement = arr;
+    scenario::Simulation sim(sc);
     Cdg cdg;
     const RouteStats st = all_routes(sim, 4, false, minimal ? 2 : 24, cdg);
     EXPECT_FALSE(st.delivered_wrong);
