@@ -1,10 +1,11 @@
 // examples/dragonfly.yaml through `fabricsim compare`: minimal vs Valiant vs UGAL-L on uniform
 // (all-to-all) and adversarial (group shift) traffic on the 72-NIC balanced Dragonfly, 100 Gb/s.
-// The ordering asserted is the physics of docs/load-balancing.md "Dragonfly":
+// The ordering asserted is the physics of docs/load-balancing.md "Dragonfly" (uniform = Poisson
+// arrivals to uniformly random destinations at 90% load):
 //   group shift: minimal is capped by one global link per group pair, 9 x 100 Gb/s in all;
 //     Valiant and UGAL spread over every global link and exceed twice that cap.
-//   uniform: minimal is best, Valiant crosses ~2 global links per packet and gets less than
-//     0.7 of minimal, UGAL-L stays at least 0.75 of minimal (measured 0.82) and above Valiant.
+//   uniform: Valiant crosses ~2 global links per packet (at most 4.26 Tb/s here) and falls
+//     behind minimal; UGAL-L stays within 10% of minimal (measured 0.99) and above Valiant.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -47,10 +48,10 @@ TEST(DragonflyExample, CompareOrdersTheRoutingsAsTheBoundsSay) {
   EXPECT_LE(gbps.at("adversarial-minimal"), cap);
   EXPECT_GT(gbps.at("adversarial-valiant"), 2 * cap);
   EXPECT_GT(gbps.at("adversarial-ugal"), 2 * cap);
-  EXPECT_GT(gbps.at("uniform-minimal"), gbps.at("uniform-ugal"));
+  EXPECT_LE(gbps.at("uniform-valiant"), 4260.0);
+  EXPECT_LT(gbps.at("uniform-valiant"), 0.85 * gbps.at("uniform-minimal"));
   EXPECT_GT(gbps.at("uniform-ugal"), gbps.at("uniform-valiant"));
-  EXPECT_GE(gbps.at("uniform-ugal"), 0.75 * gbps.at("uniform-minimal"));
-  EXPECT_LT(gbps.at("uniform-valiant"), 0.7 * gbps.at("uniform-minimal"));
+  EXPECT_GE(gbps.at("uniform-ugal"), 0.9 * gbps.at("uniform-minimal"));
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 //   group shift, Valiant: a packet crosses 2 global links unless its intermediate group is the
 //     destination's (1 in 8): 1.875 on average, over 72 directed global channels of 100 Gb/s,
 //     so at most 72 x 100 / 1.875 = 3.84 Tb/s in all;
-//   uniform (all-to-all), Valiant: 64 of every NIC's 71 destinations are in other groups, each
+//   uniform random, Valiant: 64 of every NIC's 71 destinations are in other groups, each
 //     crossing 1.875 global links: at most 7200 / (64/71 x 1.875) = 4.26 Tb/s.
 #include <gtest/gtest.h>
 
@@ -220,10 +220,12 @@ struct Outcome {
   int64_t out_of_order = 0;
 };
 
-Outcome run(DragonflyRouting r, workload::PatternKind pattern, int64_t flow_bytes) {
+Outcome run(DragonflyRouting r, workload::PatternKind pattern, int64_t flow_bytes,
+            void (*tweak)(scenario::Scenario&) = nullptr) {
   scenario::Scenario sc = dragonfly(r);
   sc.workload.pattern = pattern;
   sc.workload.flow_size_bytes = flow_bytes;
+  if (tweak) tweak(sc);
   scenario::Simulation sim(sc);
   sim.start_workload();
   EXPECT_TRUE(sim.run());
@@ -259,21 +261,28 @@ TEST(DragonflyRouting, GroupShiftCapsMinimalAtOneGlobalLinkPerGroupPairValiantAn
   EXPECT_EQ(mn.out_of_order, 0) << "minimal keeps a flow on one path";
 }
 
-TEST(DragonflyRouting, UniformTrafficUgalStaysCloseToMinimalValiantHalves) {
-  const int64_t size = 32'000;
-  const Outcome mn = run(DragonflyRouting::kMinimal, workload::PatternKind::kAllToAll, size);
-  const Outcome va = run(DragonflyRouting::kValiant, workload::PatternKind::kAllToAll, size);
-  const Outcome ug = run(DragonflyRouting::kUgal, workload::PatternKind::kAllToAll, size);
-  std::printf("all-to-all aggregate: minimal %.3g, Valiant %.3g, UGAL %.3g b/s (UGAL/min %.3f)\n",
+TEST(DragonflyRouting, UniformTrafficUgalStaysCloseToMinimalValiantFallsBehind) {
+  // Kim et al.'s uniform random traffic: every NIC starts 32 KB flows to uniformly random other
+  // NICs as a Poisson process at 90% of its line rate for 100 us.
+  auto uniform = [](DragonflyRouting r) {
+    return run(r, workload::PatternKind::kPoisson, 32'000, [](scenario::Scenario& sc) {
+      sc.workload.load = 0.9;
+      sc.workload.duration_ps = 100'000'000;
+    });
+  };
+  const Outcome mn = uniform(DragonflyRouting::kMinimal);
+  const Outcome va = uniform(DragonflyRouting::kValiant);
+  const Outcome ug = uniform(DragonflyRouting::kUgal);
+  std::printf("uniform random aggregate: minimal %.3g, Valiant %.3g, UGAL %.3g b/s (UGAL/min %.3f)\n",
               mn.aggregate_bps, va.aggregate_bps, ug.aggregate_bps,
               ug.aggregate_bps / mn.aggregate_bps);
-  EXPECT_LE(mn.aggregate_bps, 72.0 * kRate);  // NIC line rate
-  EXPECT_LE(va.aggregate_bps, 7200e9 / (64.0 / 71.0 * 1.875));
-  EXPECT_LT(va.aggregate_bps, 0.7 * mn.aggregate_bps) << "Valiant doubles the global load";
-  // UGAL-L: minimal unless a local queue says otherwise; measured 0.82 of minimal (seed 1).
-  // The band: at least 0.75, i.e. it keeps at least half of the gap between Valiant's analytic
-  // 1/2 and minimal's 1.
-  EXPECT_GE(ug.aggregate_bps, 0.75 * mn.aggregate_bps);
+  EXPECT_LE(mn.aggregate_bps, 72.0 * kRate * 0.9 * 1.1);  // the offered load (Poisson noise)
+  EXPECT_LE(va.aggregate_bps, 7200e9 / (64.0 / 71.0 * 1.875));  // Valiant's global bound
+  EXPECT_LT(va.aggregate_bps, 0.85 * mn.aggregate_bps);
+  // UGAL-L: minimal unless a local queue says otherwise; measured 0.99 of minimal (seed 1).
+  // The band, 0.9: at 90% offered load minimal queues are short, so UGAL-L detours few
+  // packets; Valiant's own deficit here (0.79) is more than twice the allowed gap.
+  EXPECT_GE(ug.aggregate_bps, 0.9 * mn.aggregate_bps);
   EXPECT_GT(ug.aggregate_bps, va.aggregate_bps);
 }
 
