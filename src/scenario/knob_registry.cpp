@@ -417,7 +417,8 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.workload.slice_bytes; }));
   k.push_back(bind_enum(
       {.path = "workload.pattern",
-       .description = "Traffic pattern",
+       .description = "Traffic pattern; group_shift: NIC j of group i sends to NIC j of group "
+                      "i + 1 (groups of workload.group_size NICs, a Dragonfly's by default)",
        .source = "the simplest pattern",
        .only_with = {pattern}},
       std::vector<std::pair<std::string, PatternKind>>{{"permutation", PatternKind::kPermutation},
