@@ -322,3 +322,46 @@ TEST(DragonflyRouting, ValiantUnderPfcBackPressureCompletesAndReturnsEveryBuffer
 
 }  // namespace
 }  // namespace fabricsim
+
+namespace fabricsim {
+namespace {
+
+void expect_refused(const scenario::Scenario& sc, const std::string& key) {
+  try {
+    scenario::Simulation sim(sc);
+    FAIL() << "should be refused naming " << key;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), key) << e.what();
+  }
+}
+
+TEST(DragonflyRouting, CombinationsThatCannotWorkAreRefusedNamingTheKey) {
+  // RoCE without a reordering receiver: Valiant/UGAL spread a flow over groups.
+  scenario::Scenario sc = dragonfly(DragonflyRouting::kValiant);
+  sc.roce.out_of_order = false;
+  expect_refused(sc, "routing.dragonfly");
+  // Three lossless classes from 6 would need class 8.
+  sc = dragonfly(DragonflyRouting::kUgal);
+  sc.roce.data_priority = 6;
+  expect_refused(sc, "fabric.roce.data_priority");
+  // The CNP class among the classes data moves up to.
+  sc = dragonfly(DragonflyRouting::kMinimal);
+  sc.roce.cnp_priority = kBase + 1;
+  expect_refused(sc, "fabric.roce.cnp_priority");
+  // InfiniBand forwards by destination LID: minimal only.
+  sc = dragonfly(DragonflyRouting::kValiant);
+  sc.technology = scenario::Technology::kInfiniband;
+  sc.switch_config.pfc.enabled = false;
+  sc.ib.link.data_vls = 3;
+  expect_refused(sc, "routing.dragonfly");
+  // With PFC on, the classes are lossless and ECN-marked; lossy, none is added.
+  sc = dragonfly(DragonflyRouting::kValiant);
+  scenario::Simulation lossless(sc);
+  EXPECT_EQ(lossless.network().switch_at(0).lossless_mask, 0b0011'1000) << "classes 3, 4, 5";
+  sc.switch_config.pfc.enabled = false;
+  scenario::Simulation lossy(sc);
+  EXPECT_EQ(lossy.network().switch_at(0).dfly.remark_mask, 0) << "no class moves when lossy";
+}
+
+}  // namespace
+}  // namespace fabricsim
