@@ -302,6 +302,19 @@ void Simulation::install_dragonfly_routes() {
   cfg.lossless = ib || sc_.switch_config.pfc.enabled;
   cfg.seed = sc_.seed;
   routing::install_dragonfly(net_, topo::dragonfly_shape(sc_.topology), cfg, lid_routes_.nic_lid);
+  if (ib) {
+    // routes.csv counts CA LIDs per LFT port: recount them from the Dragonfly LFT entries.
+    lid_routes_.port_routes.assign(net_.num_ports(), 0);
+    for (uint32_t s = 0; s < net_.num_switches(); ++s) {
+      const net::Switch& sw = net_.switch_at(s);
+      for (const uint16_t lid : lid_routes_.nic_lid) {
+        if (lid == 0 || lid >= sw.group_of_key.size() || sw.group_of_key[lid] == net::kNoRoute) {
+          continue;
+        }
+        ++lid_routes_.port_routes[sw.group_ports[sw.group_offsets[sw.group_of_key[lid]]]];
+      }
+    }
+  }
 }
 
 void Simulation::on_link_fail(uint32_t port) {
