@@ -1,8 +1,9 @@
 // Dragonfly routing tables and deadlock freedom (routing.dragonfly; docs/load-balancing.md
 // "Dragonfly").
 //
-// Routes: minimal = local -> global -> local, at most 3 switch-to-switch hops (the shortest-path
-// ECMP tables give exactly these on a Dragonfly, so minimal forwarding reuses them). Valiant
+// Routes: minimal = local -> global -> local, at most 3 switch-to-switch hops and one global
+// link; install_dragonfly programs these tables itself (shortest-path ECMP would also take
+// equally short two-global-hop paths, which the class scheme below does not cover). Valiant
 // (Valiant, "A scheme for fast parallel communication", SIAM J. Comput. 1982; Kim et al. ISCA
 // 2008 §4.1): minimal to a random intermediate group, then minimal to the destination, chosen
 // per packet at the source switch. UGAL-L (Kim et al. §4.2): the source switch compares
