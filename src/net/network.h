@@ -338,7 +338,8 @@ class Network {
   uint32_t leaf_switch(uint32_t slot) const { return leaf_switches_[slot]; }
   // The egress port switch `sw` forwards `pkt` to, or kNoPort if it has no route. Under
   // flowlet switching this is a forwarding decision: it records the packet in the switch's
-  // flowlet table (net/load_balance.h), as forwarding it would.
+  // flowlet table (net/load_balance.h), as forwarding it would. On a Dragonfly switch it is the
+  // minimal route; dragonfly_egress() is the full per-packet decision (Valiant, UGAL, class).
   uint32_t egress_port(uint32_t sw, const Packet& pkt) const {
     return select_egress(switches_[sw], pkt);
   }
