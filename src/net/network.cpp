@@ -208,12 +208,16 @@ bool Network::next_queued(uint32_t port, Packet& out) {
     // The shared buffer is released when the frame starts to leave; for a cut-through switch
     // that is also when most of it was never fully stored.
     Switch& sw = switches_[p.switch_index];
-    if (sw.lossless_mask & (1u << prio)) {
-      pfc_release_switch(sw, sw.first_port + out.in_port, out);  // shared pool and/or headroom
+    // The ingress side is charged in the class the packet arrived in (in_class): a Dragonfly
+    // switch may have moved it to a higher egress class.
+    Packet in = out;
+    in.priority = out.in_class;
+    if (sw.lossless_mask & (1u << in.priority)) {
+      pfc_release_switch(sw, sw.first_port + out.in_port, in);  // shared pool and/or headroom
     } else {
       sw.buffer_used_bytes -= out.frame_bytes;
     }
-    if (ib_on_) credit_release(sw.first_port + out.in_port, out);
+    if (ib_on_) credit_release(sw.first_port + out.in_port, in);
     if (out.ecn == 2 && sw.ecn_on) ecn_mark(port, out);
   }
   return true;
@@ -386,14 +390,17 @@ uint32_t Network::select_egress(const Switch& sw, const Packet& k) const {
 
 void Network::switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& pkt) {
   Switch& sw = switches_[sw_index];
-  const uint32_t out = select_egress(sw, pkt);
+  Packet k = pkt;
+  k.in_port = static_cast<uint16_t>(in_port - sw.first_port);
+  k.in_class = pkt.priority;  // the ingress accounting's class, whatever the egress class
+  // Dragonfly routing may rewrite the class and the Valiant bit (net/dragonfly_route.cpp).
+  const uint32_t out = sw.lb == kLbDragonfly ? dragonfly_egress(sw_index, k.in_port, k)
+                                             : select_egress(sw, pkt);
   if (out == kNoPort) {
     if (ib_on_) credit_release(in_port, pkt);
     drop(in_port, pkt, DropReason::kUnroutable);
     return;
   }
-  Packet k = pkt;
-  k.in_port = static_cast<uint16_t>(in_port - sw.first_port);
   enqueue(out, k);
 }
 
@@ -401,11 +408,14 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
   Switch& sw = switches_[p.switch_index];
   const uint8_t cls = static_cast<uint8_t>(1u << pkt.priority);
+  Packet in = pkt;  // the ingress view: the class it arrived in (Dragonfly may move it up)
+  in.priority = pkt.in_class;
+  const uint8_t in_cls = static_cast<uint8_t>(1u << in.priority);
   // The storm mask sits on a cold line of PortQueues: read it only where a watchdog can set it.
   if (!p.up || ((sw.pfc_on || ib_on_) && (queues_[port].storm_mask & cls))) {
     // A failed link, or a queue the PFC watchdog declared stormed / a stalled IB VL: the
     // arrival is discarded.
-    if (ib_on_) credit_release(sw.first_port + pkt.in_port, pkt);
+    if (ib_on_) credit_release(sw.first_port + pkt.in_port, in);
     drop(port, pkt,
          !p.up ? DropReason::kLinkDown : ib_on_ ? DropReason::kHeadOfQueue : DropReason::kWatchdog);
     return;
@@ -414,10 +424,10 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
     // Credits reserved a VL buffer for the packet at the ingress port, and the VL buffers
     // together fit the shared buffer (set_credit_buffers), so there is no admission to do.
     sw.buffer_used_bytes += pkt.frame_bytes;
-  } else if (sw.lossless_mask & cls) {
+  } else if (sw.lossless_mask & in_cls) {
     // A lossless class is admitted by ingress accounting (PFC), not by the egress threshold;
     // it charges the shared pool or, past XOFF, its PG's headroom.
-    if (!pfc_admit_switch(sw, sw.first_port + pkt.in_port, pkt)) {
+    if (!pfc_admit_switch(sw, sw.first_port + pkt.in_port, in)) {
       drop(port, pkt, DropReason::kLossless);
       return;
     }
@@ -447,12 +457,14 @@ void Network::discard_class(uint32_t port, int cls, DropReason reason) {
     queue.bytes -= pkt.frame_bytes;
     if (p.switch_index >= 0) {
       Switch& sw = switches_[p.switch_index];
-      if (sw.lossless_mask & (1u << cls)) {
-        pfc_release_switch(sw, sw.first_port + pkt.in_port, pkt);
+      Packet in = pkt;  // the ingress view (in_class), as in next_queued
+      in.priority = pkt.in_class;
+      if (sw.lossless_mask & (1u << in.priority)) {
+        pfc_release_switch(sw, sw.first_port + pkt.in_port, in);
       } else {
         sw.buffer_used_bytes -= pkt.frame_bytes;
       }
-      if (ib_on_) credit_release(sw.first_port + pkt.in_port, pkt);
+      if (ib_on_) credit_release(sw.first_port + pkt.in_port, in);
     }
     drop(port, pkt, reason);
   }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/ring.h"
@@ -146,6 +147,18 @@ enum SwitchLb : uint8_t {
   kLbFlowlet = 3,     // flowlets: a new flowlet takes the least-occupied member
   kLbTeRules = 4,     // a TE controller's exact-match rules, else the hash
   kLbPlane = 5,       // a multi-plane NIC's plane selector (net/plane_choice.h)
+  kLbDragonfly = 6,   // Dragonfly: minimal / Valiant / UGAL and class-per-phase (dragonfly.cpp)
+};
+
+// Dragonfly routing state of a switch (routing/dragonfly.h fills it; net/dragonfly_route.cpp
+// reads it). Cold: reached only when Switch::lb is kLbDragonfly.
+struct DragonflySwitch {
+  uint16_t group = 0;
+  uint16_t first_global = 0;   // local index of the first global port (locals come before)
+  uint8_t mode = 0;            // 0 minimal, 1 Valiant, 2 UGAL-L
+  uint8_t remark_mask = 0;     // classes that move up one class on arrival over a global link
+  bool ib_adaptive = false;    // InfiniBand: AR among the LFT group's (minimal) ports
+  std::vector<uint32_t> port_to_group;  // per group: this switch's port towards it (kNoPort: own)
 };
 
 // One flowlet-table entry: the flow hash that owns it (0 = free), its chosen port and the time
@@ -210,6 +223,7 @@ struct Switch {
   // assignments use `flowlets` as their table.
   uint8_t plane_split = 0;
   mutable uint32_t plane_next = 0;
+  DragonflySwitch dfly;  // kLbDragonfly only
   int64_t peak_buffer_bytes = 0;
   uint32_t node = 0;
   uint32_t first_port = 0;
@@ -329,10 +343,26 @@ class Network {
   uint32_t leaf_switch(uint32_t slot) const { return leaf_switches_[slot]; }
   // The egress port switch `sw` forwards `pkt` to, or kNoPort if it has no route. Under
   // flowlet switching this is a forwarding decision: it records the packet in the switch's
-  // flowlet table (net/load_balance.h), as forwarding it would.
+  // flowlet table (net/load_balance.h), as forwarding it would. On a Dragonfly switch it is the
+  // minimal route; dragonfly_egress() is the full per-packet decision (Valiant, UGAL, class).
   uint32_t egress_port(uint32_t sw, const Packet& pkt) const {
     return select_egress(switches_[sw], pkt);
   }
+  // Dragonfly (net/dragonfly_route.cpp): the group of every NIC and the seed of the Valiant
+  // choice, set by routing::install_dragonfly with the switches' DragonflySwitch state.
+  void set_dragonfly(std::vector<uint16_t> nic_group, uint32_t groups, uint64_t seed) {
+    dfly_nic_group_ = std::move(nic_group);
+    dfly_groups_ = groups;
+    dfly_seed_ = seed;
+  }
+  // Where switch `sw` sends `pkt`, which arrived on its local port `in_local`, under Dragonfly
+  // routing: at the source switch it decides minimal or Valiant (sets pkt.valiant), at a global
+  // arrival it moves a class in remark_mask up one (sets pkt.priority). kNoPort: no route.
+  uint32_t dragonfly_egress(uint32_t sw, uint32_t in_local, Packet& pkt) const;
+  // The intermediate group of a Valiant packet: uniform over the groups but the source's,
+  // drawn per packet from a hash of its header (identical at every switch).
+  uint32_t dragonfly_intermediate(const Packet& pkt) const;
+  uint32_t dragonfly_group_of_nic(uint32_t nic) const { return dfly_nic_group_[nic]; }
   // The IPv4 address of a NIC (10.0.0.0/8, host part = NIC index + 1), used in the ECMP hash.
   static uint32_t nic_ip(uint32_t nic) { return 0x0A000000u + nic + 1; }
 
@@ -503,6 +533,12 @@ class Network {
   };
   std::vector<Cable> cables_;  // recorded by connect(), laid out into ports by finalize()
   NetCounters counters_;
+  std::vector<uint16_t> dfly_nic_group_;  // Dragonfly: NIC -> group (empty otherwise)
+  uint32_t dfly_groups_ = 0;
+  uint64_t dfly_seed_ = 0;
+  // Dragonfly internals (net/dragonfly_route.cpp).
+  uint32_t dragonfly_minimal(const Switch& sw, const Packet& k) const;
+  uint32_t dragonfly_hops_to(uint32_t sw_index, uint32_t dst_switch) const;
 };
 
 }  // namespace fabricsim::net

@@ -34,7 +34,14 @@ struct Packet {
   uint16_t entropy = 0;        // RoCEv2: UDP source port (flow entropy); InfiniBand: the DLID
   PacketType type = PacketType::kData;
   uint8_t priority = 0;        // Ethernet: 802.1p class; InfiniBand: the VL
-  uint8_t ecn = 0;             // 0 Not-ECT, 2 ECT(0), 3 CE (RFC 3168 code points)
+  uint8_t ecn : 2 = 0;         // 0 Not-ECT, 2 ECT(0), 3 CE (RFC 3168 code points)
+  // Dragonfly routing (routing/dragonfly.h), in the 6 bits ecn leaves free. Inside a switch,
+  // in_class is the class the packet arrived in: its ingress PFC/credit accounting, while
+  // `priority` is the egress class after the switch moved it up a class at a global hop
+  // (deadlock freedom). valiant: the source switch sent it non-minimally; the intermediate
+  // group is a function of the header (Network::dragonfly_intermediate), so it need not travel.
+  uint8_t in_class : 3 = 0;
+  uint8_t valiant : 1 = 0;
   uint8_t flags = 0;
 };
 static_assert(sizeof(Packet) == 32, "keep Packet at half a cache line");

@@ -21,6 +21,11 @@ enum class EcmpSeedMode : uint8_t { kPerSwitch, kSame };
 //              (routing/te_controller.h): those follow its per-flow rules.
 enum class LoadBalancing : uint8_t { kEcmp, kAdaptive, kFlowlet, kTe };
 
+// Routing on a Dragonfly (routing.dragonfly; routing/dragonfly.h): minimal, Valiant (a random
+// intermediate group per packet) or UGAL-L (the source switch picks minimal or one Valiant
+// candidate by queue x hops).
+enum class DragonflyRouting : uint8_t { kMinimal, kValiant, kUgal };
+
 struct TeConfig {
   // Control-loop delay between the controller learning of a flow and its rules taking effect in
   // the switches (routing.te.install_delay). 10 ms: OpenFlow-class rule installation on
@@ -43,6 +48,7 @@ struct EcmpConfig {
   EcmpSeedMode seed_mode = EcmpSeedMode::kPerSwitch;
   uint32_t seed = 0;  // the shared seed in kSame mode, mixed into every switch's seed otherwise
   LoadBalancing load_balancing = LoadBalancing::kEcmp;
+  DragonflyRouting dragonfly = DragonflyRouting::kMinimal;  // topology.kind: dragonfly only
   // Flowlet gap (routing.flowlet_gap): larger than the path-delay spread so a new flowlet cannot
   // overtake the last (Flare, Kandula et al., CCR 2007). 0 = auto, resolved by the simulation
   // (auto_flowlet_gap_ps in routing/flowlet_gap.h): the fabric's idle base RTT plus the time its

@@ -202,17 +202,21 @@ std::vector<Knob> build_knob_registry() {
        .description = "Topology family; leaf_spine = fat_tree with tiers 2; rail = 2-tier "
                       "rail-optimized (NIC k of every host on rail k's leaves, spines joining "
                       "the rails; hosts.nics_per_host rails); file = the explicit graph in "
-                      "topology.file (native form or HPCC/ns-3 topology.txt)",
+                      "topology.file (native form or HPCC/ns-3 topology.txt); dragonfly = "
+                      "groups of all-to-all switches joined by global links "
+                      "(topology.dragonfly.*)",
        .source = "fat_tree: Al-Fares et al., SIGCOMM 2008; rail: NVIDIA DGX SuperPOD "
                  "reference architectures (B200 RA component table, H100 RA-11333-001), see "
                  "docs/topologies.md; file: docs/topologies.md \"Topology files\", HPCC "
                  "topology.txt as alibaba-edu/High-Precision-Congestion-Control "
-                 "simulation/scratch/third.cc reads it"},
+                 "simulation/scratch/third.cc reads it; dragonfly: Kim, Dally, Scott, "
+                 "Abts, ISCA 2008"},
       std::vector<std::pair<std::string, topo::TopologyKind>>{
           {"fat_tree", topo::TopologyKind::kFatTree},
           {"leaf_spine", topo::TopologyKind::kFatTree},
           {"rail", topo::TopologyKind::kRail},
-          {"file", topo::TopologyKind::kFile}},
+          {"file", topo::TopologyKind::kFile},
+          {"dragonfly", topo::TopologyKind::kDragonfly}},
       [](auto& s) -> auto& { return s.topology.kind; });
   // Knobs are applied in registry order, so an explicit `tiers` (below) overrides this and the
   // loader reports the contradiction.
@@ -223,6 +227,7 @@ std::vector<Knob> build_knob_registry() {
   };
   k.push_back(std::move(kind));
   add_topo_file_knobs(k);
+  add_dragonfly_knobs(k);
   k.push_back(bind(
       {.path = "topology.tiers",
        .type = KnobType::kInt,
@@ -417,7 +422,8 @@ std::vector<Knob> build_knob_registry() {
       [](auto& s) -> auto& { return s.workload.slice_bytes; }));
   k.push_back(bind_enum(
       {.path = "workload.pattern",
-       .description = "Traffic pattern",
+       .description = "Traffic pattern; group_shift: NIC j of group i sends to NIC j of group "
+                      "i + 1 (groups of workload.group_size NICs, a Dragonfly's by default)",
        .source = "the simplest pattern",
        .only_with = {pattern}},
       std::vector<std::pair<std::string, PatternKind>>{{"permutation", PatternKind::kPermutation},
@@ -425,7 +431,8 @@ std::vector<Knob> build_knob_registry() {
                                                        {"all_to_all", PatternKind::kAllToAll},
                                                        {"poisson", PatternKind::kPoisson},
                                                        {"flows", PatternKind::kFlows},
-                                                       {"ping_pong", PatternKind::kPingPong}},
+                                                       {"ping_pong", PatternKind::kPingPong},
+                                                       {"group_shift", PatternKind::kGroupShift}},
       [](auto& s) -> auto& { return s.workload.pattern; }));
   k.push_back(bind(
       {.path = "workload.flow_size",
@@ -545,6 +552,7 @@ std::vector<Knob> build_knob_registry() {
   add_collective_knobs(k);
   add_cost_knobs(k);
   add_planes_knobs(k);
+  add_dragonfly_routing_knobs(k);
   bound_unit_keys(k);
   return k;
 }

@@ -14,6 +14,7 @@
 #include "scenario/scenario_file.h"
 #include "scenario/yaml_util.h"
 #include "topo/file_topology.h"
+#include "topo/topology.h"
 
 namespace fabricsim::scenario {
 namespace {
@@ -51,6 +52,7 @@ class Loader {
     }
     check_conditions();
     read_topology_file();
+    size_dragonfly();
     check_cross_fields();
     if (!out_.scenario.jobs.empty()) {
       // With jobs: every job carries its own workload and training; top-level ones would be
@@ -241,6 +243,31 @@ class Loader {
                  std::to_string(t.nics_per_host));
     }
     t.hosts = nics / t.nics_per_host;
+  }
+
+  // topology.kind: dragonfly: p·a·g NICs set hosts.count; the fat-tree shape keys are unused.
+  void size_dragonfly() {
+    topo::TopologySpec& t = out_.scenario.topology;
+    if (t.kind != topo::TopologyKind::kDragonfly) return;
+    for (const char* key : {"topology.tiers", "topology.radix", "topology.oversubscription"}) {
+      if (written(key)) {
+        fail(out_.locate(key), key,
+             "unused with topology.kind: dragonfly (topology.dragonfly.* give the shape)");
+      }
+    }
+    topo::DragonflyShape shape;
+    try {
+      shape = topo::dragonfly_shape(t);
+    } catch (const InputError& e) {
+      fail(out_.locate(e.key_path()), e.key_path(), e.what());
+    }
+    const int hosts = shape.nics() / t.nics_per_host;
+    if (written("hosts.count") && t.hosts != hosts) {
+      fail(out_.locate("hosts.count"), "hosts.count",
+           "a Dragonfly of p·a·g = " + std::to_string(shape.nics()) + " NICs has " +
+               std::to_string(hosts) + " hosts; leave hosts.count out");
+    }
+    t.hosts = hosts;
   }
 
   // A relative file name in a scenario (training.file, topology.file) names a file beside the

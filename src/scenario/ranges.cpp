@@ -126,6 +126,7 @@ Demand workload_demand(const Scenario& sc) {
   d.qp_packets = d.message_packets;  // one flow per pair of NICs
   switch (w.pattern) {
     case workload::PatternKind::kPermutation:
+    case workload::PatternKind::kGroupShift:  // also one flow out of and into every NIC
       d.count_key = "hosts.count";
       d.nic_bytes = w.flow_size_bytes;
       d.messages = nics;

@@ -21,6 +21,7 @@
 #include "routing/te_controller.h"
 #include "scenario/infiniband.h"
 #include "topo/file_topology.h"
+#include "topo/topology.h"
 #include "scenario/resources_gpu.h"
 #include "scenario/uet_setup.h"
 #include "transport/tcp.h"
@@ -115,6 +116,19 @@ Shape file_shape_of(const topo::TopologySpec& t) {
 
 Shape shape_of(const topo::TopologySpec& t) {
   if (t.kind == topo::TopologyKind::kFile) return file_shape_of(t);
+  if (t.kind == topo::TopologyKind::kDragonfly) {
+    // topo/dragonfly.cpp's closed forms: a·g switches (every one a leaf), p·a·g NICs,
+    // g·a·(a-1)/2 local and g·a·h/2 global cables, radix p + a - 1 + h.
+    const topo::DragonflyShape d = topo::dragonfly_shape(t);
+    Shape s;
+    s.nics = d.nics();
+    s.switches = d.switches();
+    s.leaves = s.switches;
+    s.cables = int64_t{s.nics} + d.local_links() + d.global_links();
+    s.radix = d.p + d.a - 1 + d.h;
+    s.up = d.a - 1 + d.h;
+    return s;
+  }
   const Checked c{"hosts.count"};
   Shape s;
   s.radix = t.radix;
@@ -195,6 +209,7 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
   }
   switch (w.pattern) {
     case workload::PatternKind::kPermutation:
+    case workload::PatternKind::kGroupShift:  // also one flow per NIC
       t.messages = n;
       t.qps = n;
       t.max_message_bytes = w.flow_size_bytes;

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "net/load_balance.h"
 #include "net/wire.h"
+#include "routing/dragonfly.h"
 #include "routing/lid_install.h"
 #include "scenario/planes.h"
 #include "scenario/infiniband.h"
@@ -72,6 +73,57 @@ void check_load_balancing(const Scenario& sc) {
   }
 }
 
+// topology.kind: dragonfly: the routing must suit the technology, and every class a packet can
+// move up to (one per global hop, routing/dragonfly.h) must exist and be lossless wherever the
+// base class is: PFC and ECN are widened to them here.
+void check_dragonfly_classes(Scenario& sc) {
+  if (sc.topology.kind != topo::TopologyKind::kDragonfly) return;
+  const routing::DragonflyRouting r = sc.ecmp.dragonfly;
+  const int n = routing::dragonfly_classes(r);
+  if (sc.technology == Technology::kInfiniband) {
+    if (r != routing::DragonflyRouting::kMinimal) {
+      throw InputError("routing.dragonfly",
+                       "InfiniBand forwards by the SM's destination LFTs: minimal (adaptive "
+                       "routing among minimal ports with routing.sm.adaptive); Valiant/UGAL "
+                       "are Ethernet only");
+    }
+    const int base = sc.ib.link.sl_to_vl[sc.ib.sl & 15];
+    if (base + n > sc.ib.link.data_vls) {
+      throw InputError("fabric.ib.data_vls",
+                       "a Dragonfly moves packets up one VL per global hop: VLs " +
+                           std::to_string(base) + ".." + std::to_string(base + n - 1) +
+                           " must be operational, " + std::to_string(sc.ib.link.data_vls) +
+                           " data VLs are");
+    }
+    return;
+  }
+  const bool uet = sc.technology == Technology::kUet;
+  if (r != routing::DragonflyRouting::kMinimal && sc.technology == Technology::kRoce &&
+      !sc.roce.out_of_order) {
+    throw InputError("routing.dragonfly",
+                     "Valiant and UGAL route a flow's packets over different groups: RoCE needs "
+                     "fabric.roce.out_of_order");
+  }
+  net::PfcConfig& pfc = sc.switch_config.pfc;
+  if (!pfc.enabled) return;  // lossy: drops break any cycle, no classes needed
+  const int base = uet ? sc.uet.data_priority : sc.roce.data_priority;
+  if (base + n > 8) {
+    throw InputError(uet ? "fabric.uet.data_priority" : "fabric.roce.data_priority",
+                     "a lossless Dragonfly moves packets up one class per global hop: classes " +
+                         std::to_string(base) + ".." + std::to_string(base + n - 1) +
+                         " must exist (at most 7)");
+  }
+  const int cnp = sc.roce.cnp_priority;
+  if (!uet && cnp > base && cnp < base + n) {
+    throw InputError("fabric.roce.cnp_priority",
+                     "class " + std::to_string(cnp) + " is one the Dragonfly data classes " +
+                         std::to_string(base) + ".." + std::to_string(base + n - 1) +
+                         " move up to; use another");
+  }
+  const uint8_t mask = routing::dragonfly_class_mask(r, base);
+  pfc.lossless_mask |= mask;
+  sc.switch_config.ecn.mask |= mask;
+}
 
 }  // namespace
 
@@ -121,6 +173,7 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
   node::check_spec(sc_.node, sc_.topology);  // InputError naming the node.* key
   check_load_balancing(sc_);
   check_planes(sc_);  // scenario/planes.h
+  check_dragonfly_classes(sc_);  // may widen the lossless and ECN classes (routing/dragonfly.h)
   const bool ib = sc_.technology == Technology::kInfiniband;
   if (ib) net_.set_ib(sc_.ib.link);
   topo_ = topo::build(sc_.topology, topo::FabricParams{sc_.link, sc_.switch_config, sc_.nic}, net_);
@@ -176,6 +229,10 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
     }
     roce_ = roce.get();
     transport_ = std::move(roce);
+  }
+  if (sc_.topology.kind == topo::TopologyKind::kDragonfly && sc_.workload.group_nics == 0) {
+    const topo::DragonflyShape shape = topo::dragonfly_shape(sc_.topology);
+    sc_.workload.group_nics = shape.p * shape.a;  // group_shift's groups are the Dragonfly's
   }
   workload_ = std::make_unique<workload::Workload>(sc_.workload, topo_.nics, sc_.link.rate_bps,
                                                    sc_.seed, *transport_, sched_);
@@ -253,7 +310,10 @@ void Simulation::program_routes() {
       net::enable_flowlets(net_.switch_at(sw), sc_.ecmp.flowlet_gap_ps);
     }
   }
-  if (!sm_) return;
+  if (!sm_) {
+    install_dragonfly_routes();
+    return;
+  }
   lid_routes_ = sm_->sweep(net_);
   if (lid_routes_.unreachable_pairs > 0 && link_failed_ps_ < 0) {
     throw InputError("topology", "the Subnet Manager found " +
@@ -261,11 +321,39 @@ void Simulation::program_routes() {
                                      " unreachable (switch, LID) pairs: the subnet does not connect");
   }
   routing::install_lid_routes(net_, lid_routes_, sc_.recovery.adaptive);
+  install_dragonfly_routes();
   // The switches now hold the tables; keep only what reports need (LIDs, route counts). The
   // per-switch LFTs and AR groups are the bulk of the SM's memory (tens of MiB at k=24).
   std::vector<std::vector<uint32_t>>().swap(lid_routes_.lft);
   std::vector<std::vector<uint32_t>>().swap(lid_routes_.ar_offsets);
   std::vector<std::vector<uint32_t>>().swap(lid_routes_.ar_ports);
+}
+
+void Simulation::install_dragonfly_routes() {
+  if (sc_.topology.kind != topo::TopologyKind::kDragonfly) return;
+  const bool ib = sc_.technology == Technology::kInfiniband;
+  const bool uet = sc_.technology == Technology::kUet;
+  routing::DragonflyInstall cfg;
+  cfg.routing = sc_.ecmp.dragonfly;
+  cfg.base_class = ib    ? sc_.ib.link.sl_to_vl[sc_.ib.sl & 15]
+                   : uet ? sc_.uet.data_priority
+                         : sc_.roce.data_priority;
+  cfg.lossless = ib || sc_.switch_config.pfc.enabled;
+  cfg.seed = sc_.seed;
+  routing::install_dragonfly(net_, topo::dragonfly_shape(sc_.topology), cfg, lid_routes_.nic_lid);
+  if (ib) {
+    // routes.csv counts CA LIDs per LFT port: recount them from the Dragonfly LFT entries.
+    lid_routes_.port_routes.assign(net_.num_ports(), 0);
+    for (uint32_t s = 0; s < net_.num_switches(); ++s) {
+      const net::Switch& sw = net_.switch_at(s);
+      for (const uint16_t lid : lid_routes_.nic_lid) {
+        if (lid == 0 || lid >= sw.group_of_key.size() || sw.group_of_key[lid] == net::kNoRoute) {
+          continue;
+        }
+        ++lid_routes_.port_routes[sw.group_ports[sw.group_offsets[sw.group_of_key[lid]]]];
+      }
+    }
+  }
 }
 
 void Simulation::on_link_fail(uint32_t port) {

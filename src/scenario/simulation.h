@@ -103,6 +103,7 @@ class Simulation {
   // Port id of a switch's local port, or throws InputError naming `key`.
   uint32_t switch_port(int switch_index, int port, const char* key) const;
   void program_routes();  // (re)computes and installs the fabric's forwarding
+  void install_dragonfly_routes();  // topology.kind: dragonfly (routing/dragonfly.h)
   void on_link_fail(uint32_t port);
   void on_route_update();
   static void capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);

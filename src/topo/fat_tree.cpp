@@ -114,6 +114,8 @@ void check_shape(const TopologySpec& spec) {
     }
   } else if (spec.kind == TopologyKind::kRail) {
     detail::check_rail(spec);
+  } else if (spec.kind == TopologyKind::kDragonfly) {
+    detail::check_dragonfly(spec);
   } else {
     shape_of(spec);
   }
@@ -124,6 +126,7 @@ BuiltTopology build(const TopologySpec& spec, const FabricParams& params, net::N
     return build_multi_plane(spec, params, net);
   }
   if (spec.kind == TopologyKind::kRail) return detail::build_rail(spec, params, net);
+  if (spec.kind == TopologyKind::kDragonfly) return detail::build_dragonfly(spec, params, net);
   if (spec.kind == TopologyKind::kFile) {
     return build_file(read_topology_file(spec.file, "topology.file"), params, spec.nics_per_host,
                       net);

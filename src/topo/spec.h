@@ -9,8 +9,12 @@ namespace fabricsim::topo {
 // kFatTree: leaf-spine (tiers 2) or k-ary fat-tree (tiers 3), NICs cabled to leaves in order
 // (topo/fat_tree.cpp). kRail: 2-tier rail-optimized, NIC k of every host on rail k's leaves,
 // spines joining the rails (topo/rail.cpp). kFile: the graph in topology.file, native form or
-// HPCC/ns-3 topology.txt (topo/file_topology.h).
-enum class TopologyKind : uint8_t { kFatTree, kRail, kFile };
+// HPCC/ns-3 topology.txt (topo/file_topology.h). kDragonfly: groups of all-to-all switches joined
+// by global links (Kim et al., ISCA 2008; topo/dragonfly.cpp).
+enum class TopologyKind : uint8_t { kFatTree, kRail, kFile, kDragonfly };
+
+// How a Dragonfly's global links pair up the groups (topo/dragonfly.cpp).
+enum class DragonflyArrangement : uint8_t { kAbsolute, kPalmtree };
 
 struct TopologySpec {
   TopologyKind kind = TopologyKind::kFatTree;
@@ -25,6 +29,15 @@ struct TopologySpec {
   int planes = 1;
   int64_t plane_rate_bps = 0;  // a plane port's and plane link's rate; 0 = fabric.link.rate / planes
   uint8_t plane_split = 0;     // net::PlaneSplit: how a NIC spreads its traffic over the planes
+  // kDragonfly (topology.dragonfly.*, topo/dragonfly.cpp): p NICs per switch, a switches per
+  // group, h global links per switch, g groups. a = h = 0: balanced, a = 2p, h = p (Kim et al.
+  // ISCA 2008 §3.1); groups 0: the largest, a·h + 1.
+  int dfly_p = 2;
+  int dfly_a = 0;
+  int dfly_h = 0;
+  int dfly_groups = 0;
+  DragonflyArrangement dfly_arrangement = DragonflyArrangement::kAbsolute;
+  double dfly_global_cable_m = 30.0;  // optical inter-group cables: tens of metres (dragonfly.cpp)
 };
 
 }  // namespace fabricsim::topo

@@ -59,6 +59,21 @@ BuiltTopology build_rail(const TopologySpec& spec, const FabricParams& params, n
 BuiltTopology build_fat_tree(const TopologySpec& spec, const FabricParams& params,
                              net::Network& net, const std::vector<uint32_t>* endpoints = nullptr);
 
+void check_dragonfly(const TopologySpec& spec);  // dragonfly.cpp
+BuiltTopology build_dragonfly(const TopologySpec& spec, const FabricParams& params,
+                              net::Network& net);
+
 }  // namespace detail
+
+// A Dragonfly's resolved shape (a = h = 0 and groups 0 filled in). Throws InputError naming the
+// topology.dragonfly.* key when the combination is impossible.
+struct DragonflyShape {
+  int p = 0, a = 0, h = 0, groups = 0;
+  int switches() const { return a * groups; }
+  int nics() const { return p * a * groups; }
+  int local_links() const { return groups * a * (a - 1) / 2; }
+  int global_links() const { return groups * a * h / 2; }
+};
+DragonflyShape dragonfly_shape(const TopologySpec& spec);
 
 }  // namespace fabricsim::topo

@@ -10,7 +10,9 @@
 namespace fabricsim::workload {
 
 enum class WorkloadKind : uint8_t { kPattern, kCollective, kTraining };
-enum class PatternKind : uint8_t { kPermutation, kIncast, kAllToAll, kPoisson, kFlows, kPingPong };
+// kGroupShift: NIC j of group i sends to NIC j of group i + 1 (mod groups), the Dragonfly's
+// adversarial pattern (Kim et al. ISCA 2008 §4: "WC", worst case for minimal routing).
+enum class PatternKind : uint8_t { kPermutation, kIncast, kAllToAll, kPoisson, kFlows, kPingPong, kGroupShift };
 
 // A flow-size distribution as a piecewise-linear CDF: (size_bytes, cumulative probability)
 // points with probabilities non-decreasing from >0 to exactly 1.
@@ -51,6 +53,7 @@ struct WorkloadSpec {
   std::vector<SizeCdfPoint> size_cdf; // poisson: flow sizes; empty = fixed flow_size_bytes
   std::vector<ExplicitFlow> flows;    // flows: the list, posted at their start times
   PingPongSpec ping_pong;             // ping_pong: the pairs and their round trips
+  int group_nics = 0;  // group_shift: NICs per group (0 = the Dragonfly's p·a, set at build)
 
   // kCollective
   // Without GPUs (node.gpus_per_node 0) the NICs are the ranks and only the ring all-reduce

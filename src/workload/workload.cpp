@@ -115,6 +115,12 @@ void check(const WorkloadSpec& spec, int num_nics, bool gpu_ranks) {
     }
   }
   if (spec.pattern == PatternKind::kPingPong) check_ping_pong(spec.ping_pong, num_nics);
+  if (spec.pattern == PatternKind::kGroupShift && spec.group_nics != 0 &&
+      (spec.group_nics < 1 || num_nics % spec.group_nics != 0 || spec.group_nics >= num_nics)) {
+    throw InputError("workload.group_size",
+                     "must divide the " + std::to_string(num_nics) +
+                         " NICs into at least 2 groups, got " + std::to_string(spec.group_nics));
+  }
   if (spec.pattern == PatternKind::kPoisson) {
     if (!(spec.load > 0 && spec.load <= 1)) throw InputError("workload.load", "must be in (0, 1]");
     if (spec.duration_ps <= 0) throw InputError("workload.duration", "must be > 0");
@@ -171,6 +177,18 @@ std::vector<PlannedFlow> plan_pattern(const WorkloadSpec& spec, int num_nics, in
       break;
     case PatternKind::kPingPong:
       break;  // nothing planned: workload/ping_pong.h posts as round trips complete
+    case PatternKind::kGroupShift: {
+      // Every NIC of group i to the same-index NIC of group i + 1: each group's traffic all
+      // goes to one other group, which minimal Dragonfly routing puts on one global link.
+      const uint32_t g = static_cast<uint32_t>(spec.group_nics);
+      if (g == 0 || n % g != 0 || g >= n) {
+        throw InputError("workload.group_size",
+                         "group_shift needs the NICs per group: set it, or use "
+                         "topology.kind: dragonfly (p·a)");
+      }
+      for (uint32_t i = 0; i < n; ++i) flows.push_back({0, i, (i + g) % n, spec.flow_size_bytes});
+      break;
+    }
     case PatternKind::kPoisson: {
       // Each NIC starts flows as a Poisson process whose rate makes the offered load
       // `load` x line rate: lambda = load x rate / (8 x mean size).

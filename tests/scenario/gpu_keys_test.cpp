@@ -51,7 +51,7 @@ TEST(GpuKeys, JobsCarryTheirOwnWorkload) {
                        "  - {name: a, nodes: 1, workload: {sizes: 1}}\n"),
             "g.yaml:4: jobs[0].workload.sizes: unknown key 'sizes'; allowed: kind, op, algorithm, "
             "protocol, channels, root, size, max_size, step_factor, data_type, slice, pattern, "
-            "flow_size, senders, receiver, load, duration, size_cdf, flows, ping_pong");
+            "flow_size, senders, receiver, load, duration, size_cdf, flows, ping_pong, group_size");
 }
 
 TEST(GpuKeys, ScalingNodesMustIncreaseAndFit) {
