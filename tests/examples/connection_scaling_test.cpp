@@ -96,7 +96,9 @@ TEST(ConnectionScalingExample, SixtyFourKConnectionsStayInsideThePreflightEstima
     rss[i] = run.at("peak_rss_bytes").get<int64_t>();
     wall = run.at("wall_seconds").get<double>();
     const json res = json::parse(read_file(out / "result.json"));
-    if (i == 1) EXPECT_EQ(res.at("context_cache").at("max_connections_per_nic"), 65536);
+    if (i == 1) {
+      EXPECT_EQ(res.at("context_cache").at("max_connections_per_nic"), 65536);
+    }
     ++i;
   }
   std::printf("  64k connections per NIC: peak RSS %.1f MiB (2 connections: %.1f MiB), "

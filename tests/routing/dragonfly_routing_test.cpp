@@ -254,7 +254,9 @@ TEST(DragonflyRouting, GroupShiftCapsMinimalAtOneGlobalLinkPerGroupPairValiantAn
   EXPECT_LE(mn.aggregate_bps, cap);
   EXPECT_GE(mn.aggregate_bps, 0.9 * cap) << "minimal fills the one link (headers aside)";
   // Per NIC: at most rate / (p·a): the last flow cannot end before 8 x 1 MB crossed one link.
-  EXPECT_GE(mn.last_ps, 8 * size * 8 * 1'000'000'000'000 / kRate);
+  // 8 flows x 8 bits per byte x (ps per bit at kRate); kRate divides 10^12 exactly.
+  static_assert(1'000'000'000'000 % kRate == 0);
+  EXPECT_GE(mn.last_ps, 8 * size * 8 * (1'000'000'000'000 / kRate));
   EXPECT_GT(va.aggregate_bps, 2.0 * cap);
   EXPECT_LE(va.aggregate_bps, 72.0 * kRate / 1.875);  // Valiant's own global-channel bound
   EXPECT_GT(ug.aggregate_bps, 2.0 * cap);
