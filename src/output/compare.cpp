@@ -364,7 +364,8 @@ std::string compare_csv_text(const FabricRuns& runs) {
            (m.steady ? exact(m.steady_min_fraction) : "") + "," +
            std::to_string(m.out_of_order_packets) + "," +
            (m.priced ? exact(m.cost_per_unit_usd) : "") + "," +
-           (m.priced ? exact(m.power_per_unit_w) : "") + "\n";
+           (m.priced ? exact(m.power_per_unit_w) : "") + "," + std::to_string(m.host_cpu_ps) +
+           "\n";
   }
   return out;
 }

@@ -88,7 +88,7 @@ inline constexpr const char* kCompareCsvHeader =
     "fct_p50_ps,fct_p99_ps,aggregate_throughput_gbps,dropped_packets,pause_frames,credit_waits,"
     "credit_stalls,paused_ps,retransmitted_packets,timeouts,step_time_ps,exposed_comm_ps,partial,"
     "steady_mean_goodput_fraction,steady_min_goodput_fraction,out_of_order_packets,"
-    "fabric_cost_per_gpu_usd,network_power_per_gpu_w";
+    "fabric_cost_per_gpu_usd,network_power_per_gpu_w,host_cpu_ps";
 
 // Header, then one row per fabric in the given order. Integers exactly; doubles in the shortest
 // form that reads back to the same value (as result.json prints them). A metric that does not

@@ -1,5 +1,6 @@
 #include "scenario/run.h"
 
+#include "net/plane_choice.h"
 #include "scenario/bom.h"
 
 #include <algorithm>
@@ -283,6 +284,19 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   r.topology.links = topo.cables;
   r.topology.tiers = topo.tiers;
 
+  // The link a message's ideal FCT is computed on: its shortest path's (EcmpRoutes::path_link),
+  // whose bottleneck on a multi-plane fabric is one plane port; a per-packet split sends every
+  // message over all P planes at once, up to the NIC's own rate (topo/multi_plane.h).
+  const bool packet_split =
+      resolved.topology.planes > 1 &&
+      resolved.topology.plane_split == static_cast<uint8_t>(net::PlaneSplit::kPacket);
+  auto ideal_link = [&](uint32_t src, uint32_t dst) {
+    net::LinkConfig link = routes.path_link(src, dst, resolved.link);
+    if (packet_split) {
+      link.rate_bps = std::min(resolved.link.rate_bps, link.rate_bps * resolved.topology.planes);
+    }
+    return link;
+  };
   int64_t first_start = -1, last_finish = -1, finished_bytes = 0;
   r.flows.reserve(transport.num_messages());
   for (uint32_t id = 0; id < transport.num_messages(); ++id) {
@@ -294,9 +308,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     f.size_bytes = m.size_bytes;
     f.start_ps = m.post_ps;
     f.finish_ps = m.rx_done_ps;
-    f.ideal_fct_ps = transport.ideal_fct_ps(
-        m.size_bytes, routes.switch_hops(m.src_nic, m.dst_nic),
-        routes.path_link(m.src_nic, m.dst_nic, resolved.link), resolved.switch_config, resolved.nic);
+    f.ideal_fct_ps = transport.ideal_fct_ps(m.size_bytes, routes.switch_hops(m.src_nic, m.dst_nic),
+                                            ideal_link(m.src_nic, m.dst_nic),
+                                            resolved.switch_config, resolved.nic);
     f.sent_bytes = m.sent_bytes;
     f.delivered_bytes = m.delivered_bytes;
     f.dropped_bytes = m.dropped_bytes;

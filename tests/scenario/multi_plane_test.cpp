@@ -13,6 +13,7 @@
 
 #include "net/wire.h"
 #include "scenario/load.h"
+#include "scenario/run.h"
 #include "scenario/simulation.h"
 #include "topo/multi_plane.h"
 
@@ -80,6 +81,19 @@ TEST(MultiPlaneRun, PerPacketSplitFinishesAtTheNicRate) {
     total += bytes;
   }
   EXPECT_NEAR(static_cast<double>(total), 1024 * kFrame + 16, 1.0);
+}
+
+// The ideal FCT behind slowdown knows the split: a per-packet message uses all P planes (up to
+// the NIC's N), so a lone one has slowdown ~1; per-connection it is held to one plane (N/P) and
+// its ideal says so, slowdown ~1 too (before, per-packet read ~1/P).
+TEST(MultiPlaneRun, SlowdownOfALoneMessageIsOneForEverySplit) {
+  for (const char* split : {"packet", "connection"}) {
+    const RunResult r = run_scenario(load(fabric(kPlanes, split) + kOneMessage));
+    ASSERT_EQ(r.flows.size(), 1u);
+    ASSERT_GE(r.flows[0].finish_ps, 0) << split;
+    EXPECT_GE(r.flows[0].slowdown(), 0.98) << split;
+    EXPECT_LE(r.flows[0].slowdown(), 1.03) << split;
+  }
 }
 
 TEST(MultiPlaneRun, PerConnectionSplitRunsAtOnePlane) {
