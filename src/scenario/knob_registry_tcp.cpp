@@ -47,6 +47,16 @@ void add_tcp_knobs(std::vector<Knob>& k) {
                     .min = Bound{1},
                     .max = Bound{1000}},
                    [](auto& s) -> auto& { return s.tcp.init_cwnd_segments; }));
+  k.push_back(bind({.path = "fabric.tcp.connections_per_pair",
+                    .type = KnobType::kInt,
+                    .description = "TCP connections per (source NIC, destination NIC) pair, opened "
+                                   "with the pair's first message; messages take them in turn",
+                    .source = "1: one connection per peer (the model's unit); more for "
+                              "connection-per-thread applications and the iWARP scaling study "
+                              "(docs/nic.md)",
+                    .min = Bound{1},
+                    .max = Bound{65536}},
+                   [](auto& s) -> auto& { return s.tcp.connections_per_pair; }));
   k.push_back(bind({.path = "fabric.tcp.rwnd",
                     .type = KnobType::kBytes,
                     .description = "Receive window (the receiving application reads at once, so "

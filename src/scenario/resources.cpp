@@ -380,9 +380,13 @@ ResourceEstimate estimate_resources(const Scenario& input) {
 
   // ---- workload and transport ----
   Traffic t = traffic_of(sc, e.nics);
-  // fabric.roce.qps_per_pair: every (source, destination) pair used opens that many QPs at once.
-  if (sc.technology != Technology::kUet && sc.roce.qps_per_pair > 1) {
-    t.qps = Checked{"fabric.roce.qps_per_pair"}.mul(t.qps, sc.roce.qps_per_pair);
+  // fabric.roce.qps_per_pair (fabric.tcp.connections_per_pair for TCP and iWARP): every
+  // (source, destination) pair used opens that many connections at once.
+  const bool tcp_like = sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp;
+  const int per_pair = tcp_like ? sc.tcp.connections_per_pair : sc.roce.qps_per_pair;
+  if (sc.technology != Technology::kUet && per_pair > 1) {
+    t.qps = Checked{tcp_like ? "fabric.tcp.connections_per_pair" : "fabric.roce.qps_per_pair"}.mul(
+        t.qps, per_pair);
   }
   e.messages = t.messages;
   e.qps = t.qps;

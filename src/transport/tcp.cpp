@@ -82,7 +82,10 @@ void TcpTransport::dropped_hook(void* self, const Packet& p, net::DropReason rea
 uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
   const uint64_t key = (static_cast<uint64_t>(src) << 32) | dst;
   auto [it, inserted] = conn_index_.emplace(key, static_cast<uint32_t>(conns_.size()));
-  if (inserted) {
+  const auto per_pair = static_cast<uint32_t>(cfg_.connections_per_pair);
+  if (inserted) pair_turn_.push_back(0);
+  for (uint32_t k = 0; inserted && k < per_pair; ++k) {
+    const auto id = static_cast<uint32_t>(conns_.size());
     TcpConn c;
     c.src_nic = src;
     c.dst_nic = dst;
@@ -93,11 +96,15 @@ uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
     c.quickacks_left = cfg_.quickacks;
     conns_.push_back(std::move(c));
     if (ctx_.enabled()) {  // the connection's context at both RNICs, written at set-up
-      ctx_.add_connection(src, it->second);
-      ctx_.add_connection(dst, it->second);
+      ctx_.add_connection(src, id);
+      ctx_.add_connection(dst, id);
     }
   }
-  return it->second;
+  if (per_pair == 1) return it->second;
+  uint32_t& turn = pair_turn_[it->second / per_pair];
+  const uint32_t id = it->second + turn;
+  turn = turn + 1 == per_pair ? 0 : turn + 1;
+  return id;
 }
 
 uint32_t TcpTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,

@@ -260,7 +260,8 @@ class TcpTransport final : public Transport {
   std::vector<Nic> nics_;
   std::vector<AckInfo> acks_;
   std::vector<uint32_t> free_acks_;
-  std::unordered_map<uint64_t, uint32_t> conn_index_;  // post time only
+  std::unordered_map<uint64_t, uint32_t> conn_index_;  // post time only: pair -> first connection
+  std::vector<uint32_t> pair_turn_;  // per pair (first connection / connections_per_pair): next
   Rng rng_;  // phase jitter
   net::NicContextCache ctx_;  // disabled unless set_context_cache
   TransportCounters counters_;

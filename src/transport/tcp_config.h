@@ -34,6 +34,11 @@ struct TcpConfig {
   int mtu_bytes = 1500;
   // RFC 6928: initial window of 10 segments (Linux TCP_INIT_CWND 10).
   int init_cwnd_segments = 10;
+  // Connections per (source NIC, destination NIC) pair, opened together with the pair's first
+  // message; messages take them in turn. 1: one connection per peer (the model's unit, NCCL's
+  // socket transport opens one per peer and channel); more reproduce applications with a
+  // connection per thread or queue (iWARP connection scaling, docs/nic.md).
+  int connections_per_pair = 1;
   // Receive window: Linux net.ipv4.tcp_rmem max 6291456 B (Documentation/networking/
   // ip-sysctl.rst, the autotuning ceiling). The receiving application reads at once, so the
   // window is always the whole buffer.

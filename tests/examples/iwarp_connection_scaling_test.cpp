@@ -1,6 +1,6 @@
-// examples/connection-scaling.yaml, run as its header says (`fabricsim compare`): no context
-// misses while a NIC's connections fit its cache, and above it every data packet misses at
-// both ends and the delivered rate falls to the read engine's bound, derived here:
+// examples/iwarp-connection-scaling.yaml (RoCE QPs and iWARP TCP connections), run as its
+// header says (`fabricsim compare`): no context misses while a NIC's connections fit its
+// cache, and above it every data packet misses at both ends and the delivered rate falls to the read engine's bound, derived here:
 //   each NIC reads at most M contexts per L (M = outstanding_misses, L = miss latency);
 //   above the cache every message costs one read at its sender and one at its receiver, so
 //   two NICs deliver at most 2 x (M / L) / 2 = M / L messages per second:
@@ -31,7 +31,7 @@ using test_support::ScratchDir;
 using test_support::shell_quote;
 
 TEST(ConnectionScalingExample, MissesOnlyAboveTheCacheAndRateFallsToTheReadBound) {
-  const fs::path file = fs::path(FABRICSIM_SOURCE_DIR) / "examples" / "connection-scaling.yaml";
+  const fs::path file = fs::path(FABRICSIM_SOURCE_DIR) / "examples" / "iwarp-connection-scaling.yaml";
   const scenario::Scenario sc = scenario::load_scenario_file(file.string());
   ASSERT_TRUE(sc.context_cache.enabled);
   ScratchDir scratch("fabricsim_connection_scaling");
@@ -77,7 +77,7 @@ TEST(ConnectionScalingExample, MissesOnlyAboveTheCacheAndRateFallsToTheReadBound
 // 64k connections per NIC stay cheap: the pre-flight estimate counts the QPs and contexts, and
 // what the run adds over the 2-connection run (same binary, same traffic) stays inside it.
 TEST(ConnectionScalingExample, SixtyFourKConnectionsStayInsideThePreflightEstimate) {
-  const fs::path file = fs::path(FABRICSIM_SOURCE_DIR) / "examples" / "connection-scaling.yaml";
+  const fs::path file = fs::path(FABRICSIM_SOURCE_DIR) / "examples" / "iwarp-connection-scaling.yaml";
   const std::string many = "fabric.roce.qps_per_pair=32768";
   const scenario::Scenario sc = scenario::load_scenario_file(file.string(), {many});
   const scenario::ResourceEstimate e = scenario::estimate_resources(sc);
