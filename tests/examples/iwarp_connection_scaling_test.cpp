@@ -1,6 +1,7 @@
 // examples/iwarp-connection-scaling.yaml (RoCE QPs and iWARP TCP connections), run as its
 // header says (`fabricsim compare`): no context misses while a NIC's connections fit its
-// cache, and above it every data packet misses at both ends and the delivered rate falls to the read engine's bound, derived here:
+// cache, and above it every data packet misses at both ends and the delivered rate falls to the
+// read engine's bound, derived here:
 //   each NIC reads at most M contexts per L (M = outstanding_misses, L = miss latency);
 //   above the cache every message costs one read at its sender and one at its receiver, so
 //   two NICs deliver at most 2 x (M / L) / 2 = M / L messages per second:
