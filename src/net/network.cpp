@@ -209,9 +209,14 @@ bool Network::next_queued(uint32_t port, Packet& out) {
     // that is also when most of it was never fully stored.
     Switch& sw = switches_[p.switch_index];
     // The ingress side is charged in the class the packet arrived in (in_class): a Dragonfly
-    // switch may have moved it to a higher egress class.
-    Packet in = out;
-    in.priority = out.in_class;
+    // switch may have moved it to a higher egress class. The copy is made only then.
+    const bool moved = out.in_class != out.priority;
+    Packet moved_in;
+    if (moved) {
+      moved_in = out;
+      moved_in.priority = out.in_class;
+    }
+    const Packet& in = moved ? moved_in : out;
     if (sw.lossless_mask & (1u << in.priority)) {
       pfc_release_switch(sw, sw.first_port + out.in_port, in);  // shared pool and/or headroom
     } else {
@@ -408,14 +413,19 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
   Switch& sw = switches_[p.switch_index];
   const uint8_t cls = static_cast<uint8_t>(1u << pkt.priority);
-  Packet in = pkt;  // the ingress view: the class it arrived in (Dragonfly may move it up)
-  in.priority = pkt.in_class;
-  const uint8_t in_cls = static_cast<uint8_t>(1u << in.priority);
+  // The ingress view: the class it arrived in (a Dragonfly switch may move it up). Copied only
+  // when it differs, so a hop of any other fabric pays nothing for it.
+  const uint8_t in_cls = static_cast<uint8_t>(1u << pkt.in_class);
+  auto ingress = [&pkt]() {
+    Packet in = pkt;
+    in.priority = pkt.in_class;
+    return in;
+  };
   // The storm mask sits on a cold line of PortQueues: read it only where a watchdog can set it.
   if (!p.up || ((sw.pfc_on || ib_on_) && (queues_[port].storm_mask & cls))) {
     // A failed link, or a queue the PFC watchdog declared stormed / a stalled IB VL: the
     // arrival is discarded.
-    if (ib_on_) credit_release(sw.first_port + pkt.in_port, in);
+    if (ib_on_) credit_release(sw.first_port + pkt.in_port, ingress());
     drop(port, pkt,
          !p.up ? DropReason::kLinkDown : ib_on_ ? DropReason::kHeadOfQueue : DropReason::kWatchdog);
     return;
@@ -427,7 +437,10 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
   } else if (sw.lossless_mask & in_cls) {
     // A lossless class is admitted by ingress accounting (PFC), not by the egress threshold;
     // it charges the shared pool or, past XOFF, its PG's headroom.
-    if (!pfc_admit_switch(sw, sw.first_port + pkt.in_port, in)) {
+    const bool admitted = pkt.in_class == pkt.priority
+                              ? pfc_admit_switch(sw, sw.first_port + pkt.in_port, pkt)
+                              : pfc_admit_switch(sw, sw.first_port + pkt.in_port, ingress());
+    if (!admitted) {
       drop(port, pkt, DropReason::kLossless);
       return;
     }
