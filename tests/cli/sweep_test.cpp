@@ -258,9 +258,26 @@ TEST_F(SweepTest, BadParamExitsTwoWithOneLineAndRunsNothing) {
 // and status failed; the other point's runs still run; the sweep exits 1.
 TEST_F(SweepTest, FailingPointIsReportedAndTheOthersRun) {
   const fs::path out = dir_ / "sw";
-  // 16 hosts on radix 32: ~7 MiB estimated; 512 hosts: ~13 MiB (fabricsim validate).
-  const CliOutcome o =
-      sweep("--param hosts.count=16,512", 2, out, "--set topology.radix=32 --max-memory 10MiB");
+  // The limit lies between the two points' projected peaks as `fabricsim validate` prints them
+  // (16 hosts on radix 32: ~7 MiB; 512 hosts: ~13 MiB in a plain build). The projection adds
+  // the process's own resident memory, which a sanitizer build multiplies, so it is measured
+  // here rather than written down.
+  auto projected_mib = [&](const std::string& hosts) {
+    const CliOutcome v = run("validate " + shell_quote(kExample.string()) +
+                             " --set topology.radix=32 --set hosts.count=" + hosts);
+    std::smatch m;
+    const std::regex re("estimated peak memory ([0-9.]+) (KiB|MiB|GiB)");
+    if (v.exit_code != 0 || !std::regex_search(v.out, m, re)) return -1.0;
+    const double scale = m[2] == "KiB" ? 1.0 / 1024 : m[2] == "GiB" ? 1024.0 : 1.0;
+    return std::stod(m[1]) * scale;
+  };
+  const double small = projected_mib("16");
+  const double large = projected_mib("512");
+  ASSERT_GT(small, 0);
+  ASSERT_GT(large, small + 2) << "the two points must be told apart by memory";
+  const std::string limit = std::to_string(static_cast<int>((small + large) / 2 * 1024)) + "KiB";
+  const CliOutcome o = sweep("--param hosts.count=16,512", 2, out,
+                             "--set topology.radix=32 --max-memory " + limit);
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   EXPECT_NE(o.out.find("ran 4, skipped 0, failed 2"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("FAILED hosts.count=512 seed 7"), std::string::npos) << o.out;
@@ -284,13 +301,13 @@ TEST_F(SweepTest, FailingPointIsReportedAndTheOthersRun) {
 }
 
 // SIGTERM to the sweep: no further run starts, the running ones are stopped, sweep.csv is still
-// written (every row not_run: runs of 300 MB take over a second each, so none finishes within
-// the 0.5 s before the signal), and the sweep ends by the signal (the shell sees 143) like `run`.
+// written (every row not_run: an 8 x 30 GB incast takes far longer than the 0.5 s before the
+// signal; 300 MB runs sometimes finished first on an idle machine), and the sweep ends by the signal (the shell sees 143) like `run`.
 TEST_F(SweepTest, InterruptWritesTheFilesAndEndsByTheSignal) {
   const fs::path out = dir_ / "sw";
   const std::string command =
       shell_quote(FABRICSIM_BINARY) + " sweep " + shell_quote(kExample.string()) +
-      " --param workload.flow_size=300MB,301MB --seeds 2 --jobs 2 --out " +
+      " --param workload.flow_size=30GB,31GB --seeds 2 --jobs 2 --out " +
       shell_quote(out.string()) + " >" + shell_quote((dir_ / "bg.txt").string()) +
       " 2>&1 & P=$!; sleep 0.5; kill -TERM $P; wait $P; echo $?";
   const CliOutcome o = fabricsim::test_support::run_shell(command, dir_);
