@@ -58,7 +58,7 @@ bool TcpTransport::pull_hook(void* self, uint32_t nic, uint8_t paused_classes, P
 void TcpTransport::dropped_hook(void* self, const Packet& p, net::DropReason reason) {
   auto* t = static_cast<TcpTransport*>(self);
   if (p.type == PacketType::kAck) {
-    t->free_acks_.push_back(p.msg);
+    t->acks_.release(p.msg);
   } else if (p.type == PacketType::kData) {
     TcpConn& c = t->conns_[p.qp];
     const TcpTxSlot& s = t->slot(c, p.psn);

@@ -27,6 +27,7 @@
 #include "core/ring.h"
 #include "core/rng.h"
 #include "core/scheduler.h"
+#include "core/slot_table.h"
 #include "net/network.h"
 #include "net/nic_context_cache.h"
 #include "transport/tcp_config.h"
@@ -247,7 +248,6 @@ class TcpTransport final : public Transport {
   void send_ack(uint32_t conn, bool ece, uint32_t trigger, bool has_trigger);
   void on_delack(uint32_t conn);
   void deliver(uint32_t msg, uint32_t nic);
-  uint32_t alloc_ack(const AckInfo& a);
 
   TcpConfig cfg_;
   net::Network& net_;
@@ -258,8 +258,7 @@ class TcpTransport final : public Transport {
   std::vector<TcpConn> conns_;
   std::vector<TcpMessage> msgs_;
   std::vector<Nic> nics_;
-  std::vector<AckInfo> acks_;
-  std::vector<uint32_t> free_acks_;
+  SlotTable<AckInfo> acks_;
   std::unordered_map<uint64_t, uint32_t> conn_index_;  // post time only: pair -> first connection
   std::vector<uint32_t> pair_turn_;  // per pair (first connection / connections_per_pair): next
   Rng rng_;  // phase jitter

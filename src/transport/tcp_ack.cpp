@@ -222,8 +222,7 @@ void TcpTransport::cc_on_ack(TcpConn& c, int64_t acked, bool ece) {
 }
 
 void TcpTransport::on_ack(const Packet& p) {
-  const AckInfo a = acks_[p.msg];
-  free_acks_.push_back(p.msg);
+  const AckInfo a = acks_.take(p.msg);
   ++counters_.ack_packets;
   const uint32_t id = p.qp;
   TcpConn& c = conns_[id];

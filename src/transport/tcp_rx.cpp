@@ -32,17 +32,6 @@ void set_seg(TcpConn& c, uint32_t seg, bool on) {
 
 }  // namespace
 
-uint32_t TcpTransport::alloc_ack(const AckInfo& a) {
-  if (free_acks_.empty()) {
-    acks_.push_back(a);
-    return static_cast<uint32_t>(acks_.size() - 1);
-  }
-  const uint32_t i = free_acks_.back();
-  free_acks_.pop_back();
-  acks_[i] = a;
-  return i;
-}
-
 void TcpTransport::send_ack(uint32_t id, bool ece, uint32_t trigger, bool has_trigger) {
   TcpConn& c = conns_[id];
   c.unacked_segs = 0;
@@ -66,7 +55,7 @@ void TcpTransport::send_ack(uint32_t id, bool ece, uint32_t trigger, bool has_tr
   p.dst_nic = c.src_nic;
   p.qp = id;
   p.psn = c.rcv_nxt;
-  p.msg = alloc_ack(a);
+  p.msg = acks_.put(a);
   p.entropy = static_cast<uint16_t>(id);
   p.type = PacketType::kAck;
   p.priority = static_cast<uint8_t>(cfg_.data_priority);

@@ -121,7 +121,7 @@ bool UetTransport::pull_hook(void* self, uint32_t nic, uint8_t paused_classes, P
 void UetTransport::dropped_hook(void* self, const Packet& p, net::DropReason reason) {
   auto* t = static_cast<UetTransport*>(self);
   if (p.type == PacketType::kData) t->msgs_[p.msg].dropped_bytes += p.payload_bytes;
-  if (p.type == PacketType::kAck) t->free_acks_.push_back(p.msg);  // its table entry is free
+  if (p.type == PacketType::kAck) t->acks_.release(p.msg);  // its table entry is free
   if (reason != net::DropReason::kLinkDown) return;
   if (p.type != PacketType::kData && p.type != PacketType::kAck && p.type != PacketType::kNak &&
       p.type != PacketType::kUetControl) {
@@ -452,8 +452,7 @@ void UetTransport::advance_una(uint32_t id) {
 }
 
 void UetTransport::on_ack(const Packet& p) {
-  const AckInfo a = acks_[p.msg];
-  free_acks_.push_back(p.msg);
+  const AckInfo a = acks_.take(p.msg);
   ++counters_.ack_packets;
   const uint32_t id = p.qp;
   UetPdc& q = pdcs_[id];

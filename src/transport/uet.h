@@ -23,6 +23,7 @@
 
 #include "core/ring.h"
 #include "core/scheduler.h"
+#include "core/slot_table.h"
 #include "net/network.h"
 #include "transport/transport.h"
 #include "transport/uet_config.h"
@@ -218,7 +219,6 @@ class UetTransport final : public Transport {
   void stop_speculating(UetPdc& q);
   int64_t cwnd_bytes(uint32_t pdc) const;
   int64_t pull_target(const UetPdc& q, uint32_t pdc) const;
-  uint32_t alloc_ack(const AckInfo& a);
 
   UetConfig cfg_;
   net::Network& net_;
@@ -232,8 +232,7 @@ class UetTransport final : public Transport {
   std::vector<UetEntropy> lb_;               // per PDC
   std::vector<UetMessage> msgs_;
   std::vector<Nic> nics_;
-  std::vector<AckInfo> acks_;
-  std::vector<uint32_t> free_acks_;
+  SlotTable<AckInfo> acks_;
   std::vector<uint32_t> delivery_order_;
   std::unordered_map<uint64_t, uint32_t> pdc_index_;  // post time only
   uint32_t ctl_ev_ = 0;  // EV counter of credit and credit-request packets

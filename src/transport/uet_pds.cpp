@@ -85,17 +85,6 @@ void UetTransport::on_data(const Packet& p) {
   }
 }
 
-uint32_t UetTransport::alloc_ack(const AckInfo& a) {
-  if (free_acks_.empty()) {
-    acks_.push_back(a);
-    return static_cast<uint32_t>(acks_.size() - 1);
-  }
-  const uint32_t i = free_acks_.back();
-  free_acks_.pop_back();
-  acks_[i] = a;
-  return i;
-}
-
 void UetTransport::send_ack(uint32_t id, const Packet& trigger, bool ce, bool echo) {
   UetPdc& q = pdcs_[id];
   UetRx& r = q.rx;
@@ -108,7 +97,7 @@ void UetTransport::send_ack(uint32_t id, const Packet& trigger, bool ce, bool ec
   p.dst_nic = q.src_nic;
   p.qp = id;
   p.psn = r.cack;
-  p.msg = alloc_ack(a);
+  p.msg = acks_.put(a);
   p.entropy = echo ? trigger.entropy : 0;  // the EV of the packet that triggered it (§3)
   p.type = PacketType::kAck;
   p.priority = static_cast<uint8_t>(cfg_.control_priority);
