@@ -4,6 +4,17 @@
 
 namespace fabricsim::scenario {
 
+std::string node_label(const net::Network& net, uint32_t node) {
+  const net::Node& n = net.node(node);
+  return (n.kind == net::NodeKind::kNic ? "nic" : "sw") + std::to_string(n.index);
+}
+
+std::string port_label(const net::Network& net, uint32_t port) {
+  const uint32_t from = net.port_node(port), to = net.port_node(net.port(port).peer);
+  return node_label(net, from) + ":" + std::to_string(port - net.node_first_port(from)) + "->" +
+         node_label(net, to);
+}
+
 int port_tier(const net::Network& net, uint32_t port) {
   const net::Port& p = net.port(port);
   return p.is_nic ? 0 : net.switch_at(static_cast<uint32_t>(p.switch_index)).tier;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "net/network.h"
@@ -13,6 +14,13 @@ namespace fabricsim::scenario {
 
 // A node's tier: 0 for a NIC, else its switch's tier (1 = leaf/edge, 2 = spine/agg, 3 = core).
 int port_tier(const net::Network& net, uint32_t port);
+
+// Names used in every per-link output (links.csv, time series, outputs.timeseries.ports, the
+// report): a NIC is "nic<i>", a switch "sw<i>" (net::Network indices); a port, i.e. one
+// direction of a cable, is "<from>:<local port>-><to>", e.g. "sw3:5->sw17", "nic0:0->sw0". The
+// local port number makes parallel cables between the same two switches distinct.
+std::string node_label(const net::Network& net, uint32_t node);
+std::string port_label(const net::Network& net, uint32_t port);
 
 // Wire bytes `port` sent x 8 / (its rate x span_ps). REQUIRES: span_ps > 0.
 double port_utilization(const net::Network& net, uint32_t port, int64_t span_ps);
