@@ -3,6 +3,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "output/chrome_trace.h"
 #include "output/csv.h"
 #include "output/json.h"
 #include "output/nccl_table.h"
@@ -43,6 +44,8 @@ void write_run_files(const std::filesystem::path& root, const scenario::RunResul
   if (!result.ping_pong.empty()) {
     write_file(root / "ping_pong.csv", ping_pong_csv_text(result.ping_pong));
   }
+  // outputs.trace.enabled: the Chrome trace-event file (docs/trace.md).
+  if (result.trace.enabled) write_file(root / "trace.json", chrome_trace_json_text(result));
   if (!result.captured.empty()) {
     write_trace_pcap((root / "trace.pcap").string(), result);
     if (has_credit_packets(result.captured)) {

@@ -134,6 +134,7 @@ void add_trim_knobs(std::vector<Knob>& k);
 void add_planes_knobs(std::vector<Knob>& k);
 void add_topo_file_knobs(std::vector<Knob>& k);  // knob_registry_topo_file.cpp
 void add_ping_pong_knobs(std::vector<Knob>& k);  // knob_registry_pingpong.cpp
+void add_trace_knobs(std::vector<Knob>& k);  // knob_registry_trace.cpp: outputs.trace.*
 void add_dragonfly_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp
 void add_dragonfly_routing_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp
 // For a key that was removed or renamed: a one-phrase pointer to what replaces it ("" if none).

@@ -10,6 +10,7 @@
 #include "scenario/steady_window.h"
 #include "transport/config.h"
 #include "workload/ping_pong.h"
+#include "workload/trace_recorder.h"
 
 namespace fabricsim::scenario {
 
@@ -328,6 +329,7 @@ struct RunResult {
   FailureTimeline failure;
   SmRouting sm;                          // InfiniBand: the SM engine asked for and used
   std::vector<CapturedFrame> captured;   // empty unless Scenario::capture asks for frames
+  workload::TraceLog trace;              // outputs.trace.enabled: trace.json's spans (docs/trace.md)
   // How the captured packets were framed on the wire, for trace.pcap (output/pcap.h): the link
   // layer, the transport service and verb (they pick the BTH opcodes and extension headers), and
   // on InfiniBand the LID the Subnet Manager gave each NIC (the SLID; index = NIC).

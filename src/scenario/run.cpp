@@ -356,6 +356,12 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   // last frame sent, so that bytes and time cover one interval.
   r.links = link_loads(net, first_start, r.completed ? last_finish : r.sim_time_ps);
 
+  if (sc.trace.enabled) {  // trace.json (docs/trace.md)
+    r.trace.max_flows = sc.trace.max_flows;
+    if (GpuWorkload* gpu = sim.gpu_workload()) gpu->take_trace(r.trace, r.sim_time_ps);
+    r.trace.enabled = true;
+    r.trace.sim_end_ps = r.sim_time_ps;
+  }
   if (const GpuWorkload* gpu = sim.gpu_workload()) {
     gpu->fill(r);  // jobs, their nccl-tests rows and training steps; r.collective = the first
     const node::GpuNet& g = *sim.gpu_net();
