@@ -148,9 +148,10 @@ void place_gpu(const workload::TraceLog& log, std::vector<Placed>& placed,
   }
 }
 
-// Flows: pid = the source host, one track per lane of overlapping flows.
+// Flows: pid = the source host, one track per (source NIC, lane of overlapping flows).
 void place_flows(const std::vector<scenario::FlowRecord>& flows, int64_t stride, int64_t end_ps,
-                 std::vector<Placed>& placed, std::vector<Track>& tracks) {
+                 uint32_t nics_per_host, std::vector<Placed>& placed,
+                 std::vector<Track>& tracks) {
   std::vector<size_t> order;
   for (size_t i = 0; i < flows.size(); ++i) {
     if (flows[i].id % stride == 0) order.push_back(i);
@@ -166,9 +167,13 @@ void place_flows(const std::vector<scenario::FlowRecord>& flows, int64_t stride,
     if (k == 0 || flows[order[k - 1]].src_nic != f.src_nic) lane_end.clear();
     const size_t before = lane_end.size();
     const size_t lane = take_lane(lane_end, f.start_ps, end_of(order[k]));
-    const uint32_t pid = static_cast<uint32_t>(f.src_nic + kIdOffset);
-    const int64_t tid = static_cast<int64_t>(lane) + kIdOffset;
-    if (lane == before) tracks.push_back({pid, tid, "flows" + lane_suffix(lane)});
+    const uint32_t pid = static_cast<uint32_t>(f.src_nic / nics_per_host + kIdOffset);
+    // Lanes of the host's NICs share the host: tid = local NIC x 2^20 + lane + 1.
+    const int64_t tid = static_cast<int64_t>(f.src_nic % nics_per_host) * (int64_t{1} << 20) +
+                        static_cast<int64_t>(lane) + kIdOffset;
+    if (lane == before) {
+      tracks.push_back({pid, tid, "nic" + std::to_string(f.src_nic) + " flows" + lane_suffix(lane)});
+    }
     placed.push_back({pid, tid, order[k]});
   }
 }
@@ -206,7 +211,11 @@ std::string chrome_trace_json_text(const scenario::RunResult& r) {
     // Flow ids are 0 .. n-1 (run.cpp numbers them in post order), so "every k-th by id"
     // keeps ids 0, k, 2k, ...: ceil(n / k) flows.
     sample = flow_sample(static_cast<int64_t>(r.flows.size()), log.max_flows);
-    place_flows(r.flows, sample.stride, log.sim_end_ps, placed, tracks);
+    const uint32_t nics_per_host =
+        r.topology.hosts > 0 && r.topology.nics % r.topology.hosts == 0 && r.topology.nics > 0
+            ? static_cast<uint32_t>(r.topology.nics / r.topology.hosts)
+            : 1;
+    place_flows(r.flows, sample.stride, log.sim_end_ps, nics_per_host, placed, tracks);
   }
   std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
     return std::tie(a.pid, a.tid, a.item) < std::tie(b.pid, b.tid, b.item);
@@ -277,7 +286,7 @@ std::string chrome_trace_json_text(const scenario::RunResult& r) {
       out += std::to_string(f.id);
       append_kv(out, "src_nic", static_cast<int64_t>(f.src_nic));
       append_kv(out, "dst_nic", static_cast<int64_t>(f.dst_nic));
-      append_kv(out, "peer", "host" + std::to_string(f.dst_nic));
+      append_kv(out, "peer", "nic" + std::to_string(f.dst_nic));
       append_kv(out, "bytes", f.size_bytes);
       append_kv(out, "fct_ps", f.fct_ps());
       if (unfinished) out += ",\"unfinished\":true";
