@@ -104,6 +104,7 @@ uint64_t agg_key(uint32_t src, uint32_t dst, uint32_t step) {
 void TraceRecorder::sent(uint32_t id, const detail::Plan& plan, uint32_t conn, int64_t m,
                          int64_t data_bytes, int64_t now_ps) {
   Running& run = running_[id];
+  if (!run.active) return;  // closed by close_running
   const detail::Conn& c = plan.conns[conn];
   Agg& a = run.aggs[agg_key(c.src, c.dst, step_of(plan, run, conn, m))];
   a.start_ps = std::min(a.start_ps, now_ps);
@@ -114,6 +115,7 @@ void TraceRecorder::sent(uint32_t id, const detail::Plan& plan, uint32_t conn, i
 void TraceRecorder::arrived(uint32_t id, const detail::Plan& plan, uint32_t conn, int64_t m,
                             int64_t now_ps) {
   Running& run = running_[id];
+  if (!run.active) return;
   const detail::Conn& c = plan.conns[conn];
   Agg& a = run.aggs[agg_key(c.src, c.dst, step_of(plan, run, conn, m))];
   a.end_ps = std::max(a.end_ps, now_ps);
@@ -121,7 +123,7 @@ void TraceRecorder::arrived(uint32_t id, const detail::Plan& plan, uint32_t conn
 }
 
 void TraceRecorder::finish(uint32_t id, const CollectiveRecord& rec) {
-  emit(id, running_[id], rec.end_ps, false);
+  if (running_[id].active) emit(id, running_[id], rec.end_ps, false);
 }
 
 void TraceRecorder::close_running(int64_t end_ps) {
