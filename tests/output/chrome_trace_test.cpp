@@ -20,6 +20,7 @@
 #include "output/chrome_trace.h"
 #include "output/write.h"
 #include "scenario/load.h"
+#include "scenario/resources.h"
 #include "scenario/run.h"
 #include "workload/transformer.h"
 
@@ -358,6 +359,28 @@ outputs:
   EXPECT_EQ(j["otherData"]["flows_written"], 48);
   EXPECT_EQ(j["otherData"]["flow_sample_every"], 5);
   EXPECT_EQ(j["otherData"]["max_flows"], 50);
+}
+
+TEST(ChromeTrace, PreflightCountsTheTrace) {
+  // A traffic pattern: the written flow spans (at most max_flows) add to the output estimate;
+  // a training run: one TraceSpan per compute op is a part of its own.
+  std::string off = kIncast;
+  off = off.substr(0, off.find("outputs:"));
+  const scenario::Scenario a = scenario::load_scenario_string(off, "a.yaml").scenario;
+  const scenario::Scenario b = scenario::load_scenario_string(kIncast, "b.yaml").scenario;
+  EXPECT_EQ(scenario::estimate_resources(b).output_bytes -
+                scenario::estimate_resources(a).output_bytes,
+            8 * (24 + 2 * 260));
+  const scenario::ResourceEstimate t =
+      scenario::estimate_resources(scenario::load_scenario_string(kTraining, "t.yaml").scenario);
+  bool found = false;
+  for (const scenario::MemoryPart& part : t.parts) {
+    if (part.name == std::string("trace spans")) {
+      found = true;
+      EXPECT_GE(part.bytes, 1);
+    }
+  }
+  EXPECT_TRUE(found) << scenario::describe_parts(t);
 }
 
 TEST(ChromeTrace, MaxFlowsBelowOneIsRefused) {
