@@ -286,7 +286,7 @@ std::string chrome_trace_json_text(const scenario::RunResult& r) {
       out += std::to_string(f.id);
       append_kv(out, "src_nic", static_cast<int64_t>(f.src_nic));
       append_kv(out, "dst_nic", static_cast<int64_t>(f.dst_nic));
-      append_kv(out, "peer", "nic" + std::to_string(f.dst_nic));
+      append_kv(out, "peer", static_cast<int64_t>(f.dst_nic));  // an integer, as a GPU's peer
       append_kv(out, "bytes", f.size_bytes);
       append_kv(out, "fct_ps", f.fct_ps());
       if (unfinished) out += ",\"unfinished\":true";

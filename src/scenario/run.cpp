@@ -192,6 +192,7 @@ RunResult run_with_baselines(const Scenario& sc, const RunOptions& options) {
       spec.fixed_nodes.push_back(static_cast<int>(job.gpus[g] / gpn));
     }
     alone.jobs = {spec};
+    alone.trace.enabled = false;  // only its end time is used: trace.json is the shared run's
     const RunResult a = run_scenario(alone, options);
     if (a.partial) {
       r.partial = true;
