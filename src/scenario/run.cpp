@@ -13,6 +13,7 @@
 #include "core/units.h"
 #include "scenario/infiniband.h"
 #include "scenario/link_load.h"
+#include "scenario/link_table.h"
 #include "scenario/ranges.h"
 #include "scenario/simulation.h"
 
@@ -315,6 +316,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     f.delivered_bytes = m.delivered_bytes;
     f.dropped_bytes = m.dropped_bytes;
     f.retransmitted_packets = m.retransmitted_packets;
+    f.traffic_class = m.traffic_class;
+    f.qp = m.connection;
+    if (const FlowPaths* paths = sim.flow_paths()) f.path = paths->text(id);
     if (f.finish_ps < 0) {
       r.completed = false;
     } else {
@@ -494,6 +498,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     }
     if (net.port(p).is_nic && q.pause_frames_received > 0) ++fc.nic_ports_paused;
   }
+  r.link_rows = link_table(net, r.links);
+  r.flow_paths = sc.flow_paths;  // links.csv (after the pause accounting is closed)
   for (uint32_t s = 0; s < net.num_switches(); ++s) {
     fc.max_switch_buffer_bytes = std::max(fc.max_switch_buffer_bytes,
                                           net.switch_at(s).peak_buffer_bytes);

@@ -196,6 +196,7 @@ struct Scenario {
   std::string output_dir;  // where result files go ("" = none unless --out given)
   bool steady_window = false;  // outputs.steady_window: per-flow goodput over a steady window
   CaptureSpec capture;
+  bool flow_paths = false;  // outputs.flows.path: flows.csv gains each flow's path (flow_paths.h)
   NicStallSpec nic_stall;
   LinkFailSpec link_fail;
   CreditLossSpec credit_loss;
