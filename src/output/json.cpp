@@ -249,7 +249,9 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"host_cpu_ps", n.host_cpu_ps},
                    {"fast_recoveries", n.fast_recoveries}};
   if (r.failure.link_failed_ps >= 0) {
-    j["failure"] = {{"link_failed_ps", r.failure.link_failed_ps},
+    j["failure"] = {{"link", r.failure.link.empty() ? ordered_json(nullptr)
+                                                    : ordered_json(r.failure.link)},
+                    {"link_failed_ps", r.failure.link_failed_ps},
                     {"routes_restored_ps", r.failure.routes_restored_ps},
                     {"affected_qps", r.failure.affected_qps},
                     {"recovered_ps", r.failure.recovered_ps},

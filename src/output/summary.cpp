@@ -75,11 +75,12 @@ std::string format_summary(const scenario::RunResult& r) {
     // Several jobs: each one's own time (end - start) and, for one collective size, its busbw.
     std::string own;
     if (r.jobs.size() > 1 && job.end_ps >= 0) {
-      own = " (took " + format_time(job.end_ps - job.start_ps);
+      if (job.start_ps > 0) own = "took " + format_time(job.end_ps - job.start_ps);
       if (job.collectives.size() == 1 && job.collectives.front().time_ps >= 0) {
-        own += ", busbw " + fixed(job.collectives.front().busbw_gbytes_per_s, 2) + " GB/s";
+        own += (own.empty() ? "busbw " : ", busbw ") +
+               fixed(job.collectives.front().busbw_gbytes_per_s, 2) + " GB/s";
       }
-      own += ")";
+      if (!own.empty()) own = " (" + own + ")";
     }
     rows.emplace_back(label, count(static_cast<int64_t>(job.gpus.size())) + " GPUs (" +
                                  job.placement + ")" +
@@ -164,7 +165,8 @@ std::string format_summary(const scenario::RunResult& r) {
                                       count(n.credit_violations) + " credit violations");
   }
   if (r.failure.link_failed_ps >= 0) {
-    std::string v = "link failed at " + format_time(r.failure.link_failed_ps) + ", ";
+    std::string v = (r.failure.link.empty() ? std::string("link") : "link " + r.failure.link) +
+                    " failed at " + format_time(r.failure.link_failed_ps) + ", ";
     v += r.failure.routes_restored_ps >= 0
              ? "routes restored at " + format_time(r.failure.routes_restored_ps) + " (" +
                    format_time(r.failure.routes_restored_ps - r.failure.link_failed_ps) +

@@ -202,6 +202,9 @@ struct PortRoutes {
 // A link failure during the run and the control plane's reaction (-1 = did not happen).
 struct FailureTimeline {
   int64_t link_failed_ps = -1;
+  // faults.link_down: the failed cable, as the port named in the scenario (port_label, e.g.
+  // "sw0:3->sw3"; links.csv marks both directions down). Empty for a plane failure.
+  std::string link;
   int64_t routes_restored_ps = -1;  // new SM LFTs / converged ECMP groups in effect
   // Affected QPs: QPs that lost at least one packet on or queued for the failed link, of any
   // kind and in either direction (data, READ request or response, ACK, NAK, CNP). A QP that

@@ -473,6 +473,10 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.host_cpu_ps = tc.host_cpu_ps;
   fc.fast_recoveries = tc.fast_recoveries;
   r.failure.link_failed_ps = sim.link_failed_ps();
+  if (r.failure.link_failed_ps >= 0 && sc.link_fail.switch_index >= 0) {
+    const net::Switch& sw = net.switch_at(static_cast<uint32_t>(sc.link_fail.switch_index));
+    r.failure.link = port_label(net, sw.first_port + static_cast<uint32_t>(sc.link_fail.port));
+  }
   r.failure.routes_restored_ps = sim.routes_restored_ps();
   r.failure.recovered_ps = transport.failure_recovered_ps();
   r.failure.affected_qps = transport.failure_affected_connections();

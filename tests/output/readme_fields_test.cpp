@@ -81,6 +81,7 @@ scenario::RunResult everything() {
   scenario::RunResult r;
   r.collective.present = true;
   r.failure.link_failed_ps = 1;
+  r.failure.link = "sw0:3->sw3";
   r.sm.present = true;
   r.sm.fallback_reason = "why";
   r.steady_window_asked = true;

@@ -107,5 +107,19 @@ TEST(FlowPaths, FlowsCsvHasThePathColumnOnlyWhenAsked) {
   }
 }
 
+TEST(FlowPaths, ANonBooleanValueIsAOneLineErrorAtItsKey) {
+  std::string yaml = kFatTree;
+  yaml.replace(yaml.find("path: true"), 10, "path: maybe");
+  try {
+    scenario::load_scenario_string(yaml, "paths.yaml");
+    FAIL() << "outputs.flows.path: maybe must be refused";
+  } catch (const std::exception& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind("paths.yaml:", 0), 0u) << msg;
+    EXPECT_NE(msg.find("outputs.flows.path"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+}
+
 }  // namespace
 }  // namespace fabricsim

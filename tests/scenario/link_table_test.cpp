@@ -200,6 +200,7 @@ TEST(LinkTable, AFailedLinkIsMarkedDownAndHoldsItsLosses) {
   ASSERT_GT(r.counters.link_down_drops, 0) << "test scenario: the failure destroys packets";
   EXPECT_EQ(down[0]->drops + down[1]->drops, r.counters.link_down_drops)
       << "every packet lost to the failure is charged to the failed cable's ports";
+  EXPECT_EQ(r.failure.link, "sw0:3->sw3") << "result.json failure.link names it";
 }
 
 TEST(LinkTable, HottestLinksAreTheBusiestFirstAndSkipIdlePorts) {
