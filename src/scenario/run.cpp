@@ -502,8 +502,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     }
     if (net.port(p).is_nic && q.pause_frames_received > 0) ++fc.nic_ports_paused;
   }
-  r.link_rows = link_table(net, r.links);
-  r.flow_paths = sc.flow_paths;  // links.csv (after the pause accounting is closed)
+  r.link_rows = link_table(net, r.links);  // links.csv (after the pause accounting is closed)
+  r.flow_paths = sc.flow_paths;            // flows.csv's path column
   for (uint32_t s = 0; s < net.num_switches(); ++s) {
     fc.max_switch_buffer_bytes = std::max(fc.max_switch_buffer_bytes,
                                           net.switch_at(s).peak_buffer_bytes);
