@@ -9,6 +9,10 @@
 // flows (1 MB and up); one bucket per decade between those keeps every class of that literature
 // apart while giving an AI fabric's large collectives (MB to GB) their own top bucket. The
 // pFabric edges are as recalled from the paper's figures, UNVERIFIED against its text here.
+// HPCC's own analysis (alibaba-edu/High-Precision-Congestion-Control analysis/fct_analysis.py)
+// groups differently: flows sorted by size into equal-count bins of 5% each, slowdown floored
+// at 1, percentile = sorted[floor(n x p)]. We keep fixed edges, because bins that move with the
+// workload cannot be compared across runs or fabrics; flows.csv has what HPCC-style bins need.
 //
 // Percentiles are nearest-rank (output/flow_stats.h): p50, p99, p99.9 are always one of the
 // measured values, never interpolated.
