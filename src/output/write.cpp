@@ -6,6 +6,7 @@
 #include "output/chrome_trace.h"
 #include "output/csv.h"
 #include "output/json.h"
+#include "output/links_csv.h"
 #include "output/nccl_table.h"
 #include "output/pcap_trace.h"
 #include "output/ping_pong_table.h"
@@ -31,7 +32,8 @@ void write_run_files(const std::filesystem::path& root, const scenario::RunResul
   if (ec) throw std::runtime_error("cannot create " + root.string() + ": " + ec.message());
   write_marker(root);
   write_file(root / "result.json", result_json_text(result));
-  write_file(root / "flows.csv", flows_csv_text(result.flows));
+  write_file(root / "flows.csv", flows_csv_text(result.flows, result.flow_paths));
+  write_file(root / "links.csv", links_csv_text(result.link_rows));
   write_file(root / "run.json", run_json_text(result.run));
   if (!result.sm_routes.empty()) write_file(root / "routes.csv", routes_csv_text(result.sm_routes));
   // GPU collectives: every job's rows, the nccl-tests table as CSV.

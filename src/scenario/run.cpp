@@ -13,6 +13,7 @@
 #include "core/units.h"
 #include "scenario/infiniband.h"
 #include "scenario/link_load.h"
+#include "scenario/link_table.h"
 #include "scenario/ranges.h"
 #include "scenario/simulation.h"
 
@@ -316,6 +317,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     f.delivered_bytes = m.delivered_bytes;
     f.dropped_bytes = m.dropped_bytes;
     f.retransmitted_packets = m.retransmitted_packets;
+    f.traffic_class = m.traffic_class;
+    f.qp = m.connection;
+    if (const FlowPaths* paths = sim.flow_paths()) f.path = paths->text(id);
     if (f.finish_ps < 0) {
       r.completed = false;
     } else {
@@ -476,6 +480,10 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.host_cpu_ps = tc.host_cpu_ps;
   fc.fast_recoveries = tc.fast_recoveries;
   r.failure.link_failed_ps = sim.link_failed_ps();
+  if (r.failure.link_failed_ps >= 0 && sc.link_fail.switch_index >= 0) {
+    const net::Switch& sw = net.switch_at(static_cast<uint32_t>(sc.link_fail.switch_index));
+    r.failure.link = port_label(net, sw.first_port + static_cast<uint32_t>(sc.link_fail.port));
+  }
   r.failure.routes_restored_ps = sim.routes_restored_ps();
   r.failure.recovered_ps = transport.failure_recovered_ps();
   r.failure.affected_qps = transport.failure_affected_connections();
@@ -501,6 +509,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     }
     if (net.port(p).is_nic && q.pause_frames_received > 0) ++fc.nic_ports_paused;
   }
+  r.link_rows = link_table(net, r.links);  // links.csv (after the pause accounting is closed)
+  r.flow_paths = sc.flow_paths;            // flows.csv's path column
   for (uint32_t s = 0; s < net.num_switches(); ++s) {
     fc.max_switch_buffer_bytes = std::max(fc.max_switch_buffer_bytes,
                                           net.switch_at(s).peak_buffer_bytes);

@@ -198,6 +198,7 @@ struct Scenario {
   bool steady_window = false;  // outputs.steady_window: per-flow goodput over a steady window
   workload::TraceSpec trace;   // outputs.trace.*: trace.json (docs/trace.md)
   CaptureSpec capture;
+  bool flow_paths = false;  // outputs.flows.path: flows.csv gains each flow's path (flow_paths.h)
   NicStallSpec nic_stall;
   LinkFailSpec link_fail;
   CreditLossSpec credit_loss;
