@@ -133,6 +133,7 @@ void add_trim_knobs(std::vector<Knob>& k);
 // faults.plane_down.* (knob_registry_planes.cpp).
 void add_planes_knobs(std::vector<Knob>& k);
 void add_topo_file_knobs(std::vector<Knob>& k);  // knob_registry_topo_file.cpp
+void add_fat_tree_knobs(std::vector<Knob>& k);   // knob_registry_fattree.cpp
 void add_ping_pong_knobs(std::vector<Knob>& k);  // knob_registry_pingpong.cpp
 void add_dragonfly_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp
 void add_dragonfly_routing_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp

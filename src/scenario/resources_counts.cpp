@@ -66,13 +66,16 @@ Shape shape_of(const topo::TopologySpec& t) {
     const int64_t uplinks = c.mul(s.leaves, s.up);
     int64_t spines = (uplinks + t.radix - 1) / t.radix;
     while (spines < s.up && s.up % spines != 0) ++spines;  // a refused shape may pass `up`
+    if (t.upper_tiers == topo::UpperTiers::kFull) spines = s.up;
     s.switches = s.leaves + spines;
     s.cables = c.add(s.nics, uplinks);
   } else if (t.tiers == 2) {
     // topo/fat_tree.cpp: spines = the smallest divisor of `up` >= ceil(leaves x up / radix),
     // every leaf's `up` uplinks cabled (up / spines parallel cables to each spine).
-    s.switches = s.leaves + topo::detail::fewest_top_switches(s.leaves, static_cast<int>(s.up),
-                                                               t.radix);
+    s.switches = s.leaves + (t.upper_tiers == topo::UpperTiers::kFull
+                                 ? s.up
+                                 : topo::detail::fewest_top_switches(
+                                       s.leaves, static_cast<int>(s.up), t.radix));
     s.cables = c.add(s.nics, c.mul(s.leaves, s.up));
   } else {
     // topo/fat_tree.cpp: `up` aggs per pod, each with k/2 uplinks spread over its core group
@@ -81,7 +84,9 @@ Shape shape_of(const topo::TopologySpec& t) {
     const int64_t pods = (s.nics + half * down - 1) / (half * down);
     const int64_t aggs = c.mul(pods, s.up);
     const int64_t cores_per_group =
-        topo::detail::fewest_top_switches(pods, static_cast<int>(half), t.radix);
+        t.upper_tiers == topo::UpperTiers::kFull
+            ? half
+            : topo::detail::fewest_top_switches(pods, static_cast<int>(half), t.radix);
     s.switches = c.add(c.add(s.leaves, aggs), c.mul(s.up, cores_per_group));
     s.cables = c.add(c.add(s.nics, c.mul(s.leaves, s.up)), c.mul(aggs, half));
   }

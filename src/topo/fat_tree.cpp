@@ -28,6 +28,8 @@
 //   groups (64), 16 cables per agg-core pair -- the same counts.
 //   (One pod alone needs no core; it still gets C = 1 core per group, half its ports used, so
 //   `tiers: 3` always builds three tiers; describe's note flags the half-used cores.)
+// topology.upper_tiers: full keeps the full tree's upper tiers instead (u spines; u x k/2
+// cores), one cable per pair, spare ports waiting for the leaves/pods a full tree adds.
 #include <cmath>
 #include <string>
 
@@ -63,7 +65,9 @@ Shape shape_of(const TopologySpec& spec) {
   if (spec.tiers == 2) {
     const int leaves = (s.nics + s.down - 1) / s.down;
     s.leaves = leaves;
-    s.top = detail::fewest_top_switches(leaves, s.up, spec.radix);
+    s.top = spec.upper_tiers == UpperTiers::kFull
+                ? s.up
+                : detail::fewest_top_switches(leaves, s.up, spec.radix);
     s.cables_per_pair = s.up / s.top;
     if (leaves > spec.radix) {
       throw InputError("hosts.count",
@@ -89,7 +93,9 @@ Shape shape_of(const TopologySpec& spec) {
     }
     s.leaves = (s.nics + s.down - 1) / s.down;
     s.pods = pods;
-    s.top = detail::fewest_top_switches(pods, half, spec.radix);
+    s.top = spec.upper_tiers == UpperTiers::kFull
+                ? half
+                : detail::fewest_top_switches(pods, half, spec.radix);
     s.cables_per_pair = half / s.top;
   }
   return s;

@@ -78,7 +78,7 @@ RailShape rail_shape(const TopologySpec& spec) {
   }
   s.leaves = static_cast<int>(leaves);
   const int up = s.ports.up;
-  s.spines = fewest_top_switches(leaves, up, radix);
+  s.spines = spec.upper_tiers == UpperTiers::kFull ? up : fewest_top_switches(leaves, up, radix);
   return s;
 }
 
