@@ -553,6 +553,7 @@ std::vector<Knob> build_knob_registry() {
   add_collective_knobs(k);
   add_cost_knobs(k);
   add_planes_knobs(k);
+  add_fat_tree_knobs(k);  // topology.upper_tiers
   add_dragonfly_routing_knobs(k);
   add_flow_output_knobs(k);  // outputs.flows.path (knob_registry_outputs.cpp)
   bound_unit_keys(k);
