@@ -9,6 +9,7 @@
 #include "output/pcap_trace.h"
 #include "output/ping_pong_table.h"
 #include "output/staged_dir.h"
+#include "output/timeseries.h"
 
 namespace fabricsim::output {
 namespace {
@@ -42,6 +43,10 @@ void write_run_files(const std::filesystem::path& root, const scenario::RunResul
   if (!result.scaling.empty()) write_file(root / "scaling.csv", scaling_csv_text(result.scaling));
   if (!result.ping_pong.empty()) {
     write_file(root / "ping_pong.csv", ping_pong_csv_text(result.ping_pong));
+  }
+  if (result.telemetry.present) {  // outputs.timeseries (output/timeseries.h)
+    write_file(root / "timeseries_ports.csv", timeseries_ports_csv_text(result.telemetry));
+    write_file(root / "timeseries_qps.csv", timeseries_qps_csv_text(result.telemetry));
   }
   if (!result.captured.empty()) {
     write_trace_pcap((root / "trace.pcap").string(), result);

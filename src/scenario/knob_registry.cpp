@@ -553,6 +553,7 @@ std::vector<Knob> build_knob_registry() {
   add_cost_knobs(k);
   add_planes_knobs(k);
   add_dragonfly_routing_knobs(k);
+  add_telemetry_knobs(k);  // outputs.timeseries.* (knob_registry_telemetry.cpp)
   bound_unit_keys(k);
   return k;
 }

@@ -11,6 +11,7 @@
 #include "node/spec.h"
 #include "routing/config.h"
 #include "scenario/cost_spec.h"
+#include "scenario/telemetry_types.h"
 #include "scenario/variants.h"
 #include "topo/spec.h"
 #include "transport/config.h"
@@ -195,6 +196,7 @@ struct Scenario {
   int64_t stop_time_ps = 0;
   std::string output_dir;  // where result files go ("" = none unless --out given)
   bool steady_window = false;  // outputs.steady_window: per-flow goodput over a steady window
+  TimeseriesSpec timeseries;   // outputs.timeseries.*: time-series samplers (scenario/telemetry.h)
   CaptureSpec capture;
   NicStallSpec nic_stall;
   LinkFailSpec link_fail;
