@@ -57,6 +57,17 @@ void add_telemetry_knobs(std::vector<Knob>& k) {
        .source = "8: as outputs.timeseries.top (issue 13; a presentation choice)",
        .min = non_negative},
       [](auto& s) -> auto& { return s.timeseries.top_qps; }));
+  k.push_back(bind(
+      {.path = "outputs.timeseries.max_samples",
+       .type = KnobType::kInt,
+       .description = "At most this many samples per series (the last is the run's end): "
+                      "sampling stops there and the rest of the run is one final interval "
+                      "(the summary says so). Bounds the sampler's memory, which the pre-flight "
+                      "estimate counts: samples x sampled ports x 56 B",
+       .source = "10000: a 10 us interval covers 100 ms, in 430 MB for the 768 ports of a "
+                 "k=8 three-tier fat-tree (a memory budget, no measured figure)",
+       .min = Bound{2}},
+      [](auto& s) -> auto& { return s.timeseries.max_samples; }));
 }
 
 }  // namespace fabricsim::scenario

@@ -62,6 +62,10 @@ void Telemetry::start() {
 
 void Telemetry::on_sample() {
   take(sched_.now_ps);
+  if (static_cast<int64_t>(times_.size()) + 1 >= spec_.max_samples) {
+    truncated_ = true;  // the rest of the run is one last interval (finish); the summary says so
+    return;
+  }
   sched_.at(sched_.now_ps + spec_.interval_ps, kTelemetrySample, 0);
 }
 
@@ -124,6 +128,7 @@ TelemetryResult Telemetry::result() const {
   r.interval_ps = spec_.interval_ps;
   r.start_ps = start_ps_;
   r.times_ps = times_;
+  r.truncated = truncated_;
   const size_t n = ports_.size();
   const size_t samples = times_.size();
   // Which sampled ports go out: all listed ones, else the top N by peak sampled queue.
@@ -175,6 +180,9 @@ TelemetryResult Telemetry::result() const {
   if (listed_qps_) {
     const size_t m = spec_.qps.size();
     for (size_t j = 0; j < m; ++j) {
+      if (static_cast<size_t>(spec_.qps[j]) >= final_state.size()) {
+        r.qps_never_opened.push_back(spec_.qps[j]);
+      }
       auto q = series_of(static_cast<size_t>(spec_.qps[j]));
       for (size_t s = 0; s < samples; ++s) put(q, s, qp_values_[s * m + j]);
       r.qps.push_back(std::move(q.first));

@@ -32,7 +32,9 @@ class Telemetry {
   Telemetry(const TimeseriesSpec& spec, const net::Network& net,
             const transport::Transport& transport, Scheduler& sched);
   void start();       // the first interval begins now
-  void on_sample();   // a kTelemetrySample event: closes an interval, schedules the next
+  // A kTelemetrySample event: closes an interval and schedules the next, unless only the
+  // final sample (finish) is left of max_samples.
+  void on_sample();
   // Closes the last, partial interval at `end_ps` (the run's end) unless a sample fell there.
   void finish(int64_t end_ps);
   // The selected series (top N ports / QPs chosen here).
@@ -58,6 +60,7 @@ class Telemetry {
   std::vector<int64_t> last_paused_;
   std::vector<int64_t> peak_queue_;    // highest sampled queue (all classes)
   std::vector<PortSample> samples_;    // sample-major: ports_.size() per sample
+  bool truncated_ = false;
   int64_t start_ps_ = 0;
   int64_t last_ps_ = 0;
   std::vector<int64_t> times_;

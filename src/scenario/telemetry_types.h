@@ -15,6 +15,9 @@ struct TimeseriesSpec {
   int top = 8;                     // with no ports listed: the N ports of highest sampled queue
   std::vector<int> qps;            // QP / connection ids (the transport's dense ids)
   int top_qps = 8;                 // with no qps listed: the N that sent the most bytes
+  // At most this many samples (the last one is the run's end): what bounds the sampler's
+  // memory for the pre-flight estimate when the run has no stop_time.
+  int max_samples = 10000;
 };
 
 // One port over one interval. 56 bytes: the memory per (sample, sampled port).
@@ -53,6 +56,10 @@ struct TelemetryResult {
   std::vector<int64_t> times_ps; // end of each interval (the last may be a partial interval)
   std::vector<PortSeries> ports;
   std::vector<QpSeries> qps;
+  // max_samples was reached: sampling stopped at times_ps[size - 2] and the last sample spans
+  // from there to the run's end.
+  bool truncated = false;
+  std::vector<int> qps_never_opened;  // listed QP ids the run never opened (no rows)
 };
 
 }  // namespace fabricsim::scenario
