@@ -17,6 +17,7 @@
 #include "scenario/resources.h"
 #include "scenario/run.h"
 #include "scenario/simulation.h"
+#include "transport/uet.h"
 
 namespace fabricsim::scenario {
 namespace {
@@ -315,6 +316,51 @@ TEST(Telemetry, ARunThatNeverFinishesEndsWhereItWouldWithoutSampling) {
   ASSERT_GE(on.telemetry.times_ps.size(), 3u);
   EXPECT_EQ(on.telemetry.times_ps.back(), off.sim_time_ps);
   EXPECT_LT(on.telemetry.times_ps.size(), 100u) << "no samples while only the limit is left";
+}
+
+}  // namespace
+}  // namespace fabricsim::scenario
+
+namespace fabricsim::scenario {
+namespace {
+
+// The windows a window-based transport samples stay inside its own bounds and shrink under the
+// 4-to-1 incast: NSCC between 1 MTU and its initial maxwnd (1.5 x BDP, uet_nscc.h; a lower
+// base RTT only lowers it); TCP (DCTCP) samples a positive window and no rate.
+TEST(Telemetry, UetNsccWindowsStayWithinTheirBoundsAndShrink) {
+  const Ran r = run_sim(load(incast_yaml(kAllPorts, "uet")));
+  const auto* uet = dynamic_cast<const transport::UetTransport*>(&r.sim->transport());
+  ASSERT_NE(uet, nullptr);
+  ASSERT_EQ(r.t.qps.size(), 4u) << "one PDC per sender";
+  for (const QpSeries& q : r.t.qps) {
+    EXPECT_EQ(q.cc, "nscc");
+    const transport::Nscc& n = uet->nscc(q.qp);
+    int64_t lowest = INT64_MAX;
+    for (size_t s = 0; s < q.window_bytes.size(); ++s) {
+      if (q.window_bytes[s] == INT64_MIN) continue;
+      EXPECT_EQ(q.rate_bps[s], -1) << "NSCC has no rate";
+      EXPECT_GE(q.window_bytes[s], n.params().min_cwnd_bytes);
+      EXPECT_LE(q.window_bytes[s], n.params().max_cwnd_bytes) << "the initial maxwnd";
+      lowest = std::min(lowest, q.window_bytes[s]);
+    }
+    EXPECT_LT(lowest, n.params().max_cwnd_bytes) << "QP " << q.qp << ": the incast cut its window";
+  }
+}
+
+TEST(Telemetry, TcpWindowsAreSampled) {
+  const Ran r = run_sim(load(incast_yaml(kAllPorts, "tcp")));
+  ASSERT_EQ(r.t.qps.size(), 4u);
+  for (const QpSeries& q : r.t.qps) {
+    EXPECT_EQ(q.cc, "dctcp");
+    bool any = false;
+    for (size_t s = 0; s < q.window_bytes.size(); ++s) {
+      if (q.window_bytes[s] == INT64_MIN) continue;
+      any = true;
+      EXPECT_GT(q.window_bytes[s], 0);
+      EXPECT_EQ(q.rate_bps[s], -1);
+    }
+    EXPECT_TRUE(any);
+  }
 }
 
 }  // namespace
