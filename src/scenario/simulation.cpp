@@ -452,7 +452,7 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
   }
   while (!sched_.queue.empty()) {
     const Event ev = sched_.queue.pop();
-    if (ev.kind == kTelemetrySample) {
+    if (ev.kind == kTelemetrySample) [[unlikely]] {
       // The sampler only reads: it is no event of the model (events() and the progress checks
       // do not count it) and it never keeps a run alive. With nothing but time limits left to
       // happen it stops, before the clock moves; finish_telemetry() closes the last interval.
