@@ -75,3 +75,24 @@ TEST_F(TelemetryCli, RunWritesBothSeries) {
 }
 
 }  // namespace
+
+namespace {
+
+// 10^6 samples of every port (8 NICs: 32 ports x 56 B = 1.8 KB per sample) need ~1.8 GB: the
+// pre-flight refuses the run before it starts, naming the key that bounds the samples.
+TEST_F(TelemetryCli, PreflightRefusesSamplesThatWouldNotFit) {
+  const std::string file = write("big.yaml", std::string(kIncast) +
+                                                 "outputs: {timeseries: {interval: 1ns, "
+                                                 "max_samples: 1000000}}\n");
+  const CliOutcome o =
+      run("run '" + file + "' --max-memory 500MiB --out '" + (dir_ / "out").string() + "'");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  ASSERT_EQ(o.err_lines.size(), 1u) << o.err;
+  EXPECT_NE(o.err_lines[0].find("outputs.timeseries.max_samples: estimated peak memory"),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err_lines[0].find("time series"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+}  // namespace
