@@ -264,7 +264,9 @@ int run_command(const RunArgs& args) {
               << (result.captured.empty() ? "" : ", trace.pcap")
               << (result.sm_routes.empty() ? "" : ", routes.csv")
               << (result.captured.empty() || !result.infiniband ? "" : ", credits.csv")
-              << (result.ping_pong.empty() ? "" : ", ping_pong.csv") << ")\n";
+              << (result.ping_pong.empty() ? "" : ", ping_pong.csv")
+              << (result.telemetry.present ? ", timeseries_ports.csv, timeseries_qps.csv" : "")
+              << ")\n";
   }
   return interrupt.exit_code(kExitOk);  // interrupted: ends by the signal, files written
 }

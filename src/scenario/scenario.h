@@ -11,6 +11,7 @@
 #include "node/spec.h"
 #include "routing/config.h"
 #include "scenario/cost_spec.h"
+#include "scenario/telemetry_types.h"
 #include "scenario/variants.h"
 #include "topo/spec.h"
 #include "transport/config.h"
@@ -197,6 +198,7 @@ struct Scenario {
   std::string output_dir;  // where result files go ("" = none unless --out given)
   bool steady_window = false;  // outputs.steady_window: per-flow goodput over a steady window
   workload::TraceSpec trace;   // outputs.trace.*: trace.json (docs/trace.md)
+  TimeseriesSpec timeseries;   // outputs.timeseries.*: time-series samplers (scenario/telemetry.h)
   CaptureSpec capture;
   bool flow_paths = false;  // outputs.flows.path: flows.csv gains each flow's path (flow_paths.h)
   NicStallSpec nic_stall;
