@@ -59,7 +59,7 @@ NicConfig connectx6() {
   return c;
 }
 
-// ---- era profile (issue 12, the latency ladder; docs/calibration.d/ladder.md) ----
+// ---- era profile (issue 12, the latency ladder; docs/calibration.md, section The latency ladder (item 7)) ----
 // Seed article 002's one-hop figures (TCP ~50 us, RoCEv2 ~5 us, IB ~2 us) restate the
 // 2010-2014 generation: ConnectX-2/-3 adapters on PCIe Gen2/Gen3, QDR/FDR InfiniBand and
 // 10GbE. ConnectX-3 (2011; ConnectX-3 Pro 2013 added RoCEv2) is its last member. Published

@@ -5,7 +5,7 @@
 //
 // Each value is the ping-pong's one-way latency (RTT / 2, as perftest's ib_write_lat reports
 // it), run in-process on the example file with the variant's fabric and overrides applied,
-// exactly as `fabricsim compare` applies them. Derivations: docs/calibration.d/ladder.md.
+// exactly as `fabricsim compare` applies them. Derivations: docs/calibration.md, section The latency ladder (item 7).
 #include <gtest/gtest.h>
 
 #include <filesystem>

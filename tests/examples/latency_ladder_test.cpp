@@ -4,7 +4,7 @@
 //   1. lie in the range derived here from that variant's own parameters, and
 //   2. keep the ladder's order: tcp > iwarp > roce > ib where present, UET beside RoCE.
 //
-// The derivation (docs/calibration.d/ladder.md), for one RDMA message of S bytes on an idle
+// The derivation (docs/calibration.md, section The latency ladder (item 7)), for one RDMA message of S bytes on an idle
 // path NIC A -> cable -> switch -> cable -> NIC B (TCP and iWARP: see derive()):
 //   one way = host_post + doorbell + (S > inline_max ? dma_read : 0)      sender's host + PCIe
 //           + tx_latency + rx_latency                                      NIC pipelines
@@ -85,7 +85,7 @@ int64_t wire_bytes(const std::string& fabric, int64_t payload) {
            kPreambleIfg;
   }
   ADD_FAILURE() << "no derivation for fabric '" << fabric
-                << "': add its frame and host-stack terms here and in docs/calibration.d/ladder.md";
+                << "': add its frame and host-stack terms here and in docs/calibration.md, section The latency ladder (item 7)";
   return 0;
 }
 
