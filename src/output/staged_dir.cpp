@@ -17,10 +17,11 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every file name fabricsim writes into an output directory (output/write.h, output/compare.h).
-constexpr std::array<std::string_view, 11> kOwnFiles = {
+constexpr std::array<std::string_view, 12> kOwnFiles = {
     kMarkerFile,  "result.json", "flows.csv",   "run.json",       "routes.csv",
     "trace.pcap", "credits.csv", "compare.csv", "nccl-tests.csv", "scaling.csv",
-    "ping_pong.csv"};
+    "ping_pong.csv",
+    "report.html"};  // issue 13: outputs.report: html (output/report.h)
 
 bool own_file(const std::string& name) {
   return std::find(kOwnFiles.begin(), kOwnFiles.end(), name) != kOwnFiles.end();

@@ -540,6 +540,7 @@ std::vector<Knob> build_knob_registry() {
       std::vector<std::pair<std::string, CapturePoint>>{{"nics", CapturePoint::kNics},
                                                         {"all", CapturePoint::kAll}},
       [](auto& s) -> auto& { return s.capture.point; }));
+  add_report_knobs(k);  // outputs.report (issue 13)
   add_congestion_knobs(k);
   add_spray_knobs(k);
   add_qps_per_pair_knob(k);  // fabric.roce.qps_per_pair (knob_registry_ctxcache.cpp)

@@ -136,6 +136,7 @@ void add_topo_file_knobs(std::vector<Knob>& k);  // knob_registry_topo_file.cpp
 void add_ping_pong_knobs(std::vector<Knob>& k);  // knob_registry_pingpong.cpp
 void add_dragonfly_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp
 void add_dragonfly_routing_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp
+void add_report_knobs(std::vector<Knob>& k);  // knob_registry_report.cpp
 // For a key that was removed or renamed: a one-phrase pointer to what replaces it ("" if none).
 std::string retired_key_hint(std::string_view path);
 

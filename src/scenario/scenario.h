@@ -141,6 +141,9 @@ struct CaptureSpec {
   CapturePoint point = CapturePoint::kNics;
 };
 
+// outputs.report (issue 13): whether run and compare write report.html (output/report.h).
+enum class ReportFormat : uint8_t { kNone, kHtml };
+
 // Where a job's nodes sit: a contiguous block of nodes (sharing leaves), or spread over the
 // leaves one node at a time (its traffic then crosses the spines: the placement a busy
 // scheduler often produces).
@@ -196,6 +199,7 @@ struct Scenario {
   std::string output_dir;  // where result files go ("" = none unless --out given)
   bool steady_window = false;  // outputs.steady_window: per-flow goodput over a steady window
   CaptureSpec capture;
+  ReportFormat report = ReportFormat::kNone;  // outputs.report (knob_registry_report.cpp)
   NicStallSpec nic_stall;
   LinkFailSpec link_fail;
   CreditLossSpec credit_loss;
