@@ -1,0 +1,154 @@
+// report.html in headless Chromium (issue 13): on a run and on a compare (and a sweep), the page
+// renders with no console errors, each chart's SVG has data marks (the page's driver writes
+// data-marks on each chart after view.runAsync(); tests/output/report_test.cpp checks the file
+// itself), and a screenshot is not blank. Skipped only when no chromium is installed
+// (scripts/install-deps installs it).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "../support/cli_runner.h"
+#include "../support/report_fixtures.h"
+#include "png_check.h"
+
+namespace fabricsim {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::CliOutcome;
+using test_support::read_file;
+using test_support::run_fabricsim;
+using test_support::run_shell;
+using test_support::ScratchDir;
+using test_support::shell_quote;
+
+const fs::path kSourceDir = FABRICSIM_SOURCE_DIR;
+
+std::string chromium() {
+  for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
+    if (std::system(("command -v " + std::string(name) + " >/dev/null 2>&1").c_str()) == 0) return name;
+  }
+  return "";
+}
+
+class ReportBrowserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    browser_ = chromium();
+    if (browser_.empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps)";
+  }
+
+  // Chromium on `html` with a fresh profile in `work`: `action` is --dump-dom or
+  // --screenshot=FILE. Virtual time lets the page's async rendering finish before the dump.
+  CliOutcome chromium_on(const fs::path& html, const fs::path& work, const std::string& action) {
+    const std::string command =
+        browser_ + " --headless=new --no-sandbox --disable-gpu --enable-logging=stderr --v=0 " +
+        "--no-first-run --user-data-dir=" + shell_quote((work / "profile").string()) +
+        " --virtual-time-budget=10000 --window-size=1200,3000 " + action + " " +
+        shell_quote("file://" + fs::absolute(html).string());
+    return run_shell("timeout 60 " + command, work);
+  }
+
+  // Renders `html`, checks the DOM and a screenshot; returns the number of charts.
+  size_t expect_renders(const fs::path& html, const fs::path& work) {
+    const CliOutcome dom = chromium_on(html, work, "--dump-dom");
+    EXPECT_EQ(dom.exit_code, 0) << dom.err;
+    const std::string& d = dom.out;
+    EXPECT_NE(d.find("data-fs-status=\"ok\""), std::string::npos)
+        << "the driver did not finish cleanly; errors: "
+        << std::regex_replace(d.substr(d.find("fs-errors"), 2000), std::regex("<[^>]*>"), " ");
+    // The error box stays empty (and hidden).
+    EXPECT_NE(d.find("<pre id=\"fs-errors\" hidden=\"\"></pre>"), std::string::npos);
+    EXPECT_EQ(dom.err.find("Uncaught"), std::string::npos) << dom.err;
+    // Every chart container has a positive mark count.
+    const std::regex chart("<div class=\"chart\" id=\"(chart-[0-9]+)\"([^>]*)>");
+    size_t charts = 0;
+    for (auto it = std::sregex_iterator(d.begin(), d.end(), chart); it != std::sregex_iterator(); ++it) {
+      ++charts;
+      std::smatch marks;
+      const std::string attrs = (*it)[2];
+      EXPECT_TRUE(std::regex_search(attrs, marks, std::regex("data-marks=\"([0-9]+)\"")))
+          << (*it)[1] << " was not rendered";
+      if (!marks.empty()) {
+        EXPECT_GT(std::stoi(marks[1]), 0) << (*it)[1] << " has no marks";
+      }
+    }
+    EXPECT_GT(charts, 0u);
+    EXPECT_NE(d.find("<svg"), std::string::npos);
+
+    const fs::path png = work / "shot.png";
+    const CliOutcome shot = chromium_on(html, work, "--screenshot=" + shell_quote(png.string()));
+    EXPECT_EQ(shot.exit_code, 0) << shot.err;
+    EXPECT_TRUE(fs::exists(png)) << shot.err;
+    if (fs::exists(png)) {
+      const test_support::PngStats s = test_support::png_stats(read_file(png));
+      EXPECT_EQ(s.width, 1200u);
+      EXPECT_EQ(s.height, 3000u);
+      // Charts, axes and text cover well over 1% of the page, in many colours (a blank page is
+      // one colour; text alone on white is greys).
+      EXPECT_GT(s.non_background_pixels, uint64_t{s.width} * s.height / 100);
+      EXPECT_GT(s.distinct_colours, 16u);
+    }
+    return charts;
+  }
+
+  std::string browser_;
+};
+
+// A run: examples/report.yaml once the telemetry and trace keys it uses exist, else the DCQCN
+// incast example with outputs.report. Files a run did not write (time series, links.csv,
+// trace.json before those land) are filled in from fixtures in the agreed formats, then
+// `fabricsim report` redraws, so every chart kind is rendered.
+TEST_F(ReportBrowserTest, RunReportRendersEveryChart) {
+  ScratchDir work("report_browser_run");
+  const fs::path out = work.path() / "run";
+  const fs::path report_yaml = kSourceDir / "examples" / "report.yaml";
+  const bool report_loads =
+      run_fabricsim("validate " + shell_quote(report_yaml.string()), work.path()).exit_code == 0;
+  const std::string command =
+      report_loads ? "run " + shell_quote(report_yaml.string())
+                   : "run " + shell_quote((kSourceDir / "examples" / "dcqcn-fairness.yaml").string()) +
+                         " --set workload.flow_size=2MB --set outputs.report=html";
+  const CliOutcome r = run_fabricsim(command + " --out " + shell_quote(out.string()), work.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(out / "report.html")) << "outputs.report: html writes report.html";
+  test_support::write_run_fixture(out);
+  const CliOutcome again = run_fabricsim("report " + shell_quote(out.string()), work.path());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, (out / "report.html").string() + " written\n");
+  const size_t charts = expect_renders(out / "report.html", work.path());
+  // Every chart kind of a run (docs/report.md); slowdown by class needs result.json's
+  // fct_by_class, which a run writes once links.csv's helper lands (the fixture has it).
+  const bool by_class = read_file(out / "result.json").find("\"fct_by_class\"") != std::string::npos;
+  EXPECT_EQ(charts, by_class ? 11u : 10u);
+}
+
+// A compare: examples/ib-vs-roce.yaml (outputs.report: html), shrunk as tests/examples shrinks it.
+TEST_F(ReportBrowserTest, CompareReportRenders) {
+  ScratchDir work("report_browser_compare");
+  const fs::path out = work.path() / "cmp";
+  const CliOutcome r = run_fabricsim(
+      "compare " + shell_quote((kSourceDir / "examples" / "ib-vs-roce.yaml").string()) +
+          " --set hosts.count=32 --set workload.size=8MiB --out " + shell_quote(out.string()),
+      work.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(out / "report.html"));
+  EXPECT_TRUE(fs::exists(out / "ib" / "report.html"));
+  EXPECT_TRUE(fs::exists(out / "roce" / "report.html"));
+  // Table (no chart), key metrics, FCT CDF (a collective's flows), utilization per tier.
+  EXPECT_EQ(expect_renders(out / "report.html", work.path()), 3u);
+}
+
+TEST_F(ReportBrowserTest, SweepReportRenders) {
+  ScratchDir work("report_browser_sweep");
+  test_support::write_sweep_fixture(work.path() / "sweep");
+  const CliOutcome r = run_fabricsim("report " + shell_quote((work.path() / "sweep").string()), work.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(expect_renders(work.path() / "sweep" / "report.html", work.path()), 4u);
+}
+
+}  // namespace
+}  // namespace fabricsim
