@@ -63,26 +63,36 @@ std::vector<Block> compare_blocks(const Table& compare,
   {
     Json rows = Json::array();
     std::vector<std::string> metrics;
+    std::string zero;  // metrics 0 in every run: named in the caption, not drawn as empty cells
     for (const CompareMetric& m : kCompareMetrics) {
       const int col = compare.column(m.column);
-      bool any = false;
+      Json cell = Json::array();
+      bool nonzero = false;
       for (size_t r = 0; r < compare.rows.size(); ++r) {
         const auto v = compare.number(r, col);
         if (!v) continue;
-        rows.push_back({{"metric", m.title}, {"group", compare.field(r, 0)}, {"value", *v * m.scale}});
-        any = true;
+        cell.push_back({{"metric", m.title}, {"group", compare.field(r, 0)}, {"value", *v * m.scale}});
+        nonzero |= *v != 0;
       }
-      if (any) metrics.push_back(m.title);
+      if (cell.empty()) continue;
+      if (!nonzero) {
+        zero += (zero.empty() ? "" : ", ") + std::string(m.title);
+        continue;
+      }
+      metrics.push_back(m.title);
+      for (Json& row : cell) rows.push_back(std::move(row));
     }
     if (metrics.empty()) {
-      blocks.push_back(note_block("Key metrics", "compare.csv has none of the charted metrics"));
+      blocks.push_back(note_block("Key metrics", "compare.csv has none of the charted metrics, "
+                                                 "or they are 0 in every run"));
     } else {
       std::vector<std::string> groups;
       for (size_t r = 0; r < compare.rows.size(); ++r) groups.push_back(compare.field(r, 0));
       Block b;
       b.title = "Key metrics";
       b.caption = "One bar per run for each metric compare.csv has a value of (lower is better "
-                  "except busbw and throughput).";
+                  "except busbw and throughput)" +
+                  (zero.empty() ? std::string(".") : "; 0 in every run: " + zero + ".");
       b.spec = metric_bars_spec(std::move(rows), metrics, groups);
       blocks.push_back(std::move(b));
     }

@@ -42,14 +42,22 @@ std::optional<double> stat(const Json& entry, const std::string& what, const std
   return std::nullopt;
 }
 
+// "<bucket or class> (<finished flows>)", e.g. "10KB-100KB (8)" or "class 3 (16)".
 std::string entry_label(const Json& entry) {
+  std::string label;
   for (const char* key : {"bucket", "label", "class", "range", "name", "size", "sl", "priority"}) {
     if (!entry.contains(key)) continue;
     const Json& v = entry[key];
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_number()) return v.dump();
+    if (v.is_string()) label = v.get<std::string>();
+    if (v.is_number()) label = std::string(key) + " " + v.dump();
+    if (!label.empty()) break;
   }
-  return "";
+  for (const char* count : {"completed", "flows"}) {
+    if (!label.empty() && entry.contains(count) && entry[count].is_number_integer()) {
+      return label + " (" + entry[count].dump() + ")";
+    }
+  }
+  return label;
 }
 
 // Slowdown p50/p99/p99.9 bars from a result.json array (fct_by_size or fct_by_class).
@@ -121,12 +129,41 @@ Block size_breakdown(const Json& result, const Table* flows) {
   return b;
 }
 
-Block class_breakdown(const Json& result) {
+Block class_breakdown(const Json& result, const Table* flows) {
   const std::string title = "Slowdown by class";
   if (auto b = breakdown_from_json(result, "fct_by_class", title, "class (priority / SL)")) {
     return *b;
   }
-  return note_block(title, "result.json has no fct_by_class");
+  const int cls = flows ? flows->column("class") : -1;
+  if (cls < 0) return note_block(title, "result.json has no fct_by_class and flows.csv no class column");
+  // From flows.csv's class column: classes in numeric order.
+  std::map<double, std::vector<double>> per;
+  const int slowdown = flows->column("slowdown");
+  for (size_t r = 0; r < flows->rows.size(); ++r) {
+    const auto c = flows->number(r, cls);
+    const auto sd = flows->number(r, slowdown);
+    if (c && sd) per[*c].push_back(*sd);
+  }
+  if (per.empty()) return note_block(title, "no flow in flows.csv finished");
+  Json rows = Json::array();
+  std::vector<std::string> categories;
+  for (auto& [c, values] : per) {
+    std::sort(values.begin(), values.end());
+    const std::string label = "class " + std::to_string(static_cast<long>(c)) + " (" +
+                              std::to_string(values.size()) + ")";
+    categories.push_back(label);
+    rows.push_back({{"category", label}, {"group", "p50"}, {"value", nearest_rank(values, 50)}});
+    rows.push_back({{"category", label}, {"group", "p99"}, {"value", nearest_rank(values, 99)}});
+    rows.push_back({{"category", label}, {"group", "p99.9"}, {"value", nearest_rank(values, 99.9)}});
+  }
+  Block b;
+  b.title = title;
+  b.caption = "Slowdown percentiles, nearest rank, per traffic class (priority / SL; finished "
+              "flows in brackets), computed from flows.csv because result.json has no "
+              "fct_by_class.";
+  b.spec = grouped_bar_spec(std::move(rows), categories, {"p50", "p99", "p99.9"},
+                            {"class", "slowdown"});
+  return b;
 }
 
 std::string tier_label(const Json& group) {
@@ -178,7 +215,7 @@ std::vector<Block> flow_blocks(const fs::path& dir, const Json& result) {
     blocks.push_back(note_block("FCT CDF", "flows.csv is absent"));
   }
   blocks.push_back(size_breakdown(result, flows ? &*flows : nullptr));
-  blocks.push_back(class_breakdown(result));
+  blocks.push_back(class_breakdown(result, flows ? &*flows : nullptr));
   return blocks;
 }
 

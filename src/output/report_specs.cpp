@@ -36,7 +36,7 @@ Json linear_or_log(const char* name, bool log, const char* field, const char* ra
 
 Json axis(const char* orient, const char* scale, const std::string& title) {
   return {{"orient", orient},    {"scale", scale},          {"title", title},
-          {"grid", true},        {"labelOverlap", true},    {"format", "~s"}};
+          {"grid", true},        {"labelOverlap", true},    {"format", ",.4~g"}};
 }
 
 Json color_scale(const Json& domain) {
@@ -139,11 +139,19 @@ Json metric_bars_spec(Json rows, const std::vector<std::string>& metrics,
                   {"y2", {{"scale", "y"}, {"value", 0}}},
                   {"fill", {{"scale", "color"}, {"field", "group"}}},
                   {"tooltip", value_signal("value")}}}}}};
-  Json y_axis = {{"orient", "left"}, {"scale", "y"}, {"format", "~s"}, {"tickCount", 4}};
+  Json y_axis = {{"orient", "left"}, {"scale", "y"}, {"format", ",.4~g"}, {"tickCount", 4}};
+  // The metric's name above its cell (a text mark: `parent` is the cell's metric row).
+  Json name = {{"type", "text"},
+               {"encode",
+                {{"enter",
+                  {{"x", {{"value", 0}}},
+                   {"y", {{"value", -8}}},
+                   {"text", {{"signal", "parent.metric"}}},
+                   {"fontWeight", {{"value", "bold"}}},
+                   {"fontSize", {{"value", 11}}}}}}}};
   spec["marks"] = Json::array(
       {Json{{"type", "group"},
             {"from", {{"data", "metrics"}}},
-            {"title", {{"text", {{"signal", "datum.metric"}}}, {"fontSize", 11}}},
             {"encode",
              {{"enter", {{"width", {{"value", kCellWidth}}}, {"height", {{"value", kCellHeight}}}}}}},
             {"data", Json::array({Json{{"name", "cell"},
@@ -159,7 +167,7 @@ Json metric_bars_spec(Json rows, const std::vector<std::string>& metrics,
                                {"range", Json::array({kCellHeight, 0})}, {"nice", true},
                                {"zero", true}}})},
             {"axes", Json::array({Json{{"orient", "bottom"}, {"scale", "x"}}, y_axis})},
-            {"marks", Json::array({bar})}}});
+            {"marks", Json::array({name, bar})}}});
   return spec;
 }
 

@@ -115,7 +115,7 @@ TEST_F(ReportTest, MissingInputsGiveNotesNotCharts) {
   const std::vector<std::string> expected = {
       "flows.csv is absent",
       "flows.csv is absent",
-      "result.json has no fct_by_class",
+      "result.json has no fct_by_class and flows.csv no class column",
       "result.json has no links.tiers groups",
       "links.csv is absent",
       "result.json has no hottest_links and links.csv is absent",
@@ -152,6 +152,25 @@ TEST_F(ReportTest, SizeBucketsFromFlowsCsvWhenResultJsonHasNone) {
   }
   EXPECT_EQ(checked, 2);
   EXPECT_EQ(bars->at("spec")["scales"][0]["domain"].size(), 5u) << "five decades";
+}
+
+// result.json's fct_by_size (nested {"slowdown": {"p50": ...}}) and fct_by_class (flat
+// slowdown_p50, the form output/json.cpp writes) are drawn as given; a class with no finished
+// flow (null slowdowns) has no bars.
+TEST_F(ReportTest, BreakdownsFromResultJson) {
+  ScratchDir dir("report_breakdowns");
+  test_support::write_run_fixture(dir.path());
+  const std::string html = output::report_html(dir.path());
+  const json charts = specs_of(html);
+  const json* size = chart_titled(charts, html, "Slowdown by flow size");
+  ASSERT_NE(size, nullptr);
+  EXPECT_EQ(size->at("spec")["scales"][0]["domain"], json({"<10KB (8)", "10KB-100KB (8)"}));
+  EXPECT_EQ(values_of(*size).size(), 6u);
+  const json* cls = chart_titled(charts, html, "Slowdown by class");
+  ASSERT_NE(cls, nullptr);
+  EXPECT_EQ(cls->at("spec")["scales"][0]["domain"], json({"class 3 (16)"}));
+  ASSERT_EQ(values_of(*cls).size(), 3u);
+  EXPECT_DOUBLE_EQ(values_of(*cls)[1]["value"].get<double>(), 4.0) << "p99";
 }
 
 TEST_F(ReportTest, CdfIsCappedAndKeepsItsEnds) {

@@ -132,7 +132,8 @@ inline std::string fixture_result_json() {
 "completed":true,"partial":false,
 "fct_by_size":[{"bucket":"<10KB","flows":8,"fct":{"p50":3,"p99":5,"p999":5},"slowdown":{"p50":1.5,"p99":3.9,"p999":4.0}},
                {"bucket":"10KB-100KB","flows":8,"fct":{"p50":30,"p99":50,"p999":50},"slowdown":{"p50":2.1,"p99":4.0,"p999":4.0}}],
-"fct_by_class":[{"class":3,"flows":16,"fct":{"p50":10,"p99":50,"p999":50},"slowdown":{"p50":2.0,"p99":4.0,"p999":4.0}}],
+"fct_by_class":[{"class":3,"flows":16,"completed":16,"fct_p50_ps":10,"fct_p99_ps":50,"fct_p999_ps":50,"slowdown_p50":2.0,"slowdown_p99":4.0,"slowdown_p999":4.0},
+                {"class":5,"flows":2,"completed":0,"fct_p50_ps":null,"fct_p99_ps":null,"fct_p999_ps":null,"slowdown_p50":null,"slowdown_p99":null,"slowdown_p999":null}],
 "hottest_links":[{"link":"nic0:0->sw0","utilization":0.9,"peak_queue_bytes":1000,"drops":0,"pause_frames_received":2,"ecn_marks":7}],
 "links":{"start_ps":0,"end_ps":500000000,"span_ps":500000000,"tiers":[
  {"tier":0,"direction":"up","ports":4,"idle_ports":0,"mean_utilization":0.4,"max_utilization":0.9,"imbalance":2.25},
