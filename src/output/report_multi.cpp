@@ -149,8 +149,15 @@ std::vector<Block> sweep_blocks(const fs::path& dir) {
     for (const std::string& h : agg->header) {
       if (h.size() > 5 && h.compare(h.size() - 5, 5, "_mean") == 0) metrics.push_back(h.substr(0, h.size() - 5));
     }
+    std::string zero;  // metrics 0 at every point (as `fabricsim sweep` lists them): not drawn
     for (const std::string& m : metrics) {
       const int mean = agg->column(m + "_mean"), ci = agg->column(m + "_ci95");
+      bool nonzero = false;
+      for (size_t r = 0; r < agg->rows.size(); ++r) nonzero |= agg->number(r, mean).value_or(0) != 0;
+      if (!nonzero) {
+        zero += (zero.empty() ? "" : ", ") + m;
+        continue;
+      }
       for (int p : params) {
         Json rows = Json::array();
         std::vector<std::string> xs;
@@ -181,7 +188,14 @@ std::vector<Block> sweep_blocks(const fs::path& dir) {
       }
     }
     if (blocks.empty()) {
-      blocks.push_back(note_block("Metrics against parameters", "sweep_aggregate.csv has no metric values"));
+      blocks.push_back(note_block("Metrics against parameters",
+                                  "sweep_aggregate.csv has no metric values other than 0"));
+    }
+    if (!zero.empty()) {
+      Block b;
+      b.title = "Metrics 0 at every point";
+      b.caption = zero + " (sweep_aggregate.csv): not drawn.";
+      blocks.push_back(std::move(b));
     }
   }
   // Failed runs from sweep.csv.

@@ -249,12 +249,19 @@ Json errorbar_spec(Json rows, const std::vector<std::string>& xs, const Axes& ax
             {"range", "height"},
             {"nice", true},
             {"zero", false}},
-       color_scale({{"data", "table"}, {"field", "series"}})});
+       color_scale({{"data", "table"}, {"field", "series"}}),
+       // Series side by side at one x, a few pixels apart, so their error bars do not overlap.
+       Json{{"name", "dodge"},
+            {"type", "point"},
+            {"domain", {{"data", "table"}, {"field", "series"}}},
+            {"range", Json::array({-8, 8})},
+            {"padding", 0.5}}});
   Json x_axis = axis("bottom", "x", axes.x_title);
   x_axis.erase("format");
   spec["axes"] = Json::array({x_axis, axis("left", "y", axes.y_title)});
   if (legend) spec["legends"] = Json::array({Json{{"stroke", "color"}, {"title", "other parameters"}}});
-  Json enter_xy = {{"x", {{"scale", "x"}, {"field", "x"}}},
+  const Json x_dodged = {{"scale", "x"}, {"field", "x"}, {"offset", {{"scale", "dodge"}, {"field", "series"}}}};
+  Json enter_xy = {{"x", x_dodged},
                    {"y", {{"scale", "y"}, {"field", "mean"}}},
                    {"stroke", {{"scale", "color"}, {"field", "series"}}}};
   Json line = {{"type", "line"}, {"from", {{"data", "series"}}}, {"encode", {{"enter", enter_xy}}}};
@@ -266,7 +273,7 @@ Json errorbar_spec(Json rows, const std::vector<std::string>& xs, const Axes& ax
                {"from", {{"data", "bars"}}},
                {"encode",
                 {{"enter",
-                  {{"x", {{"scale", "x"}, {"field", "x"}}},
+                  {{"x", x_dodged},
                    {"y", {{"scale", "y"}, {"field", "lo"}}},
                    {"y2", {{"scale", "y"}, {"field", "hi"}}},
                    {"stroke", {{"scale", "color"}, {"field", "series"}}}}}}}};
