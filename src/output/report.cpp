@@ -55,7 +55,8 @@ Page compare_page(const fs::path& dir) {
     names += (names.empty() ? "" : ", ") + name;
   }
   Page page;
-  const Json first = report::read_json(runs.front().second / "result.json").value_or(Json::object());
+  const Json first =
+      report::read_json(runs.front().second / "result.json").value_or(Json::object());
   page.title = first.value("scenario", dir.filename().string());
   page.subtitle = "Comparison of " + names;
   page.sections.emplace_back("Comparison", report::compare_blocks(compare, runs));
@@ -81,7 +82,8 @@ Page sweep_page(const fs::path& dir) {
   page.title = "Sweep of " + sweep.value("file", dir.filename().string());
   std::string params;
   if (sweep.contains("parameters") && sweep["parameters"].is_array()) {
-    for (const Json& p : sweep["parameters"]) params += (params.empty() ? "" : ", ") + (p.is_string() ? p.get<std::string>() : p.dump());
+    for (const Json& p : sweep["parameters"])
+      params += (params.empty() ? "" : ", ") + (p.is_string() ? p.get<std::string>() : p.dump());
   }
   page.subtitle = "Parameters: " + (params.empty() ? std::string("?") : params);
   page.sections.emplace_back("Metrics against parameters", report::sweep_blocks(dir));
@@ -94,18 +96,21 @@ std::string report_html(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw ReportError(dir.string() + ": not a directory");
   if (!vega_available()) {
-    throw ReportError("this fabricsim was built without Debian's libjs-vega, which report.html "
-                      "inlines: install it (scripts/install-deps) and rebuild");
+    throw ReportError(
+        "this fabricsim was built without Debian's libjs-vega, which report.html "
+        "inlines: install it (scripts/install-deps) and rebuild");
   }
   Page page;
-  if (is_file(dir / "sweep.csv") || is_file(dir / "sweep_aggregate.csv") || is_file(dir / "sweep.json")) {
+  if (is_file(dir / "sweep.csv") || is_file(dir / "sweep_aggregate.csv") ||
+      is_file(dir / "sweep.json")) {
     page = sweep_page(dir);
   } else if (is_file(dir / "compare.csv")) {
     page = compare_page(dir);
   } else if (is_file(dir / "result.json")) {
     page = run_page(dir);
   } else {
-    throw ReportError(dir.string() + ": no result.json, compare.csv or sweep.csv: not a fabricsim "
+    throw ReportError(dir.string() +
+                      ": no result.json, compare.csv or sweep.csv: not a fabricsim "
                       "run, compare or sweep directory");
   }
   return report::page_html(page);

@@ -104,8 +104,8 @@ std::vector<size_t> thin_indices(size_t n, size_t cap) {
   out.reserve(cap);
   // i-th kept index = round(i * (n-1) / (cap-1)): evenly spaced, first and last included.
   for (size_t i = 0; i < cap; ++i) {
-    out.push_back(static_cast<size_t>((static_cast<unsigned __int128>(i) * (n - 1) + (cap - 1) / 2) /
-                                      (cap - 1)));
+    out.push_back(static_cast<size_t>(
+        (static_cast<unsigned __int128>(i) * (n - 1) + (cap - 1) / 2) / (cap - 1)));
   }
   return out;
 }
@@ -125,11 +125,20 @@ std::string html_escape(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

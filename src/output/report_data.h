@@ -15,13 +15,13 @@ namespace fabricsim::output::report {
 using Json = nlohmann::ordered_json;
 
 // Caps (docs/report.md). Each is a point count the browser draws in well under a second.
-inline constexpr size_t kMaxCdfPoints = 5000;        // per FCT CDF series
-inline constexpr size_t kMaxSeriesPoints = 5000;     // per time-series chart, over its series
-inline constexpr size_t kMaxTopPorts = 8;            // ports in the queue/pause time series
-inline constexpr size_t kMaxQps = 16;                // QPs in the per-QP rate chart
-inline constexpr size_t kMaxHeatmapNodes = 64;       // beyond: the heatmap is tier x tier
-inline constexpr size_t kMaxTimelineEvents = 5000;   // trace.json spans drawn (the longest)
-inline constexpr size_t kMaxTimelineLanes = 64;      // ranks / lanes drawn
+inline constexpr size_t kMaxCdfPoints = 5000;       // per FCT CDF series
+inline constexpr size_t kMaxSeriesPoints = 5000;    // per time-series chart, over its series
+inline constexpr size_t kMaxTopPorts = 8;           // ports in the queue/pause time series
+inline constexpr size_t kMaxQps = 16;               // QPs in the per-QP rate chart
+inline constexpr size_t kMaxHeatmapNodes = 64;      // beyond: the heatmap is tier x tier
+inline constexpr size_t kMaxTimelineEvents = 5000;  // trace.json spans drawn (the longest)
+inline constexpr size_t kMaxTimelineLanes = 64;     // ranks / lanes drawn
 
 // A CSV file with a header row. Fields are split on commas (fabricsim's CSVs quote nothing;
 // a quoted field is read without its quotes). Rows shorter than the header read as empty.

@@ -53,7 +53,8 @@ std::vector<Block> compare_blocks(const Table& compare,
     std::vector<std::vector<std::string>> rows;
     for (size_t c = 1; c < compare.header.size(); ++c) {
       std::vector<std::string> row = {compare.header[c]};
-      for (size_t r = 0; r < compare.rows.size(); ++r) row.push_back(compare.field(r, static_cast<int>(c)));
+      for (size_t r = 0; r < compare.rows.size(); ++r)
+        row.push_back(compare.field(r, static_cast<int>(c)));
       rows.push_back(std::move(row));
     }
     b.html = html_table(header, rows);
@@ -71,7 +72,8 @@ std::vector<Block> compare_blocks(const Table& compare,
       for (size_t r = 0; r < compare.rows.size(); ++r) {
         const auto v = compare.number(r, col);
         if (!v) continue;
-        cell.push_back({{"metric", m.title}, {"group", compare.field(r, 0)}, {"value", *v * m.scale}});
+        cell.push_back(
+            {{"metric", m.title}, {"group", compare.field(r, 0)}, {"value", *v * m.scale}});
         nonzero |= *v != 0;
       }
       if (cell.empty()) continue;
@@ -83,16 +85,18 @@ std::vector<Block> compare_blocks(const Table& compare,
       for (Json& row : cell) rows.push_back(std::move(row));
     }
     if (metrics.empty()) {
-      blocks.push_back(note_block("Key metrics", "compare.csv has none of the charted metrics, "
-                                                 "or they are 0 in every run"));
+      blocks.push_back(note_block("Key metrics",
+                                  "compare.csv has none of the charted metrics, "
+                                  "or they are 0 in every run"));
     } else {
       std::vector<std::string> groups;
       for (size_t r = 0; r < compare.rows.size(); ++r) groups.push_back(compare.field(r, 0));
       Block b;
       b.title = "Key metrics";
-      b.caption = "One bar per run for each metric compare.csv has a value of (lower is better "
-                  "except busbw and throughput)" +
-                  (zero.empty() ? std::string(".") : "; 0 in every run: " + zero + ".");
+      b.caption =
+          "One bar per run for each metric compare.csv has a value of (lower is better "
+          "except busbw and throughput)" +
+          (zero.empty() ? std::string(".") : "; 0 in every run: " + zero + ".");
       b.spec = metric_bars_spec(std::move(rows), metrics, groups);
       blocks.push_back(std::move(b));
     }
@@ -119,7 +123,8 @@ std::vector<Block> compare_blocks(const Table& compare,
       const std::string label = "tier " + std::to_string(g.value("tier", 0)) + " " +
                                 g.value("direction", std::string("?"));
       if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
-      rows.push_back({{"category", label}, {"group", name}, {"value", g.value("mean_utilization", 0.0)}});
+      rows.push_back(
+          {{"category", label}, {"group", name}, {"value", g.value("mean_utilization", 0.0)}});
     }
   }
   if (rows.empty()) {
@@ -127,8 +132,9 @@ std::vector<Block> compare_blocks(const Table& compare,
   } else {
     Block b;
     b.title = "Utilization per tier";
-    b.caption = "Mean utilization per tier and direction, one bar per run, from each run's "
-                "result.json links.tiers.";
+    b.caption =
+        "Mean utilization per tier and direction, one bar per run, from each run's "
+        "result.json links.tiers.";
     b.spec = grouped_bar_spec(std::move(rows), labels, names, {"tier", "mean utilization"});
     blocks.push_back(std::move(b));
   }
@@ -147,13 +153,15 @@ std::vector<Block> sweep_blocks(const fs::path& dir) {
     for (int c = 1; c < runs_ok; ++c) params.push_back(c);
     std::vector<std::string> metrics;
     for (const std::string& h : agg->header) {
-      if (h.size() > 5 && h.compare(h.size() - 5, 5, "_mean") == 0) metrics.push_back(h.substr(0, h.size() - 5));
+      if (h.size() > 5 && h.compare(h.size() - 5, 5, "_mean") == 0)
+        metrics.push_back(h.substr(0, h.size() - 5));
     }
     std::string zero;  // metrics 0 at every point (as `fabricsim sweep` lists them): not drawn
     for (const std::string& m : metrics) {
       const int mean = agg->column(m + "_mean"), ci = agg->column(m + "_ci95");
       bool nonzero = false;
-      for (size_t r = 0; r < agg->rows.size(); ++r) nonzero |= agg->number(r, mean).value_or(0) != 0;
+      for (size_t r = 0; r < agg->rows.size(); ++r)
+        nonzero |= agg->number(r, mean).value_or(0) != 0;
       if (!nonzero) {
         zero += (zero.empty() ? "" : ", ") + m;
         continue;
@@ -181,8 +189,9 @@ std::vector<Block> sweep_blocks(const fs::path& dir) {
         if (rows.empty()) continue;  // a metric no ok run has: nothing to say per parameter
         Block b;
         b.title = m + " against " + agg->header[p];
-        b.caption = "Mean over seeds with its 95% confidence interval (Student's t; docs/sweep.md), "
-                    "from sweep_aggregate.csv; no bar where a point has one ok run.";
+        b.caption =
+            "Mean over seeds with its 95% confidence interval (Student's t; docs/sweep.md), "
+            "from sweep_aggregate.csv; no bar where a point has one ok run.";
         b.spec = errorbar_spec(std::move(rows), xs, {agg->header[p], m});
         blocks.push_back(std::move(b));
       }

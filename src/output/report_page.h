@@ -29,16 +29,16 @@ struct Block {
 Block note_block(const std::string& title, const std::string& why);
 
 struct Page {
-  std::string title;                  // the scenario or directory
-  std::string subtitle;               // one line: what kind of directory, fabric, time
+  std::string title;     // the scenario or directory
+  std::string subtitle;  // one line: what kind of directory, fabric, time
   std::vector<std::pair<std::string, std::vector<Block>>> sections;  // heading, blocks
 };
 
 // The whole document. REQUIRES: vega_available().
 std::string page_html(const Page& page);
 
-// An HTML table from a header and rows (escaped here). `numeric` right-aligns all but the
-// first column.
+// An HTML table from a header and rows (escaped here); every column but the first is
+// right-aligned (numbers).
 std::string html_table(const std::vector<std::string>& header,
                        const std::vector<std::vector<std::string>>& rows);
 

@@ -26,8 +26,10 @@ struct SizeBucket {
   double below_bytes;
   const char* label;
 };
-constexpr SizeBucket kSizeBuckets[] = {{1e4, "<10KB"},       {1e5, "10KB-100KB"},
-                                       {1e6, "100KB-1MB"},   {1e7, "1MB-10MB"},
+constexpr SizeBucket kSizeBuckets[] = {{1e4, "<10KB"},
+                                       {1e5, "10KB-100KB"},
+                                       {1e6, "100KB-1MB"},
+                                       {1e7, "1MB-10MB"},
                                        {INFINITY, ">=10MB"}};
 
 // A statistic of one fct_by_size / fct_by_class entry, read tolerantly: {"slowdown": {"p99":
@@ -110,8 +112,8 @@ Block size_breakdown(const Json& result, const Table* flows) {
   for (size_t i = 0; i < per.size(); ++i) {
     if (per[i].empty()) continue;
     std::sort(per[i].begin(), per[i].end());
-    const std::string label = std::string(kSizeBuckets[i].label) + " (" +
-                              std::to_string(per[i].size()) + ")";
+    const std::string label =
+        std::string(kSizeBuckets[i].label) + " (" + std::to_string(per[i].size()) + ")";
     categories.push_back(label);
     rows.push_back({{"category", label}, {"group", "p50"}, {"value", nearest_rank(per[i], 50)}});
     rows.push_back({{"category", label}, {"group", "p99"}, {"value", nearest_rank(per[i], 99)}});
@@ -121,9 +123,10 @@ Block size_breakdown(const Json& result, const Table* flows) {
   if (categories.empty()) return note_block(title, "no flow in flows.csv finished");
   Block b;
   b.title = title;
-  b.caption = "Slowdown (FCT / ideal FCT) percentiles, nearest rank, per size bucket (decades "
-              "from 10 KB; finished flows in brackets), computed from flows.csv because "
-              "result.json has no fct_by_size.";
+  b.caption =
+      "Slowdown (FCT / ideal FCT) percentiles, nearest rank, per size bucket (decades "
+      "from 10 KB; finished flows in brackets), computed from flows.csv because "
+      "result.json has no fct_by_size.";
   b.spec = grouped_bar_spec(std::move(rows), categories, {"p50", "p99", "p99.9"},
                             {"flow size", "slowdown"});
   return b;
@@ -135,7 +138,8 @@ Block class_breakdown(const Json& result, const Table* flows) {
     return *b;
   }
   const int cls = flows ? flows->column("class") : -1;
-  if (cls < 0) return note_block(title, "result.json has no fct_by_class and flows.csv no class column");
+  if (cls < 0)
+    return note_block(title, "result.json has no fct_by_class and flows.csv no class column");
   // From flows.csv's class column: classes in numeric order.
   std::map<double, std::vector<double>> per;
   const int slowdown = flows->column("slowdown");
@@ -154,15 +158,17 @@ Block class_breakdown(const Json& result, const Table* flows) {
     categories.push_back(label);
     rows.push_back({{"category", label}, {"group", "p50"}, {"value", nearest_rank(values, 50)}});
     rows.push_back({{"category", label}, {"group", "p99"}, {"value", nearest_rank(values, 99)}});
-    rows.push_back({{"category", label}, {"group", "p99.9"}, {"value", nearest_rank(values, 99.9)}});
+    rows.push_back(
+        {{"category", label}, {"group", "p99.9"}, {"value", nearest_rank(values, 99.9)}});
   }
   Block b;
   b.title = title;
-  b.caption = "Slowdown percentiles, nearest rank, per traffic class (priority / SL; finished "
-              "flows in brackets), computed from flows.csv because result.json has no "
-              "fct_by_class.";
-  b.spec = grouped_bar_spec(std::move(rows), categories, {"p50", "p99", "p99.9"},
-                            {"class", "slowdown"});
+  b.caption =
+      "Slowdown percentiles, nearest rank, per traffic class (priority / SL; finished "
+      "flows in brackets), computed from flows.csv because result.json has no "
+      "fct_by_class.";
+  b.spec =
+      grouped_bar_spec(std::move(rows), categories, {"p50", "p99", "p99.9"}, {"class", "slowdown"});
   return b;
 }
 
@@ -201,8 +207,8 @@ Block fct_cdf_block(const std::vector<std::pair<std::string, std::vector<double>
               std::to_string(kMaxCdfPoints) + " points per series, evenly spaced by rank), from " +
               source + ".";
   // A log x axis when FCTs span more than two decades.
-  b.spec = line_spec(std::move(rows), {"FCT (us)", "fraction of flows", lo > 0 && hi > 100 * lo},
-                     true);
+  b.spec =
+      line_spec(std::move(rows), {"FCT (us)", "fraction of flows", lo > 0 && hi > 100 * lo}, true);
   return b;
 }
 
@@ -234,17 +240,21 @@ std::vector<Block> link_blocks(const fs::path& dir, const Json& result) {
     for (const Json& g : *tiers) {
       const std::string label = tier_label(g);
       labels.push_back(label);
-      util.push_back({{"category", label}, {"group", "mean"}, {"value", g.value("mean_utilization", 0.0)}});
-      util.push_back({{"category", label}, {"group", "max"}, {"value", g.value("max_utilization", 0.0)}});
+      util.push_back(
+          {{"category", label}, {"group", "mean"}, {"value", g.value("mean_utilization", 0.0)}});
+      util.push_back(
+          {{"category", label}, {"group", "max"}, {"value", g.value("max_utilization", 0.0)}});
       if (g.contains("imbalance") && g["imbalance"].is_number()) {
         imbalance_labels.push_back(label);
-        imbalance.push_back({{"category", label}, {"group", "max / mean"}, {"value", g["imbalance"]}});
+        imbalance.push_back(
+            {{"category", label}, {"group", "max / mean"}, {"value", g["imbalance"]}});
       }
     }
     Block u;
     u.title = "Utilization per tier";
-    u.caption = "Mean and busiest port's utilization (fraction of line rate over the traffic "
-                "span) per tier and direction, from result.json links.tiers.";
+    u.caption =
+        "Mean and busiest port's utilization (fraction of line rate over the traffic "
+        "span) per tier and direction, from result.json links.tiers.";
     u.spec = grouped_bar_spec(std::move(util), labels, {"mean", "max"}, {"tier", "utilization"});
     blocks.push_back(std::move(u));
     if (imbalance_labels.empty()) {
@@ -252,8 +262,9 @@ std::vector<Block> link_blocks(const fs::path& dir, const Json& result) {
     } else {
       Block b;
       b.title = "Imbalance per tier";
-      b.caption = "max / mean utilization per tier and direction (1 = even; ECMP collisions and "
-                  "polarization raise it), from result.json links.tiers.";
+      b.caption =
+          "max / mean utilization per tier and direction (1 = even; ECMP collisions and "
+          "polarization raise it), from result.json links.tiers.";
       b.spec = grouped_bar_spec(std::move(imbalance), imbalance_labels, {"max / mean"},
                                 {"tier", "imbalance"});
       blocks.push_back(std::move(b));
@@ -284,8 +295,9 @@ std::vector<Block> link_blocks(const fs::path& dir, const Json& result) {
       node_set.insert(links->field(r, to));
     }
     std::vector<std::string> nodes(node_set.begin(), node_set.end());
-    std::sort(nodes.begin(), nodes.end(),
-              [&](const std::string& a, const std::string& b) { return node_key(a) < node_key(b); });
+    std::sort(nodes.begin(), nodes.end(), [&](const std::string& a, const std::string& b) {
+      return node_key(a) < node_key(b);
+    });
     Json rows = Json::array();
     Block b;
     b.title = heat_title;
@@ -301,8 +313,9 @@ std::vector<Block> link_blocks(const fs::path& dir, const Json& result) {
       for (const auto& [key, value] : cell) {
         rows.push_back({{"row", key.first}, {"col", key.second}, {"value", value}});
       }
-      b.caption = "Utilization of each cable direction (row = sending node, column = receiving "
-                  "node; parallel cables: the busiest), from links.csv.";
+      b.caption =
+          "Utilization of each cable direction (row = sending node, column = receiving "
+          "node; parallel cables: the busiest), from links.csv.";
       b.spec = heatmap_spec(std::move(rows), nodes, nodes, {"to", "from"}, "utilization");
     } else {
       std::map<std::pair<std::string, std::string>, std::pair<double, int>> cell;
@@ -319,7 +332,8 @@ std::vector<Block> link_blocks(const fs::path& dir, const Json& result) {
         ++n;
       }
       for (const auto& [key, value] : cell) {
-        rows.push_back({{"row", key.first}, {"col", key.second}, {"value", value.first / value.second}});
+        rows.push_back(
+            {{"row", key.first}, {"col", key.second}, {"value", value.first / value.second}});
       }
       const std::vector<std::string> tier_list(tier_set.begin(), tier_set.end());
       b.caption = std::to_string(nodes.size()) + " nodes exceed the node x node cap of " +
@@ -337,8 +351,8 @@ std::vector<Block> link_blocks(const fs::path& dir, const Json& result) {
 
   // The hottest links: result.json hottest_links, else the top 10 of links.csv.
   const std::string hot_title = "Hottest links";
-  const std::vector<std::string> hot_cols = {"link", "utilization", "peak_queue_bytes", "drops",
-                                             "pause_frames_received", "ecn_marks"};
+  const std::vector<std::string> hot_cols = {"link",  "utilization",           "peak_queue_bytes",
+                                             "drops", "pause_frames_received", "ecn_marks"};
   std::vector<std::vector<std::string>> hot_rows;
   std::string hot_source;
   if (result.contains("hottest_links") && result["hottest_links"].is_array()) {
@@ -346,7 +360,9 @@ std::vector<Block> link_blocks(const fs::path& dir, const Json& result) {
     for (const Json& e : result["hottest_links"]) {
       std::vector<std::string> row;
       for (const std::string& c : hot_cols) {
-        row.push_back(!e.contains(c) ? "" : e[c].is_string() ? e[c].get<std::string>() : e[c].dump());
+        row.push_back(!e.contains(c)     ? ""
+                      : e[c].is_string() ? e[c].get<std::string>()
+                                         : e[c].dump());
       }
       hot_rows.push_back(std::move(row));
     }
@@ -365,7 +381,8 @@ std::vector<Block> link_blocks(const fs::path& dir, const Json& result) {
     }
   }
   if (hot_rows.empty()) {
-    blocks.push_back(note_block(hot_title, "result.json has no hottest_links and links.csv is absent"));
+    blocks.push_back(
+        note_block(hot_title, "result.json has no hottest_links and links.csv is absent"));
   } else {
     Block b;
     b.title = hot_title;

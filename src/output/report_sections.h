@@ -30,8 +30,8 @@ std::vector<Block> timeline_blocks(const std::filesystem::path& dir);
 
 // A compare directory (report_multi.cpp): the compare table, the variants' FCT CDFs overlaid,
 // key metrics side by side, per-tier utilization by variant. `runs` = (name, run directory).
-std::vector<Block> compare_blocks(const Table& compare,
-                                  const std::vector<std::pair<std::string, std::filesystem::path>>& runs);
+std::vector<Block> compare_blocks(
+    const Table& compare, const std::vector<std::pair<std::string, std::filesystem::path>>& runs);
 
 // A sweep directory (report_multi.cpp): each metric of sweep_aggregate.csv against each
 // parameter, mean with 95% CI error bars; failed runs from sweep.csv.

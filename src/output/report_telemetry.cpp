@@ -21,8 +21,9 @@ std::map<std::string, std::vector<size_t>> group_rows(const Table& table, int ke
 
 // One line per series of `series_rows` (name -> rows), y = column `y` x `scale`; each series
 // thinned to kMaxSeriesPoints / series count (thin_indices: evenly spaced, ends kept).
-Json series_values(const Table& t, const std::vector<std::pair<std::string, std::vector<size_t>>>& series,
-                   int y, double scale) {
+Json series_values(const Table& t,
+                   const std::vector<std::pair<std::string, std::vector<size_t>>>& series, int y,
+                   double scale) {
   Json rows = Json::array();
   const int time = t.column("time_ps");
   const size_t cap = std::max<size_t>(2, kMaxSeriesPoints / std::max<size_t>(1, series.size()));
@@ -51,7 +52,8 @@ std::vector<Block> port_series(const fs::path& dir) {
   std::vector<Block> blocks;
   const std::optional<Table> t = read_table(dir / "timeseries_ports.csv");
   if (!t) {
-    blocks.push_back(note_block("Queue depth of the top ports", "timeseries_ports.csv is absent "
+    blocks.push_back(note_block("Queue depth of the top ports",
+                                "timeseries_ports.csv is absent "
                                 "(outputs.timeseries)"));
     return blocks;
   }
@@ -65,7 +67,8 @@ std::vector<Block> port_series(const fs::path& dir) {
     double peak = 0;
     for (size_t r : members) peak = std::max(peak, t->number(r, queue).value_or(0));
     peaks.emplace_back(-peak, std::atof(id.c_str()), id);
-    names[id] = t->field(members.front(), link).empty() ? "port " + id : t->field(members.front(), link);
+    names[id] =
+        t->field(members.front(), link).empty() ? "port " + id : t->field(members.front(), link);
   }
   std::sort(peaks.begin(), peaks.end());
   std::vector<std::pair<std::string, std::vector<size_t>>> top;
@@ -73,29 +76,33 @@ std::vector<Block> port_series(const fs::path& dir) {
     const std::string& id = std::get<2>(peaks[i]);
     top.emplace_back(names[id], by_port[id]);
   }
-  const std::string which = "the " + std::to_string(top.size()) + " sampled ports with the "
-                            "highest peak queue (of " + std::to_string(by_port.size()) +
-                            "), from timeseries_ports.csv";
+  const std::string which = "the " + std::to_string(top.size()) +
+                            " sampled ports with the "
+                            "highest peak queue (of " +
+                            std::to_string(by_port.size()) + "), from timeseries_ports.csv";
   blocks.push_back(series_block("Queue depth of the top ports",
                                 "Bytes queued at each sample instant, " + which + ".",
                                 series_values(*t, top, queue, 1e-3), "queue (KB)"));
   blocks.push_back(series_block(
       "Paused fraction of the top ports",
       "Fraction of each interval some class was paused (PFC; on InfiniBand a VL waited for "
-      "credits), " + which + ".",
+      "credits), " +
+          which + ".",
       series_values(*t, top, t->column("paused_fraction"), 1.0), "paused fraction"));
-  blocks.push_back(series_block("Utilization of the top ports",
-                                "Wire bytes sent per interval x 8 / (rate x interval), " + which + ".",
-                                series_values(*t, top, t->column("utilization"), 1.0),
-                                "utilization"));
+  blocks.push_back(
+      series_block("Utilization of the top ports",
+                   "Wire bytes sent per interval x 8 / (rate x interval), " + which + ".",
+                   series_values(*t, top, t->column("utilization"), 1.0), "utilization"));
   // IB credits: only when some sample has a value (empty on Ethernet).
   const int credits = t->column("credits_blocks");
   bool any_credits = false;
-  for (size_t r = 0; r < t->rows.size() && !any_credits; ++r) any_credits = t->number(r, credits).has_value();
+  for (size_t r = 0; r < t->rows.size() && !any_credits; ++r)
+    any_credits = t->number(r, credits).has_value();
   if (any_credits) {
-    blocks.push_back(series_block("InfiniBand credits of the top ports",
-                                  "Credits available (64-byte blocks) summed over data VLs, " + which + ".",
-                                  series_values(*t, top, credits, 1.0), "credits (blocks)"));
+    blocks.push_back(
+        series_block("InfiniBand credits of the top ports",
+                     "Credits available (64-byte blocks) summed over data VLs, " + which + ".",
+                     series_values(*t, top, credits, 1.0), "credits (blocks)"));
   }
   return blocks;
 }
@@ -106,7 +113,8 @@ Block qp_series(const fs::path& dir) {
   if (!t) return note_block(title, "timeseries_qps.csv is absent (outputs.timeseries)");
   const int qp = t->column("qp"), rate = t->column("rate_bps"), window = t->column("window_bytes");
   bool any_rate = false;
-  for (size_t r = 0; r < t->rows.size() && !any_rate; ++r) any_rate = t->number(r, rate).has_value();
+  for (size_t r = 0; r < t->rows.size() && !any_rate; ++r)
+    any_rate = t->number(r, rate).has_value();
   // The first kMaxQps QPs by id (numeric).
   std::map<std::string, std::vector<size_t>> by_qp = group_rows(*t, qp);
   std::vector<std::pair<double, std::string>> ids;
@@ -117,12 +125,14 @@ Block qp_series(const fs::path& dir) {
     const std::vector<size_t>& members = by_qp[ids[i].second];
     const std::string src = t->field(members.front(), t->column("src_nic"));
     const std::string dst = t->field(members.front(), t->column("dst_nic"));
-    chosen.emplace_back("qp" + ids[i].second + (src.empty() ? "" : " " + src + "->" + dst), members);
+    chosen.emplace_back("qp" + ids[i].second + (src.empty() ? "" : " " + src + "->" + dst),
+                        members);
   }
   const std::string which = "the first " + std::to_string(chosen.size()) + " QPs by id (of " +
                             std::to_string(by_qp.size()) + "), from timeseries_qps.csv";
   if (any_rate) {
-    return series_block(title, "Congestion-control sending rate (DCQCN: current rate) of " + which + ".",
+    return series_block(title,
+                        "Congestion-control sending rate (DCQCN: current rate) of " + which + ".",
                         series_values(*t, chosen, rate, 1e-9), "rate (Gb/s)");
   }
   return series_block("Per-QP window", "Congestion window (NSCC / TCP) of " + which + ".",
@@ -140,7 +150,8 @@ std::string lane_of(const Json& e, const std::map<long, std::string>& process,
 
 Block trace_timeline(const Json& trace) {
   const std::string title = "Timeline";
-  const Json& events = trace.is_object() && trace.contains("traceEvents") ? trace["traceEvents"] : trace;
+  const Json& events =
+      trace.is_object() && trace.contains("traceEvents") ? trace["traceEvents"] : trace;
   if (!events.is_array()) return note_block(title, "trace.json has no traceEvents array");
   std::map<long, std::string> process;
   std::map<std::pair<long, long>, std::string> thread;
@@ -148,7 +159,8 @@ Block trace_timeline(const Json& trace) {
     if (!e.is_object() || e.value("ph", "") != "M" || !e.contains("args")) continue;
     const std::string name = e["args"].value("name", "");
     if (e.value("name", "") == "process_name") process[e.value("pid", 0L)] = name;
-    if (e.value("name", "") == "thread_name") thread[{e.value("pid", 0L), e.value("tid", 0L)}] = name;
+    if (e.value("name", "") == "thread_name")
+      thread[{e.value("pid", 0L), e.value("tid", 0L)}] = name;
   }
   struct Span {
     double ts, dur;
@@ -157,8 +169,10 @@ Block trace_timeline(const Json& trace) {
   };
   std::vector<Span> spans;
   for (const Json& e : events) {
-    if (!e.is_object() || e.value("ph", "") != "X" || !e.contains("ts") || !e["ts"].is_number()) continue;
-    spans.push_back({e["ts"].get<double>(), e.value("dur", 0.0), e.value("pid", 0L), e.value("tid", 0L), &e});
+    if (!e.is_object() || e.value("ph", "") != "X" || !e.contains("ts") || !e["ts"].is_number())
+      continue;
+    spans.push_back(
+        {e["ts"].get<double>(), e.value("dur", 0.0), e.value("pid", 0L), e.value("tid", 0L), &e});
   }
   if (spans.empty()) return note_block(title, "trace.json has no complete (ph X) events");
   // Lanes: the first kMaxTimelineLanes (pid, tid) in numeric order.
@@ -176,7 +190,8 @@ Block trace_timeline(const Json& trace) {
     return a.dur != b.dur ? a.dur > b.dur : a.ts < b.ts;
   });
   if (spans.size() > kMaxTimelineEvents) spans.resize(kMaxTimelineEvents);
-  std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.ts < b.ts; });
+  std::stable_sort(spans.begin(), spans.end(),
+                   [](const Span& a, const Span& b) { return a.ts < b.ts; });
   std::vector<std::string> lanes;
   for (const auto& id : kept_lanes) {
     Json probe = {{"pid", id.first}, {"tid", id.second}};
@@ -193,12 +208,13 @@ Block trace_timeline(const Json& trace) {
   }
   Block b;
   b.title = title;
-  b.caption = "Spans of trace.json (Chrome trace events, ph X) per host/rank or flow lane, "
-              "coloured by category; " + std::to_string(rows.size()) + " of " +
-              std::to_string(total) + " spans drawn (the longest " +
-              std::to_string(kMaxTimelineEvents) + "), " + std::to_string(lanes.size()) + " of " +
-              std::to_string(lane_ids.size()) + " lanes (at most " +
-              std::to_string(kMaxTimelineLanes) + "). Open trace.json in Perfetto for all of it.";
+  b.caption =
+      "Spans of trace.json (Chrome trace events, ph X) per host/rank or flow lane, "
+      "coloured by category; " +
+      std::to_string(rows.size()) + " of " + std::to_string(total) + " spans drawn (the longest " +
+      std::to_string(kMaxTimelineEvents) + "), " + std::to_string(lanes.size()) + " of " +
+      std::to_string(lane_ids.size()) + " lanes (at most " + std::to_string(kMaxTimelineLanes) +
+      "). Open trace.json in Perfetto for all of it.";
   b.spec = gantt_spec(std::move(rows), lanes, {"time (us)", "lane"});
   return b;
 }
@@ -214,15 +230,17 @@ Block nccl_bars(const Table& t) {
     if (!bw) continue;
     const std::string cat = t.field(r, size);
     const std::string grp = t.field(r, op).empty() ? "busbw" : t.field(r, op);
-    if (std::find(categories.begin(), categories.end(), cat) == categories.end()) categories.push_back(cat);
+    if (std::find(categories.begin(), categories.end(), cat) == categories.end())
+      categories.push_back(cat);
     if (std::find(groups.begin(), groups.end(), grp) == groups.end()) groups.push_back(grp);
     rows.push_back({{"category", cat}, {"group", grp}, {"value", *bw}});
   }
   if (rows.empty()) return note_block(title, "nccl-tests.csv has no finished row");
   Block b;
   b.title = title;
-  b.caption = "nccl-tests bus bandwidth per message size (bytes), from nccl-tests.csv (no "
-              "trace.json: the per-rank timeline needs outputs.trace).";
+  b.caption =
+      "nccl-tests bus bandwidth per message size (bytes), from nccl-tests.csv (no "
+      "trace.json: the per-rank timeline needs outputs.trace).";
   b.spec = grouped_bar_spec(std::move(rows), categories, groups, {"size (bytes)", "busbw (GB/s)"});
   return b;
 }

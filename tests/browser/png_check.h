@@ -56,7 +56,8 @@ inline PngStats png_stats(const std::string& png) {
   const size_t stride = size_t(st.width) * bytes_per_pixel;
   std::vector<uint8_t> raw((stride + 1) * st.height);
   uLongf raw_size = raw.size();
-  if (uncompress(raw.data(), &raw_size, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) != Z_OK ||
+  if (uncompress(raw.data(), &raw_size, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) !=
+          Z_OK ||
       raw_size != raw.size()) {
     throw std::runtime_error("IDAT does not inflate to the image size");
   }
@@ -73,16 +74,25 @@ inline PngStats png_stats(const std::string& png) {
       const int c = up && x >= size_t(bytes_per_pixel) ? up[x - bytes_per_pixel] : 0;
       int p = 0;
       switch (filter) {
-        case 0: p = 0; break;
-        case 1: p = a; break;
-        case 2: p = b; break;
-        case 3: p = (a + b) / 2; break;
+        case 0:
+          p = 0;
+          break;
+        case 1:
+          p = a;
+          break;
+        case 2:
+          p = b;
+          break;
+        case 3:
+          p = (a + b) / 2;
+          break;
         case 4: {
           const int pa = std::abs(b - c), pb = std::abs(a - c), pc = std::abs(a + b - 2 * c);
           p = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
           break;
         }
-        default: throw std::runtime_error("bad PNG filter");
+        default:
+          throw std::runtime_error("bad PNG filter");
       }
       out[x] = uint8_t(in[x] + p);
     }

@@ -29,7 +29,8 @@ const fs::path kSourceDir = FABRICSIM_SOURCE_DIR;
 
 std::string chromium() {
   for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
-    if (std::system(("command -v " + std::string(name) + " >/dev/null 2>&1").c_str()) == 0) return name;
+    if (std::system(("command -v " + std::string(name) + " >/dev/null 2>&1").c_str()) == 0)
+      return name;
   }
   return "";
 }
@@ -66,7 +67,8 @@ class ReportBrowserTest : public ::testing::Test {
     // Every chart container has a positive mark count.
     const std::regex chart("<div class=\"chart\" id=\"(chart-[0-9]+)\"([^>]*)>");
     size_t charts = 0;
-    for (auto it = std::sregex_iterator(d.begin(), d.end(), chart); it != std::sregex_iterator(); ++it) {
+    for (auto it = std::sregex_iterator(d.begin(), d.end(), chart); it != std::sregex_iterator();
+         ++it) {
       ++charts;
       std::smatch marks;
       const std::string attrs = (*it)[2];
@@ -109,9 +111,10 @@ TEST_F(ReportBrowserTest, RunReportRendersEveryChart) {
   const bool report_loads =
       run_fabricsim("validate " + shell_quote(report_yaml.string()), work.path()).exit_code == 0;
   const std::string command =
-      report_loads ? "run " + shell_quote(report_yaml.string())
-                   : "run " + shell_quote((kSourceDir / "examples" / "dcqcn-fairness.yaml").string()) +
-                         " --set workload.flow_size=2MB --set outputs.report=html";
+      report_loads
+          ? "run " + shell_quote(report_yaml.string())
+          : "run " + shell_quote((kSourceDir / "examples" / "dcqcn-fairness.yaml").string()) +
+                " --set workload.flow_size=2MB --set outputs.report=html";
   const CliOutcome r = run_fabricsim(command + " --out " + shell_quote(out.string()), work.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(fs::exists(out / "report.html")) << "outputs.report: html writes report.html";
@@ -122,7 +125,8 @@ TEST_F(ReportBrowserTest, RunReportRendersEveryChart) {
   const size_t charts = expect_renders(out / "report.html", work.path());
   // Every chart kind of a run (docs/report.md); slowdown by class needs result.json's
   // fct_by_class, which a run writes once links.csv's helper lands (the fixture has it).
-  const bool by_class = read_file(out / "result.json").find("\"fct_by_class\"") != std::string::npos;
+  const bool by_class =
+      read_file(out / "result.json").find("\"fct_by_class\"") != std::string::npos;
   EXPECT_EQ(charts, by_class ? 11u : 10u);
 }
 
@@ -145,7 +149,8 @@ TEST_F(ReportBrowserTest, CompareReportRenders) {
 TEST_F(ReportBrowserTest, SweepReportRenders) {
   ScratchDir work("report_browser_sweep");
   test_support::write_sweep_fixture(work.path() / "sweep");
-  const CliOutcome r = run_fabricsim("report " + shell_quote((work.path() / "sweep").string()), work.path());
+  const CliOutcome r =
+      run_fabricsim("report " + shell_quote((work.path() / "sweep").string()), work.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(expect_renders(work.path() / "sweep" / "report.html", work.path()), 4u);
 }

@@ -32,13 +32,15 @@ TEST_F(ReportCliTest, MissingOrForeignDirectoryIsOneLineExitTwo) {
   const CliOutcome missing = run("report " + shell_quote((dir_ / "nope").string()));
   EXPECT_EQ(missing.exit_code, 2);
   ASSERT_EQ(missing.err_lines.size(), 1u) << missing.err;
-  EXPECT_EQ(missing.err_lines[0], "fabricsim: report: " + (dir_ / "nope").string() + ": not a directory");
+  EXPECT_EQ(missing.err_lines[0],
+            "fabricsim: report: " + (dir_ / "nope").string() + ": not a directory");
   fs::create_directory(dir_ / "empty");
   const CliOutcome empty = run("report " + shell_quote((dir_ / "empty").string()));
   EXPECT_EQ(empty.exit_code, 2);
   ASSERT_EQ(empty.err_lines.size(), 1u) << empty.err;
   EXPECT_NE(empty.err_lines[0].find("not a fabricsim run, compare or sweep directory"),
-            std::string::npos) << empty.err_lines[0];
+            std::string::npos)
+      << empty.err_lines[0];
   EXPECT_FALSE(fs::exists(dir_ / "empty" / "report.html"));
 }
 
@@ -69,7 +71,8 @@ TEST_F(ReportCliTest, CompareWritesTheComparisonAndEachRunsReport) {
   const CliOutcome r = run("compare " + shell_quote(file) + " --set outputs.report=html --out " +
                            shell_quote(out.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const fs::path& f : {out / "report.html", out / "ib" / "report.html", out / "roce" / "report.html"}) {
+  for (const fs::path& f :
+       {out / "report.html", out / "ib" / "report.html", out / "roce" / "report.html"}) {
     EXPECT_TRUE(fs::exists(f)) << f;
   }
   std::ifstream in(out / "report.html");

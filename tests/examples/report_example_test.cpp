@@ -38,16 +38,16 @@ json specs_of(const std::string& html) {
 TEST(ReportExample, IncastReportHasItsTimeSeriesAndTimeline) {
   ScratchDir work("report_example");
   const fs::path out = work.path() / "out";
-  const CliOutcome r = run_fabricsim(
-      "run " + shell_quote((kSourceDir / "examples" / "report.yaml").string()) + " --out " +
-          shell_quote(out.string()),
-      work.path());
+  const CliOutcome r =
+      run_fabricsim("run " + shell_quote((kSourceDir / "examples" / "report.yaml").string()) +
+                        " --out " + shell_quote(out.string()),
+                    work.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(fs::exists(out / "report.html"));
   const std::string html = read_file(out / "report.html");
-  for (const char* absent : {"timeseries_ports.csv is absent", "timeseries_qps.csv is absent",
-                             "trace.json and nccl-tests.csv are absent", "links.csv is absent",
-                             "flows.csv is absent"}) {
+  for (const char* absent :
+       {"timeseries_ports.csv is absent", "timeseries_qps.csv is absent",
+        "trace.json and nccl-tests.csv are absent", "links.csv is absent", "flows.csv is absent"}) {
     EXPECT_EQ(html.find(absent), std::string::npos) << absent;
   }
   for (const char* chart : {"<h3>Queue depth of the top ports</h3>", "<h3>Per-QP rate</h3>",
@@ -80,7 +80,8 @@ TEST(ReportExample, IbVsRoceCompareWritesReports) {
           " --set hosts.count=32 --set workload.size=8MiB --out " + shell_quote(out.string()),
       work.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const fs::path& f : {out / "report.html", out / "ib" / "report.html", out / "roce" / "report.html"}) {
+  for (const fs::path& f :
+       {out / "report.html", out / "ib" / "report.html", out / "roce" / "report.html"}) {
     ASSERT_TRUE(fs::exists(f)) << f;
   }
   const std::string html = read_file(out / "report.html");

@@ -1,6 +1,8 @@
 // report.html (output/report.h) without a browser: the file is self-contained, every chart spec
 // is JSON Vega can take (data inlined, marks present), absent inputs give a note and no chart,
 // and the documented caps hold. tests/browser/ renders the same pages in Chromium.
+#include "output/report.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 
 #include "../support/cli_runner.h"
 #include "../support/report_fixtures.h"
-#include "output/report.h"
 #include "output/report_data.h"
 #include "output/vega_bundle.h"
 
@@ -41,7 +42,8 @@ size_t count(const std::string& text, const std::string& what) {
 std::vector<std::string> notes_of(const std::string& html) {
   std::vector<std::string> notes;
   const std::regex note("<p class=\"note\">Not drawn: ([^<]*)</p>");
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), note); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), note); it != std::sregex_iterator();
+       ++it) {
     notes.push_back((*it)[1]);
   }
   return notes;
@@ -73,8 +75,10 @@ TEST_F(ReportTest, FileIsSelfContained) {
   test_support::write_run_fixture(dir.path());
   const std::string html = output::report_html(dir.path());
   // No element loads anything from elsewhere: no src= at all, no http(s) href, no stylesheet link.
-  EXPECT_FALSE(std::regex_search(html, std::regex(R"(<[a-zA-Z]+[^>]*\ssrc\s*=)"))) << "a src attribute";
-  EXPECT_FALSE(std::regex_search(html, std::regex(R"(href\s*=\s*["']?\s*(https?:)?//)"))) << "an external href";
+  EXPECT_FALSE(std::regex_search(html, std::regex(R"(<[a-zA-Z]+[^>]*\ssrc\s*=)")))
+      << "a src attribute";
+  EXPECT_FALSE(std::regex_search(html, std::regex(R"(href\s*=\s*["']?\s*(https?:)?//)")))
+      << "an external href";
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_EQ(html.find("sourceMappingURL"), std::string::npos);
   // Three inline scripts (hooks, Vega, driver) and the JSON: each "<script" closed once, so no
@@ -82,8 +86,9 @@ TEST_F(ReportTest, FileIsSelfContained) {
   EXPECT_EQ(count(html, "<script"), 4u);
   EXPECT_EQ(count(html, "</script>"), 4u);
   // The Vega modules the charts need are in it (define.current names each one).
-  for (const char* module : {"vega-util", "vega-dataflow", "vega-scenegraph", "vega-parser",
-                             "vega-view", "vega-encode", "vega-transforms", "vega-view-transforms"}) {
+  for (const char* module :
+       {"vega-util", "vega-dataflow", "vega-scenegraph", "vega-parser", "vega-view", "vega-encode",
+        "vega-transforms", "vega-view-transforms"}) {
     EXPECT_NE(html.find("fsVega.define.current = '" + std::string(module) + "'"), std::string::npos)
         << module;
   }
@@ -204,8 +209,10 @@ TEST_F(ReportTest, HeatmapAggregatesByTierAboveTheNodeCap) {
       "credit_waits,trimmed,down\n";
   for (int n = 0; n < 100; ++n) {
     const std::string nic = "nic" + std::to_string(n), sw = "sw" + std::to_string(n % 4);
-    links += std::to_string(2 * n) + ",x," + nic + "," + sw + ",0,1,up,1,1," + (n % 2 ? "0.2" : "0.4") + ",0,0,0,0,0,0,0,0,0\n";
-    links += std::to_string(2 * n + 1) + ",x," + sw + "," + nic + ",1,0,down,1,1,0.1,0,0,0,0,0,0,0,0,0\n";
+    links += std::to_string(2 * n) + ",x," + nic + "," + sw + ",0,1,up,1,1," +
+             (n % 2 ? "0.2" : "0.4") + ",0,0,0,0,0,0,0,0,0\n";
+    links += std::to_string(2 * n + 1) + ",x," + sw + "," + nic +
+             ",1,0,down,1,1,0.1,0,0,0,0,0,0,0,0,0\n";
   }
   std::ofstream(dir.path() / "links.csv") << links;
   const std::string html = output::report_html(dir.path());
@@ -235,7 +242,8 @@ TEST_F(ReportTest, TimelineKeepsTheLongestSpansUpToTheCap) {
   ScratchDir dir("report_timeline");
   std::ofstream(dir.path() / "result.json") << R"({"scenario":"t"})";
   // 6000 spans on one rank: span i lasts i ps-as-us; the longest 5000 are i = 1000..5999.
-  std::string ev = "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"host0\"}}";
+  std::string ev =
+      "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"host0\"}}";
   for (int i = 0; i < 6000; ++i) {
     ev += ",{\"ph\":\"X\",\"cat\":\"send\",\"name\":\"s\",\"pid\":0,\"tid\":0,\"ts\":" +
           std::to_string(i) + ",\"dur\":" + std::to_string(i) + "}";
@@ -274,7 +282,8 @@ TEST_F(ReportTest, SweepDrawsEachMetricAgainstEachParameterWithCi) {
 TEST_F(ReportTest, CompareOverlaysEachRunsCdf) {
   ScratchDir dir("report_compare");
   std::ofstream(dir.path() / "compare.csv")
-      << "fabric,flows_total,completion_time_ps,fct_p99_ps\nib,40,1000000,900000\nroce,40,2000000,1800000\n";
+      << "fabric,flows_total,completion_time_ps,fct_p99_ps\nib,40,1000000,900000\nroce,40,2000000,"
+         "1800000\n";
   test_support::write_run_fixture(dir.path() / "ib");
   test_support::write_run_fixture(dir.path() / "roce");
   const std::string html = output::report_html(dir.path());
@@ -288,7 +297,8 @@ TEST_F(ReportTest, CompareOverlaysEachRunsCdf) {
   const json* metrics = chart_titled(charts, html, "Key metrics");
   ASSERT_NE(metrics, nullptr);
   EXPECT_EQ(values_of(*metrics).size(), 4u) << "completion time and FCT p99 for two runs";
-  EXPECT_NE(html.find("<td>completion_time_ps</td><td class=\"num\">1000000</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>completion_time_ps</td><td class=\"num\">1000000</td>"),
+            std::string::npos);
 }
 
 TEST_F(ReportTest, BadDirectoryIsAReportError) {

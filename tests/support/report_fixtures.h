@@ -56,7 +56,8 @@ inline std::string fixture_timeseries_ports_csv(int samples = 50) {
       "q5_bytes,q6_bytes,q7_bytes,paused_fraction,credits_blocks\n";
   for (int s = 1; s <= samples; ++s) {
     for (int port : {0, 5, 8, 11}) {
-      const int64_t queue = static_cast<int64_t>((s < samples / 2 ? s : samples - s) * (port + 1) * 512);
+      const int64_t queue =
+          static_cast<int64_t>((s < samples / 2 ? s : samples - s) * (port + 1) * 512);
       out += std::to_string(int64_t{s} * 10'000'000) + "," + std::to_string(port) + ",p" +
              std::to_string(port) + ":0->x," + std::to_string(0.1 * (port % 4) + 0.5) + "," +
              std::to_string(queue) + ",0,0,0," + std::to_string(queue) + ",0,0,0,0," +
@@ -89,9 +90,8 @@ inline std::string fixture_trace_json(int steps = 8) {
         ",\"args\":{\"name\":\"host" + std::to_string(host) + "\"}}");
     for (int r = 0; r < 2; ++r) {
       const int rank = host * 2 + r;
-      add("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(host) +
-          ",\"tid\":" + std::to_string(rank) + ",\"args\":{\"name\":\"rank" +
-          std::to_string(rank) + "\"}}");
+      add("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(host) + ",\"tid\":" +
+          std::to_string(rank) + ",\"args\":{\"name\":\"rank" + std::to_string(rank) + "\"}}");
       add("{\"ph\":\"X\",\"cat\":\"collective\",\"name\":\"all_reduce\",\"pid\":" +
           std::to_string(host) + ",\"tid\":" + std::to_string(rank) +
           ",\"ts\":0,\"dur\":" + std::to_string(steps * 10) + ",\"args\":{\"bytes\":1048576}}");
@@ -156,7 +156,8 @@ inline void write_run_fixture(const std::filesystem::path& dir) {
 // A sweep directory of 2 parameters (kmin x 3, kmax x 2) and 2 metrics, 3 seeds.
 inline void write_sweep_fixture(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
-  std::string runs = "point,seed,fabric.ecn.kmin,fabric.ecn.kmax,status,dir,fct_p99_us,pause_frames,error\n";
+  std::string runs =
+      "point,seed,fabric.ecn.kmin,fabric.ecn.kmax,status,dir,fct_p99_us,pause_frames,error\n";
   std::string agg =
       "point,fabric.ecn.kmin,fabric.ecn.kmax,runs_ok,runs_failed,fct_p99_us_mean,fct_p99_us_sd,"
       "fct_p99_us_ci95,pause_frames_mean,pause_frames_sd,pause_frames_ci95\n";
@@ -171,16 +172,17 @@ inline void write_sweep_fixture(const std::filesystem::path& dir) {
                               std::to_string(100 + point * 10 + seed) + "," +
                               std::to_string(point * 3 + seed) + ",\n");
       }
-      agg += std::to_string(point) + "," + kmin + "," + kmax + "," + (point == 5 ? "2,1," : "3,0,") +
-             std::to_string(102 + point * 10) + ",1," + (point == 5 ? "" : "2.484") + "," +
-             std::to_string(point * 3 + 2) + ",1,2.484\n";
+      agg += std::to_string(point) + "," + kmin + "," + kmax + "," +
+             (point == 5 ? "2,1," : "3,0,") + std::to_string(102 + point * 10) + ",1," +
+             (point == 5 ? "" : "2.484") + "," + std::to_string(point * 3 + 2) + ",1,2.484\n";
       ++point;
     }
   }
   write_if_absent(dir / "sweep.csv", runs);
   write_if_absent(dir / "sweep_aggregate.csv", agg);
-  write_if_absent(dir / "sweep.json",
-                  R"({"file":"examples/sweep-dcqcn.yaml","parameters":["fabric.ecn.kmin","fabric.ecn.kmax"],"seeds":3})");
+  write_if_absent(
+      dir / "sweep.json",
+      R"({"file":"examples/sweep-dcqcn.yaml","parameters":["fabric.ecn.kmin","fabric.ecn.kmax"],"seeds":3})");
 }
 
 }  // namespace fabricsim::test_support
