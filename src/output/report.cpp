@@ -43,13 +43,13 @@ Page run_page(const fs::path& dir) {
 }
 
 Page compare_page(const fs::path& dir) {
-  const report::Table compare = report::read_table(dir / "compare.csv").value();
-  if (compare.header.empty() || compare.rows.empty()) {
+  const report::Table compare = report::read_table(dir / "compare.csv", true).value();
+  if (compare.header.empty() || compare.size() == 0) {
     throw ReportError(dir.string() + "/compare.csv has no runs");
   }
   std::vector<std::pair<std::string, fs::path>> runs;
   std::string names;
-  for (size_t r = 0; r < compare.rows.size(); ++r) {
+  for (size_t r = 0; r < compare.size(); ++r) {
     const std::string& name = compare.field(r, 0);
     runs.emplace_back(name, dir / name);
     names += (names.empty() ? "" : ", ") + name;

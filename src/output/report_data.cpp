@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -40,8 +42,6 @@ std::vector<std::string> split_row(const std::string& line) {
   return fields;
 }
 
-const std::string kEmpty;
-
 }  // namespace
 
 int Table::column(const std::string& name) const {
@@ -49,37 +49,90 @@ int Table::column(const std::string& name) const {
   return it == header.end() ? -1 : static_cast<int>(it - header.begin());
 }
 
-const std::string& Table::field(size_t row, int col) const {
-  if (col < 0 || row >= rows.size() || static_cast<size_t>(col) >= rows[row].size()) return kEmpty;
-  return rows[row][static_cast<size_t>(col)];
+std::string Table::field(size_t row, int col) const {
+  if (col < 0 || row >= rows_ || static_cast<size_t>(col) >= header.size()) return "";
+  const size_t c = static_cast<size_t>(col);
+  if (keep_text_) return c < text_[row].size() ? text_[row][c] : "";
+  if (!labels_[c].empty() && labels_[c][row] >= 0)
+    return pool_[static_cast<size_t>(labels_[c][row])];
+  const double v = numbers_[c][row];
+  if (std::isnan(v)) return "";
+  // The shortest of %.15g / %.17g that reads back to the same double (0.9, not
+  // 0.90000000000000002); integers (ids, bytes, ps) print without a fraction.
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", v);
+  if (std::strtod(text, nullptr) != v) std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
 }
 
 std::optional<double> Table::number(size_t row, int col) const {
-  const std::string& text = field(row, col);
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const double value = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || errno == ERANGE) return std::nullopt;
-  return value;
+  if (col < 0 || row >= rows_ || static_cast<size_t>(col) >= header.size()) return std::nullopt;
+  const double v = numbers_[static_cast<size_t>(col)][row];
+  if (std::isnan(v)) return std::nullopt;
+  return v;
 }
 
-std::optional<Table> read_table(const fs::path& file) {
-  const std::optional<std::string> text = read_text(file);
-  if (!text) return std::nullopt;
-  Table table;
-  std::istringstream in(*text);
-  std::string line;
-  bool first = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line == "\r") continue;
-    if (first) {
-      table.header = split_row(line);
-      first = false;
-    } else {
-      table.rows.push_back(split_row(line));
+void Table::add_row(const std::vector<std::string>& fields) {
+  for (size_t c = 0; c < source_.size(); ++c) {
+    const size_t f = static_cast<size_t>(source_[c]);
+    const std::string empty;
+    const std::string& text = f < fields.size() ? fields[f] : empty;
+    double value = NAN;
+    if (!text.empty()) {
+      char* end = nullptr;
+      errno = 0;
+      const double v = std::strtod(text.c_str(), &end);
+      if (end == text.c_str() + text.size() && errno != ERANGE) value = v;
+    }
+    numbers_[c].push_back(value);
+    if (std::isnan(value) && !text.empty()) {
+      if (labels_[c].empty()) labels_[c].assign(rows_, -1);
+      const auto [it, added] = index_.try_emplace(text, static_cast<int32_t>(pool_.size()));
+      if (added) pool_.push_back(text);
+      labels_[c].push_back(it->second);
+    } else if (!labels_[c].empty()) {
+      labels_[c].push_back(-1);
     }
   }
+  if (keep_text_) {
+    std::vector<std::string> kept;
+    for (int f : source_)
+      kept.push_back(static_cast<size_t>(f) < fields.size() ? fields[static_cast<size_t>(f)] : "");
+    text_.push_back(std::move(kept));
+  }
+  ++rows_;
+}
+
+std::optional<Table> read_table(const fs::path& file, bool keep_text,
+                                const std::vector<std::string>& columns) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return std::nullopt;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + file.string());
+  Table table;
+  table.keep_text_ = keep_text;
+  std::string line;
+  bool first = true;
+  // Streamed line by line: the file's text is never held whole.
+  while (std::getline(in, line)) {
+    if (line.empty() || line == "\r") continue;
+    const std::vector<std::string> fields = split_row(line);
+    if (first) {
+      for (size_t f = 0; f < fields.size(); ++f) {
+        if (!columns.empty() &&
+            std::find(columns.begin(), columns.end(), fields[f]) == columns.end())
+          continue;
+        table.header.push_back(fields[f]);
+        table.source_.push_back(static_cast<int>(f));
+      }
+      table.numbers_.resize(table.header.size());
+      table.labels_.resize(table.header.size());
+      first = false;
+    } else {
+      table.add_row(fields);
+    }
+  }
+  if (in.bad()) throw std::runtime_error("cannot read " + file.string());
   return table;
 }
 

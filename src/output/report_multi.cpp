@@ -49,11 +49,11 @@ std::vector<Block> compare_blocks(const Table& compare,
     b.title = "Comparison table";
     b.caption = "compare.csv, one column per run (times in ps, as the file has them).";
     std::vector<std::string> header = {"metric"};
-    for (size_t r = 0; r < compare.rows.size(); ++r) header.push_back(compare.field(r, 0));
+    for (size_t r = 0; r < compare.size(); ++r) header.push_back(compare.field(r, 0));
     std::vector<std::vector<std::string>> rows;
     for (size_t c = 1; c < compare.header.size(); ++c) {
       std::vector<std::string> row = {compare.header[c]};
-      for (size_t r = 0; r < compare.rows.size(); ++r)
+      for (size_t r = 0; r < compare.size(); ++r)
         row.push_back(compare.field(r, static_cast<int>(c)));
       rows.push_back(std::move(row));
     }
@@ -69,7 +69,7 @@ std::vector<Block> compare_blocks(const Table& compare,
       const int col = compare.column(m.column);
       Json cell = Json::array();
       bool nonzero = false;
-      for (size_t r = 0; r < compare.rows.size(); ++r) {
+      for (size_t r = 0; r < compare.size(); ++r) {
         const auto v = compare.number(r, col);
         if (!v) continue;
         cell.push_back(
@@ -90,7 +90,7 @@ std::vector<Block> compare_blocks(const Table& compare,
                                   "or they are 0 in every run"));
     } else {
       std::vector<std::string> groups;
-      for (size_t r = 0; r < compare.rows.size(); ++r) groups.push_back(compare.field(r, 0));
+      for (size_t r = 0; r < compare.size(); ++r) groups.push_back(compare.field(r, 0));
       Block b;
       b.title = "Key metrics";
       b.caption =
@@ -104,7 +104,7 @@ std::vector<Block> compare_blocks(const Table& compare,
   // FCT CDFs overlaid.
   std::vector<std::pair<std::string, std::vector<double>>> series;
   for (const auto& [name, dir] : runs) {
-    if (const std::optional<Table> flows = read_table(dir / "flows.csv")) {
+    if (const std::optional<Table> flows = read_table(dir / "flows.csv", false, kFlowColumns)) {
       series.emplace_back(name, finished_fcts_us(*flows));
     }
   }
@@ -143,7 +143,7 @@ std::vector<Block> compare_blocks(const Table& compare,
 
 std::vector<Block> sweep_blocks(const fs::path& dir) {
   std::vector<Block> blocks;
-  const std::optional<Table> agg = read_table(dir / "sweep_aggregate.csv");
+  const std::optional<Table> agg = read_table(dir / "sweep_aggregate.csv", true);
   if (!agg) {
     blocks.push_back(note_block("Metrics against parameters", "sweep_aggregate.csv is absent"));
   } else {
@@ -160,8 +160,7 @@ std::vector<Block> sweep_blocks(const fs::path& dir) {
     for (const std::string& m : metrics) {
       const int mean = agg->column(m + "_mean"), ci = agg->column(m + "_ci95");
       bool nonzero = false;
-      for (size_t r = 0; r < agg->rows.size(); ++r)
-        nonzero |= agg->number(r, mean).value_or(0) != 0;
+      for (size_t r = 0; r < agg->size(); ++r) nonzero |= agg->number(r, mean).value_or(0) != 0;
       if (!nonzero) {
         zero += (zero.empty() ? "" : ", ") + m;
         continue;
@@ -169,7 +168,7 @@ std::vector<Block> sweep_blocks(const fs::path& dir) {
       for (int p : params) {
         Json rows = Json::array();
         std::vector<std::string> xs;
-        for (size_t r = 0; r < agg->rows.size(); ++r) {
+        for (size_t r = 0; r < agg->size(); ++r) {
           const auto mu = agg->number(r, mean);
           if (!mu) continue;
           const std::string x = agg->field(r, p);
@@ -208,18 +207,18 @@ std::vector<Block> sweep_blocks(const fs::path& dir) {
     }
   }
   // Failed runs from sweep.csv.
-  if (const std::optional<Table> runs = read_table(dir / "sweep.csv")) {
+  if (const std::optional<Table> runs = read_table(dir / "sweep.csv", true)) {
     const int status = runs->column("status"), error = runs->column("error");
     std::vector<std::vector<std::string>> failed;
-    for (size_t r = 0; r < runs->rows.size(); ++r) {
+    for (size_t r = 0; r < runs->size(); ++r) {
       if (runs->field(r, status) == "ok") continue;
       failed.push_back({runs->field(r, runs->column("point")), runs->field(r, runs->column("seed")),
                         runs->field(r, status), runs->field(r, error)});
     }
     Block b;
     b.title = "Runs";
-    b.caption = std::to_string(runs->rows.size() - failed.size()) + " of " +
-                std::to_string(runs->rows.size()) + " runs ok (sweep.csv)" +
+    b.caption = std::to_string(runs->size() - failed.size()) + " of " +
+                std::to_string(runs->size()) + " runs ok (sweep.csv)" +
                 (failed.empty() ? "." : "; the others:");
     if (!failed.empty()) b.html = html_table({"point", "seed", "status", "error"}, failed);
     blocks.push_back(std::move(b));

@@ -92,7 +92,8 @@ std::string html_table(const std::vector<std::string>& header,
 
 std::string page_html(const Page& page) {
   std::string body;
-  Json charts = Json::array();
+  std::string charts = "[";  // [{"target": "chart-N", "spec": {...}}, ...]
+  size_t chart_count = 0;
   for (const auto& [heading, blocks] : page.sections) {
     body += "<h2>" + html_escape(heading) + "</h2>\n";
     for (const Block& b : blocks) {
@@ -102,10 +103,12 @@ std::string page_html(const Page& page) {
         continue;
       }
       if (!b.caption.empty()) body += "<p class=\"caption\">" + html_escape(b.caption) + "</p>\n";
-      if (!b.spec.is_null()) {
-        const std::string target = "chart-" + std::to_string(charts.size());
+      if (!b.spec.empty()) {
+        const std::string target = "chart-" + std::to_string(chart_count);
         body += "<div class=\"chart\" id=\"" + target + "\"></div>\n";
-        charts.push_back({{"target", target}, {"spec", b.spec}});
+        charts += std::string(charts.size() > 1 ? "," : "") + "{\"target\":\"" + target +
+                  "\",\"spec\":" + b.spec.text + "}";
+        ++chart_count;
       }
       body += b.html;
       body += "</section>\n";
@@ -122,7 +125,7 @@ std::string page_html(const Page& page) {
   html += body;
   html += "<p class=\"sub\">Written by fabricsim; charts drawn by Vega " +
           std::string("(Debian libjs-vega, inlined). See docs/report.md.</p>\n");
-  html += "<script type=\"application/json\" id=\"fs-specs\">" + script_safe(charts.dump()) +
+  html += "<script type=\"application/json\" id=\"fs-specs\">" + script_safe(charts + "]") +
           "</script>\n";
   html += "<script>" + std::string(kDriver) + "</script>\n</body>\n</html>\n";
   return html;

@@ -17,10 +17,21 @@
 
 namespace fabricsim::output::report {
 
+// A Vega spec held as JSON text: a page's specs together can hold 10^4 data points, and text
+// is a tenth of the memory of the JSON tree (assigned from a Json, dumped at once).
+struct SpecText {
+  std::string text;  // "" = no chart
+  SpecText& operator=(const Json& spec) {
+    text = spec.dump();
+    return *this;
+  }
+  bool empty() const { return text.empty(); }
+};
+
 struct Block {
   std::string title;
   std::string caption;  // what it shows and from which file (plain text)
-  Json spec;            // a Vega spec, or null
+  SpecText spec;        // a Vega spec, or none
   std::string html;     // a table (already escaped) when there is no spec
   std::string note;     // when set: the input was absent or unusable; no chart
 };

@@ -4,12 +4,16 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "output/report_page.h"
 
 namespace fabricsim::output::report {
+
+// The flows.csv columns the report reads.
+inline const std::vector<std::string> kFlowColumns = {"fct_ps", "size_bytes", "slowdown", "class"};
 
 // Finished flows' FCT in microseconds from flows.csv (empty when absent or none finished).
 std::vector<double> finished_fcts_us(const Table& flows);
@@ -27,6 +31,8 @@ std::vector<Block> link_blocks(const std::filesystem::path& dir, const Json& res
 // utilization of the top ports, per-QP rates or windows, the collective/training timeline.
 std::vector<Block> telemetry_blocks(const std::filesystem::path& dir);
 std::vector<Block> timeline_blocks(const std::filesystem::path& dir);
+// The Gantt chart of trace.json (report_trace.cpp); nullopt when the file is absent.
+std::optional<Block> trace_timeline_block(const std::filesystem::path& file);
 
 // A compare directory (report_multi.cpp): the compare table, the variants' FCT CDFs overlaid,
 // key metrics side by side, per-tier utilization by variant. `runs` = (name, run directory).

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 // Rows of `table` grouped by the value of `key` (file order kept inside each group).
 std::map<std::string, std::vector<size_t>> group_rows(const Table& table, int key) {
   std::map<std::string, std::vector<size_t>> groups;
-  for (size_t r = 0; r < table.rows.size(); ++r) groups[table.field(r, key)].push_back(r);
+  for (size_t r = 0; r < table.size(); ++r) groups[table.field(r, key)].push_back(r);
   return groups;
 }
 
@@ -50,7 +50,9 @@ Block series_block(const std::string& title, const std::string& caption, Json ro
 
 std::vector<Block> port_series(const fs::path& dir) {
   std::vector<Block> blocks;
-  const std::optional<Table> t = read_table(dir / "timeseries_ports.csv");
+  const std::optional<Table> t = read_table(dir / "timeseries_ports.csv", false,
+                                            {"time_ps", "port", "link", "utilization",
+                                             "queue_bytes", "paused_fraction", "credits_blocks"});
   if (!t) {
     blocks.push_back(note_block("Queue depth of the top ports",
                                 "timeseries_ports.csv is absent "
@@ -96,7 +98,7 @@ std::vector<Block> port_series(const fs::path& dir) {
   // IB credits: only when some sample has a value (empty on Ethernet).
   const int credits = t->column("credits_blocks");
   bool any_credits = false;
-  for (size_t r = 0; r < t->rows.size() && !any_credits; ++r)
+  for (size_t r = 0; r < t->size() && !any_credits; ++r)
     any_credits = t->number(r, credits).has_value();
   if (any_credits) {
     blocks.push_back(
@@ -109,12 +111,13 @@ std::vector<Block> port_series(const fs::path& dir) {
 
 Block qp_series(const fs::path& dir) {
   const std::string title = "Per-QP rate";
-  const std::optional<Table> t = read_table(dir / "timeseries_qps.csv");
+  const std::optional<Table> t =
+      read_table(dir / "timeseries_qps.csv", false,
+                 {"time_ps", "qp", "src_nic", "dst_nic", "rate_bps", "window_bytes"});
   if (!t) return note_block(title, "timeseries_qps.csv is absent (outputs.timeseries)");
   const int qp = t->column("qp"), rate = t->column("rate_bps"), window = t->column("window_bytes");
   bool any_rate = false;
-  for (size_t r = 0; r < t->rows.size() && !any_rate; ++r)
-    any_rate = t->number(r, rate).has_value();
+  for (size_t r = 0; r < t->size() && !any_rate; ++r) any_rate = t->number(r, rate).has_value();
   // The first kMaxQps QPs by id (numeric).
   std::map<std::string, std::vector<size_t>> by_qp = group_rows(*t, qp);
   std::vector<std::pair<double, std::string>> ids;
@@ -139,93 +142,13 @@ Block qp_series(const fs::path& dir) {
                       series_values(*t, chosen, window, 1e-3), "window (KB)");
 }
 
-std::string lane_of(const Json& e, const std::map<long, std::string>& process,
-                    const std::map<std::pair<long, long>, std::string>& thread) {
-  const long pid = e.value("pid", 0L), tid = e.value("tid", 0L);
-  const auto p = process.find(pid);
-  const auto t = thread.find({pid, tid});
-  return (p == process.end() ? "pid" + std::to_string(pid) : p->second) + "/" +
-         (t == thread.end() ? "tid" + std::to_string(tid) : t->second);
-}
-
-Block trace_timeline(const Json& trace) {
-  const std::string title = "Timeline";
-  const Json& events =
-      trace.is_object() && trace.contains("traceEvents") ? trace["traceEvents"] : trace;
-  if (!events.is_array()) return note_block(title, "trace.json has no traceEvents array");
-  std::map<long, std::string> process;
-  std::map<std::pair<long, long>, std::string> thread;
-  for (const Json& e : events) {
-    if (!e.is_object() || e.value("ph", "") != "M" || !e.contains("args")) continue;
-    const std::string name = e["args"].value("name", "");
-    if (e.value("name", "") == "process_name") process[e.value("pid", 0L)] = name;
-    if (e.value("name", "") == "thread_name")
-      thread[{e.value("pid", 0L), e.value("tid", 0L)}] = name;
-  }
-  struct Span {
-    double ts, dur;
-    long pid, tid;
-    const Json* e;
-  };
-  std::vector<Span> spans;
-  for (const Json& e : events) {
-    if (!e.is_object() || e.value("ph", "") != "X" || !e.contains("ts") || !e["ts"].is_number())
-      continue;
-    spans.push_back(
-        {e["ts"].get<double>(), e.value("dur", 0.0), e.value("pid", 0L), e.value("tid", 0L), &e});
-  }
-  if (spans.empty()) return note_block(title, "trace.json has no complete (ph X) events");
-  // Lanes: the first kMaxTimelineLanes (pid, tid) in numeric order.
-  std::set<std::pair<long, long>> lane_ids;
-  for (const Span& s : spans) lane_ids.insert({s.pid, s.tid});
-  std::set<std::pair<long, long>> kept_lanes;
-  for (const auto& id : lane_ids) {
-    if (kept_lanes.size() == kMaxTimelineLanes) break;
-    kept_lanes.insert(id);
-  }
-  std::erase_if(spans, [&](const Span& s) { return !kept_lanes.count({s.pid, s.tid}); });
-  // Spans: the longest kMaxTimelineEvents (ties: earlier first), drawn in time order.
-  const size_t total = spans.size();
-  std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
-    return a.dur != b.dur ? a.dur > b.dur : a.ts < b.ts;
-  });
-  if (spans.size() > kMaxTimelineEvents) spans.resize(kMaxTimelineEvents);
-  std::stable_sort(spans.begin(), spans.end(),
-                   [](const Span& a, const Span& b) { return a.ts < b.ts; });
-  std::vector<std::string> lanes;
-  for (const auto& id : kept_lanes) {
-    Json probe = {{"pid", id.first}, {"tid", id.second}};
-    lanes.push_back(lane_of(probe, process, thread));
-  }
-  Json rows = Json::array();
-  for (const Span& s : spans) {
-    const std::string cat = s.e->value("cat", "");
-    rows.push_back({{"lane", lane_of(*s.e, process, thread)},
-                    {"start", s.ts},
-                    {"end", s.ts + s.dur},
-                    {"kind", cat.empty() ? "other" : cat},
-                    {"label", s.e->value("name", cat)}});
-  }
-  Block b;
-  b.title = title;
-  b.caption =
-      "Spans of trace.json (Chrome trace events, ph X) per host/rank or flow lane, "
-      "coloured by category; " +
-      std::to_string(rows.size()) + " of " + std::to_string(total) + " spans drawn (the longest " +
-      std::to_string(kMaxTimelineEvents) + "), " + std::to_string(lanes.size()) + " of " +
-      std::to_string(lane_ids.size()) + " lanes (at most " + std::to_string(kMaxTimelineLanes) +
-      "). Open trace.json in Perfetto for all of it.";
-  b.spec = gantt_spec(std::move(rows), lanes, {"time (us)", "lane"});
-  return b;
-}
-
 Block nccl_bars(const Table& t) {
   const std::string title = "Collective bandwidth";
   const int size = t.column("size_bytes"), busbw = t.column("busbw_gbytes_per_s");
   const int op = t.column("op");
   Json rows = Json::array();
   std::vector<std::string> categories, groups;
-  for (size_t r = 0; r < t.rows.size(); ++r) {
+  for (size_t r = 0; r < t.size(); ++r) {
     const auto bw = t.number(r, busbw);
     if (!bw) continue;
     const std::string cat = t.field(r, size);
@@ -254,10 +177,8 @@ std::vector<Block> telemetry_blocks(const fs::path& dir) {
 }
 
 std::vector<Block> timeline_blocks(const fs::path& dir) {
-  if (const std::optional<Json> trace = read_json(dir / "trace.json")) {
-    return {trace_timeline(*trace)};
-  }
-  if (const std::optional<Table> nccl = read_table(dir / "nccl-tests.csv")) {
+  if (std::optional<Block> trace = trace_timeline_block(dir / "trace.json")) return {*trace};
+  if (const std::optional<Table> nccl = read_table(dir / "nccl-tests.csv", true)) {
     return {nccl_bars(*nccl)};
   }
   return {note_block("Timeline", "trace.json and nccl-tests.csv are absent")};

@@ -260,6 +260,30 @@ TEST_F(ReportTest, TimelineKeepsTheLongestSpansUpToTheCap) {
   EXPECT_EQ(v.front()["lane"], "host0/tid0");
 }
 
+// The JSON array form of the trace-event format (no traceEvents object) reads the same; lanes
+// take the thread_name metadata; a file that is not JSON is an error naming trace.json.
+TEST_F(ReportTest, TimelineReadsTheArrayFormAndNamesLanes) {
+  ScratchDir dir("report_trace_array");
+  std::ofstream(dir.path() / "result.json") << R"({"scenario":"t"})";
+  std::ofstream(dir.path() / "trace.json")
+      << R"([{"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"rank7"}},)"
+      << R"({"ph":"X","cat":"send","name":"step 0","pid":1,"tid":7,"ts":1.5,"dur":2.25,"args":{"bytes":4}},)"
+      << R"({"ph":"B","name":"ignored","pid":1,"tid":7,"ts":0}])";
+  const std::string html = output::report_html(dir.path());
+  const json charts = specs_of(html);
+  const json* gantt = chart_titled(charts, html, "Timeline");
+  ASSERT_NE(gantt, nullptr);
+  const json& v = values_of(*gantt);
+  ASSERT_EQ(v.size(), 1u) << "only complete (ph X) events";
+  EXPECT_EQ(v[0]["lane"], "pid1/rank7");
+  EXPECT_EQ(v[0]["kind"], "send");
+  EXPECT_EQ(v[0]["label"], "step 0");
+  EXPECT_DOUBLE_EQ(v[0]["start"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(v[0]["end"].get<double>(), 3.75);
+  std::ofstream(dir.path() / "trace.json") << "{\"traceEvents\": [";
+  EXPECT_THROW(output::report_html(dir.path()), std::runtime_error);
+}
+
 TEST_F(ReportTest, SweepDrawsEachMetricAgainstEachParameterWithCi) {
   ScratchDir dir("report_sweep");
   test_support::write_sweep_fixture(dir.path());
