@@ -1,6 +1,7 @@
 // report.html blocks of one run's flows and links (output/report_sections.h).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -170,6 +171,13 @@ Block class_breakdown(const Json& result, const Table* flows) {
   b.spec =
       grouped_bar_spec(std::move(rows), categories, {"p50", "p99", "p99.9"}, {"class", "slowdown"});
   return b;
+}
+
+// A fraction such as a utilization, to four significant digits (0.7605, not 0.76051319961...).
+std::string four_digits(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", v);
+  return text;
 }
 
 std::string tier_label(const Json& group) {
@@ -363,9 +371,10 @@ std::vector<Block> link_blocks(const fs::path& dir, const Json& result) {
     for (const Json& e : result["hottest_links"]) {
       std::vector<std::string> row;
       for (const std::string& c : hot_cols) {
-        row.push_back(!e.contains(c)     ? ""
-                      : e[c].is_string() ? e[c].get<std::string>()
-                                         : e[c].dump());
+        row.push_back(!e.contains(c)           ? ""
+                      : e[c].is_string()       ? e[c].get<std::string>()
+                      : e[c].is_number_float() ? four_digits(e[c].get<double>())
+                                               : e[c].dump());
       }
       hot_rows.push_back(std::move(row));
     }
@@ -379,7 +388,11 @@ std::vector<Block> link_blocks(const fs::path& dir, const Json& result) {
     });
     for (size_t i = 0; i < std::min<size_t>(10, order.size()); ++i) {
       std::vector<std::string> row;
-      for (const std::string& c : hot_cols) row.push_back(links->field(order[i], links->column(c)));
+      for (const std::string& c : hot_cols) {
+        const int col = links->column(c);
+        const auto v = links->number(order[i], col);
+        row.push_back(c == "utilization" && v ? four_digits(*v) : links->field(order[i], col));
+      }
       hot_rows.push_back(std::move(row));
     }
   }
