@@ -65,7 +65,9 @@ TEST(ReportExample, IncastReportHasItsTimeSeriesAndTimeline) {
   ASSERT_NE(at, std::string::npos);
   const size_t div = html.find("id=\"chart-", at);
   const size_t index = std::stoul(html.substr(div + 10));
-  for (const json& row : specs_of(html)[index]["spec"]["data"][0]["values"]) {
+  const json specs = specs_of(html);  // held: a range-for over a temporary's member dangles
+  ASSERT_LT(index, specs.size());
+  for (const json& row : specs[index]["spec"]["data"][0]["values"]) {
     peak_queue_kb = std::max(peak_queue_kb, row["y"].get<double>());
   }
   EXPECT_GT(peak_queue_kb, 0.0) << "an incast into one port queues";
