@@ -265,7 +265,7 @@ int run_command(const RunArgs& args) {
       std::cerr << "fabricsim: " << e.what() << "\n";
       return interrupt.exit_code(kExitInternal);
     }
-    std::cout << "  results in " << out_dir << "/ (result.json, flows.csv, run.json"
+    std::cout << "  results in " << out_dir << "/ (result.json, flows.csv, links.csv, run.json"
               << (result.captured.empty() ? "" : ", trace.pcap")
               << (result.sm_routes.empty() ? "" : ", routes.csv")
               << (result.captured.empty() || !result.infiniband ? "" : ", credits.csv")

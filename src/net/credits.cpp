@@ -109,6 +109,7 @@ void Network::credit_block(uint32_t port, int vl) {
   p.paused_mask |= bit;
   q.paused_since_ps[vl] = sched_.now_ps;
   ++counters_.credit_waits;
+  ++q.credit_waits;
   if (ib_.hoq_lifetime_ps > 0 && !q.watchdog_pending) {
     q.watchdog_pending = true;
     sched_.at(sched_.now_ps + ib_.hoq_lifetime_ps, kCreditWatchdog, port);

@@ -167,6 +167,7 @@ void Network::push_queue(uint32_t port, const Packet& pkt) {
   const bool head = c.ring.empty();
   c.ring.push_back(pkt);
   c.bytes += pkt.frame_bytes;
+  if (c.bytes > c.peak_bytes) c.peak_bytes = c.bytes;
   ports_[port].backlog_mask |= static_cast<uint8_t>(1u << pkt.priority);
   if (ib_on_ && head && !credits_fit(port, pkt)) credit_block(port, pkt.priority);
 }

@@ -75,7 +75,12 @@ static_assert(sizeof(Port) == 64, "Port is one cache line");
 struct alignas(32) ClassQueue {
   Ring<Packet> ring;
   uint32_t bytes = 0;  // frame bytes queued
+  // The most frame bytes this class queue held (links.csv peak_queue_bytes is the max over a
+  // port's classes). It fills the padding beside `bytes`, so the enqueue that updates `bytes`
+  // updates it in the same cache line with one compare-and-store.
+  uint32_t peak_bytes = 0;
 };
+static_assert(sizeof(ClassQueue) == 32, "ClassQueue: two per cache line");
 
 // Colder per-port state: the priority queues and counters. Link utilization will come from
 // fixed-interval samplers, not per-packet counters (STYLE §12).
@@ -117,6 +122,8 @@ struct PortQueues {
   int64_t pause_frames_sent = 0;
   int64_t pause_frames_received = 0;
   int64_t paused_ps = 0;  // total time any class of this port was paused (IB: waited for credits)
+  int64_t ecn_marks = 0;     // CE marks this (switch egress) port set (ecn_mark)
+  int64_t credit_waits = 0;  // IB: times a VL's head packet here had to wait for credits
   Ring<Packet> rx_hold;   // a stalled NIC's undelivered packets
   // InfiniBand credits (net/credits.cpp), in 64-byte blocks and as absolute counts since link
   // initialization (the wire's 12-bit FCTBS/FCCL are these modulo 4096).

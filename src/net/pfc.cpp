@@ -417,6 +417,7 @@ bool Network::ecn_mark(uint32_t port, Packet& pkt) {
   }
   pkt.ecn = 3;  // CE
   ++counters_.ecn_marks;
+  ++queues_[port].ecn_marks;
   return true;
 }
 

@@ -4,8 +4,8 @@
 
 namespace fabricsim::output {
 
-std::string flows_csv_text(const std::vector<scenario::FlowRecord>& flows) {
-  std::string out = std::string(kFlowsCsvHeader) + "\n";
+std::string flows_csv_text(const std::vector<scenario::FlowRecord>& flows, bool with_path) {
+  std::string out = std::string(kFlowsCsvHeader) + (with_path ? ",path\n" : "\n");
   char slowdown[64];
   for (const scenario::FlowRecord& f : flows) {
     const bool done = f.finish_ps >= 0;
@@ -16,7 +16,11 @@ std::string flows_csv_text(const std::vector<scenario::FlowRecord>& flows) {
            (done ? std::to_string(f.fct_ps()) : "") + "," + std::to_string(f.ideal_fct_ps) + "," +
            (done ? slowdown : "") + "," + std::to_string(f.sent_bytes) + "," +
            std::to_string(f.delivered_bytes) + "," + std::to_string(f.dropped_bytes) + "," +
-           std::to_string(f.retransmitted_packets) + "\n";
+           std::to_string(f.retransmitted_packets) + "," + std::to_string(f.traffic_class) +
+           "," + std::to_string(f.qp);
+    // A path is port labels, '>', " | " and "(+N more)": never a comma or quote to escape.
+    if (with_path) out += "," + f.path;
+    out += "\n";
   }
   return out;
 }

@@ -10,7 +10,7 @@ namespace fabricsim::output {
 
 inline constexpr const char* kFlowsCsvHeader =
     "id,src,dst,size_bytes,start_ps,finish_ps,fct_ps,ideal_fct_ps,slowdown,sent_bytes,"
-    "delivered_bytes,dropped_bytes,retransmitted_packets";
+    "delivered_bytes,dropped_bytes,retransmitted_packets,class,qp";
 
 // Header line, then one line per flow in the given order. An unfinished flow leaves finish_ps,
 // fct_ps and slowdown empty (read as missing by pandas and spreadsheets, where -1 would be
@@ -19,6 +19,8 @@ inline constexpr const char* kFlowsCsvHeader =
 // CA LIDs the Subnet Manager's LFT sends out of each (`far` is "nic N" or "switch N").
 std::string routes_csv_text(const std::vector<scenario::PortRoutes>& routes);
 
-std::string flows_csv_text(const std::vector<scenario::FlowRecord>& flows);
+// class: the flow's IB SL or Ethernet priority; qp: its connection (QP, PDC, TCP connection).
+// `with_path` (outputs.flows.path) adds a last column, path (scenario/flow_paths.h format).
+std::string flows_csv_text(const std::vector<scenario::FlowRecord>& flows, bool with_path = false);
 
 }  // namespace fabricsim::output

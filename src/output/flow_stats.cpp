@@ -6,12 +6,15 @@
 namespace fabricsim::output {
 
 int64_t percentile_nearest_rank(const std::vector<int64_t>& sorted, double percent) {
-  const auto n = static_cast<__int128>(sorted.size());
+  return sorted[nearest_rank_index(sorted.size(), percent)];
+}
+
+size_t nearest_rank_index(size_t count, double percent) {
+  const auto n = static_cast<__int128>(count);
   const auto parts_per_million = static_cast<__int128>(std::llround(percent * 1e4));
   // ceil(ppm x n / 1e6) without floating point; rank 0 (percent 0) means the minimum.
   const __int128 rank = (parts_per_million * n + 999'999) / 1'000'000;
-  const __int128 index = std::clamp<__int128>(rank - 1, 0, n - 1);
-  return sorted[static_cast<size_t>(index)];
+  return static_cast<size_t>(std::clamp<__int128>(rank - 1, 0, n - 1));
 }
 
 FlowStats compute_flow_stats(const std::vector<scenario::FlowRecord>& flows) {

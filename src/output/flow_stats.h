@@ -15,6 +15,8 @@ namespace fabricsim::output {
 // integers from percent rounded to 1e-4, so p99.9 of 1000 values is exactly the 999th.
 // REQUIRES: `sorted` ascending and non-empty; 0 <= percent <= 100.
 int64_t percentile_nearest_rank(const std::vector<int64_t>& sorted, double percent);
+// The same rank as an index into a sorted list of n >= 1 values (for non-integer data).
+size_t nearest_rank_index(size_t n, double percent);
 
 struct FlowStats {
   int64_t total = 0;

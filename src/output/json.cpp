@@ -1,11 +1,44 @@
 #include "output/json.h"
 
+#include "output/fct_breakdown.h"
 #include "output/flow_stats.h"
 #include "output/ping_pong_table.h"
+#include "scenario/link_table.h"
 
 namespace fabricsim::output {
 
 using nlohmann::ordered_json;
+
+namespace {
+
+// fct_by_size / fct_by_class entries (output/fct_breakdown.h). Slowdowns are null when no
+// completed flow of the group has an ideal FCT, FCTs null when none completed.
+ordered_json fct_groups_json(const std::vector<FctGroup>& groups, bool by_size) {
+  ordered_json out = ordered_json::array();
+  for (const FctGroup& g : groups) {
+    ordered_json e;
+    if (by_size) {
+      e["bucket"] = g.label;
+      e["min_bytes"] = g.min_bytes;
+      e["max_bytes"] = g.max_bytes >= 0 ? ordered_json(g.max_bytes) : nullptr;
+    } else {
+      e["class"] = g.traffic_class;
+    }
+    e["flows"] = g.flows;
+    e["completed"] = g.completed;
+    const bool done = g.completed > 0;
+    e["fct_p50_ps"] = done ? ordered_json(g.fct_p50_ps) : nullptr;
+    e["fct_p99_ps"] = done ? ordered_json(g.fct_p99_ps) : nullptr;
+    e["fct_p999_ps"] = done ? ordered_json(g.fct_p999_ps) : nullptr;
+    e["slowdown_p50"] = g.with_slowdown ? ordered_json(g.slowdown_p50) : nullptr;
+    e["slowdown_p99"] = g.with_slowdown ? ordered_json(g.slowdown_p99) : nullptr;
+    e["slowdown_p999"] = g.with_slowdown ? ordered_json(g.slowdown_p999) : nullptr;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace
 
 ordered_json result_to_json(const scenario::RunResult& r) {
   ordered_json j;
@@ -50,6 +83,8 @@ ordered_json result_to_json(const scenario::RunResult& r) {
       e["end_ps"] = job.end_ps;
       e["alone_end_ps"] = job.alone_end_ps;
       e["slowdown"] = job.slowdown > 0 ? ordered_json(job.slowdown) : nullptr;
+      // How long the job ran: its last op's end less its start (null while unfinished).
+      e["time_ps"] = job.end_ps >= 0 ? ordered_json(job.end_ps - job.start_ps) : nullptr;
       ordered_json rows = ordered_json::array();
       for (const scenario::CollectiveRow& c : job.collectives) {
         const bool done = c.time_ps >= 0;
@@ -129,6 +164,9 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                 {"fct_max_ps", f.fct_max_ps},
                 {"mean_slowdown", f.mean_slowdown},
                 {"percentiles", "nearest-rank"}};
+  // By flow size and by class (issue 13): output/fct_breakdown.h for the edges and method.
+  j["fct_by_size"] = fct_groups_json(fct_by_size(r.flows), true);
+  j["fct_by_class"] = fct_groups_json(fct_by_class(r.flows), false);
   if (!r.ping_pong.empty()) j["ping_pong"] = ping_pong_json(r.ping_pong);  // pattern: ping_pong
   j["aggregate_throughput_gbps"] = r.aggregate_throughput_gbps;
   j["cost"] = {{"priced", r.cost.priced},
@@ -211,7 +249,9 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                    {"host_cpu_ps", n.host_cpu_ps},
                    {"fast_recoveries", n.fast_recoveries}};
   if (r.failure.link_failed_ps >= 0) {
-    j["failure"] = {{"link_failed_ps", r.failure.link_failed_ps},
+    j["failure"] = {{"link", r.failure.link.empty() ? ordered_json(nullptr)
+                                                    : ordered_json(r.failure.link)},
+                    {"link_failed_ps", r.failure.link_failed_ps},
                     {"routes_restored_ps", r.failure.routes_restored_ps},
                     {"affected_qps", r.failure.affected_qps},
                     {"recovered_ps", r.failure.recovered_ps},
@@ -255,6 +295,17 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                 {"end_ps", r.links.end_ps},
                 {"span_ps", r.links.span_ps},
                 {"tiers", std::move(groups)}};
+  // The ten busiest ports of links.csv (scenario/link_table.h hottest_links).
+  ordered_json hot = ordered_json::array();
+  for (const scenario::LinkRow& l : scenario::hottest_links(r.link_rows, scenario::kHottestLinks)) {
+    hot.push_back({{"link", l.link},
+                   {"utilization", l.utilization},
+                   {"peak_queue_bytes", l.peak_queue_bytes},
+                   {"drops", l.drops},
+                   {"pause_frames_received", l.pause_frames_received},
+                   {"ecn_marks", l.ecn_marks}});
+  }
+  j["hottest_links"] = std::move(hot);
   return j;
 }
 

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
+#include <iterator>
 #include <cerrno>
 #include <fstream>
 #include <regex>
@@ -17,14 +17,27 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every file name fabricsim writes into an output directory (output/write.h, output/compare.h).
-constexpr std::array<std::string_view, 12> kOwnFiles = {
-    kMarkerFile,  "result.json", "flows.csv",   "run.json",       "routes.csv",
-    "trace.pcap", "credits.csv", "compare.csv", "nccl-tests.csv", "scaling.csv",
+// Files fabricsim writes into an output directory (one per line, so that outputs added by
+// different changes merge without touching each other's lines).
+constexpr std::string_view kOwnFiles[] = {
+    kMarkerFile,
+    "result.json",
+    "flows.csv",
+    "run.json",
+    "routes.csv",
+    "trace.pcap",
+    "credits.csv",
+    "compare.csv",
+    "nccl-tests.csv",
+    "scaling.csv",
     "ping_pong.csv",
-    "report.html"};  // issue 13: outputs.report: html (output/report.h)
+    "trace.json",  // outputs.trace.enabled (output/chrome_trace.h)
+    "links.csv",   // every run (output/links_csv.h)
+    "report.html",  // outputs.report: html (output/report.h)
+};
 
 bool own_file(const std::string& name) {
-  return std::find(kOwnFiles.begin(), kOwnFiles.end(), name) != kOwnFiles.end();
+  return std::find(std::begin(kOwnFiles), std::end(kOwnFiles), name) != std::end(kOwnFiles);
 }
 
 constexpr const char* kUseAnother = "; a run replaces the whole directory: use a new or empty one";

@@ -6,9 +6,12 @@
 #include <vector>
 
 #include "core/units.h"
+#include "output/fct_breakdown.h"
 #include "output/flow_stats.h"
+#include "output/links_csv.h"
 #include "output/nccl_table.h"
 #include "output/ping_pong_table.h"
+#include "scenario/link_table.h"
 
 namespace fabricsim::output {
 namespace {
@@ -69,9 +72,19 @@ std::string format_summary(const scenario::RunResult& r) {
   }
   for (const scenario::JobResult& job : r.jobs) {
     const std::string label = r.jobs.size() > 1 ? "job " + job.name : std::string("job");
+    // Several jobs: each one's own time (end - start) and, for one collective size, its busbw.
+    std::string own;
+    if (r.jobs.size() > 1 && job.end_ps >= 0) {
+      if (job.start_ps > 0) own = "took " + format_time(job.end_ps - job.start_ps);
+      if (job.collectives.size() == 1 && job.collectives.front().time_ps >= 0) {
+        own += (own.empty() ? "busbw " : ", busbw ") +
+               fixed(job.collectives.front().busbw_gbytes_per_s, 2) + " GB/s";
+      }
+      if (!own.empty()) own = " (" + own + ")";
+    }
     rows.emplace_back(label, count(static_cast<int64_t>(job.gpus.size())) + " GPUs (" +
                                  job.placement + ")" +
-                                 (job.end_ps >= 0 ? ", done at " + format_time(job.end_ps)
+                                 (job.end_ps >= 0 ? ", done at " + format_time(job.end_ps) + own
                                                   : std::string(", not finished")) +
                                  (job.slowdown > 0 ? ", alone " + format_time(job.alone_end_ps) +
                                                          ": slowdown " + fixed(job.slowdown, 3)
@@ -152,7 +165,8 @@ std::string format_summary(const scenario::RunResult& r) {
                                       count(n.credit_violations) + " credit violations");
   }
   if (r.failure.link_failed_ps >= 0) {
-    std::string v = "link failed at " + format_time(r.failure.link_failed_ps) + ", ";
+    std::string v = (r.failure.link.empty() ? std::string("link") : "link " + r.failure.link) +
+                    " failed at " + format_time(r.failure.link_failed_ps) + ", ";
     v += r.failure.routes_restored_ps >= 0
              ? "routes restored at " + format_time(r.failure.routes_restored_ps) + " (" +
                    format_time(r.failure.routes_restored_ps - r.failure.link_failed_ps) +
@@ -255,6 +269,19 @@ std::string format_summary(const scenario::RunResult& r) {
     out += nccl_table_text(job.collectives);
   }
   if (!r.scaling.empty()) out += "\n  scaling (step time per node count):\n" + scaling_table_text(r.scaling);
+  // Issue 13: FCT by size bucket and by class (only when there is more than one of either),
+  // and the busiest ports. output/fct_breakdown.h, output/links_csv.h.
+  const std::vector<FctGroup> by_size = fct_by_size(r.flows);
+  if (by_size.size() > 1) {
+    out += "\n" + fct_groups_text("FCT by flow size (nearest-rank; slowdown = FCT / ideal):",
+                                   by_size);
+  }
+  const std::vector<FctGroup> by_class = fct_by_class(r.flows);
+  if (by_class.size() > 1) {
+    out += "\n" + fct_groups_text("FCT by class (IB SL / Ethernet priority):", by_class);
+  }
+  const std::string hot = hottest_links_text(r.link_rows, scenario::kHottestLinks);
+  if (!hot.empty()) out += "\n" + hot;
   return out;
 }
 

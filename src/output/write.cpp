@@ -3,8 +3,10 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "output/chrome_trace.h"
 #include "output/csv.h"
 #include "output/json.h"
+#include "output/links_csv.h"
 #include "output/nccl_table.h"
 #include "output/pcap_trace.h"
 #include "output/ping_pong_table.h"
@@ -30,7 +32,8 @@ void write_run_files(const std::filesystem::path& root, const scenario::RunResul
   if (ec) throw std::runtime_error("cannot create " + root.string() + ": " + ec.message());
   write_marker(root);
   write_file(root / "result.json", result_json_text(result));
-  write_file(root / "flows.csv", flows_csv_text(result.flows));
+  write_file(root / "flows.csv", flows_csv_text(result.flows, result.flow_paths));
+  write_file(root / "links.csv", links_csv_text(result.link_rows));
   write_file(root / "run.json", run_json_text(result.run));
   if (!result.sm_routes.empty()) write_file(root / "routes.csv", routes_csv_text(result.sm_routes));
   // GPU collectives: every job's rows, the nccl-tests table as CSV.
@@ -43,6 +46,8 @@ void write_run_files(const std::filesystem::path& root, const scenario::RunResul
   if (!result.ping_pong.empty()) {
     write_file(root / "ping_pong.csv", ping_pong_csv_text(result.ping_pong));
   }
+  // outputs.trace.enabled: the Chrome trace-event file (docs/trace.md).
+  if (result.trace.enabled) write_file(root / "trace.json", chrome_trace_json_text(result));
   if (!result.captured.empty()) {
     write_trace_pcap((root / "trace.pcap").string(), result);
     if (has_credit_packets(result.captured)) {

@@ -82,8 +82,10 @@ Bom bill_of_materials(const Scenario& resolved, const net::Network& net,
     bom.switch_ports_needed = std::max(bom.switch_ports_needed, static_cast<int>(x.num_ports));
   }
   bom.switch_ports_available = sw.ports_at(max_rate);
-  // A tier whose switches use fewer ports than the model has is priced whole: say so, since a
-  // buyer might build fewer, fuller switches (the builders keep one cable per switch pair).
+  // A tier whose switches use fewer ports than the model has is priced whole: say so. The
+  // fat-tree and rail builders already build the fewest top-tier switches the cabling allows
+  // (topo/fat_tree.cpp), so this remains for a topology.radix below the model's port count, a
+  // leaf count whose uplinks do not divide evenly, and the cores of a one-pod 3-tier tree.
   std::vector<int> tier_ports(bom.switches_per_tier.size(), 0);
   for (uint32_t s = 0; s < net.num_switches(); ++s) {
     const net::Switch& x = net.switch_at(s);

@@ -55,6 +55,10 @@ GpuWorkload::GpuWorkload(const Scenario& sc, node::RankTransport& rt,
                          const std::vector<uint32_t>& leaf_of_node)
     : rt_(rt), coll_(rt, sc.collective) {
   const uint32_t gpn = rt.gpus_per_node();
+  if (sc.trace.enabled) {
+    trace_ = std::make_unique<workload::TraceRecorder>(gpn);
+    coll_.set_trace(trace_.get());
+  }
   const uint32_t nodes = rt.gpus() / gpn;
   // Jobs and their nodes.
   std::vector<JobSpec> specs = sc.jobs;
@@ -292,6 +296,37 @@ void GpuWorkload::fill(RunResult& r) const {
     r.collective.algbw_gbytes_per_s = row.algbw_gbytes_per_s;
     r.collective.busbw_gbytes_per_s = row.busbw_gbytes_per_s;
   }
+}
+
+void GpuWorkload::take_trace(workload::TraceLog& out, int64_t end_ps) {
+  if (!trace_) return;
+  trace_->close_running(end_ps);
+  workload::TraceLog& log = trace_->log();
+  const uint32_t gpn = rt_.gpus_per_node();
+  // Compute spans: each compute op of each training step on its rank's compute stream.
+  for (const Job& job : jobs_) {
+    if (!job.training) continue;
+    const workload::TrainingEngine& t = *job.training;
+    const workload::Dag& dag = t.dag();
+    const uint32_t per_step = static_cast<uint32_t>(dag.ops.size());
+    for (uint32_t op = 0; op < t.total_ops(); ++op) {
+      const workload::DagOp& base = dag.ops[op % per_step];
+      if (base.kind != workload::DagOp::Kind::kCompute || t.op_start_ps(op) < 0) continue;
+      workload::TraceSpan s;
+      s.start_ps = t.op_start_ps(op);
+      s.unfinished = t.op_end_ps(op) < 0;
+      s.end_ps = s.unfinished ? end_ps : t.op_end_ps(op);
+      s.rank = job.gpus[base.rank];
+      s.host = s.rank / gpn;
+      s.name = log.label(workload::name(base.phase));
+      s.index = op / per_step;
+      s.cat = workload::TraceCat::kCompute;
+      log.spans.push_back(s);
+    }
+  }
+  log.enabled = true;
+  log.sim_end_ps = end_ps;
+  out = std::move(log);
 }
 
 }  // namespace fabricsim::scenario

@@ -12,6 +12,7 @@
 #include "scenario/result.h"
 #include "scenario/scenario.h"
 #include "workload/collective_engine.h"
+#include "workload/trace_recorder.h"
 #include "workload/training.h"
 
 namespace fabricsim::scenario {
@@ -34,6 +35,9 @@ class GpuWorkload {
   // Jobs, their collective rows and training results; the first collective also goes to
   // r.collective (so compare and the summary show it as before).
   void fill(RunResult& r) const;
+  // outputs.trace: the collectives' spans recorded so far plus every rank's compute spans;
+  // anything still running ends at `end_ps`, marked unfinished. Moves the log out (once).
+  void take_trace(workload::TraceLog& out, int64_t end_ps);
 
  private:
   struct Job {
@@ -65,6 +69,7 @@ class GpuWorkload {
   size_t jobs_done_ = 0;
   uint64_t total_units_ = 0;
   uint64_t finished_units_ = 0;
+  std::unique_ptr<workload::TraceRecorder> trace_;  // outputs.trace.enabled
 };
 
 }  // namespace fabricsim::scenario

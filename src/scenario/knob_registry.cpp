@@ -540,6 +540,7 @@ std::vector<Knob> build_knob_registry() {
       std::vector<std::pair<std::string, CapturePoint>>{{"nics", CapturePoint::kNics},
                                                         {"all", CapturePoint::kAll}},
       [](auto& s) -> auto& { return s.capture.point; }));
+  add_trace_knobs(k);  // outputs.trace.* (knob_registry_trace.cpp)
   add_report_knobs(k);  // outputs.report (issue 13)
   add_congestion_knobs(k);
   add_spray_knobs(k);
@@ -553,7 +554,9 @@ std::vector<Knob> build_knob_registry() {
   add_collective_knobs(k);
   add_cost_knobs(k);
   add_planes_knobs(k);
+  add_fat_tree_knobs(k);  // topology.upper_tiers
   add_dragonfly_routing_knobs(k);
+  add_flow_output_knobs(k);  // outputs.flows.path (knob_registry_outputs.cpp)
   bound_unit_keys(k);
   return k;
 }

@@ -133,7 +133,11 @@ void add_trim_knobs(std::vector<Knob>& k);
 // faults.plane_down.* (knob_registry_planes.cpp).
 void add_planes_knobs(std::vector<Knob>& k);
 void add_topo_file_knobs(std::vector<Knob>& k);  // knob_registry_topo_file.cpp
+// outputs.flows.path (knob_registry_outputs.cpp).
+void add_flow_output_knobs(std::vector<Knob>& k);
+void add_fat_tree_knobs(std::vector<Knob>& k);   // knob_registry_fattree.cpp
 void add_ping_pong_knobs(std::vector<Knob>& k);  // knob_registry_pingpong.cpp
+void add_trace_knobs(std::vector<Knob>& k);  // knob_registry_trace.cpp: outputs.trace.*
 void add_dragonfly_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp
 void add_dragonfly_routing_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp
 void add_report_knobs(std::vector<Knob>& k);  // knob_registry_report.cpp

@@ -179,6 +179,7 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // Workload::planned_ is built by push_back and (flows, Poisson) stable_sorted with a buffer of
   // up to as many elements; an explicit list is copied into Simulation::sc_ and Workload::spec_
   // (the loaded copy is already in the baseline).
+  int64_t trace_compute_spans = 0;  // outputs.trace: one span per training compute op
   int64_t work = wc.mul(grown_elements(t.planned), sizeof(workload::PlannedFlow));
   if (t.sorted) work = wc.add(work, wc.mul(t.planned, sizeof(workload::PlannedFlow)));
   work = wc.add(work, wc.mul(2, t.explicit_flows, sizeof(workload::ExplicitFlow)));
@@ -189,6 +190,7 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     const GpuTraffic g = gpu_traffic(sc);
     const int64_t gpus = topo_c.mul(sc.topology.hosts, sc.node.gpus_per_node);
     work = wc.add(work, wc.mul(g.dag_ops, sizeof(workload::DagOp) + 2 * 96));
+    trace_compute_spans = g.dag_ops;
     work = wc.add(work, wc.mul(g.dag_deps, 3 * sizeof(uint32_t)));
     work = wc.add(work, wc.mul(g.collectives, 512));
     // Measured: ResNet-50's 54 overlapping all-reduces over 128 GPUs take 6.3 MiB per channel,
@@ -358,6 +360,24 @@ ResourceEstimate estimate_resources(const Scenario& input) {
                        wc.mul(t.messages, SteadyWindow::bytes_per_flow() * 2), "outputs.steady_window"});
   }
   e.result_bytes = wc.add(records, cc.mul(frames, sizeof(CapturedFrame)));
+  // outputs.trace (workload/trace_recorder.h, output/chrome_trace.cpp; docs/trace.md). Traffic
+  // patterns: the spans are made when trace.json is written, at most max_flows of them, each a
+  // track entry (24 B) and ~260 characters of JSON in one string that doubles as it grows. GPU
+  // runs: a TraceSpan per compute op is counted; the collectives' step/send/recv spans depend
+  // on the algorithm the engine picks and are not (docs/trace.md gives their count).
+  int64_t trace_output = 0;
+  if (sc.trace.enabled) {
+    const Checked tc{"outputs.trace.max_flows"};
+    if (sc.node.gpus_per_node > 0) {
+      const int64_t spans = tc.mul(grown_elements(trace_compute_spans), sizeof(workload::TraceSpan));
+      e.parts.push_back({"trace spans", spans, "outputs.trace.enabled"});
+      e.result_bytes = tc.add(e.result_bytes, spans);
+      trace_output = tc.mul(trace_compute_spans, 24 + 2 * 260);
+    } else {
+      const int64_t kept = std::min(t.messages, sc.trace.max_flows);
+      trace_output = tc.mul(kept, 24 + 2 * 260);
+    }
+  }
 
   // ---- writing outputs, after the simulation is freed ----
   // flows.csv is one string (output/csv.cpp), doubling as it grows: per flow 13 fields and
@@ -372,6 +392,7 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   int64_t outputs = wc.add(e.result_bytes, grown_elements(wc.mul(t.messages, csv_row)));
   outputs = wc.add(outputs, wc.mul(grown_elements(t.messages), sizeof(int64_t)));
   if (ib) outputs = wc.add(outputs, cc.mul(frames, sizeof(CapturedFrame)));
+  outputs = wc.add(outputs, trace_output);
   e.output_bytes = outputs;
   // The sum stays below the bound too (so simulation_bytes() cannot overflow); the part that
   // tips it over is the one named.

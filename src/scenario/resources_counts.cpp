@@ -5,6 +5,7 @@
 
 #include "scenario/resources_gpu.h"
 #include "topo/file_topology.h"
+#include "topo/topology.h"
 #include "workload/workload.h"
 
 namespace fabricsim::scenario::preflight {
@@ -65,16 +66,28 @@ Shape shape_of(const topo::TopologySpec& t) {
     const int64_t uplinks = c.mul(s.leaves, s.up);
     int64_t spines = (uplinks + t.radix - 1) / t.radix;
     while (spines < s.up && s.up % spines != 0) ++spines;  // a refused shape may pass `up`
+    if (t.upper_tiers == topo::UpperTiers::kFull) spines = s.up;
     s.switches = s.leaves + spines;
     s.cables = c.add(s.nics, uplinks);
   } else if (t.tiers == 2) {
-    s.switches = s.leaves + s.up;
+    // topo/fat_tree.cpp: spines = the smallest divisor of `up` >= ceil(leaves x up / radix),
+    // every leaf's `up` uplinks cabled (up / spines parallel cables to each spine).
+    s.switches = s.leaves + (t.upper_tiers == topo::UpperTiers::kFull
+                                 ? s.up
+                                 : topo::detail::fewest_top_switches(
+                                       s.leaves, static_cast<int>(s.up), t.radix));
     s.cables = c.add(s.nics, c.mul(s.leaves, s.up));
   } else {
+    // topo/fat_tree.cpp: `up` aggs per pod, each with k/2 uplinks spread over its core group
+    // of C = the smallest divisor of k/2 >= ceil(pods x k/2 / k) cores.
     const int64_t half = t.radix / 2;
     const int64_t pods = (s.nics + half * down - 1) / (half * down);
     const int64_t aggs = c.mul(pods, s.up);
-    s.switches = s.leaves + aggs + s.up * half;
+    const int64_t cores_per_group =
+        t.upper_tiers == topo::UpperTiers::kFull
+            ? half
+            : topo::detail::fewest_top_switches(pods, static_cast<int>(half), t.radix);
+    s.switches = c.add(c.add(s.leaves, aggs), c.mul(s.up, cores_per_group));
     s.cables = c.add(c.add(s.nics, c.mul(s.leaves, s.up)), c.mul(aggs, half));
   }
   if (t.planes > 1) {

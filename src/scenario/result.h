@@ -10,6 +10,7 @@
 #include "scenario/steady_window.h"
 #include "transport/config.h"
 #include "workload/ping_pong.h"
+#include "workload/trace_recorder.h"
 
 namespace fabricsim::scenario {
 
@@ -27,6 +28,12 @@ struct FlowRecord {
   int64_t delivered_bytes = 0;
   int64_t dropped_bytes = 0;
   int64_t retransmitted_packets = 0;
+  // The flow's class: the IB service level on InfiniBand, else the 802.1p priority its data
+  // packets carry; and the connection it used (RoCE/IB QP, UET PDC, TCP connection number).
+  int traffic_class = 0;
+  uint32_t qp = 0;
+  // outputs.flows.path: the ports its data packets crossed (scenario/flow_paths.h format).
+  std::string path;
   int64_t fct_ps() const { return finish_ps < 0 ? -1 : finish_ps - start_ps; }
   double slowdown() const {
     return finish_ps < 0 || ideal_fct_ps <= 0 ? 0.0
@@ -196,6 +203,9 @@ struct PortRoutes {
 // A link failure during the run and the control plane's reaction (-1 = did not happen).
 struct FailureTimeline {
   int64_t link_failed_ps = -1;
+  // faults.link_down: the failed cable, as the port named in the scenario (port_label, e.g.
+  // "sw0:3->sw3"; links.csv marks both directions down). Empty for a plane failure.
+  std::string link;
   int64_t routes_restored_ps = -1;  // new SM LFTs / converged ECMP groups in effect
   // Affected QPs: QPs that lost at least one packet on or queued for the failed link, of any
   // kind and in either direction (data, READ request or response, ACK, NAK, CNP). A QP that
@@ -265,6 +275,28 @@ struct LinkLoads {
   std::vector<LinkGroupLoad> groups;
 };
 
+// One port (one direction of a cable) over the run: a row of links.csv (scenario/link_table.h).
+// Counters are totals since the start; utilization = tx_bytes x 8 / (rate x LinkLoads::span_ps).
+struct LinkRow {
+  uint32_t port = 0;       // net::Network port index
+  std::string link;        // port_label(): "sw3:5->sw17"
+  std::string from, to;    // node_label() of the sending and the receiving node
+  int from_tier = 0, to_tier = 0;  // 0 = NIC, 1 = leaf, 2 = spine, 3 = core
+  std::string direction;   // "up" (to a higher tier), "down", or "same"
+  int64_t rate_bps = 0;
+  int64_t tx_bytes = 0;    // wire bytes sent: every frame + preamble/SFD + IFG (Ethernet)
+  double utilization = 0;
+  int64_t peak_queue_bytes = 0;  // the most frame bytes any one class queue of the port held
+  int64_t drops = 0;             // packets dropped at this port (every reason)
+  int64_t pause_frames_sent = 0;      // PFC frames this port sent to its peer (it receives)
+  int64_t pause_frames_received = 0;  // PFC frames this port received (it was paused)
+  int64_t paused_ps = 0;         // time some class of it was paused (IB: a VL waited for credits)
+  int64_t ecn_marks = 0;         // CE marks set as packets left this port
+  int64_t credit_waits = 0;      // IB: times a VL's head waited for credits here
+  int64_t trimmed = 0;           // data packets trimmed to their header at this port
+  bool down = false;             // the cable failed during the run
+};
+
 struct RunStats {
   int64_t events = 0;
   double wall_seconds = 0;
@@ -324,10 +356,13 @@ struct RunResult {
   SteadyWindowResult steady_window;
   ContextCacheResult context_cache;      // fabric.nic.context_cache.enabled
   LinkLoads links;                       // utilization per tier and direction
+  std::vector<LinkRow> link_rows;        // links.csv: every port, in port order
+  bool flow_paths = false;               // outputs.flows.path: FlowRecord::path filled
   std::vector<PortRoutes> sm_routes;     // InfiniBand: per switch port, as last programmed
   FailureTimeline failure;
   SmRouting sm;                          // InfiniBand: the SM engine asked for and used
   std::vector<CapturedFrame> captured;   // empty unless Scenario::capture asks for frames
+  workload::TraceLog trace;              // outputs.trace.enabled: trace.json's spans (docs/trace.md)
   // How the captured packets were framed on the wire, for trace.pcap (output/pcap.h): the link
   // layer, the transport service and verb (they pick the BTH opcodes and extension headers), and
   // on InfiniBand the LID the Subnet Manager gave each NIC (the SLID; index = NIC).

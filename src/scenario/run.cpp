@@ -13,6 +13,7 @@
 #include "core/units.h"
 #include "scenario/infiniband.h"
 #include "scenario/link_load.h"
+#include "scenario/link_table.h"
 #include "scenario/ranges.h"
 #include "scenario/simulation.h"
 
@@ -192,6 +193,7 @@ RunResult run_with_baselines(const Scenario& sc, const RunOptions& options) {
       spec.fixed_nodes.push_back(static_cast<int>(job.gpus[g] / gpn));
     }
     alone.jobs = {spec};
+    alone.trace.enabled = false;  // only its end time is used: trace.json is the shared run's
     const RunResult a = run_scenario(alone, options);
     if (a.partial) {
       r.partial = true;
@@ -315,6 +317,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     f.delivered_bytes = m.delivered_bytes;
     f.dropped_bytes = m.dropped_bytes;
     f.retransmitted_packets = m.retransmitted_packets;
+    f.traffic_class = m.traffic_class;
+    f.qp = m.connection;
+    if (const FlowPaths* paths = sim.flow_paths()) f.path = paths->text(id);
     if (f.finish_ps < 0) {
       r.completed = false;
     } else {
@@ -356,6 +361,12 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   // last frame sent, so that bytes and time cover one interval.
   r.links = link_loads(net, first_start, r.completed ? last_finish : r.sim_time_ps);
 
+  if (sc.trace.enabled) {  // trace.json (docs/trace.md)
+    r.trace.max_flows = sc.trace.max_flows;
+    if (GpuWorkload* gpu = sim.gpu_workload()) gpu->take_trace(r.trace, r.sim_time_ps);
+    r.trace.enabled = true;
+    r.trace.sim_end_ps = r.sim_time_ps;
+  }
   if (const GpuWorkload* gpu = sim.gpu_workload()) {
     gpu->fill(r);  // jobs, their nccl-tests rows and training steps; r.collective = the first
     const node::GpuNet& g = *sim.gpu_net();
@@ -469,6 +480,10 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   fc.host_cpu_ps = tc.host_cpu_ps;
   fc.fast_recoveries = tc.fast_recoveries;
   r.failure.link_failed_ps = sim.link_failed_ps();
+  if (r.failure.link_failed_ps >= 0 && sc.link_fail.switch_index >= 0) {
+    const net::Switch& sw = net.switch_at(static_cast<uint32_t>(sc.link_fail.switch_index));
+    r.failure.link = port_label(net, sw.first_port + static_cast<uint32_t>(sc.link_fail.port));
+  }
   r.failure.routes_restored_ps = sim.routes_restored_ps();
   r.failure.recovered_ps = transport.failure_recovered_ps();
   r.failure.affected_qps = transport.failure_affected_connections();
@@ -494,6 +509,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     }
     if (net.port(p).is_nic && q.pause_frames_received > 0) ++fc.nic_ports_paused;
   }
+  r.link_rows = link_table(net, r.links);  // links.csv (after the pause accounting is closed)
+  r.flow_paths = sc.flow_paths;            // flows.csv's path column
   for (uint32_t s = 0; s < net.num_switches(); ++s) {
     fc.max_switch_buffer_bytes = std::max(fc.max_switch_buffer_bytes,
                                           net.switch_at(s).peak_buffer_bytes);

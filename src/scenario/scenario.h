@@ -18,6 +18,7 @@
 #include "transport/uet_config.h"
 #include "workload/collective_config.h"
 #include "workload/spec.h"
+#include "workload/trace_recorder.h"
 #include "workload/training_spec.h"
 
 namespace fabricsim::scenario {
@@ -198,8 +199,10 @@ struct Scenario {
   int64_t stop_time_ps = 0;
   std::string output_dir;  // where result files go ("" = none unless --out given)
   bool steady_window = false;  // outputs.steady_window: per-flow goodput over a steady window
+  workload::TraceSpec trace;   // outputs.trace.*: trace.json (docs/trace.md)
   CaptureSpec capture;
   ReportFormat report = ReportFormat::kNone;  // outputs.report (knob_registry_report.cpp)
+  bool flow_paths = false;  // outputs.flows.path: flows.csv gains each flow's path (flow_paths.h)
   NicStallSpec nic_stall;
   LinkFailSpec link_fail;
   CreditLossSpec credit_loss;

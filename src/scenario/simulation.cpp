@@ -275,7 +275,17 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
     }
     if (te_) te_learn();  // a delivery may post the next messages (collectives)
   };
-  if (sc_.capture.max_frames > 0) net_.set_tap(net::Tap{this, &Simulation::capture_hook});
+  // Observers of every transmitted frame (net::Tap): pcap capture and/or flow paths. With
+  // neither, no tap is installed and the per-hop path is unchanged.
+  capturing_ = sc_.capture.max_frames > 0;
+  if (sc_.flow_paths) flow_paths_ = std::make_unique<FlowPaths>(net_);
+  if (capturing_ && flow_paths_) {
+    net_.set_tap(net::Tap{this, &Simulation::tap_both});
+  } else if (capturing_) {
+    net_.set_tap(net::Tap{this, &Simulation::capture_hook});
+  } else if (flow_paths_) {
+    net_.set_tap(net::Tap{this, &Simulation::path_hook});
+  }
 }
 
 uint32_t Simulation::switch_port(int switch_index, int port, const char* key) const {
@@ -393,8 +403,20 @@ void Simulation::capture_hook(void* self, int64_t time_ps, uint32_t port, const 
   // IB flow-control packets go to credits.csv, not trace.pcap: they do not use up the budget.
   if (pkt.type != net::PacketType::kCredit) ++sim->captured_packets_;
   if (sim->captured_packets_ >= sim->sc_.capture.max_frames) {
-    net.set_tap(net::Tap{});  // enough: stop observing
+    sim->capturing_ = false;  // enough: stop capturing (and observing, unless paths are on)
+    if (!sim->flow_paths_) net.set_tap(net::Tap{});
   }
+}
+
+void Simulation::path_hook(void* self, int64_t /*time_ps*/, uint32_t port,
+                           const net::Packet& pkt) {
+  static_cast<Simulation*>(self)->flow_paths_->on_transmit(port, pkt);
+}
+
+void Simulation::tap_both(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt) {
+  auto* sim = static_cast<Simulation*>(self);
+  sim->flow_paths_->on_transmit(port, pkt);
+  if (sim->capturing_) capture_hook(self, time_ps, port, pkt);
 }
 
 void Simulation::start_workload() {

@@ -13,6 +13,7 @@
 #include "routing/ecmp.h"
 #include "routing/subnet_manager.h"
 #include "routing/te_controller.h"
+#include "scenario/flow_paths.h"
 #include "scenario/gpu_workload.h"
 #include "scenario/progress.h"
 #include "scenario/result.h"
@@ -69,6 +70,8 @@ class Simulation {
   const SteadyWindow* steady_window() const { return steady_.get(); }
   // Frames recorded per Scenario::capture, in transmit order.
   std::vector<CapturedFrame>& captured() { return captured_; }
+  // outputs.flows.path: each flow's ports, else nullptr.
+  const FlowPaths* flow_paths() const { return flow_paths_.get(); }
   uint64_t delivered_messages() const { return delivered_; }
   // InfiniBand: the Subnet Manager's latest sweep (empty on RoCE): LIDs, route counts, engine
   // and note; its LFTs and AR groups are released once programmed into the switches.
@@ -107,12 +110,17 @@ class Simulation {
   void on_link_fail(uint32_t port);
   void on_route_update();
   static void capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
+  // The one tap when both capture and path recording are on (the network has one tap).
+  static void tap_both(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
+  static void path_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
   int64_t events_ = 0;
   int64_t stop_marker_ps_ = -1;  // the time limit of the latest run() call
   bool interrupted_ = false;
   uint64_t delivered_ = 0;
   std::vector<CapturedFrame> captured_;
   int64_t captured_packets_ = 0;  // captured frames that go to trace.pcap
+  std::unique_ptr<FlowPaths> flow_paths_;  // outputs.flows.path
+  bool capturing_ = false;  // the capture budget is not yet spent
 };
 
 }  // namespace fabricsim::scenario

@@ -2,14 +2,34 @@
 // shares, and the dispatch of check_shape/build by kind (rail-optimized: rail.cpp).
 //
 // 2-tier, radix R, oversubscription o (leaf down:up = o:1):
-//     spine0 ... spine(u-1)            u = R / (o+1) spines, one cable to every leaf
+//     spine0 ... spine(S-1)            every leaf cabled to every spine, c = u/S cables per pair
 //      |  \  /  |
-//     leaf0 ... leaf(L-1)              d = R - u NIC ports per leaf, L = ceil(NICs / d) <= R
+//     leaf0 ... leaf(L-1)              d = R - u NIC ports per leaf, u = R / (o+1) uplinks,
+//                                      L = ceil(NICs / d) <= R
+//   S = the smallest divisor of u that is >= ceil(L·u / R): every spine then uses L·c <= R
+//   ports. A full tree (L = R) has S = u, one cable per pair; a partial one is built as a
+//   buyer builds it, with fewer, fuller spines and parallel cables -- the rule rail.cpp uses,
+//   which reproduces every row of NVIDIA's DGX SuperPOD B200/B300 component tables
+//   (docs/reference/gpu-node.md §4; 128 nodes x 8 NICs on 64-port switches: 32 leaves,
+//   16 spines, 2 cables per leaf-spine pair). Non-blocking stays non-blocking: every leaf keeps
+//   all u uplinks (its uplink capacity u x rate = its downlink capacity when o = 1), and every
+//   spine reaches every leaf with the same c cables.
 //
-// 3-tier k-ary fat-tree (Al-Fares, Loukissas, Vahdat, SIGCOMM 2008), radix k:
-//   (k/2) x u cores; pod p's aggregation switch j cables to cores j*(k/2) .. j*(k/2)+k/2-1;
-//   each pod has k/2 edges and u aggs, every edge cabled to every agg; an edge has d NIC ports.
-//   With o = 1, d = u = k/2 and the tree holds k^3/4 NICs in k pods.
+// 3-tier k-ary fat-tree (Al-Fares, Loukissas, Vahdat, SIGCOMM 2008), radix k, h = k/2:
+//   P pods, each with h edges (the last pod may have fewer) and u aggs, every edge cabled to
+//   every agg of its pod; an edge has d NIC ports. Agg j of every pod joins core group j, C
+//   cores, with h/C parallel cables to each: C = the smallest divisor of h that is >=
+//   ceil(P·h / k) (the same rule one tier up: a core uses P·h/C <= k ports). The full tree
+//   (P = k) has C = h, one cable per pair, u·h cores (with o = 1: k^3/4 NICs, 5k^2/4 switches);
+//   a partial non-blocking tree of P full pods has 5N/k switches for N NICs when P/2 divides
+//   k/2. NVIDIA's B200 SuperPOD RA (larger-SuperPOD table, docs/reference/gpu-node.md §4)
+//   builds 16 SUs (4,096 NICs, 64-port switches) as 128 leaves, 128 spines and 64 cores with
+//   4,096 cables per tier: here 4 pods of 32 edges and 32 aggs, C = 2 cores in each of the 32
+//   groups (64), 16 cables per agg-core pair -- the same counts.
+//   (One pod alone needs no core; it still gets C = 1 core per group, half its ports used, so
+//   `tiers: 3` always builds three tiers; describe's note flags the half-used cores.)
+// topology.upper_tiers: full keeps the full tree's upper tiers instead (u spines; u x k/2
+// cores), one cable per pair, spare ports waiting for the leaves/pods a full tree adds.
 #include <cmath>
 #include <string>
 
@@ -25,6 +45,10 @@ struct Shape {
   int down = 0;  // NIC ports per leaf/edge
   int up = 0;    // uplinks per leaf/edge
   int nics = 0;
+  int leaves = 0;  // leaves (2 tiers) or edges (3 tiers)
+  int pods = 0;    // 3 tiers
+  int top = 0;     // 2 tiers: spines; 3 tiers: cores per group (C)
+  int cables_per_pair = 1;  // leaf-spine (2 tiers) or agg-core (3 tiers)
 };
 
 Shape shape_of(const TopologySpec& spec) {
@@ -40,6 +64,11 @@ Shape shape_of(const TopologySpec& spec) {
   const int half = spec.radix / 2;
   if (spec.tiers == 2) {
     const int leaves = (s.nics + s.down - 1) / s.down;
+    s.leaves = leaves;
+    s.top = spec.upper_tiers == UpperTiers::kFull
+                ? s.up
+                : detail::fewest_top_switches(leaves, s.up, spec.radix);
+    s.cables_per_pair = s.up / s.top;
     if (leaves > spec.radix) {
       throw InputError("hosts.count",
                        std::to_string(s.nics) + " NICs need " + std::to_string(leaves) +
@@ -62,6 +91,12 @@ Shape shape_of(const TopologySpec& spec) {
                            " fat-tree holds at most " + std::to_string(spec.radix) + " pods (" +
                            std::to_string(spec.radix * per_pod) + " NICs)");
     }
+    s.leaves = (s.nics + s.down - 1) / s.down;
+    s.pods = pods;
+    s.top = spec.upper_tiers == UpperTiers::kFull
+                ? half
+                : detail::fewest_top_switches(pods, half, spec.radix);
+    s.cables_per_pair = half / s.top;
   }
   return s;
 }
@@ -79,6 +114,13 @@ void attach_nics(const Shape& s, const std::vector<uint32_t>& edges, const Fabri
 }
 
 }  // namespace
+
+int detail::fewest_top_switches(int64_t below, int uplinks, int radix) {
+  int64_t top = (below * uplinks + radix - 1) / radix;
+  if (top < 1) top = 1;
+  while (top < uplinks && uplinks % top != 0) ++top;  // ends at `uplinks` at the latest
+  return static_cast<int>(top);
+}
 
 detail::LeafPorts detail::leaf_ports(const TopologySpec& spec) {
   if (spec.radix < 4 || spec.radix % 2 != 0) {
@@ -145,28 +187,31 @@ BuiltTopology detail::build_fat_tree(const TopologySpec& spec, const FabricParam
   const auto& swc = params.switch_config;
   std::vector<uint32_t> edges;
   if (spec.tiers == 2) {
-    const int leaves = (s.nics + s.down - 1) / s.down;
     std::vector<uint32_t> spines;
-    for (int i = 0; i < leaves; ++i) edges.push_back(net.add_switch(swc, 1));
-    for (int i = 0; i < s.up; ++i) spines.push_back(net.add_switch(swc, 2));
+    for (int i = 0; i < s.leaves; ++i) edges.push_back(net.add_switch(swc, 1));
+    for (int i = 0; i < s.top; ++i) spines.push_back(net.add_switch(swc, 2));
     attach_nics(s, edges, params, net, out, spec.nics_per_host, endpoints);
     for (uint32_t leaf : edges) {
       for (uint32_t spine : spines) {
-        net.connect(net.switch_node(leaf), net.switch_node(spine), link);
+        for (int c = 0; c < s.cables_per_pair; ++c) {
+          net.connect(net.switch_node(leaf), net.switch_node(spine), link);
+        }
       }
     }
     out.description = "2-tier leaf-spine, radix " + std::to_string(spec.radix) + ", " +
-                      std::to_string(leaves) + " leaves x " + std::to_string(s.up) + " spines";
+                      std::to_string(s.leaves) + " leaves x " + std::to_string(s.top) + " spines";
+    if (s.cables_per_pair > 1) {
+      out.description += ", " + std::to_string(s.cables_per_pair) + " cables per leaf-spine";
+    }
   } else {
     const int half = spec.radix / 2;
-    const int per_pod = half * s.down;
-    const int pods = (s.nics + per_pod - 1) / per_pod;
-    const int total_edges = (s.nics + s.down - 1) / s.down;
+    const int pods = s.pods;
+    const int total_edges = s.leaves;
     for (int i = 0; i < total_edges; ++i) edges.push_back(net.add_switch(swc, 1));
     std::vector<uint32_t> aggs;  // pod-major: aggs[p * up + j]
     for (int i = 0; i < pods * s.up; ++i) aggs.push_back(net.add_switch(swc, 2));
-    std::vector<uint32_t> cores;  // cores[j * half + c]: group j serves agg j of every pod
-    for (int i = 0; i < s.up * half; ++i) cores.push_back(net.add_switch(swc, 3));
+    std::vector<uint32_t> cores;  // cores[j * C + c]: group j serves agg j of every pod
+    for (int i = 0; i < s.up * s.top; ++i) cores.push_back(net.add_switch(swc, 3));
     attach_nics(s, edges, params, net, out, spec.nics_per_host, endpoints);
     for (int e = 0; e < total_edges; ++e) {
       const int pod = e / half;
@@ -176,9 +221,11 @@ BuiltTopology detail::build_fat_tree(const TopologySpec& spec, const FabricParam
     }
     for (int p = 0; p < pods; ++p) {
       for (int j = 0; j < s.up; ++j) {
-        for (int c = 0; c < half; ++c) {
-          net.connect(net.switch_node(aggs[p * s.up + j]), net.switch_node(cores[j * half + c]),
-                      link);
+        for (int c = 0; c < s.top; ++c) {
+          for (int n = 0; n < s.cables_per_pair; ++n) {
+            net.connect(net.switch_node(aggs[p * s.up + j]), net.switch_node(cores[j * s.top + c]),
+                        link);
+          }
         }
       }
     }
@@ -186,6 +233,9 @@ BuiltTopology detail::build_fat_tree(const TopologySpec& spec, const FabricParam
                       std::to_string(pods) + " pods, " + std::to_string(total_edges) +
                       " edges, " + std::to_string(aggs.size()) + " aggs, " +
                       std::to_string(cores.size()) + " cores";
+    if (s.cables_per_pair > 1) {
+      out.description += ", " + std::to_string(s.cables_per_pair) + " cables per agg-core";
+    }
   }
   if (spec.oversubscription != 1.0) {
     out.description += ", " + std::to_string(s.down) + ":" + std::to_string(s.up) +

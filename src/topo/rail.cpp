@@ -78,8 +78,7 @@ RailShape rail_shape(const TopologySpec& spec) {
   }
   s.leaves = static_cast<int>(leaves);
   const int up = s.ports.up;
-  s.spines = static_cast<int>((leaves * up + radix - 1) / radix);
-  while (up % s.spines != 0) ++s.spines;  // ends at `up` at the latest
+  s.spines = spec.upper_tiers == UpperTiers::kFull ? up : fewest_top_switches(leaves, up, radix);
   return s;
 }
 

@@ -13,6 +13,13 @@ namespace fabricsim::topo {
 // by global links (Kim et al., ISCA 2008; topo/dragonfly.cpp).
 enum class TopologyKind : uint8_t { kFatTree, kRail, kFile, kDragonfly };
 
+// The tiers above the leaves of a partial fat_tree/leaf_spine (topo/fat_tree.cpp):
+// kFewest = the fewest spines/cores that take every uplink, parallel cables where a pair needs
+// more than one (how NVIDIA's SuperPOD RAs build a partial fabric); kFull = the switches a full
+// tree has (one spine per leaf uplink, k/2 cores per agg group), one cable per pair, their
+// spare ports left for the leaves/pods a full tree adds.
+enum class UpperTiers : uint8_t { kFewest, kFull };
+
 // How a Dragonfly's global links pair up the groups (topo/dragonfly.cpp).
 enum class DragonflyArrangement : uint8_t { kAbsolute, kPalmtree };
 
@@ -21,6 +28,7 @@ struct TopologySpec {
   int tiers = 2;                  // 2 = leaf-spine, 3 = k-ary fat-tree (Al-Fares et al. 2008)
   int radix = 16;                 // ports per switch
   double oversubscription = 1.0;  // leaf downlinks : uplinks (1 = non-blocking)
+  UpperTiers upper_tiers = UpperTiers::kFewest;  // fat_tree/leaf_spine/rail, partial trees
   int hosts = 128;          // rail: nodes
   int nics_per_host = 1;    // rail: rails (NIC k of every node is on rail k)
   std::string file;         // kFile: the topology file (resolved against the scenario's folder)

@@ -51,6 +51,13 @@ struct LeafPorts {
 // and splits the leaf's ports (fat_tree.cpp). Throws InputError naming the key.
 LeafPorts leaf_ports(const TopologySpec& spec);
 
+// The switches one tier up when `below` switches each spread `uplinks` cables evenly over all
+// of them, radix `radix`: the smallest divisor S of `uplinks` with below x uplinks / S <= radix,
+// so each pair gets uplinks / S parallel cables and no port is left over at the lower tier
+// (fat_tree.cpp's comment has the sources). `uplinks` when even that does not fit (a shape the
+// caller refuses).
+int fewest_top_switches(int64_t below, int uplinks, int radix);
+
 void check_rail(const TopologySpec& spec);  // rail.cpp
 // `endpoints` (multi-plane, topo/multi_plane.cpp): one plane, cabled to these nodes (per NIC
 // index, the NIC's plane selector) instead of new NICs, and the network left unfinalized.

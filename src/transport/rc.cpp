@@ -145,6 +145,8 @@ uint32_t RoceTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
   Qp& q = qps_[qp_id];
   Message m;
   m.qp = qp_id;
+  m.connection = qp_id;
+  m.traffic_class = ib() ? q.sl : q.priority;
   m.first_psn = q.psn_end;
   m.npkts = packets_for(size_bytes, cfg_.mtu_bytes);
   m.size_bytes = size_bytes;

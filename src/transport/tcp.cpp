@@ -115,6 +115,8 @@ uint32_t TcpTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_byt
   const int64_t now = sched_.now_ps;
   TcpMessage m;
   m.conn = cid;
+  m.connection = cid;
+  m.traffic_class = cfg_.data_priority;
   m.size_bytes = size_bytes;
   m.stream_bytes = std::max<int64_t>(size_bytes, 1);  // an empty message still sends a byte
   m.first_byte = c.stream_end;

@@ -41,6 +41,10 @@ struct MessageRecord {
   uint64_t tag = 0;  // the workload's own label
   uint32_t src_nic = 0;
   uint32_t dst_nic = 0;
+  // For the flow table (flows.csv class, qp): the connection the message went on (RoCE/IB
+  // QP, UET PDC, TCP connection) and its class (IB: the SL; Ethernet: the 802.1p priority).
+  uint32_t connection = 0;
+  int traffic_class = 0;
 };
 
 // Counters the result layer reads. A transport fills the ones that mean something for it and

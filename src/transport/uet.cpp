@@ -161,6 +161,8 @@ uint32_t UetTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_byt
   UetPdc& q = pdcs_[id_pdc];
   UetMessage m;
   m.pdc = id_pdc;
+  m.connection = id_pdc;
+  m.traffic_class = cfg_.data_priority;
   m.first_psn = q.psn_end;
   m.npkts = size_bytes <= 0 ? 1
                             : static_cast<uint32_t>((size_bytes + cfg_.mtu_bytes - 1) / cfg_.mtu_bytes);

@@ -315,8 +315,9 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
     throw InputError("workload.ranks", "collective needs " + std::to_string(plan->conns.size()) +
                                            " connections; at most 2^20 are supported");
   }
-  finalize(*plan);
   r.start_ps = rt_.now_ps();
+  if (trace_) trace_->begin(id, r, spec, *plan);  // before finalize drops the edge lists
+  finalize(*plan);
   records_.push_back(r);
   running_.push_back({std::move(plan), std::move(done)});
   // NCCL's baseLatency is charged once, before the first step (P2P operations have none in
@@ -352,6 +353,7 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
     ++c.next_send;
     ++rec.messages;
     rec.wire_bytes += wire;
+    if (trace_) trace_->sent(id, plan, e, m, data, rt_.now_ps());
     rt_.send(c.src, c.dst, wire, cookie(kArrive, id, e, m), c.delay_ps);
     // The inputs of this message are consumed once it is posted: their FIFO slots free and the
     // credit (head update) travels back to their senders.
@@ -373,6 +375,7 @@ void CollectiveEngine::on_arrived(uint64_t ck) {
   Conn& c = plan.conns[e];
   const int64_t m = c.next_send - 1 -
                     static_cast<int64_t>((static_cast<uint64_t>(c.next_send - 1) - ck) & kMsgMask);
+  if (trace_) trace_->arrived(id, plan, e, m, rt_.now_ps());
   ++c.arrived;
   --plan.remaining;
   const detail::Stream& st = plan.streams[c.stream];
@@ -420,6 +423,7 @@ void CollectiveEngine::on_timer(uint64_t ck) {
 
 void CollectiveEngine::finish(uint32_t id) {
   records_[id].end_ps = rt_.now_ps();
+  if (trace_) trace_->finish(id, records_[id]);
   std::function<void(uint32_t)> done = std::move(running_[id].done);
   running_[id].plan.reset();
   if (done) done(id);

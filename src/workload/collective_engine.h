@@ -16,6 +16,7 @@
 #include "workload/collective.h"
 #include "workload/collective_config.h"
 #include "workload/collective_plan.h"
+#include "workload/trace_recorder.h"
 
 namespace fabricsim::workload {
 
@@ -34,6 +35,9 @@ class CollectiveEngine final : public CollectiveRunner {
   void on_timer(uint64_t cookie);
 
   const CollectiveConfig& config() const { return cfg_; }
+  // trace.json (workload/trace_recorder.h): every message posted and arrived is reported to
+  // `trace` (nullptr = none, the default: one untaken branch per message).
+  void set_trace(TraceRecorder* trace) { trace_ = trace; }
 
  private:
   struct Running {
@@ -51,6 +55,7 @@ class CollectiveEngine final : public CollectiveRunner {
   CollectiveConfig cfg_;
   std::vector<CollectiveRecord> records_;
   std::vector<Running> running_;
+  TraceRecorder* trace_ = nullptr;
 };
 
 }  // namespace fabricsim::workload

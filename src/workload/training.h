@@ -83,6 +83,11 @@ class TrainingEngine {
   // The runner's id of a collective op of the expanded DAG (its CollectiveRecord), -1 when the
   // op is compute or moved nothing (a one-rank group or zero bytes).
   int64_t runner_id(uint32_t op) const { return runner_id_[op]; }
+  // The DAG of one step and the expanded ops' times so far (-1 = not started / not ended), for
+  // trace.json's compute spans; valid before done() too.
+  const Dag& dag() const { return dag_; }
+  int64_t op_start_ps(uint32_t op) const { return start_ps_[op]; }
+  int64_t op_end_ps(uint32_t op) const { return end_ps_[op]; }
 
  private:
   void expand(int steps);

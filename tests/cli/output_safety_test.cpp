@@ -185,11 +185,12 @@ TEST_F(OutputSafetyTest, AnIbRunsFilesDoNotStayBesideALaterRoceRun) {
   ASSERT_EQ(ib.exit_code, 0) << ib.err;
   EXPECT_EQ(entries(out),
             (std::set<std::string>{".fabricsim-output", "result.json", "flows.csv", "run.json",
-                                   "routes.csv", "trace.pcap", "credits.csv"}));
+                                   "routes.csv", "trace.pcap", "credits.csv", "links.csv"}));
   const CliOutcome roce = run("run '" + file + "' --out '" + out.string() + "'");
   ASSERT_EQ(roce.exit_code, 0) << roce.err;
   EXPECT_EQ(entries(out),
-            (std::set<std::string>{".fabricsim-output", "result.json", "flows.csv", "run.json"}))
+            (std::set<std::string>{".fabricsim-output", "result.json", "flows.csv", "run.json",
+                                   "links.csv"}))
       << "the RoCE run replaced the directory as a whole";
   EXPECT_EQ(json::parse(read_file(out / "result.json")).at("technology"), "roce");
   for (const std::string& name : entries(dir_)) {

@@ -19,6 +19,7 @@
 
 #include "../support/cli_runner.h"
 #include "output/csv.h"
+#include "output/links_csv.h"
 #include "scenario/load.h"
 
 namespace fabricsim {
@@ -292,6 +293,43 @@ TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
       << "flows.csv delivered_bytes sum to result.json data_bytes_delivered";
   EXPECT_EQ(dropped, counters.at("dropped_bytes").get<int64_t>())
       << "flows.csv dropped_bytes sum to result.json dropped_bytes";
+
+  // links.csv: a row per port (two per cable); its per-port counters, kept where each event
+  // happens, sum to the fabric-wide counters kept elsewhere; utilization within [0, 1].
+  const auto links = parse_csv(read_file(out / "links.csv"));
+  ASSERT_FALSE(links.empty()) << "links.csv has a header";
+  std::string links_header;
+  for (size_t i = 0; i < links[0].size(); ++i) links_header += (i ? "," : "") + links[0][i];
+  ASSERT_EQ(links_header, output::kLinksCsvHeader);
+  EXPECT_EQ(links.size() - 1, 2 * result.at("topology").at("links").get<size_t>())
+      << "links.csv: both directions of every cable";
+  int64_t link_drops = 0, pauses = 0, marks = 0, waits = 0, trims = 0;
+  double busiest = -1;
+  std::string busiest_link;
+  for (size_t i = 1; i < links.size(); ++i) {
+    const std::vector<std::string>& row = links[i];
+    ASSERT_EQ(row.size(), links[0].size()) << "links.csv row " << i;
+    const double u = std::stod(row[9]);
+    EXPECT_GE(u, 0.0);
+    EXPECT_LE(u, 1.0) << row[1];
+    if (u > busiest) {
+      busiest = u;
+      busiest_link = row[1];
+    }
+    link_drops += to_int(row[11]);
+    pauses += to_int(row[12]);
+    marks += to_int(row[15]);
+    waits += to_int(row[16]);
+    trims += to_int(row[17]);
+  }
+  EXPECT_EQ(link_drops, counters.at("dropped_packets").get<int64_t>()) << "links.csv drops";
+  EXPECT_EQ(pauses, counters.at("pause_frames").get<int64_t>()) << "links.csv PFC frames";
+  EXPECT_EQ(marks, counters.at("ecn_marks").get<int64_t>()) << "links.csv ECN marks";
+  EXPECT_EQ(waits, counters.at("credit_waits").get<int64_t>()) << "links.csv credit waits";
+  EXPECT_EQ(trims, counters.at("trimmed_packets").get<int64_t>()) << "links.csv trims";
+  ASSERT_FALSE(result.at("hottest_links").empty()) << "traffic: a hottest link";
+  EXPECT_NEAR(result.at("hottest_links")[0].at("utilization").get<double>(), busiest, 1e-8)
+      << "the first hottest link is the busiest row of links.csv (" << busiest_link << ")";
 }
 
 // The same example run twice into one directory and once into another gives byte-identical

@@ -52,11 +52,11 @@ TEST(FlowsCsv, HeaderAndRows) {
   std::getline(lines, second);
   EXPECT_EQ(header,
             "id,src,dst,size_bytes,start_ps,finish_ps,fct_ps,ideal_fct_ps,slowdown,sent_bytes,"
-            "delivered_bytes,dropped_bytes,retransmitted_packets")
-      << "the header is a published interface";
-  EXPECT_EQ(first, "0,1,2,65536,0,1831040,1831040,1817280,1.007572,65536,65536,0,0")
+            "delivered_bytes,dropped_bytes,retransmitted_packets,class,qp")
+      << "the header is a published interface (new columns only at the end)";
+  EXPECT_EQ(first, "0,1,2,65536,0,1831040,1831040,1817280,1.007572,65536,65536,0,0,0,0")
       << "a finished flow: integers and a six-decimal slowdown";
-  EXPECT_EQ(second, "1,1,2,65536,0,,,1817280,,65536,65536,0,0")
+  EXPECT_EQ(second, "1,1,2,65536,0,,,1817280,,65536,65536,0,0,0,0")
       << "an unfinished flow leaves finish, FCT and slowdown empty";
 }
 

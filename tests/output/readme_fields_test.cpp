@@ -13,6 +13,7 @@
 #include "output/csv.h"
 #include "output/nccl_table.h"
 #include "output/json.h"
+#include "output/links_csv.h"
 #include "output/pcap_trace.h"
 #include "output/ping_pong_table.h"
 
@@ -80,6 +81,7 @@ scenario::RunResult everything() {
   scenario::RunResult r;
   r.collective.present = true;
   r.failure.link_failed_ps = 1;
+  r.failure.link = "sw0:3->sw3";
   r.sm.present = true;
   r.sm.fallback_reason = "why";
   r.steady_window_asked = true;
@@ -103,6 +105,12 @@ scenario::RunResult everything() {
   workload::PingPongStats pp;
   pp.iterations = 1;
   r.ping_pong.push_back(pp);
+  scenario::FlowRecord flow;
+  flow.finish_ps = 1;
+  r.flows.push_back(flow);  // fct_by_size, fct_by_class
+  scenario::LinkRow link;
+  link.tx_bytes = 1;
+  r.link_rows.push_back(link);  // hottest_links
   return r;
 }
 
@@ -130,7 +138,8 @@ TEST(ReadmeFields, RunJsonKeysAreListed) {
 }
 
 TEST(ReadmeFields, CsvColumnsAreListed) {
-  EXPECT_EQ(readme_keys("flows.csv"), csv_columns(flows_csv_text({})));
+  EXPECT_EQ(readme_keys("flows.csv"), csv_columns(flows_csv_text({}, /*with_path=*/true)));
+  EXPECT_EQ(readme_keys("links.csv"), csv_columns(links_csv_text({})));
   EXPECT_EQ(readme_keys("compare.csv"), csv_columns(kCompareCsvHeader));
   EXPECT_EQ(readme_keys("routes.csv"), csv_columns(routes_csv_text({})));
   EXPECT_EQ(readme_keys("credits.csv"), csv_columns(credits_csv_text({})));

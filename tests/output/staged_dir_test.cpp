@@ -82,7 +82,8 @@ TEST(StagedDir, ANewRunReplacesTheWholeDirectory) {
   ASSERT_TRUE(fs::exists(out / "routes.csv")) << "the IB run writes routes.csv";
   write_run_outputs(out.string(), small_result(false));
   EXPECT_EQ(entries(out),
-            (std::set<std::string>{kMarkerFile, "result.json", "flows.csv", "run.json"}))
+            (std::set<std::string>{kMarkerFile, "result.json", "flows.csv", "links.csv",
+                                   "run.json"}))
       << "only the RoCE run's files";
   EXPECT_NE(read_file(out / "result.json").find("roce-run"), std::string::npos);
   EXPECT_EQ(entries(scratch.path()), std::set<std::string>{"out"})

@@ -157,7 +157,8 @@ workload: {kind: pattern, pattern: flows, flows: [[0, 4, 1MB, 0us]]}
   EXPECT_EQ(intact.sm.engine_used, "ftree");
   EXPECT_TRUE(intact.sm.fallback_reason.empty()) << intact.sm.fallback_reason;
   EXPECT_TRUE(output::result_to_json(intact)["sm"]["fallback_reason"].is_null());
-  EXPECT_EQ(output::format_summary(intact).find("->"), std::string::npos);
+  // ("SM ... ->": the hottest-links table names ports "sw0:3->sw3")
+  EXPECT_EQ(output::format_summary(intact).find("SM ftree ->"), std::string::npos);
   // Ethernet has no SM.
   EXPECT_TRUE(
       output::result_to_json(scenario::run_scenario(load(kLeafSpineFailure)))["sm"].is_null());

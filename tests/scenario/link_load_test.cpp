@@ -189,7 +189,7 @@ fabric:
   technology: roce
   link: {rate: 100Gbps, cable: 3m}
   roce: {ack_timeout_exponent: 4}   # 65.5 us local ACK timeout
-topology: {kind: leaf_spine, radix: 4}
+topology: {kind: leaf_spine, radix: 4, upper_tiers: full}   # two spines, as drawn
 hosts: {count: 4}
 routing: {ecmp: {convergence: 250us}}
 faults: {link_down: {switch: 0, port: 3, at: 80us}}

@@ -47,6 +47,15 @@ TEST(ResourceEstimate, TopologyCountsMatchTheBuiltFabric) {
       "topology: {kind: leaf_spine, radix: 16, oversubscription: 3}\nhosts: {count: 100}\n",
       "topology: {kind: fat_tree, tiers: 3, radix: 8}\nhosts: {count: 128}\n",
       "topology: {kind: fat_tree, tiers: 3, radix: 8}\nhosts: {count: 60, nics_per_host: 2}\n",
+      // partial trees: fewest spines/cores (parallel cables), odd sizes, one pod, whole tiers
+      "topology: {kind: leaf_spine, radix: 64}\nhosts: {count: 128, nics_per_host: 8}\n",
+      "topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 40}\n",
+      "topology: {kind: leaf_spine, radix: 16, upper_tiers: full}\nhosts: {count: 40}\n",
+      "topology: {kind: fat_tree, tiers: 3, radix: 32}\nhosts: {count: 1024}\n",
+      "topology: {kind: fat_tree, tiers: 3, radix: 8}\nhosts: {count: 40}\n",
+      "topology: {kind: fat_tree, tiers: 3, radix: 8}\nhosts: {count: 12}\n",
+      "topology: {kind: fat_tree, tiers: 3, radix: 8, upper_tiers: full}\nhosts: {count: 40}\n",
+      "topology: {kind: rail, radix: 8, upper_tiers: full}\nhosts: {count: 6, nics_per_host: 2}\n",
       // rail: 2 leaves per rail, parallel leaf-spine cables; uneven spines; oversubscribed
       "topology: {kind: rail, radix: 8}\nhosts: {count: 6, nics_per_host: 4}\n",
       "topology: {kind: rail, radix: 16}\nhosts: {count: 2, nics_per_host: 5}\n",
@@ -139,19 +148,19 @@ TEST(ResourceEstimate, PacketsAreBoundedByTrafficAndByBuffers) {
   const std::string fabric =
       "fabric: {switch: {buffer: 64MiB}, roce: {mtu: 4096B}}\n"
       "topology: {kind: leaf_spine, radix: 8}\nhosts: {count: 16}\n";
-  // 16 flows x 1 MiB = 16 x 256 MTU packets + 16 = 4112 << 8 switches x 64 MiB / ~4 KiB.
+  // 16 flows x 1 MiB = 16 x 256 MTU packets + 16 = 4112 << 6 switches x 64 MiB / ~4 KiB.
   const ResourceEstimate small = estimate_resources(
       scenario_of(fabric + "workload: {kind: pattern, pattern: permutation, flow_size: 1MiB}\n"));
   EXPECT_EQ(small.packets, 16 * 256 + 16);
   EXPECT_EQ(part(small, "packets"), 2 * small.packets * static_cast<int64_t>(sizeof(net::Packet)));
-  // 16 x 1 GiB of traffic: the 8 switches' buffers bound it, 64 MiB each in frames of 4096
+  // 16 x 1 GiB of traffic: the 6 switches' buffers bound it, 64 MiB each in frames of 4096
   // bytes of payload plus the RoCEv2 headers (at least 58 bytes: Ethernet 14 + FCS 4, IPv4 20,
   // UDP 8, BTH 12).
   const ResourceEstimate big = estimate_resources(
       scenario_of(fabric + "workload: {kind: pattern, pattern: permutation, flow_size: 1GiB}\n"));
-  EXPECT_EQ(big.switches, 8) << "4 leaves of 4 NICs, 4 spines";
-  EXPECT_LE(big.packets, 8 * (64ll << 20) / (4096 + 58));
-  EXPECT_GE(big.packets, 8 * (64ll << 20) / (4096 + 200));
+  EXPECT_EQ(big.switches, 6) << "4 leaves of 4 NICs; their 16 uplinks fill 2 spines of 8 ports";
+  EXPECT_LE(big.packets, 6 * (64ll << 20) / (4096 + 58));
+  EXPECT_GE(big.packets, 6 * (64ll << 20) / (4096 + 200));
 }
 
 // A capture keeps one CapturedFrame per frame (and on InfiniBand its flow-control packets).

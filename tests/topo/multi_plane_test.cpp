@@ -83,8 +83,9 @@ void expect_counts(const TopologySpec& spec, int nics, int per_plane_switches,
 }
 
 TEST(MultiPlaneTopology, LeafSpineCountsArePTimesOnePlane) {
-  // 8 NICs, radix 8: d = u = 4, L = 2, S = 4; 8 + 2 x 4 = 16 cables per plane.
-  expect_counts(spec_of(TopologyKind::kFatTree, 2, 8, 8, 1, 1), 8, 2 + 4, 8 + 2 * 4);
+  // 8 NICs, radix 8: d = u = 4, L = 2, S = smallest divisor of 4 >= ceil(2 x 4 / 8) = 1, so
+  // 1 spine with 4 cables per leaf (topo/fat_tree.cpp); 8 + 2 x 4 = 16 cables per plane.
+  expect_counts(spec_of(TopologyKind::kFatTree, 2, 8, 8, 1, 1), 8, 2 + 1, 8 + 2 * 4);
 }
 
 TEST(MultiPlaneTopology, FatTreeCountsArePTimesOnePlane) {
@@ -127,7 +128,7 @@ TEST(MultiPlaneTopology, OnePlaneIsTheSingleFabric) {
   // topology.planes: 1 takes the single-fabric builder: no selector, the classic counts.
   Fabric f;
   f.topo = build(spec_of(TopologyKind::kFatTree, 2, 8, 8, 1, 1), FabricParams{}, f.net);
-  EXPECT_EQ(f.topo.switches, 2 + 4);
+  EXPECT_EQ(f.topo.switches, 2 + 1) << "2 leaves, 1 spine with 4 cables to each";
   EXPECT_EQ(f.topo.cables, 8 + 2 * 4);
   EXPECT_EQ(f.net.switch_at(0).tier, 1);
   // And a run with the key written out is byte-identical to one without it.

@@ -55,6 +55,9 @@ scenario::Scenario two_path_flow(bool out_of_order, int reorder_buffer) {
   sc.topology.tiers = 2;
   sc.topology.radix = 4;
   sc.topology.hosts = 4;
+  // Two spines, one cable each (the partial tree's default would be one spine with two
+  // parallel cables: the same two paths, numbered differently).
+  sc.topology.upper_tiers = topo::UpperTiers::kFull;
   sc.link.rate_bps = kRateBps;
   sc.roce.spray = true;
   sc.roce.out_of_order = out_of_order;

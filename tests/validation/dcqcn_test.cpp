@@ -31,6 +31,11 @@ scenario::Scenario bottleneck(const std::string& profile, int senders) {
   sc.topology.tiers = 2;
   sc.topology.radix = senders > 8 ? 16 : 8;
   sc.topology.hosts = senders > 8 ? 64 : 16;
+  // One spine per leaf uplink, one cable each, the fabric these shares were measured on. With
+  // the partial tree's default (half the spines, 2 cables per pair) the ECMP placement of the
+  // 8:1 incast's remote senders changes and nvidia-default's sender 4 gets 16.0 Gb/s against
+  // a 12.25 share (+31%): the 15% bound holds per placement, not for every placement.
+  sc.topology.upper_tiers = topo::UpperTiers::kFull;
   sc.link.rate_bps = static_cast<int64_t>(kRateBps);
   sc.switch_config.buffer_bytes = 16 << 20;
   sc.switch_config.pfc.enabled = true;

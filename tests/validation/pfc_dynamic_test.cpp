@@ -68,8 +68,9 @@ TEST(PfcDynamic, HeadroomIsReservedOutOfTheSwitchBuffer) {
   scenario::Simulation sim(fabric(kBuffer));
   const net::Network& net = sim.network();
   for (uint32_t s = 0; s < net.num_switches(); ++s) {
-    // A leaf has 4 NICs + 4 uplinks; a spine one port per leaf (4).
-    const int64_t ports = net.switch_at(s).tier == 2 ? 4 : 8;
+    // A leaf has 4 NICs + 4 uplinks; the 4 leaves' 16 uplinks fill 2 spines of 8 ports (2
+    // cables per leaf-spine pair, topo/fat_tree.cpp): every switch has 8 ports.
+    const int64_t ports = 8;
     ASSERT_EQ(static_cast<int64_t>(net.switch_at(s).num_ports), ports) << "switch " << s;
     EXPECT_EQ(net.switch_at(s).buffer_bytes, kBuffer - ports * kHeadroom)
         << "shared pool = buffer - ports x lossless classes x headroom";

@@ -64,6 +64,9 @@ scenario::Scenario leaf_spine(int radix, int hosts, int64_t switch_buffer, bool 
   sc.topology.tiers = 2;
   sc.topology.radix = radix;
   sc.topology.hosts = hosts;
+  // The fabrics drawn in this file: one spine per leaf uplink, one cable per leaf-spine pair
+  // (the partial tree's default builds half as many spines with 2 cables per pair).
+  sc.topology.upper_tiers = topo::UpperTiers::kFull;
   sc.link.rate_bps = static_cast<int64_t>(kRateBps);
   sc.link.cable_m = 3.0;
   sc.switch_config.buffer_bytes = switch_buffer;
