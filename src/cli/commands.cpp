@@ -270,6 +270,7 @@ int run_command(const RunArgs& args) {
               << (result.sm_routes.empty() ? "" : ", routes.csv")
               << (result.captured.empty() || !result.infiniband ? "" : ", credits.csv")
               << (result.ping_pong.empty() ? "" : ", ping_pong.csv")
+              << (result.telemetry.present ? ", timeseries_ports.csv, timeseries_qps.csv" : "")
               << (loaded.scenario.report == scenario::ReportFormat::kHtml ? ", report.html" : "")
               << ")\n";
   }

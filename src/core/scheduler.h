@@ -31,6 +31,7 @@ enum EventKind : uint32_t {
   // (target = the node layer's slot)
   kNodeEvent = 16,
   kWindowSample = 17,  // results: the steady-window goodput sampler (scenario/steady_window.h)
+  kTelemetrySample = 18,  // results: the time-series samplers (scenario/telemetry.h)
   // transport: received packets that waited for a connection context may go (target = NIC;
   // net/nic_context_cache.h)
   kCtxRx = 19,

@@ -33,6 +33,8 @@ constexpr std::string_view kOwnFiles[] = {
     "ping_pong.csv",
     "trace.json",  // outputs.trace.enabled (output/chrome_trace.h)
     "links.csv",   // every run (output/links_csv.h)
+    "timeseries_ports.csv",  // outputs.timeseries (output/timeseries.h)
+    "timeseries_qps.csv",
     "report.html",  // outputs.report: html (output/report.h)
 };
 

@@ -132,6 +132,18 @@ std::string format_summary(const scenario::RunResult& r) {
                                        ", " + count(w.flows) + " flows)"
                                  : "not measured: " + w.why_not);
   }
+  if (r.telemetry.present) {  // outputs.timeseries (scenario/telemetry.h)
+    const scenario::TelemetryResult& t = r.telemetry;
+    std::string value = count(static_cast<int64_t>(t.times_ps.size())) + " samples every " +
+                        format_time(t.interval_ps) + ", " + count(static_cast<int64_t>(t.ports.size())) + " ports, " +
+                        count(static_cast<int64_t>(t.qps.size())) + " QPs";
+    if (t.truncated && t.times_ps.size() >= 2) {
+      value += "; max_samples reached: the last interval runs from " +
+               format_time(t.times_ps[t.times_ps.size() - 2]) + " to the end";
+    }
+    for (const int qp : t.qps_never_opened) value += "; QP " + std::to_string(qp) + " never opened";
+    rows.emplace_back("time series", value);
+  }
   for (const scenario::LinkGroupLoad& g : r.links.groups) {
     std::string value = "mean " + percent(g.mean_utilization) + ", max " +
                         percent(g.max_utilization) + ", imbalance " +

@@ -11,6 +11,7 @@
 #include "output/pcap_trace.h"
 #include "output/ping_pong_table.h"
 #include "output/staged_dir.h"
+#include "output/timeseries.h"
 
 namespace fabricsim::output {
 namespace {
@@ -48,6 +49,10 @@ void write_run_files(const std::filesystem::path& root, const scenario::RunResul
   }
   // outputs.trace.enabled: the Chrome trace-event file (docs/trace.md).
   if (result.trace.enabled) write_file(root / "trace.json", chrome_trace_json_text(result));
+  if (result.telemetry.present) {  // outputs.timeseries (output/timeseries.h)
+    write_file(root / "timeseries_ports.csv", timeseries_ports_csv_text(result.telemetry));
+    write_file(root / "timeseries_qps.csv", timeseries_qps_csv_text(result.telemetry));
+  }
   if (!result.captured.empty()) {
     write_trace_pcap((root / "trace.pcap").string(), result);
     if (has_credit_packets(result.captured)) {

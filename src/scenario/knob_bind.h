@@ -46,6 +46,18 @@ inline void assign(std::vector<int>& field, const KnobValue& v) {
   for (int64_t x : std::get<std::vector<int64_t>>(v)) field.push_back(static_cast<int>(x));
 }
 
+// kStringList: the names joined by commas (parse_knob_value), none when empty.
+inline void assign(std::vector<std::string>& field, const KnobValue& v) {
+  field.clear();
+  const std::string& joined = std::get<std::string>(v);
+  for (size_t at = 0; at < joined.size();) {
+    size_t comma = joined.find(',', at);
+    if (comma == std::string::npos) comma = joined.size();
+    field.push_back(joined.substr(at, comma - at));
+    at = comma + 1;
+  }
+}
+
 inline std::string shortest(double v) {
   char buf[64];
   const auto res = std::to_chars(buf, buf + sizeof buf, v);
@@ -93,6 +105,12 @@ inline std::string format(KnobType, const std::vector<workload::ExplicitFlow>& f
 inline std::string format(KnobType, const std::vector<int>& values) {
   std::string out = "[";
   for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+inline std::string format(KnobType, const std::vector<std::string>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + values[i];
   return out + "]";
 }
 

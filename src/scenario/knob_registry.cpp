@@ -557,6 +557,7 @@ std::vector<Knob> build_knob_registry() {
   add_fat_tree_knobs(k);  // topology.upper_tiers
   add_dragonfly_routing_knobs(k);
   add_flow_output_knobs(k);  // outputs.flows.path (knob_registry_outputs.cpp)
+  add_telemetry_knobs(k);  // outputs.timeseries.* (knob_registry_telemetry.cpp)
   bound_unit_keys(k);
   return k;
 }

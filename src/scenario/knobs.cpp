@@ -252,6 +252,24 @@ ParseResult<KnobValue> parse_knob_value(const Knob& k, std::string_view text) {
       r.ok = true;
       return r;
     }
+    case KnobType::kStringList: {
+      if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+        text = text.substr(1, text.size() - 2);  // the form `get` prints
+      }
+      std::string joined;
+      if (text.find_first_not_of(' ') == std::string_view::npos) return finish(joined, 0, 0);
+      for (size_t at = 0; at <= text.size();) {
+        size_t comma = text.find(',', at);
+        if (comma == std::string_view::npos) comma = text.size();
+        std::string_view item = text.substr(at, comma - at);
+        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+        if (item.empty()) return fail("empty name in the list (expected names like [a, b])");
+        joined += (joined.empty() ? "" : ",") + std::string(item);
+        at = comma + 1;
+      }
+      return finish(std::move(joined), 0, 0);
+    }
     case KnobType::kSizeCdf:
     case KnobType::kFlowList:
       break;
@@ -287,6 +305,7 @@ std::string_view type_name(KnobType type) {
     case KnobType::kSizeCdf:
     case KnobType::kFlowList:
     case KnobType::kIntList:
+    case KnobType::kStringList:
       return "list";
   }
   return "?";

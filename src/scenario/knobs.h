@@ -33,10 +33,13 @@ enum class KnobType : uint8_t {
   kSizeCdf,  // list of [size, cumulative probability]; parsed by the loader, which has the lines
   kFlowList,  // list of [src NIC, dst NIC, size, start time]; parsed by the loader
   kIntList,   // list of integers: [1, 2, 4] in YAML, 1,2,4 with --set; each checked like kInt
+  // list of names without commas: [sw0:1->sw4, nic0:0->sw0] in YAML, a,b with --set; the value
+  // is the names joined by commas (knob_bind splits it into the vector<string> it fills)
+  kStringList,
 };
 
 // kInt, kTime, kBytes, kRate -> int64_t; kUint -> uint64_t; kDouble, kLength -> double;
-// kBool -> bool; kEnum, kString -> std::string; kSizeCdf -> the point list.
+// kBool -> bool; kEnum, kString, kStringList -> std::string; kSizeCdf -> the point list.
 using KnobValue =
     std::variant<int64_t, uint64_t, double, bool, std::string, std::vector<workload::SizeCdfPoint>,
                  std::vector<workload::ExplicitFlow>, std::vector<int64_t>>;
@@ -140,6 +143,7 @@ void add_ping_pong_knobs(std::vector<Knob>& k);  // knob_registry_pingpong.cpp
 void add_trace_knobs(std::vector<Knob>& k);  // knob_registry_trace.cpp: outputs.trace.*
 void add_dragonfly_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp
 void add_dragonfly_routing_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp
+void add_telemetry_knobs(std::vector<Knob>& k);  // outputs.timeseries.* (knob_registry_telemetry.cpp)
 void add_report_knobs(std::vector<Knob>& k);  // knob_registry_report.cpp
 // For a key that was removed or renamed: a one-phrase pointer to what replaces it ("" if none).
 std::string retired_key_hint(std::string_view path);

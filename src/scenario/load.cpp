@@ -350,7 +350,8 @@ class Loader {
       parsed_[k.path] = read_flow_list(k, value, where);
       return;
     }
-    if (k.type == KnobType::kIntList && value.IsSequence()) {
+    if ((k.type == KnobType::kIntList || k.type == KnobType::kStringList) &&
+        value.IsSequence()) {
       std::string joined;
       for (const YAML::Node& item : value) {
         if (!item.IsScalar()) fail(where, k.path, expected_value(k) + ", got " + node_kind(item));

@@ -43,6 +43,8 @@ std::string expected_value(const Knob& k) {
       return "expected a list of [src NIC, dst NIC, size, start] like [[1, 0, 1MB, 0us]]";
     case KnobType::kIntList:
       return "expected a list of integers like [1, 2, 4]";
+    case KnobType::kStringList:
+      return "expected a list of names like [sw0:1->sw4]";
   }
   return "";
 }

@@ -1,6 +1,7 @@
 #include "scenario/resources.h"
 
 #include "scenario/steady_window.h"
+#include "scenario/telemetry_estimate.h"
 
 #include <unistd.h>
 
@@ -359,6 +360,11 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     e.parts.push_back({"steady-window samples",
                        wc.mul(t.messages, SteadyWindow::bytes_per_flow() * 2), "outputs.steady_window"});
   }
+  // outputs.timeseries: the samplers' samples (scenario/telemetry_estimate.h).
+  const TelemetryEstimate tel = estimate_telemetry(sc.timeseries, sc.stop_time_ps, e.ports, t.qps);
+  if (sc.timeseries.interval_ps > 0) {
+    e.parts.push_back({"time series", tel.simulation_bytes, "outputs.timeseries.max_samples"});
+  }
   e.result_bytes = wc.add(records, cc.mul(frames, sizeof(CapturedFrame)));
   // outputs.trace (workload/trace_recorder.h, output/chrome_trace.cpp; docs/trace.md). Traffic
   // patterns: the spans are made when trace.json is written, at most max_flows of them, each a
@@ -378,6 +384,7 @@ ResourceEstimate estimate_resources(const Scenario& input) {
       trace_output = tc.mul(kept, 24 + 2 * 260);
     }
   }
+  e.result_bytes = wc.add(e.result_bytes, tel.result_bytes);
 
   // ---- writing outputs, after the simulation is freed ----
   // flows.csv is one string (output/csv.cpp), doubling as it grows: per flow 13 fields and
@@ -393,6 +400,7 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   outputs = wc.add(outputs, wc.mul(grown_elements(t.messages), sizeof(int64_t)));
   if (ib) outputs = wc.add(outputs, cc.mul(frames, sizeof(CapturedFrame)));
   outputs = wc.add(outputs, trace_output);
+  outputs = wc.add(outputs, wc.add(tel.result_bytes, tel.output_bytes));
   e.output_bytes = outputs;
   // The sum stays below the bound too (so simulation_bytes() cannot overflow); the part that
   // tips it over is the one named.

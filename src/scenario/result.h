@@ -8,6 +8,7 @@
 
 #include "net/packet.h"
 #include "scenario/steady_window.h"
+#include "scenario/telemetry_types.h"
 #include "transport/config.h"
 #include "workload/ping_pong.h"
 #include "workload/trace_recorder.h"
@@ -375,6 +376,7 @@ struct RunResult {
   transport::Operation operation = transport::Operation::kWrite;
   std::vector<uint16_t> nic_lid;
   RunStats run;
+  TelemetryResult telemetry;  // outputs.timeseries: the sampled series (scenario/telemetry.h)
 };
 
 }  // namespace fabricsim::scenario

@@ -257,6 +257,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   // every time derived from it, stays inside int64; it then reports unfinished flows.
   const bool finished = sim.run(sc.stop_time_ps > 0 ? sc.stop_time_ps : kSimHorizonPs,
                                 options.progress, options.stop);
+  sim.finish_telemetry();  // the last, partial interval ends where the run did
   if (options.progress && !sim.interrupted()) {
     options.progress(ProgressSample{1.0, sim.scheduler().now_ps, sim.events()});
   }
@@ -499,6 +500,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     r.sm.fallback_reason = lr.fallback_reason;
     r.sm.after_failure = r.failure.routes_restored_ps >= 0;
   }
+  if (const Telemetry* t = sim.telemetry()) r.telemetry = t->result();
   sim.network().finish_pause_accounting();
   for (uint32_t p = 0; p < net.num_ports(); ++p) {
     const net::PortQueues& q = net.queues(p);

@@ -11,6 +11,7 @@
 #include "node/spec.h"
 #include "routing/config.h"
 #include "scenario/cost_spec.h"
+#include "scenario/telemetry_types.h"
 #include "scenario/variants.h"
 #include "topo/spec.h"
 #include "transport/config.h"
@@ -200,6 +201,7 @@ struct Scenario {
   std::string output_dir;  // where result files go ("" = none unless --out given)
   bool steady_window = false;  // outputs.steady_window: per-flow goodput over a steady window
   workload::TraceSpec trace;   // outputs.trace.*: trace.json (docs/trace.md)
+  TimeseriesSpec timeseries;   // outputs.timeseries.*: time-series samplers (scenario/telemetry.h)
   CaptureSpec capture;
   ReportFormat report = ReportFormat::kNone;  // outputs.report (knob_registry_report.cpp)
   bool flow_paths = false;  // outputs.flows.path: flows.csv gains each flow's path (flow_paths.h)

@@ -258,6 +258,9 @@ Simulation::Simulation(const Scenario& sc) : sc_(sc), net_(sched_, sc.seed) {
     steady_ = std::make_unique<SteadyWindow>(*transport_, sched_, sc_.link.rate_bps,
                                              workload_->total_messages());
   }
+  if (sc_.timeseries.interval_ps > 0) {  // off: no sampler, no event, no memory
+    telemetry_ = std::make_unique<Telemetry>(sc_.timeseries, net_, *transport_, sched_);
+  }
   if (sc_.ecmp.load_balancing == routing::LoadBalancing::kTe) {
     te_ = std::make_unique<routing::TeController>(
         net_, sched_, sc_.ecmp.te,
@@ -439,6 +442,7 @@ void Simulation::start_workload() {
     workload_->start();
   }
   if (steady_) steady_->start();
+  if (telemetry_) telemetry_->start();
   if (te_) {
     te_learn();
     te_->start();
@@ -465,11 +469,22 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
   // event list move its floor past `now`, and the caller could not post anything afterwards.
   if (stop_time_ps > 0 && stop_time_ps >= sched_.now_ps) {
     sched_.at(stop_time_ps, kStopMarker, 0);
+    ++stop_markers_pending_;
     stop_marker_ps_ = stop_time_ps;
   }
   while (!sched_.queue.empty()) {
     const Event ev = sched_.queue.pop();
+    if (ev.kind == kTelemetrySample) [[unlikely]] {
+      // The sampler only reads: it is no event of the model (events() and the progress checks
+      // do not count it) and it never keeps a run alive. With nothing but time limits left to
+      // happen it stops, before the clock moves; finish_telemetry() closes the last interval.
+      if (sched_.queue.size() <= static_cast<size_t>(stop_markers_pending_)) continue;
+      sched_.now_ps = ev.time_ps;
+      telemetry_->on_sample();
+      continue;  // nothing changed, so the end test below (false after the last event) holds
+    }
     if (ev.kind == kStopMarker) {
+      --stop_markers_pending_;
       if (ev.time_ps != stop_marker_ps_ || stop_time_ps <= 0) continue;  // an earlier call's
       sched_.now_ps = ev.time_ps;
       return false;

@@ -19,6 +19,7 @@
 #include "scenario/result.h"
 #include "scenario/scenario.h"
 #include "scenario/steady_window.h"
+#include "scenario/telemetry.h"
 #include "topo/topology.h"
 #include "transport/rc.h"
 #include "transport/transport.h"
@@ -68,6 +69,12 @@ class Simulation {
   const routing::TeController* te() const { return te_.get(); }
   // outputs.steady_window: the per-flow goodput sampler, else nullptr.
   const SteadyWindow* steady_window() const { return steady_.get(); }
+  // outputs.timeseries: the time-series samplers, else nullptr. finish_telemetry() closes the
+  // last partial interval at the current time (run_scenario calls it after run()).
+  const Telemetry* telemetry() const { return telemetry_.get(); }
+  void finish_telemetry() {
+    if (telemetry_) telemetry_->finish(sched_.now_ps);
+  }
   // Frames recorded per Scenario::capture, in transmit order.
   std::vector<CapturedFrame>& captured() { return captured_; }
   // outputs.flows.path: each flow's ports, else nullptr.
@@ -95,6 +102,8 @@ class Simulation {
   std::unique_ptr<GpuWorkload> gpu_workload_;  // after gpu_net_: it holds a reference to it
   std::unique_ptr<routing::SubnetManager> sm_;
   std::unique_ptr<SteadyWindow> steady_;
+  std::unique_ptr<Telemetry> telemetry_;
+  int64_t stop_markers_pending_ = 0;  // kStopMarker events in the queue (the sampler's end test)
   // Load balancing (routing.load_balancing: te): the controller learns of each message posted
   // since te_seen_ after the events that post (per message, never per packet).
   std::unique_ptr<routing::TeController> te_;

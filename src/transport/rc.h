@@ -134,6 +134,8 @@ class RoceTransport final : public Transport {
   const net::NicContextCache* context_cache() const override {
     return ctx_.enabled() ? &ctx_ : nullptr;
   }
+  // Telemetry: one sample per connection (transport/qp_samples.cpp).
+  void sample_qps(std::vector<QpSample>& out, bool with_bytes) const override;
   // A NIC's received packets that waited for a context read may be processed (kCtxRx).
   void on_ctx_rx(uint32_t nic);
   void on_timer(uint32_t qp);

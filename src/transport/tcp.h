@@ -171,6 +171,8 @@ class TcpTransport final : public Transport {
   const net::NicContextCache* context_cache() const override {
     return ctx_.enabled() ? &ctx_ : nullptr;
   }
+  // Telemetry: one sample per connection (transport/qp_samples.cpp).
+  void sample_qps(std::vector<QpSample>& out, bool with_bytes) const override;
 
   // iWARP: the RNICs keep each connection's state (TCB + QP context) in a context cache
   // (net/nic_context_cache.h; transport/tcp_ctxcache.cpp). REQUIRES: before the first post.

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "core/scheduler.h"
 #include "net/config.h"
@@ -79,6 +80,19 @@ struct TransportCounters {
   int64_t fast_recoveries = 0;
 };
 
+// One connection's congestion-control state at a telemetry sample (scenario/telemetry.h):
+// the RoCE/IB QP, UET PDC or TCP connection `qp` (the transport's own dense id). A quantity the
+// scheme does not have is -1: DCQCN has a rate (its current rate Rc), NSCC and TCP a window.
+struct QpSample {
+  uint32_t qp = 0;
+  uint32_t src_nic = 0;
+  uint32_t dst_nic = 0;
+  const char* cc = "none";    // "dcqcn", "nscc", "newreno", "cubic", "dctcp", "fixed", "none"
+  int64_t rate_bps = -1;
+  int64_t window_bytes = -1;
+  int64_t sent_bytes = 0;     // payload sent so far, retransmissions included (with_bytes only)
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -125,6 +139,15 @@ class Transport {
   // them and they are enabled, else nullptr; the results report their hits, misses and the NIC
   // memory the connections need.
   virtual const net::NicContextCache* context_cache() const { return nullptr; }
+
+  // Telemetry (scenario/telemetry.h), once per sample, never per packet: appends one QpSample
+  // per connection opened so far, in id order. `with_bytes` also sums each connection's
+  // messages' sent_bytes (a pass over every message: the sampler asks once, at the end, to
+  // pick the busiest). A transport without connections adds nothing.
+  virtual void sample_qps(std::vector<QpSample>& out, bool with_bytes) const {
+    (void)out;
+    (void)with_bytes;
+  }
 
   // Messages posted that the sender has not yet seen delivered, plus completions still on their
   // way to the application (messages of a failed connection no longer count). The run is over

@@ -159,6 +159,8 @@ class UetTransport final : public Transport {
     return pending_recoveries_ == 0 ? last_recovery_ps_ : -1;
   }
   int64_t failure_unrecovered_connections() const override { return pending_recoveries_; }
+  // Telemetry: one sample per connection (transport/qp_samples.cpp).
+  void sample_qps(std::vector<QpSample>& out, bool with_bytes) const override;
 
   const UetConfig& config() const { return cfg_; }
   const UetDerived& derived() const { return d_; }

@@ -16,6 +16,7 @@
 #include "output/links_csv.h"
 #include "output/pcap_trace.h"
 #include "output/ping_pong_table.h"
+#include "output/timeseries.h"
 
 namespace fabricsim::output {
 namespace {
@@ -146,6 +147,8 @@ TEST(ReadmeFields, CsvColumnsAreListed) {
   EXPECT_EQ(readme_keys("nccl-tests.csv"), csv_columns(kNcclTestsCsvHeader));
   EXPECT_EQ(readme_keys("scaling.csv"), csv_columns(kScalingCsvHeader));
   EXPECT_EQ(readme_keys("ping_pong.csv"), csv_columns(ping_pong_csv_text({})));
+  EXPECT_EQ(readme_keys("timeseries_ports.csv"), csv_columns(kTimeseriesPortsHeader));
+  EXPECT_EQ(readme_keys("timeseries_qps.csv"), csv_columns(kTimeseriesQpsHeader));
 }
 
 }  // namespace

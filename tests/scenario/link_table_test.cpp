@@ -98,7 +98,9 @@ TEST(LinkTable, OneMessageAcrossOneSwitchSendsItsWireBytesOnEachPort) {
   EXPECT_EQ(nic_uplinks, data_wire + ack_wire);
 }
 
-// Seven senders into NIC 0 over a leaf-spine of radix 8 (4 NICs per leaf, 4 spines).
+// Seven senders into NIC 0 over a leaf-spine of radix 8 (4 NICs per leaf, 4 spines: the whole
+// spine tier, so that each spine-leaf cable carries one remote sender and the only losses are
+// at the receiver's downlink).
 constexpr const char* kIncast = R"(
 name: incast
 seed: 2
@@ -106,7 +108,7 @@ fabric:
   technology: roce
   link: {rate: 100Gbps, cable: 3m}
   switch: {buffer: 256KiB}
-topology: {kind: leaf_spine, radix: 8}
+topology: {kind: leaf_spine, radix: 8, upper_tiers: full}
 hosts: {count: 8}
 workload: {kind: pattern, pattern: incast, senders: 7, receiver: 0, flow_size: 300KB}
 )";
@@ -168,7 +170,8 @@ TEST(LinkTable, CreditWaitsSumToTheInfinibandCounter) {
   EXPECT_EQ(waits, r.counters.credit_waits);
 }
 
-// The leaf 0 - spine 3 cable (switch 0, port 3) fails while cross-leaf flows are sending.
+// 2 leaves of 2 NICs and one spine (switch 2) with two parallel cables to each leaf (the fewest
+// spines: topo/fat_tree.cpp). The second leaf 0 - spine cable (switch 0, port 3) fails while cross-leaf flows are sending.
 constexpr const char* kFailure = R"(
 name: failure
 seed: 1
@@ -194,13 +197,13 @@ TEST(LinkTable, AFailedLinkIsMarkedDownAndHoldsItsLosses) {
     if (row.down) down.push_back(&row);
   }
   ASSERT_EQ(down.size(), 2u) << "both directions of the one failed cable";
-  EXPECT_EQ(down[0]->link, "sw0:3->sw3") << "switch 0's local port 3 faces spine 3";
-  EXPECT_EQ(down[1]->from, "sw3");
+  EXPECT_EQ(down[0]->link, "sw0:3->sw2") << "switch 0's local port 3 faces the spine, switch 2";
+  EXPECT_EQ(down[1]->from, "sw2");
   EXPECT_EQ(down[1]->to, "sw0");
   ASSERT_GT(r.counters.link_down_drops, 0) << "test scenario: the failure destroys packets";
   EXPECT_EQ(down[0]->drops + down[1]->drops, r.counters.link_down_drops)
       << "every packet lost to the failure is charged to the failed cable's ports";
-  EXPECT_EQ(r.failure.link, "sw0:3->sw3") << "result.json failure.link names it";
+  EXPECT_EQ(r.failure.link, "sw0:3->sw2") << "result.json failure.link names it";
 }
 
 TEST(LinkTable, HottestLinksAreTheBusiestFirstAndSkipIdlePorts) {
