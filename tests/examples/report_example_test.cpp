@@ -4,8 +4,6 @@
 // tests/browser/; here: the files exist and hold the charts the run's files call for, and the
 // charted figures agree with the run's own counters.
 //
-// report.yaml uses outputs.timeseries.*, which the telemetry branch of issue 13 adds: until it
-// is merged the example does not load.
 #include <gtest/gtest.h>
 
 #include <filesystem>
