@@ -15,6 +15,7 @@
 #include "core/rss.h"
 #include "core/units.h"
 #include "output/compare.h"
+#include "output/report.h"
 #include "output/describe.h"
 #include "output/progress.h"
 #include "output/staged_dir.h"
@@ -255,6 +256,10 @@ int run_command(const RunArgs& args) {
   if (staged) {
     try {
       output::write_run_files(staged->path(), result);
+      // outputs.report: html (issue 13): drawn from the files just written.
+      if (loaded.scenario.report == scenario::ReportFormat::kHtml) {
+        output::write_report(staged->path());
+      }
       staged->commit();
     } catch (const std::runtime_error& e) {
       std::cerr << "fabricsim: " << e.what() << "\n";
@@ -266,6 +271,7 @@ int run_command(const RunArgs& args) {
               << (result.captured.empty() || !result.infiniband ? "" : ", credits.csv")
               << (result.ping_pong.empty() ? "" : ", ping_pong.csv")
               << (result.telemetry.present ? ", timeseries_ports.csv, timeseries_qps.csv" : "")
+              << (loaded.scenario.report == scenario::ReportFormat::kHtml ? ", report.html" : "")
               << ")\n";
   }
   return interrupt.exit_code(kExitOk);  // interrupted: ends by the signal, files written
@@ -411,9 +417,17 @@ int compare_command(const CompareArgs& args) {
               << (not_run.empty() ? "" : "; not run:" + not_run) << "\n";
   }
   std::cout << output::format_compare_table(results);
+  const bool report = std::any_of(runs.begin(), runs.end(), [](const Prepared& p) {
+    return p.loaded.scenario.report == scenario::ReportFormat::kHtml;
+  });
   if (staged) {
     try {
       output::write_compare_files(staged->path(), results);
+      // outputs.report: html (issue 13): each run's report, then the comparison's.
+      if (report) {
+        for (const auto& [fabric, result] : results) output::write_report(staged->path() / fabric);
+        output::write_report(staged->path());
+      }
       staged->commit();
     } catch (const std::runtime_error& e) {
       std::cerr << "fabricsim: " << e.what() << "\n";
@@ -421,7 +435,8 @@ int compare_command(const CompareArgs& args) {
     }
     std::string dirs;
     for (const auto& [fabric, result] : results) dirs += ", " + fabric + "/";
-    std::cout << "  results in " << out_dir << "/ (compare.csv" << dirs << ")\n";
+    std::cout << "  results in " << out_dir << "/ (compare.csv" << (report ? ", report.html" : "")
+              << dirs << ")\n";
   }
   return interrupt.exit_code(kExitOk);  // interrupted: ends by the signal, files written
 }

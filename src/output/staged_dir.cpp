@@ -35,6 +35,7 @@ constexpr std::string_view kOwnFiles[] = {
     "links.csv",   // every run (output/links_csv.h)
     "timeseries_ports.csv",  // outputs.timeseries (output/timeseries.h)
     "timeseries_qps.csv",
+    "report.html",  // outputs.report: html (output/report.h)
 };
 
 bool own_file(const std::string& name) {

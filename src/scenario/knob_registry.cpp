@@ -541,6 +541,7 @@ std::vector<Knob> build_knob_registry() {
                                                         {"all", CapturePoint::kAll}},
       [](auto& s) -> auto& { return s.capture.point; }));
   add_trace_knobs(k);  // outputs.trace.* (knob_registry_trace.cpp)
+  add_report_knobs(k);  // outputs.report (issue 13)
   add_congestion_knobs(k);
   add_spray_knobs(k);
   add_qps_per_pair_knob(k);  // fabric.roce.qps_per_pair (knob_registry_ctxcache.cpp)

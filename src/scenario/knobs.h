@@ -144,6 +144,7 @@ void add_trace_knobs(std::vector<Knob>& k);  // knob_registry_trace.cpp: outputs
 void add_dragonfly_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp
 void add_dragonfly_routing_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp
 void add_telemetry_knobs(std::vector<Knob>& k);  // outputs.timeseries.* (knob_registry_telemetry.cpp)
+void add_report_knobs(std::vector<Knob>& k);  // knob_registry_report.cpp
 // For a key that was removed or renamed: a one-phrase pointer to what replaces it ("" if none).
 std::string retired_key_hint(std::string_view path);
 

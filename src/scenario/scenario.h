@@ -143,6 +143,9 @@ struct CaptureSpec {
   CapturePoint point = CapturePoint::kNics;
 };
 
+// outputs.report (issue 13): whether run and compare write report.html (output/report.h).
+enum class ReportFormat : uint8_t { kNone, kHtml };
+
 // Where a job's nodes sit: a contiguous block of nodes (sharing leaves), or spread over the
 // leaves one node at a time (its traffic then crosses the spines: the placement a busy
 // scheduler often produces).
@@ -200,6 +203,7 @@ struct Scenario {
   workload::TraceSpec trace;   // outputs.trace.*: trace.json (docs/trace.md)
   TimeseriesSpec timeseries;   // outputs.timeseries.*: time-series samplers (scenario/telemetry.h)
   CaptureSpec capture;
+  ReportFormat report = ReportFormat::kNone;  // outputs.report (knob_registry_report.cpp)
   bool flow_paths = false;  // outputs.flows.path: flows.csv gains each flow's path (flow_paths.h)
   NicStallSpec nic_stall;
   LinkFailSpec link_fail;
