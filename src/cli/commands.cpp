@@ -254,25 +254,20 @@ int run_command(const RunArgs& args) {
 
   output::print_summary(std::cout, result);
   if (staged) {
+    std::string files_written_line;
     try {
       output::write_run_files(staged->path(), result);
       // outputs.report: html (issue 13): drawn from the files just written.
       if (loaded.scenario.report == scenario::ReportFormat::kHtml) {
         output::write_report(staged->path());
       }
+      files_written_line = output::files_written(staged->path());
       staged->commit();
     } catch (const std::runtime_error& e) {
       std::cerr << "fabricsim: " << e.what() << "\n";
       return interrupt.exit_code(kExitInternal);
     }
-    std::cout << "  results in " << out_dir << "/ (result.json, flows.csv, links.csv, run.json"
-              << (result.captured.empty() ? "" : ", trace.pcap")
-              << (result.sm_routes.empty() ? "" : ", routes.csv")
-              << (result.captured.empty() || !result.infiniband ? "" : ", credits.csv")
-              << (result.ping_pong.empty() ? "" : ", ping_pong.csv")
-              << (result.telemetry.present ? ", timeseries_ports.csv, timeseries_qps.csv" : "")
-              << (loaded.scenario.report == scenario::ReportFormat::kHtml ? ", report.html" : "")
-              << ")\n";
+    std::cout << "  results in " << out_dir << "/ (" << files_written_line << ")\n";
   }
   return interrupt.exit_code(kExitOk);  // interrupted: ends by the signal, files written
 }
@@ -421,6 +416,7 @@ int compare_command(const CompareArgs& args) {
     return p.loaded.scenario.report == scenario::ReportFormat::kHtml;
   });
   if (staged) {
+    std::string files_written_line;
     try {
       output::write_compare_files(staged->path(), results);
       // outputs.report: html (issue 13): each run's report, then the comparison's.
@@ -428,6 +424,7 @@ int compare_command(const CompareArgs& args) {
         for (const auto& [fabric, result] : results) output::write_report(staged->path() / fabric);
         output::write_report(staged->path());
       }
+      files_written_line = output::files_written(staged->path());
       staged->commit();
     } catch (const std::runtime_error& e) {
       std::cerr << "fabricsim: " << e.what() << "\n";
@@ -435,8 +432,7 @@ int compare_command(const CompareArgs& args) {
     }
     std::string dirs;
     for (const auto& [fabric, result] : results) dirs += ", " + fabric + "/";
-    std::cout << "  results in " << out_dir << "/ (compare.csv" << (report ? ", report.html" : "")
-              << dirs << ")\n";
+    std::cout << "  results in " << out_dir << "/ (" << files_written_line << dirs << ")\n";
   }
   return interrupt.exit_code(kExitOk);  // interrupted: ends by the signal, files written
 }

@@ -16,31 +16,45 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Every file name fabricsim writes into an output directory (output/write.h, output/compare.h).
-// Files fabricsim writes into an output directory (one per line, so that outputs added by
-// different changes merge without touching each other's lines).
+// Every file name fabricsim writes into an output directory (output/write.h, output/compare.h),
+// one per line, so that outputs added by different changes merge without touching each other's
+// lines. The order is the one `files_written` lists them in: the main results first.
 constexpr std::string_view kOwnFiles[] = {
     kMarkerFile,
     "result.json",
+    "compare.csv",
     "flows.csv",
+    "links.csv",   // every run (output/links_csv.h)
     "run.json",
     "routes.csv",
-    "trace.pcap",
-    "credits.csv",
-    "compare.csv",
     "nccl-tests.csv",
     "scaling.csv",
     "ping_pong.csv",
-    "trace.json",  // outputs.trace.enabled (output/chrome_trace.h)
-    "links.csv",   // every run (output/links_csv.h)
     "timeseries_ports.csv",  // outputs.timeseries (output/timeseries.h)
     "timeseries_qps.csv",
+    "trace.json",  // outputs.trace.enabled (output/chrome_trace.h)
+    "trace.pcap",
+    "credits.csv",
     "report.html",  // outputs.report: html (output/report.h)
 };
 
 bool own_file(const std::string& name) {
   return std::find(std::begin(kOwnFiles), std::end(kOwnFiles), name) != std::end(kOwnFiles);
 }
+
+}  // namespace
+
+std::string files_written(const std::filesystem::path& dir) {
+  std::string out;
+  for (const std::string_view name : kOwnFiles) {
+    if (name == kMarkerFile || !fs::is_regular_file(dir / std::string(name))) continue;
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+namespace {
 
 constexpr const char* kUseAnother = "; a run replaces the whole directory: use a new or empty one";
 

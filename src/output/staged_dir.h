@@ -41,6 +41,10 @@ class OutputDirError : public std::runtime_error {
 // Writes the marker file into `dir` (which must exist). Throws std::runtime_error.
 void write_marker(const std::filesystem::path& dir);
 
+// The result files fabricsim wrote into `dir`, comma-separated, main results first (for the
+// "results in DIR/ (...)" line): what is there, so the list cannot miss a file.
+std::string files_written(const std::filesystem::path& dir);
+
 class StagedDir {
  public:
   // Checks `target` and creates the staging directory; throws OutputDirError.
