@@ -34,8 +34,9 @@ void add_telemetry_knobs(std::vector<Knob>& k) {
       {.path = "outputs.timeseries.top",
        .type = KnobType::kInt,
        .description = "With no ports listed: every port is sampled and the N with the highest "
-                      "queue (all classes) at any sample are written (ties: more bytes sent, "
-                      "then lower port id); 0 = no port series",
+                      "peak queue (links.csv peak_queue_bytes: the fullest class queue, exact) "
+                      "are written (ties: more bytes sent, then lower port id); 0 = no port "
+                      "series",
        .source = "8: issue 13's default, as many series as one chart of report.html tells "
                  "apart (a presentation choice, no measured figure)",
        .min = non_negative},

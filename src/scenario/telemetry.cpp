@@ -36,7 +36,6 @@ Telemetry::Telemetry(const TimeseriesSpec& spec, const net::Network& net,
   }
   last_tx_.assign(ports_.size(), 0);
   last_paused_.assign(ports_.size(), 0);
-  peak_queue_.assign(ports_.size(), 0);
   listed_qps_ = !spec_.qps.empty();
   sample_qps_ = listed_qps_ || spec_.top_qps > 0;
 }
@@ -88,12 +87,7 @@ void Telemetry::take(int64_t now_ps) {
     s.paused_ps = paused - last_paused_[i];
     last_tx_[i] = tx;
     last_paused_[i] = paused;
-    int64_t queued = 0;
-    for (int c = 0; c < net::kPriorities; ++c) {
-      s.class_bytes[c] = q.cls[c].bytes;
-      queued += q.cls[c].bytes;
-    }
-    peak_queue_[i] = std::max(peak_queue_[i], queued);
+    for (int c = 0; c < net::kPriorities; ++c) s.class_bytes[c] = q.cls[c].bytes;
     if (ib) {
       // Credits the far receiver has granted and this sender not yet used, per data VL (the
       // same difference credits_fit() tests; IBA 7.9.4 FCCL - FCTBS, in 64-byte blocks).
@@ -131,14 +125,21 @@ TelemetryResult Telemetry::result() const {
   r.truncated = truncated_;
   const size_t n = ports_.size();
   const size_t samples = times_.size();
-  // Which sampled ports go out: all listed ones, else the top N by peak sampled queue.
+  // Which sampled ports go out: all listed ones, else the top N by peak queue: the exact peak
+  // the network counts per class queue (links.csv peak_queue_bytes), not only what the samples
+  // happened to see.
   std::vector<size_t> chosen(n);
   std::iota(chosen.begin(), chosen.end(), size_t{0});
   if (!listed_ports_) {
-    std::vector<int64_t> tx(n);
-    for (size_t i = 0; i < n; ++i) tx[i] = net_.port_tx_bytes(ports_[i]);
+    std::vector<int64_t> tx(n), peak(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      tx[i] = net_.port_tx_bytes(ports_[i]);
+      for (const net::ClassQueue& c : net_.queues(ports_[i]).cls) {
+        peak[i] = std::max<int64_t>(peak[i], c.peak_bytes);
+      }
+    }
     std::sort(chosen.begin(), chosen.end(), [&](size_t a, size_t b) {
-      if (peak_queue_[a] != peak_queue_[b]) return peak_queue_[a] > peak_queue_[b];
+      if (peak[a] != peak[b]) return peak[a] > peak[b];
       if (tx[a] != tx[b]) return tx[a] > tx[b];
       return ports_[a] < ports_[b];
     });

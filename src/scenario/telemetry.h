@@ -58,7 +58,6 @@ class Telemetry {
   std::vector<uint32_t> ports_;        // sampled port ids
   std::vector<int64_t> last_tx_;       // per sampled port, at the previous sample
   std::vector<int64_t> last_paused_;
-  std::vector<int64_t> peak_queue_;    // highest sampled queue (all classes)
   std::vector<PortSample> samples_;    // sample-major: ports_.size() per sample
   bool truncated_ = false;
   int64_t start_ps_ = 0;

@@ -232,6 +232,27 @@ TEST(Telemetry, TopPortsAreTheDeepestQueues) {
   EXPECT_EQ(r.t.ports[0].port, net.port(net.nic_port(0)).peer) << "the incast's bottleneck";
 }
 
+// The ranking uses the exact per-class peak the network keeps (links.csv peak_queue_bytes):
+// no port left out held a fuller queue than any port written.
+TEST(Telemetry, TopPortsHoldTheHighestExactPeaks) {
+  const Ran r = run_sim(load(incast_yaml("outputs: {timeseries: {interval: 5us, top: 3}}\n")));
+  ASSERT_EQ(r.t.ports.size(), 3u);
+  const net::Network& net = r.sim->network();
+  auto peak = [&](uint32_t port) {
+    uint32_t p = 0;
+    for (const net::ClassQueue& c : net.queues(port).cls) p = std::max(p, c.peak_bytes);
+    return p;
+  };
+  uint32_t lowest_chosen = UINT32_MAX;
+  for (const auto& series : r.t.ports) lowest_chosen = std::min(lowest_chosen, peak(series.port));
+  ASSERT_GT(lowest_chosen, 0u) << "test scenario: at least three ports queue";
+  for (uint32_t p = 0; p < net.num_ports(); ++p) {
+    bool chosen = false;
+    for (const auto& series : r.t.ports) chosen = chosen || series.port == p;
+    if (!chosen) EXPECT_LE(peak(p), lowest_chosen) << "port " << p;
+  }
+}
+
 TEST(Telemetry, MaxSamplesEndsWithOneIntervalToTheEnd) {
   const Ran r =
       run_sim(load(incast_yaml("outputs: {timeseries: {interval: 5us, max_samples: 4}}\n")));
