@@ -1,5 +1,6 @@
 #include "scenario/resources.h"
 
+#include "scenario/flow_paths.h"
 #include "scenario/steady_window.h"
 #include "scenario/telemetry_estimate.h"
 
@@ -366,6 +367,33 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     e.parts.push_back({"time series", tel.simulation_bytes, "outputs.timeseries.max_samples"});
   }
   e.result_bytes = wc.add(records, cc.mul(frames, sizeof(CapturedFrame)));
+  // outputs.flows.path (scenario/flow_paths.h): per flow its record and its distinct paths of
+  // port ids, per packet in flight the hops it has crossed so far; flows.csv then holds the
+  // paths as text, ~20 characters a port label. A flow hashed onto one ECMP path keeps one path
+  // (plus one for a failure's reroute); anything that moves packets between paths (spraying,
+  // UET's entropies, adaptive routing, flowlets, TE, PLB, Dragonfly, planes) may fill all
+  // kMaxFlowPaths. A path has at most 2 x tiers ports on a fat-tree or rail fabric; 8 covers a
+  // Dragonfly's Valiant detour (local, global, local, global, local between two NIC links) and is
+  // assumed for topology files.
+  int64_t path_text = 0;
+  if (sc.flow_paths) {
+    const Checked fc{"outputs.flows.path"};
+    const bool one_path = sc.technology != Technology::kUet &&
+                          sc.ecmp.load_balancing == routing::LoadBalancing::kEcmp &&
+                          !sc.roce.spray && !sc.roce.plb.enabled && sc.topology.planes == 1 &&
+                          sc.topology.kind != topo::TopologyKind::kDragonfly;
+    const int64_t paths = one_path ? (sc.link_fail.switch_index >= 0 ? 2 : 1)
+                                   : static_cast<int64_t>(kMaxFlowPaths);
+    const bool fat = sc.topology.kind == topo::TopologyKind::kFatTree ||
+                     sc.topology.kind == topo::TopologyKind::kRail;
+    const int64_t hops = fat ? 2 * std::max(1, sc.topology.tiers) : 8;
+    const int64_t path_bytes = kMallocOverheadBytes + 24 + hops * sizeof(uint32_t);
+    const int64_t per_flow = 80 + kMallocOverheadBytes + paths * path_bytes;  // FlowPaths::PerMsg
+    const int64_t open = fc.mul(e.packets, 32 + kMallocOverheadBytes + path_bytes);
+    e.parts.push_back({"flow paths", fc.add(fc.mul(t.messages, per_flow), open),
+                       "outputs.flows.path"});
+    path_text = fc.mul(t.messages, paths * hops * 20);
+  }
   // outputs.trace (workload/trace_recorder.h, output/chrome_trace.cpp; docs/trace.md). Traffic
   // patterns: the spans are made when trace.json is written, at most max_flows of them, each a
   // track entry (24 B) and ~260 characters of JSON in one string that doubles as it grows. GPU
@@ -400,6 +428,7 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   outputs = wc.add(outputs, wc.mul(grown_elements(t.messages), sizeof(int64_t)));
   if (ib) outputs = wc.add(outputs, cc.mul(frames, sizeof(CapturedFrame)));
   outputs = wc.add(outputs, trace_output);
+  outputs = wc.add(outputs, grown_elements(path_text));
   outputs = wc.add(outputs, wc.add(tel.result_bytes, tel.output_bytes));
   e.output_bytes = outputs;
   // The sum stays below the bound too (so simulation_bytes() cannot overflow); the part that

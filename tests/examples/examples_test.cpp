@@ -269,7 +269,8 @@ TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
   ASSERT_FALSE(rows.empty()) << "flows.csv has a header";
   std::string header;
   for (size_t i = 0; i < rows[0].size(); ++i) header += (i ? "," : "") + rows[0][i];
-  ASSERT_EQ(header, output::kFlowsCsvHeader) << "flows.csv header";
+  ASSERT_EQ(header, std::string(output::kFlowsCsvHeader) + (sc.flow_paths ? ",path" : ""))
+      << "flows.csv header (the path column only with outputs.flows.path)";
   const size_t columns = rows[0].size();
   ASSERT_EQ(rows.size() - 1, flows.at("total").get<size_t>())
       << "flows.csv has one row per flow in result.json";
