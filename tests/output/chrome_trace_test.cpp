@@ -56,7 +56,12 @@ void check_structure(const json& j) {
     if (e["ph"] == "M") {
       if (e["name"] == "process_name") named_pids.insert(pid);
       if (e["name"] == "thread_name") named_tids.insert({pid, tid});
-      ASSERT_TRUE(e["args"]["name"].is_string() || e["args"].contains("sort_index"));
+      // at(): a const json's operator[] on a missing key is undefined (an assertion in a
+      // debug build).
+      const json& args = e.at("args");
+      ASSERT_TRUE((args.contains("name") && args.at("name").is_string()) ||
+                  args.contains("sort_index"))
+          << e.dump();
       continue;
     }
     ASSERT_EQ(e["ph"], "X") << e.dump();
