@@ -16,6 +16,7 @@
 #include "cli/interrupt.h"
 #include "cli/sweep_exec.h"
 #include "core/error.h"
+#include "output/report.h"
 #include "output/staged_dir.h"
 #include "output/sweep_table.h"
 #include "scenario/load.h"
@@ -388,8 +389,12 @@ int sweep_command(const SweepArgs& args) {
       }
     }
     // The files first: a summary cut short (a closed pipe) must not cost them.
+    const bool report = base.scenario.report == scenario::ReportFormat::kHtml;
     try {
       output::write_sweep_files(dir, table);
+      // outputs.report: html: the sweep's own report (each metric against each parameter) beside
+      // the points' reports, as `fabricsim report DIR` draws it.
+      if (report) output::write_report(dir);
     } catch (const std::runtime_error& e) {
       std::cerr << "fabricsim: " << e.what() << "\n";
       return interrupt.exit_code(kExitInternal);
@@ -397,7 +402,8 @@ int sweep_command(const SweepArgs& args) {
     output::print_sweep_summary(std::cout, table);
     std::cout << "  ran " << ran << ", skipped " << skipped << ", failed " << failed
               << (not_run ? ", not run " + std::to_string(not_run) : "") << "; results in " << out
-              << "/ (sweep.csv, sweep_aggregate.csv, sweep.json, points/, logs/)\n";
+              << "/ (sweep.csv, sweep_aggregate.csv, sweep.json" << (report ? ", report.html" : "")
+              << ", points/, logs/)\n";
     // Interrupted: ends by the signal (after the files), whatever the runs did.
     return interrupt.exit_code(failed == 0 ? kExitOk : kExitInternal);
   } catch (const BadInput& e) {

@@ -218,6 +218,22 @@ TEST_F(SweepTest, OneSeedLeavesTheIntervalEmpty) {
   EXPECT_NE(o.out.find("one seed: no interval"), std::string::npos) << o.out;
 }
 
+// outputs.report: html: the sweep writes its own report.html (each metric against the swept
+// parameter) when it ends, and the run without it writes none.
+TEST_F(SweepTest, ReportIsWrittenWhenTheScenarioAsksForIt) {
+  const fs::path with = dir_ / "with", without = dir_ / "without";
+  const std::string params = "--param fabric.ecn.kmin=5KB,150KB";
+  const CliOutcome a = sweep(params, 1, with, "--set outputs.report=html");
+  ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
+  ASSERT_TRUE(fs::exists(with / "report.html"));
+  EXPECT_NE(a.out.find("report.html"), std::string::npos) << a.out;
+  const std::string html = read_file(with / "report.html");
+  EXPECT_NE(html.find("fabric.ecn.kmin"), std::string::npos) << "the swept parameter is an axis";
+  const CliOutcome b = sweep(params, 1, without);
+  ASSERT_EQ(b.exit_code, 0) << b.out << b.err;
+  EXPECT_FALSE(fs::exists(without / "report.html"));
+}
+
 // Bad input: exit 2, one line on stderr, nothing run (no output directory).
 TEST_F(SweepTest, BadParamExitsTwoWithOneLineAndRunsNothing) {
   const fs::path out = dir_ / "sw";
