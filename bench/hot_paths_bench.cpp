@@ -5,7 +5,7 @@
 #include "core/event_queue.h"
 #include "core/rng.h"
 #include "net/hash.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

@@ -19,22 +19,23 @@
 #include <string_view>
 
 #include "core/error.h"
-#include "scenario/load.h"
+#include "resolve/resolve.h"
+#include "spec/load.h"
 #include "output/csv.h"
 #include "output/json.h"
-#include "output/pcap_trace.h"
+#include "output/pcap/pcap_trace.h"
 #include "output/summary.h"
-#include "scenario/run.h"
+#include "engine/run.h"
 #include "workload/transformer.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim::fuzz {
 
 // What became of one input.
 enum class Outcome {
   kLoadError,     // the loader refused it (bad YAML, unknown key, bad value): exit 2 in the CLI
-  kInputError,    // check_scenario refused it (`validate` fails): exit 2
-  kBuildRefused,  // check_scenario passed but building the simulation threw InputError
+  kInputError,    // resolve() refused it (`validate` fails): exit 2
+  kBuildRefused,  // resolve() passed but building the simulation threw InputError
   kOverBudget,    // valid, but too large for a fuzz iteration (Budget); not simulated
   kEventBudget,   // one step of simulated time held > 2^18 events (no result to format)
   kRan,           // simulated (to completion or the budget's simulated time), outputs formatted
@@ -137,7 +138,7 @@ inline Outcome run_input(std::string_view yaml, const Budget& budget = {},
   }
   const scenario::Scenario& sc = loaded.scenario;
   try {
-    scenario::check_scenario(sc);
+    (void)scenario::resolve(sc);
   } catch (const InputError& e) {
     detail::expect_one_line(scenario::format_input_error(loaded, e));
     return Outcome::kInputError;

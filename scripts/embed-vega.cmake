@@ -1,5 +1,5 @@
 # Included by CMakeLists.txt at configure time: writes generated/vega_modules.inc, the Vega
-# modules report.html inlines (src/output/vega_bundle.h), from Debian's libjs-vega
+# modules report.html inlines (src/output/report/vega_bundle.h), from Debian's libjs-vega
 # (/usr/share/javascript/vega: one UMD file per vega-* package, no single vega bundle).
 # Only the modules the report's charts need: no geo (vega-geo/vega-projection need
 # d3-geo-projection, which Debian does not ship as a browser file), no force, hierarchy, label,

@@ -14,20 +14,21 @@
 #include "core/error.h"
 #include "core/rss.h"
 #include "core/units.h"
+#include "resolve/resolve.h"
 #include "output/compare.h"
-#include "output/report.h"
+#include "output/report/report.h"
 #include "output/describe.h"
 #include "output/progress.h"
 #include "output/staged_dir.h"
 #include "output/summary.h"
 #include "output/write.h"
-#include "scenario/infiniband.h"
-#include "scenario/knobs.h"
-#include "scenario/bom.h"
-#include "scenario/load.h"
-#include "scenario/resources.h"
-#include "scenario/scenario_file.h"
-#include "scenario/run.h"
+#include "resolve/infiniband.h"
+#include "spec/knobs.h"
+#include "resolve/cost/bom.h"
+#include "spec/load.h"
+#include "preflight/resources.h"
+#include "spec/scenario_file.h"
+#include "engine/run.h"
 #include "core/scheduler.h"
 #include "net/network.h"
 #include "topo/file_topology.h"
@@ -139,7 +140,7 @@ bool stage_output(const std::string& dir, bool from_option, const scenario::Load
   }
 }
 
-// ---- the pre-flight memory check (scenario/resources.h) ----
+// ---- the pre-flight memory check (preflight/resources.h) ----
 
 // --max-memory in bytes, or MemAvailable when not given (0: unknown, no limit); false after
 // printing the one-line error.
@@ -196,7 +197,7 @@ Preflight preflight(const scenario::LoadedScenario& loaded, const MemoryLimitArg
                     int64_t limit, int64_t held) {
   Preflight p;
   try {
-    scenario::check_scenario(loaded.scenario);
+    (void)scenario::resolve(loaded.scenario);
     p.estimate = scenario::estimate_resources(loaded.scenario);
   } catch (const InputError& e) {
     p.error = scenario::format_input_error(loaded, e);
@@ -287,7 +288,7 @@ struct Prepared {
 bool prepare_runs(const CompareArgs& args, std::vector<Prepared>& runs) {
   try {
     const ScenarioSource source(args.file);
-    // One run per fabric of --fabrics, or per variant of the file (scenario/variants.h).
+    // One run per fabric of --fabrics, or per variant of the file (spec/variants.h).
     struct Plan {
       std::string name, fabric;
       std::vector<std::string> sets;
@@ -315,7 +316,7 @@ bool prepare_runs(const CompareArgs& args, std::vector<Prepared>& runs) {
       Prepared p{plan.name, {}, {}, ""};
       try {
         p.loaded = source.load_for(plan.fabric, plan.sets, p.skipped, args.unsets, plan.set_where);
-        scenario::check_scenario(p.loaded.scenario);
+        (void)scenario::resolve(p.loaded.scenario);
         scenario::Scenario resolved = p.loaded.scenario;
         scenario::apply_infiniband(resolved);  // refuses what an ib fabric cannot model
       } catch (const scenario::LoadError& e) {
@@ -497,7 +498,7 @@ int describe_command(const CompareArgs& args) {
   std::vector<output::Described> all;
   for (const Prepared& p : runs) {
     try {
-      scenario::check_scenario(p.loaded.scenario);
+      (void)scenario::resolve(p.loaded.scenario);
       all.push_back({p.fabric, scenario::bill_of_materials(p.loaded.scenario),
                      scenario::estimate_resources(p.loaded.scenario),
                      scenario::estimate_runtime(p.loaded.scenario)});

@@ -18,7 +18,7 @@ inline constexpr int kExitBadInput = 2;
 
 // --max-memory: a size ("2GiB"); "" = the machine's available memory (MemAvailable). `run`,
 // `compare` and `validate` refuse (exit 2) a scenario whose pre-flight estimate
-// (scenario/resources.h) exceeds it.
+// (preflight/resources.h) exceeds it.
 struct MemoryLimitArg {
   std::string max_memory;
 };
@@ -53,7 +53,7 @@ struct CompareArgs : MemoryLimitArg {
 // replaced as in run_command; an interrupt stops the current run and skips the remaining ones.
 int compare_command(const CompareArgs& args);
 
-// Loads and checks (scenario::check_scenario) without simulating; prints
+// Loads and checks (scenario::resolve) without simulating; prints
 // "FILE: ok (estimated peak memory ...)".
 int validate_command(const std::string& file, const std::vector<std::string>& sets,
                      const std::vector<std::string>& unsets = {},

@@ -6,15 +6,15 @@
 #include <array>
 #include <utility>
 
-#include "scenario/knobs.h"
-#include "scenario/scenario_file.h"
+#include "spec/knobs.h"
+#include "spec/scenario_file.h"
 
 namespace fabricsim::cli {
 namespace {
 
 // Keys of the Ethernet/RoCE fabric that an InfiniBand run does not read (apply_infiniband in
-// scenario/infiniband.cpp either refuses them or replaces them with an IB key), found by reading
-// scenario/simulation.cpp, net/network.cpp and the registry. A path ending in '.' is a prefix.
+// resolve/infiniband.cpp either refuses them or replaces them with an IB key), found by reading
+// engine/packet/simulation.cpp, net/network.cpp and the registry. A path ending in '.' is a prefix.
 // fabric.roce.ack_timeout_exponent and fabric.roce.retry_count are not here: IB RC uses them.
 // A new fabric.roce.* key that InfiniBand also reads must not be listed either.
 constexpr std::array<std::string_view, 16> kRoceOnly = {
@@ -154,7 +154,7 @@ std::string_view key_counterpart(std::string_view key_path) {
 }
 
 ScenarioSource::ScenarioSource(const std::string& file) : file_(file) {
-  // Bounded like the loader's own read: a regular file of limited size (scenario/load.h).
+  // Bounded like the loader's own read: a regular file of limited size (spec/load.h).
   const std::string text = scenario::read_scenario_file(file);
   const YAML::Node root = scenario::parse_scenario_yaml(text, file);
   text_ = text;

@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "scenario/load.h"
-#include "scenario/variants.h"
+#include "spec/load.h"
+#include "spec/variants.h"
 
 namespace fabricsim::cli {
 
@@ -64,7 +64,7 @@ class ScenarioSource {
                                     const std::vector<scenario::SourceLocation>& set_where = {}) const;
 
   const std::string& file() const { return file_; }
-  // The file's variants: (scenario/variants.h), empty when it has none.
+  // The file's variants: (spec/variants.h), empty when it has none.
   const std::vector<scenario::VariantSpec>& variants() const { return variants_; }
 
  private:

@@ -5,7 +5,7 @@
 // A second one kills at once (the handler resets itself to the default action).
 #pragma once
 
-#include "scenario/progress.h"
+#include "engine/run_control.h"
 
 namespace fabricsim::cli {
 

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "output/report.h"
+#include "output/report/report.h"
 
 namespace fabricsim::cli {
 

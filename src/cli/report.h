@@ -1,5 +1,5 @@
 // `fabricsim report DIR`: writes DIR/report.html for a directory `run`, `compare` or `sweep`
-// wrote (output/report.h, docs/report.md).
+// wrote (output/report/report.h, docs/report.md).
 #pragma once
 
 #include <string>

@@ -16,11 +16,12 @@
 #include "cli/interrupt.h"
 #include "cli/sweep_exec.h"
 #include "core/error.h"
-#include "output/report.h"
+#include "resolve/resolve.h"
+#include "output/report/report.h"
 #include "output/staged_dir.h"
 #include "output/sweep_table.h"
-#include "scenario/load.h"
-#include "scenario/run.h"
+#include "spec/load.h"
+#include "engine/run.h"
 
 namespace fabricsim::cli {
 namespace {
@@ -175,7 +176,7 @@ void check_point(const SweepArgs& args, const std::vector<Param>& params,
     throw BadInput(param_line(e.where(), e.key_path(), e.message()));
   }
   try {
-    scenario::check_scenario(loaded.scenario);
+    (void)scenario::resolve(loaded.scenario);
     scenario::check_buildable(loaded.scenario);
   } catch (const ImportError& e) {
     throw BadInput(scenario::format_input_error(loaded, e));

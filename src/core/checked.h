@@ -4,7 +4,7 @@
 // size and a time (serialization times, BDPs, pause quanta, byte counters, flow sizes x counts)
 // overflow it quickly at extreme inputs: 1 MiB at 1 bps is 8.4e18 ps. The scenario layer keeps
 // every key inside the ranges below and checks the products a scenario implies once, at
-// validation (scenario/ranges.h), with the helpers here; per-packet code then adds a bounded
+// validation (resolve/ranges.h), with the helpers here; per-packet code then adds a bounded
 // delay to a bounded clock and cannot wrap.
 #pragma once
 

@@ -30,8 +30,8 @@ enum EventKind : uint32_t {
   // node: a GPU-side stage (NVLink, PCIe, staging copy) or a RankTransport timer ends
   // (target = the node layer's slot)
   kNodeEvent = 16,
-  kWindowSample = 17,  // results: the steady-window goodput sampler (scenario/steady_window.h)
-  kTelemetrySample = 18,  // results: the time-series samplers (scenario/telemetry.h)
+  kWindowSample = 17,  // results: the steady-window goodput sampler (engine/packet/steady_window.h)
+  kTelemetrySample = 18,  // results: the time-series samplers (engine/packet/telemetry.h)
   // transport: received packets that waited for a connection context may go (target = NIC;
   // net/nic_context_cache.h)
   kCtxRx = 19,

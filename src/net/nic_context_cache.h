@@ -42,7 +42,7 @@
 
 namespace fabricsim::net {
 
-// fabric.nic.context_cache.* (scenario/knob_registry_ctxcache.cpp has the sources).
+// fabric.nic.context_cache.* (spec/knob_registry_ctxcache.cpp has the sources).
 struct ContextCacheConfig {
   bool enabled = false;
   int64_t entries = 1024;        // contexts cached per NIC

@@ -1,6 +1,6 @@
 // Named NIC/host latency profiles (fabric.nic.profile): one per NIC class, each value with its
 // source. A profile fills a NicConfig; the scenario's per-parameter overrides then replace single
-// fields (scenario/infiniband.cpp resolve_nic).
+// fields (resolve/infiniband.cpp resolve_nic).
 #pragma once
 
 #include <string>

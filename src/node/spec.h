@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "core/time.h"
-#include "topo/spec.h"
+#include "topo/topology_spec.h"
 
 namespace fabricsim::node {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "scenario/result.h"
+#include "results/result.h"
 
 namespace fabricsim::output {
 

@@ -275,7 +275,7 @@ std::string format_compare_table(const FabricRuns& runs) {
     }));
   }
 
-  // Cost (scenario/bom.h; docs/cost.md): per GPU, and the run's headline figure per million USD
+  // Cost (resolve/cost/bom.h; docs/cost.md): per GPU, and the run's headline figure per million USD
   // of network (busbw for a collective, steps per hour for training, else throughput).
   if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.priced; })) {
     const bool gpus = std::all_of(ms.begin(), ms.end(), [](const CompareMetrics& m) {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "scenario/result.h"
+#include "results/result.h"
 
 namespace fabricsim::output {
 
@@ -53,7 +53,7 @@ struct CompareMetrics {
   double steady_mean_fraction = 0;
   double steady_min_fraction = 0;
   int64_t out_of_order_packets = 0;  // placed out of sequence order (reordering)
-  // The fabric's bill of materials (scenario/bom.h) per GPU (per NIC without GPUs); priced =
+  // The fabric's bill of materials (resolve/cost/bom.h) per GPU (per NIC without GPUs); priced =
   // false when it could not be priced.
   bool priced = false;
   bool per_gpu = false;

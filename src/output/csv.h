@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "scenario/result.h"
+#include "results/result.h"
 
 namespace fabricsim::output {
 
@@ -20,7 +20,7 @@ inline constexpr const char* kFlowsCsvHeader =
 std::string routes_csv_text(const std::vector<scenario::PortRoutes>& routes);
 
 // class: the flow's IB SL or Ethernet priority; qp: its connection (QP, PDC, TCP connection).
-// `with_path` (outputs.flows.path) adds a last column, path (scenario/flow_paths.h format).
+// `with_path` (outputs.flows.path) adds a last column, path (engine/packet/flow_paths.h format).
 std::string flows_csv_text(const std::vector<scenario::FlowRecord>& flows, bool with_path = false);
 
 }  // namespace fabricsim::output

@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "scenario/bom.h"
-#include "scenario/resources.h"
-#include "scenario/runtime_estimate.h"
+#include "resolve/cost/bom.h"
+#include "preflight/resources.h"
+#include "preflight/runtime_estimate.h"
 
 namespace fabricsim::output {
 

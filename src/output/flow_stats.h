@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "scenario/result.h"
+#include "results/result.h"
 
 namespace fabricsim::output {
 

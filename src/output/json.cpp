@@ -3,7 +3,7 @@
 #include "output/fct_breakdown.h"
 #include "output/flow_stats.h"
 #include "output/ping_pong_table.h"
-#include "scenario/link_table.h"
+#include "results/hottest_links.h"
 
 namespace fabricsim::output {
 
@@ -295,7 +295,7 @@ ordered_json result_to_json(const scenario::RunResult& r) {
                 {"end_ps", r.links.end_ps},
                 {"span_ps", r.links.span_ps},
                 {"tiers", std::move(groups)}};
-  // The ten busiest ports of links.csv (scenario/link_table.h hottest_links).
+  // The ten busiest ports of links.csv (engine/packet/link_table.h hottest_links).
   ordered_json hot = ordered_json::array();
   for (const scenario::LinkRow& l : scenario::hottest_links(r.link_rows, scenario::kHottestLinks)) {
     hot.push_back({{"link", l.link},

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "scenario/result.h"
+#include "results/result.h"
 
 namespace fabricsim::output {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "core/units.h"
-#include "scenario/link_table.h"
+#include "results/hottest_links.h"
 
 namespace fabricsim::output {
 

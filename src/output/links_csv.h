@@ -1,12 +1,12 @@
 // links.csv: one row per port (one direction of a cable) with its totals over the run
-// (scenario::LinkRow, scenario/link_table.h). The columns are the format agreed with the
+// (scenario::LinkRow, engine/packet/link_table.h). The columns are the format agreed with the
 // report and the time-series outputs (docs/outputs.md); new columns go at the end only.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "scenario/result.h"
+#include "results/result.h"
 
 namespace fabricsim::output {
 

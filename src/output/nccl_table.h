@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "scenario/result.h"
+#include "results/result.h"
 
 namespace fabricsim::output {
 

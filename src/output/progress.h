@@ -14,7 +14,7 @@
 #include <functional>
 #include <string>
 
-#include "scenario/progress.h"
+#include "engine/run_control.h"
 
 namespace fabricsim::output {
 

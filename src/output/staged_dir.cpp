@@ -35,7 +35,7 @@ constexpr std::string_view kOwnFiles[] = {
     "trace.json",  // outputs.trace.enabled (output/chrome_trace.h)
     "trace.pcap",
     "credits.csv",
-    "report.html",  // outputs.report: html (output/report.h)
+    "report.html",  // outputs.report: html (output/report/report.h)
 };
 
 bool own_file(const std::string& name) {

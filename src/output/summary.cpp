@@ -11,7 +11,7 @@
 #include "output/links_csv.h"
 #include "output/nccl_table.h"
 #include "output/ping_pong_table.h"
-#include "scenario/link_table.h"
+#include "results/hottest_links.h"
 
 namespace fabricsim::output {
 namespace {
@@ -132,7 +132,7 @@ std::string format_summary(const scenario::RunResult& r) {
                                        ", " + count(w.flows) + " flows)"
                                  : "not measured: " + w.why_not);
   }
-  if (r.telemetry.present) {  // outputs.timeseries (scenario/telemetry.h)
+  if (r.telemetry.present) {  // outputs.timeseries (engine/packet/telemetry.h)
     const scenario::TelemetryResult& t = r.telemetry;
     std::string value = count(static_cast<int64_t>(t.times_ps.size())) + " samples every " +
                         format_time(t.interval_ps) + ", " + count(static_cast<int64_t>(t.ports.size())) + " ports, " +

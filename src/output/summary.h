@@ -4,7 +4,7 @@
 #include <ostream>
 #include <string>
 
-#include "scenario/result.h"
+#include "results/result.h"
 
 namespace fabricsim::output {
 

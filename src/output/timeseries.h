@@ -1,10 +1,10 @@
 // timeseries_ports.csv and timeseries_qps.csv: the telemetry samplers' series
-// (scenario/telemetry.h, docs/telemetry.md), in the column layout report.html reads.
+// (engine/packet/telemetry.h, docs/telemetry.md), in the column layout report.html reads.
 #pragma once
 
 #include <string>
 
-#include "scenario/telemetry_types.h"
+#include "spec/telemetry_types.h"
 
 namespace fabricsim::output {
 

@@ -8,7 +8,7 @@
 #include "output/json.h"
 #include "output/links_csv.h"
 #include "output/nccl_table.h"
-#include "output/pcap_trace.h"
+#include "output/pcap/pcap_trace.h"
 #include "output/ping_pong_table.h"
 #include "output/staged_dir.h"
 #include "output/timeseries.h"

@@ -4,12 +4,12 @@
 #include <filesystem>
 #include <string>
 
-#include "scenario/result.h"
+#include "results/result.h"
 
 namespace fabricsim::output {
 
 // Writes result.json, flows.csv, run.json and the marker file (output/staged_dir.h) into `dir`
-// (created if missing, its parent must exist), and trace.pcap (output/pcap_trace.h: Ethernet for
+// (created if missing, its parent must exist), and trace.pcap (output/pcap/pcap_trace.h: Ethernet for
 // RoCE, ERF InfiniBand records for InfiniBand) when the run captured frames, plus credits.csv when
 // the capture holds InfiniBand flow-control packets (which trace.pcap leaves out), and routes.csv
 // on InfiniBand. For a staging directory: files already in `dir` with other names are left alone.

@@ -6,7 +6,7 @@
 
 #include "net/config.h"
 #include "net/network.h"
-#include "topo/spec.h"
+#include "topo/topology_spec.h"
 
 namespace fabricsim::topo {
 

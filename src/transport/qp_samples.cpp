@@ -1,4 +1,4 @@
-// Transport::sample_qps for the three transports (scenario/telemetry.h reads it once per
+// Transport::sample_qps for the three transports (engine/packet/telemetry.h reads it once per
 // telemetry sample, never per packet): each connection's congestion-control state as it stands.
 //   RoCE/IB QP with DCQCN: the reaction point's current rate Rc (transport/dcqcn.h); without
 //     congestion control a QP sends at line rate with no limiter: no rate, no window.

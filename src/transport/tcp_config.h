@@ -1,6 +1,6 @@
 // TCP transport configuration (fabric.tcp.*, technology tcp or iwarp). Facts and sources are in
 // docs/transports.md "TCP" and "iWARP"; each default names its source here and in
-// scenario/knob_registry_tcp.cpp.
+// spec/knob_registry_tcp.cpp.
 #pragma once
 
 #include <cstdint>
@@ -64,7 +64,7 @@ struct TcpConfig {
   double dctcp_initial_alpha = 1.0;
   // The DCTCP marking threshold K at the switch (step marking: fabric.ecn.kmin = kmax = K).
   // 0 = derived: C x RTT / 7 (Alizadeh et al., SIGCOMM 2010 §3.3, the least K that keeps the
-  // link busy), rounded up to whole full frames (scenario/tcp_setup.cpp).
+  // link busy), rounded up to whole full frames (resolve/tcp_setup.cpp).
   int64_t dctcp_k_bytes = 0;
   int data_priority = 0;  // 802.1p class of TCP segments and ACKs (best effort)
   // Phase-effect randomisation: the sender acts on each ACK after a random time, uniform in

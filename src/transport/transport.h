@@ -80,7 +80,7 @@ struct TransportCounters {
   int64_t fast_recoveries = 0;
 };
 
-// One connection's congestion-control state at a telemetry sample (scenario/telemetry.h):
+// One connection's congestion-control state at a telemetry sample (engine/packet/telemetry.h):
 // the RoCE/IB QP, UET PDC or TCP connection `qp` (the transport's own dense id). A quantity the
 // scheme does not have is -1: DCQCN has a rate (its current rate Rc), NSCC and TCP a window.
 struct QpSample {
@@ -140,7 +140,7 @@ class Transport {
   // memory the connections need.
   virtual const net::NicContextCache* context_cache() const { return nullptr; }
 
-  // Telemetry (scenario/telemetry.h), once per sample, never per packet: appends one QpSample
+  // Telemetry (engine/packet/telemetry.h), once per sample, never per packet: appends one QpSample
   // per connection opened so far, in id order. `with_bytes` also sums each connection's
   // messages' sent_bytes (a pass over every message: the sampler asks once, at the end, to
   // pick the busiest). A transport without connections adds nothing.

@@ -1,7 +1,7 @@
 // Parameters of the NCCL-style collective engine (workload/collective_engine.h) and of NCCL's
 // analytic model (workload/nccl_model.h). Every default is NCCL's own value at nccl@5067397
 // (NVIDIA/nccl 2.30.7), as collected in docs/reference/nccl.md; the scenario keys collective.*
-// (scenario/knob_registry_collective.cpp) cite the same files.
+// (spec/knob_registry_collective.cpp) cite the same files.
 #pragma once
 
 #include <array>

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "workload/spec.h"
+#include "workload/workload_spec.h"
 
 namespace fabricsim {
 struct Scheduler;

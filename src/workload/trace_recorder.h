@@ -19,7 +19,7 @@ namespace detail {
 struct Plan;
 }
 
-// outputs.trace.* (scenario/knob_registry_trace.cpp).
+// outputs.trace.* (spec/knob_registry_trace.cpp).
 struct TraceSpec {
   bool enabled = false;
   // Traffic patterns: per-flow spans for at most this many flows; above it every k-th flow by

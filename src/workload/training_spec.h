@@ -1,4 +1,4 @@
-// The scenario's training settings (keys training.*, src/scenario/knob_registry_training.cpp):
+// The scenario's training settings (keys training.*, src/spec/knob_registry_training.cpp):
 // a transformer's dimensions, its parallel degrees and the GPU throughput profile that turns
 // FLOPs into time. workload/transformer.h turns them into a Dag; workload/training.h runs it.
 // Every default names its source here and in the knob's `.source` (docs/training.md).

@@ -14,7 +14,7 @@
 #include "core/scheduler.h"
 #include "transport/transport.h"
 #include "workload/ping_pong.h"
-#include "workload/spec.h"
+#include "workload/workload_spec.h"
 
 namespace fabricsim::workload {
 
@@ -28,7 +28,7 @@ struct PlannedFlow {
 
 // The mean flow size in bytes of the spec's size distribution: flow_size, or the mean of the
 // piecewise-linear size_cdf as the Poisson pattern draws from it. The Poisson arrival rate, the
-// input ranges (scenario/ranges.h) and the memory estimate (scenario/resources.h) all use it.
+// input ranges (resolve/ranges.h) and the memory estimate (preflight/resources.h) all use it.
 double mean_size(const WorkloadSpec& spec);
 
 // Throws InputError naming the workload.* key when the spec cannot run on `num_nics` NICs;

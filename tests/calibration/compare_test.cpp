@@ -23,7 +23,7 @@
 
 #include "calibration.h"
 #include "net/wire.h"
-#include "scenario/run.h"
+#include "engine/run.h"
 
 namespace fabricsim {
 namespace {

@@ -24,7 +24,7 @@
 #include <string>
 
 #include "calibration.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

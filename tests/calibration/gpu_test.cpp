@@ -2,7 +2,7 @@
 // (docs/reference/nccl.md §5), reproduced end to end: scenario -> GpuNet (NVLink, PCIe, PXN) ->
 // packet-level fabric -> CollectiveEngine, ring, Simple, default 16 channels.
 //
-// Why fabricsim lands where it does (tests/scenario/gpu_collective_test.cpp derives each):
+// Why fabricsim lands where it does (tests/engine/gpu_collective_test.cpp derives each):
 //   one node: busbw -> NVLink 450 GB/s x 0.824 = 370.8 GB/s (less the base latency and fill);
 //   2 nodes: each GPU also receives its PXN relays over NVLink, so busbw <= 370.8 GB/s, i.e.
 //   46.35 GB/s per NIC, below the wire ceilings (IB 49.68, RoCEv2 49.02 GB/s).
@@ -11,8 +11,8 @@
 #include <string>
 
 #include "calibration.h"
-#include "scenario/load.h"
-#include "scenario/run.h"
+#include "spec/load.h"
+#include "engine/run.h"
 
 namespace fabricsim {
 namespace {

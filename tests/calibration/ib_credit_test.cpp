@@ -26,8 +26,8 @@
 #include "calibration.h"
 #include "net/config.h"
 #include "net/network.h"
-#include "scenario/run.h"
-#include "scenario/simulation.h"
+#include "engine/run.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

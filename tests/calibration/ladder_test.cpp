@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "calibration.h"
-#include "scenario/load.h"
-#include "scenario/simulation.h"
+#include "spec/load.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "calibration.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

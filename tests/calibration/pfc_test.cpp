@@ -13,7 +13,7 @@
 
 #include "calibration.h"
 #include "net/network.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "calibration.h"
-#include "scenario/load.h"
-#include "scenario/run.h"
+#include "spec/load.h"
+#include "engine/run.h"
 
 namespace fabricsim {
 namespace {

@@ -64,7 +64,7 @@ TEST_F(CliTest, MissingFileExitsTwo) {
 }
 
 TEST_F(CliTest, EngineInputErrorGetsTheLoadersLine) {
-  // A radix-4 leaf-spine holds 8 NICs: check_scenario rejects 128 hosts, naming a key path the
+  // A radix-4 leaf-spine holds 8 NICs: resolve() rejects 128 hosts, naming a key path the
   // loader maps back to a line in the file.
   const std::string file = write("too_big.yaml", "topology:\n  radix: 4\nhosts: {count: 128}\n");
   expect_bad_input(file, "", "^" + escaped(file) + ":[0-9]+: [a-z_.]+: .+$");

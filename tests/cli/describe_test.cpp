@@ -1,5 +1,5 @@
 // `fabricsim describe`: the bill of materials without simulating. The totals it prints are the
-// sums of its rows (tests/scenario/bom_test.cpp derives the rows); here: the command's shape,
+// sums of its rows (tests/resolve/bom_test.cpp derives the rows); here: the command's shape,
 // side by side over --fabrics, and bad input exits 2 with one line.
 #include <gtest/gtest.h>
 

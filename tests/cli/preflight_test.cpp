@@ -32,7 +32,7 @@
 #include "../support/cli_runner.h"
 #include "core/units.h"
 #include "net/network.h"
-#include "scenario/result.h"
+#include "results/result.h"
 
 namespace {
 
@@ -53,9 +53,9 @@ class Preflight : public fabricsim::test_support::CliFixture {
   }
 };
 
-// The issue's cases, made just small enough to pass the input ranges (scenario/ranges.h refuses
+// The issue's cases, made just small enough to pass the input ranges (resolve/ranges.h refuses
 // the literal 1-byte slice and 10 s Poisson before any estimate: more than 2^32 message ids,
-// tested in tests/scenario/ranges_test.cpp), so that memory alone refuses them: 512-byte slices
+// tested in tests/resolve/ranges_test.cpp), so that memory alone refuses them: 512-byte slices
 // (128 ranks x 254 steps x 1024 = 3.3e7 messages) and a 5 s Poisson run (3.9e9 expected flows).
 constexpr const char* kOneByteSlices =
     "topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 128}\n"
@@ -127,7 +127,7 @@ TEST_F(Preflight, RunRefusesTheReportedCasesQuickly) {
                  "workload.duration", "5 s Poisson at load 1");
   // A flow list. The 1.66 M-flow list of the issue cannot be a quick test: yaml-cpp alone needs
   // 18 s and 4 GB to load it (docs/reliability.md ("Pre-flight memory estimate"); the loader's limits are item 1).
-  // tests/scenario/resources_test.cpp estimates that list in-process; here 4,000 flows show the
+  // tests/preflight/resources_test.cpp estimates that list in-process; here 4,000 flows show the
   // per-flow parts (one FlowRecord each, exactly) and the refusal under a limit they exceed.
   std::string flows =
       "topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 128}\n"
@@ -184,7 +184,7 @@ TEST_F(Preflight, AnAbsurdScenarioIsRefusedAtTheDefaultLimit) {
 
 // Counts whose bytes would overflow the estimate's arithmetic no longer reach it: the input
 // ranges (radix <= 1024) refuse them first, with the key. The estimate's own guard is tested
-// in-process (tests/scenario/resources_test.cpp).
+// in-process (tests/preflight/resources_test.cpp).
 TEST_F(Preflight, AnEstimateThatWouldOverflowIsRefusedWithItsKey) {
   const std::string file =
       write("overflow.yaml",

@@ -1,4 +1,4 @@
-// `fabricsim report DIR` and outputs.report (cli/report.h, output/report.h): exit codes, the
+// `fabricsim report DIR` and outputs.report (cli/report.h, output/report/report.h): exit codes, the
 // one-line errors, and which commands write report.html. What the page holds is tested in
 // tests/output/report_test.cpp and in Chromium by tests/browser/.
 #include <gtest/gtest.h>

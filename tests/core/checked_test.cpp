@@ -36,7 +36,7 @@ TEST(Checked, RangesKeepThePhysicsInsideInt64) {
   EXPECT_EQ(*pause_ps, 33'553'920'000'000);
   EXPECT_LT(*pause_ps, kSimHorizonPs);
   // The largest size at the slowest rate overflows only the horizon, not int64: that is the
-  // product scenario/ranges.cpp checks against the horizon.
+  // product resolve/ranges.cpp checks against the horizon.
   const auto largest_ps = checked_serialization_ps(kMaxSizeBytes, kMinLinkRateBps);
   ASSERT_TRUE(largest_ps) << "2^40 x 8 / 1e6 s = 8.8e18 ps still fits int64";
   EXPECT_GT(*largest_ps, kSimHorizonPs);

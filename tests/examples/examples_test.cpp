@@ -20,7 +20,7 @@
 #include "../support/cli_runner.h"
 #include "output/csv.h"
 #include "output/links_csv.h"
-#include "scenario/load.h"
+#include "spec/load.h"
 
 namespace fabricsim {
 namespace {

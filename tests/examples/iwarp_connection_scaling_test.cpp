@@ -17,9 +17,9 @@
 #include <string>
 
 #include "../support/cli_runner.h"
-#include "scenario/infiniband.h"
-#include "scenario/load.h"
-#include "scenario/resources.h"
+#include "resolve/infiniband.h"
+#include "spec/load.h"
+#include "preflight/resources.h"
 
 namespace fabricsim {
 namespace {

@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 #include "../support/cli_runner.h"
-#include "scenario/infiniband.h"
-#include "scenario/load.h"
+#include "resolve/infiniband.h"
+#include "spec/load.h"
 #include "transport/tcp_config.h"
 
 namespace fabricsim {

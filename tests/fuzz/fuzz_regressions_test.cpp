@@ -107,7 +107,7 @@ std::vector<fs::path> seeds() {
 }
 INSTANTIATE_TEST_SUITE_P(Corpus, FuzzSeed, ::testing::ValuesIn(seeds()), param_name);
 
-// The target's outcomes on inputs whose fate is known from the loader's and check_scenario's
+// The target's outcomes on inputs whose fate is known from the loader's and resolve()'s
 // rules (docs/scenario-keys.md), not from an earlier run.
 TEST(FuzzTarget, ClassifiesInputs) {
   // A tiny fabric: 2 leaves x 2 spines, 8 hosts, a 64 KiB ring all-reduce.

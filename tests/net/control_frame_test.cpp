@@ -15,7 +15,7 @@
 
 #include "core/scheduler.h"
 #include "net/network.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim::net {
 namespace {

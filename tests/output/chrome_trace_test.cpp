@@ -19,9 +19,9 @@
 #include "core/error.h"
 #include "output/chrome_trace.h"
 #include "output/write.h"
-#include "scenario/load.h"
-#include "scenario/resources.h"
-#include "scenario/run.h"
+#include "spec/load.h"
+#include "preflight/resources.h"
+#include "engine/run.h"
 #include "workload/transformer.h"
 
 namespace fabricsim {

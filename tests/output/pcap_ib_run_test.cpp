@@ -1,10 +1,10 @@
-// trace.pcap of an InfiniBand run (output/pcap_trace.h): a small IB scenario runs with capture
+// trace.pcap of an InfiniBand run (output/pcap/pcap_trace.h): a small IB scenario runs with capture
 // on, write_run_outputs writes trace.pcap (ERF InfiniBand records, LINKTYPE_ERF 197) and
 // credits.csv, and Wireshark's own ERF and InfiniBand dissectors (tshark), reading the file
 // exactly as written, must give back, packet by packet, the time, the LRH DLID/SLID/VL/SL, BTH
 // opcode, DestQP and PSN, and the extension headers that the simulator logged in
 // RunResult::captured. Expected values are derived here from the packet's type and flags and the
-// IBTA opcode table (reference infiniband.md §5), not from output/pcap.h. A second test runs
+// IBTA opcode table (reference infiniband.md §5), not from output/pcap/pcap.h. A second test runs
 // examples/vl-qos.yaml as a user would and checks its trace the same way.
 //
 //   NIC0 NIC1   NIC2 NIC3
@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "../support/tshark.h"
-#include "output/pcap_trace.h"
+#include "output/pcap/pcap_trace.h"
 #include "output/write.h"
-#include "scenario/load.h"
-#include "scenario/run.h"
+#include "spec/load.h"
+#include "engine/run.h"
 
 namespace fabricsim::output {
 namespace {

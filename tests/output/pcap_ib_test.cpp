@@ -1,9 +1,9 @@
-// Byte layout of synthesized InfiniBand packets (output/pcap_ib.h): every LRH/BTH/extension
+// Byte layout of synthesized InfiniBand packets (output/pcap/pcap_ib.h): every LRH/BTH/extension
 // header field at its bit position, pad and PktLen, sizes against independently summed header
 // sizes, ICRC and VCRC against bit-by-bit reference CRCs written here, and the pcap container
 // (pcap global and record headers, ERF record headers) against the format descriptions.
 // Offsets (shared/reference/infiniband.md §6, local packets): LRH 0, BTH 8, extensions 20.
-#include "output/pcap_ib.h"
+#include "output/pcap/pcap_ib.h"
 
 #include <gtest/gtest.h>
 
@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "output/pcap.h"
-#include "output/pcap_erf.h"
+#include "output/pcap/pcap.h"
+#include "output/pcap/pcap_erf.h"
 
 namespace fabricsim::output {
 namespace {

@@ -1,4 +1,4 @@
-// InfiniBand pcaps (output/pcap_ib.h) read back by Wireshark's own ERF and InfiniBand dissectors
+// InfiniBand pcaps (output/pcap/pcap_ib.h) read back by Wireshark's own ERF and InfiniBand dissectors
 // (tshark), exactly as written: nothing is relabelled. An independent parser checks that every
 // packet decodes to the ERF record header, LRH, BTH and extension header fields that were
 // written, at the times written, with no malformed-packet or expert warnings. Wireshark verifies
@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "../support/tshark.h"
-#include "output/pcap_erf.h"
-#include "output/pcap_file.h"
-#include "output/pcap_ib.h"
+#include "output/pcap/pcap_erf.h"
+#include "output/pcap/pcap_file.h"
+#include "output/pcap/pcap_ib.h"
 
 namespace fabricsim::output {
 namespace {
@@ -251,7 +251,7 @@ TEST(PcapIbTshark, TsharkOpensTheFileAsWrittenWithoutComplaint) {
   fs::remove_all(dir);
 }
 
-// Why flow-control packets are not in trace.pcap (output/pcap_trace.h): ERF has a record type
+// Why flow-control packets are not in trace.pcap (output/pcap/pcap_trace.h): ERF has a record type
 // for them (25, InfiniBand link; Wireshark wiretap/erf_record.h), but this tshark reports a
 // genuine 6-byte flow-control packet in such a record as malformed, because its infiniband_link
 // dissector first reads the record as an LRH. If a tshark ever decodes it cleanly, this test

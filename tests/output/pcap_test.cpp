@@ -1,8 +1,8 @@
-// Byte layout of synthesized frames (output/pcap.h): every field at its offset, the IPv4 header
+// Byte layout of synthesized frames (output/pcap/pcap.h): every field at its offset, the IPv4 header
 // checksum, the ICRC against an independent bitwise CRC-32, PFC frames and the pcap container.
 // Offsets follow shared/reference/rocev2.md §2-§3 for an untagged frame: Ethernet 0, IPv4 14,
 // UDP 34, BTH 42, RETH/AETH/CNP body 54.
-#include "output/pcap.h"
+#include "output/pcap/pcap.h"
 
 #include <gtest/gtest.h>
 
@@ -203,7 +203,7 @@ TEST(PcapFrame, CnpMatchesTheReferenceBthBytes) {
   expect_icrc_ok(f, kIp, "CNP");
 }
 
-// The run's service and verb choose opcodes and extension headers (output/pcap.h "Opcode");
+// The run's service and verb choose opcodes and extension headers (output/pcap/pcap.h "Opcode");
 // the frame sizes come from net/wire.h as the transport computes them.
 CapturedFrame verb_frame(uint32_t payload, uint8_t flags, uint32_t after_bth_extra) {
   CapturedFrame c = data_frame(payload, flags, false);

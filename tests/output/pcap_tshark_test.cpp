@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "../support/tshark.h"
-#include "output/pcap.h"
+#include "output/pcap/pcap.h"
 #include "output/write.h"
-#include "scenario/run.h"
+#include "engine/run.h"
 
 namespace fabricsim::output {
 namespace {
@@ -34,7 +34,7 @@ test_support::FieldRows tshark_fields(const fs::path& file, const std::string& a
   return test_support::split_rows(r.out, fields);
 }
 
-// IBTA opcode for a recorded packet, from its type and flags (not from output/pcap.h).
+// IBTA opcode for a recorded packet, from its type and flags (not from output/pcap/pcap.h).
 int64_t expected_opcode(const net::Packet& p) {
   if (p.type == PacketType::kAck || p.type == PacketType::kNak) return 0x11;
   if (p.type == PacketType::kCnp) return 0x81;

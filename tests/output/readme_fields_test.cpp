@@ -14,7 +14,7 @@
 #include "output/nccl_table.h"
 #include "output/json.h"
 #include "output/links_csv.h"
-#include "output/pcap_trace.h"
+#include "output/pcap/pcap_trace.h"
 #include "output/ping_pong_table.h"
 #include "output/timeseries.h"
 

@@ -1,7 +1,7 @@
-// report.html (output/report.h) without a browser: the file is self-contained, every chart spec
+// report.html (output/report/report.h) without a browser: the file is self-contained, every chart spec
 // is JSON Vega can take (data inlined, marks present), absent inputs give a note and no chart,
 // and the documented caps hold. tests/browser/ renders the same pages in Chromium.
-#include "output/report.h"
+#include "output/report/report.h"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@
 
 #include "../support/cli_runner.h"
 #include "../support/report_fixtures.h"
-#include "output/report_data.h"
-#include "output/vega_bundle.h"
+#include "output/report/report_data.h"
+#include "output/report/vega_bundle.h"
 
 namespace fabricsim {
 namespace {

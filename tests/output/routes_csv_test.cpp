@@ -10,7 +10,7 @@
 
 #include "output/csv.h"
 #include "output/write.h"
-#include "scenario/run.h"
+#include "engine/run.h"
 
 namespace fabricsim {
 namespace {

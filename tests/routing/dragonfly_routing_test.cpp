@@ -26,7 +26,7 @@
 #include "core/error.h"
 #include "net/network.h"
 #include "routing/dragonfly.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

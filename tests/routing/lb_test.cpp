@@ -16,7 +16,7 @@
 
 #include "core/error.h"
 #include "net/load_balance.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

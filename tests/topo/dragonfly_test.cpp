@@ -13,7 +13,7 @@
 #include "core/error.h"
 #include "core/scheduler.h"
 #include "net/network.h"
-#include "scenario/load.h"
+#include "spec/load.h"
 #include "topo/topology.h"
 
 namespace fabricsim::topo {

@@ -16,12 +16,13 @@
 #include "core/error.h"
 #include "core/scheduler.h"
 #include "net/network.h"
+#include "resolve/resolve.h"
 #include "output/json.h"
 #include "routing/ecmp.h"
-#include "scenario/load.h"
-#include "scenario/resources.h"
-#include "scenario/run.h"
-#include "scenario/simulation.h"
+#include "spec/load.h"
+#include "preflight/resources.h"
+#include "engine/run.h"
+#include "engine/packet/simulation.h"
 #include "topo/multi_plane.h"
 #include "topo/topology.h"
 
@@ -173,7 +174,7 @@ TEST(MultiPlaneTopology, EcmpNeverCrossesPlanesThroughAnotherNic) {
 }
 
 TEST(MultiPlaneTopology, PreflightCountsMatchTheBuiltFabric) {
-  // fabricsim validate's closed forms (scenario/resources.cpp) against what is built.
+  // fabricsim validate's closed forms (preflight/resources.cpp) against what is built.
   for (const char* topo : {"{kind: leaf_spine, radix: 8, planes: 4}",
                            "{kind: fat_tree, tiers: 3, radix: 4, planes: 2}",
                            "{kind: rail, radix: 8, planes: 3}"}) {
@@ -197,7 +198,7 @@ std::string load_error(const std::string& yaml) {
     return e.what();
   }
   try {
-    scenario::check_scenario(s.scenario);
+    (void)scenario::resolve(s.scenario);
     scenario::run_scenario(s.scenario);
   } catch (const InputError& e) {
     return scenario::format_input_error(s, e);

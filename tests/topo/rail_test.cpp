@@ -21,9 +21,10 @@
 #include "net/network.h"
 #include "routing/ecmp.h"
 #include "routing/subnet_manager.h"
-#include "scenario/load.h"
-#include "scenario/run.h"
-#include "scenario/simulation.h"
+#include "resolve/resolve.h"
+#include "spec/load.h"
+#include "engine/run.h"
+#include "engine/packet/simulation.h"
 #include "topo/topology.h"
 
 namespace fabricsim::topo {
@@ -394,7 +395,7 @@ TEST(Rail, ImpossibleShapesNameTheKey) {
   expect_refused(three, "topology.tiers", "3-tier rail fabric is not implemented");
   // Through the scenario loader: an explicit tiers: 3 beside kind: rail.
   try {
-    scenario::check_scenario(
+    (void)scenario::resolve(
         scenario::load_scenario_string("topology: {kind: rail, radix: 8, tiers: 3}\n"
                                        "hosts: {count: 4, nics_per_host: 2}\n",
                                        "s.yaml")

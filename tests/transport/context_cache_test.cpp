@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "scenario/load.h"
-#include "scenario/simulation.h"
+#include "spec/load.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

@@ -3,8 +3,8 @@
 // once, and every payload byte sent is either delivered or counted as dropped.
 #include <gtest/gtest.h>
 
-#include "scenario/run.h"
-#include "scenario/simulation.h"
+#include "engine/run.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/scheduler.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 #include "transport/transport.h"
 #include "workload/workload.h"
 

@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

@@ -9,7 +9,7 @@
 // bytes, + 20 bytes of preamble/IFG on the wire; an ACK is 66 + 20 bytes.
 #include <gtest/gtest.h>
 
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

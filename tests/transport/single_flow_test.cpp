@@ -11,7 +11,7 @@
 //   NIC0 -> NIC1: same edge, 1 switch; NIC0 -> NIC2: same pod, 3; NIC0 -> NIC8: other pod, 5.
 #include <gtest/gtest.h>
 
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

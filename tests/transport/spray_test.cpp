@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "scenario/run.h"
-#include "scenario/simulation.h"
+#include "engine/run.h"
+#include "engine/packet/simulation.h"
 #include "transport/rc.h"
 
 namespace fabricsim {

@@ -17,8 +17,8 @@
 #include <cstdio>
 #include <string>
 
-#include "scenario/load.h"
-#include "scenario/run.h"
+#include "spec/load.h"
+#include "engine/run.h"
 
 namespace fabricsim {
 namespace {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/time.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 #include "transport/tcp.h"
 
 namespace fabricsim {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/time.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 #include "transport/uet.h"
 
 namespace fabricsim {

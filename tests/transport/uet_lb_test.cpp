@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/time.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 #include "transport/uet.h"
 #include "transport/uet_lb.h"
 

@@ -12,7 +12,7 @@
 
 #include "core/time.h"
 #include "net/wire.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 #include "transport/uet.h"
 
 namespace fabricsim {

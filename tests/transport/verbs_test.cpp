@@ -11,8 +11,8 @@
 #include <map>
 
 #include "core/error.h"
-#include "scenario/run.h"
-#include "scenario/simulation.h"
+#include "engine/run.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

@@ -18,7 +18,7 @@
 #include <tuple>
 #include <vector>
 
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

@@ -16,9 +16,9 @@
 #include "core/error.h"
 #include "net/network.h"
 #include "output/summary.h"
-#include "scenario/load.h"
-#include "scenario/run.h"
-#include "scenario/simulation.h"
+#include "spec/load.h"
+#include "engine/run.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

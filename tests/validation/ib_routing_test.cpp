@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "net/network.h"
-#include "scenario/load.h"
-#include "scenario/run.h"
-#include "scenario/simulation.h"
+#include "spec/load.h"
+#include "engine/run.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

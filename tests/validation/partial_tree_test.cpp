@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <string>
 
-#include "scenario/run.h"
+#include "engine/run.h"
 
 namespace fabricsim {
 namespace {

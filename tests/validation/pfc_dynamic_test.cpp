@@ -24,7 +24,7 @@
 
 #include "core/error.h"
 #include "net/network.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "net/network.h"
-#include "scenario/run.h"
-#include "scenario/simulation.h"
+#include "engine/run.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

@@ -17,7 +17,7 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "scenario/run.h"
+#include "engine/run.h"
 
 namespace fabricsim {
 namespace {

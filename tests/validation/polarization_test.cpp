@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "scenario/load.h"
-#include "scenario/run.h"
-#include "scenario/simulation.h"
+#include "spec/load.h"
+#include "engine/run.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

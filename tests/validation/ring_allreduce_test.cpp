@@ -19,8 +19,8 @@
 
 #include <algorithm>
 
-#include "scenario/infiniband.h"
-#include "scenario/run.h"
+#include "resolve/infiniband.h"
+#include "engine/run.h"
 
 namespace fabricsim {
 namespace {

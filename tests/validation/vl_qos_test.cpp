@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "net/network.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 
 namespace fabricsim {
 namespace {

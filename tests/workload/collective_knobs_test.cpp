@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "scenario/knobs.h"
+#include "spec/knobs.h"
 
 namespace fabricsim::scenario {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "scenario/simulation.h"
+#include "engine/packet/simulation.h"
 #include "workload/ping_pong.h"
 
 namespace fabricsim {
@@ -43,7 +43,10 @@ std::vector<workload::PingPongStats> run_ping_pong(const scenario::Scenario& sc)
 
 // One message from `src` to `dst` on the idle fabric, post to the receiver's application.
 int64_t one_message_ps(scenario::Scenario sc, uint32_t src, uint32_t dst, int64_t bytes) {
+  // A valid flows pattern (resolve() checks the workload) that is never started: the test posts
+  // the one message itself.
   sc.workload.pattern = workload::PatternKind::kFlows;
+  sc.workload.flows = {workload::ExplicitFlow{static_cast<int>(src), static_cast<int>(dst), bytes}};
   scenario::Simulation sim(sc);
   const uint32_t msg = sim.transport().post(src, dst, bytes, 0);
   EXPECT_TRUE(sim.run());

@@ -1,0 +1,413 @@
+#include "engine/packet/simulation.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/error.h"
+#include "net/load_balance.h"
+#include "net/wire.h"
+#include "routing/dragonfly.h"
+#include "routing/lid_install.h"
+#include "resolve/planes.h"
+#include "engine/packet/harvest.h"
+#include "resolve/resolve.h"
+#include "resolve/infiniband.h"
+#include "transport/tcp.h"
+#include "transport/uet.h"
+
+namespace fabricsim::scenario {
+
+namespace {
+
+}  // namespace
+
+Simulation::Simulation(const Scenario& sc) : Simulation(resolve(sc)) {}
+
+Simulation::Simulation(const Resolved& resolved)
+    : sc_(resolved.sc), net_(sched_, resolved.sc.seed) {
+  const bool uet = sc_.technology == Technology::kUet;
+  const bool tcp = sc_.technology == Technology::kTcp || sc_.technology == Technology::kIwarp;
+  const bool ib = sc_.technology == Technology::kInfiniband;
+  if (ib) net_.set_ib(sc_.ib.link);
+  topo_ = topo::build(sc_.topology, topo::FabricParams{sc_.link, sc_.switch_config, sc_.nic}, net_);
+  if (ib) {
+    static constexpr routing::SmEngine kEngines[] = {
+        routing::SmEngine::kMinHop, routing::SmEngine::kUpDown, routing::SmEngine::kFatTree};
+    sm_ = std::make_unique<routing::SubnetManager>(
+        kEngines[static_cast<int>(sc_.recovery.engine)], sc_.recovery.adaptive,
+        kEngines[static_cast<int>(sc_.recovery.fallback)]);
+  }
+  program_routes();
+  if (sc_.credit_loss.switch_index >= 0) {
+    net_.break_credit_return(
+        switch_port(sc_.credit_loss.switch_index, sc_.credit_loss.port, "faults.credit_loss"));
+  }
+  if (sc_.link_fail.switch_index >= 0) {
+    switch_port(sc_.link_fail.switch_index, sc_.link_fail.port, "faults.link_down");  // checks
+  }
+  if (tcp) {
+    auto t = std::make_unique<transport::TcpTransport>(sc_.tcp, net_, sc_.seed);
+    if (sc_.context_cache.enabled) {  // iwarp only (resolve/resolve.cpp refuses kernel TCP)
+      // iWARP: the RNIC's TCB + QP contexts; a miss is a PCIe read (the profile's dma_read).
+      t->set_context_cache(sc_.context_cache,
+                           sc_.context_cache.miss_latency_ps.value_or(sc_.nic.dma_read_ps));
+    }
+    transport_ = std::move(t);
+  } else if (uet) {
+    transport_ =
+        std::make_unique<transport::UetTransport>(sc_.uet, net_, sc_.seed, resolved.uet_net);
+  } else {
+    auto roce = std::make_unique<transport::RoceTransport>(sc_.roce, net_, sc_.seed, resolved.dcqcn);
+    if (ib) roce->set_infiniband(lid_routes_.nic_lid, sc_.ib.link.sl_to_vl);
+    if (sc_.context_cache.enabled) {  // a miss is a PCIe read: by default the profile's dma_read
+      roce->set_context_cache(sc_.context_cache,
+                              sc_.context_cache.miss_latency_ps.value_or(sc_.nic.dma_read_ps));
+    }
+    roce_ = roce.get();
+    transport_ = std::move(roce);
+  }
+  workload_ = std::make_unique<workload::Workload>(sc_.workload, topo_.nics, sc_.link.rate_bps,
+                                                   sc_.seed, *transport_, sched_);
+  if (sc_.node.gpus_per_node > 0) {
+    gpu_net_ = std::make_unique<node::GpuNet>(
+        sc_.node, topo_, topo::FabricParams{sc_.link, sc_.switch_config, sc_.nic}, routes_,
+        *transport_, sched_);
+    // The leaf switch of each node's first NIC, for jobs placed one node per leaf.
+    std::vector<uint32_t> leaf_of_node(static_cast<size_t>(topo_.hosts));
+    for (int n = 0; n < topo_.hosts; ++n) {
+      leaf_of_node[n] = net_.leaf_slot_of_nic(static_cast<uint32_t>(n * sc_.topology.nics_per_host));
+    }
+    gpu_workload_ = std::make_unique<GpuWorkload>(sc_, *gpu_net_, leaf_of_node);
+  }
+  if (sc_.steady_window) {  // pattern runs only (resolve/resolve.cpp)
+    steady_ = std::make_unique<SteadyWindow>(*transport_, sched_, sc_.link.rate_bps,
+                                             workload_->total_messages());
+  }
+  if (sc_.timeseries.interval_ps > 0) {  // off: no sampler, no event, no memory
+    telemetry_ = std::make_unique<Telemetry>(sc_.timeseries, net_, *transport_, sched_);
+  }
+  if (sc_.ecmp.load_balancing == routing::LoadBalancing::kTe) {
+    te_ = std::make_unique<routing::TeController>(
+        net_, sched_, sc_.ecmp.te,
+        [this](uint32_t msg) { return transport_->message(msg).delivered_bytes; });
+  }
+  transport_->on_delivered = [this](uint32_t msg) {
+    ++delivered_;
+    if (steady_) steady_->on_completion();
+    if (te_) te_->on_delivered(msg);
+    // GPU transfers' transport messages belong to the node layer, whatever else is running.
+    if (gpu_net_ && gpu_net_->owns(msg)) {
+      gpu_net_->on_delivered(msg);
+    } else {
+      workload_->on_delivered(msg);
+    }
+    if (te_) te_learn();  // a delivery may post the next messages (collectives)
+  };
+  // Observers of every transmitted frame (net::Tap): pcap capture and/or flow paths. With
+  // neither, no tap is installed and the per-hop path is unchanged.
+  capturing_ = sc_.capture.max_frames > 0;
+  if (sc_.flow_paths) flow_paths_ = std::make_unique<FlowPaths>(net_);
+  if (capturing_ && flow_paths_) {
+    net_.set_tap(net::Tap{this, &Simulation::tap_both});
+  } else if (capturing_) {
+    net_.set_tap(net::Tap{this, &Simulation::capture_hook});
+  } else if (flow_paths_) {
+    net_.set_tap(net::Tap{this, &Simulation::path_hook});
+  }
+}
+
+uint32_t Simulation::switch_port(int switch_index, int port, const char* key) const {
+  const std::string k(key);
+  if (switch_index >= static_cast<int>(net_.num_switches())) {
+    throw InputError(k + ".switch", "must be a switch index below " + std::to_string(net_.num_switches()));
+  }
+  const net::Switch& sw = net_.switch_at(static_cast<uint32_t>(switch_index));
+  if (port >= static_cast<int>(sw.num_ports)) {
+    throw InputError(k + ".port", "switch " + std::to_string(switch_index) + " has " +
+                                      std::to_string(sw.num_ports) + " ports");
+  }
+  return sw.first_port + static_cast<uint32_t>(port);
+}
+
+void Simulation::program_routes() {
+  // ECMP tables always: their shortest-path distances also give each flow's ideal hop count.
+  routes_.install(net_, sc_.ecmp, sc_.seed);
+  if (sc_.ecmp.load_balancing == routing::LoadBalancing::kFlowlet && sc_.ecmp.flowlet_gap_ps == 0) {
+    // routing.flowlet_gap: auto, from this fabric's RTT (routing/ecmp.h), fixed for the run.
+    const uint32_t frame =
+        (sc_.technology == Technology::kUet
+             ? transport::uet_data_frame_bytes(sc_.uet, static_cast<uint32_t>(sc_.uet.mtu_bytes))
+         : sc_.technology == Technology::kTcp || sc_.technology == Technology::kIwarp
+             ? transport::tcp_data_frame_bytes(sc_.tcp, transport::tcp_payload_per_segment(sc_.tcp))
+             : net::roce_data_frame_bytes(static_cast<uint32_t>(sc_.roce.mtu_bytes), false,
+                                          false)) +
+        net::kWireOnlyBytes;
+    sc_.ecmp.flowlet_gap_ps =
+        routing::auto_flowlet_gap_ps(net_, routes_.diameter_switch_hops(), frame);
+    for (uint32_t sw = 0; sw < net_.num_switches(); ++sw) {
+      net::enable_flowlets(net_.switch_at(sw), sc_.ecmp.flowlet_gap_ps);
+    }
+  }
+  if (!sm_) {
+    install_dragonfly_routes();
+    return;
+  }
+  lid_routes_ = sm_->sweep(net_);
+  if (lid_routes_.unreachable_pairs > 0 && link_failed_ps_ < 0) {
+    throw InputError("topology", "the Subnet Manager found " +
+                                     std::to_string(lid_routes_.unreachable_pairs) +
+                                     " unreachable (switch, LID) pairs: the subnet does not connect");
+  }
+  routing::install_lid_routes(net_, lid_routes_, sc_.recovery.adaptive);
+  install_dragonfly_routes();
+  // The switches now hold the tables; keep only what reports need (LIDs, route counts). The
+  // per-switch LFTs and AR groups are the bulk of the SM's memory (tens of MiB at k=24).
+  std::vector<std::vector<uint32_t>>().swap(lid_routes_.lft);
+  std::vector<std::vector<uint32_t>>().swap(lid_routes_.ar_offsets);
+  std::vector<std::vector<uint32_t>>().swap(lid_routes_.ar_ports);
+}
+
+void Simulation::install_dragonfly_routes() {
+  if (sc_.topology.kind != topo::TopologyKind::kDragonfly) return;
+  const bool ib = sc_.technology == Technology::kInfiniband;
+  const bool uet = sc_.technology == Technology::kUet;
+  routing::DragonflyInstall cfg;
+  cfg.routing = sc_.ecmp.dragonfly;
+  cfg.base_class = ib    ? sc_.ib.link.sl_to_vl[sc_.ib.sl & 15]
+                   : uet ? sc_.uet.data_priority
+                         : sc_.roce.data_priority;
+  cfg.lossless = ib || sc_.switch_config.pfc.enabled;
+  cfg.seed = sc_.seed;
+  routing::install_dragonfly(net_, topo::dragonfly_shape(sc_.topology), cfg, lid_routes_.nic_lid);
+  if (ib) {
+    // routes.csv counts CA LIDs per LFT port: recount them from the Dragonfly LFT entries.
+    lid_routes_.port_routes.assign(net_.num_ports(), 0);
+    for (uint32_t s = 0; s < net_.num_switches(); ++s) {
+      const net::Switch& sw = net_.switch_at(s);
+      for (const uint16_t lid : lid_routes_.nic_lid) {
+        if (lid == 0 || lid >= sw.group_of_key.size() || sw.group_of_key[lid] == net::kNoRoute) {
+          continue;
+        }
+        ++lid_routes_.port_routes[sw.group_ports[sw.group_offsets[sw.group_of_key[lid]]]];
+      }
+    }
+  }
+}
+
+void Simulation::on_link_fail(uint32_t port) {
+  if (port & kPlaneFailBit) {  // faults.plane_down: every cable of the plane (resolve/planes.h)
+    fail_plane(net_, sc_.topology, static_cast<int>(port & ~kPlaneFailBit),
+               sc_.plane_fail.uplinks_only);
+  } else {
+    net_.fail_link(port);
+  }
+  link_failed_ps_ = sched_.now_ps;
+  // The control plane reacts later: the SM after its trap-triggered sweep and the programming
+  // of new LFTs; RoCE once the routing protocol has converged.
+  const int64_t delay = sm_ ? sc_.recovery.sm_sweep_delay_ps + sc_.recovery.sm_reprogram_ps
+                            : sc_.recovery.ecmp_convergence_ps;
+  sched_.at(sched_.now_ps + delay, kRouteUpdate, 0);
+}
+
+void Simulation::on_route_update() {
+  program_routes();
+  routes_restored_ps_ = sched_.now_ps;
+}
+
+void Simulation::capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt) {
+  auto* sim = static_cast<Simulation*>(self);
+  net::Network& net = sim->net_;
+  const net::Port& from = net.port(port);
+  const net::Port& to = net.port(from.peer);
+  if (sim->sc_.capture.point == CapturePoint::kNics && !from.is_nic && !to.is_nic) return;
+  CapturedFrame f;
+  f.time_ps = time_ps;
+  f.from_node = net.port_node(port);
+  f.to_node = net.port_node(from.peer);
+  f.from_is_nic = from.is_nic;
+  f.to_is_nic = to.is_nic;
+  f.pkt = pkt;
+  sim->captured_.push_back(f);
+  // IB flow-control packets go to credits.csv, not trace.pcap: they do not use up the budget.
+  if (pkt.type != net::PacketType::kCredit) ++sim->captured_packets_;
+  if (sim->captured_packets_ >= sim->sc_.capture.max_frames) {
+    sim->capturing_ = false;  // enough: stop capturing (and observing, unless paths are on)
+    if (!sim->flow_paths_) net.set_tap(net::Tap{});
+  }
+}
+
+void Simulation::path_hook(void* self, int64_t /*time_ps*/, uint32_t port,
+                           const net::Packet& pkt) {
+  static_cast<Simulation*>(self)->flow_paths_->on_transmit(port, pkt);
+}
+
+void Simulation::tap_both(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt) {
+  auto* sim = static_cast<Simulation*>(self);
+  sim->flow_paths_->on_transmit(port, pkt);
+  if (sim->capturing_) capture_hook(self, time_ps, port, pkt);
+}
+
+void Simulation::start_workload() {
+  const NicStallSpec& stall = sc_.nic_stall;
+  if (stall.nic >= 0) {
+    sched_.at(stall.at_ps, kNicStall, static_cast<uint32_t>(stall.nic));
+    if (stall.until_ps > 0) sched_.at(stall.until_ps, kNicResume, static_cast<uint32_t>(stall.nic));
+  }
+  if (sc_.link_fail.switch_index >= 0) {
+    sched_.at(sc_.link_fail.at_ps, kLinkFail,
+              switch_port(sc_.link_fail.switch_index, sc_.link_fail.port, "faults.link_down"));
+  }
+  if (sc_.plane_fail.plane >= 0) {
+    sched_.at(sc_.plane_fail.at_ps, kLinkFail,
+              kPlaneFailBit | static_cast<uint32_t>(sc_.plane_fail.plane));
+  }
+  if (gpu_workload_) {
+    gpu_workload_->start();
+  } else {
+    workload_->start();
+  }
+  if (steady_) steady_->start();
+  if (telemetry_) telemetry_->start();
+  if (te_) {
+    te_learn();
+    te_->start();
+  }
+}
+
+void Simulation::te_learn() {
+  for (const uint32_t n = transport_->num_messages(); te_seen_ < n; ++te_seen_) {
+    const transport::MessageRecord& m = transport_->message(te_seen_);
+    te_->on_posted(te_seen_, m.src_nic, m.dst_nic, m.size_bytes);
+  }
+}
+
+bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop) {
+  const double total = std::max<double>(1.0, static_cast<double>(workload_->total_messages()));
+  interrupted_ = false;
+  if (stop && *stop) {
+    interrupted_ = true;
+    return false;
+  }
+  // Pending retransmit timers alone do not keep a run going: they would find nothing
+  // outstanding. Waiting for the fabric to empty makes per-flow conservation exact.
+  // The time limit is an event of its own: peeking at the next event instead would let the
+  // event list move its floor past `now`, and the caller could not post anything afterwards.
+  if (stop_time_ps > 0 && stop_time_ps >= sched_.now_ps) {
+    sched_.at(stop_time_ps, kStopMarker, 0);
+    ++stop_markers_pending_;
+    stop_marker_ps_ = stop_time_ps;
+  }
+  while (!sched_.queue.empty()) {
+    const Event ev = sched_.queue.pop();
+    if (ev.kind == kTelemetrySample) [[unlikely]] {
+      // The sampler only reads: it is no event of the model (events() and the progress checks
+      // do not count it) and it never keeps a run alive. With nothing but time limits left to
+      // happen it stops, before the clock moves; finish_telemetry() closes the last interval.
+      if (sched_.queue.size() <= static_cast<size_t>(stop_markers_pending_)) continue;
+      sched_.now_ps = ev.time_ps;
+      telemetry_->on_sample();
+      continue;  // nothing changed, so the end test below (false after the last event) holds
+    }
+    if (ev.kind == kStopMarker) {
+      --stop_markers_pending_;
+      if (ev.time_ps != stop_marker_ps_ || stop_time_ps <= 0) continue;  // an earlier call's
+      sched_.now_ps = ev.time_ps;
+      return false;
+    }
+    sched_.now_ps = ev.time_ps;
+    ++events_;
+    // Most events are port events; fetching the next one's port overlaps its cache miss with
+    // this event's work.
+    if (const Event* next = sched_.queue.peek_ready(); next && next->kind <= kLinkArrive) {
+      net_.prefetch_port(next->target);
+    }
+    switch (ev.kind) {
+      case kPortTxDone:
+        net_.on_tx_done(ev.target);
+        break;
+      case kLinkArrive:
+        net_.on_link_arrive(ev.target);
+        break;
+      case kCtrlArrive:
+        net_.on_ctrl_arrive(ev.target);
+        break;
+      case kPauseExpire:
+        net_.on_pause_expire(ev.target);
+        break;
+      case kPfcRefresh:
+        net_.on_pfc_refresh(ev.target);
+        break;
+      case kPfcWatchdog:
+        net_.on_pfc_watchdog(ev.target);
+        break;
+      case kNicStall:
+        net_.on_nic_stall(ev.target);
+        break;
+      case kNicResume:
+        net_.on_nic_resume(ev.target);
+        break;
+      case kCreditWatchdog:
+        net_.on_credit_watchdog(ev.target);
+        break;
+      case kLinkFail:
+        on_link_fail(ev.target);
+        break;
+      case kRouteUpdate:
+        on_route_update();
+        break;
+      case kQpTimer:  // the transport's own events (Transport::is_event)
+      case kCcTimer:
+      case kNicWake:
+      case kMsgComplete:
+      case kCtxRx:
+        transport_->on_event(ev.kind, ev.target);
+        break;
+      case kFlowStart:
+        workload_->on_flow_start();
+        if (te_) te_learn();
+        break;
+      case kNodeEvent:
+        gpu_net_->on_event(ev.target);
+        if (te_) te_learn();
+        break;
+      case kTeInstall:
+        te_->on_install();
+        break;
+      case kTeTick:
+        te_->on_tick();
+        break;
+      case kWindowSample:
+        steady_->on_sample();
+        break;
+    }
+    // GPU stages on NVLink/PCIe and timers are node events: the run goes on while any is due.
+    if (transport_->unacked_messages() == 0 &&
+        (gpu_workload_ ? gpu_workload_->done() : workload_->all_posted()) &&
+        net_.packets_in_flight() == 0 && (!gpu_net_ || gpu_net_->idle())) {
+      break;
+    }
+    if ((events_ & (kCheckEveryEvents - 1)) == 0) {
+      if (stop && *stop) {
+        interrupted_ = true;
+        return false;
+      }
+      if (progress) {
+        double fraction = gpu_workload_ ? static_cast<double>(gpu_workload_->finished_units()) /
+                                              std::max<double>(1.0, gpu_workload_->total_units())
+                                        : static_cast<double>(delivered_) / total;
+        if (stop_time_ps > 0) {
+          fraction = std::max(fraction, static_cast<double>(sched_.now_ps) / stop_time_ps);
+        }
+        progress(ProgressSample{std::min(fraction, 1.0), sched_.now_ps, events_});
+      }
+    }
+  }
+  return true;
+}
+
+RunResult Simulation::harvest(bool finished) {
+  finish_telemetry();  // the last, partial interval ends where the run did
+  return scenario::harvest(*this, finished);
+}
+
+}  // namespace fabricsim::scenario

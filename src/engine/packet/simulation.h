@@ -1,0 +1,147 @@
+// One simulation assembled from a scenario: the fabric, its routes, the transport and the
+// workload, with the event loop that drives them. run_scenario() is the usual entry point; tests
+// use this class to post their own messages and inspect components.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "core/scheduler.h"
+#include "net/network.h"
+#include "node/gpu_net.h"
+#include "routing/ecmp.h"
+#include "routing/subnet_manager.h"
+#include "routing/te_controller.h"
+#include "engine/packet/flow_paths.h"
+#include "engine/packet/gpu_workload.h"
+#include "engine/run_control.h"
+#include "results/result.h"
+#include "spec/scenario.h"
+#include "engine/packet/steady_window.h"
+#include "engine/packet/telemetry.h"
+#include "engine/engine.h"
+#include "resolve/resolve.h"
+#include "topo/topology.h"
+#include "transport/rc.h"
+#include "transport/transport.h"
+#include "workload/workload.h"
+
+namespace fabricsim::scenario {
+
+class Simulation final : public Engine {
+ public:
+  // Builds everything from a resolved scenario (resolve/resolve.h); throws InputError for what
+  // only building can find (a switch or port index out of range, an SM that cannot route).
+  explicit Simulation(const Resolved& resolved);
+  // resolve(sc), then the above: what tests that assemble a Scenario by hand use.
+  explicit Simulation(const Scenario& sc);
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Engine (engine/engine.h).
+  void start_workload() override;
+  uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag) override {
+    return transport_->post(src_nic, dst_nic, size_bytes, tag);
+  }
+  // Runs until every message is acknowledged and no packet is left in the fabric, or until
+  // `stop_time_ps` (0 = no limit), or until `*stop` is nonzero (checked before the first event
+  // and then every kCheckEveryEvents events, when `progress` is called too). Returns false if
+  // stopped by the time limit or the flag; interrupted() tells which.
+  // (Default arguments on an override bind statically; Simulation is final.)
+  bool run(int64_t stop_time_ps = 0, const ProgressFn& progress = {},
+           const StopFlag* stop = nullptr) override;
+  int64_t now_ps() const override { return sched_.now_ps; }
+  // Closes the last telemetry interval, then reads every component (engine/packet/harvest.h).
+  RunResult harvest(bool finished) override;
+  // The latest run() call ended because its stop flag was set.
+  bool interrupted() const override { return interrupted_; }
+
+  const Scenario& scenario() const { return sc_; }
+  Scheduler& scheduler() { return sched_; }
+  net::Network& network() { return net_; }
+  const net::Network& network() const { return net_; }
+  const topo::BuiltTopology& topology() const { return topo_; }
+  const routing::EcmpRoutes& routes() const { return routes_; }
+  // The transport every workload posts through (transport/transport.h).
+  transport::Transport& transport() { return *transport_; }
+  const transport::Transport& transport() const { return *transport_; }
+  // The RoCE/InfiniBand RC engine behind transport(), for RoCE/IB-specific output and tests
+  // only (QPs, DCQCN reaction points, LIDs); nullptr when another transport runs.
+  transport::RoceTransport* roce() { return roce_; }
+  const transport::RoceTransport* roce() const { return roce_; }
+  workload::Workload& workload() { return *workload_; }
+  // The GPU layer (node.gpus_per_node > 0), else nullptr: GPUs as ranks over the fabric.
+  node::GpuNet* gpu_net() { return gpu_net_.get(); }
+  // GPU scenarios: the jobs (collectives, training steps) running on gpu_net(); else nullptr.
+  GpuWorkload* gpu_workload() { return gpu_workload_.get(); }
+  const GpuWorkload* gpu_workload() const { return gpu_workload_.get(); }
+  int64_t events() const override { return events_; }
+  // routing.load_balancing: te: the controller, else nullptr.
+  const routing::TeController* te() const { return te_.get(); }
+  // outputs.steady_window: the per-flow goodput sampler, else nullptr.
+  const SteadyWindow* steady_window() const { return steady_.get(); }
+  // outputs.timeseries: the time-series samplers, else nullptr. finish_telemetry() closes the
+  // last partial interval at the current time (run_scenario calls it after run()).
+  const Telemetry* telemetry() const { return telemetry_.get(); }
+  void finish_telemetry() {
+    if (telemetry_) telemetry_->finish(sched_.now_ps);
+  }
+  // Frames recorded per Scenario::capture, in transmit order.
+  std::vector<CapturedFrame>& captured() { return captured_; }
+  // outputs.flows.path: each flow's ports, else nullptr.
+  const FlowPaths* flow_paths() const { return flow_paths_.get(); }
+  uint64_t delivered_messages() const { return delivered_; }
+  // InfiniBand: the Subnet Manager's latest sweep (empty on RoCE): LIDs, route counts, engine
+  // and note; its LFTs and AR groups are released once programmed into the switches.
+  const routing::LidRoutes& lid_routes() const { return lid_routes_; }
+  // The failure timeline (-1 when no link failed / routes were not recomputed yet).
+  // routing.load_balancing: te: the traffic-engineering controller (else nullptr).
+  const routing::TeController* te_controller() const { return te_.get(); }
+  int64_t link_failed_ps() const { return link_failed_ps_; }
+  int64_t routes_restored_ps() const { return routes_restored_ps_; }
+
+ private:
+  Scenario sc_;
+  Scheduler sched_;
+  net::Network net_;
+  topo::BuiltTopology topo_;
+  routing::EcmpRoutes routes_;
+  std::unique_ptr<transport::Transport> transport_;
+  transport::RoceTransport* roce_ = nullptr;  // = transport_ when it is the RoCE/IB engine
+  std::unique_ptr<workload::Workload> workload_;
+  std::unique_ptr<node::GpuNet> gpu_net_;
+  std::unique_ptr<GpuWorkload> gpu_workload_;  // after gpu_net_: it holds a reference to it
+  std::unique_ptr<routing::SubnetManager> sm_;
+  std::unique_ptr<SteadyWindow> steady_;
+  std::unique_ptr<Telemetry> telemetry_;
+  int64_t stop_markers_pending_ = 0;  // kStopMarker events in the queue (the sampler's end test)
+  // Load balancing (routing.load_balancing: te): the controller learns of each message posted
+  // since te_seen_ after the events that post (per message, never per packet).
+  std::unique_ptr<routing::TeController> te_;
+  uint32_t te_seen_ = 0;
+  void te_learn();
+  routing::LidRoutes lid_routes_;
+  int64_t link_failed_ps_ = -1;
+  int64_t routes_restored_ps_ = -1;
+  // Port id of a switch's local port, or throws InputError naming `key`.
+  uint32_t switch_port(int switch_index, int port, const char* key) const;
+  void program_routes();  // (re)computes and installs the fabric's forwarding
+  void install_dragonfly_routes();  // topology.kind: dragonfly (routing/dragonfly.h)
+  void on_link_fail(uint32_t port);
+  void on_route_update();
+  static void capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
+  // The one tap when both capture and path recording are on (the network has one tap).
+  static void tap_both(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
+  static void path_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
+  int64_t events_ = 0;
+  int64_t stop_marker_ps_ = -1;  // the time limit of the latest run() call
+  bool interrupted_ = false;
+  uint64_t delivered_ = 0;
+  std::vector<CapturedFrame> captured_;
+  int64_t captured_packets_ = 0;  // captured frames that go to trace.pcap
+  std::unique_ptr<FlowPaths> flow_paths_;  // outputs.flows.path
+  bool capturing_ = false;  // the capture budget is not yet spent
+};
+
+}  // namespace fabricsim::scenario

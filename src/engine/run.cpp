@@ -1,0 +1,133 @@
+// run_scenario: resolve, build the engine the scenario asks for, run it, harvest; and the two
+// runs made of several runs (scaling: one per node count; jobs_alone: each job alone).
+#include "engine/run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "core/checked.h"
+#include "core/rss.h"
+#include "engine/engine.h"
+#include "resolve/resolve.h"
+
+namespace fabricsim::scenario {
+
+namespace {
+
+// Step (or collective) time of a run's first job, -1 when it did not finish.
+int64_t scaling_time_ps(const RunResult& r) {
+  if (!r.jobs.empty() && r.jobs[0].training.present) return r.jobs[0].training.step_time_ps;
+  return r.collective.present ? r.collective.time_ps : -1;
+}
+
+// Work per step: the generator's global batch (samples), else proportional to the GPUs (a job
+// whose per-GPU work is fixed, e.g. an imported data-parallel step or a collective of a fixed
+// per-rank size).
+double scaling_work(const RunResult& r, int gpus) {
+  if (!r.jobs.empty() && r.jobs[0].training.samples_per_step > 0) {
+    return r.jobs[0].training.samples_per_step;
+  }
+  return gpus;
+}
+
+RunResult run_scaling(const Scenario& sc, const RunOptions& options) {
+  RunResult last;
+  std::vector<ScalingPoint> points;
+  double base_rate = 0;  // work per second per node at the first count
+  for (int n : sc.scaling_nodes) {
+    Scenario s = sc;
+    s.scaling_nodes.clear();
+    // A fabric has at least two hosts; with GPUs the job runs on n of them (one node: its
+    // GPUs talk over NVLink only).
+    s.topology.hosts = std::max(n, 2);
+    if (s.node.gpus_per_node > 0) {
+      JobSpec job;
+      job.name = "job0";
+      job.nodes = n;
+      job.workload = sc.workload;
+      job.training = sc.training;
+      s.jobs = {job};
+    }
+    last = run_scenario(s, options);
+    ScalingPoint p;
+    p.nodes = n;
+    p.gpus = last.jobs.empty() ? last.topology.nics : static_cast<int>(last.jobs[0].gpus.size());
+    p.step_time_ps = scaling_time_ps(last);
+    if (p.step_time_ps > 0) {
+      const double rate_per_node =
+          scaling_work(last, p.gpus) / (static_cast<double>(p.step_time_ps) * 1e-12) / n;
+      if (points.empty()) base_rate = rate_per_node;
+      p.acceleration_ratio = base_rate > 0 ? rate_per_node / base_rate : 0;
+    }
+    points.push_back(p);
+    if (last.partial) break;  // interrupted: the remaining counts were not run
+  }
+  last.scaling = std::move(points);
+  return last;
+}
+
+// jobs_alone: the run with every job, then each job alone on the nodes it had, so that the
+// interference each job suffers is measured against its own baseline.
+RunResult run_with_baselines(const Scenario& sc, const RunOptions& options) {
+  Scenario all = sc;
+  all.jobs_alone = false;
+  RunResult r = run_scenario(all, options);
+  if (r.partial) return r;
+  for (size_t j = 0; j < r.jobs.size() && j < sc.jobs.size(); ++j) {
+    JobResult& job = r.jobs[j];
+    Scenario alone = all;
+    JobSpec spec = sc.jobs[j];
+    const uint32_t gpn = static_cast<uint32_t>(sc.node.gpus_per_node);
+    for (size_t g = 0; g < job.gpus.size(); g += gpn) {
+      spec.fixed_nodes.push_back(static_cast<int>(job.gpus[g] / gpn));
+    }
+    alone.jobs = {spec};
+    alone.trace.enabled = false;  // only its end time is used: trace.json is the shared run's
+    const RunResult a = run_scenario(alone, options);
+    if (a.partial) {
+      r.partial = true;
+      break;
+    }
+    if (!a.jobs.empty() && a.jobs[0].end_ps >= 0) {
+      job.alone_end_ps = a.jobs[0].end_ps;
+      if (job.end_ps >= 0 && job.alone_end_ps > 0) {
+        job.slowdown = static_cast<double>(job.end_ps) / static_cast<double>(job.alone_end_ps);
+      }
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+void check_buildable(const Scenario& sc) {
+  make_engine(resolve(sc))->start_workload();
+}
+
+RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
+  const Resolved resolved = resolve(sc);
+  if (!sc.scaling_nodes.empty()) return run_scaling(sc, options);
+  if (sc.jobs_alone && sc.jobs.size() > 1) return run_with_baselines(sc, options);
+  const auto wall_start = std::chrono::steady_clock::now();
+
+  const std::unique_ptr<Engine> engine = make_engine(resolved);
+  engine->start_workload();
+  // Without a stop_time the run still ends at the horizon (core/checked.h), so the clock, and
+  // every time derived from it, stays inside int64; it then reports unfinished flows.
+  const bool finished = engine->run(sc.stop_time_ps > 0 ? sc.stop_time_ps : kSimHorizonPs,
+                                    options.progress, options.stop);
+  if (options.progress && !engine->interrupted()) {
+    options.progress(ProgressSample{1.0, engine->now_ps(), engine->events()});
+  }
+  RunResult r = engine->harvest(finished);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  r.run.wall_seconds = wall;
+  r.run.events_per_second = wall > 0 ? static_cast<double>(r.run.events) / wall : 0;
+  r.run.peak_rss_bytes = peak_rss_bytes();
+  return r;
+}
+
+}  // namespace fabricsim::scenario

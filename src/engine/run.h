@@ -1,0 +1,33 @@
+// Builds the fabric a scenario describes and simulates it.
+#pragma once
+
+#include <functional>
+
+#include "engine/run_control.h"
+#include "results/result.h"
+#include "spec/scenario.h"
+
+namespace fabricsim::scenario {
+
+struct RunOptions {
+  // Called every kCheckEveryEvents events with where the run stands (engine/packet/simulation.h), and
+  // once more with fraction 1 when the run ends by itself; for a progress line.
+  ProgressFn progress;
+  // When set and nonzero (a signal handler sets it: cli/interrupt.h), the simulation stops at its
+  // next check and the result covers what happened until then, marked RunResult::partial.
+  const StopFlag* stop = nullptr;
+};
+
+// Throws fabricsim::InputError (core/error.h) naming the scenario key path when the scenario
+// cannot be represented (e.g. an impossible topology shape); the CLI reports it as bad input.
+RunResult run_scenario(const Scenario& scenario, const RunOptions& options = {});
+
+// resolve() (resolve/resolve.h), then builds the fabric, its routing (the Subnet Manager's sweep included) and
+// the workload exactly as run_scenario does, without simulating an event, and frees them: the
+// errors only a built fabric can find (a failed link's switch or port index, an SM that cannot
+// route the topology, a DCQCN profile at this link rate) are raised here too, so `validate` and
+// `compare`'s up-front check refuse everything `run` would. Costs run's setup time; call it after
+// the memory pre-flight. Throws InputError.
+void check_buildable(const Scenario& scenario);
+
+}  // namespace fabricsim::scenario

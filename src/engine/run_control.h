@@ -1,0 +1,28 @@
+// What a running simulation reports to its caller and how the caller asks it to stop early:
+// the plumbing between Simulation::run (engine/packet/simulation.h), a progress line
+// (output/progress.h) and the CLI's signal handler (cli/interrupt.h).
+#pragma once
+
+#include <csignal>
+#include <cstdint>
+#include <functional>
+
+namespace fabricsim::scenario {
+
+// Where a run stands, for a progress line (output/progress.h).
+struct ProgressSample {
+  double fraction = 0;      // of the work done, 0..1: messages delivered / messages the workload
+                            // posts, or the share of stop_time elapsed if that is larger
+  int64_t sim_time_ps = 0;  // simulated time reached
+  int64_t events = 0;       // events processed so far
+};
+using ProgressFn = std::function<void(const ProgressSample&)>;
+
+// Set to nonzero from a signal handler (cli/interrupt.h) to stop a run early.
+using StopFlag = volatile std::sig_atomic_t;
+
+// How often (in events) run() reports progress and looks at its stop flag: 2^18 events, a few
+// tens of milliseconds of wall time at 5-10 M events/s, and no cost per event beyond a mask test.
+inline constexpr int64_t kCheckEveryEvents = int64_t{1} << 18;
+
+}  // namespace fabricsim::scenario

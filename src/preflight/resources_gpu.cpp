@@ -1,0 +1,195 @@
+#include "preflight/resources_gpu.h"
+
+#include <algorithm>
+
+#include "node/rank_transport.h"
+#include "node/spec.h"
+#include "workload/astra_import.h"
+#include "workload/collective_engine.h"
+#include "workload/transformer.h"
+
+namespace fabricsim::scenario {
+namespace {
+
+// Training DAGs up to this many ops are built to be counted exactly (the GPT-3 175B step on
+// 1,024 GPUs is 2.1 M ops, 0.24 s and ~325 MB); larger ones are bounded in closed form.
+constexpr int64_t kBuildToCountOps = int64_t{1} << 24;
+
+// The machine as CollectiveEngine::resolve sees it (it asks only for GPUs per node and path
+// rates), in closed form: NVLink x efficiency inside a node, the slower of the NIC and PCIe
+// across nodes. Lets the estimate resolve `auto` to the algorithm, protocol and channels the run
+// will use without building the fabric.
+class ClosedFormRanks final : public node::RankTransport {
+ public:
+  ClosedFormRanks(const Scenario& sc, uint32_t gpus)
+      : gpus_(gpus), gpn_(static_cast<uint32_t>(sc.node.gpus_per_node)) {
+    nvlink_ = static_cast<double>(sc.node.nvlink_rate_bps) / 8.0 * sc.node.nvlink_efficiency;
+    net_ = std::min(static_cast<double>(sc.link.rate_bps),
+                    node::pcie_rate_bps(sc.node, sc.node.pcie_lanes)) / 8.0;
+  }
+  void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t) override {}
+  void timer(int64_t, uint64_t) override {}
+  int64_t now_ps() const override { return 0; }
+  uint32_t gpus() const override { return gpus_; }
+  uint32_t gpus_per_node() const override { return gpn_; }
+  int64_t idle_transfer_ps(uint32_t a, uint32_t b, int64_t bytes) const override {
+    return static_cast<int64_t>(static_cast<double>(bytes) / path_rate_bytes_per_s(a, b) * 1e12);
+  }
+  double path_rate_bytes_per_s(uint32_t a, uint32_t b) const override {
+    return a / gpn_ == b / gpn_ ? nvlink_ : net_;
+  }
+
+ private:
+  uint32_t gpus_, gpn_;
+  double nvlink_ = 0, net_ = 0;
+};
+
+// Transport messages of one collective over `g` GPUs on `nodes` nodes, as the engine cuts it
+// (workload/collective_*.cpp): a message per slice (Simple ring: 2 steps = 1 MiB; otherwise one
+// step: 512 KiB Simple, 576,000 B LL128, 32 KiB LL), a piece per channel and step.
+//   ring: per channel `nodes` hops cross a node boundary at each of 2(g-1) steps (all-reduce),
+//         each carrying S / (g x channels) in slices;
+//   tree: two trees per channel over the nodes, half the channel's share each, up and down;
+//   hierarchical / halving-doubling: S / channels per channel crosses each node boundary
+//         up and down (4 crossings per node per channel) in slices;
+//   P2P (all-to-all, send): a stream per remote pair in 128 KiB chunks.
+// Counted high where it must guess (the slice size of the protocol, the steps of the op).
+int64_t collective_messages(const workload::CollectiveRecord& r, int64_t g, int64_t nodes,
+                            int64_t gpn) {
+  if (nodes < 2 || g < 2) return 0;  // NVLink only: no transport message
+  const int64_t size = std::max<int64_t>(r.size_bytes, 1);
+  const int64_t c = std::max(1, r.channels);
+  using workload::CollOp;
+  if (r.op == CollOp::kAllToAll || r.op == CollOp::kSend || r.op == CollOp::kSendRecv) {
+    const int64_t per_peer = std::max<int64_t>(1, r.op == CollOp::kAllToAll ? size / g : size);
+    const int64_t chunks = (per_peer + (128 << 10) - 1) / (128 << 10);
+    const int64_t remote_pairs = r.op == CollOp::kAllToAll ? g * (g - gpn) : g;
+    return remote_pairs * chunks;
+  }
+  const int64_t slice = r.protocol == workload::Protocol::kLL      ? (32 << 10)
+                        : r.protocol == workload::Protocol::kLL128 ? 576000
+                                                                   : (512 << 10);
+  auto pieces = [&](int64_t bytes) { return std::max<int64_t>(1, (bytes + slice - 1) / slice); };
+  if (r.algorithm == workload::CollAlgorithm::kRing) {
+    return c * nodes * 2 * (g - 1) * pieces((size + g * c - 1) / (g * c));
+  }
+  if (r.algorithm == workload::CollAlgorithm::kTree) {
+    // Two trees per channel, each over the nodes (nodes - 1 edges) carrying half the channel's
+    // share, up (reduce) and down (broadcast).
+    return c * 2 * (nodes - 1) * 2 * pieces((size + 2 * c - 1) / (2 * c));
+  }
+  return c * nodes * 4 * pieces((size + c - 1) / c);
+}
+
+}  // namespace
+
+GpuTraffic gpu_traffic(const Scenario& sc) {
+  GpuTraffic t;
+  const int64_t gpn = sc.node.gpus_per_node;
+  std::vector<JobSpec> jobs = sc.jobs;
+  if (jobs.empty()) {
+    JobSpec all;
+    all.nodes = sc.topology.hosts;
+    all.workload = sc.workload;
+    all.training = sc.training;
+    jobs.push_back(all);
+  }
+  for (const JobSpec& job : jobs) {
+    const int64_t g = int64_t{job.nodes} * gpn;
+    ClosedFormRanks machine(sc, static_cast<uint32_t>(g));
+    workload::CollectiveEngine engine(machine, sc.collective);
+    std::vector<uint32_t> all(static_cast<size_t>(g));
+    for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+    auto resolve = [&](workload::CollOp op, workload::CollAlgorithm a, workload::Protocol p,
+                       int ch, int64_t size, const std::vector<uint32_t>& ranks) {
+      workload::CollectiveSpec cs;
+      cs.op = op;
+      cs.algorithm = a;
+      cs.protocol = p;
+      cs.channels = ch;
+      cs.size_bytes = size;
+      cs.ranks = ranks;
+      return engine.resolve(cs);
+    };
+    const workload::WorkloadSpec& w = job.workload;
+    int64_t sweep_units = 0;
+    if (w.kind == workload::WorkloadKind::kCollective) {
+      for (int64_t s = w.size_bytes;; s *= w.step_factor) {
+        const workload::CollectiveRecord r =
+            resolve(w.op, w.algorithm, w.protocol, w.channels, s, all);
+        t.messages += collective_messages(r, g, job.nodes, gpn);
+        t.total_bytes += s;
+        t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(s, 1 << 20));
+        ++t.collectives;
+        sweep_units = std::max(sweep_units, g * r.channels);
+        if (w.max_size_bytes <= 0 || s > w.max_size_bytes / w.step_factor) break;
+      }
+    } else if (w.kind == workload::WorkloadKind::kTraining) {
+      workload::Dag dag;
+      if (job.training.source == workload::TrainingSource::kAstra) {
+        workload::AstraOptions opt;
+        opt.gpus = static_cast<uint32_t>(g);
+        opt.gpus_per_node = static_cast<uint32_t>(gpn);
+        opt.clock_hz = static_cast<int64_t>(job.training.clock_ghz * 1e9 + 0.5);
+        dag = workload::import_astra(job.training.file, opt);
+      } else {
+        workload::check_transformer(job.training.transformer, static_cast<uint32_t>(g));
+        // Counting by building the DAG costs what the run's DAG costs: above ~16 M ops (GBs)
+        // the estimate takes the generator's upper bound instead, so a step too large for the
+        // machine is refused before anything that large is allocated.
+        const int64_t bound = workload::transformer_ops_estimate(job.training.transformer,
+                                                                 static_cast<uint32_t>(g));
+        if (bound > kBuildToCountOps) {
+          const int64_t steps = std::max(1, job.training.steps);
+          t.dag_ops += steps * bound;
+          t.dag_deps += steps * 2 * bound;
+          t.messages += steps * bound;  // at most a message per op and channel-slice: a bound
+          t.collectives += steps * bound;
+          t.total_bytes = std::max<int64_t>(t.total_bytes, 1);
+          continue;
+        }
+        dag = workload::make_transformer_step(job.training.transformer, static_cast<uint32_t>(g)).dag;
+      }
+      const int64_t steps = std::max(1, job.training.steps);
+      std::vector<int64_t> blocking_max(dag.groups.size(), 0);
+      t.dag_ops += steps * static_cast<int64_t>(dag.ops.size());
+      t.dag_deps += steps * static_cast<int64_t>(dag.deps.size());
+      for (const workload::DagOp& op : dag.ops) {
+        if (op.kind != workload::DagOp::Kind::kCollective) continue;
+        const workload::DagCollective& c = dag.collectives[op.collective];
+        const std::vector<uint32_t>& group = dag.groups[c.group];
+        // The group's nodes: its job-local ranks / GPUs per node, distinct.
+        int64_t group_nodes = 0;
+        int64_t last = -1;
+        std::vector<int64_t> ns;
+        for (uint32_t r : group) ns.push_back(r / gpn);
+        std::sort(ns.begin(), ns.end());
+        for (int64_t n : ns) group_nodes += n != last, last = n;
+        if (group.size() < 2 || c.size_bytes <= 0) continue;  // the engine runs none
+        // Group ranks are job-local: the machine's GPUs 0 .. g-1 in the same layout.
+        const workload::CollectiveRecord r =
+            resolve(c.op, c.algorithm == workload::CollAlgorithm::kAuto ? w.algorithm : c.algorithm,
+                    c.protocol == workload::Protocol::kAuto ? w.protocol : c.protocol, w.channels,
+                    c.size_bytes, group);
+        const int64_t m =
+            collective_messages(r, static_cast<int64_t>(group.size()), group_nodes, gpn);
+        t.messages += steps * m;
+        t.total_bytes += c.size_bytes;
+        t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(c.size_bytes, 1 << 20));
+        t.collectives += steps;
+        const int64_t units = static_cast<int64_t>(group.size()) * r.channels;
+        if (op.phase == workload::Phase::kTensorParallel ||
+            op.phase == workload::Phase::kPipelineParallel) {
+          blocking_max[c.group] = std::max(blocking_max[c.group], units);
+        } else {
+          t.plan_units += units;
+        }
+      }
+      for (int64_t u : blocking_max) t.plan_units += u;
+    }
+    t.plan_units += sweep_units;
+  }
+  return t;
+}
+
+}  // namespace fabricsim::scenario

@@ -1,0 +1,32 @@
+// The memory pre-flight's view of a GPU scenario (node.gpus_per_node > 0): how many transport
+// messages its collectives and training steps post, and how large its DAGs are. Closed-form per
+// collective from the engine's message sizes (workload/collective_config.h), summed over the
+// collectives of every job; a training job's DAG is built to count them (it is what the run
+// builds first anyway). See preflight/resources.h.
+#pragma once
+
+#include <cstdint>
+
+#include "spec/scenario.h"
+
+namespace fabricsim::scenario {
+
+struct GpuTraffic {
+  int64_t messages = 0;      // transport messages (cross-node transfers) over the whole run
+  int64_t total_bytes = 0;   // the collectives' sizes summed (bounds what is in flight)
+  int64_t max_message_bytes = 0;
+  int64_t collectives = 0;
+  // Collective plans alive at once (workload/collective_plan.h), in (rank x channel) units of
+  // about 1 KiB each: sweeps run one size at a time; in a DAG every asynchronous collective
+  // (data- and expert-parallel) may overlap every other, blocking ones (tensor, pipeline) one
+  // at a time per communicator.
+  int64_t plan_units = 0;
+  int64_t dag_ops = 0;       // training DAG ops over every job (x steps)
+  int64_t dag_deps = 0;
+};
+
+// REQUIRES: sc.node.gpus_per_node > 0 and resolve(sc) passed. Throws InputError like
+// the run would for a training step that cannot be built.
+GpuTraffic gpu_traffic(const Scenario& sc);
+
+}  // namespace fabricsim::scenario

@@ -1,0 +1,108 @@
+#include "preflight/runtime_estimate.h"
+
+#include <cmath>
+
+#include "workload/collective.h"
+#include "workload/workload.h"
+
+namespace fabricsim::scenario {
+namespace {
+
+// Mean links of a path to a uniformly random other NIC of a fat-tree (or rail fabric, whose
+// leaves join through one spine tier) of `nics` NICs, `down` per leaf.
+double mean_links(const topo::TopologySpec& t, double nics) {
+  const double down = std::llround(t.radix * t.oversubscription / (t.oversubscription + 1.0));
+  const double others = nics - 1;
+  if (others <= 0) return 0;
+  const double same_leaf = std::min(down - 1, others);
+  if (t.kind != topo::TopologyKind::kFatTree || t.tiers == 2) {
+    return (2 * same_leaf + 4 * (others - same_leaf)) / others;
+  }
+  const double per_pod = std::min(nics, down * (t.radix / 2));
+  const double same_pod = per_pod - 1 - same_leaf;
+  const double other_pod = others - same_leaf - same_pod;
+  return (2 * same_leaf + 4 * same_pod + 6 * other_pod) / others;
+}
+
+double packets(double bytes, double mtu) { return std::ceil(bytes / mtu); }
+
+}  // namespace
+
+RuntimeEstimate estimate_runtime(const Scenario& sc) {
+  RuntimeEstimate r;
+  const topo::TopologySpec& t = sc.topology;
+  if (sc.node.gpus_per_node > 0 || !sc.jobs.empty()) {
+    r.why_not = "GPU nodes and jobs: not estimated (their traffic follows the training step)";
+    return r;
+  }
+  if (t.kind == topo::TopologyKind::kFile) {
+    r.why_not = "topology files: not estimated (no closed form for their path lengths)";
+    return r;
+  }
+  const double n = static_cast<double>(t.hosts) * t.nics_per_host;
+  const double mtu = static_cast<double>(sc.technology == Technology::kUet ? sc.uet.mtu_bytes
+                                                                           : sc.roce.mtu_bytes);
+  const workload::WorkloadSpec& w = sc.workload;
+  double pkts = 0;
+  if (w.kind == workload::WorkloadKind::kCollective) {
+    // Every rank sends 2(n-1) chunks of ceil(S/n) bytes for an all-reduce (ring; NCCL's tree
+    // moves about as much), n-1 for an all-gather or reduce-scatter, n-1 for an all-to-all,
+    // one for a sendrecv, in slices.
+    double chunks = 0;
+    switch (w.op) {
+      case workload::CollOp::kAllReduce:
+        chunks = 2 * (n - 1);
+        break;
+      case workload::CollOp::kAllGather:
+      case workload::CollOp::kReduceScatter:
+      case workload::CollOp::kAllToAll:
+        chunks = n - 1;
+        break;
+      case workload::CollOp::kSendRecv:
+        chunks = n;  // the whole buffer to the next rank: n chunks of S/n
+        break;
+      default:
+        r.why_not = "this collective: not estimated";
+        return r;
+    }
+    const double chunk = std::ceil(static_cast<double>(w.size_bytes) / n);
+    const double slice = static_cast<double>(w.slice_bytes);
+    const double full = std::floor(chunk / slice);
+    const double rest = chunk - full * slice;
+    const double per_chunk = full * packets(slice, mtu) + (rest > 0 ? packets(rest, mtu) : 0);
+    pkts = n * chunks * per_chunk;
+  } else {
+    switch (w.pattern) {
+      case workload::PatternKind::kPermutation:
+        pkts = n * packets(static_cast<double>(w.flow_size_bytes), mtu);
+        break;
+      case workload::PatternKind::kIncast:
+        pkts = w.incast_senders * packets(static_cast<double>(w.flow_size_bytes), mtu);
+        break;
+      case workload::PatternKind::kAllToAll:
+        pkts = n * (n - 1) * packets(static_cast<double>(w.flow_size_bytes), mtu);
+        break;
+      case workload::PatternKind::kFlows:
+        for (const workload::ExplicitFlow& f : w.flows) {
+          pkts += packets(static_cast<double>(f.size_bytes), mtu);
+        }
+        break;
+      case workload::PatternKind::kPoisson:
+        // The mean count of flows (resources.cpp) at the mean size, each at least one packet.
+        pkts = n * w.load * static_cast<double>(sc.link.rate_bps) *
+               (static_cast<double>(w.duration_ps) * 1e-12) / 8.0 / mtu;
+        break;
+      default:
+        r.why_not = "this workload pattern: not estimated";
+        return r;
+    }
+  }
+  r.mean_links = mean_links(t, n);
+  r.packet_hops = pkts * r.mean_links;
+  r.fastest_s = r.packet_hops / kFastestHopsPerSecond;
+  r.slowest_s = r.packet_hops / kSlowestHopsPerSecond;
+  r.estimated = true;
+  return r;
+}
+
+}  // namespace fabricsim::scenario

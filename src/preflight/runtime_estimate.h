@@ -1,0 +1,36 @@
+// How long simulating a scenario should take, from the scenario alone (`fabricsim describe`):
+// the data packet-hops the run will forward, divided by the rates docs/performance.md measured.
+//
+// Packet-hops = Σ over messages of ceil(size / MTU) packets x the links of the path. The path
+// length assumes uniformly random destinations: on a fat-tree, 2 links to a NIC under the same
+// leaf, 4 in the same pod (or any other leaf of a leaf-spine), 6 across pods; a ring collective,
+// whose neighbours mostly share a leaf, is overestimated. Retransmissions, ACKs and control
+// packets are not counted (they cost events, not data hops).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "spec/scenario.h"
+
+namespace fabricsim::scenario {
+
+// docs/performance.md, this 2-core VM: RoCE k=16 permutation 1.45-2.23 M data packet-hops/s
+// (with and without a concurrent build), InfiniBand 1.32-1.47 M/s, UET 2.17-2.35 M/s. The range
+// the estimate divides by spans them.
+inline constexpr double kSlowestHopsPerSecond = 1.3e6;
+inline constexpr double kFastestHopsPerSecond = 2.4e6;
+
+struct RuntimeEstimate {
+  bool estimated = false;
+  std::string why_not;      // when not estimated
+  double packet_hops = 0;   // data packet-hops
+  double mean_links = 0;    // per packet, the assumption above
+  double fastest_s = 0;     // packet_hops / kFastestHopsPerSecond
+  double slowest_s = 0;     // packet_hops / kSlowestHopsPerSecond
+};
+
+// REQUIRES: resolve(sc) passed.
+RuntimeEstimate estimate_runtime(const Scenario& sc);
+
+}  // namespace fabricsim::scenario

@@ -1,0 +1,25 @@
+// Resolves a scenario's InfiniBand settings (fabric.ib.*) into the link layer's configuration:
+// the OpenSM-syntax SL2VL map and VL arbitration tables, checked against each other.
+#pragma once
+
+#include "net/config.h"
+#include "spec/scenario.h"
+
+namespace fabricsim::scenario {
+
+// Throws InputError naming the fabric.ib.* key when a table is malformed or a VL the SL2VL map
+// uses has no weight in either arbitration table (it could never be sent).
+net::IbLinkConfig resolve_ib_link(const IbSpec& ib);
+
+// Checks the combinations an InfiniBand fabric cannot represent (PFC, ECN/DCQCN, PLB are
+// Ethernet mechanisms) and fills the transport's IB settings; throws InputError.
+void apply_infiniband(Scenario& sc);
+
+// Everything a Simulation resolves before it builds: apply_infiniband, then the verbs checks
+// (READ only on RC, not with DCQCN, PLB or spraying). resolve() runs it, so `validate`
+// refuses the same scenarios `run` does. Throws InputError.
+void resolve_fabric(Scenario& sc);
+// Fills sc.nic from fabric.nic.profile and its overrides (part of resolve_fabric).
+void resolve_nic(Scenario& sc);
+
+}  // namespace fabricsim::scenario

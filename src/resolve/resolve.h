@@ -1,0 +1,31 @@
+// The one place a loaded scenario is checked and completed (docs/architecture.md, "resolve").
+//
+// `fabricsim validate` is load (spec/load.h: every key's type and range, cross-field rules of
+// the file) + resolve() (every rule between keys, every default derived from the technology) +,
+// for what only a built fabric can tell (a failed link's port, an SM that cannot route the
+// shape), building the engine (engine/run.h check_buildable). run, compare, sweep and describe
+// call the same resolve(), so none of them can accept what another refuses.
+#pragma once
+
+#include "spec/scenario.h"
+#include "transport/dcqcn.h"
+#include "transport/uet.h"
+
+namespace fabricsim::scenario {
+
+// A scenario with everything derived that the engines need, and the settings derived from it
+// that do not live in the scenario's own structs.
+struct Resolved {
+  // The scenario with the technology's defaults applied: IB link tables and MTU, the NIC
+  // profile, PFC/ECN thresholds and classes (Dragonfly classes widened), TCP/UET switch
+  // settings, Dragonfly group_nics.
+  Scenario sc;
+  transport::DcqcnParams dcqcn{};  // RoCE/IB with DCQCN: the named profile with its overrides
+  transport::UetNetwork uet_net{};  // technology uet: the switches' view for the transport
+};
+
+// Checks `loaded` against every rule between keys and derives every default; throws
+// InputError (core/error.h) naming the key at fault. Pure: same input, same output.
+Resolved resolve(const Scenario& loaded);
+
+}  // namespace fabricsim::scenario

@@ -1,0 +1,155 @@
+// Binding a Knob to the Scenario field it fills: the setter and the getter the registry
+// (knob_registry.cpp) attaches to each entry. Internal to the scenario layer.
+#pragma once
+
+#include <charconv>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/units.h"
+#include "spec/knobs.h"
+
+namespace fabricsim::scenario::knob_bind {
+
+using workload::SizeCdfPoint;
+
+inline void assign(int& field, const KnobValue& v) {
+  field = static_cast<int>(std::get<int64_t>(v));
+}
+inline void assign(int64_t& field, const KnobValue& v) { field = std::get<int64_t>(v); }
+inline void assign(uint64_t& field, const KnobValue& v) { field = std::get<uint64_t>(v); }
+inline void assign(uint32_t& field, const KnobValue& v) {
+  field = static_cast<uint32_t>(std::get<uint64_t>(v));
+}
+inline void assign(double& field, const KnobValue& v) { field = std::get<double>(v); }
+inline void assign(bool& field, const KnobValue& v) { field = std::get<bool>(v); }
+inline void assign(std::string& field, const KnobValue& v) { field = std::get<std::string>(v); }
+inline void assign(std::vector<SizeCdfPoint>& field, const KnobValue& v) {
+  field = std::get<std::vector<SizeCdfPoint>>(v);
+}
+
+template <typename T>
+inline void assign(std::optional<T>& field, const KnobValue& v) {
+  T value{};
+  assign(value, v);
+  field = value;
+}
+
+inline void assign(std::vector<workload::ExplicitFlow>& field, const KnobValue& v) {
+  field = std::get<std::vector<workload::ExplicitFlow>>(v);
+}
+
+inline void assign(std::vector<int>& field, const KnobValue& v) {
+  field.clear();
+  for (int64_t x : std::get<std::vector<int64_t>>(v)) field.push_back(static_cast<int>(x));
+}
+
+// kStringList: the names joined by commas (parse_knob_value), none when empty.
+inline void assign(std::vector<std::string>& field, const KnobValue& v) {
+  field.clear();
+  const std::string& joined = std::get<std::string>(v);
+  for (size_t at = 0; at < joined.size();) {
+    size_t comma = joined.find(',', at);
+    if (comma == std::string::npos) comma = joined.size();
+    field.push_back(joined.substr(at, comma - at));
+    at = comma + 1;
+  }
+}
+
+inline std::string shortest(double v) {
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+inline std::string format(KnobType type, int64_t v) {
+  switch (type) {
+    case KnobType::kTime:
+      return format_time_exact(v);
+    case KnobType::kBytes:
+      return format_bytes_exact(v);
+    case KnobType::kRate:
+      return format_rate_exact(v);
+    default:
+      return std::to_string(v);
+  }
+}
+inline std::string format(KnobType type, int v) { return format(type, static_cast<int64_t>(v)); }
+inline std::string format(KnobType, uint64_t v) { return std::to_string(v); }
+inline std::string format(KnobType, uint32_t v) { return std::to_string(v); }
+inline std::string format(KnobType type, double v) {
+  return type == KnobType::kLength ? format_length_exact(v) : shortest(v);
+}
+inline std::string format(KnobType, bool v) { return v ? "true" : "false"; }
+inline std::string format(KnobType, const std::string& v) { return v; }
+inline std::string format(KnobType, const std::vector<SizeCdfPoint>& points) {
+  std::string out = "[";
+  for (const SizeCdfPoint& p : points) {
+    out += (out.size() > 1 ? ", [" : "[") + format_bytes_exact(p.size_bytes) + ", " +
+           shortest(p.cumulative) + "]";
+  }
+  return out + "]";
+}
+
+inline std::string format(KnobType, const std::vector<workload::ExplicitFlow>& flows) {
+  std::string out = "[";
+  for (const workload::ExplicitFlow& f : flows) {
+    out += (out.size() > 1 ? ", [" : "[") + std::to_string(f.src) + ", " + std::to_string(f.dst) +
+           ", " + format_bytes_exact(f.size_bytes) + ", " + format_time_exact(f.start_ps) + "]";
+  }
+  return out + "]";
+}
+
+inline std::string format(KnobType, const std::vector<int>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+inline std::string format(KnobType, const std::vector<std::string>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + values[i];
+  return out + "]";
+}
+
+// An unset optional shows as "(profile)": its value comes from the named profile.
+template <typename T>
+inline std::string format(KnobType type, const std::optional<T>& v) {
+  return v ? format(type, *v) : std::string("(profile)");
+}
+
+// `access` is a generic lambda returning a reference to the field, so the same accessor serves
+// the setter (Scenario&) and the getter (const Scenario&).
+template <typename Access>
+Knob bind(Knob k, Access access) {
+  k.set = [access](Scenario& s, const KnobValue& v) { assign(access(s), v); };
+  // Sizes restricted to a list (MTUs) print the way the list does: "4096B", not "4KiB".
+  const bool plain_bytes = k.type == KnobType::kBytes && !k.one_of.empty();
+  const KnobType type = plain_bytes ? KnobType::kInt : k.type;
+  k.get = [access, type, unit = std::string(plain_bytes ? "B" : "")](const Scenario& s) {
+    return format(type, access(s)) + unit;
+  };
+  return k;
+}
+
+template <typename E, typename Access>
+Knob bind_enum(Knob k, std::vector<std::pair<std::string, E>> table, Access access) {
+  k.type = KnobType::kEnum;
+  for (const auto& [name, value] : table) k.choices.push_back(name);
+  k.set = [table, access](Scenario& s, const KnobValue& v) {
+    for (const auto& [name, value] : table) {
+      if (name == std::get<std::string>(v)) access(s) = value;
+    }
+  };
+  k.get = [table, access](const Scenario& s) {
+    for (const auto& [name, value] : table) {
+      if (value == access(s)) return name;
+    }
+    return std::string("?");
+  };
+  return k;
+}
+
+}  // namespace fabricsim::scenario::knob_bind

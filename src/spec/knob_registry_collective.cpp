@@ -1,0 +1,220 @@
+// Registry entries of the NCCL-style collective engine (collective.*), binding
+// Scenario::collective (workload/collective_config.h). Every default is NCCL's own at
+// nccl@5067397 (NVIDIA/nccl 2.30.7) as collected in docs/reference/nccl.md; each source names
+// the NCCL file it comes from.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/checked.h"
+#include "spec/knob_bind.h"
+#include "spec/knobs.h"
+
+namespace fabricsim::scenario {
+
+using knob_bind::bind;
+using knob_bind::bind_enum;
+
+void add_collective_knobs(std::vector<Knob>& k) {
+  using workload::AlgoLatencies;
+  const Bound positive{0, true};
+  const Bound non_negative{0, false};
+  const char* const proto_key[] = {"ll", "ll128", "simple"};
+  const char* const proto_name[] = {"LL", "LL128", "Simple"};
+
+  k.push_back(bind(
+      {.path = "collective.channels",
+       .type = KnobType::kInt,
+       .description = "Channels (independent rings / tree pairs, each with its own "
+                      "share of the buffer) of a collective whose spec leaves it 0; "
+                      "reduced so every channel has at least 1 B per rank",
+       .source = "UNVERIFIED: 16 coll channels logged on 8 x H800 with NVLS off "
+                 "(nccl#892); commonly 32 on HGX H100 (docs/reference/nccl.md §3)",
+       .min = Bound{1},
+       .max = Bound{64}},
+      [](auto& s) -> auto& { return s.collective.channels; }));
+  k.push_back(bind(
+      {.path = "collective.p2p_channels",
+       .type = KnobType::kInt,
+       .description = "Connections per peer pair of send, send_recv and all_to_all "
+                      "whose spec leaves channels 0",
+       .source = "UNVERIFIED: NCCL's per-peer channel count is not on the "
+                 "reference sheet; one connection with NCCL_STEPS credits covers a "
+                 "400G NIC's bandwidth-delay product",
+       .min = Bound{1},
+       .max = Bound{64}},
+      [](auto& s) -> auto& { return s.collective.p2p_channels; }));
+  k.push_back(bind(
+      {.path = "collective.nccl_steps",
+       .type = KnobType::kInt,
+       .description = "FIFO slots per connection: a sender may run this many steps "
+                      "ahead of the receiver's credit (head) update",
+       .source = "nccl@5067397 src/include/device.h NCCL_STEPS = 8",
+       .min = Bound{1},
+       .max = Bound{32}},
+      [](auto& s) -> auto& { return s.collective.nccl_steps; }));
+  k.push_back(bind(
+      {.path = "collective.ring_chunk_steps",
+       .type = KnobType::kInt,
+       .description = "Steps per chunk (a rank's block per ring loop) of Simple ring "
+                      "all-reduce / all-gather / reduce-scatter",
+       .source = "nccl@5067397 src/include/collectives.h ALLREDUCE_CHUNKSTEPS = "
+                 "NCCL_STEPS/2",
+       .min = Bound{1},
+       .max = Bound{32}},
+      [](auto& s) -> auto& { return s.collective.ring_chunk_steps; }));
+  k.push_back(bind(
+      {.path = "collective.ring_slice_steps",
+       .type = KnobType::kInt,
+       .description = "Steps per slice (one message) of Simple ring all-reduce / "
+                      "all-gather / reduce-scatter; a credit frees this many slots",
+       .source = "nccl@5067397 src/include/collectives.h ALLREDUCE_SLICESTEPS = "
+                 "NCCL_STEPS/4",
+       .min = Bound{1},
+       .max = Bound{32}},
+      [](auto& s) -> auto& { return s.collective.ring_slice_steps; }));
+  const char* const buffer_src[] = {
+      "nccl@5067397 src/init.cc DEFAULT_LL_BUFFSIZE = 8 lines x 512 threads x 8 steps x 16 B",
+      "nccl@5067397 src/init.cc DEFAULT_LL128_BUFFSIZE = 120 x 640 threads x 8 steps x 8 B",
+      "nccl@5067397 src/init.cc DEFAULT_BUFFSIZE (NCCL_BUFFSIZE) = 4 MiB"};
+  const char* const eff_src[] = {
+      "nccl@5067397 src/include/device.h ncclLLFifoLine: 8 B data per 16 B line",
+      "nccl@5067397 src/include/device.h NCCL_LL128_DATAELEMS / LINEELEMS = 15/16",
+      "raw data (nccl@5067397 src/transport/net.cc: completion via head/tail)"};
+  for (int p = 0; p < workload::kProtocols; ++p) {
+    k.push_back(bind(
+        {.path = std::string("collective.efficiency.") + proto_key[p],
+         .type = KnobType::kDouble,
+         .description = std::string("Data bytes per wire byte of ") + proto_name[p] +
+                        " (wire bytes = data / efficiency)",
+         .source = eff_src[p],
+         .min = positive,
+         .max = Bound{1}},
+        [p](auto& s) -> auto& { return s.collective.efficiency[p]; }));
+    k.push_back(bind(
+        {.path = std::string("collective.buffer.") + proto_key[p],
+         .type = KnobType::kBytes,
+         .description = std::string("Wire bytes of one ") + proto_name[p] +
+                        " connection FIFO; a step is buffer / nccl_steps",
+         .source = buffer_src[p],
+         .min = Bound{64}},
+        [p](auto& s) -> auto& { return s.collective.buffer_bytes[p]; }));
+  }
+  const char* const thr_src[] = {
+      "nccl@5067397 src/include/comm.h NCCL_LL_THREAD_THRESHOLD = 8",
+      "nccl@5067397 src/include/comm.h NCCL_LL128_THREAD_THRESHOLD = 8",
+      "nccl@5067397 src/include/comm.h NCCL_SIMPLE_THREAD_THRESHOLD = 64"};
+  const char* const nt_src[] = {"nccl@5067397 src/include/device.h NCCL_LL_MAX_NTHREADS = 512",
+                                "nccl@5067397 src/include/device.h NCCL_LL128_MAX_NTHREADS = 640",
+                                "nccl@5067397 src/include/device.h NCCL_SIMPLE_MAX_NTHREADS = 512 "
+                                "(tuning.cc: 256 when the ring is no faster than PCIe)"};
+  for (int p = 0; p < workload::kProtocols; ++p) {
+    k.push_back(bind(
+        {.path = std::string("collective.thread_threshold.") + proto_key[p],
+         .type = KnobType::kBytes,
+         .description = std::string("Bytes per thread below which ") + proto_name[p] +
+                        " drops a default channel (channels x threads x this; ring LL "
+                        "x ranks)",
+         .source = thr_src[p],
+         .min = non_negative},
+        [p](auto& s) -> auto& { return s.collective.thread_threshold_bytes[p]; }));
+    k.push_back(bind(
+        {.path = std::string("collective.threads.") + proto_key[p],
+         .type = KnobType::kInt,
+         .description = std::string("GPU threads per channel of ") + proto_name[p] +
+                        " in the small-message channel rule",
+         .source = nt_src[p],
+         .min = Bound{1},
+         .max = Bound{1024}},
+        [p](auto& s) -> auto& { return s.collective.threads_per_channel[p]; }));
+  }
+  k.push_back(bind(
+      {.path = "collective.p2p_net_chunk",
+       .type = KnobType::kBytes,
+       .description = "Message size of send / send_recv / all_to_all across nodes",
+       .source = "nccl@5067397 src/init.cc P2pNetChunkSize (NCCL_P2P_NET_CHUNKSIZE)"
+                 " = 128 KiB",
+       .min = positive},
+      [](auto& s) -> auto& { return s.collective.p2p_net_chunk_bytes; }));
+  k.push_back(bind(
+      {.path = "collective.p2p_nvl_chunk",
+       .type = KnobType::kBytes,
+       .description = "Message size of send / send_recv / all_to_all inside a node",
+       .source = "nccl@5067397 src/init.cc P2pNvlChunkSize (NCCL_P2P_NVL_CHUNKSIZE)"
+                 " = 512 KiB",
+       .min = positive},
+      [](auto& s) -> auto& { return s.collective.p2p_nvl_chunk_bytes; }));
+  k.push_back(bind(
+      {.path = "collective.p2p_ll_threshold",
+       .type = KnobType::kBytes,
+       .description = "Point-to-point operations use LL up to this many bytes per "
+                      "channel when the protocol is auto",
+       .source = "nccl@5067397 src/enqueue.cc P2pLLThreshold "
+                 "(NCCL_P2P_LL_THRESHOLD) = 16384",
+       .min = non_negative},
+      [](auto& s) -> auto& { return s.collective.p2p_ll_threshold_bytes; }));
+
+  const Bound lat_max{static_cast<double>(kMaxDeviceLatencyPs)};
+  const char* const link_key[] = {"nvlink", "pci", "net"};
+  struct Table {
+    const char* name;
+    AlgoLatencies workload::CollectiveConfig::*field;
+  };
+  for (const Table& t : {Table{"ring", &workload::CollectiveConfig::ring},
+                         Table{"tree", &workload::CollectiveConfig::tree}}) {
+    for (int p = 0; p < workload::kProtocols; ++p) {
+      k.push_back(bind(
+          {.path = std::string("collective.latency.") + t.name + ".base." + proto_key[p],
+           .type = KnobType::kTime,
+           .description = std::string("NCCL baseLatency of ") + t.name + " / " + proto_name[p] +
+                          ", charged once per collective before the first step",
+           .source = "nccl@5067397 src/graph/tuning.cc ncclTunerConstantsDefaults.baseLatencies",
+           .min = non_negative,
+           .max = lat_max},
+          [ f = t.field, p ](auto& s) -> auto& { return (s.collective.*f).base_ps[p]; }));
+      for (int l = 0; l < workload::kLinkClasses; ++l) {
+        k.push_back(bind(
+            {.path = std::string("collective.latency.") + t.name + "." + link_key[l] + "." +
+                     proto_key[p],
+             .type = KnobType::kTime,
+             .description = std::string("NCCL per-hop latency of ") + t.name + " / " +
+                            proto_name[p] + " over " + link_key[l] +
+                            "; the engine charges it minus the transport's own idle time of "
+                            "the hop, floored at 0",
+             .source = "nccl@5067397 src/graph/tuning.cc ncclTunerConstantsDefaults.hwLatencies",
+             .min = non_negative,
+             .max = lat_max},
+            [ f = t.field, p, l ](auto& s) -> auto& { return (s.collective.*f).hop_ps[l][p]; }));
+      }
+    }
+  }
+  k.push_back(bind(
+      {.path = "collective.net_overhead",
+       .type = KnobType::kTime,
+       .description = "Rings across nodes: each intra-node hop costs at least this "
+                      "(x3 for Simple)",
+       .source = "nccl@5067397 src/graph/tuning.cc getNetOverhead: 1 us on Intel "
+                 "CPUs (2 us on AMD); NCCL_NET_OVERHEAD",
+       .min = non_negative,
+       .max = lat_max},
+      [](auto& s) -> auto& { return s.collective.net_overhead_ps; }));
+  k.push_back(bind_enum(
+      {.path = "collective.intra_link",
+       .description = "Latency table of intra-node hops: nvlink (NVLink/NVSwitch) or pci "
+                      "(PCIe peer-to-peer)",
+       .source = "nccl@5067397 src/graph/tuning.cc hwLatencies[NVLINK|PCI]; DGX/HGX nodes are "
+                 "NVLink (docs/reference/gpu-node.md)"},
+      std::vector<std::pair<std::string, int>>{{"nvlink", workload::kLinkNvlink},
+                                               {"pci", workload::kLinkPci}},
+      [](auto& s) -> auto& { return s.collective.intra_link_class; }));
+  k.push_back(bind(
+      {.path = "collective.ll128",
+       .type = KnobType::kBool,
+       .description = "Protocol auto may choose LL128 (NCCL enables it on NVLink "
+                      "nodes whose NICs are within PXB/PXN of the GPU)",
+       .source = "nccl@5067397 src/graph/tuning.cc LL128 enablement "
+                 "(docs/reference/nccl.md §2.3 rule 10)"},
+      [](auto& s) -> auto& { return s.collective.ll128_enabled; }));
+}
+
+}  // namespace fabricsim::scenario

@@ -1,0 +1,101 @@
+// Loader rules specific to GPU scenarios: one NIC per GPU unless hosts.nics_per_host says
+// otherwise, jobs: carry their own workload and training, scaling.nodes and a relative
+// training.file.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.h"
+#include "resolve/resolve.h"
+#include "spec/load.h"
+#include "preflight/resources.h"
+#include "engine/run.h"
+
+namespace fabricsim::scenario {
+namespace {
+
+std::string load_error(const std::string& yaml) {
+  try {
+    const LoadedScenario l = load_scenario_string(yaml, "g.yaml");
+    try {
+      (void)resolve(l.scenario);
+    } catch (const InputError& e) {
+      return format_input_error(l, e);
+    }
+  } catch (const LoadError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(GpuKeys, AGpuNodeGetsOneNicPerGpuUnlessTold) {
+  const Scenario a = load_scenario_string("name: x\nnode: {gpus_per_node: 8}\n", "g.yaml").scenario;
+  EXPECT_EQ(a.topology.nics_per_host, 8) << "DGX H100: 8 ConnectX-7 for 8 GPUs";
+  const Scenario b = load_scenario_string(
+                         "name: x\nnode: {gpus_per_node: 8}\nhosts: {nics_per_host: 2}\n", "g.yaml")
+                         .scenario;
+  EXPECT_EQ(b.topology.nics_per_host, 2) << "an explicit 1:4 ratio is kept";
+  const Scenario c = load_scenario_string("name: x\n", "g.yaml").scenario;
+  EXPECT_EQ(c.topology.nics_per_host, 1) << "without GPUs a host has one NIC";
+}
+
+TEST(GpuKeys, JobsCarryTheirOwnWorkload) {
+  EXPECT_EQ(load_error("name: x\nnode: {gpus_per_node: 8}\ntraining: {layers: 2}\njobs:\n"
+                       "  - {name: a, nodes: 1, workload: {kind: collective, size: 1MiB}}\n"),
+            "g.yaml:3: training.layers: with jobs:, write workload: and training: inside each "
+            "job (this one would be unused)");
+  EXPECT_EQ(load_error("name: x\njobs:\n  - {name: a, nodes: 1, workload: {kind: collective}}\n"),
+            "g.yaml:2: jobs: jobs run on GPUs: set node.gpus_per_node");
+  EXPECT_EQ(load_error("name: x\nnode: {gpus_per_node: 8}\njobs:\n  - {name: a, workload: {}}\n"),
+            "g.yaml:4: jobs[0].nodes: missing: how many nodes the job runs on");
+  EXPECT_EQ(load_error("name: x\nnode: {gpus_per_node: 8}\njobs:\n"
+                       "  - {name: a, nodes: 1, workload: {sizes: 1}}\n"),
+            "g.yaml:4: jobs[0].workload.sizes: unknown key 'sizes'; allowed: kind, op, algorithm, "
+            "protocol, channels, root, size, max_size, step_factor, data_type, slice, pattern, "
+            "flow_size, senders, receiver, load, duration, size_cdf, flows, ping_pong, group_size");
+}
+
+TEST(GpuKeys, ScalingNodesMustIncreaseAndFit) {
+  EXPECT_EQ(load_error("name: x\nnode: {gpus_per_node: 8}\nhosts: {count: 4}\n"
+                       "scaling: {nodes: [2, 1]}\n"),
+            "g.yaml:4: scaling.nodes: node counts must increase, got 1 after 2");
+  EXPECT_EQ(load_error("name: x\nnode: {gpus_per_node: 8}\nhosts: {count: 4}\n"
+                       "scaling: {nodes: [1, 8]}\n"),
+            "g.yaml:4: scaling.nodes: 8 nodes exceed hosts.count (4), which sizes the memory "
+            "pre-flight: set hosts.count to the largest");
+}
+
+TEST(GpuKeys, ARelativeTrainingFileIsBesideTheScenario) {
+  const Scenario s = load_scenario_string(
+                         "name: x\nworkload: {kind: training}\n"
+                         "training: {source: astra, file: w/resnet.txt}\n",
+                         "/some/dir/g.yaml")
+                         .scenario;
+  EXPECT_EQ(s.training.file, "/some/dir/w/resnet.txt");
+}
+
+}  // namespace
+}  // namespace fabricsim::scenario
+
+namespace fabricsim::scenario {
+namespace {
+
+// A generated step too large for any machine is refused by the memory pre-flight from the
+// generator's closed-form op bound, without building its DAG (which would itself exhaust
+// memory): the estimate must arrive quickly and name the training key.
+TEST(GpuKeys, AHugeTrainingStepIsEstimatedWithoutBuildingIt) {
+  const Scenario s = load_scenario_string(
+                         "name: big\ntopology: {kind: rail, radix: 32}\nhosts: {count: 16}\n"
+                         "node: {gpus_per_node: 8}\nworkload: {kind: training}\n"
+                         "training: {layers: 96, micro_batches: 1000, tp: 8}\n",
+                         "big.yaml")
+                         .scenario;
+  (void)resolve(s);
+  const ResourceEstimate e = estimate_resources(s);
+  EXPECT_GT(e.peak_bytes(), int64_t{100} << 30) << "hundreds of GiB: 128 GPUs x 96 layers x 1000 "
+                                                   "micro-batches";
+  EXPECT_EQ(e.largest().key, "training.micro_batches");
+}
+
+}  // namespace
+}  // namespace fabricsim::scenario
