@@ -29,9 +29,7 @@
 #include "preflight/resources.h"
 #include "spec/scenario_file.h"
 #include "engine/run.h"
-#include "core/scheduler.h"
-#include "net/network.h"
-#include "topo/file_topology.h"
+#include "engine/packet/topology_export.h"
 
 namespace fabricsim::cli {
 namespace {
@@ -465,13 +463,8 @@ int topology_export_command(const std::string& file, const std::vector<std::stri
                             const std::vector<std::string>& unsets) {
   scenario::LoadedScenario loaded;
   if (!load(file, sets, unsets, loaded)) return kExitBadInput;
-  scenario::Scenario sc = loaded.scenario;
   try {
-    scenario::resolve_fabric(sc);  // the link, switch and NIC the run would cable
-    Scheduler sched;
-    net::Network net(sched);
-    topo::build(sc.topology, topo::FabricParams{sc.link, sc.switch_config, sc.nic}, net);
-    topo::write_native(net, std::cout);
+    scenario::export_topology(loaded.scenario, std::cout);
   } catch (const InputError& e) {
     std::cerr << scenario::format_input_error(loaded, e) << "\n";
     return kExitBadInput;
