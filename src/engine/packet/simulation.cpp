@@ -281,8 +281,90 @@ void Simulation::te_learn() {
   }
 }
 
+// One event of the model to its owner (core/scheduler.h kinds). Called once per event from
+// run(), in this file, so the compiler inlines it: no call per packet-hop beyond the owner's.
+inline void Simulation::dispatch(const Event& ev) {
+  switch (ev.kind) {
+    case kPortTxDone:
+      net_.on_tx_done(ev.target);
+      break;
+    case kLinkArrive:
+      net_.on_link_arrive(ev.target);
+      break;
+    case kCtrlArrive:
+      net_.on_ctrl_arrive(ev.target);
+      break;
+    case kPauseExpire:
+      net_.on_pause_expire(ev.target);
+      break;
+    case kPfcRefresh:
+      net_.on_pfc_refresh(ev.target);
+      break;
+    case kPfcWatchdog:
+      net_.on_pfc_watchdog(ev.target);
+      break;
+    case kNicStall:
+      net_.on_nic_stall(ev.target);
+      break;
+    case kNicResume:
+      net_.on_nic_resume(ev.target);
+      break;
+    case kCreditWatchdog:
+      net_.on_credit_watchdog(ev.target);
+      break;
+    case kLinkFail:
+      on_link_fail(ev.target);
+      break;
+    case kRouteUpdate:
+      on_route_update();
+      break;
+    case kQpTimer:  // the transport's own events (Transport::is_event)
+    case kCcTimer:
+    case kNicWake:
+    case kMsgComplete:
+    case kCtxRx:
+      transport_->on_event(ev.kind, ev.target);
+      break;
+    case kFlowStart:
+      workload_->on_flow_start();
+      if (te_) te_learn();
+      break;
+    case kNodeEvent:
+      gpu_net_->on_event(ev.target);
+      if (te_) te_learn();
+      break;
+    case kTeInstall:
+      te_->on_install();
+      break;
+    case kTeTick:
+      te_->on_tick();
+      break;
+    case kWindowSample:
+      steady_->on_sample();
+      break;
+  }
+}
+
+// Every kCheckEveryEvents events: the stop flag (false: stop now) and the progress report.
+bool Simulation::check_in(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop) {
+  if (stop && *stop) {
+    interrupted_ = true;
+    return false;
+  }
+  if (progress) {
+    const double total = std::max<double>(1.0, static_cast<double>(workload_->total_messages()));
+    double fraction = gpu_workload_ ? static_cast<double>(gpu_workload_->finished_units()) /
+                                          std::max<double>(1.0, gpu_workload_->total_units())
+                                    : static_cast<double>(delivered_) / total;
+    if (stop_time_ps > 0) {
+      fraction = std::max(fraction, static_cast<double>(sched_.now_ps) / stop_time_ps);
+    }
+    progress(ProgressSample{std::min(fraction, 1.0), sched_.now_ps, events_});
+  }
+  return true;
+}
+
 bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop) {
-  const double total = std::max<double>(1.0, static_cast<double>(workload_->total_messages()));
   interrupted_ = false;
   if (stop && *stop) {
     interrupted_ = true;
@@ -321,85 +403,15 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
     if (const Event* next = sched_.queue.peek_ready(); next && next->kind <= kLinkArrive) {
       net_.prefetch_port(next->target);
     }
-    switch (ev.kind) {
-      case kPortTxDone:
-        net_.on_tx_done(ev.target);
-        break;
-      case kLinkArrive:
-        net_.on_link_arrive(ev.target);
-        break;
-      case kCtrlArrive:
-        net_.on_ctrl_arrive(ev.target);
-        break;
-      case kPauseExpire:
-        net_.on_pause_expire(ev.target);
-        break;
-      case kPfcRefresh:
-        net_.on_pfc_refresh(ev.target);
-        break;
-      case kPfcWatchdog:
-        net_.on_pfc_watchdog(ev.target);
-        break;
-      case kNicStall:
-        net_.on_nic_stall(ev.target);
-        break;
-      case kNicResume:
-        net_.on_nic_resume(ev.target);
-        break;
-      case kCreditWatchdog:
-        net_.on_credit_watchdog(ev.target);
-        break;
-      case kLinkFail:
-        on_link_fail(ev.target);
-        break;
-      case kRouteUpdate:
-        on_route_update();
-        break;
-      case kQpTimer:  // the transport's own events (Transport::is_event)
-      case kCcTimer:
-      case kNicWake:
-      case kMsgComplete:
-      case kCtxRx:
-        transport_->on_event(ev.kind, ev.target);
-        break;
-      case kFlowStart:
-        workload_->on_flow_start();
-        if (te_) te_learn();
-        break;
-      case kNodeEvent:
-        gpu_net_->on_event(ev.target);
-        if (te_) te_learn();
-        break;
-      case kTeInstall:
-        te_->on_install();
-        break;
-      case kTeTick:
-        te_->on_tick();
-        break;
-      case kWindowSample:
-        steady_->on_sample();
-        break;
-    }
+    dispatch(ev);
     // GPU stages on NVLink/PCIe and timers are node events: the run goes on while any is due.
     if (transport_->unacked_messages() == 0 &&
         (gpu_workload_ ? gpu_workload_->done() : workload_->all_posted()) &&
         net_.packets_in_flight() == 0 && (!gpu_net_ || gpu_net_->idle())) {
       break;
     }
-    if ((events_ & (kCheckEveryEvents - 1)) == 0) {
-      if (stop && *stop) {
-        interrupted_ = true;
-        return false;
-      }
-      if (progress) {
-        double fraction = gpu_workload_ ? static_cast<double>(gpu_workload_->finished_units()) /
-                                              std::max<double>(1.0, gpu_workload_->total_units())
-                                        : static_cast<double>(delivered_) / total;
-        if (stop_time_ps > 0) {
-          fraction = std::max(fraction, static_cast<double>(sched_.now_ps) / stop_time_ps);
-        }
-        progress(ProgressSample{std::min(fraction, 1.0), sched_.now_ps, events_});
-      }
+    if ((events_ & (kCheckEveryEvents - 1)) == 0 && !check_in(stop_time_ps, progress, stop)) {
+      return false;
     }
   }
   return true;

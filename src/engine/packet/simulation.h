@@ -128,6 +128,8 @@ class Simulation final : public Engine {
   uint32_t switch_port(int switch_index, int port, const char* key) const;
   void program_routes();  // (re)computes and installs the fabric's forwarding
   void install_dragonfly_routes();  // topology.kind: dragonfly (routing/dragonfly.h)
+  void dispatch(const Event& ev);
+  bool check_in(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop);
   void on_link_fail(uint32_t port);
   void on_route_update();
   static void capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
