@@ -21,7 +21,7 @@
 #include "net/plane_choice.h"
 #include "net/network.h"
 #include "routing/te_controller.h"
-#include "resolve/infiniband.h"
+#include "resolve/fabric.h"
 #include "topo/file_topology.h"
 #include "topo/topology.h"
 #include "preflight/resources_counts.h"

@@ -15,11 +15,4 @@ net::IbLinkConfig resolve_ib_link(const IbSpec& ib);
 // Ethernet mechanisms) and fills the transport's IB settings; throws InputError.
 void apply_infiniband(Scenario& sc);
 
-// Everything a Simulation resolves before it builds: apply_infiniband, then the verbs checks
-// (READ only on RC, not with DCQCN, PLB or spraying). resolve() runs it, so `validate`
-// refuses the same scenarios `run` does. Throws InputError.
-void resolve_fabric(Scenario& sc);
-// Fills sc.nic from fabric.nic.profile and its overrides (part of resolve_fabric).
-void resolve_nic(Scenario& sc);
-
 }  // namespace fabricsim::scenario

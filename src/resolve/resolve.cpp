@@ -8,7 +8,7 @@
 
 #include "core/error.h"
 #include "node/spec.h"
-#include "resolve/infiniband.h"
+#include "resolve/fabric.h"
 #include "resolve/planes.h"
 #include "resolve/ranges.h"
 #include "resolve/tcp_setup.h"

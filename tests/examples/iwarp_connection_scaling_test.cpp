@@ -17,7 +17,7 @@
 #include <string>
 
 #include "../support/cli_runner.h"
-#include "resolve/infiniband.h"
+#include "resolve/fabric.h"
 #include "spec/load.h"
 #include "preflight/resources.h"
 

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "../support/cli_runner.h"
-#include "resolve/infiniband.h"
+#include "resolve/fabric.h"
 #include "spec/load.h"
 #include "transport/tcp_config.h"
 

@@ -19,7 +19,7 @@
 
 #include <algorithm>
 
-#include "resolve/infiniband.h"
+#include "resolve/fabric.h"
 #include "engine/run.h"
 
 namespace fabricsim {

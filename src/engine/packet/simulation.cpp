@@ -11,7 +11,6 @@
 #include "resolve/planes.h"
 #include "engine/packet/harvest.h"
 #include "resolve/resolve.h"
-#include "resolve/infiniband.h"
 #include "transport/tcp.h"
 #include "transport/uet.h"
 

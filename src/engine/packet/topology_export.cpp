@@ -2,7 +2,7 @@
 
 #include "core/scheduler.h"
 #include "net/network.h"
-#include "resolve/infiniband.h"
+#include "resolve/fabric.h"
 #include "topo/file_topology.h"
 #include "topo/topology.h"
 

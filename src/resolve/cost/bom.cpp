@@ -8,7 +8,7 @@
 #include "core/scheduler.h"
 #include "core/units.h"
 #include "resolve/cost/cost_table.h"
-#include "resolve/infiniband.h"
+#include "resolve/fabric.h"
 
 namespace fabricsim::scenario {
 namespace {

@@ -1,0 +1,51 @@
+#include "resolve/fabric.h"
+
+#include <string>
+
+#include "core/error.h"
+#include "net/nic_profile.h"
+#include "resolve/infiniband.h"
+
+namespace fabricsim::scenario {
+
+void resolve_nic(Scenario& sc) {
+  const net::NicProfile* profile = net::find_nic_profile(sc.nic_spec.profile);
+  if (profile == nullptr) {  // the registry's enum refuses other names; a Scenario built in code
+    throw InputError("fabric.nic.profile", "unknown profile '" + sc.nic_spec.profile +
+                                               "'; one of " + net::nic_profile_names());
+  }
+  net::NicConfig c = profile->config;
+  c.rx_buffer_bytes = sc.nic.rx_buffer_bytes;  // its own key, not part of a profile
+  const NicSpec& o = sc.nic_spec;
+  override_with(c.tx_latency_ps, o.tx_latency_ps);
+  override_with(c.rx_latency_ps, o.rx_latency_ps);
+  override_with(c.host_post_ps, o.host_post_ps);
+  override_with(c.doorbell_ps, o.doorbell_ps);
+  override_with(c.dma_read_ps, o.dma_read_ps);
+  override_with(c.inline_max_bytes, o.inline_max_bytes);
+  override_with(c.mem_write_ps, o.mem_write_ps);
+  override_with(c.host_poll_ps, o.host_poll_ps);
+  sc.nic = c;
+}
+
+void resolve_fabric(Scenario& sc) {
+  resolve_nic(sc);
+  apply_infiniband(sc);
+  if (sc.roce.operation == transport::Operation::kRead) {
+    const char* why = nullptr;
+    if (sc.roce.service != transport::Service::kRc) {
+      why = "RDMA READ exists only on RC (and the obsolete RD): use service rc";
+    } else if (sc.roce.cc != transport::CongestionControl::kNone) {
+      why = "DCQCN paces a requester; READ data flows from the responder, which has no reaction "
+            "point in this model: use cc none";
+    } else if (sc.roce.plb.enabled) {
+      why = "PLB re-paths a requester's packets, not READ responses: turn PLB off";
+    } else if (sc.roce.spray) {
+      why = "spraying spreads a requester's packets, not READ responses: turn "
+            "fabric.roce.spray off";
+    }
+    if (why) throw InputError("fabric.transport.operation", why);
+  }
+}
+
+}  // namespace fabricsim::scenario
