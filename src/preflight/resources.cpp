@@ -43,8 +43,6 @@ using preflight::kHashBucketBytes;
 using preflight::kHashNodeBytes;
 using preflight::kMallocOverheadBytes;
 using preflight::kMaxBytes;
-using preflight::Shape;
-using preflight::shape_of;
 using preflight::Traffic;
 using preflight::traffic_of;
 
@@ -93,7 +91,8 @@ int64_t topology_bytes(const Scenario& sc, const ResourceEstimate& e, bool ib) {
 
 // ECMP tables on both fabrics, and on InfiniBand the Subnet Manager's LIDs, LFTs and AR groups.
 // Sets e.lids.
-int64_t routing_bytes(const Scenario& sc, const Shape& shape, ResourceEstimate& e, bool ib) {
+int64_t routing_bytes(const Scenario& sc, const topo::ShapeCounts& shape, ResourceEstimate& e,
+                      bool ib) {
   // ECMP (routing/ecmp.h), installed on both fabrics: dist_[leaf][switch] in 16 bits, and per
   // switch one 16-bit group per leaf. In a fat-tree a switch reaches a leaf either through one
   // down port or through all its up ports, so it has at most one group per port plus the
@@ -402,7 +401,7 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   Scenario sc = input;
   resolve_fabric(sc);  // IB MTU, VLs and latencies as the run will use them
   const bool ib = sc.technology == Technology::kInfiniband;
-  const Shape shape = shape_of(sc.topology);
+  const topo::ShapeCounts shape = topo::shape_counts(sc.topology);
   const Checked topo_c{"hosts.count"};
   ResourceEstimate e;
   e.nics = shape.nics;
