@@ -1,5 +1,5 @@
 // Binding a Knob to the Scenario field it fills: the setter and the getter the registry
-// (knob_registry.cpp) attaches to each entry. Internal to the scenario layer.
+// (the area tables of knob_registry_*.cpp) attach to each entry. Internal to the spec layer.
 #pragma once
 
 #include <charconv>

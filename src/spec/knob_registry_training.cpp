@@ -32,10 +32,6 @@ struct IntKey {
   double max = 0;  // 0 = only the range of the int it fills
 };
 
-}  // namespace
-
-namespace {
-
 const IntKey ints[] = {
     {"training.layers", "Transformer layers l", kGpt3, &workload::TransformerSpec::layers, 1,
      static_cast<double>(workload::kMaxLayers)},

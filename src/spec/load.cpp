@@ -22,8 +22,9 @@ namespace {
 
 using workload::SizeCdfPoint;
 
-// The registry allows at most 2^24 hosts x 64 NICs (knob_registry.cpp), so a larger index is no
-// NIC; refusing it here also keeps it from being narrowed into the int the workload holds.
+// The registry allows at most 2^24 hosts x 64 NICs (knob_registry_topology.cpp), so a larger
+// index is no NIC; refusing it here also keeps it from being narrowed into the int the workload
+// holds.
 constexpr int64_t kMaxNicIndex = int64_t{1} << 30;
 
 class Loader {
