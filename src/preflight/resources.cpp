@@ -1,9 +1,5 @@
 #include "preflight/resources.h"
 
-#include "engine/packet/flow_paths.h"
-#include "engine/packet/steady_window.h"
-#include "preflight/telemetry_estimate.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,21 +13,24 @@
 #include "core/event_queue.h"
 #include "core/rng.h"
 #include "core/units.h"
+#include "engine/packet/flow_paths.h"
+#include "engine/packet/steady_window.h"
 #include "net/load_balance.h"
-#include "net/plane_choice.h"
 #include "net/network.h"
-#include "routing/te_controller.h"
-#include "resolve/fabric.h"
-#include "topo/file_topology.h"
-#include "topo/topology.h"
+#include "net/plane_choice.h"
 #include "preflight/resources_counts.h"
 #include "preflight/resources_gpu.h"
+#include "preflight/telemetry_estimate.h"
+#include "resolve/fabric.h"
 #include "resolve/uet_setup.h"
-#include "transport/tcp.h"
-#include "transport/uet.h"
 #include "results/result.h"
+#include "routing/te_controller.h"
+#include "topo/file_topology.h"
+#include "topo/topology.h"
 #include "transport/dcqcn.h"
 #include "transport/rc.h"
+#include "transport/tcp.h"
+#include "transport/uet.h"
 #include "workload/dag.h"
 #include "workload/workload.h"
 
@@ -44,8 +43,6 @@ using preflight::kHashBucketBytes;
 using preflight::kHashNodeBytes;
 using preflight::kMallocOverheadBytes;
 using preflight::kMaxBytes;
-using preflight::Shape;
-using preflight::shape_of;
 using preflight::Traffic;
 using preflight::traffic_of;
 
@@ -63,37 +60,10 @@ constexpr int64_t kTimeDigits = 16;
 constexpr int64_t kSlowdownChars = 12;  // "%.6f" of a slowdown below 10^5
 constexpr int64_t kRetransmitDigits = 6;
 
-}  // namespace
-
-int64_t ResourceEstimate::simulation_bytes() const {
-  int64_t sum = 0;
-  for (const MemoryPart& p : parts) sum += p.bytes;
-  return sum;
-}
-
-int64_t ResourceEstimate::peak_bytes() const { return std::max(simulation_bytes(), output_bytes); }
-
-const MemoryPart& ResourceEstimate::largest() const {
-  return *std::max_element(
-      parts.begin(), parts.end(),
-      [](const MemoryPart& a, const MemoryPart& b) { return a.bytes < b.bytes; });
-}
-
-ResourceEstimate estimate_resources(const Scenario& input) {
-  Scenario sc = input;
-  resolve_fabric(sc);  // IB MTU, VLs and latencies as the run will use them
-  const bool ib = sc.technology == Technology::kInfiniband;
-  const Shape shape = shape_of(sc.topology);
+// The net::Network arrays (network.h) finalize() lays out: per port, NIC, switch, node, cable.
+int64_t topology_bytes(const Scenario& sc, const ResourceEstimate& e, bool ib) {
   const Checked topo_c{"hosts.count"};
-  ResourceEstimate e;
-  e.nics = shape.nics;
-  e.switches = shape.switches;
-  e.cables = shape.cables;
-  e.ports = topo_c.mul(2, shape.cables);
   const int64_t nodes = e.nics + e.switches;
-  const int64_t radix = shape.radix;
-
-  // ---- topology: net::Network's arrays (network.h), laid out by finalize() ----
   constexpr int64_t kCableBytes = 2 * sizeof(uint32_t) + sizeof(net::LinkConfig);  // Cable
   const int64_t per_port = sizeof(net::Port) + sizeof(net::PortQueues) + sizeof(int64_t) /*tx*/ +
                            sizeof(uint8_t) /*credit_return_broken*/;
@@ -116,15 +86,20 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     topology = topo_c.add(topology, topo_c.mul(e.nics, net::kPlaneSlots * sizeof(net::FlowletSlot) +
                                                            kMallocOverheadBytes));
   }
-  e.parts.push_back({"topology", topology, "hosts.count"});
+  return topology;
+}
 
-  // ---- routing ----
+// ECMP tables on both fabrics, and on InfiniBand the Subnet Manager's LIDs, LFTs and AR groups.
+// Sets e.lids.
+int64_t routing_bytes(const Scenario& sc, const topo::ShapeCounts& shape, ResourceEstimate& e,
+                      bool ib) {
   // ECMP (routing/ecmp.h), installed on both fabrics: dist_[leaf][switch] in 16 bits, and per
   // switch one 16-bit group per leaf. In a fat-tree a switch reaches a leaf either through one
   // down port or through all its up ports, so it has at most one group per port plus the
   // up-port group, and the groups list at most 2 x radix ports. A rail fabric is a leaf-spine
   // whose spine reaches a leaf through its parallel cables: the same bounds hold.
   const Checked route_c{"hosts.count"};
+  const int64_t radix = shape.radix;
   const int64_t groups = std::min<int64_t>(shape.leaves, radix) + 1;
   const int64_t per_switch_groups =
       (groups + 2 * radix) * sizeof(uint32_t) + 3 * kMallocOverheadBytes;
@@ -138,7 +113,7 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     // sweep is installed its LFTs (a 32-bit port per switch and LID) and, with adaptive routing,
     // the AR groups (offsets per LID, and per LID up to `up` ports) coexist with the switches'
     // 16-bit tables (one group id per LID). This is the figure that grows as switches x LIDs.
-    e.lids = nodes + 1;
+    e.lids = e.nics + e.switches + 1;
     keys_per_switch = e.lids;
     const int64_t lft =
         route_c.mul(e.switches, route_c.mul(e.lids, sizeof(uint32_t)) + kMallocOverheadBytes +
@@ -152,36 +127,32 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     routing = route_c.add(routing, route_c.mul(e.ports, sizeof(int32_t) + 2 * sizeof(uint32_t)));
     routing = route_c.add(routing, route_c.mul(e.nics, 2 * sizeof(uint16_t)));
   }
-  routing = route_c.add(
+  return route_c.add(
       routing,
       route_c.mul(e.switches, route_c.mul(keys_per_switch, sizeof(uint16_t)) + per_switch_groups));
-  e.parts.push_back({"routing", routing, "hosts.count"});
+}
 
-  // ---- workload and transport ----
-  Traffic t = traffic_of(sc, e.nics);
-  // fabric.roce.qps_per_pair (fabric.tcp.connections_per_pair for TCP and iWARP): every
-  // (source, destination) pair used opens that many connections at once.
-  const bool tcp_like = sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp;
-  const int per_pair = tcp_like ? sc.tcp.connections_per_pair : sc.roce.qps_per_pair;
-  if (sc.technology != Technology::kUet && per_pair > 1) {
-    t.qps = Checked{tcp_like ? "fabric.tcp.connections_per_pair" : "fabric.roce.qps_per_pair"}.mul(
-        t.qps, per_pair);
-  }
-  e.messages = t.messages;
-  e.qps = t.qps;
-  const std::string wkey =
-      !sc.jobs.empty() && sc.node.gpus_per_node > 0             ? "jobs"
-      : sc.workload.kind == workload::WorkloadKind::kTraining  ? "training.micro_batches"
-      : sc.node.gpus_per_node > 0                              ? "workload.size"
-      : sc.workload.kind == workload::WorkloadKind::kCollective ? "workload.slice"
-      : sc.workload.pattern == workload::PatternKind::kFlows   ? "workload.flows"
-      : sc.workload.pattern == workload::PatternKind::kPoisson ? "workload.duration"
-                                                               : "workload.pattern";
-  const Checked wc{wkey};
+// The key whose count drives the workload's memory most: named when the arithmetic overflows.
+std::string workload_key(const Scenario& sc) {
+  return !sc.jobs.empty() && sc.node.gpus_per_node > 0             ? "jobs"
+         : sc.workload.kind == workload::WorkloadKind::kTraining   ? "training.micro_batches"
+         : sc.node.gpus_per_node > 0                               ? "workload.size"
+         : sc.workload.kind == workload::WorkloadKind::kCollective ? "workload.slice"
+         : sc.workload.pattern == workload::PatternKind::kFlows    ? "workload.flows"
+         : sc.workload.pattern == workload::PatternKind::kPoisson  ? "workload.duration"
+                                                                   : "workload.pattern";
+}
+
+struct WorkloadBytes {
+  int64_t bytes = 0;
+  int64_t trace_compute_spans = 0;  // outputs.trace: one span per training compute op
+};
+
+WorkloadBytes workload_bytes(const Scenario& sc, const Traffic& t, const Checked& wc) {
   // Workload::planned_ is built by push_back and (flows, Poisson) stable_sorted with a buffer of
   // up to as many elements; an explicit list is copied into Simulation::sc_ and Workload::spec_
   // (the loaded copy is already in the baseline).
-  int64_t trace_compute_spans = 0;  // outputs.trace: one span per training compute op
+  WorkloadBytes w;
   int64_t work = wc.mul(grown_elements(t.planned), sizeof(workload::PlannedFlow));
   if (t.sorted) work = wc.add(work, wc.mul(t.planned, sizeof(workload::PlannedFlow)));
   work = wc.add(work, wc.mul(2, t.explicit_flows, sizeof(workload::ExplicitFlow)));
@@ -190,9 +161,9 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     // entry, dependency and per-op state (workload/training.h: ~17 words measured per op with
     // the GPT-3 175B step), per collective its record and plan, per GPU its resources.
     const GpuTraffic g = gpu_traffic(sc);
-    const int64_t gpus = topo_c.mul(sc.topology.hosts, sc.node.gpus_per_node);
+    const int64_t gpus = Checked{"hosts.count"}.mul(sc.topology.hosts, sc.node.gpus_per_node);
     work = wc.add(work, wc.mul(g.dag_ops, sizeof(workload::DagOp) + 2 * 96));
-    trace_compute_spans = g.dag_ops;
+    w.trace_compute_spans = g.dag_ops;
     work = wc.add(work, wc.mul(g.dag_deps, 3 * sizeof(uint32_t)));
     work = wc.add(work, wc.mul(g.collectives, 512));
     // Measured: ResNet-50's 54 overlapping all-reduces over 128 GPUs take 6.3 MiB per channel,
@@ -200,74 +171,88 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     work = wc.add(work, wc.mul(g.plan_units, 1024));
     work = wc.add(work, wc.mul(gpus, 4096));
   }
-  e.parts.push_back({"workload", work, wkey});
+  w.bytes = work;
+  return w;
+}
 
-  // RoceTransport (transport/rc.h): msgs_ grows by push_back; each QP keeps its message ids
-  // (push_back too: at most twice what it holds) and is indexed by qp_index_; a DCQCN reaction
-  // point per QP; an out-of-order responder's reorder bitmap per QP; per NIC its round-robin ring.
+// RoceTransport (transport/rc.h): msgs_ grows by push_back; each QP keeps its message ids
+// (push_back too: at most twice what it holds) and is indexed by qp_index_; a DCQCN reaction
+// point per QP; an out-of-order responder's reorder bitmap per QP; per NIC its round-robin ring.
+int64_t roce_transport_bytes(const Scenario& sc, const Traffic& t, int64_t nics,
+                             const Checked& wc) {
   const bool dcqcn = sc.roce.cc == transport::CongestionControl::kDcqcn;
   int64_t transport = wc.mul(grown_elements(t.messages), sizeof(transport::Message));
   transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
   const int64_t per_qp =
       sizeof(transport::Qp) + kMallocOverheadBytes + kHashNodeBytes + kHashBucketBytes +
-      (sc.roce.out_of_order
-           ? (static_cast<int64_t>(sc.roce.reorder_buffer_packets) + 63) / 64 * 8 +
-                 kMallocOverheadBytes
-           : 0);
+      (sc.roce.out_of_order ? (static_cast<int64_t>(sc.roce.reorder_buffer_packets) + 63) / 64 * 8 +
+                                  kMallocOverheadBytes
+                            : 0);
   transport = wc.add(transport, wc.mul(grown_elements(t.qps), per_qp));
   if (dcqcn)
     transport = wc.add(transport, wc.mul(grown_elements(t.qps), sizeof(transport::DcqcnRp)));
-  transport = wc.add(transport, wc.mul(e.nics, sizeof(Ring<uint32_t>) + sizeof(int64_t) +
-                                                   kMinRingBytes<uint32_t> + sizeof(uint16_t)));
-  if (sc.technology == Technology::kUet) {
-    // UetTransport (transport/uet.h) instead: a message record, and per connection (PDC) its
-    // sender window of 32-byte slots (grown by doubling to the PSN span in flight: the window of
-    // maxwnd = 1.5 x BDP packets, with one doubling for the holes losses leave, at most the PSN
-    // window of 4 windows), the receiver's bitmap of the PSN window, the retransmission FIFO,
-    // NSCC's state, the entropy state and the post-time index.
-    const transport::UetDerived d = transport::uet_derive(sc.uet, uet_network(sc));
-    const int64_t frame =
-        transport::uet_data_frame_bytes(sc.uet, static_cast<uint32_t>(sc.uet.mtu_bytes));
-    const int64_t wnd_bytes =
-        sc.uet.nscc_overrides.max_cwnd_bytes.value_or(d.bdp_bytes + d.bdp_bytes / 2);
-    const int64_t wnd_pkts = std::clamp<int64_t>((wnd_bytes + frame - 1) / frame, 1, 1 << 14);
-    const int64_t window = std::clamp<int64_t>(
-        static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(4 * wnd_pkts))), 64, 16384);
-    // Nor more than the largest message's packets (a connection's messages rarely overlap by
-    // more than one window); the first allocation is 16 slots (UetTransport::grow_tx).
-    const int64_t msg_pkts = std::max<int64_t>(1, (t.max_message_bytes + sc.uet.mtu_bytes - 1) /
-                                                      sc.uet.mtu_bytes);
-    const int64_t slots = std::clamp<int64_t>(
-        static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::min(2 * wnd_pkts, msg_pkts)))),
-        16, window);
-    const int64_t per_pdc =
-        sizeof(transport::UetPdc) + sizeof(transport::UetEntropy) + kHashNodeBytes +
-        kHashBucketBytes + slots * static_cast<int64_t>(sizeof(transport::UetTxSlot) + 4) +
-        window / 8 + 3 * kMallocOverheadBytes +
-        (sc.uet.nscc ? static_cast<int64_t>(sizeof(transport::Nscc)) + kMallocOverheadBytes : 0);
-    transport = wc.mul(grown_elements(t.messages), sizeof(transport::UetMessage));
-    transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
-    transport = wc.add(transport, wc.mul(grown_elements(t.qps), per_pdc));
-  }
+  return wc.add(transport, wc.mul(nics, sizeof(Ring<uint32_t>) + sizeof(int64_t) +
+                                            kMinRingBytes<uint32_t> + sizeof(uint16_t)));
+}
+
+// UetTransport (transport/uet.h) instead: a message record, and per connection (PDC) its
+// sender window of 32-byte slots (grown by doubling to the PSN span in flight: the window of
+// maxwnd = 1.5 x BDP packets, with one doubling for the holes losses leave, at most the PSN
+// window of 4 windows), the receiver's bitmap of the PSN window, the retransmission FIFO,
+// NSCC's state, the entropy state and the post-time index.
+int64_t uet_transport_bytes(const Scenario& sc, const Traffic& t, const Checked& wc) {
+  const transport::UetDerived d = transport::uet_derive(sc.uet, uet_network(sc));
+  const int64_t frame =
+      transport::uet_data_frame_bytes(sc.uet, static_cast<uint32_t>(sc.uet.mtu_bytes));
+  const int64_t wnd_bytes =
+      sc.uet.nscc_overrides.max_cwnd_bytes.value_or(d.bdp_bytes + d.bdp_bytes / 2);
+  const int64_t wnd_pkts = std::clamp<int64_t>((wnd_bytes + frame - 1) / frame, 1, 1 << 14);
+  const int64_t window = std::clamp<int64_t>(
+      static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(4 * wnd_pkts))), 64, 16384);
+  // Nor more than the largest message's packets (a connection's messages rarely overlap by
+  // more than one window); the first allocation is 16 slots (UetTransport::grow_tx).
+  const int64_t msg_pkts =
+      std::max<int64_t>(1, (t.max_message_bytes + sc.uet.mtu_bytes - 1) / sc.uet.mtu_bytes);
+  const int64_t slots = std::clamp<int64_t>(
+      static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::min(2 * wnd_pkts, msg_pkts)))),
+      16, window);
+  const int64_t per_pdc =
+      sizeof(transport::UetPdc) + sizeof(transport::UetEntropy) + kHashNodeBytes +
+      kHashBucketBytes + slots * static_cast<int64_t>(sizeof(transport::UetTxSlot) + 4) +
+      window / 8 + 3 * kMallocOverheadBytes +
+      (sc.uet.nscc ? static_cast<int64_t>(sizeof(transport::Nscc)) + kMallocOverheadBytes : 0);
+  int64_t transport = wc.mul(grown_elements(t.messages), sizeof(transport::UetMessage));
+  transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
+  return wc.add(transport, wc.mul(grown_elements(t.qps), per_pdc));
+}
+
+// TcpTransport (transport/tcp.h): a message record, and per connection its sender ring of
+// 32-byte segment slots (grown by doubling from 16 to twice the window in flight, at most the
+// receive window's segments, and no more than the largest message's segments), the resend
+// FIFO (4 B per slot), the receiver's bitmap of the segment window and the post-time index.
+int64_t tcp_transport_bytes(const Scenario& sc, const Traffic& t, const Checked& wc) {
+  const int64_t mss = transport::tcp_payload_per_segment(sc.tcp);
+  const int64_t window = std::bit_ceil(static_cast<uint64_t>(
+      std::clamp<int64_t>(2 * (sc.tcp.rwnd_bytes + mss - 1) / mss, 64, 1 << 20)));
+  const int64_t wnd_segs = (sc.tcp.rwnd_bytes + mss - 1) / mss;
+  const int64_t msg_segs = std::max<int64_t>(1, (t.max_message_bytes + mss - 1) / mss);
+  const int64_t slots = std::clamp<int64_t>(
+      static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::min(2 * wnd_segs, msg_segs)))),
+      16, window);
+  const int64_t per_conn = sizeof(transport::TcpConn) + kHashNodeBytes + kHashBucketBytes +
+                           slots * static_cast<int64_t>(sizeof(transport::TcpTxSlot) + 4) +
+                           window / 8 + 3 * kMallocOverheadBytes;
+  int64_t transport = wc.mul(grown_elements(t.messages), sizeof(transport::TcpMessage));
+  transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
+  return wc.add(transport, wc.mul(grown_elements(t.qps), per_conn));
+}
+
+// The transport part: RoCE's, or UET's or TCP's instead, plus the NICs' context caches.
+int64_t transport_bytes(const Scenario& sc, const Traffic& t, int64_t nics, const Checked& wc) {
+  int64_t transport = roce_transport_bytes(sc, t, nics, wc);
+  if (sc.technology == Technology::kUet) transport = uet_transport_bytes(sc, t, wc);
   if (sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp) {
-    // TcpTransport (transport/tcp.h): a message record, and per connection its sender ring of
-    // 32-byte segment slots (grown by doubling from 16 to twice the window in flight, at most the
-    // receive window's segments, and no more than the largest message's segments), the resend
-    // FIFO (4 B per slot), the receiver's bitmap of the segment window and the post-time index.
-    const int64_t mss = transport::tcp_payload_per_segment(sc.tcp);
-    const int64_t window = std::bit_ceil(static_cast<uint64_t>(std::clamp<int64_t>(
-        2 * (sc.tcp.rwnd_bytes + mss - 1) / mss, 64, 1 << 20)));
-    const int64_t wnd_segs = (sc.tcp.rwnd_bytes + mss - 1) / mss;
-    const int64_t msg_segs = std::max<int64_t>(1, (t.max_message_bytes + mss - 1) / mss);
-    const int64_t slots = std::clamp<int64_t>(
-        static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::min(2 * wnd_segs, msg_segs)))),
-        16, window);
-    const int64_t per_conn = sizeof(transport::TcpConn) + kHashNodeBytes + kHashBucketBytes +
-                             slots * static_cast<int64_t>(sizeof(transport::TcpTxSlot) + 4) +
-                             window / 8 + 3 * kMallocOverheadBytes;
-    transport = wc.mul(grown_elements(t.messages), sizeof(transport::TcpMessage));
-    transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
-    transport = wc.add(transport, wc.mul(grown_elements(t.qps), per_conn));
+    transport = tcp_transport_bytes(sc, t, wc);
   }
   // iWARP connections use the cache too; kernel TCP keeps its state on the host.
   if (sc.context_cache.enabled && sc.technology != Technology::kUet &&
@@ -277,38 +262,40 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     // most `entries` cached per NIC; per NIC its read ring and the two rings of packets and QPs
     // waiting for a context.
     const Checked cc{"fabric.nic.context_cache.entries"};
-    const int64_t cached = std::min(cc.mul(2, t.qps), cc.mul(e.nics, sc.context_cache.entries));
+    const int64_t cached = std::min(cc.mul(2, t.qps), cc.mul(nics, sc.context_cache.entries));
+    transport =
+        wc.add(transport, cc.mul(grown_elements(cached), net::NicContextCache::kSlotBytes + 16));
     transport = wc.add(
-        transport, cc.mul(grown_elements(cached), net::NicContextCache::kSlotBytes + 16));
-    transport = wc.add(
-        transport,
-        cc.mul(e.nics, sc.context_cache.outstanding_misses * 8 + 2 * kMinRingBytes<uint32_t> +
-                           4 * kMallocOverheadBytes + 256));
+        transport, cc.mul(nics, sc.context_cache.outstanding_misses * 8 +
+                                    2 * kMinRingBytes<uint32_t> + 4 * kMallocOverheadBytes + 256));
   }
-  e.parts.push_back({"transport", transport, wkey});
+  return transport;
+}
 
-  // Load balancing (net/load_balance.h, routing/te_controller.h): flowlets keep a fixed table per
-  // switch; TE keeps a record per large message (its path: at most 2 x tiers ports) and its
-  // rules, at most one per path hop in tables kept at most half full.
+// Load balancing (net/load_balance.h, routing/te_controller.h): flowlets keep a fixed table per
+// switch; TE keeps a record per large message (its path: at most 2 x tiers ports) and its
+// rules, at most one per path hop in tables kept at most half full.
+void add_load_balancing_part(const Scenario& sc, const Traffic& t, const Checked& wc,
+                             ResourceEstimate& e) {
   if (sc.ecmp.load_balancing == routing::LoadBalancing::kFlowlet) {
-    e.parts.push_back({"load balancing",
-                       wc.mul(e.switches, net::kFlowletSlots * sizeof(net::FlowletSlot) +
-                                              kMallocOverheadBytes),
-                       "routing.load_balancing"});
+    e.parts.push_back(
+        {"load balancing",
+         wc.mul(e.switches, net::kFlowletSlots * sizeof(net::FlowletSlot) + kMallocOverheadBytes),
+         "routing.load_balancing"});
   } else if (sc.ecmp.load_balancing == routing::LoadBalancing::kTe) {
     const int64_t hops = 2 * std::max(1, sc.topology.tiers);
     const int64_t per_flow = sizeof(routing::TeController::Flow) + kMallocOverheadBytes +
-                             hops * (sizeof(uint32_t) + 2 * sizeof(net::TeRule)) +
-                             sizeof(int32_t);
-    e.parts.push_back({"load balancing", wc.mul(grown_elements(t.messages), per_flow),
-                       "routing.load_balancing"});
+                             hops * (sizeof(uint32_t) + 2 * sizeof(net::TeRule)) + sizeof(int32_t);
+    e.parts.push_back(
+        {"load balancing", wc.mul(grown_elements(t.messages), per_flow), "routing.load_balancing"});
   }
+}
 
-  // ---- packets held in queues and on cables ----
-  // Packets exist only in the fabric (a NIC pulls its next packet when its port is free): at
-  // most what the switches' shared buffers hold (plus a stalled NIC's receive buffer), and at
-  // most the traffic itself. Each ring keeps the power-of-two capacity of its deepest backlog,
-  // so the slots held are at most twice the packets.
+// Packets exist only in the fabric (a NIC pulls its next packet when its port is free): at
+// most what the switches' shared buffers hold (plus a stalled NIC's receive buffer), and at
+// most the traffic itself.
+int64_t packets_bound(const Scenario& sc, const Traffic& t, const ResourceEstimate& e, bool ib,
+                      const Checked& wc) {
   const Checked pc{"fabric.switch.buffer"};
   int64_t buffer_bytes = pc.mul(e.switches, sc.switch_config.buffer_bytes);
   if (ib) {
@@ -333,7 +320,121 @@ ResourceEstimate estimate_resources(const Scenario& input) {
       transport::data_frame_bytes(sc.roce, static_cast<uint32_t>(payload), false, false);
   const int64_t traffic_packets =
       wc.add(t.total_bytes / mtu, t.inflight_messages >= 0 ? t.inflight_messages : t.messages);
-  e.packets = std::min(buffer_bytes / std::max<int64_t>(frame, 1), traffic_packets);
+  return std::min(buffer_bytes / std::max<int64_t>(frame, 1), traffic_packets);
+}
+
+// outputs.flows.path (engine/packet/flow_paths.h): per flow its record and its distinct paths of
+// port ids, per packet in flight the hops it has crossed so far; flows.csv then holds the
+// paths as text, ~20 characters a port label. A flow hashed onto one ECMP path keeps one path
+// (plus one for a failure's reroute); anything that moves packets between paths (spraying,
+// UET's entropies, adaptive routing, flowlets, TE, PLB, Dragonfly, planes) may fill all
+// kMaxFlowPaths. A path has at most 2 x tiers ports on a fat-tree or rail fabric; 8 covers a
+// Dragonfly's Valiant detour (local, global, local, global, local between two NIC links) and is
+// assumed for topology files. Returns the bytes of path text flows.csv will hold.
+int64_t add_flow_paths_part(const Scenario& sc, const Traffic& t, ResourceEstimate& e) {
+  if (!sc.flow_paths) return 0;
+  const Checked fc{"outputs.flows.path"};
+  const bool one_path = sc.technology != Technology::kUet &&
+                        sc.ecmp.load_balancing == routing::LoadBalancing::kEcmp && !sc.roce.spray &&
+                        !sc.roce.plb.enabled && sc.topology.planes == 1 &&
+                        sc.topology.kind != topo::TopologyKind::kDragonfly;
+  const int64_t paths =
+      one_path ? (sc.link_fail.switch_index >= 0 ? 2 : 1) : static_cast<int64_t>(kMaxFlowPaths);
+  const bool fat = sc.topology.kind == topo::TopologyKind::kFatTree ||
+                   sc.topology.kind == topo::TopologyKind::kRail;
+  const int64_t hops = fat ? 2 * std::max(1, sc.topology.tiers) : 8;
+  const int64_t path_bytes = kMallocOverheadBytes + 24 + hops * sizeof(uint32_t);
+  const int64_t per_flow = 80 + kMallocOverheadBytes + paths * path_bytes;  // FlowPaths::PerMsg
+  const int64_t open = fc.mul(e.packets, 32 + kMallocOverheadBytes + path_bytes);
+  e.parts.push_back(
+      {"flow paths", fc.add(fc.mul(t.messages, per_flow), open), "outputs.flows.path"});
+  return fc.mul(t.messages, paths * hops * 20);
+}
+
+// outputs.trace (workload/trace_recorder.h, output/chrome_trace.cpp; docs/trace.md). Traffic
+// patterns: the spans are made when trace.json is written, at most max_flows of them, each a
+// track entry (24 B) and ~260 characters of JSON in one string that doubles as it grows. GPU
+// runs: a TraceSpan per compute op is counted; the collectives' step/send/recv spans depend
+// on the algorithm the engine picks and are not (docs/trace.md gives their count). Returns the
+// bytes of trace.json's text.
+int64_t add_trace_part(const Scenario& sc, const Traffic& t, int64_t trace_compute_spans,
+                       ResourceEstimate& e) {
+  if (!sc.trace.enabled) return 0;
+  const Checked tc{"outputs.trace.max_flows"};
+  if (sc.node.gpus_per_node > 0) {
+    const int64_t spans = tc.mul(grown_elements(trace_compute_spans), sizeof(workload::TraceSpan));
+    e.parts.push_back({"trace spans", spans, "outputs.trace.enabled"});
+    e.result_bytes = tc.add(e.result_bytes, spans);
+    return tc.mul(trace_compute_spans, 24 + 2 * 260);
+  }
+  const int64_t kept = std::min(t.messages, sc.trace.max_flows);
+  return tc.mul(kept, 24 + 2 * 260);
+}
+
+// flows.csv is one string (output/csv.cpp), doubling as it grows: per flow 13 fields and
+// their separators; ids and sizes as long as their largest value, the four times in
+// picoseconds (16 digits: up to 2.7 simulated hours), the slowdown as "%.6f" and the payload
+// counters one digit longer than a message (retransmissions).
+int64_t flows_csv_row_chars(const Traffic& t, int64_t nics) {
+  return 13 + digits(t.messages) + 2 * digits(nics) + digits(t.max_message_bytes) +
+         4 * kTimeDigits + kSlowdownChars + 3 * (digits(t.max_message_bytes) + 1) +
+         kRetransmitDigits;
+}
+
+}  // namespace
+
+int64_t ResourceEstimate::simulation_bytes() const {
+  int64_t sum = 0;
+  for (const MemoryPart& p : parts) sum += p.bytes;
+  return sum;
+}
+
+int64_t ResourceEstimate::peak_bytes() const { return std::max(simulation_bytes(), output_bytes); }
+
+const MemoryPart& ResourceEstimate::largest() const {
+  return *std::max_element(
+      parts.begin(), parts.end(),
+      [](const MemoryPart& a, const MemoryPart& b) { return a.bytes < b.bytes; });
+}
+
+ResourceEstimate estimate_resources(const Scenario& input) {
+  Scenario sc = input;
+  resolve_fabric(sc);  // IB MTU, VLs and latencies as the run will use them
+  const bool ib = sc.technology == Technology::kInfiniband;
+  const topo::ShapeCounts shape = topo::shape_counts(sc.topology);
+  const Checked topo_c{"hosts.count"};
+  ResourceEstimate e;
+  e.nics = shape.nics;
+  e.switches = shape.switches;
+  e.cables = shape.cables;
+  e.ports = topo_c.mul(2, shape.cables);
+  e.parts.push_back({"topology", topology_bytes(sc, e, ib), "hosts.count"});
+  e.parts.push_back({"routing", routing_bytes(sc, shape, e, ib), "hosts.count"});
+
+  // ---- workload and transport ----
+  Traffic t = traffic_of(sc, e.nics);
+  // fabric.roce.qps_per_pair (fabric.tcp.connections_per_pair for TCP and iWARP): every
+  // (source, destination) pair used opens that many connections at once.
+  const bool tcp_like = sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp;
+  const int per_pair = tcp_like ? sc.tcp.connections_per_pair : sc.roce.qps_per_pair;
+  if (sc.technology != Technology::kUet && per_pair > 1) {
+    t.qps = Checked{tcp_like ? "fabric.tcp.connections_per_pair" : "fabric.roce.qps_per_pair"}.mul(
+        t.qps, per_pair);
+  }
+  e.messages = t.messages;
+  e.qps = t.qps;
+  const std::string wkey = workload_key(sc);
+  const Checked wc{wkey};
+  const WorkloadBytes work = workload_bytes(sc, t, wc);
+  e.parts.push_back({"workload", work.bytes, wkey});
+  e.parts.push_back({"transport", transport_bytes(sc, t, e.nics, wc), wkey});
+  add_load_balancing_part(sc, t, wc, e);
+
+  // ---- packets held in queues and on cables ----
+  // Each ring keeps the power-of-two capacity of its deepest backlog, so the slots held are at
+  // most twice the packets.
+  e.packets = packets_bound(sc, t, e, ib, wc);
+  const Checked pc{"fabric.switch.buffer"};
   e.parts.push_back({"packets", pc.mul(2, e.packets, sizeof(net::Packet)), "fabric.switch.buffer"});
 
   // ---- pending events (core/event_queue.h) ----
@@ -359,7 +460,8 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     // engine/packet/steady_window.h: at most kMaxSnapshots + 1 copies of every flow's byte count
     // (the last while the oldest ones are thinned out).
     e.parts.push_back({"steady-window samples",
-                       wc.mul(t.messages, SteadyWindow::bytes_per_flow() * 2), "outputs.steady_window"});
+                       wc.mul(t.messages, SteadyWindow::bytes_per_flow() * 2),
+                       "outputs.steady_window"});
   }
   // outputs.timeseries: the samplers' samples (preflight/telemetry_estimate.h).
   const TelemetryEstimate tel = estimate_telemetry(sc.timeseries, sc.stop_time_ps, e.ports, t.qps);
@@ -367,63 +469,14 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     e.parts.push_back({"time series", tel.simulation_bytes, "outputs.timeseries.max_samples"});
   }
   e.result_bytes = wc.add(records, cc.mul(frames, sizeof(CapturedFrame)));
-  // outputs.flows.path (engine/packet/flow_paths.h): per flow its record and its distinct paths of
-  // port ids, per packet in flight the hops it has crossed so far; flows.csv then holds the
-  // paths as text, ~20 characters a port label. A flow hashed onto one ECMP path keeps one path
-  // (plus one for a failure's reroute); anything that moves packets between paths (spraying,
-  // UET's entropies, adaptive routing, flowlets, TE, PLB, Dragonfly, planes) may fill all
-  // kMaxFlowPaths. A path has at most 2 x tiers ports on a fat-tree or rail fabric; 8 covers a
-  // Dragonfly's Valiant detour (local, global, local, global, local between two NIC links) and is
-  // assumed for topology files.
-  int64_t path_text = 0;
-  if (sc.flow_paths) {
-    const Checked fc{"outputs.flows.path"};
-    const bool one_path = sc.technology != Technology::kUet &&
-                          sc.ecmp.load_balancing == routing::LoadBalancing::kEcmp &&
-                          !sc.roce.spray && !sc.roce.plb.enabled && sc.topology.planes == 1 &&
-                          sc.topology.kind != topo::TopologyKind::kDragonfly;
-    const int64_t paths = one_path ? (sc.link_fail.switch_index >= 0 ? 2 : 1)
-                                   : static_cast<int64_t>(kMaxFlowPaths);
-    const bool fat = sc.topology.kind == topo::TopologyKind::kFatTree ||
-                     sc.topology.kind == topo::TopologyKind::kRail;
-    const int64_t hops = fat ? 2 * std::max(1, sc.topology.tiers) : 8;
-    const int64_t path_bytes = kMallocOverheadBytes + 24 + hops * sizeof(uint32_t);
-    const int64_t per_flow = 80 + kMallocOverheadBytes + paths * path_bytes;  // FlowPaths::PerMsg
-    const int64_t open = fc.mul(e.packets, 32 + kMallocOverheadBytes + path_bytes);
-    e.parts.push_back({"flow paths", fc.add(fc.mul(t.messages, per_flow), open),
-                       "outputs.flows.path"});
-    path_text = fc.mul(t.messages, paths * hops * 20);
-  }
-  // outputs.trace (workload/trace_recorder.h, output/chrome_trace.cpp; docs/trace.md). Traffic
-  // patterns: the spans are made when trace.json is written, at most max_flows of them, each a
-  // track entry (24 B) and ~260 characters of JSON in one string that doubles as it grows. GPU
-  // runs: a TraceSpan per compute op is counted; the collectives' step/send/recv spans depend
-  // on the algorithm the engine picks and are not (docs/trace.md gives their count).
-  int64_t trace_output = 0;
-  if (sc.trace.enabled) {
-    const Checked tc{"outputs.trace.max_flows"};
-    if (sc.node.gpus_per_node > 0) {
-      const int64_t spans = tc.mul(grown_elements(trace_compute_spans), sizeof(workload::TraceSpan));
-      e.parts.push_back({"trace spans", spans, "outputs.trace.enabled"});
-      e.result_bytes = tc.add(e.result_bytes, spans);
-      trace_output = tc.mul(trace_compute_spans, 24 + 2 * 260);
-    } else {
-      const int64_t kept = std::min(t.messages, sc.trace.max_flows);
-      trace_output = tc.mul(kept, 24 + 2 * 260);
-    }
-  }
+  const int64_t path_text = add_flow_paths_part(sc, t, e);
+  const int64_t trace_output = add_trace_part(sc, t, work.trace_compute_spans, e);
   e.result_bytes = wc.add(e.result_bytes, tel.result_bytes);
 
   // ---- writing outputs, after the simulation is freed ----
-  // flows.csv is one string (output/csv.cpp), doubling as it grows: per flow 13 fields and
-  // their separators; ids and sizes as long as their largest value, the four times in
-  // picoseconds (16 digits: up to 2.7 simulated hours), the slowdown as "%.6f" and the payload
-  // counters one digit longer than a message (retransmissions). The FCT
-  // percentiles sort a copy of the FCTs (output/flow_stats.cpp). The capture is rewritten per
-  // frame into its own buffer (IB: one decoded record per frame).
-  const int64_t csv_row = 13 + digits(t.messages) + 2 * digits(e.nics) +
-                          digits(t.max_message_bytes) + 4 * kTimeDigits + kSlowdownChars +
-                          3 * (digits(t.max_message_bytes) + 1) + kRetransmitDigits;
+  // flows.csv's text; the FCT percentiles sort a copy of the FCTs (output/flow_stats.cpp). The
+  // capture is rewritten per frame into its own buffer (IB: one decoded record per frame).
+  const int64_t csv_row = flows_csv_row_chars(t, e.nics);
   int64_t outputs = wc.add(e.result_bytes, grown_elements(wc.mul(t.messages, csv_row)));
   outputs = wc.add(outputs, wc.mul(grown_elements(t.messages), sizeof(int64_t)));
   if (ib) outputs = wc.add(outputs, cc.mul(frames, sizeof(CapturedFrame)));

@@ -1,6 +1,6 @@
 // A pre-flight estimate of a run's peak memory, from the scenario alone (issue 9 item 2).
 //
-// Nothing is built: the topology's counts come from the same closed forms as topo/fat_tree.cpp,
+// Nothing is built: the topology's counts are topo::shape_counts (the builders' closed forms),
 // the workload's from its parameters (a Poisson run's expected flow count, a ring all-reduce's
 // n x 2(n-1) x slices messages), and every byte figure is sizeof() of the type the simulator
 // really allocates times that count, so the estimate follows the types as they change. Where

@@ -4,99 +4,9 @@
 #include <vector>
 
 #include "preflight/resources_gpu.h"
-#include "topo/file_topology.h"
-#include "topo/topology.h"
 #include "workload/workload.h"
 
 namespace fabricsim::scenario::preflight {
-namespace {
-
-// topology.kind: file: the counts of the file itself (topo/file_topology.h), read, not built.
-Shape file_shape_of(const topo::TopologySpec& t) {
-  const topo::TopologyFile f = topo::read_topology_file(t.file, "topology.file");
-  Shape s;
-  s.nics = f.nics();
-  s.switches = f.switches();
-  s.cables = static_cast<int64_t>(f.links.size());
-  std::vector<int64_t> degree(f.nodes.size(), 0);
-  std::vector<char> leaf(f.nodes.size(), 0);
-  for (const topo::FileLink& l : f.links) {
-    ++degree[l.a];
-    ++degree[l.b];
-    if (!f.nodes[l.a].is_switch) leaf[l.b] = 1;
-    if (!f.nodes[l.b].is_switch) leaf[l.a] = 1;
-  }
-  for (size_t n = 0; n < f.nodes.size(); ++n) {
-    if (f.nodes[n].is_switch) s.radix = std::max(s.radix, degree[n]);
-    s.leaves += leaf[n];
-  }
-  s.up = s.radix;
-  return s;
-}
-
-}  // namespace
-
-Shape shape_of(const topo::TopologySpec& t) {
-  if (t.kind == topo::TopologyKind::kFile) return file_shape_of(t);
-  if (t.kind == topo::TopologyKind::kDragonfly) {
-    // topo/dragonfly.cpp's closed forms: a·g switches (every one a leaf), p·a·g NICs,
-    // g·a·(a-1)/2 local and g·a·h/2 global cables, radix p + a - 1 + h.
-    const topo::DragonflyShape d = topo::dragonfly_shape(t);
-    Shape s;
-    s.nics = d.nics();
-    s.switches = d.switches();
-    s.leaves = s.switches;
-    s.cables = int64_t{s.nics} + d.local_links() + d.global_links();
-    s.radix = d.p + d.a - 1 + d.h;
-    s.up = d.a - 1 + d.h;
-    return s;
-  }
-  const Checked c{"hosts.count"};
-  Shape s;
-  s.radix = t.radix;
-  s.nics = c.mul(t.hosts, t.nics_per_host);
-  const int64_t down = std::llround(t.radix * t.oversubscription / (t.oversubscription + 1.0));
-  s.up = t.radix - down;
-  s.leaves = (s.nics + down - 1) / down;
-  if (t.kind == topo::TopologyKind::kRail) {
-    // topo/rail.cpp: ceil(nodes / down) leaves per rail; spines: the smallest divisor of `up`
-    // >= ceil(leaves x up / radix); every leaf's `up` uplinks cabled (up / spines parallel
-    // cables to each spine).
-    s.leaves = c.mul(t.nics_per_host, (int64_t{t.hosts} + down - 1) / down);
-    const int64_t uplinks = c.mul(s.leaves, s.up);
-    int64_t spines = (uplinks + t.radix - 1) / t.radix;
-    while (spines < s.up && s.up % spines != 0) ++spines;  // a refused shape may pass `up`
-    if (t.upper_tiers == topo::UpperTiers::kFull) spines = s.up;
-    s.switches = s.leaves + spines;
-    s.cables = c.add(s.nics, uplinks);
-  } else if (t.tiers == 2) {
-    // topo/fat_tree.cpp: spines = the smallest divisor of `up` >= ceil(leaves x up / radix),
-    // every leaf's `up` uplinks cabled (up / spines parallel cables to each spine).
-    s.switches = s.leaves + (t.upper_tiers == topo::UpperTiers::kFull
-                                 ? s.up
-                                 : topo::detail::fewest_top_switches(
-                                       s.leaves, static_cast<int>(s.up), t.radix));
-    s.cables = c.add(s.nics, c.mul(s.leaves, s.up));
-  } else {
-    // topo/fat_tree.cpp: `up` aggs per pod, each with k/2 uplinks spread over its core group
-    // of C = the smallest divisor of k/2 >= ceil(pods x k/2 / k) cores.
-    const int64_t half = t.radix / 2;
-    const int64_t pods = (s.nics + half * down - 1) / (half * down);
-    const int64_t aggs = c.mul(pods, s.up);
-    const int64_t cores_per_group =
-        t.upper_tiers == topo::UpperTiers::kFull
-            ? half
-            : topo::detail::fewest_top_switches(pods, static_cast<int>(half), t.radix);
-    s.switches = c.add(c.add(s.leaves, aggs), c.mul(s.up, cores_per_group));
-    s.cables = c.add(c.add(s.nics, c.mul(s.leaves, s.up)), c.mul(aggs, half));
-  }
-  if (t.planes > 1) {
-    // topo/multi_plane.h: a plane selector per NIC (one cable to it) and P copies of the fabric.
-    s.switches = c.add(s.nics, c.mul(t.planes, s.switches));
-    s.cables = c.add(s.nics, c.mul(t.planes, s.cables));
-  }
-  return s;
-}
 
 Traffic traffic_of(const Scenario& sc, int64_t n) {
   const workload::WorkloadSpec& w = sc.workload;

@@ -1,6 +1,6 @@
 // The closed-form counts the memory pre-flight (preflight/resources.cpp) multiplies by the
-// simulator's type sizes: checked arithmetic, the topology's shape without building it, and what
-// the workload posts. Internal to the scenario layer.
+// simulator's type sizes: checked arithmetic and what the workload posts (the topology's counts
+// are topo::shape_counts). Internal to the scenario layer.
 #pragma once
 
 #include <bit>
@@ -63,14 +63,6 @@ inline int64_t grown_elements(int64_t n) {
   const uint64_t cap = std::bit_ceil(static_cast<uint64_t>(n));
   return static_cast<int64_t>(cap + cap / 2);
 }
-
-// Closed-form counts of the builders (topo/fat_tree.cpp, topo/rail.cpp), in 64-bit arithmetic.
-struct Shape {
-  int64_t nics = 0, switches = 0, cables = 0, leaves = 0, up = 0;
-  int64_t radix = 0;  // the largest switch's port count
-};
-
-Shape shape_of(const topo::TopologySpec& t);
 
 // What the workload posts: messages, their total payload, the planned-flow list a pattern keeps
 // and the QPs it opens.

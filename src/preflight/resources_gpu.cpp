@@ -1,6 +1,8 @@
 #include "preflight/resources_gpu.h"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "node/rank_transport.h"
 #include "node/spec.h"
@@ -25,7 +27,8 @@ class ClosedFormRanks final : public node::RankTransport {
       : gpus_(gpus), gpn_(static_cast<uint32_t>(sc.node.gpus_per_node)) {
     nvlink_ = static_cast<double>(sc.node.nvlink_rate_bps) / 8.0 * sc.node.nvlink_efficiency;
     net_ = std::min(static_cast<double>(sc.link.rate_bps),
-                    node::pcie_rate_bps(sc.node, sc.node.pcie_lanes)) / 8.0;
+                    node::pcie_rate_bps(sc.node, sc.node.pcie_lanes)) /
+           8.0;
   }
   void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t) override {}
   void timer(int64_t, uint64_t) override {}
@@ -81,6 +84,128 @@ int64_t collective_messages(const workload::CollectiveRecord& r, int64_t g, int6
   return c * nodes * 4 * pieces((size + c - 1) / c);
 }
 
+// One job's machine and collective engine: resolves a collective's `auto` choices (algorithm,
+// protocol, channels) as the run will.
+class JobResolver {
+ public:
+  JobResolver(const Scenario& sc, int64_t gpus)
+      : machine_(sc, static_cast<uint32_t>(gpus)), engine_(machine_, sc.collective) {}
+  JobResolver(const JobResolver&) = delete;  // engine_ holds a reference to machine_
+  JobResolver& operator=(const JobResolver&) = delete;
+
+  workload::CollectiveRecord resolve(workload::CollOp op, workload::CollAlgorithm a,
+                                     workload::Protocol p, int channels, int64_t size_bytes,
+                                     const std::vector<uint32_t>& ranks) const {
+    workload::CollectiveSpec cs;
+    cs.op = op;
+    cs.algorithm = a;
+    cs.protocol = p;
+    cs.channels = channels;
+    cs.size_bytes = size_bytes;
+    cs.ranks = ranks;
+    return engine_.resolve(cs);
+  }
+
+ private:
+  ClosedFormRanks machine_;
+  workload::CollectiveEngine engine_;
+};
+
+// A collective workload (or an nccl-tests sweep, one size at a time) over all `g` GPUs of the
+// job. Returns the plan units of its largest size: only one size runs at a time.
+int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver& engine, int64_t g,
+                             int64_t nodes, int64_t gpn, GpuTraffic& t) {
+  std::vector<uint32_t> all(static_cast<size_t>(g));
+  for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+  int64_t sweep_units = 0;
+  for (int64_t s = w.size_bytes;; s *= w.step_factor) {
+    const workload::CollectiveRecord r =
+        engine.resolve(w.op, w.algorithm, w.protocol, w.channels, s, all);
+    t.messages += collective_messages(r, g, nodes, gpn);
+    t.total_bytes += s;
+    t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(s, 1 << 20));
+    ++t.collectives;
+    sweep_units = std::max(sweep_units, g * r.channels);
+    if (w.max_size_bytes <= 0 || s > w.max_size_bytes / w.step_factor) break;
+  }
+  return sweep_units;
+}
+
+// The job's training DAG, imported or generated. A generated step too large to build
+// (kBuildToCountOps) is counted from the generator's upper bound into `t` instead, and nullopt
+// is returned.
+std::optional<workload::Dag> training_dag(const JobSpec& job, int64_t g, int64_t gpn,
+                                          GpuTraffic& t) {
+  if (job.training.source == workload::TrainingSource::kAstra) {
+    workload::AstraOptions opt;
+    opt.gpus = static_cast<uint32_t>(g);
+    opt.gpus_per_node = static_cast<uint32_t>(gpn);
+    opt.clock_hz = static_cast<int64_t>(job.training.clock_ghz * 1e9 + 0.5);
+    return workload::import_astra(job.training.file, opt);
+  }
+  workload::check_transformer(job.training.transformer, static_cast<uint32_t>(g));
+  // Counting by building the DAG costs what the run's DAG costs: above ~16 M ops (GBs)
+  // the estimate takes the generator's upper bound instead, so a step too large for the
+  // machine is refused before anything that large is allocated.
+  const int64_t bound =
+      workload::transformer_ops_estimate(job.training.transformer, static_cast<uint32_t>(g));
+  if (bound > kBuildToCountOps) {
+    const int64_t steps = std::max(1, job.training.steps);
+    t.dag_ops += steps * bound;
+    t.dag_deps += steps * 2 * bound;
+    t.messages += steps * bound;  // at most a message per op and channel-slice: a bound
+    t.collectives += steps * bound;
+    t.total_bytes = std::max<int64_t>(t.total_bytes, 1);
+    return std::nullopt;
+  }
+  return workload::make_transformer_step(job.training.transformer, static_cast<uint32_t>(g)).dag;
+}
+
+// The distinct nodes of a group of job-local ranks (rank / GPUs per node).
+int64_t distinct_nodes(const std::vector<uint32_t>& group, int64_t gpn) {
+  int64_t group_nodes = 0;
+  int64_t last = -1;
+  std::vector<int64_t> ns;
+  for (uint32_t r : group) ns.push_back(r / gpn);
+  std::sort(ns.begin(), ns.end());
+  for (int64_t n : ns) group_nodes += n != last, last = n;
+  return group_nodes;
+}
+
+// Every collective of a training DAG, `steps` times; the workload's algorithm and protocol stand
+// in for the DAG's `auto`.
+void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::WorkloadSpec& w,
+                     const JobResolver& engine, int64_t gpn, GpuTraffic& t) {
+  std::vector<int64_t> blocking_max(dag.groups.size(), 0);
+  t.dag_ops += steps * static_cast<int64_t>(dag.ops.size());
+  t.dag_deps += steps * static_cast<int64_t>(dag.deps.size());
+  for (const workload::DagOp& op : dag.ops) {
+    if (op.kind != workload::DagOp::Kind::kCollective) continue;
+    const workload::DagCollective& c = dag.collectives[op.collective];
+    const std::vector<uint32_t>& group = dag.groups[c.group];
+    const int64_t group_nodes = distinct_nodes(group, gpn);
+    if (group.size() < 2 || c.size_bytes <= 0) continue;  // the engine runs none
+    // Group ranks are job-local: the machine's GPUs 0 .. g-1 in the same layout.
+    const workload::CollectiveRecord r = engine.resolve(
+        c.op, c.algorithm == workload::CollAlgorithm::kAuto ? w.algorithm : c.algorithm,
+        c.protocol == workload::Protocol::kAuto ? w.protocol : c.protocol, w.channels, c.size_bytes,
+        group);
+    const int64_t m = collective_messages(r, static_cast<int64_t>(group.size()), group_nodes, gpn);
+    t.messages += steps * m;
+    t.total_bytes += c.size_bytes;
+    t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(c.size_bytes, 1 << 20));
+    t.collectives += steps;
+    const int64_t units = static_cast<int64_t>(group.size()) * r.channels;
+    if (op.phase == workload::Phase::kTensorParallel ||
+        op.phase == workload::Phase::kPipelineParallel) {
+      blocking_max[c.group] = std::max(blocking_max[c.group], units);
+    } else {
+      t.plan_units += units;
+    }
+  }
+  for (int64_t u : blocking_max) t.plan_units += u;
+}
+
 }  // namespace
 
 GpuTraffic gpu_traffic(const Scenario& sc) {
@@ -96,98 +221,14 @@ GpuTraffic gpu_traffic(const Scenario& sc) {
   }
   for (const JobSpec& job : jobs) {
     const int64_t g = int64_t{job.nodes} * gpn;
-    ClosedFormRanks machine(sc, static_cast<uint32_t>(g));
-    workload::CollectiveEngine engine(machine, sc.collective);
-    std::vector<uint32_t> all(static_cast<size_t>(g));
-    for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
-    auto resolve = [&](workload::CollOp op, workload::CollAlgorithm a, workload::Protocol p,
-                       int ch, int64_t size, const std::vector<uint32_t>& ranks) {
-      workload::CollectiveSpec cs;
-      cs.op = op;
-      cs.algorithm = a;
-      cs.protocol = p;
-      cs.channels = ch;
-      cs.size_bytes = size;
-      cs.ranks = ranks;
-      return engine.resolve(cs);
-    };
+    const JobResolver engine(sc, g);
     const workload::WorkloadSpec& w = job.workload;
-    int64_t sweep_units = 0;
     if (w.kind == workload::WorkloadKind::kCollective) {
-      for (int64_t s = w.size_bytes;; s *= w.step_factor) {
-        const workload::CollectiveRecord r =
-            resolve(w.op, w.algorithm, w.protocol, w.channels, s, all);
-        t.messages += collective_messages(r, g, job.nodes, gpn);
-        t.total_bytes += s;
-        t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(s, 1 << 20));
-        ++t.collectives;
-        sweep_units = std::max(sweep_units, g * r.channels);
-        if (w.max_size_bytes <= 0 || s > w.max_size_bytes / w.step_factor) break;
-      }
+      t.plan_units += add_collective_sweep(w, engine, g, job.nodes, gpn, t);
     } else if (w.kind == workload::WorkloadKind::kTraining) {
-      workload::Dag dag;
-      if (job.training.source == workload::TrainingSource::kAstra) {
-        workload::AstraOptions opt;
-        opt.gpus = static_cast<uint32_t>(g);
-        opt.gpus_per_node = static_cast<uint32_t>(gpn);
-        opt.clock_hz = static_cast<int64_t>(job.training.clock_ghz * 1e9 + 0.5);
-        dag = workload::import_astra(job.training.file, opt);
-      } else {
-        workload::check_transformer(job.training.transformer, static_cast<uint32_t>(g));
-        // Counting by building the DAG costs what the run's DAG costs: above ~16 M ops (GBs)
-        // the estimate takes the generator's upper bound instead, so a step too large for the
-        // machine is refused before anything that large is allocated.
-        const int64_t bound = workload::transformer_ops_estimate(job.training.transformer,
-                                                                 static_cast<uint32_t>(g));
-        if (bound > kBuildToCountOps) {
-          const int64_t steps = std::max(1, job.training.steps);
-          t.dag_ops += steps * bound;
-          t.dag_deps += steps * 2 * bound;
-          t.messages += steps * bound;  // at most a message per op and channel-slice: a bound
-          t.collectives += steps * bound;
-          t.total_bytes = std::max<int64_t>(t.total_bytes, 1);
-          continue;
-        }
-        dag = workload::make_transformer_step(job.training.transformer, static_cast<uint32_t>(g)).dag;
-      }
-      const int64_t steps = std::max(1, job.training.steps);
-      std::vector<int64_t> blocking_max(dag.groups.size(), 0);
-      t.dag_ops += steps * static_cast<int64_t>(dag.ops.size());
-      t.dag_deps += steps * static_cast<int64_t>(dag.deps.size());
-      for (const workload::DagOp& op : dag.ops) {
-        if (op.kind != workload::DagOp::Kind::kCollective) continue;
-        const workload::DagCollective& c = dag.collectives[op.collective];
-        const std::vector<uint32_t>& group = dag.groups[c.group];
-        // The group's nodes: its job-local ranks / GPUs per node, distinct.
-        int64_t group_nodes = 0;
-        int64_t last = -1;
-        std::vector<int64_t> ns;
-        for (uint32_t r : group) ns.push_back(r / gpn);
-        std::sort(ns.begin(), ns.end());
-        for (int64_t n : ns) group_nodes += n != last, last = n;
-        if (group.size() < 2 || c.size_bytes <= 0) continue;  // the engine runs none
-        // Group ranks are job-local: the machine's GPUs 0 .. g-1 in the same layout.
-        const workload::CollectiveRecord r =
-            resolve(c.op, c.algorithm == workload::CollAlgorithm::kAuto ? w.algorithm : c.algorithm,
-                    c.protocol == workload::Protocol::kAuto ? w.protocol : c.protocol, w.channels,
-                    c.size_bytes, group);
-        const int64_t m =
-            collective_messages(r, static_cast<int64_t>(group.size()), group_nodes, gpn);
-        t.messages += steps * m;
-        t.total_bytes += c.size_bytes;
-        t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(c.size_bytes, 1 << 20));
-        t.collectives += steps;
-        const int64_t units = static_cast<int64_t>(group.size()) * r.channels;
-        if (op.phase == workload::Phase::kTensorParallel ||
-            op.phase == workload::Phase::kPipelineParallel) {
-          blocking_max[c.group] = std::max(blocking_max[c.group], units);
-        } else {
-          t.plan_units += units;
-        }
-      }
-      for (int64_t u : blocking_max) t.plan_units += u;
+      const std::optional<workload::Dag> dag = training_dag(job, g, gpn, t);
+      if (dag) add_dag_traffic(*dag, std::max(1, job.training.steps), w, engine, gpn, t);
     }
-    t.plan_units += sweep_units;
   }
   return t;
 }

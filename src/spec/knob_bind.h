@@ -1,8 +1,9 @@
 // Binding a Knob to the Scenario field it fills: the setter and the getter the registry
-// (knob_registry.cpp) attaches to each entry. Internal to the scenario layer.
+// (the area tables of knob_registry_*.cpp) attach to each entry. Internal to the spec layer.
 #pragma once
 
 #include <charconv>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -150,6 +151,14 @@ Knob bind_enum(Knob k, std::vector<std::pair<std::string, E>> table, Access acce
     return std::string("?");
   };
   return k;
+}
+
+// An area's table in registry order from its pieces: runs of literal entries and the families a
+// loop generates (one key per protocol, per link class).
+inline std::vector<Knob> concat(std::initializer_list<std::vector<Knob>> pieces) {
+  std::vector<Knob> out;
+  for (const std::vector<Knob>& piece : pieces) out.insert(out.end(), piece.begin(), piece.end());
+  return out;
 }
 
 }  // namespace fabricsim::scenario::knob_bind

@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "spec/knob_bind.h"
+#include "spec/knob_tables.h"
 #include "spec/knobs.h"
 
 namespace fabricsim::scenario {
@@ -15,72 +16,39 @@ namespace fabricsim::scenario {
 using knob_bind::bind;
 using knob_bind::bind_enum;
 
-void add_collective_knobs(std::vector<Knob>& k) {
-  using workload::AlgoLatencies;
-  const Bound positive{0, true};
-  const Bound non_negative{0, false};
-  const char* const proto_key[] = {"ll", "ll128", "simple"};
-  const char* const proto_name[] = {"LL", "LL128", "Simple"};
+namespace {
 
-  k.push_back(bind(
-      {.path = "collective.channels",
-       .type = KnobType::kInt,
-       .description = "Channels (independent rings / tree pairs, each with its own "
-                      "share of the buffer) of a collective whose spec leaves it 0; "
-                      "reduced so every channel has at least 1 B per rank",
-       .source = "UNVERIFIED: 16 coll channels logged on 8 x H800 with NVLS off "
-                 "(nccl#892); commonly 32 on HGX H100 (docs/reference/nccl.md §3)",
-       .min = Bound{1},
-       .max = Bound{64}},
-      [](auto& s) -> auto& { return s.collective.channels; }));
-  k.push_back(bind(
-      {.path = "collective.p2p_channels",
-       .type = KnobType::kInt,
-       .description = "Connections per peer pair of send, send_recv and all_to_all "
-                      "whose spec leaves channels 0",
-       .source = "UNVERIFIED: NCCL's per-peer channel count is not on the "
-                 "reference sheet; one connection with NCCL_STEPS credits covers a "
-                 "400G NIC's bandwidth-delay product",
-       .min = Bound{1},
-       .max = Bound{64}},
-      [](auto& s) -> auto& { return s.collective.p2p_channels; }));
-  k.push_back(bind(
-      {.path = "collective.nccl_steps",
-       .type = KnobType::kInt,
-       .description = "FIFO slots per connection: a sender may run this many steps "
-                      "ahead of the receiver's credit (head) update",
-       .source = "nccl@5067397 src/include/device.h NCCL_STEPS = 8",
-       .min = Bound{1},
-       .max = Bound{32}},
-      [](auto& s) -> auto& { return s.collective.nccl_steps; }));
-  k.push_back(bind(
-      {.path = "collective.ring_chunk_steps",
-       .type = KnobType::kInt,
-       .description = "Steps per chunk (a rank's block per ring loop) of Simple ring "
-                      "all-reduce / all-gather / reduce-scatter",
-       .source = "nccl@5067397 src/include/collectives.h ALLREDUCE_CHUNKSTEPS = "
-                 "NCCL_STEPS/2",
-       .min = Bound{1},
-       .max = Bound{32}},
-      [](auto& s) -> auto& { return s.collective.ring_chunk_steps; }));
-  k.push_back(bind(
-      {.path = "collective.ring_slice_steps",
-       .type = KnobType::kInt,
-       .description = "Steps per slice (one message) of Simple ring all-reduce / "
-                      "all-gather / reduce-scatter; a credit frees this many slots",
-       .source = "nccl@5067397 src/include/collectives.h ALLREDUCE_SLICESTEPS = "
-                 "NCCL_STEPS/4",
-       .min = Bound{1},
-       .max = Bound{32}},
-      [](auto& s) -> auto& { return s.collective.ring_slice_steps; }));
-  const char* const buffer_src[] = {
-      "nccl@5067397 src/init.cc DEFAULT_LL_BUFFSIZE = 8 lines x 512 threads x 8 steps x 16 B",
-      "nccl@5067397 src/init.cc DEFAULT_LL128_BUFFSIZE = 120 x 640 threads x 8 steps x 8 B",
-      "nccl@5067397 src/init.cc DEFAULT_BUFFSIZE (NCCL_BUFFSIZE) = 4 MiB"};
-  const char* const eff_src[] = {
-      "nccl@5067397 src/include/device.h ncclLLFifoLine: 8 B data per 16 B line",
-      "nccl@5067397 src/include/device.h NCCL_LL128_DATAELEMS / LINEELEMS = 15/16",
-      "raw data (nccl@5067397 src/transport/net.cc: completion via head/tail)"};
+using workload::AlgoLatencies;
+const Bound positive{0, true};
+const Bound non_negative{0, false};
+const char* const proto_key[] = {"ll", "ll128", "simple"};
+const char* const proto_name[] = {"LL", "LL128", "Simple"};
+const char* const buffer_src[] = {
+    "nccl@5067397 src/init.cc DEFAULT_LL_BUFFSIZE = 8 lines x 512 threads x 8 steps x 16 B",
+    "nccl@5067397 src/init.cc DEFAULT_LL128_BUFFSIZE = 120 x 640 threads x 8 steps x 8 B",
+    "nccl@5067397 src/init.cc DEFAULT_BUFFSIZE (NCCL_BUFFSIZE) = 4 MiB"};
+const char* const eff_src[] = {
+    "nccl@5067397 src/include/device.h ncclLLFifoLine: 8 B data per 16 B line",
+    "nccl@5067397 src/include/device.h NCCL_LL128_DATAELEMS / LINEELEMS = 15/16",
+    "raw data (nccl@5067397 src/transport/net.cc: completion via head/tail)"};
+const char* const thr_src[] = {"nccl@5067397 src/include/comm.h NCCL_LL_THREAD_THRESHOLD = 8",
+                               "nccl@5067397 src/include/comm.h NCCL_LL128_THREAD_THRESHOLD = 8",
+                               "nccl@5067397 src/include/comm.h NCCL_SIMPLE_THREAD_THRESHOLD = 64"};
+const char* const nt_src[] = {"nccl@5067397 src/include/device.h NCCL_LL_MAX_NTHREADS = 512",
+                              "nccl@5067397 src/include/device.h NCCL_LL128_MAX_NTHREADS = 640",
+                              "nccl@5067397 src/include/device.h NCCL_SIMPLE_MAX_NTHREADS = 512 "
+                              "(tuning.cc: 256 when the ring is no faster than PCIe)"};
+const Bound lat_max{static_cast<double>(kMaxDeviceLatencyPs)};
+const char* const link_key[] = {"nvlink", "pci", "net"};
+
+struct LatencyTable {
+  const char* name;
+  AlgoLatencies workload::CollectiveConfig::*field;
+};
+
+// collective.efficiency.<protocol> and collective.buffer.<protocol>, per protocol.
+std::vector<Knob> protocol_fifo_knobs() {
+  std::vector<Knob> k;
   for (int p = 0; p < workload::kProtocols; ++p) {
     k.push_back(bind(
         {.path = std::string("collective.efficiency.") + proto_key[p],
@@ -100,14 +68,12 @@ void add_collective_knobs(std::vector<Knob>& k) {
          .min = Bound{64}},
         [p](auto& s) -> auto& { return s.collective.buffer_bytes[p]; }));
   }
-  const char* const thr_src[] = {
-      "nccl@5067397 src/include/comm.h NCCL_LL_THREAD_THRESHOLD = 8",
-      "nccl@5067397 src/include/comm.h NCCL_LL128_THREAD_THRESHOLD = 8",
-      "nccl@5067397 src/include/comm.h NCCL_SIMPLE_THREAD_THRESHOLD = 64"};
-  const char* const nt_src[] = {"nccl@5067397 src/include/device.h NCCL_LL_MAX_NTHREADS = 512",
-                                "nccl@5067397 src/include/device.h NCCL_LL128_MAX_NTHREADS = 640",
-                                "nccl@5067397 src/include/device.h NCCL_SIMPLE_MAX_NTHREADS = 512 "
-                                "(tuning.cc: 256 when the ring is no faster than PCIe)"};
+  return k;
+}
+
+// collective.thread_threshold.<protocol> and collective.threads.<protocol>, per protocol.
+std::vector<Knob> protocol_thread_knobs() {
+  std::vector<Knob> k;
   for (int p = 0; p < workload::kProtocols; ++p) {
     k.push_back(bind(
         {.path = std::string("collective.thread_threshold.") + proto_key[p],
@@ -128,40 +94,15 @@ void add_collective_knobs(std::vector<Knob>& k) {
          .max = Bound{1024}},
         [p](auto& s) -> auto& { return s.collective.threads_per_channel[p]; }));
   }
-  k.push_back(bind(
-      {.path = "collective.p2p_net_chunk",
-       .type = KnobType::kBytes,
-       .description = "Message size of send / send_recv / all_to_all across nodes",
-       .source = "nccl@5067397 src/init.cc P2pNetChunkSize (NCCL_P2P_NET_CHUNKSIZE)"
-                 " = 128 KiB",
-       .min = positive},
-      [](auto& s) -> auto& { return s.collective.p2p_net_chunk_bytes; }));
-  k.push_back(bind(
-      {.path = "collective.p2p_nvl_chunk",
-       .type = KnobType::kBytes,
-       .description = "Message size of send / send_recv / all_to_all inside a node",
-       .source = "nccl@5067397 src/init.cc P2pNvlChunkSize (NCCL_P2P_NVL_CHUNKSIZE)"
-                 " = 512 KiB",
-       .min = positive},
-      [](auto& s) -> auto& { return s.collective.p2p_nvl_chunk_bytes; }));
-  k.push_back(bind(
-      {.path = "collective.p2p_ll_threshold",
-       .type = KnobType::kBytes,
-       .description = "Point-to-point operations use LL up to this many bytes per "
-                      "channel when the protocol is auto",
-       .source = "nccl@5067397 src/enqueue.cc P2pLLThreshold "
-                 "(NCCL_P2P_LL_THRESHOLD) = 16384",
-       .min = non_negative},
-      [](auto& s) -> auto& { return s.collective.p2p_ll_threshold_bytes; }));
+  return k;
+}
 
-  const Bound lat_max{static_cast<double>(kMaxDeviceLatencyPs)};
-  const char* const link_key[] = {"nvlink", "pci", "net"};
-  struct Table {
-    const char* name;
-    AlgoLatencies workload::CollectiveConfig::*field;
-  };
-  for (const Table& t : {Table{"ring", &workload::CollectiveConfig::ring},
-                         Table{"tree", &workload::CollectiveConfig::tree}}) {
+// collective.latency.<ring|tree>.base.<protocol> and .<link class>.<protocol>: NCCL's latency
+// tables.
+std::vector<Knob> latency_knobs() {
+  std::vector<Knob> k;
+  for (const LatencyTable& t : {LatencyTable{"ring", &workload::CollectiveConfig::ring},
+                                LatencyTable{"tree", &workload::CollectiveConfig::tree}}) {
     for (int p = 0; p < workload::kProtocols; ++p) {
       k.push_back(bind(
           {.path = std::string("collective.latency.") + t.name + ".base." + proto_key[p],
@@ -188,33 +129,120 @@ void add_collective_knobs(std::vector<Knob>& k) {
       }
     }
   }
-  k.push_back(bind(
-      {.path = "collective.net_overhead",
-       .type = KnobType::kTime,
-       .description = "Rings across nodes: each intra-node hop costs at least this "
-                      "(x3 for Simple)",
-       .source = "nccl@5067397 src/graph/tuning.cc getNetOverhead: 1 us on Intel "
-                 "CPUs (2 us on AMD); NCCL_NET_OVERHEAD",
-       .min = non_negative,
-       .max = lat_max},
-      [](auto& s) -> auto& { return s.collective.net_overhead_ps; }));
-  k.push_back(bind_enum(
-      {.path = "collective.intra_link",
-       .description = "Latency table of intra-node hops: nvlink (NVLink/NVSwitch) or pci "
-                      "(PCIe peer-to-peer)",
-       .source = "nccl@5067397 src/graph/tuning.cc hwLatencies[NVLINK|PCI]; DGX/HGX nodes are "
-                 "NVLink (docs/reference/gpu-node.md)"},
-      std::vector<std::pair<std::string, int>>{{"nvlink", workload::kLinkNvlink},
-                                               {"pci", workload::kLinkPci}},
-      [](auto& s) -> auto& { return s.collective.intra_link_class; }));
-  k.push_back(bind(
-      {.path = "collective.ll128",
-       .type = KnobType::kBool,
-       .description = "Protocol auto may choose LL128 (NCCL enables it on NVLink "
-                      "nodes whose NICs are within PXB/PXN of the GPU)",
-       .source = "nccl@5067397 src/graph/tuning.cc LL128 enablement "
-                 "(docs/reference/nccl.md §2.3 rule 10)"},
-      [](auto& s) -> auto& { return s.collective.ll128_enabled; }));
+  return k;
 }
+
+const std::vector<Knob> kCollectiveKnobs = knob_bind::concat({
+    {bind(
+         {.path = "collective.channels",
+          .type = KnobType::kInt,
+          .description = "Channels (independent rings / tree pairs, each with its own "
+                         "share of the buffer) of a collective whose spec leaves it 0; "
+                         "reduced so every channel has at least 1 B per rank",
+          .source = "UNVERIFIED: 16 coll channels logged on 8 x H800 with NVLS off "
+                    "(nccl#892); commonly 32 on HGX H100 (docs/reference/nccl.md §3)",
+          .min = Bound{1},
+          .max = Bound{64}},
+         [](auto& s) -> auto& { return s.collective.channels; }),
+     bind(
+         {.path = "collective.p2p_channels",
+          .type = KnobType::kInt,
+          .description = "Connections per peer pair of send, send_recv and all_to_all "
+                         "whose spec leaves channels 0",
+          .source = "UNVERIFIED: NCCL's per-peer channel count is not on the "
+                    "reference sheet; one connection with NCCL_STEPS credits covers a "
+                    "400G NIC's bandwidth-delay product",
+          .min = Bound{1},
+          .max = Bound{64}},
+         [](auto& s) -> auto& { return s.collective.p2p_channels; }),
+     bind(
+         {.path = "collective.nccl_steps",
+          .type = KnobType::kInt,
+          .description = "FIFO slots per connection: a sender may run this many steps "
+                         "ahead of the receiver's credit (head) update",
+          .source = "nccl@5067397 src/include/device.h NCCL_STEPS = 8",
+          .min = Bound{1},
+          .max = Bound{32}},
+         [](auto& s) -> auto& { return s.collective.nccl_steps; }),
+     bind(
+         {.path = "collective.ring_chunk_steps",
+          .type = KnobType::kInt,
+          .description = "Steps per chunk (a rank's block per ring loop) of Simple ring "
+                         "all-reduce / all-gather / reduce-scatter",
+          .source = "nccl@5067397 src/include/collectives.h ALLREDUCE_CHUNKSTEPS = "
+                    "NCCL_STEPS/2",
+          .min = Bound{1},
+          .max = Bound{32}},
+         [](auto& s) -> auto& { return s.collective.ring_chunk_steps; }),
+     bind(
+         {.path = "collective.ring_slice_steps",
+          .type = KnobType::kInt,
+          .description = "Steps per slice (one message) of Simple ring all-reduce / "
+                         "all-gather / reduce-scatter; a credit frees this many slots",
+          .source = "nccl@5067397 src/include/collectives.h ALLREDUCE_SLICESTEPS = "
+                    "NCCL_STEPS/4",
+          .min = Bound{1},
+          .max = Bound{32}},
+         [](auto& s) -> auto& { return s.collective.ring_slice_steps; })},
+    protocol_fifo_knobs(),
+    protocol_thread_knobs(),
+    {bind(
+         {.path = "collective.p2p_net_chunk",
+          .type = KnobType::kBytes,
+          .description = "Message size of send / send_recv / all_to_all across nodes",
+          .source = "nccl@5067397 src/init.cc P2pNetChunkSize (NCCL_P2P_NET_CHUNKSIZE)"
+                    " = 128 KiB",
+          .min = positive},
+         [](auto& s) -> auto& { return s.collective.p2p_net_chunk_bytes; }),
+     bind(
+         {.path = "collective.p2p_nvl_chunk",
+          .type = KnobType::kBytes,
+          .description = "Message size of send / send_recv / all_to_all inside a node",
+          .source = "nccl@5067397 src/init.cc P2pNvlChunkSize (NCCL_P2P_NVL_CHUNKSIZE)"
+                    " = 512 KiB",
+          .min = positive},
+         [](auto& s) -> auto& { return s.collective.p2p_nvl_chunk_bytes; }),
+     bind(
+         {.path = "collective.p2p_ll_threshold",
+          .type = KnobType::kBytes,
+          .description = "Point-to-point operations use LL up to this many bytes per "
+                         "channel when the protocol is auto",
+          .source = "nccl@5067397 src/enqueue.cc P2pLLThreshold "
+                    "(NCCL_P2P_LL_THRESHOLD) = 16384",
+          .min = non_negative},
+         [](auto& s) -> auto& { return s.collective.p2p_ll_threshold_bytes; })},
+    latency_knobs(),
+    {bind(
+         {.path = "collective.net_overhead",
+          .type = KnobType::kTime,
+          .description = "Rings across nodes: each intra-node hop costs at least this "
+                         "(x3 for Simple)",
+          .source = "nccl@5067397 src/graph/tuning.cc getNetOverhead: 1 us on Intel "
+                    "CPUs (2 us on AMD); NCCL_NET_OVERHEAD",
+          .min = non_negative,
+          .max = lat_max},
+         [](auto& s) -> auto& { return s.collective.net_overhead_ps; }),
+     bind_enum(
+         {.path = "collective.intra_link",
+          .description = "Latency table of intra-node hops: nvlink (NVLink/NVSwitch) or pci "
+                         "(PCIe peer-to-peer)",
+          .source = "nccl@5067397 src/graph/tuning.cc hwLatencies[NVLINK|PCI]; DGX/HGX nodes are "
+                    "NVLink (docs/reference/gpu-node.md)"},
+         std::vector<std::pair<std::string, int>>{{"nvlink", workload::kLinkNvlink},
+                                                  {"pci", workload::kLinkPci}},
+         [](auto& s) -> auto& { return s.collective.intra_link_class; }),
+     bind(
+         {.path = "collective.ll128",
+          .type = KnobType::kBool,
+          .description = "Protocol auto may choose LL128 (NCCL enables it on NVLink "
+                         "nodes whose NICs are within PXB/PXN of the GPU)",
+          .source = "nccl@5067397 src/graph/tuning.cc LL128 enablement "
+                    "(docs/reference/nccl.md §2.3 rule 10)"},
+         [](auto& s) -> auto& { return s.collective.ll128_enabled; })},
+});
+
+}  // namespace
+
+const std::vector<Knob>& collective_knobs() { return kCollectiveKnobs; }
 
 }  // namespace fabricsim::scenario

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "spec/knob_bind.h"
+#include "spec/knob_tables.h"
 #include "spec/knobs.h"
 
 namespace fabricsim::scenario {
@@ -37,55 +38,67 @@ Knob power_knob(const std::string& path, const std::string& what, const std::str
           .max = Bound{kMaxPowerW}};
 }
 
+const std::string sheet = "../shared/reference/cost-power.md (docs/cost.md lists each row)";
+
+const std::vector<Knob> kCostKnobs = {
+    bind_enum(
+        {.path = "cost.switch.model",
+         .description = "Switch priced for every tier. auto: QM9700 on InfiniBand, a Tomahawk 5 "
+                        "white box on Ethernet (RoCE, UET), so RoCE and UET differ by their NIC",
+         .source = "cost-power.md s1 and its UEC note (\"TH5/TH6-class switch\", \"RoCE merchant "
+                   "+ 0-20% NIC premium\")"},
+        std::vector<std::pair<std::string, SwitchModel>>{{"auto", SwitchModel::kAuto},
+                                                         {"qm9700", SwitchModel::kQm9700},
+                                                         {"sn5600", SwitchModel::kSn5600},
+                                                         {"tomahawk5", SwitchModel::kTomahawk5}},
+        [](auto& s) -> auto& { return s.cost.switch_model; }),
+    bind(
+        price_knob("cost.switch.price_usd", "switch", sheet),
+        [](auto& s) -> auto& { return s.cost.switch_price_usd; }),
+    bind(
+        power_knob("cost.switch.power_w", "switch, without optics", sheet),
+        [](auto& s) -> auto& { return s.cost.switch_power_w; }),
+    bind(
+        price_knob("cost.nic.price_usd", "NIC", sheet),
+        [](auto& s) -> auto& { return s.cost.nic_price_usd; }),
+    bind(
+        power_knob("cost.nic.power_w", "NIC, without its module", sheet),
+        [](auto& s) -> auto& { return s.cost.nic_power_w; }),
+    bind(
+        {.path = "cost.dac.reach",
+         .type = KnobType::kLength,
+         .description = "Longest cable priced as a passive DAC; longer ones get a "
+                        "transceiver at each end",
+         .source = "3 m: NVIDIA MCP4Y10 / MCP7Y00 passive DAC specs (cost-power.md "
+                   "s3: 0.5-2 m switch-switch, <= 3 m splitter to NIC)",
+         .min = Bound{0, true},
+         .max = Bound{100}},
+        [](auto& s) -> auto& { return s.cost.dac_reach_m; }),
+    bind(
+        price_knob("cost.dac.price_usd", "DAC cable", sheet),
+        [](auto& s) -> auto& { return s.cost.dac_price_usd; }),
+    bind(
+        power_knob("cost.dac.power_w", "DAC cable", sheet),
+        [](auto& s) -> auto& { return s.cost.dac_power_w; }),
+    bind(
+        price_knob("cost.optic.price_usd", "transceiver (every reach class)", sheet),
+        [](auto& s) -> auto& { return s.cost.optic_price_usd; }),
+    bind(
+        power_knob("cost.optic.power_w", "transceiver (every reach class)", sheet),
+        [](auto& s) -> auto& { return s.cost.optic_power_w; }),
+    bind_enum(
+        {.path = "cost.switch_links",
+         .description = "optical: every switch-to-switch cable is optical (two transceivers); "
+                        "by_length: a DAC within cost.dac.reach, like host links",
+         .source = "cost-power.md s3 count rules: \"Switch<->switch tiers: optical\" (NVIDIA "
+                   "SuperPOD, Vitex)"},
+        std::vector<std::pair<std::string, SwitchLinks>>{{"optical", SwitchLinks::kOptical},
+                                                         {"by_length", SwitchLinks::kByLength}},
+        [](auto& s) -> auto& { return s.cost.switch_links; }),
+};
+
 }  // namespace
 
-void add_cost_knobs(std::vector<Knob>& k) {
-  const std::string sheet = "../shared/reference/cost-power.md (docs/cost.md lists each row)";
-  k.push_back(bind_enum(
-      {.path = "cost.switch.model",
-       .description = "Switch priced for every tier. auto: QM9700 on InfiniBand, a Tomahawk 5 "
-                      "white box on Ethernet (RoCE, UET), so RoCE and UET differ by their NIC",
-       .source = "cost-power.md s1 and its UEC note (\"TH5/TH6-class switch\", \"RoCE merchant "
-                 "+ 0-20% NIC premium\")"},
-      std::vector<std::pair<std::string, SwitchModel>>{{"auto", SwitchModel::kAuto},
-                                                       {"qm9700", SwitchModel::kQm9700},
-                                                       {"sn5600", SwitchModel::kSn5600},
-                                                       {"tomahawk5", SwitchModel::kTomahawk5}},
-      [](auto& s) -> auto& { return s.cost.switch_model; }));
-  k.push_back(bind(price_knob("cost.switch.price_usd", "switch", sheet),
-                   [](auto& s) -> auto& { return s.cost.switch_price_usd; }));
-  k.push_back(bind(power_knob("cost.switch.power_w", "switch, without optics", sheet),
-                   [](auto& s) -> auto& { return s.cost.switch_power_w; }));
-  k.push_back(bind(price_knob("cost.nic.price_usd", "NIC", sheet),
-                   [](auto& s) -> auto& { return s.cost.nic_price_usd; }));
-  k.push_back(bind(power_knob("cost.nic.power_w", "NIC, without its module", sheet),
-                   [](auto& s) -> auto& { return s.cost.nic_power_w; }));
-  k.push_back(bind({.path = "cost.dac.reach",
-                    .type = KnobType::kLength,
-                    .description = "Longest cable priced as a passive DAC; longer ones get a "
-                                   "transceiver at each end",
-                    .source = "3 m: NVIDIA MCP4Y10 / MCP7Y00 passive DAC specs (cost-power.md "
-                              "s3: 0.5-2 m switch-switch, <= 3 m splitter to NIC)",
-                    .min = Bound{0, true},
-                    .max = Bound{100}},
-                   [](auto& s) -> auto& { return s.cost.dac_reach_m; }));
-  k.push_back(bind(price_knob("cost.dac.price_usd", "DAC cable", sheet),
-                   [](auto& s) -> auto& { return s.cost.dac_price_usd; }));
-  k.push_back(bind(power_knob("cost.dac.power_w", "DAC cable", sheet),
-                   [](auto& s) -> auto& { return s.cost.dac_power_w; }));
-  k.push_back(bind(price_knob("cost.optic.price_usd", "transceiver (every reach class)", sheet),
-                   [](auto& s) -> auto& { return s.cost.optic_price_usd; }));
-  k.push_back(bind(power_knob("cost.optic.power_w", "transceiver (every reach class)", sheet),
-                   [](auto& s) -> auto& { return s.cost.optic_power_w; }));
-  k.push_back(bind_enum(
-      {.path = "cost.switch_links",
-       .description = "optical: every switch-to-switch cable is optical (two transceivers); "
-                      "by_length: a DAC within cost.dac.reach, like host links",
-       .source = "cost-power.md s3 count rules: \"Switch<->switch tiers: optical\" (NVIDIA "
-                 "SuperPOD, Vitex)"},
-      std::vector<std::pair<std::string, SwitchLinks>>{{"optical", SwitchLinks::kOptical},
-                                                       {"by_length", SwitchLinks::kByLength}},
-      [](auto& s) -> auto& { return s.cost.switch_links; }));
-}
+const std::vector<Knob>& cost_knobs() { return kCostKnobs; }
 
 }  // namespace fabricsim::scenario

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "spec/knob_bind.h"
+#include "spec/knob_tables.h"
 #include "spec/knobs.h"
 #include "workload/training_spec.h"
 #include "workload/transformer.h"
@@ -31,84 +32,59 @@ struct IntKey {
   double max = 0;  // 0 = only the range of the int it fills
 };
 
-}  // namespace
+const IntKey ints[] = {
+    {"training.layers", "Transformer layers l", kGpt3, &workload::TransformerSpec::layers, 1,
+     static_cast<double>(workload::kMaxLayers)},
+    {"training.hidden", "Hidden size h", kGpt3, &workload::TransformerSpec::hidden, 1,
+     static_cast<double>(workload::kMaxHidden)},
+    {"training.heads", "Attention heads (divides hidden; tp divides it)", kGpt3,
+     &workload::TransformerSpec::heads, 1},
+    {"training.seq_length", "Sequence length s in tokens", kGpt3 /* context 2048 */,
+     &workload::TransformerSpec::seq_length, 1, static_cast<double>(workload::kMaxSeqLength)},
+    {"training.vocab", "Vocabulary V before padding",
+     "GPT-2 BPE vocabulary 50,257 used by GPT-3 (Brown et al. 2020 §2.1; Radford et al. 2019)",
+     &workload::TransformerSpec::vocab, 1, static_cast<double>(workload::kMaxVocab)},
+    {"training.vocab_divisible_by",
+     "The vocabulary is padded to a multiple of this x tp (the output layer is split over tp)",
+     "Megatron-LM --make-vocab-size-divisible-by default 128 (UNVERIFIED: source line not "
+     "opened)",
+     &workload::TransformerSpec::vocab_divisible_by, 1},
+    {"training.micro_batch", "Micro-batch size b in sequences",
+     "Megatron-LM --micro-batch-size; 1 is the common setting with pipeline parallelism "
+     "(Narayanan et al. SC'21 §3)",
+     &workload::TransformerSpec::micro_batch, 1, static_cast<double>(workload::kMaxMicroBatch)},
+    {"training.micro_batches",
+     "Micro-batches per step per data-parallel replica m (ignored when global_batch > 0)",
+     "one micro-batch per step: the smallest step; Megatron derives m = B / (b x dp)",
+     &workload::TransformerSpec::micro_batches, 1},
+    {"training.global_batch",
+     "Global batch B in sequences; > 0 sets m = B / (micro_batch x dp), 0 = use micro_batches",
+     "Megatron-LM --global-batch-size", &workload::TransformerSpec::global_batch, 0},
+    {"training.tp", "Tensor-parallel degree (consecutive ranks: inside a node)",
+     "Megatron-core parallel_state order tp-cp-ep-dp-pp; 1 = off", &workload::TransformerSpec::tp,
+     1},
+    {"training.pp", "Pipeline-parallel degree (stages; 1F1B schedule)",
+     "Narayanan et al. SC'21 §2.2; 1 = off", &workload::TransformerSpec::pp, 1},
+    {"training.dp",
+     "Data-parallel degree; 0 = the job's GPUs / (tp x pp); tp x pp x dp = the job's GPUs",
+     "Megatron derives dp from the world size", &workload::TransformerSpec::dp, 0},
+    {"training.ep", "Expert-parallel degree: experts split over ep of the dp ranks (divides dp)",
+     "Megatron-core parallel_state (expert groups carved out of data parallelism); 1 = off",
+     &workload::TransformerSpec::ep, 1},
+    {"training.moe.experts", "Experts per MoE layer; 0 = a dense model",
+     "dense GPT-3 (Brown et al. 2020)", &workload::TransformerSpec::moe_experts, 0,
+     static_cast<double>(workload::kMaxExperts)},
+    {"training.moe.top_k", "Experts each token is routed to",
+     "top-2 gating of GShard (Lepikhin et al. 2020); UNVERIFIED as the typical choice",
+     &workload::TransformerSpec::moe_top_k, 1},
+    {"training.moe.every", "Every k-th layer is an MoE layer (1 = all)",
+     "Megatron-core --moe-layer-freq default 1 (UNVERIFIED: source line not opened)",
+     &workload::TransformerSpec::moe_every, 1},
+};
 
-void add_training_knobs(std::vector<Knob>& k) {
-  k.push_back(bind_enum(
-      {.path = "training.source",
-       .description = "Where the step comes from: transformer (the generator below) or astra "
-                      "(an ASTRA-sim 1.0 / SimAI text workload: training.file)",
-       .source = "issue 10; docs/workloads.md"},
-      std::vector<std::pair<std::string, workload::TrainingSource>>{
-          {"transformer", workload::TrainingSource::kTransformer},
-          {"astra", workload::TrainingSource::kAstra}},
-      [](auto& s) -> auto& { return s.training.source; }));
-  k.push_back(bind(
-      {.path = "training.file",
-       .type = KnobType::kString,
-       .description = "source astra: the workload file (relative to the scenario file)",
-       .source = "none",
-       .only_with = {{"training.source", "astra"}}},
-      [](auto& s) -> auto& { return s.training.file; }));
-  k.push_back(bind(
-      {.path = "training.clock_ghz",
-       .type = KnobType::kDouble,
-       .description = "source astra: the clock that turns the file's compute cycles into time "
-                      "(GHz)",
-       .source = "1 GHz = ASTRA-sim's and SimAI's CLOCK_PERIOD of 1 ns (Common.hh in both)",
-       .min = Bound{0, true},
-       .max = Bound{1000},
-       .only_with = {{"training.source", "astra"}}},
-      [](auto& s) -> auto& { return s.training.clock_ghz; }));
-  const IntKey ints[] = {
-      {"training.layers", "Transformer layers l", kGpt3, &workload::TransformerSpec::layers, 1,
-       static_cast<double>(workload::kMaxLayers)},
-      {"training.hidden", "Hidden size h", kGpt3, &workload::TransformerSpec::hidden, 1,
-       static_cast<double>(workload::kMaxHidden)},
-      {"training.heads", "Attention heads (divides hidden; tp divides it)", kGpt3,
-       &workload::TransformerSpec::heads, 1},
-      {"training.seq_length", "Sequence length s in tokens", kGpt3 /* context 2048 */,
-       &workload::TransformerSpec::seq_length, 1, static_cast<double>(workload::kMaxSeqLength)},
-      {"training.vocab", "Vocabulary V before padding",
-       "GPT-2 BPE vocabulary 50,257 used by GPT-3 (Brown et al. 2020 §2.1; Radford et al. 2019)",
-       &workload::TransformerSpec::vocab, 1, static_cast<double>(workload::kMaxVocab)},
-      {"training.vocab_divisible_by",
-       "The vocabulary is padded to a multiple of this x tp (the output layer is split over tp)",
-       "Megatron-LM --make-vocab-size-divisible-by default 128 (UNVERIFIED: source line not "
-       "opened)",
-       &workload::TransformerSpec::vocab_divisible_by, 1},
-      {"training.micro_batch", "Micro-batch size b in sequences",
-       "Megatron-LM --micro-batch-size; 1 is the common setting with pipeline parallelism "
-       "(Narayanan et al. SC'21 §3)",
-       &workload::TransformerSpec::micro_batch, 1, static_cast<double>(workload::kMaxMicroBatch)},
-      {"training.micro_batches",
-       "Micro-batches per step per data-parallel replica m (ignored when global_batch > 0)",
-       "one micro-batch per step: the smallest step; Megatron derives m = B / (b x dp)",
-       &workload::TransformerSpec::micro_batches, 1},
-      {"training.global_batch",
-       "Global batch B in sequences; > 0 sets m = B / (micro_batch x dp), 0 = use micro_batches",
-       "Megatron-LM --global-batch-size", &workload::TransformerSpec::global_batch, 0},
-      {"training.tp", "Tensor-parallel degree (consecutive ranks: inside a node)",
-       "Megatron-core parallel_state order tp-cp-ep-dp-pp; 1 = off", &workload::TransformerSpec::tp,
-       1},
-      {"training.pp", "Pipeline-parallel degree (stages; 1F1B schedule)",
-       "Narayanan et al. SC'21 §2.2; 1 = off", &workload::TransformerSpec::pp, 1},
-      {"training.dp",
-       "Data-parallel degree; 0 = the job's GPUs / (tp x pp); tp x pp x dp = the job's GPUs",
-       "Megatron derives dp from the world size", &workload::TransformerSpec::dp, 0},
-      {"training.ep", "Expert-parallel degree: experts split over ep of the dp ranks (divides dp)",
-       "Megatron-core parallel_state (expert groups carved out of data parallelism); 1 = off",
-       &workload::TransformerSpec::ep, 1},
-      {"training.moe.experts", "Experts per MoE layer; 0 = a dense model",
-       "dense GPT-3 (Brown et al. 2020)", &workload::TransformerSpec::moe_experts, 0,
-       static_cast<double>(workload::kMaxExperts)},
-      {"training.moe.top_k", "Experts each token is routed to",
-       "top-2 gating of GShard (Lepikhin et al. 2020); UNVERIFIED as the typical choice",
-       &workload::TransformerSpec::moe_top_k, 1},
-      {"training.moe.every", "Every k-th layer is an MoE layer (1 = all)",
-       "Megatron-core --moe-layer-freq default 1 (UNVERIFIED: source line not opened)",
-       &workload::TransformerSpec::moe_every, 1},
-  };
+// The transformer's integer dimensions and degrees, one key per row of `ints`.
+std::vector<Knob> int_knobs() {
+  std::vector<Knob> k;
   for (const IntKey& key : ints) {
     k.push_back(bind(
         {.path = key.path,
@@ -119,93 +95,135 @@ void add_training_knobs(std::vector<Knob>& k) {
          .max = key.max > 0 ? std::optional<Bound>(Bound{key.max}) : std::nullopt},
         [field = key.field](auto& s) -> auto& { return s.training.transformer.*field; }));
   }
-  k.push_back(bind(
-      {.path = "training.bytes_per_element",
-       .type = KnobType::kInt,
-       .description = "Bytes per activation/weight element (bf16 = 2): TP, PP and "
-                      "EP message sizes",
-       .source = "bf16 mixed precision (Megatron-LM --bf16; gpu-node.md §5)",
-       .one_of = {1, 2, 4}},
-      [](auto& s) -> auto& { return s.training.transformer.bytes_per_element; }));
-  k.push_back(bind(
-      {.path = "training.grad_bytes",
-       .type = KnobType::kInt,
-       .description = "Bytes per gradient element in the data-parallel reduction "
-                      "(4 = fp32 accumulation, 2 = bf16)",
-       .source = "Megatron-core DDP grad buffer in fp32 (accumulate_allreduce_grads_"
-                 "in_fp32; gpu-node.md §5)",
-       .one_of = {2, 4}},
-      [](auto& s) -> auto& { return s.training.transformer.grad_bytes; }));
-  k.push_back(bind(
-      {.path = "training.recompute",
-       .type = KnobType::kBool,
-       .description = "Full activation recomputation: each layer's forward runs "
-                      "again (with its TP all-reduces) before its backward",
-       .source = "off: Megatron-LM default; 96 vs 72 FLOPs factor, Narayanan et al. "
-                 "SC'21 §5.1"},
-      [](auto& s) -> auto& { return s.training.transformer.recompute; }));
+  return k;
+}
+
+// The GPU profile names as enum choices (workload/transformer_spec.cpp lists them).
+std::vector<std::pair<std::string, std::string>> gpu_choices() {
   std::vector<std::pair<std::string, std::string>> gpus;
   for (const workload::GpuProfile& p : workload::gpu_profiles()) gpus.emplace_back(p.name, p.name);
-  k.push_back(bind_enum(
-      {.path = "training.gpu",
-       .description = "GPU throughput profile: dense BF16 peak h100-sxm 989.4, h100-pcie 756.5, "
-                      "a100-sxm 312 TFLOPS",
-       .source = "NVIDIA H100 datasheet (1,979 TFLOPS with sparsity, half dense; "
-                 "gpu-node.md §1.1); A100 datasheet 312 (UNVERIFIED here)"},
-      gpus, [](auto& s) -> auto& { return s.training.transformer.gpu; }));
-  k.push_back(bind(
-      {.path = "training.peak_tflops",
-       .type = KnobType::kDouble,
-       .description = "Dense peak TFLOPS per GPU; overrides training.gpu's",
-       .source = "the training.gpu profile",
-       .min = Bound{0, true},
-       .max = Bound{1e6}},
-      [](auto& s) -> auto& { return s.training.transformer.peak_tflops; }));
-  k.push_back(bind(
-      {.path = "training.efficiency",
-       .type = KnobType::kDouble,
-       .description = "Model-FLOPs utilisation: compute time = FLOPs / (peak x "
-                      "efficiency)",
-       .source = "Megatron-LM README: 41-48 % MFU on H100 (weak scaling; "
-                 "gpu-node.md §5)",
-       .min = Bound{0, true},
-       .max = Bound{1}},
-      [](auto& s) -> auto& { return s.training.transformer.efficiency; }));
-  k.push_back(bind(
-      {.path = "training.overlap_grad_reduce",
-       .type = KnobType::kBool,
-       .description = "Data-parallel gradient buckets all-reduce as soon as ready, "
-                      "overlapping the backward; off = one bucket after it",
-       .source = "Megatron-core DistributedDataParallelConfig overlap_grad_reduce "
-                 "(--overlap-grad-reduce; its library default is off, on here "
-                 "as in NVIDIA's published training recipes, UNVERIFIED)"},
-      [](auto& s) -> auto& { return s.training.transformer.overlap_grad_reduce; }));
-  k.push_back(bind(
-      {.path = "training.bucket_params",
-       .type = KnobType::kInt,
-       .description = "Gradient bucket size in parameters; 0 = Megatron's "
-                      "max(40,000,000, 1,000,000 x dp)",
-       .source = "Megatron-core distributed_data_parallel.py (gpu-node.md §5)",
-       .min = Bound{0},
-       .max = Bound{1e15}},
-      [](auto& s) -> auto& { return s.training.transformer.bucket_params; }));
-  k.push_back(bind(
-      {.path = "training.optimizer_time",
-       .type = KnobType::kTime,
-       .description = "Optimizer step per rank after the gradient reduction",
-       .source = "0: not modelled (a synchronisation point only); set it from a "
-                 "profile",
-       .min = Bound{0}},
-      [](auto& s) -> auto& { return s.training.transformer.optimizer_ps; }));
-  k.push_back(bind(
-      {.path = "training.steps",
-       .type = KnobType::kInt,
-       .description = "Training iterations; step k+1 starts on a rank once step "
-                      "k's optimizer ran there",
-       .source = "one step: what step time is reported for",
-       .min = Bound{1},
-       .max = Bound{1000}},
-      [](auto& s) -> auto& { return s.training.steps; }));
+  return gpus;
 }
+
+const std::vector<Knob> kTrainingKnobs = knob_bind::concat(
+    {{bind_enum(
+          {.path = "training.source",
+           .description = "Where the step comes from: transformer (the generator below) or astra "
+                          "(an ASTRA-sim 1.0 / SimAI text workload: training.file)",
+           .source = "issue 10; docs/workloads.md"},
+          std::vector<std::pair<std::string, workload::TrainingSource>>{
+              {"transformer", workload::TrainingSource::kTransformer},
+              {"astra", workload::TrainingSource::kAstra}},
+          [](auto& s) -> auto& { return s.training.source; }),
+      bind(
+          {.path = "training.file",
+           .type = KnobType::kString,
+           .description = "source astra: the workload file (relative to the scenario file)",
+           .source = "none",
+           .only_with = {{"training.source", "astra"}}},
+          [](auto& s) -> auto& { return s.training.file; }),
+      bind(
+          {.path = "training.clock_ghz",
+           .type = KnobType::kDouble,
+           .description = "source astra: the clock that turns the file's compute cycles into time "
+                          "(GHz)",
+           .source = "1 GHz = ASTRA-sim's and SimAI's CLOCK_PERIOD of 1 ns (Common.hh in both)",
+           .min = Bound{0, true},
+           .max = Bound{1000},
+           .only_with = {{"training.source", "astra"}}},
+          [](auto& s) -> auto& { return s.training.clock_ghz; })},
+     int_knobs(),
+     {
+         bind(
+             {.path = "training.bytes_per_element",
+              .type = KnobType::kInt,
+              .description = "Bytes per activation/weight element (bf16 = 2): TP, PP and "
+                             "EP message sizes",
+              .source = "bf16 mixed precision (Megatron-LM --bf16; gpu-node.md §5)",
+              .one_of = {1, 2, 4}},
+             [](auto& s) -> auto& { return s.training.transformer.bytes_per_element; }),
+         bind(
+             {.path = "training.grad_bytes",
+              .type = KnobType::kInt,
+              .description = "Bytes per gradient element in the data-parallel reduction "
+                             "(4 = fp32 accumulation, 2 = bf16)",
+              .source = "Megatron-core DDP grad buffer in fp32 (accumulate_allreduce_grads_"
+                        "in_fp32; gpu-node.md §5)",
+              .one_of = {2, 4}},
+             [](auto& s) -> auto& { return s.training.transformer.grad_bytes; }),
+         bind(
+             {.path = "training.recompute",
+              .type = KnobType::kBool,
+              .description = "Full activation recomputation: each layer's forward runs "
+                             "again (with its TP all-reduces) before its backward",
+              .source = "off: Megatron-LM default; 96 vs 72 FLOPs factor, Narayanan et al. "
+                        "SC'21 §5.1"},
+             [](auto& s) -> auto& { return s.training.transformer.recompute; }),
+         bind_enum(
+             {.path = "training.gpu",
+              .description =
+                  "GPU throughput profile: dense BF16 peak h100-sxm 989.4, h100-pcie 756.5, "
+                  "a100-sxm 312 TFLOPS",
+              .source = "NVIDIA H100 datasheet (1,979 TFLOPS with sparsity, half dense; "
+                        "gpu-node.md §1.1); A100 datasheet 312 (UNVERIFIED here)"},
+             gpu_choices(), [](auto& s) -> auto& { return s.training.transformer.gpu; }),
+         bind(
+             {.path = "training.peak_tflops",
+              .type = KnobType::kDouble,
+              .description = "Dense peak TFLOPS per GPU; overrides training.gpu's",
+              .source = "the training.gpu profile",
+              .min = Bound{0, true},
+              .max = Bound{1e6}},
+             [](auto& s) -> auto& { return s.training.transformer.peak_tflops; }),
+         bind(
+             {.path = "training.efficiency",
+              .type = KnobType::kDouble,
+              .description = "Model-FLOPs utilisation: compute time = FLOPs / (peak x "
+                             "efficiency)",
+              .source = "Megatron-LM README: 41-48 % MFU on H100 (weak scaling; "
+                        "gpu-node.md §5)",
+              .min = Bound{0, true},
+              .max = Bound{1}},
+             [](auto& s) -> auto& { return s.training.transformer.efficiency; }),
+         bind(
+             {.path = "training.overlap_grad_reduce",
+              .type = KnobType::kBool,
+              .description = "Data-parallel gradient buckets all-reduce as soon as ready, "
+                             "overlapping the backward; off = one bucket after it",
+              .source = "Megatron-core DistributedDataParallelConfig overlap_grad_reduce "
+                        "(--overlap-grad-reduce; its library default is off, on here "
+                        "as in NVIDIA's published training recipes, UNVERIFIED)"},
+             [](auto& s) -> auto& { return s.training.transformer.overlap_grad_reduce; }),
+         bind(
+             {.path = "training.bucket_params",
+              .type = KnobType::kInt,
+              .description = "Gradient bucket size in parameters; 0 = Megatron's "
+                             "max(40,000,000, 1,000,000 x dp)",
+              .source = "Megatron-core distributed_data_parallel.py (gpu-node.md §5)",
+              .min = Bound{0},
+              .max = Bound{1e15}},
+             [](auto& s) -> auto& { return s.training.transformer.bucket_params; }),
+         bind(
+             {.path = "training.optimizer_time",
+              .type = KnobType::kTime,
+              .description = "Optimizer step per rank after the gradient reduction",
+              .source = "0: not modelled (a synchronisation point only); set it from a "
+                        "profile",
+              .min = Bound{0}},
+             [](auto& s) -> auto& { return s.training.transformer.optimizer_ps; }),
+         bind(
+             {.path = "training.steps",
+              .type = KnobType::kInt,
+              .description = "Training iterations; step k+1 starts on a rank once step "
+                             "k's optimizer ran there",
+              .source = "one step: what step time is reported for",
+              .min = Bound{1},
+              .max = Bound{1000}},
+             [](auto& s) -> auto& { return s.training.steps; }),
+     }});
+
+}  // namespace
+
+const std::vector<Knob>& training_knobs() { return kTrainingKnobs; }
 
 }  // namespace fabricsim::scenario

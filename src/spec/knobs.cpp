@@ -1,6 +1,6 @@
-#include <algorithm>
 #include "spec/knobs.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -159,123 +159,150 @@ ParseResult<double> parse_real(std::string_view text) {
   return r;
 }
 
-ParseResult<KnobValue> parse_knob_value(const Knob& k, std::string_view text) {
+namespace {
+
+ParseResult<KnobValue> failed(std::string error) {
   ParseResult<KnobValue> r;
-  auto fail = [&r](std::string error) {
-    r.error = std::move(error);
-    return r;
-  };
-  auto finish = [&](KnobValue value, double number, int64_t integral) {
-    std::string error = check_number(k, number, integral);
-    if (!error.empty()) return fail(std::move(error));
-    r.value = std::move(value);
+  r.error = std::move(error);
+  return r;
+}
+
+// `value` once its number passes the knob's range, one_of and multiple_of.
+ParseResult<KnobValue> checked(const Knob& k, KnobValue value, double number, int64_t integral) {
+  std::string error = check_number(k, number, integral);
+  if (!error.empty()) return failed(std::move(error));
+  ParseResult<KnobValue> r;
+  r.value = std::move(value);
+  r.ok = true;
+  return r;
+}
+
+bool outside_int(int64_t v) {
+  return v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max();
+}
+
+// A list in the form `get` prints, "[a, b]", loses its brackets; "a, b" stays as it is.
+std::string_view strip_brackets(std::string_view text) {
+  if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+    return text.substr(1, text.size() - 2);
+  }
+  return text;
+}
+
+std::string_view trim_spaces(std::string_view item) {
+  while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+  while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+  return item;
+}
+
+ParseResult<KnobValue> parse_uint_value(const Knob& k, std::string_view text) {
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto res = std::from_chars(text.data(), end, v);
+  if (!text.empty() && text.front() == '-') return failed("must be >= 0");
+  if (text.empty() || res.ptr != end || res.ec == std::errc::invalid_argument) {
+    return failed(quoted(text) + " is not a non-negative integer");
+  }
+  if (res.ec == std::errc::result_out_of_range) return failed(quoted(text) + " is too large");
+  return checked(k, v, static_cast<double>(v), static_cast<int64_t>(v));
+}
+
+// kIntList: "[1, 2, 4]" or "1,2,4"; every item is checked like a kInt; "[]" is no values.
+ParseResult<KnobValue> parse_int_list(const Knob& k, std::string_view text) {
+  std::vector<int64_t> values;
+  text = strip_brackets(text);
+  ParseResult<KnobValue> r;
+  if (text.find_first_not_of(' ') == std::string_view::npos) {
+    r.value = std::move(values);
     r.ok = true;
     return r;
-  };
+  }
+  for (size_t at = 0; at <= text.size();) {
+    size_t comma = text.find(',', at);
+    if (comma == std::string_view::npos) comma = text.size();
+    const std::string_view item = trim_spaces(text.substr(at, comma - at));
+    const ParseResult<int64_t> p = parse_integer(item);
+    if (!p.ok) return failed(p.error + " (expected a list of integers like [1, 2, 4])");
+    if (outside_int(p.value)) return failed(quoted(item) + " is too large");
+    std::string error = check_number(k, static_cast<double>(p.value), p.value);
+    if (!error.empty()) return failed(std::move(error));
+    values.push_back(p.value);
+    at = comma + 1;
+  }
+  r.value = std::move(values);
+  r.ok = true;
+  return r;
+}
+
+// kStringList: "[a, b]" or "a,b" -> "a,b" (knob_bind splits it); "[]" is no names.
+ParseResult<KnobValue> parse_string_list(const Knob& k, std::string_view text) {
+  text = strip_brackets(text);
+  std::string joined;
+  if (text.find_first_not_of(' ') == std::string_view::npos) return checked(k, joined, 0, 0);
+  for (size_t at = 0; at <= text.size();) {
+    size_t comma = text.find(',', at);
+    if (comma == std::string_view::npos) comma = text.size();
+    const std::string_view item = trim_spaces(text.substr(at, comma - at));
+    if (item.empty()) return failed("empty name in the list (expected names like [a, b])");
+    joined += (joined.empty() ? "" : ",") + std::string(item);
+    at = comma + 1;
+  }
+  return checked(k, std::move(joined), 0, 0);
+}
+
+}  // namespace
+
+ParseResult<KnobValue> parse_knob_value(const Knob& k, std::string_view text) {
   switch (k.type) {
     case KnobType::kInt: {
       const ParseResult<int64_t> p = parse_integer(text);
-      if (!p.ok) return fail(p.error);
-      if (p.value < std::numeric_limits<int>::min() || p.value > std::numeric_limits<int>::max()) {
-        return fail(quoted(text) + " is too large");
-      }
-      return finish(p.value, static_cast<double>(p.value), p.value);
+      if (!p.ok) return failed(p.error);
+      if (outside_int(p.value)) return failed(quoted(text) + " is too large");
+      return checked(k, p.value, static_cast<double>(p.value), p.value);
     }
-    case KnobType::kUint: {
-      uint64_t v = 0;
-      const char* end = text.data() + text.size();
-      const auto res = std::from_chars(text.data(), end, v);
-      if (!text.empty() && text.front() == '-') return fail("must be >= 0");
-      if (text.empty() || res.ptr != end || res.ec == std::errc::invalid_argument) {
-        return fail(quoted(text) + " is not a non-negative integer");
-      }
-      if (res.ec == std::errc::result_out_of_range) return fail(quoted(text) + " is too large");
-      return finish(v, static_cast<double>(v), static_cast<int64_t>(v));
-    }
+    case KnobType::kUint:
+      return parse_uint_value(k, text);
     case KnobType::kDouble: {
       const ParseResult<double> p = parse_real(text);
-      if (!p.ok) return fail(p.error);
-      return finish(p.value, p.value, 0);
+      if (!p.ok) return failed(p.error);
+      return checked(k, p.value, p.value, 0);
     }
     case KnobType::kBool:
-      if (text == "true" || text == "on") return finish(true, 0, 0);
-      if (text == "false" || text == "off") return finish(false, 0, 0);
-      return fail("must be true or false");
+      if (text == "true" || text == "on") return checked(k, true, 0, 0);
+      if (text == "false" || text == "off") return checked(k, false, 0, 0);
+      return failed("must be true or false");
     case KnobType::kTime:
     case KnobType::kBytes:
     case KnobType::kRate: {
       const ParseResult<int64_t> p = k.type == KnobType::kTime    ? parse_time_ps(text)
                                      : k.type == KnobType::kBytes ? parse_bytes(text)
                                                                   : parse_rate_bps(text);
-      if (!p.ok) return fail(p.error);
-      return finish(p.value, static_cast<double>(p.value), p.value);
+      if (!p.ok) return failed(p.error);
+      return checked(k, p.value, static_cast<double>(p.value), p.value);
     }
     case KnobType::kLength: {
       const ParseResult<double> p = parse_length_m(text);
-      if (!p.ok) return fail(p.error);
-      return finish(p.value, p.value, 0);
+      if (!p.ok) return failed(p.error);
+      return checked(k, p.value, p.value, 0);
     }
     case KnobType::kEnum:
       for (const std::string& choice : k.choices) {
-        if (choice == text) return finish(std::string(text), 0, 0);
+        if (choice == text) return checked(k, std::string(text), 0, 0);
       }
-      return fail("must be one of: " + join(k.choices));
+      return failed("must be one of: " + join(k.choices));
     case KnobType::kString:
-      return finish(std::string(text), 0, 0);
-    case KnobType::kIntList: {
-      std::vector<int64_t> values;
-      if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
-        text = text.substr(1, text.size() - 2);  // the form `get` prints
-      }
-      if (text.find_first_not_of(' ') == std::string_view::npos) {  // [] = no values
-        r.value = std::move(values);
-        r.ok = true;
-        return r;
-      }
-      for (size_t at = 0; at <= text.size();) {
-        size_t comma = text.find(',', at);
-        if (comma == std::string_view::npos) comma = text.size();
-        std::string_view item = text.substr(at, comma - at);
-        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-        const ParseResult<int64_t> p = parse_integer(item);
-        if (!p.ok) return fail(p.error + " (expected a list of integers like [1, 2, 4])");
-        if (p.value < std::numeric_limits<int>::min() || p.value > std::numeric_limits<int>::max()) {
-          return fail(quoted(item) + " is too large");
-        }
-        std::string error = check_number(k, static_cast<double>(p.value), p.value);
-        if (!error.empty()) return fail(std::move(error));
-        values.push_back(p.value);
-        at = comma + 1;
-      }
-      r.value = std::move(values);
-      r.ok = true;
-      return r;
-    }
-    case KnobType::kStringList: {
-      if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
-        text = text.substr(1, text.size() - 2);  // the form `get` prints
-      }
-      std::string joined;
-      if (text.find_first_not_of(' ') == std::string_view::npos) return finish(joined, 0, 0);
-      for (size_t at = 0; at <= text.size();) {
-        size_t comma = text.find(',', at);
-        if (comma == std::string_view::npos) comma = text.size();
-        std::string_view item = text.substr(at, comma - at);
-        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-        if (item.empty()) return fail("empty name in the list (expected names like [a, b])");
-        joined += (joined.empty() ? "" : ",") + std::string(item);
-        at = comma + 1;
-      }
-      return finish(std::move(joined), 0, 0);
-    }
+      return checked(k, std::string(text), 0, 0);
+    case KnobType::kIntList:
+      return parse_int_list(k, text);
+    case KnobType::kStringList:
+      return parse_string_list(k, text);
     case KnobType::kSizeCdf:
     case KnobType::kFlowList:
       break;
   }
-  return fail(k.type == KnobType::kFlowList ? "expected a list of [src, dst, size, start] flows"
-                                            : "expected a list of [size, cumulative probability] pairs");
+  return failed(k.type == KnobType::kFlowList
+                    ? "expected a list of [src, dst, size, start] flows"
+                    : "expected a list of [size, cumulative probability] pairs");
 }
 
 std::string knob_default(const Knob& k) { return k.get(Scenario{}); }

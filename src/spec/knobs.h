@@ -105,46 +105,9 @@ ParseResult<double> parse_real(std::string_view text);
 // The markdown key reference printed by `fabricsim keys` (docs/scenario-keys.md is its output).
 std::string render_keys_markdown();
 
-// The registry's entries; defined in knob_registry.cpp. Callers use knobs().
+// The registry's entries: the area tables of spec/knob_tables.h in order (knob_registry.cpp).
+// Callers use knobs().
 std::vector<Knob> build_knob_registry();
-// The PFC, ECN and congestion-control entries (knob_registry_cc.cpp), appended by the above.
-void add_congestion_knobs(std::vector<Knob>& k);
-// RoCE spraying, out-of-order placement and the reorder buffer (knob_registry_spray.cpp).
-void add_spray_knobs(std::vector<Knob>& k);
-// InfiniBand, transport service/operation, Subnet Manager, recovery and link faults
-// (knob_registry_ib.cpp).
-void add_infiniband_knobs(std::vector<Knob>& k);
-// Ultra Ethernet transport: fabric.uet.* (knob_registry_uet.cpp).
-void add_uet_knobs(std::vector<Knob>& k);
-// TCP and iWARP: fabric.tcp.* (knob_registry_tcp.cpp).
-void add_tcp_knobs(std::vector<Knob>& k);
-// The NIC/host latency profile, its overrides and ACK coalescing (knob_registry_nic.cpp).
-void add_nic_knobs(std::vector<Knob>& k);
-// The NIC connection-context cache (knob_registry_ctxcache.cpp).
-void add_ctxcache_knobs(std::vector<Knob>& k);
-// fabric.roce.qps_per_pair (knob_registry_ctxcache.cpp).
-void add_qps_per_pair_knob(std::vector<Knob>& k);
-// The GPU node model: GPUs per node, NVLink, PCIe, host memory, GPUDirect, PXN
-// (knob_registry_node.cpp).
-void add_node_knobs(std::vector<Knob>& k);
-// Ethernet load balancing: routing.load_balancing, routing.flowlet_gap, routing.te.*
-// (knob_registry_lb.cpp).
-void add_load_balancing_knobs(std::vector<Knob>& k);
-// Switch packet trimming and the per-port queue cap (knob_registry_trim.cpp).
-void add_trim_knobs(std::vector<Knob>& k);
-// Multi-plane fabrics: topology.planes, topology.plane_rate, fabric.planes.split,
-// faults.plane_down.* (knob_registry_planes.cpp).
-void add_planes_knobs(std::vector<Knob>& k);
-void add_topo_file_knobs(std::vector<Knob>& k);  // knob_registry_topo_file.cpp
-// outputs.flows.path (knob_registry_outputs.cpp).
-void add_flow_output_knobs(std::vector<Knob>& k);
-void add_fat_tree_knobs(std::vector<Knob>& k);   // knob_registry_fattree.cpp
-void add_ping_pong_knobs(std::vector<Knob>& k);  // knob_registry_pingpong.cpp
-void add_trace_knobs(std::vector<Knob>& k);  // knob_registry_trace.cpp: outputs.trace.*
-void add_dragonfly_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp
-void add_dragonfly_routing_knobs(std::vector<Knob>& k);  // knob_registry_dragonfly.cpp
-void add_telemetry_knobs(std::vector<Knob>& k);  // outputs.timeseries.* (knob_registry_telemetry.cpp)
-void add_report_knobs(std::vector<Knob>& k);  // knob_registry_report.cpp
 // For a key that was removed or renamed: a one-phrase pointer to what replaces it ("" if none).
 std::string retired_key_hint(std::string_view path);
 

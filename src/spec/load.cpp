@@ -9,6 +9,7 @@
 #include "core/checked.h"
 #include "core/units.h"
 #include "spec/knobs.h"
+#include "spec/load_checks.h"
 #include "spec/load_text.h"
 #include "spec/variants.h"
 #include "spec/scenario_file.h"
@@ -21,8 +22,9 @@ namespace {
 
 using workload::SizeCdfPoint;
 
-// The registry allows at most 2^24 hosts x 64 NICs (knob_registry.cpp), so a larger index is no
-// NIC; refusing it here also keeps it from being narrowed into the int the workload holds.
+// The registry allows at most 2^24 hosts x 64 NICs (knob_registry_topology.cpp), so a larger
+// index is no NIC; refusing it here also keeps it from being narrowed into the int the workload
+// holds.
 constexpr int64_t kMaxNicIndex = int64_t{1} << 30;
 
 class Loader {
@@ -50,10 +52,10 @@ class Loader {
     if (out_.scenario.node.gpus_per_node > 0 && !written("hosts.nics_per_host")) {
       out_.scenario.topology.nics_per_host = out_.scenario.node.gpus_per_node;
     }
-    check_conditions();
+    check_conditions(out_, file_order_);
     read_topology_file();
     size_dragonfly();
-    check_cross_fields();
+    check_cross_fields(out_, parsed_);
     if (!out_.scenario.jobs.empty()) {
       // With jobs: every job carries its own workload and training; top-level ones would be
       // silently unused.
@@ -238,7 +240,7 @@ class Loader {
       throw LoadError(SourceLocation{e.file(), e.line()}, e.key_path(), e.what());
     }
     if (nics % t.nics_per_host != 0) {
-      fail_cross("hosts.nics_per_host",
+      fail_cross(out_, parsed_, "hosts.nics_per_host",
                  "must divide the " + std::to_string(nics) + " NICs of " + t.file,
                  std::to_string(t.nics_per_host));
     }
@@ -331,7 +333,7 @@ class Loader {
           const auto it = sub.parsed_.find(k.path);
           if (it != sub.parsed_.end()) k.set(sub.out_.scenario, it->second);
         }
-        sub.check_conditions();
+        check_conditions(sub.out_, sub.file_order_);
       } catch (const LoadError& e) {
         throw LoadError(e.where(), base + "." + e.key_path(), e.message());
       }
@@ -483,56 +485,7 @@ class Loader {
     return flows;
   }
 
-  // Keys written for another workload kind or pattern are errors rather than silently ignored:
-  // `senders: 64` under pattern: permutation almost always means a forgotten `pattern: incast`.
-  void check_conditions() {
-    for (const std::string& path : file_order_) {
-      const Knob& k = *find_knob(path);
-      std::vector<Condition> failing;
-      for (const Condition& c : k.only_with) {
-        if (find_knob(c.key_path)->get(out_.scenario) != c.value) failing.push_back(c);
-      }
-      if (!failing.empty()) {
-        fail(out_.locations.at(path), path, "only valid with " + describe_conditions(failing));
-      }
-    }
-  }
-
   bool written(const std::string& path) const { return parsed_.count(path) != 0; }
-
-  void fail_cross(const std::string& path, std::string message, const std::string& dflt) const {
-    if (!written(path)) message += " (the default is " + dflt + ")";
-    fail(out_.locate(path), path, std::move(message));
-  }
-
-  void check_cross_fields() {
-    const Scenario& s = out_.scenario;
-    const auto kind = parsed_.find("topology.kind");
-    if (kind != parsed_.end() && std::get<std::string>(kind->second) == "leaf_spine" &&
-        s.topology.tiers != 2) {
-      fail(out_.locate("topology.tiers"), "topology.tiers",
-           "must be 2 with kind: leaf_spine (use kind: fat_tree for 3 tiers)");
-    }
-    if (s.workload.kind != workload::WorkloadKind::kPattern) return;
-    if (s.workload.pattern == workload::PatternKind::kPoisson && s.workload.duration_ps <= 0) {
-      fail(out_.locate("workload.duration"), "workload.duration",
-           "required with pattern: poisson, e.g. duration: 1ms");
-    }
-    if (s.workload.pattern == workload::PatternKind::kIncast) {
-      const int64_t nics = int64_t{s.topology.hosts} * s.topology.nics_per_host;
-      if (s.workload.incast_receiver >= nics) {
-        fail_cross("workload.receiver",
-                   "must be < " + std::to_string(nics) + ", the number of NICs",
-                   std::to_string(s.workload.incast_receiver));
-      }
-      if (s.workload.incast_senders >= nics) {
-        fail_cross("workload.senders",
-                   "must be < " + std::to_string(nics) +
-                       ", the number of NICs, since the receiver does not send",
-                   std::to_string(s.workload.incast_senders));
-      }
-    }
-  }
 
   std::map<std::string, int> override_index_;  // key path -> 1-based --set index
   std::map<std::string, KnobValue> parsed_;    // leaves written in the file or by --set

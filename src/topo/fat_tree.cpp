@@ -57,18 +57,16 @@ Shape shape_of(const TopologySpec& spec) {
                                            std::to_string(spec.tiers));
   }
   const detail::LeafPorts ports = detail::leaf_ports(spec);
+  // The tiers' sizes are tree_sizes' (shape_counts.cpp counts the same fabric from them); what
+  // follows refuses the shapes they cannot be built as.
+  const detail::TreeSizes z = detail::tree_sizes(spec);
   Shape s;
   s.down = ports.down;
   s.up = ports.up;
-  s.nics = spec.hosts * spec.nics_per_host;
+  s.nics = static_cast<int>(z.nics);
   const int half = spec.radix / 2;
   if (spec.tiers == 2) {
-    const int leaves = (s.nics + s.down - 1) / s.down;
-    s.leaves = leaves;
-    s.top = spec.upper_tiers == UpperTiers::kFull
-                ? s.up
-                : detail::fewest_top_switches(leaves, s.up, spec.radix);
-    s.cables_per_pair = s.up / s.top;
+    const int64_t leaves = z.leaves;
     if (leaves > spec.radix) {
       throw InputError("hosts.count",
                        std::to_string(s.nics) + " NICs need " + std::to_string(leaves) +
@@ -77,13 +75,16 @@ Shape shape_of(const TopologySpec& spec) {
                            " leaves (" + std::to_string(spec.radix * s.down) +
                            " NICs); use topology.tiers: 3 or a larger radix");
     }
+    s.leaves = static_cast<int>(leaves);
+    s.top = static_cast<int>(z.top);
+    s.cables_per_pair = s.up / s.top;
   } else {
     if (s.up > half) {
       throw InputError("topology.oversubscription",
                        "a 3-tier fat-tree needs oversubscription >= 1 (edge uplinks <= k/2)");
     }
     const int per_pod = half * s.down;
-    const int pods = (s.nics + per_pod - 1) / per_pod;
+    const int64_t pods = z.pods;
     if (pods > spec.radix) {
       throw InputError("hosts.count",
                        std::to_string(s.nics) + " NICs need " + std::to_string(pods) +
@@ -91,11 +92,9 @@ Shape shape_of(const TopologySpec& spec) {
                            " fat-tree holds at most " + std::to_string(spec.radix) + " pods (" +
                            std::to_string(spec.radix * per_pod) + " NICs)");
     }
-    s.leaves = (s.nics + s.down - 1) / s.down;
-    s.pods = pods;
-    s.top = spec.upper_tiers == UpperTiers::kFull
-                ? half
-                : detail::fewest_top_switches(pods, half, spec.radix);
+    s.leaves = static_cast<int>(z.leaves);
+    s.pods = static_cast<int>(pods);
+    s.top = static_cast<int>(z.top);
     s.cables_per_pair = half / s.top;
   }
   return s;
@@ -133,10 +132,8 @@ detail::LeafPorts detail::leaf_ports(const TopologySpec& spec) {
   }
   if (spec.hosts < 2) throw InputError("hosts.count", "must be >= 2");
   if (spec.nics_per_host < 1) throw InputError("hosts.nics_per_host", "must be >= 1");
-  LeafPorts p;
+  const LeafPorts p = split_leaf_ports(spec);
   const double down = spec.radix * spec.oversubscription / (spec.oversubscription + 1.0);
-  p.down = static_cast<int>(std::lround(down));
-  p.up = spec.radix - p.down;
   if (std::fabs(down - p.down) > 1e-9 || p.up < 1) {
     throw InputError("topology.oversubscription",
                      "radix " + std::to_string(spec.radix) + " cannot be split into down:up = " +

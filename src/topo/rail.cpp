@@ -53,6 +53,9 @@ RailShape rail_shape(const TopologySpec& spec) {
   }
   RailShape s;
   s.ports = leaf_ports(spec);
+  // The sizes are rail_sizes' (shape_counts.cpp counts the same fabric from them); what follows
+  // refuses the shapes they cannot be built as.
+  const RailSizes z = rail_sizes(spec);
   s.rails = spec.nics_per_host;
   const int radix = spec.radix;
   if (s.rails > radix) {
@@ -62,8 +65,8 @@ RailShape rail_shape(const TopologySpec& spec) {
             std::to_string(radix) + " leaves a spine of radix " + std::to_string(radix) +
             " can join; use fewer NICs per host or a larger topology.radix");
   }
-  s.leaves_per_rail = (spec.hosts + s.ports.down - 1) / s.ports.down;
-  const int64_t leaves = int64_t{s.rails} * s.leaves_per_rail;
+  s.leaves_per_rail = static_cast<int>(z.leaves_per_rail);
+  const int64_t leaves = z.leaves;
   if (leaves > radix) {
     const int max_nodes = radix / s.rails * s.ports.down;
     throw InputError("hosts.count",
@@ -77,8 +80,7 @@ RailShape rail_shape(const TopologySpec& spec) {
                          "fabric is not implemented)");
   }
   s.leaves = static_cast<int>(leaves);
-  const int up = s.ports.up;
-  s.spines = spec.upper_tiers == UpperTiers::kFull ? up : fewest_top_switches(leaves, up, radix);
+  s.spines = static_cast<int>(z.spines);
   return s;
 }
 

@@ -1,6 +1,7 @@
 // Builds topologies into a net::Network and says what was built.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,23 @@ void check_shape(const TopologySpec& spec);
 // check_shape.
 BuiltTopology build(const TopologySpec& spec, const FabricParams& params, net::Network& net);
 
+// What build() creates for `spec`, counted in closed form without building it (shape_counts.cpp),
+// for every kind: the memory pre-flight (preflight/resources.cpp) multiplies these by the
+// simulator's type sizes. tests/topo/shape_counts_test.cpp checks them against built fabrics.
+struct ShapeCounts {
+  int64_t nics = 0;
+  int64_t switches = 0;  // multi-plane: the NICs' plane selectors included
+  int64_t cables = 0;
+  int64_t leaves = 0;  // switches with NICs cabled to them
+  int64_t up = 0;      // uplinks of a leaf (fat-tree, rail); a Dragonfly switch's local + global
+  int64_t radix = 0;   // the largest switch's port count
+};
+// REQUIRES: check_shape(spec) passed, except that any int inputs are counted without wrapping
+// (64-bit arithmetic; InputError naming hosts.count if even that overflows), so the pre-flight can
+// refuse an unchecked scenario by the bytes it needs. Reads the file for kind file; Dragonfly
+// throws like check_shape.
+ShapeCounts shape_counts(const TopologySpec& spec);
+
 // ---- Shared by the builders; not an interface for other layers. ----
 namespace detail {
 
@@ -50,6 +68,30 @@ struct LeafPorts {
 // Checks radix, oversubscription, hosts.count and hosts.nics_per_host, which every kind shares,
 // and splits the leaf's ports (fat_tree.cpp). Throws InputError naming the key.
 LeafPorts leaf_ports(const TopologySpec& spec);
+// The same split without the checks: down = round(radix x o / (o + 1)), up = radix - down.
+LeafPorts split_leaf_ports(const TopologySpec& spec);
+
+// The sizes of a fat-tree's or leaf-spine's tiers (fat_tree.cpp), in 64-bit arithmetic and
+// without checks: build_fat_tree builds them once check_shape passed, shape_counts counts them.
+struct TreeSizes {
+  LeafPorts ports;
+  int64_t nics = 0;
+  int64_t leaves = 0;  // leaves (2 tiers) or edges (3 tiers): ceil(nics / down)
+  int64_t pods = 0;    // 3 tiers: ceil(nics / (k/2 x down))
+  int64_t top = 0;     // 2 tiers: spines; 3 tiers: cores per group (C)
+};
+TreeSizes tree_sizes(const TopologySpec& spec);
+
+// The same for a rail-optimized fabric (rail.cpp): nics_per_host rails of ceil(hosts / down)
+// leaves each, and the spines joining them.
+struct RailSizes {
+  LeafPorts ports;
+  int64_t rails = 0;
+  int64_t leaves_per_rail = 0;
+  int64_t leaves = 0;
+  int64_t spines = 0;
+};
+RailSizes rail_sizes(const TopologySpec& spec);
 
 // The switches one tier up when `below` switches each spread `uplinks` cables evenly over all
 // of them, radix `radix`: the smallest divisor S of `uplinks` with below x uplinks / S <= radix,
