@@ -18,7 +18,6 @@
 #include "core/error.h"
 #include "resolve/resolve.h"
 #include "output/report/report.h"
-#include "output/staged_dir.h"
 #include "output/sweep_table.h"
 #include "spec/load.h"
 #include "engine/run.h"
@@ -210,7 +209,7 @@ void prepare_dir(const fs::path& dir) {
 }
 
 // A finished run: its result.json exists (a run writes through a staging directory renamed into
-// place, output/staged_dir.h, so it is complete) and is not partial (an interrupted run).
+// place, cli/staged_dir.h, so it is complete) and is not partial (an interrupted run).
 bool read_finished(const fs::path& dir, std::map<std::string, double>& metrics) {
   std::ifstream in(dir / "result.json");
   if (!in) return false;

@@ -9,9 +9,9 @@
 #include <stdexcept>
 
 #include "core/units.h"
-#include "output/describe.h"
 #include "output/flow_stats.h"
-#include "output/staged_dir.h"
+#include "output/marker.h"
+#include "output/usd.h"
 #include "output/write.h"
 
 namespace fabricsim::output {
@@ -374,12 +374,6 @@ void write_compare_files(const std::filesystem::path& root, const FabricRuns& ru
   write_marker(root);
   for (const auto& [fabric, result] : runs) write_run_files(root / fabric, result);
   write_text(root / "compare.csv", compare_csv_text(runs));
-}
-
-void write_compare_outputs(const std::string& dir, const FabricRuns& runs) {
-  StagedDir staged(dir);
-  write_compare_files(staged.path(), runs);
-  staged.commit();
 }
 
 }  // namespace fabricsim::output
