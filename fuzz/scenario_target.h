@@ -211,7 +211,7 @@ inline Outcome run_input(std::string_view yaml, const Budget& budget = {},
     detail::expect_one_line(scenario::format_input_error(loaded, e));
     return Outcome::kBuildRefused;
   }
-  // What `fabricsim run` writes, formatted in memory (write_run_outputs adds only the files):
+  // What `fabricsim run` writes, formatted in memory (write_run_files adds only the files):
   // a json exception here (e.g. a string that is not UTF-8) would lose a finished run.
   output::format_summary(result);
   output::result_json_text(result);

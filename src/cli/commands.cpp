@@ -9,17 +9,17 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cli/describe.h"
 #include "cli/fabric_scope.h"
 #include "cli/interrupt.h"
+#include "cli/progress.h"
+#include "cli/staged_dir.h"
 #include "core/error.h"
 #include "core/rss.h"
 #include "core/units.h"
 #include "resolve/resolve.h"
 #include "output/compare.h"
 #include "output/report/report.h"
-#include "output/describe.h"
-#include "output/progress.h"
-#include "output/staged_dir.h"
 #include "output/summary.h"
 #include "output/write.h"
 #include "resolve/infiniband.h"
@@ -117,17 +117,17 @@ std::string skipped_note(const std::vector<std::pair<std::string, std::vector<Sk
   return out + "\n";
 }
 
-// Checks the output directory and creates its staging directory (output/staged_dir.h) before
+// Checks the output directory and creates its staging directory (cli/staged_dir.h) before
 // anything is simulated, so a bad one costs no run; "" = none asked for. On failure prints the
 // one line (`fabricsim: --out DIR: reason`, or the outputs.dir key's location when the directory
 // came from the scenario) and returns false.
 bool stage_output(const std::string& dir, bool from_option, const scenario::LoadedScenario& loaded,
-                  std::unique_ptr<output::StagedDir>& staged) {
+                  std::unique_ptr<StagedDir>& staged) {
   if (dir.empty()) return true;
   try {
-    staged = std::make_unique<output::StagedDir>(dir);
+    staged = std::make_unique<StagedDir>(dir);
     return true;
-  } catch (const output::OutputDirError& e) {
+  } catch (const OutputDirError& e) {
     std::string line = from_option ? "fabricsim: --out " + dir + ": " + e.what()
                                    : scenario::format_error_line(loaded.locate("outputs.dir"),
                                                                  "outputs.dir",
@@ -231,12 +231,12 @@ int run_command(const RunArgs& args) {
     return kExitBadInput;
   }
   InterruptGuard interrupt;  // from here on a signal stops the run and the files are written
-  std::unique_ptr<output::StagedDir> staged;
+  std::unique_ptr<StagedDir> staged;
   if (!stage_output(out_dir, !args.out_dir.empty(), loaded, staged)) return kExitBadInput;
 
   scenario::RunResult result;
   {
-    output::ProgressBar bar;
+    ProgressBar bar;
     scenario::RunOptions options;
     options.progress = bar.callback();
     options.stop = interrupt.flag();
@@ -260,7 +260,7 @@ int run_command(const RunArgs& args) {
       if (loaded.scenario.report == scenario::ReportFormat::kHtml) {
         output::write_report(staged->path());
       }
-      files_written_line = output::files_written(staged->path());
+      files_written_line = files_written(staged->path());
       staged->commit();
     } catch (const std::runtime_error& e) {
       std::cerr << "fabricsim: " << e.what() << "\n";
@@ -372,7 +372,7 @@ int compare_command(const CompareArgs& args) {
   InterruptGuard interrupt;  // from here on a signal stops the run and the files are written
   const bool out_option = !args.out_dir.empty();
   const std::string out_dir = out_option ? args.out_dir : runs.front().loaded.scenario.output_dir;
-  std::unique_ptr<output::StagedDir> staged;
+  std::unique_ptr<StagedDir> staged;
   if (!stage_output(out_dir, out_option, runs.front().loaded, staged)) return kExitBadInput;
 
   std::vector<std::pair<std::string, std::vector<SkippedKey>>> skipped;
@@ -381,7 +381,7 @@ int compare_command(const CompareArgs& args) {
 
   output::FabricRuns results;
   {
-    output::ProgressBar bar;
+    ProgressBar bar;
     for (size_t i = 0; i < runs.size(); ++i) {
       scenario::RunOptions options;
       bar.begin_run(runs[i].fabric, static_cast<int>(i + 1), static_cast<int>(runs.size()));
@@ -423,7 +423,7 @@ int compare_command(const CompareArgs& args) {
         for (const auto& [fabric, result] : results) output::write_report(staged->path() / fabric);
         output::write_report(staged->path());
       }
-      files_written_line = output::files_written(staged->path());
+      files_written_line = files_written(staged->path());
       staged->commit();
     } catch (const std::runtime_error& e) {
       std::cerr << "fabricsim: " << e.what() << "\n";
@@ -488,7 +488,7 @@ int describe_command(const CompareArgs& args) {
     if (!load(args.file, args.sets, args.unsets, p.loaded)) return kExitBadInput;
     runs.push_back(std::move(p));
   }
-  std::vector<output::Described> all;
+  std::vector<Described> all;
   for (const Prepared& p : runs) {
     try {
       (void)scenario::resolve(p.loaded.scenario);
@@ -501,7 +501,7 @@ int describe_command(const CompareArgs& args) {
       return kExitBadInput;
     }
   }
-  std::cout << output::format_describe(all);
+  std::cout << format_describe(all);
   return kExitOk;
 }
 

@@ -30,7 +30,7 @@ struct RunArgs : MemoryLimitArg {
   std::string out_dir;              // "" = the scenario's outputs.dir
 };
 
-// Checks and stages the output directory (output/staged_dir.h; a bad one is bad input, exit 2,
+// Checks and stages the output directory (cli/staged_dir.h; a bad one is bad input, exit 2,
 // before any simulation), simulates, prints the summary, then writes result.json, flows.csv and
 // run.json into the staging directory, which replaces the output directory as a whole. SIGINT or
 // SIGTERM stops the simulation early (cli/interrupt.h): the files are written marked partial.

@@ -77,32 +77,53 @@ std::string check_subcommand(const CLI::App& app, const std::string& word) {
   return "fabricsim: unknown subcommand '" + word + "'" + known + " (see fabricsim --help)";
 }
 
-int dispatch(int argc, char** argv) {
-  CLI::App app{"fabricsim: packet-level simulator of AI-training network fabrics", "fabricsim"};
-  // At most one subcommand; none is reported below with the list (CLI11's "A subcommand is
-  // required" names none, and would hide an unknown option such as -x).
-  app.require_subcommand(0, 1);
-  app.set_version_flag("--version", std::string("fabricsim ") + FABRICSIM_VERSION,
-                       "Print the version (and git commit, when built from a checkout) and exit");
-  app.footer(
-      "Run `fabricsim SUBCOMMAND --help` for a subcommand's options. Without a subcommand "
-      "fabricsim prints this help and exits with 2, like any other command-line error.");
-
+// Every subcommand's CLI11 handle and the variables its options fill. CLI11 keeps pointers to
+// these, so one object lives through parsing and running (never copied or moved).
+struct Subcommands {
+  CLI::App* run = nullptr;
   fabricsim::cli::RunArgs run_args;
-  CLI::App* run = app.add_subcommand(
-      "run", "Simulate a scenario: summary on stdout, result files in --out or outputs.dir");
-  run->add_option("file", run_args.file, "Scenario YAML file")->required();
-  add_set_option(run, run_args.sets);
-  add_max_memory_option(run, run_args.max_memory);
-  add_unset_option(run, run_args.unsets);
-  run->add_option("--out", run_args.out_dir,
-                  "Directory for result.json, flows.csv and run.json (default: outputs.dir)");
-
+  CLI::App* compare = nullptr;
   fabricsim::cli::CompareArgs compare_args;
-  CLI::App* compare = app.add_subcommand(
+  CLI::Option* fabrics_option = nullptr;
+  CLI::App* validate = nullptr;
+  std::string validate_file;
+  std::vector<std::string> validate_sets;
+  std::vector<std::string> validate_unsets;
+  fabricsim::cli::MemoryLimitArg validate_limit;
+  CLI::App* keys = nullptr;
+  CLI::App* topology_export = nullptr;
+  std::string export_file;
+  std::vector<std::string> export_sets;
+  std::vector<std::string> export_unsets;
+  CLI::App* describe = nullptr;
+  fabricsim::cli::CompareArgs describe_args;
+  CLI::Option* describe_fabrics = nullptr;
+  CLI::App* sweep = nullptr;
+  fabricsim::cli::SweepArgs sweep_args;
+  CLI::App* report = nullptr;
+  std::string report_dir;
+
+  Subcommands() { describe_args.fabrics = ""; }  // describe: no --fabrics = the file as it is
+  Subcommands(const Subcommands&) = delete;
+  Subcommands& operator=(const Subcommands&) = delete;
+};
+
+void add_run(CLI::App& app, Subcommands& c) {
+  c.run = app.add_subcommand(
+      "run", "Simulate a scenario: summary on stdout, result files in --out or outputs.dir");
+  c.run->add_option("file", c.run_args.file, "Scenario YAML file")->required();
+  add_set_option(c.run, c.run_args.sets);
+  add_max_memory_option(c.run, c.run_args.max_memory);
+  add_unset_option(c.run, c.run_args.unsets);
+  c.run->add_option("--out", c.run_args.out_dir,
+                    "Directory for result.json, flows.csv and run.json (default: outputs.dir)");
+}
+
+void add_compare(CLI::App& app, Subcommands& c) {
+  c.compare = app.add_subcommand(
       "compare",
       "Run one scenario on each fabric and print one table (rows = metrics, columns = fabrics)");
-  compare->footer(
+  c.compare->footer(
       "Each run sets fabric.technology to its fabric and keeps everything else a key of both "
       "fabrics sets. Keys of one fabric apply only to its run: fabric.ib.*, routing.sm.* and "
       "faults.credit_loss.* to ib; fabric.pfc.*, fabric.ecn.*, fabric.roce.* (except "
@@ -113,95 +134,142 @@ int dispatch(int argc, char** argv) {
       "keys each run left out; none is reinterpreted. A value a fabric cannot model (e.g. "
       "fabric.link.loss_rate on ib) is refused before any run with the usual one-line error. "
       "--set fabric.technology is refused: --fabrics chooses.\n");
-  compare->add_option("file", compare_args.file, "Scenario YAML file")->required();
-  CLI::Option* fabrics_option =
-      compare
-          ->add_option("--fabrics", compare_args.fabrics,
+  c.compare->add_option("file", c.compare_args.file, "Scenario YAML file")->required();
+  c.fabrics_option =
+      c.compare
+          ->add_option("--fabrics", c.compare_args.fabrics,
                        "Comma-separated fabrics to run, in table order; allowed: ib, roce, uet. "
                        "A file with variants: runs its variants instead (README, Compare fabrics)")
           ->type_name("LIST")
           ->capture_default_str();
-  add_set_option(compare, compare_args.sets);
-  add_max_memory_option(compare, compare_args.max_memory);
-  add_unset_option(compare, compare_args.unsets);
-  compare->add_option("--out", compare_args.out_dir,
-                      "Directory for compare.csv and one result directory per fabric, "
-                      "DIR/<fabric>/result.json etc. (default: outputs.dir)");
+  add_set_option(c.compare, c.compare_args.sets);
+  add_max_memory_option(c.compare, c.compare_args.max_memory);
+  add_unset_option(c.compare, c.compare_args.unsets);
+  c.compare->add_option("--out", c.compare_args.out_dir,
+                        "Directory for compare.csv and one result directory per fabric, "
+                        "DIR/<fabric>/result.json etc. (default: outputs.dir)");
+}
 
-  std::string validate_file;
-  std::vector<std::string> validate_sets;
-  std::vector<std::string> validate_unsets;
-  CLI::App* validate =
+// validate and keys.
+void add_validate_and_keys(CLI::App& app, Subcommands& c) {
+  c.validate =
       app.add_subcommand("validate", "Check a scenario without simulating; errors exit with 2");
-  validate->add_option("file", validate_file, "Scenario YAML file")->required();
-  add_set_option(validate, validate_sets);
-  fabricsim::cli::MemoryLimitArg validate_limit;
-  add_max_memory_option(validate, validate_limit.max_memory);
-  add_unset_option(validate, validate_unsets);
+  c.validate->add_option("file", c.validate_file, "Scenario YAML file")->required();
+  add_set_option(c.validate, c.validate_sets);
+  add_max_memory_option(c.validate, c.validate_limit.max_memory);
+  add_unset_option(c.validate, c.validate_unsets);
 
-  CLI::App* keys = app.add_subcommand(
-      "keys", "Print every scenario key with type, default and range (markdown)");
+  c.keys = app.add_subcommand("keys",
+                              "Print every scenario key with type, default and range (markdown)");
+}
 
-  std::string export_file;
-  std::vector<std::string> export_sets;
-  std::vector<std::string> export_unsets;
-  CLI::App* topology_export = app.add_subcommand(
+void add_topology_export(CLI::App& app, Subcommands& c) {
+  c.topology_export = app.add_subcommand(
       "topology-export",
       "Print the scenario's topology in the native topology-file form (topology.kind: file)");
-  topology_export->add_option("file", export_file, "Scenario YAML file")->required();
-  add_set_option(topology_export, export_sets);
-  add_unset_option(topology_export, export_unsets);
+  c.topology_export->add_option("file", c.export_file, "Scenario YAML file")->required();
+  add_set_option(c.topology_export, c.export_sets);
+  add_unset_option(c.topology_export, c.export_unsets);
+}
 
-  fabricsim::cli::CompareArgs describe_args;
-  describe_args.fabrics = "";
-  CLI::App* describe = app.add_subcommand(
+void add_describe(CLI::App& app, Subcommands& c) {
+  c.describe = app.add_subcommand(
       "describe",
       "Print the fabric the scenario builds, its bill of materials with cost and power (each "
       "figure's confidence beside it) and the simulation's memory estimate, without simulating");
-  describe->add_option("file", describe_args.file, "Scenario YAML file")->required();
-  CLI::Option* describe_fabrics =
-      describe
-          ->add_option("--fabrics", describe_args.fabrics,
+  c.describe->add_option("file", c.describe_args.file, "Scenario YAML file")->required();
+  c.describe_fabrics =
+      c.describe
+          ->add_option("--fabrics", c.describe_args.fabrics,
                        "Comma-separated fabrics to describe side by side (ib, roce, uet); a "
                        "file with variants: describes its variants")
           ->type_name("LIST");
-  add_set_option(describe, describe_args.sets);
-  add_unset_option(describe, describe_args.unsets);
+  add_set_option(c.describe, c.describe_args.sets);
+  add_unset_option(c.describe, c.describe_args.unsets);
+}
 
-  // sweep (cli/sweep.h, docs/sweep.md): each point and seed a `run` process of this binary.
-  fabricsim::cli::SweepArgs sweep_args;
-  CLI::App* sweep = app.add_subcommand(
+// sweep (cli/sweep.h, docs/sweep.md): each point and seed a `run` process of this binary.
+void add_sweep(CLI::App& app, Subcommands& c) {
+  c.sweep = app.add_subcommand(
       "sweep",
       "Run the cartesian product of --param values with --seeds seeds each, as parallel runs; "
       "resumable; sweep.csv, sweep_aggregate.csv (mean, sd, 95% CI) and sweep.json in --out");
-  sweep->footer(
+  c.sweep->footer(
       "Seed i of every point is the file's seed + i. Finished runs (DIR/points/<id>/result.json) "
       "are skipped when the same command runs again. Exit: 0 all runs succeeded, 1 some failed "
       "(listed, the rest written), 2 bad input (nothing run). See docs/sweep.md.");
-  sweep->add_option("file", sweep_args.file, "Scenario YAML file")->required();
-  sweep
-      ->add_option("--param", sweep_args.params,
+  c.sweep->add_option("file", c.sweep_args.file, "Scenario YAML file")->required();
+  c.sweep
+      ->add_option("--param", c.sweep_args.params,
                    "A key and its values, e.g. --param fabric.ecn.kmin=50KB,100KB (repeatable; "
                    "the sweep runs every combination)")
       ->allow_extra_args(false)
       ->type_name("KEY=V1,V2,...")
       ->required();
-  sweep->add_option("--seeds", sweep_args.seeds, "Seeds per point (default 1)")->type_name("N");
-  sweep->add_option("--jobs", sweep_args.jobs, "Runs at once (default: the processors available)")
+  c.sweep->add_option("--seeds", c.sweep_args.seeds, "Seeds per point (default 1)")->type_name("N");
+  c.sweep
+      ->add_option("--jobs", c.sweep_args.jobs, "Runs at once (default: the processors available)")
       ->type_name("J");
-  sweep->add_option("--out", sweep_args.out_dir,
-                    "Directory for the sweep (default: outputs.dir + \"-sweep\")");
-  add_set_option(sweep, sweep_args.sets);
-  add_unset_option(sweep, sweep_args.unsets);
-  add_max_memory_option(sweep, sweep_args.max_memory);
+  c.sweep->add_option("--out", c.sweep_args.out_dir,
+                      "Directory for the sweep (default: outputs.dir + \"-sweep\")");
+  add_set_option(c.sweep, c.sweep_args.sets);
+  add_unset_option(c.sweep, c.sweep_args.unsets);
+  add_max_memory_option(c.sweep, c.sweep_args.max_memory);
+}
 
-  // report (cli/report.h, docs/report.md): report.html of an existing result directory.
-  std::string report_dir;
-  CLI::App* report = app.add_subcommand(
+// report (cli/report.h, docs/report.md): report.html of an existing result directory.
+void add_report(CLI::App& app, Subcommands& c) {
+  c.report = app.add_subcommand(
       "report",
       "Write DIR/report.html: Vega charts of a run, compare or sweep directory, one "
       "self-contained file that opens offline (docs/report.md)");
-  report->add_option("dir", report_dir, "Directory a run, compare or sweep wrote")->required();
+  c.report->add_option("dir", c.report_dir, "Directory a run, compare or sweep wrote")->required();
+}
+
+// Runs the subcommand the command line named.
+int run_parsed(Subcommands& c, const CLI::App& app) {
+  if (c.run->parsed()) return fabricsim::cli::run_command(c.run_args);
+  if (c.compare->parsed()) {
+    c.compare_args.fabrics_given = c.fabrics_option->count() > 0;
+    return fabricsim::cli::compare_command(c.compare_args);
+  }
+  if (c.validate->parsed())
+    return fabricsim::cli::validate_command(c.validate_file, c.validate_sets, c.validate_unsets,
+                                            c.validate_limit);
+  if (c.keys->parsed()) return fabricsim::cli::keys_command();
+  if (c.sweep->parsed()) return fabricsim::cli::sweep_command(c.sweep_args);
+  if (c.report->parsed()) return fabricsim::cli::report_command(c.report_dir);
+  if (c.describe->parsed()) {
+    c.describe_args.fabrics_given = c.describe_fabrics->count() > 0;
+    return fabricsim::cli::describe_command(c.describe_args);
+  }
+  if (c.topology_export->parsed()) {
+    return fabricsim::cli::topology_export_command(c.export_file, c.export_sets, c.export_unsets);
+  }
+  std::cerr << "fabricsim: a subcommand is required; available: " << known_subcommands(app)
+            << " (see fabricsim --help)\n";
+  return kExitBadInput;
+}
+
+int dispatch(int argc, char** argv) {
+  CLI::App app{"fabricsim: packet-level simulator of AI-training network fabrics", "fabricsim"};
+  // At most one subcommand; none is reported below with the list (CLI11's "A subcommand is
+  // required" names none, and would hide an unknown option such as -x).
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", std::string("fabricsim ") + FABRICSIM_VERSION,
+                       "Print the version (and git commit, when built from a checkout) and exit");
+  app.footer(
+      "Run `fabricsim SUBCOMMAND --help` for a subcommand's options. Without a subcommand "
+      "fabricsim prints this help and exits with 2, like any other command-line error.");
+  // In this order: `fabricsim --help` and the "available:" lists name them so.
+  Subcommands c;
+  add_run(app, c);
+  add_compare(app, c);
+  add_validate_and_keys(app, c);
+  add_topology_export(app, c);
+  add_describe(app, c);
+  add_sweep(app, c);
+  add_report(app, c);
 
   // Bare `fabricsim`: the help a newcomer needs, on stdout; exit 2 and one line on stderr so a
   // script that lost its subcommand does not pass for a successful run.
@@ -222,27 +290,7 @@ int dispatch(int argc, char** argv) {
     std::cerr << "fabricsim: " << e.what() << " (see fabricsim --help)\n";
     return kExitBadInput;
   }
-  if (run->parsed()) return fabricsim::cli::run_command(run_args);
-  if (compare->parsed()) {
-    compare_args.fabrics_given = fabrics_option->count() > 0;
-    return fabricsim::cli::compare_command(compare_args);
-  }
-  if (validate->parsed())
-    return fabricsim::cli::validate_command(validate_file, validate_sets, validate_unsets,
-                                            validate_limit);
-  if (keys->parsed()) return fabricsim::cli::keys_command();
-  if (sweep->parsed()) return fabricsim::cli::sweep_command(sweep_args);
-  if (report->parsed()) return fabricsim::cli::report_command(report_dir);
-  if (describe->parsed()) {
-    describe_args.fabrics_given = describe_fabrics->count() > 0;
-    return fabricsim::cli::describe_command(describe_args);
-  }
-  if (topology_export->parsed()) {
-    return fabricsim::cli::topology_export_command(export_file, export_sets, export_unsets);
-  }
-  std::cerr << "fabricsim: a subcommand is required; available: " << known_subcommands(app)
-            << " (see fabricsim --help)\n";
-  return kExitBadInput;
+  return run_parsed(c, app);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -18,7 +19,6 @@
 #include "core/error.h"
 #include "resolve/resolve.h"
 #include "output/report/report.h"
-#include "output/staged_dir.h"
 #include "output/sweep_table.h"
 #include "spec/load.h"
 #include "engine/run.h"
@@ -210,7 +210,7 @@ void prepare_dir(const fs::path& dir) {
 }
 
 // A finished run: its result.json exists (a run writes through a staging directory renamed into
-// place, output/staged_dir.h, so it is complete) and is not partial (an interrupted run).
+// place, cli/staged_dir.h, so it is complete) and is not partial (an interrupted run).
 bool read_finished(const fs::path& dir, std::map<std::string, double>& metrics) {
   std::ifstream in(dir / "result.json");
   if (!in) return false;
@@ -234,29 +234,165 @@ std::string file_bytes(const std::string& path) {
   return s.str();
 }
 
+// The --param list with the limits on seeds, jobs and runs checked; throws BadInput.
+std::vector<Param> parse_params(const SweepArgs& args) {
+  if (args.seeds < 1 || args.seeds > kMaxSeeds) {
+    throw BadInput("fabricsim: --seeds: must be 1.." + std::to_string(kMaxSeeds));
+  }
+  if (args.jobs < 0 || args.jobs > kMaxJobs) {
+    throw BadInput("fabricsim: --jobs: must be 1.." + std::to_string(kMaxJobs) +
+                   " (0 or none: one per processor available)");
+  }
+  if (args.params.empty())
+    throw BadInput("fabricsim: sweep: at least one --param KEY=V1,V2,... is needed");
+  std::vector<Param> params;
+  size_t runs = static_cast<size_t>(args.seeds);
+  for (const std::string& text : args.params) {
+    params.push_back(parse_param(text, params));
+    runs *= params.back().values.size();
+    if (runs > kMaxRuns) {
+      throw BadInput("fabricsim: --param " + text + ": the sweep would exceed " +
+                     std::to_string(kMaxRuns) + " runs (points x seeds)");
+    }
+  }
+  return params;
+}
+
+// --out, else the scenario's outputs.dir + "-sweep"; throws BadInput when there is neither.
+std::string sweep_out_dir(const SweepArgs& args, const scenario::LoadedScenario& base) {
+  if (!args.out_dir.empty()) return args.out_dir;
+  if (base.scenario.output_dir.empty()) {
+    throw BadInput("fabricsim: sweep: give --out DIR (the scenario has no outputs.dir)");
+  }
+  return base.scenario.output_dir + "-sweep";
+}
+
+// What the sweep runs: every (point, seed) in table.runs, and the `fabricsim run` commands of
+// those not finished earlier; command_run[i] is the index in table.runs of commands[i].
+struct SweepPlan {
+  output::SweepTable table;
+  std::vector<ChildCommand> commands;
+  std::vector<size_t> command_run;
+};
+
+// `fabricsim run FILE` of one point and seed, into DIR/points/<id>, logs in DIR/logs/.
+// `exe` is this binary (self_executable()).
+ChildCommand run_command(const std::string& exe, const SweepArgs& args,
+                         const std::vector<Param>& params, const std::vector<std::string>& values,
+                         uint64_t seed, const fs::path& dir, const std::string& id) {
+  ChildCommand c;
+  c.argv = {exe, "run", args.file};
+  for (const std::string& u : args.unsets) c.argv.insert(c.argv.end(), {"--unset", u});
+  for (const std::string& s : args.sets) c.argv.insert(c.argv.end(), {"--set", s});
+  for (size_t k = 0; k < params.size(); ++k) {
+    c.argv.insert(c.argv.end(), {"--set", params[k].key + "=" + values[k]});
+  }
+  c.argv.insert(c.argv.end(),
+                {"--set", "seed=" + std::to_string(seed), "--out", (dir / "points" / id).string()});
+  if (!args.max_memory.empty()) c.argv.insert(c.argv.end(), {"--max-memory", args.max_memory});
+  c.stdout_path = (dir / "logs" / (id + ".out")).string();
+  c.stderr_path = (dir / "logs" / (id + ".err")).string();
+  return c;
+}
+
+SweepPlan plan_sweep(const SweepArgs& args, const std::vector<Param>& params,
+                     const std::vector<std::vector<std::string>>& points, uint64_t first_seed,
+                     const fs::path& dir) {
+  SweepPlan plan;
+  output::SweepTable& table = plan.table;
+  table.file = args.file;
+  for (const Param& p : params) table.keys.push_back(p.key);
+  table.points = points;
+  for (int i = 0; i < args.seeds; ++i) table.seeds.push_back(first_seed + static_cast<uint64_t>(i));
+
+  std::string context = "file=" + std::to_string(fnv1a(file_bytes(args.file)));
+  for (const std::string& u : args.unsets) context += kSep + "unset=" + u;
+  for (const std::string& s : args.sets) context += kSep + "set=" + s;
+  const std::string exe = self_executable();
+  for (size_t p = 0; p < points.size(); ++p) {
+    for (uint64_t seed : table.seeds) {
+      output::SweepRun r;
+      r.point = p;
+      r.seed = seed;
+      r.id = run_id(context, params, points[p], seed);
+      if (read_finished(dir / "points" / r.id, r.metrics)) {
+        r.ok = r.reused = true;
+      } else {
+        plan.commands.push_back(run_command(exe, args, params, points[p], seed, dir, r.id));
+        plan.command_run.push_back(table.runs.size());
+      }
+      table.runs.push_back(std::move(r));
+    }
+  }
+  return plan;
+}
+
+// Fills `r` from how its `fabricsim run` ended; `interrupted()` is the sweep's own stop signal
+// (0 = none), which makes a run it stopped "not run" rather than failed.
+void record_outcome(output::SweepRun& r, const ChildOutcome& o, const ChildCommand& c,
+                    const fs::path& dir, const std::function<int()>& interrupted) {
+  if (!o.spawn_error.empty()) {
+    r.error = o.spawn_error;
+  } else if (o.exit_code != 0) {
+    const std::string why = first_line(c.stderr_path);
+    r.error = (o.signal ? "killed by signal " + std::to_string(o.signal)
+                        : "exit " + std::to_string(o.exit_code)) +
+              (why.empty() ? "" : ": " + why);
+    // Stopped by the sweep's own interrupt: not a failure of the point.
+    if (o.signal != 0 && o.signal == interrupted()) {
+      r.not_run = true;
+      r.error = "interrupted (signal " + std::to_string(o.signal) + ")";
+    }
+  } else if (!read_finished(dir / "points" / r.id, r.metrics)) {
+    r.error = "exit 0 but no complete result.json in points/" + r.id;
+    if (interrupted() != 0) r.not_run = true;  // stopped early: partial
+  } else {
+    r.ok = true;
+  }
+}
+
+// "  [3/17] <id>  ok (1.23 s)": one line per run as it ends.
+void print_run_line(size_t finished, size_t total, const output::SweepRun& r, double wall_seconds) {
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.2f s", wall_seconds);
+  std::cout << "  [" << finished << "/" << total << "] " << r.id << "  "
+            << (r.ok        ? "ok"
+                : r.not_run ? "interrupted"
+                            : "FAILED")
+            << " (" << secs << ")\n"
+            << std::flush;
+}
+
+// Runs the plan's commands, `jobs` at once, filling table.runs as each ends (the sweep's
+// interrupt stops the rest: they are marked not run). Returns how many started.
+size_t run_plan(SweepPlan& plan, int jobs, const fs::path& dir,
+                const std::function<int()>& interrupted) {
+  size_t finished = 0;
+  const std::vector<ChildOutcome> outcomes = run_children(
+      plan.commands, jobs,
+      [&](size_t i, const ChildOutcome& o) {
+        output::SweepRun& r = plan.table.runs[plan.command_run[i]];
+        record_outcome(r, o, plan.commands[i], dir, interrupted);
+        print_run_line(++finished, plan.commands.size(), r, o.wall_seconds);
+      },
+      interrupted);
+  size_t ran = 0;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    if (outcomes[i].started) {
+      ++ran;
+    } else {
+      plan.table.runs[plan.command_run[i]].not_run = true;
+      plan.table.runs[plan.command_run[i]].error = "not run (the sweep was interrupted)";
+    }
+  }
+  return ran;
+}
+
 }  // namespace
 
 int sweep_command(const SweepArgs& args) {
   try {
-    if (args.seeds < 1 || args.seeds > kMaxSeeds) {
-      throw BadInput("fabricsim: --seeds: must be 1.." + std::to_string(kMaxSeeds));
-    }
-    if (args.jobs < 0 || args.jobs > kMaxJobs) {
-      throw BadInput("fabricsim: --jobs: must be 1.." + std::to_string(kMaxJobs) +
-                     " (0 or none: one per processor available)");
-    }
-    if (args.params.empty())
-      throw BadInput("fabricsim: sweep: at least one --param KEY=V1,V2,... is needed");
-    std::vector<Param> params;
-    size_t runs = static_cast<size_t>(args.seeds);
-    for (const std::string& text : args.params) {
-      params.push_back(parse_param(text, params));
-      runs *= params.back().values.size();
-      if (runs > kMaxRuns) {
-        throw BadInput("fabricsim: --param " + text + ": the sweep would exceed " +
-                       std::to_string(kMaxRuns) + " runs (points x seeds)");
-      }
-    }
+    const std::vector<Param> params = parse_params(args);
     // The file with the common options alone: its seed and outputs.dir.
     scenario::LoadedScenario base;
     try {
@@ -267,26 +403,9 @@ int sweep_command(const SweepArgs& args) {
     const std::vector<std::vector<std::string>> points = cartesian(params);
     for (const auto& values : points) check_point(args, params, values);  // before any run
 
-    std::string out = args.out_dir;
-    if (out.empty()) {
-      if (base.scenario.output_dir.empty()) {
-        throw BadInput("fabricsim: sweep: give --out DIR (the scenario has no outputs.dir)");
-      }
-      out = base.scenario.output_dir + "-sweep";
-    }
+    const std::string out = sweep_out_dir(args, base);
     const fs::path dir(out);
     prepare_dir(dir);
-
-    output::SweepTable table;
-    table.file = args.file;
-    for (const Param& p : params) table.keys.push_back(p.key);
-    table.points = points;
-    for (int i = 0; i < args.seeds; ++i)
-      table.seeds.push_back(base.scenario.seed + static_cast<uint64_t>(i));
-
-    std::string context = "file=" + std::to_string(fnv1a(file_bytes(args.file)));
-    for (const std::string& u : args.unsets) context += kSep + "unset=" + u;
-    for (const std::string& s : args.sets) context += kSep + "set=" + s;
 
     // `fabricsim sweep ... | head` must not kill the sweep (and orphan its runs) when the pipe
     // closes: writes to a closed stdout fail quietly instead, and the CSVs are still written.
@@ -295,91 +414,16 @@ int sweep_command(const SweepArgs& args) {
     // files marked partial (so they run again on resume), the sweep's files are written, and the
     // sweep ends by the signal like `run` (cli/interrupt.h).
     InterruptGuard interrupt;
-    const std::string exe = self_executable();
-    std::vector<ChildCommand> commands;
-    std::vector<size_t> command_run;  // index into table.runs
-    for (size_t p = 0; p < points.size(); ++p) {
-      for (uint64_t seed : table.seeds) {
-        output::SweepRun r;
-        r.point = p;
-        r.seed = seed;
-        r.id = run_id(context, params, points[p], seed);
-        const fs::path run_dir = dir / "points" / r.id;
-        if (read_finished(run_dir, r.metrics)) {
-          r.ok = r.reused = true;
-        } else {
-          ChildCommand c;
-          c.argv = {exe, "run", args.file};
-          for (const std::string& u : args.unsets) c.argv.insert(c.argv.end(), {"--unset", u});
-          for (const std::string& s : args.sets) c.argv.insert(c.argv.end(), {"--set", s});
-          for (size_t k = 0; k < params.size(); ++k) {
-            c.argv.insert(c.argv.end(), {"--set", params[k].key + "=" + points[p][k]});
-          }
-          c.argv.insert(c.argv.end(),
-                        {"--set", "seed=" + std::to_string(seed), "--out", run_dir.string()});
-          if (!args.max_memory.empty())
-            c.argv.insert(c.argv.end(), {"--max-memory", args.max_memory});
-          c.stdout_path = (dir / "logs" / (r.id + ".out")).string();
-          c.stderr_path = (dir / "logs" / (r.id + ".err")).string();
-          commands.push_back(std::move(c));
-          command_run.push_back(table.runs.size());
-        }
-        table.runs.push_back(std::move(r));
-      }
-    }
+    SweepPlan plan = plan_sweep(args, params, points, base.scenario.seed, dir);
+    const output::SweepTable& table = plan.table;
     const int jobs = args.jobs > 0 ? args.jobs : available_cores();
-    const size_t skipped = table.runs.size() - commands.size();
+    const size_t skipped = table.runs.size() - plan.commands.size();
     std::cout << "sweep: " << points.size() << " point" << (points.size() == 1 ? "" : "s") << " x "
               << args.seeds << " seed" << (args.seeds == 1 ? "" : "s") << " = " << table.runs.size()
               << " runs in " << out << "/; " << skipped << " finished earlier (skipped), "
-              << commands.size() << " to run, " << jobs << " at once\n"
+              << plan.commands.size() << " to run, " << jobs << " at once\n"
               << std::flush;
-
-    const auto interrupted = [&]() -> int { return *interrupt.flag(); };
-    size_t finished = 0;
-    const std::vector<ChildOutcome> outcomes = run_children(
-        commands, jobs,
-        [&](size_t i, const ChildOutcome& o) {
-          output::SweepRun& r = table.runs[command_run[i]];
-          const fs::path run_dir = dir / "points" / r.id;
-          if (!o.spawn_error.empty()) {
-            r.error = o.spawn_error;
-          } else if (o.exit_code != 0) {
-            const std::string why = first_line(commands[i].stderr_path);
-            r.error = (o.signal ? "killed by signal " + std::to_string(o.signal)
-                                : "exit " + std::to_string(o.exit_code)) +
-                      (why.empty() ? "" : ": " + why);
-            // Stopped by the sweep's own interrupt: not a failure of the point.
-            if (o.signal != 0 && o.signal == interrupted()) {
-              r.not_run = true;
-              r.error = "interrupted (signal " + std::to_string(o.signal) + ")";
-            }
-          } else if (!read_finished(run_dir, r.metrics)) {
-            r.error = "exit 0 but no complete result.json in points/" + r.id;
-            if (interrupted() != 0) r.not_run = true;  // stopped early: partial
-          } else {
-            r.ok = true;
-          }
-          ++finished;
-          char secs[32];
-          std::snprintf(secs, sizeof secs, "%.2f s", o.wall_seconds);
-          std::cout << "  [" << finished << "/" << commands.size() << "] " << r.id << "  "
-                    << (r.ok        ? "ok"
-                        : r.not_run ? "interrupted"
-                                    : "FAILED")
-                    << " (" << secs << ")\n"
-                    << std::flush;
-        },
-        interrupted);
-    size_t ran = 0;
-    for (size_t i = 0; i < outcomes.size(); ++i) {
-      if (outcomes[i].started) {
-        ++ran;
-      } else {
-        table.runs[command_run[i]].not_run = true;
-        table.runs[command_run[i]].error = "not run (the sweep was interrupted)";
-      }
-    }
+    const size_t ran = run_plan(plan, jobs, dir, [&]() -> int { return *interrupt.flag(); });
 
     size_t failed = 0, not_run = 0;
     for (const output::SweepRun& r : table.runs) {

@@ -1,6 +1,6 @@
 // What a running simulation reports to its caller and how the caller asks it to stop early:
 // the plumbing between Simulation::run (engine/packet/simulation.h), a progress line
-// (output/progress.h) and the CLI's signal handler (cli/interrupt.h).
+// (cli/progress.h) and the CLI's signal handler (cli/interrupt.h).
 #pragma once
 
 #include <csignal>
@@ -9,7 +9,7 @@
 
 namespace fabricsim::scenario {
 
-// Where a run stands, for a progress line (output/progress.h).
+// Where a run stands, for a progress line (cli/progress.h).
 struct ProgressSample {
   double fraction = 0;      // of the work done, 0..1: messages delivered / messages the workload
                             // posts, or the share of stop_time elapsed if that is larger

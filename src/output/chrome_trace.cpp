@@ -199,6 +199,100 @@ FlowSample flow_sample(int64_t flows, int64_t max_flows) {
   return s;
 }
 
+namespace {
+
+// The metadata events naming each host (process) and track (thread) and fixing their order.
+void append_track_metadata(std::string& out, const std::vector<Track>& tracks) {
+  std::vector<uint32_t> pids;
+  for (const Track& t : tracks) pids.push_back(t.pid);
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  for (uint32_t pid : pids) {
+    append_metadata(out, "process_name", pid, 0, "name",
+                    nlohmann::json("host" + std::to_string(pid - kIdOffset)).dump());
+    append_metadata(out, "process_sort_index", pid, 0, "sort_index", std::to_string(pid));
+  }
+  for (size_t i = 0; i < tracks.size(); ++i) {
+    const Track& t = tracks[i];
+    append_metadata(out, "thread_name", t.pid, t.tid, "name", nlohmann::json(t.name).dump());
+    append_metadata(out, "thread_sort_index", t.pid, t.tid, "sort_index", std::to_string(i));
+  }
+}
+
+// One GPU span (collective, step, send/receive, compute) with the args of its category.
+void append_span_event(std::string& out, const workload::TraceLog& log, const Placed& p) {
+  const TraceSpan& s = log.spans[p.item];
+  append_event_head(out, log.labels[s.name], workload::name(s.cat), p.pid, p.tid, s.start_ps,
+                    s.end_ps);
+  out += ",\"args\":{\"rank\":";
+  out += std::to_string(s.rank);
+  switch (s.cat) {
+    case TraceCat::kCollective:
+      append_kv(out, "op", log.labels[s.name]);
+      append_kv(out, "algorithm", log.labels[s.detail]);
+      append_kv(out, "bytes", s.bytes);
+      append_kv(out, "collective", s.coll);
+      break;
+    case TraceCat::kStep:
+      append_kv(out, "op", log.labels[s.detail]);
+      append_kv(out, "step", s.index);
+      append_kv(out, "collective", s.coll);
+      break;
+    case TraceCat::kSend:
+    case TraceCat::kRecv:
+      append_kv(out, "op", log.labels[s.detail]);
+      append_kv(out, "peer", s.peer);
+      append_kv(out, "bytes", s.bytes);
+      append_kv(out, "step", s.index);
+      append_kv(out, "collective", s.coll);
+      break;
+    case TraceCat::kCompute:
+      append_kv(out, "phase", log.labels[s.name]);
+      append_kv(out, "training_step", s.index);
+      break;
+    case TraceCat::kFlow:
+      break;
+  }
+  if (s.unfinished) out += ",\"unfinished\":true";
+  out += "}}";
+}
+
+// One flow of a run without GPUs; an unfinished one ends at the end of the simulation.
+void append_flow_event(std::string& out, const scenario::FlowRecord& f, int64_t sim_end_ps,
+                       const Placed& p) {
+  const bool unfinished = f.finish_ps < 0;
+  append_event_head(out, "flow " + std::to_string(f.id), "flow", p.pid, p.tid, f.start_ps,
+                    unfinished ? sim_end_ps : f.finish_ps);
+  out += ",\"args\":{\"flow\":";
+  out += std::to_string(f.id);
+  append_kv(out, "src_nic", static_cast<int64_t>(f.src_nic));
+  append_kv(out, "dst_nic", static_cast<int64_t>(f.dst_nic));
+  append_kv(out, "peer", static_cast<int64_t>(f.dst_nic));  // an integer, as a GPU's peer
+  append_kv(out, "bytes", f.size_bytes);
+  append_kv(out, "fct_ps", f.fct_ps());
+  if (unfinished) out += ",\"unfinished\":true";
+  out += "}}";
+}
+
+// The closing otherData: the run, and for flows how they were sampled.
+void append_other_data(std::string& out, const scenario::RunResult& r, bool gpu,
+                       const FlowSample& sample) {
+  const workload::TraceLog& log = r.trace;
+  out += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"fabricsim\"";
+  append_kv(out, "scenario", r.scenario_name);
+  append_kv(out, "seed", static_cast<int64_t>(r.seed));
+  append_kv(out, "sim_end_ps", log.sim_end_ps);
+  if (!gpu) {
+    append_kv(out, "flows_total", static_cast<int64_t>(r.flows.size()));
+    append_kv(out, "flows_written", sample.kept);
+    append_kv(out, "flow_sample_every", sample.stride);
+    append_kv(out, "max_flows", log.max_flows);
+  }
+  out += "}}\n";
+}
+
+}  // namespace
+
 std::string chrome_trace_json_text(const scenario::RunResult& r) {
   const workload::TraceLog& log = r.trace;
   const bool gpu = !r.jobs.empty();
@@ -224,86 +318,18 @@ std::string chrome_trace_json_text(const scenario::RunResult& r) {
   std::string out;
   out.reserve(placed.size() * 200 + tracks.size() * 120 + 512);
   out += "{\"traceEvents\":[\n";
-  std::vector<uint32_t> pids;
-  for (const Track& t : tracks) pids.push_back(t.pid);
-  std::sort(pids.begin(), pids.end());
-  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
-  for (uint32_t pid : pids) {
-    append_metadata(out, "process_name", pid, 0, "name",
-                    nlohmann::json("host" + std::to_string(pid - kIdOffset)).dump());
-    append_metadata(out, "process_sort_index", pid, 0, "sort_index", std::to_string(pid));
-  }
-  for (size_t i = 0; i < tracks.size(); ++i) {
-    const Track& t = tracks[i];
-    append_metadata(out, "thread_name", t.pid, t.tid, "name", nlohmann::json(t.name).dump());
-    append_metadata(out, "thread_sort_index", t.pid, t.tid, "sort_index", std::to_string(i));
-  }
+  append_track_metadata(out, tracks);
   bool first = true;
   for (const Placed& p : placed) {
     if (!first) out += ",\n";
     first = false;
     if (gpu) {
-      const TraceSpan& s = log.spans[p.item];
-      append_event_head(out, log.labels[s.name], workload::name(s.cat), p.pid, p.tid, s.start_ps,
-                        s.end_ps);
-      out += ",\"args\":{\"rank\":";
-      out += std::to_string(s.rank);
-      switch (s.cat) {
-        case TraceCat::kCollective:
-          append_kv(out, "op", log.labels[s.name]);
-          append_kv(out, "algorithm", log.labels[s.detail]);
-          append_kv(out, "bytes", s.bytes);
-          append_kv(out, "collective", s.coll);
-          break;
-        case TraceCat::kStep:
-          append_kv(out, "op", log.labels[s.detail]);
-          append_kv(out, "step", s.index);
-          append_kv(out, "collective", s.coll);
-          break;
-        case TraceCat::kSend:
-        case TraceCat::kRecv:
-          append_kv(out, "op", log.labels[s.detail]);
-          append_kv(out, "peer", s.peer);
-          append_kv(out, "bytes", s.bytes);
-          append_kv(out, "step", s.index);
-          append_kv(out, "collective", s.coll);
-          break;
-        case TraceCat::kCompute:
-          append_kv(out, "phase", log.labels[s.name]);
-          append_kv(out, "training_step", s.index);
-          break;
-        case TraceCat::kFlow:
-          break;
-      }
-      if (s.unfinished) out += ",\"unfinished\":true";
-      out += "}}";
+      append_span_event(out, log, p);
     } else {
-      const scenario::FlowRecord& f = r.flows[p.item];
-      const bool unfinished = f.finish_ps < 0;
-      append_event_head(out, "flow " + std::to_string(f.id), "flow", p.pid, p.tid, f.start_ps,
-                        unfinished ? log.sim_end_ps : f.finish_ps);
-      out += ",\"args\":{\"flow\":";
-      out += std::to_string(f.id);
-      append_kv(out, "src_nic", static_cast<int64_t>(f.src_nic));
-      append_kv(out, "dst_nic", static_cast<int64_t>(f.dst_nic));
-      append_kv(out, "peer", static_cast<int64_t>(f.dst_nic));  // an integer, as a GPU's peer
-      append_kv(out, "bytes", f.size_bytes);
-      append_kv(out, "fct_ps", f.fct_ps());
-      if (unfinished) out += ",\"unfinished\":true";
-      out += "}}";
+      append_flow_event(out, r.flows[p.item], log.sim_end_ps, p);
     }
   }
-  out += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"fabricsim\"";
-  append_kv(out, "scenario", r.scenario_name);
-  append_kv(out, "seed", static_cast<int64_t>(r.seed));
-  append_kv(out, "sim_end_ps", log.sim_end_ps);
-  if (!gpu) {
-    append_kv(out, "flows_total", static_cast<int64_t>(r.flows.size()));
-    append_kv(out, "flows_written", sample.kept);
-    append_kv(out, "flow_sample_every", sample.stride);
-    append_kv(out, "max_flows", log.max_flows);
-  }
-  out += "}}\n";
+  append_other_data(out, r, gpu, sample);
   return out;
 }
 

@@ -9,9 +9,9 @@
 #include <stdexcept>
 
 #include "core/units.h"
-#include "output/describe.h"
 #include "output/flow_stats.h"
-#include "output/staged_dir.h"
+#include "output/marker.h"
+#include "output/usd.h"
 #include "output/write.h"
 
 namespace fabricsim::output {
@@ -128,18 +128,10 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   return m;
 }
 
-std::string format_compare_table(const FabricRuns& runs) {
-  std::vector<CompareMetrics> ms;
-  bool collective = false;
-  bool training = false;
-  for (const auto& [fabric, result] : runs) {
-    ms.push_back(compare_metrics(result));
-    collective |= ms.back().collective;
-    training |= ms.back().training;
-  }
-  const scenario::RunResult& first = runs.front().second;
+namespace {
 
-  // What every run shares: the scenario, the topology shape and the workload.
+// What every run shares, above the table: the scenario, the topology shape and the workload.
+std::string shared_text(const scenario::RunResult& first, const CompareMetrics& first_metrics) {
   std::string out =
       "  scenario   " + first.scenario_name + " (seed " + std::to_string(first.seed) + ")\n";
   const scenario::TopologySummary& t = first.topology;
@@ -160,11 +152,16 @@ std::string format_compare_table(const FabricRuns& runs) {
            format_bytes(pp.size_bytes) + ", " + std::to_string(pp.iterations) +
            " round trips (one-way latency = RTT / 2)\n";
   } else {
-    out += "  workload   " + std::to_string(ms.front().flows_total) + " flows\n";
+    out += "  workload   " + std::to_string(first_metrics.flows_total) + " flows\n";
   }
   out += "\n";
+  return out;
+}
 
-  std::vector<Row> rows;
+// The rows of what the workload achieved: flows, the collective or training step, ping-pong
+// latency, completion time, FCT, throughput and the steady-window goodput.
+void add_outcome_rows(const FabricRuns& runs, const std::vector<CompareMetrics>& ms,
+                      bool collective, bool training, std::vector<Row>& rows) {
   rows.push_back(make_row("flows completed", ms, [](const CompareMetrics& m) -> Cell {
     return {std::to_string(m.flows_completed) + " / " + std::to_string(m.flows_total),
             std::nullopt};
@@ -216,6 +213,11 @@ std::string format_compare_table(const FabricRuns& runs) {
       return {fixed(100 * m.steady_min_fraction, 1) + " %", m.steady_min_fraction};
     }));
   }
+}
+
+// The rows of what the fabric did on the way: buffers, drops, flow control, retransmits,
+// reordering, NIC context, host CPU and a link failure's recovery.
+void add_fabric_rows(const std::vector<CompareMetrics>& ms, std::vector<Row>& rows) {
   rows.push_back(make_row("peak switch buffer", ms, [](const CompareMetrics& m) -> Cell {
     return {format_bytes(m.max_switch_buffer_bytes), std::nullopt};
   }));
@@ -274,43 +276,47 @@ std::string format_compare_table(const FabricRuns& runs) {
       return count_cell(m.link_down_drops);
     }));
   }
+}
 
-  // Cost (resolve/cost/bom.h; docs/cost.md): per GPU, and the run's headline figure per million USD
-  // of network (busbw for a collective, steps per hour for training, else throughput).
-  if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.priced; })) {
-    const bool gpus = std::all_of(ms.begin(), ms.end(), [](const CompareMetrics& m) {
-      return !m.priced || m.per_gpu;
-    });
-    const std::string per = gpus ? "GPU" : "NIC";
-    rows.push_back(make_row("network cost per " + per, ms, [](const CompareMetrics& m) -> Cell {
-      if (!m.priced) return {"-", std::nullopt};
-      return {format_usd(m.cost_per_unit_usd), m.cost_per_unit_usd};
+// Cost (resolve/cost/bom.h; docs/cost.md): per GPU, and the run's headline figure per million USD
+// of network (busbw for a collective, steps per hour for training, else throughput).
+void add_cost_rows(const std::vector<CompareMetrics>& ms, bool collective, bool training,
+                   std::vector<Row>& rows) {
+  if (std::none_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.priced; })) return;
+  const bool gpus = std::all_of(ms.begin(), ms.end(),
+                                [](const CompareMetrics& m) { return !m.priced || m.per_gpu; });
+  const std::string per = gpus ? "GPU" : "NIC";
+  rows.push_back(make_row("network cost per " + per, ms, [](const CompareMetrics& m) -> Cell {
+    if (!m.priced) return {"-", std::nullopt};
+    return {format_usd(m.cost_per_unit_usd), m.cost_per_unit_usd};
+  }));
+  rows.push_back(make_row("network power per " + per, ms, [](const CompareMetrics& m) -> Cell {
+    if (!m.priced) return {"-", std::nullopt};
+    return {fixed(m.power_per_unit_w, 1) + " W", m.power_per_unit_w};
+  }));
+  if (collective) {
+    rows.push_back(make_row("busbw per network $M", ms, [](const CompareMetrics& m) -> Cell {
+      if (!m.priced || !m.collective_done) return {"-", std::nullopt};
+      const double v = m.busbw_gbytes_per_s / m.fabric_musd;
+      return {fixed(v, 2) + " GB/s", v};
     }));
-    rows.push_back(make_row("network power per " + per, ms, [](const CompareMetrics& m) -> Cell {
-      if (!m.priced) return {"-", std::nullopt};
-      return {fixed(m.power_per_unit_w, 1) + " W", m.power_per_unit_w};
+  } else if (training) {
+    rows.push_back(make_row("steps/hour per network $M", ms, [](const CompareMetrics& m) -> Cell {
+      if (!m.priced || !m.training_done || m.step_time_ps <= 0) return {"-", std::nullopt};
+      const double v = 3600e12 / static_cast<double>(m.step_time_ps) / m.fabric_musd;
+      return {fixed(v, 1), v};
     }));
-    if (collective) {
-      rows.push_back(make_row("busbw per network $M", ms, [](const CompareMetrics& m) -> Cell {
-        if (!m.priced || !m.collective_done) return {"-", std::nullopt};
-        const double v = m.busbw_gbytes_per_s / m.fabric_musd;
-        return {fixed(v, 2) + " GB/s", v};
-      }));
-    } else if (training) {
-      rows.push_back(make_row("steps/hour per network $M", ms, [](const CompareMetrics& m) -> Cell {
-        if (!m.priced || !m.training_done || m.step_time_ps <= 0) return {"-", std::nullopt};
-        const double v = 3600e12 / static_cast<double>(m.step_time_ps) / m.fabric_musd;
-        return {fixed(v, 1), v};
-      }));
-    } else {
-      rows.push_back(make_row("throughput per network $M", ms, [](const CompareMetrics& m) -> Cell {
-        if (!m.priced) return {"-", std::nullopt};
-        const double v = m.aggregate_throughput_gbps / m.fabric_musd;
-        return {format_rate(v * 1e9), v};
-      }));
-    }
+  } else {
+    rows.push_back(make_row("throughput per network $M", ms, [](const CompareMetrics& m) -> Cell {
+      if (!m.priced) return {"-", std::nullopt};
+      const double v = m.aggregate_throughput_gbps / m.fabric_musd;
+      return {format_rate(v * 1e9), v};
+    }));
   }
+}
 
+// The header row and `rows` aligned, labels left and values right-aligned under their fabric.
+std::string aligned_table_text(const FabricRuns& runs, std::vector<Row>& rows) {
   // Two fabrics: first / second, the figure a reader computes anyway.
   const bool ratio = runs.size() == 2;
   Row header{"fabric", {}, {}};
@@ -338,9 +344,27 @@ std::string format_compare_table(const FabricRuns& runs) {
     while (!text.empty() && text.back() == ' ') text.pop_back();
     return text + "\n";
   };
-  out += line(header);
+  std::string out = line(header);
   for (const Row& row : rows) out += line(row);
   return out;
+}
+
+}  // namespace
+
+std::string format_compare_table(const FabricRuns& runs) {
+  std::vector<CompareMetrics> ms;
+  bool collective = false;
+  bool training = false;
+  for (const auto& [fabric, result] : runs) {
+    ms.push_back(compare_metrics(result));
+    collective |= ms.back().collective;
+    training |= ms.back().training;
+  }
+  std::vector<Row> rows;
+  add_outcome_rows(runs, ms, collective, training, rows);
+  add_fabric_rows(ms, rows);
+  add_cost_rows(ms, collective, training, rows);
+  return shared_text(runs.front().second, ms.front()) + aligned_table_text(runs, rows);
 }
 
 std::string compare_csv_text(const FabricRuns& runs) {
@@ -374,12 +398,6 @@ void write_compare_files(const std::filesystem::path& root, const FabricRuns& ru
   write_marker(root);
   for (const auto& [fabric, result] : runs) write_run_files(root / fabric, result);
   write_text(root / "compare.csv", compare_csv_text(runs));
-}
-
-void write_compare_outputs(const std::string& dir, const FabricRuns& runs) {
-  StagedDir staged(dir);
-  write_compare_files(staged.path(), runs);
-  staged.commit();
 }
 
 }  // namespace fabricsim::output

@@ -97,11 +97,8 @@ inline constexpr const char* kCompareCsvHeader =
 std::string compare_csv_text(const FabricRuns& runs);
 
 // Writes each run's result files into DIR/<fabric>/ (output/write.h), DIR/compare.csv and the
-// marker file into `dir`, which must exist (a staging directory, output/staged_dir.h).
-// Throws std::runtime_error naming what could not be written.
+// marker file (output/marker.h) into `dir`, which must exist (the CLI passes its staging
+// directory, cli/staged_dir.h). Throws std::runtime_error naming what could not be written.
 void write_compare_files(const std::filesystem::path& dir, const FabricRuns& runs);
-// The same through a staging directory that then replaces `dir` as a whole (output/write.h:
-// write_run_outputs), so an earlier comparison's fabric directories never stay beside these.
-void write_compare_outputs(const std::string& dir, const FabricRuns& runs);
 
 }  // namespace fabricsim::output

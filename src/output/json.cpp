@@ -38,6 +38,268 @@ ordered_json fct_groups_json(const std::vector<FctGroup>& groups, bool by_size) 
   return out;
 }
 
+// The helpers below build result.json's sections in the order result_to_json places them; each
+// returns the section's value (null where the run has none, as the file documents it).
+
+ordered_json collective_json(const scenario::CollectiveResult& c) {
+  if (!c.present) return nullptr;
+  // A collective that did not finish has no bandwidth: time -1 and null bandwidths, never a
+  // 0 that reads as a measurement.
+  const bool done = c.time_ps >= 0;
+  return {{"op", c.op},
+          {"algorithm", c.algorithm},
+          {"ranks", c.ranks},
+          {"size_bytes", c.size_bytes},
+          {"time_ps", c.time_ps},
+          {"algbw_gbytes_per_s", done ? ordered_json(c.algbw_gbytes_per_s) : nullptr},
+          {"busbw_gbytes_per_s", done ? ordered_json(c.busbw_gbytes_per_s) : nullptr}};
+}
+
+// A job's nccl-tests rows (nccl-tests.csv holds the same).
+ordered_json collective_rows_json(const std::vector<scenario::CollectiveRow>& collectives) {
+  ordered_json rows = ordered_json::array();
+  for (const scenario::CollectiveRow& c : collectives) {
+    const bool done = c.time_ps >= 0;
+    rows.push_back({{"op", c.op},
+                    {"algorithm", c.algorithm},
+                    {"protocol", c.protocol},
+                    {"channels", c.channels},
+                    {"ranks", c.ranks},
+                    {"size_bytes", c.size_bytes},
+                    {"count", c.count},
+                    {"type", c.type},
+                    {"redop", c.redop},
+                    {"root", c.root},
+                    {"time_ps", c.time_ps},
+                    {"algbw_gbytes_per_s", done ? ordered_json(c.algbw_gbytes_per_s) : nullptr},
+                    {"busbw_gbytes_per_s", done ? ordered_json(c.busbw_gbytes_per_s) : nullptr}});
+  }
+  return rows;
+}
+
+ordered_json training_json(const scenario::TrainingResult& t) {
+  if (!t.present) return nullptr;
+  ordered_json comm = ordered_json::array();
+  for (const scenario::PhaseComm& pc : t.comm) {
+    comm.push_back({{"phase", pc.phase},
+                    {"collectives", pc.collectives},
+                    {"bytes", pc.bytes},
+                    {"time_ps", pc.time_ps}});
+  }
+  return {{"source", t.source},
+          {"gpus", t.gpus},
+          {"step_time_ps", t.step_time_ps},
+          {"compute_ps", t.compute_ps},
+          {"exposed_comm_ps", t.exposed_comm_ps},
+          {"tflops_per_gpu", t.tflops_per_gpu},
+          {"samples_per_step", t.samples_per_step},
+          {"comm", std::move(comm)}};
+}
+
+// GPU runs: per job its GPUs and what it ran (the nccl-tests rows, or the training step).
+ordered_json jobs_json(const std::vector<scenario::JobResult>& all) {
+  if (all.empty()) return nullptr;
+  ordered_json jobs = ordered_json::array();
+  for (const scenario::JobResult& job : all) {
+    ordered_json e;
+    e["name"] = job.name;
+    e["placement"] = job.placement;
+    e["gpus"] = job.gpus.size();
+    e["first_gpu"] = job.gpus.empty() ? 0 : job.gpus.front();
+    e["start_ps"] = job.start_ps;
+    e["end_ps"] = job.end_ps;
+    e["alone_end_ps"] = job.alone_end_ps;
+    e["slowdown"] = job.slowdown > 0 ? ordered_json(job.slowdown) : nullptr;
+    // How long the job ran: its last op's end less its start (null while unfinished).
+    e["time_ps"] = job.end_ps >= 0 ? ordered_json(job.end_ps - job.start_ps) : nullptr;
+    e["collectives"] = collective_rows_json(job.collectives);
+    e["training"] = training_json(job.training);
+    jobs.push_back(std::move(e));
+  }
+  return jobs;
+}
+
+ordered_json node_resources_json(const std::vector<scenario::NodeResourceLoad>& loads) {
+  if (loads.empty()) return nullptr;
+  ordered_json res = ordered_json::array();
+  for (const scenario::NodeResourceLoad& l : loads) {
+    res.push_back({{"kind", l.kind},
+                   {"resources", l.resources},
+                   {"bytes", l.bytes},
+                   {"mean_utilization", l.mean_utilization},
+                   {"max_utilization", l.max_utilization}});
+  }
+  return res;
+}
+
+ordered_json scaling_json(const std::vector<scenario::ScalingPoint>& points) {
+  if (points.empty()) return nullptr;
+  ordered_json pts = ordered_json::array();
+  for (const scenario::ScalingPoint& p : points) {
+    pts.push_back({{"nodes", p.nodes},
+                   {"gpus", p.gpus},
+                   {"step_time_ps", p.step_time_ps},
+                   {"acceleration_ratio",
+                    p.step_time_ps > 0 ? ordered_json(p.acceleration_ratio) : nullptr}});
+  }
+  return pts;
+}
+
+ordered_json flows_json(const FlowStats& f) {
+  return {{"total", f.total},
+          {"completed", f.completed},
+          {"fct_p50_ps", f.fct_p50_ps},
+          {"fct_p99_ps", f.fct_p99_ps},
+          {"fct_max_ps", f.fct_max_ps},
+          {"mean_slowdown", f.mean_slowdown},
+          {"percentiles", "nearest-rank"}};
+}
+
+ordered_json cost_json(const scenario::CostResult& c) {
+  return {{"priced", c.priced},
+          {"why_not", c.why_not},
+          {"switch_model", c.switch_model},
+          {"fabric_usd", c.price_usd},
+          {"network_power_w", c.power_w},
+          {"per", c.per_gpu ? "gpu" : "nic"},
+          {"units", c.units}};
+}
+
+ordered_json steady_window_json(const scenario::SteadyWindowResult& w) {
+  return {{"measured", w.measured},
+          {"why_not", w.why_not},
+          {"start_ps", w.start_ps},
+          {"end_ps", w.end_ps},
+          {"flows", w.flows},
+          {"mean_goodput_gbps", w.mean_goodput_bps * 1e-9},
+          {"min_goodput_gbps", w.min_goodput_bps * 1e-9},
+          {"max_goodput_gbps", w.max_goodput_bps * 1e-9},
+          {"mean_fraction_of_line_rate", w.mean_fraction},
+          {"min_fraction_of_line_rate", w.min_fraction}};
+}
+
+// fabric.nic.context_cache.enabled (net/nic_context_cache.h)
+ordered_json context_cache_json(const scenario::ContextCacheResult& c) {
+  return {{"entries", c.entries},
+          {"context_bytes", c.context_bytes},
+          {"miss_latency_ps", c.miss_latency_ps},
+          {"hits", c.hits},
+          {"misses", c.misses},
+          {"miss_stall_ps", c.miss_stall_ps},
+          {"max_nic_misses", c.max_nic_misses},
+          {"max_connections_per_nic", c.max_connections_per_nic},
+          {"total_connections", c.total_connections},
+          {"max_nic_context_bytes", c.max_nic_context_bytes}};
+}
+
+ordered_json counters_json(const scenario::FabricCounters& n) {
+  return {{"data_packets_sent", n.data_packets_sent},
+          {"data_bytes_sent", n.data_bytes_sent},
+          {"data_bytes_delivered", n.data_bytes_delivered},
+          {"dropped_packets", n.dropped_packets},
+          {"dropped_bytes", n.dropped_bytes},
+          {"retransmitted_packets", n.retransmitted_packets},
+          {"timeouts", n.timeouts},
+          {"qp_errors", n.qp_errors},
+          {"naks", n.naks},
+          {"ack_packets", n.ack_packets},
+          {"max_switch_buffer_bytes", n.max_switch_buffer_bytes},
+          {"lossless_drops", n.lossless_drops},
+          {"pause_frames", n.pause_frames},
+          {"paused_ps", n.paused_ps},
+          {"nic_ports_paused", n.nic_ports_paused},
+          {"watchdog_storms", n.watchdog_storms},
+          {"watchdog_drops", n.watchdog_drops},
+          {"trimmed_packets", n.trimmed_packets},
+          {"ecn_marks", n.ecn_marks},
+          {"cnps", n.cnps},
+          {"plb_repaths", n.plb_repaths},
+          {"link_down_drops", n.link_down_drops},
+          {"link_loss_drops", n.link_loss_drops},
+          {"unroutable_drops", n.unroutable_drops},
+          {"credit_packets", n.credit_packets},
+          {"credit_waits", n.credit_waits},
+          {"credit_violations", n.credit_violations},
+          {"credit_stalls", n.credit_stalls},
+          {"hoq_discards", n.hoq_discards},
+          {"first_credit_stall_ps", n.first_credit_stall_ps},
+          {"peak_vl_buffer_fraction", n.peak_vl_buffer_fraction},
+          {"out_of_order_packets", n.out_of_order_packets},
+          {"go_back_n_fallbacks", n.go_back_n_fallbacks},
+          {"go_back_n_retransmits", n.go_back_n_retransmits},
+          {"trims", n.trims},
+          {"credits", n.credits},
+          {"sack_retransmits", n.sack_retransmits},
+          {"te_flows", n.te_flows},
+          {"te_rules_installed", n.te_rules_installed},
+          {"te_reoptimizations", n.te_reoptimizations},
+          {"te_flows_moved", n.te_flows_moved},
+          {"host_cpu_ps", n.host_cpu_ps},
+          {"fast_recoveries", n.fast_recoveries}};
+}
+
+ordered_json failure_json(const scenario::FailureTimeline& f) {
+  return {{"link", f.link.empty() ? ordered_json(nullptr) : ordered_json(f.link)},
+          {"link_failed_ps", f.link_failed_ps},
+          {"routes_restored_ps", f.routes_restored_ps},
+          {"affected_qps", f.affected_qps},
+          {"recovered_ps", f.recovered_ps},
+          {"unrecovered_qps", f.unrecovered_qps}};
+}
+
+// InfiniBand: the SM routing engine asked for and the one used (they differ after a
+// fat-tree fallback, with its reason); null on Ethernet.
+ordered_json sm_json(const scenario::SmRouting& s) {
+  if (!s.present) return nullptr;
+  ordered_json sm = {{"engine_requested", s.engine_requested}, {"engine_used", s.engine_used}};
+  if (s.fallback_reason.empty()) {
+    sm["fallback_reason"] = nullptr;
+  } else {
+    sm["fallback_reason"] = s.fallback_reason;
+  }
+  sm["after_failure"] = s.after_failure;
+  return sm;
+}
+
+// Utilization per tier and direction (scenario::LinkLoads); imbalance is null for a group
+// that carried nothing.
+ordered_json links_json(const scenario::LinkLoads& links) {
+  ordered_json groups = ordered_json::array();
+  for (const scenario::LinkGroupLoad& g : links.groups) {
+    ordered_json e;
+    e["tier"] = g.tier;
+    e["direction"] = g.direction == scenario::LinkDirection::kUp ? "up" : "down";
+    e["ports"] = g.ports;
+    e["idle_ports"] = g.idle_ports;
+    e["mean_utilization"] = g.mean_utilization;
+    e["max_utilization"] = g.max_utilization;
+    if (g.mean_utilization > 0) {
+      e["imbalance"] = g.imbalance;
+    } else {
+      e["imbalance"] = nullptr;
+    }
+    groups.push_back(std::move(e));
+  }
+  return {{"start_ps", links.start_ps},
+          {"end_ps", links.end_ps},
+          {"span_ps", links.span_ps},
+          {"tiers", std::move(groups)}};
+}
+
+// The ten busiest ports of links.csv (engine/packet/link_table.h hottest_links).
+ordered_json hottest_links_json(const std::vector<scenario::LinkRow>& rows) {
+  ordered_json hot = ordered_json::array();
+  for (const scenario::LinkRow& l : scenario::hottest_links(rows, scenario::kHottestLinks)) {
+    hot.push_back({{"link", l.link},
+                   {"utilization", l.utilization},
+                   {"peak_queue_bytes", l.peak_queue_bytes},
+                   {"drops", l.drops},
+                   {"pause_frames_received", l.pause_frames_received},
+                   {"ecn_marks", l.ecn_marks}});
+  }
+  return hot;
+}
+
 }  // namespace
 
 ordered_json result_to_json(const scenario::RunResult& r) {
@@ -53,259 +315,26 @@ ordered_json result_to_json(const scenario::RunResult& r) {
   const scenario::TopologySummary& t = r.topology;
   j["topology"] = {{"description", t.description}, {"hosts", t.hosts}, {"nics", t.nics},
                    {"switches", t.switches},       {"links", t.links}, {"tiers", t.tiers}};
+  j["collective"] = collective_json(r.collective);
+  j["jobs"] = jobs_json(r.jobs);
+  j["node_resources"] = node_resources_json(r.node_resources);
+  j["scaling"] = scaling_json(r.scaling);
 
-  const scenario::CollectiveResult& c = r.collective;
-  if (c.present) {
-    // A collective that did not finish has no bandwidth: time -1 and null bandwidths, never a
-    // 0 that reads as a measurement.
-    const bool done = c.time_ps >= 0;
-    j["collective"] = {{"op", c.op},
-                       {"algorithm", c.algorithm},
-                       {"ranks", c.ranks},
-                       {"size_bytes", c.size_bytes},
-                       {"time_ps", c.time_ps},
-                       {"algbw_gbytes_per_s", done ? ordered_json(c.algbw_gbytes_per_s) : nullptr},
-                       {"busbw_gbytes_per_s", done ? ordered_json(c.busbw_gbytes_per_s) : nullptr}};
-  } else {
-    j["collective"] = nullptr;
-  }
-
-  // GPU runs: per job its GPUs and what it ran (the nccl-tests rows, or the training step).
-  if (!r.jobs.empty()) {
-    ordered_json jobs = ordered_json::array();
-    for (const scenario::JobResult& job : r.jobs) {
-      ordered_json e;
-      e["name"] = job.name;
-      e["placement"] = job.placement;
-      e["gpus"] = job.gpus.size();
-      e["first_gpu"] = job.gpus.empty() ? 0 : job.gpus.front();
-      e["start_ps"] = job.start_ps;
-      e["end_ps"] = job.end_ps;
-      e["alone_end_ps"] = job.alone_end_ps;
-      e["slowdown"] = job.slowdown > 0 ? ordered_json(job.slowdown) : nullptr;
-      // How long the job ran: its last op's end less its start (null while unfinished).
-      e["time_ps"] = job.end_ps >= 0 ? ordered_json(job.end_ps - job.start_ps) : nullptr;
-      ordered_json rows = ordered_json::array();
-      for (const scenario::CollectiveRow& c : job.collectives) {
-        const bool done = c.time_ps >= 0;
-        rows.push_back({{"op", c.op},
-                        {"algorithm", c.algorithm},
-                        {"protocol", c.protocol},
-                        {"channels", c.channels},
-                        {"ranks", c.ranks},
-                        {"size_bytes", c.size_bytes},
-                        {"count", c.count},
-                        {"type", c.type},
-                        {"redop", c.redop},
-                        {"root", c.root},
-                        {"time_ps", c.time_ps},
-                        {"algbw_gbytes_per_s", done ? ordered_json(c.algbw_gbytes_per_s) : nullptr},
-                        {"busbw_gbytes_per_s", done ? ordered_json(c.busbw_gbytes_per_s) : nullptr}});
-      }
-      e["collectives"] = std::move(rows);
-      const scenario::TrainingResult& t = job.training;
-      if (t.present) {
-        ordered_json comm = ordered_json::array();
-        for (const scenario::PhaseComm& pc : t.comm) {
-          comm.push_back({{"phase", pc.phase},
-                          {"collectives", pc.collectives},
-                          {"bytes", pc.bytes},
-                          {"time_ps", pc.time_ps}});
-        }
-        e["training"] = {{"source", t.source},
-                         {"gpus", t.gpus},
-                         {"step_time_ps", t.step_time_ps},
-                         {"compute_ps", t.compute_ps},
-                         {"exposed_comm_ps", t.exposed_comm_ps},
-                         {"tflops_per_gpu", t.tflops_per_gpu},
-                         {"samples_per_step", t.samples_per_step},
-                         {"comm", std::move(comm)}};
-      } else {
-        e["training"] = nullptr;
-      }
-      jobs.push_back(std::move(e));
-    }
-    j["jobs"] = std::move(jobs);
-  } else {
-    j["jobs"] = nullptr;
-  }
-  if (!r.node_resources.empty()) {
-    ordered_json res = ordered_json::array();
-    for (const scenario::NodeResourceLoad& l : r.node_resources) {
-      res.push_back({{"kind", l.kind},
-                     {"resources", l.resources},
-                     {"bytes", l.bytes},
-                     {"mean_utilization", l.mean_utilization},
-                     {"max_utilization", l.max_utilization}});
-    }
-    j["node_resources"] = std::move(res);
-  } else {
-    j["node_resources"] = nullptr;
-  }
-  if (!r.scaling.empty()) {
-    ordered_json pts = ordered_json::array();
-    for (const scenario::ScalingPoint& p : r.scaling) {
-      pts.push_back({{"nodes", p.nodes},
-                     {"gpus", p.gpus},
-                     {"step_time_ps", p.step_time_ps},
-                     {"acceleration_ratio", p.step_time_ps > 0 ? ordered_json(p.acceleration_ratio)
-                                                               : nullptr}});
-    }
-    j["scaling"] = std::move(pts);
-  } else {
-    j["scaling"] = nullptr;
-  }
-
-  const FlowStats f = compute_flow_stats(r.flows);
-  j["flows"] = {{"total", f.total},
-                {"completed", f.completed},
-                {"fct_p50_ps", f.fct_p50_ps},
-                {"fct_p99_ps", f.fct_p99_ps},
-                {"fct_max_ps", f.fct_max_ps},
-                {"mean_slowdown", f.mean_slowdown},
-                {"percentiles", "nearest-rank"}};
+  j["flows"] = flows_json(compute_flow_stats(r.flows));
   // By flow size and by class (issue 13): output/fct_breakdown.h for the edges and method.
   j["fct_by_size"] = fct_groups_json(fct_by_size(r.flows), true);
   j["fct_by_class"] = fct_groups_json(fct_by_class(r.flows), false);
   if (!r.ping_pong.empty()) j["ping_pong"] = ping_pong_json(r.ping_pong);  // pattern: ping_pong
   j["aggregate_throughput_gbps"] = r.aggregate_throughput_gbps;
-  j["cost"] = {{"priced", r.cost.priced},
-               {"why_not", r.cost.why_not},
-               {"switch_model", r.cost.switch_model},
-               {"fabric_usd", r.cost.price_usd},
-               {"network_power_w", r.cost.power_w},
-               {"per", r.cost.per_gpu ? "gpu" : "nic"},
-               {"units", r.cost.units}};
-  if (r.steady_window_asked) {
-    const scenario::SteadyWindowResult& w = r.steady_window;
-    j["steady_window"] = {{"measured", w.measured},
-                          {"why_not", w.why_not},
-                          {"start_ps", w.start_ps},
-                          {"end_ps", w.end_ps},
-                          {"flows", w.flows},
-                          {"mean_goodput_gbps", w.mean_goodput_bps * 1e-9},
-                          {"min_goodput_gbps", w.min_goodput_bps * 1e-9},
-                          {"max_goodput_gbps", w.max_goodput_bps * 1e-9},
-                          {"mean_fraction_of_line_rate", w.mean_fraction},
-                          {"min_fraction_of_line_rate", w.min_fraction}};
-  }
+  j["cost"] = cost_json(r.cost);
+  if (r.steady_window_asked) j["steady_window"] = steady_window_json(r.steady_window);
+  if (r.context_cache.present) j["context_cache"] = context_cache_json(r.context_cache);
 
-  if (r.context_cache.present) {  // fabric.nic.context_cache.enabled (net/nic_context_cache.h)
-    const scenario::ContextCacheResult& c = r.context_cache;
-    j["context_cache"] = {{"entries", c.entries},
-                          {"context_bytes", c.context_bytes},
-                          {"miss_latency_ps", c.miss_latency_ps},
-                          {"hits", c.hits},
-                          {"misses", c.misses},
-                          {"miss_stall_ps", c.miss_stall_ps},
-                          {"max_nic_misses", c.max_nic_misses},
-                          {"max_connections_per_nic", c.max_connections_per_nic},
-                          {"total_connections", c.total_connections},
-                          {"max_nic_context_bytes", c.max_nic_context_bytes}};
-  }
-
-  const scenario::FabricCounters& n = r.counters;
-  j["counters"] = {{"data_packets_sent", n.data_packets_sent},
-                   {"data_bytes_sent", n.data_bytes_sent},
-                   {"data_bytes_delivered", n.data_bytes_delivered},
-                   {"dropped_packets", n.dropped_packets},
-                   {"dropped_bytes", n.dropped_bytes},
-                   {"retransmitted_packets", n.retransmitted_packets},
-                   {"timeouts", n.timeouts},
-                   {"qp_errors", n.qp_errors},
-                   {"naks", n.naks},
-                   {"ack_packets", n.ack_packets},
-                   {"max_switch_buffer_bytes", n.max_switch_buffer_bytes},
-                   {"lossless_drops", n.lossless_drops},
-                   {"pause_frames", n.pause_frames},
-                   {"paused_ps", n.paused_ps},
-                   {"nic_ports_paused", n.nic_ports_paused},
-                   {"watchdog_storms", n.watchdog_storms},
-                   {"watchdog_drops", n.watchdog_drops},
-                   {"trimmed_packets", n.trimmed_packets},
-                   {"ecn_marks", n.ecn_marks},
-                   {"cnps", n.cnps},
-                   {"plb_repaths", n.plb_repaths},
-                   {"link_down_drops", n.link_down_drops},
-                   {"link_loss_drops", n.link_loss_drops},
-                   {"unroutable_drops", n.unroutable_drops},
-                   {"credit_packets", n.credit_packets},
-                   {"credit_waits", n.credit_waits},
-                   {"credit_violations", n.credit_violations},
-                   {"credit_stalls", n.credit_stalls},
-                   {"hoq_discards", n.hoq_discards},
-                   {"first_credit_stall_ps", n.first_credit_stall_ps},
-                   {"peak_vl_buffer_fraction", n.peak_vl_buffer_fraction},
-                   {"out_of_order_packets", n.out_of_order_packets},
-                   {"go_back_n_fallbacks", n.go_back_n_fallbacks},
-                   {"go_back_n_retransmits", n.go_back_n_retransmits},
-                   {"trims", n.trims},
-                   {"credits", n.credits},
-                   {"sack_retransmits", n.sack_retransmits},
-                   {"te_flows", n.te_flows},
-                   {"te_rules_installed", n.te_rules_installed},
-                   {"te_reoptimizations", n.te_reoptimizations},
-                   {"te_flows_moved", n.te_flows_moved},
-                   {"host_cpu_ps", n.host_cpu_ps},
-                   {"fast_recoveries", n.fast_recoveries}};
-  if (r.failure.link_failed_ps >= 0) {
-    j["failure"] = {{"link", r.failure.link.empty() ? ordered_json(nullptr)
-                                                    : ordered_json(r.failure.link)},
-                    {"link_failed_ps", r.failure.link_failed_ps},
-                    {"routes_restored_ps", r.failure.routes_restored_ps},
-                    {"affected_qps", r.failure.affected_qps},
-                    {"recovered_ps", r.failure.recovered_ps},
-                    {"unrecovered_qps", r.failure.unrecovered_qps}};
-  }
-  // InfiniBand: the SM routing engine asked for and the one used (they differ after a
-  // fat-tree fallback, with its reason); null on Ethernet.
-  if (r.sm.present) {
-    ordered_json sm = {{"engine_requested", r.sm.engine_requested},
-                       {"engine_used", r.sm.engine_used}};
-    if (r.sm.fallback_reason.empty()) {
-      sm["fallback_reason"] = nullptr;
-    } else {
-      sm["fallback_reason"] = r.sm.fallback_reason;
-    }
-    sm["after_failure"] = r.sm.after_failure;
-    j["sm"] = std::move(sm);
-  } else {
-    j["sm"] = nullptr;
-  }
-
-  // Utilization per tier and direction (scenario::LinkLoads); imbalance is null for a group
-  // that carried nothing.
-  ordered_json groups = ordered_json::array();
-  for (const scenario::LinkGroupLoad& g : r.links.groups) {
-    ordered_json e;
-    e["tier"] = g.tier;
-    e["direction"] = g.direction == scenario::LinkDirection::kUp ? "up" : "down";
-    e["ports"] = g.ports;
-    e["idle_ports"] = g.idle_ports;
-    e["mean_utilization"] = g.mean_utilization;
-    e["max_utilization"] = g.max_utilization;
-    if (g.mean_utilization > 0) {
-      e["imbalance"] = g.imbalance;
-    } else {
-      e["imbalance"] = nullptr;
-    }
-    groups.push_back(std::move(e));
-  }
-  j["links"] = {{"start_ps", r.links.start_ps},
-                {"end_ps", r.links.end_ps},
-                {"span_ps", r.links.span_ps},
-                {"tiers", std::move(groups)}};
-  // The ten busiest ports of links.csv (engine/packet/link_table.h hottest_links).
-  ordered_json hot = ordered_json::array();
-  for (const scenario::LinkRow& l : scenario::hottest_links(r.link_rows, scenario::kHottestLinks)) {
-    hot.push_back({{"link", l.link},
-                   {"utilization", l.utilization},
-                   {"peak_queue_bytes", l.peak_queue_bytes},
-                   {"drops", l.drops},
-                   {"pause_frames_received", l.pause_frames_received},
-                   {"ecn_marks", l.ecn_marks}});
-  }
-  j["hottest_links"] = std::move(hot);
+  j["counters"] = counters_json(r.counters);
+  if (r.failure.link_failed_ps >= 0) j["failure"] = failure_json(r.failure);
+  j["sm"] = sm_json(r.sm);
+  j["links"] = links_json(r.links);
+  j["hottest_links"] = hottest_links_json(r.link_rows);
   return j;
 }
 

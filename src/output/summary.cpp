@@ -42,11 +42,12 @@ std::string link_label(const scenario::LinkGroupLoad& g) {
 
 std::string percent(double fraction) { return fixed(fraction * 100.0, 1) + "%"; }
 
-}  // namespace
+// The summary's rows, (label, value), in the order they are printed; the helpers below each add
+// one part of them.
+using Rows = std::vector<std::pair<std::string, std::string>>;
 
-std::string format_summary(const scenario::RunResult& r) {
-  const FlowStats flows = compute_flow_stats(r.flows);
-  std::vector<std::pair<std::string, std::string>> rows;
+// What ran and for how long: scenario, fabric, topology, simulated time, flows, the collective.
+void add_run_rows(const scenario::RunResult& r, const FlowStats& flows, Rows& rows) {
   rows.emplace_back("scenario", r.scenario_name + " (seed " + std::to_string(r.seed) + ")");
   if (!r.fabric_description.empty()) rows.emplace_back("fabric", r.fabric_description);
   const scenario::TopologySummary& t = r.topology;
@@ -70,6 +71,32 @@ std::string format_summary(const scenario::RunResult& r) {
     rows.emplace_back("bandwidth", "algbw " + fixed(c.algbw_gbytes_per_s, 2) + " GB/s, busbw " +
                                        fixed(c.busbw_gbytes_per_s, 2) + " GB/s");
   }
+}
+
+// A training job's step: compute and exposed communication, throughput, each phase's traffic.
+void add_training_rows(const scenario::TrainingResult& t, Rows& rows) {
+  if (t.step_time_ps < 0) {
+    rows.emplace_back("  step", "not finished");
+    return;
+  }
+  rows.emplace_back(
+      "  step",
+      format_time(t.step_time_ps) + " = compute " + format_time(t.compute_ps) +
+          " + exposed communication " + format_time(t.exposed_comm_ps) + " (" +
+          percent(static_cast<double>(t.exposed_comm_ps) / static_cast<double>(t.step_time_ps)) +
+          ")");
+  if (t.tflops_per_gpu > 0) {
+    rows.emplace_back("  throughput", fixed(t.tflops_per_gpu, 1) + " model TFLOPS per GPU");
+  }
+  for (const scenario::PhaseComm& pc : t.comm) {
+    rows.emplace_back("  " + pc.phase, count(pc.collectives) + " collectives, " +
+                                           format_bytes(pc.bytes) + ", " + format_time(pc.time_ps) +
+                                           " summed");
+  }
+}
+
+// GPU jobs: each one's GPUs, when it finished and its slowdown; then its training step.
+void add_job_rows(const scenario::RunResult& r, Rows& rows) {
   for (const scenario::JobResult& job : r.jobs) {
     const std::string label = r.jobs.size() > 1 ? "job " + job.name : std::string("job");
     // Several jobs: each one's own time (end - start) and, for one collective size, its busbw.
@@ -89,27 +116,13 @@ std::string format_summary(const scenario::RunResult& r) {
                                  (job.slowdown > 0 ? ", alone " + format_time(job.alone_end_ps) +
                                                          ": slowdown " + fixed(job.slowdown, 3)
                                                    : std::string()));
-    const scenario::TrainingResult& t = job.training;
-    if (!t.present) continue;
-    if (t.step_time_ps < 0) {
-      rows.emplace_back("  step", "not finished");
-      continue;
-    }
-    rows.emplace_back("  step", format_time(t.step_time_ps) + " = compute " +
-                                    format_time(t.compute_ps) + " + exposed communication " +
-                                    format_time(t.exposed_comm_ps) + " (" +
-                                    percent(static_cast<double>(t.exposed_comm_ps) /
-                                            static_cast<double>(t.step_time_ps)) +
-                                    ")");
-    if (t.tflops_per_gpu > 0) {
-      rows.emplace_back("  throughput", fixed(t.tflops_per_gpu, 1) + " model TFLOPS per GPU");
-    }
-    for (const scenario::PhaseComm& pc : t.comm) {
-      rows.emplace_back("  " + pc.phase, count(pc.collectives) + " collectives, " +
-                                             format_bytes(pc.bytes) + ", " +
-                                             format_time(pc.time_ps) + " summed");
-    }
+    if (job.training.present) add_training_rows(job.training, rows);
   }
+}
+
+// Node resources, ping-pong, FCT, throughput, the steady window, the time series and the
+// utilization of each link group.
+void add_traffic_rows(const scenario::RunResult& r, const FlowStats& flows, Rows& rows) {
   for (const scenario::NodeResourceLoad& l : r.node_resources) {
     rows.emplace_back(l.kind, format_bytes(l.bytes) + ", mean " + percent(l.mean_utilization) +
                                   ", max " + percent(l.max_utilization) + " (" +
@@ -152,30 +165,11 @@ std::string format_summary(const scenario::RunResult& r) {
     if (g.idle_ports > 0) value += ", " + count(g.idle_ports) + " idle";
     rows.emplace_back(link_label(g), value + ")");
   }
+}
+
+// A link failure (faults.link_down): when routes came back and whether the QPs recovered.
+void add_failure_rows(const scenario::RunResult& r, Rows& rows) {
   const scenario::FabricCounters& n = r.counters;
-  rows.emplace_back("drops", count(n.dropped_packets) + " packets (" +
-                                 format_bytes(n.dropped_bytes) + " payload)");
-  if (n.trimmed_packets > 0) rows.emplace_back("trims", count(n.trimmed_packets) + " packets");
-  rows.emplace_back("retransmits", count(n.retransmitted_packets) + " packets, " +
-                                       count(n.timeouts) + " timeouts, " + count(n.naks) + " NAKs");
-  if (n.pause_frames > 0 || n.lossless_drops > 0) {  // Ethernet PFC
-    rows.emplace_back("PFC", count(n.pause_frames) + " pause frames, " +
-                                 format_time(n.paused_ps) + " paused (port total), " +
-                                 count(n.nic_ports_paused) + " NICs paused, " +
-                                 count(n.lossless_drops) + " lossless drops");
-  }
-  if (n.credit_packets > 0) {
-    rows.emplace_back("IB credits", count(n.credit_packets) + " flow-control packets, " +
-                                        count(n.credit_waits) + " waits, " +
-                                        format_time(n.paused_ps) + " waited (port total), peak VL "
-                                        "buffer " + percent(n.peak_vl_buffer_fraction));
-  }
-  if (n.credit_stalls > 0 || n.credit_violations > 0) {
-    rows.emplace_back("credit STALL", count(n.credit_stalls) + " VLs stalled past the HOQ "
-                                      "lifetime (first at " + format_time(n.first_credit_stall_ps) +
-                                      "), " + count(n.hoq_discards) + " packets discarded, " +
-                                      count(n.credit_violations) + " credit violations");
-  }
   if (r.failure.link_failed_ps >= 0) {
     std::string v = (r.failure.link.empty() ? std::string("link") : "link " + r.failure.link) +
                     " failed at " + format_time(r.failure.link_failed_ps) + ", ";
@@ -201,6 +195,36 @@ std::string format_summary(const scenario::RunResult& r) {
       rows.emplace_back("recovery", q);
     }
   }
+}
+
+// The fabric's counters: drops, retransmits, PFC, IB credits, then (failure rows between) SM
+// fallback, reordering, the transports' own counters, the context cache, watchdog, ECN, QP errors.
+void add_counter_rows(const scenario::RunResult& r, Rows& rows) {
+  const scenario::FabricCounters& n = r.counters;
+  rows.emplace_back("drops", count(n.dropped_packets) + " packets (" +
+                                 format_bytes(n.dropped_bytes) + " payload)");
+  if (n.trimmed_packets > 0) rows.emplace_back("trims", count(n.trimmed_packets) + " packets");
+  rows.emplace_back("retransmits", count(n.retransmitted_packets) + " packets, " +
+                                       count(n.timeouts) + " timeouts, " + count(n.naks) + " NAKs");
+  if (n.pause_frames > 0 || n.lossless_drops > 0) {  // Ethernet PFC
+    rows.emplace_back("PFC", count(n.pause_frames) + " pause frames, " +
+                                 format_time(n.paused_ps) + " paused (port total), " +
+                                 count(n.nic_ports_paused) + " NICs paused, " +
+                                 count(n.lossless_drops) + " lossless drops");
+  }
+  if (n.credit_packets > 0) {
+    rows.emplace_back("IB credits", count(n.credit_packets) + " flow-control packets, " +
+                                        count(n.credit_waits) + " waits, " +
+                                        format_time(n.paused_ps) + " waited (port total), peak VL "
+                                        "buffer " + percent(n.peak_vl_buffer_fraction));
+  }
+  if (n.credit_stalls > 0 || n.credit_violations > 0) {
+    rows.emplace_back("credit STALL", count(n.credit_stalls) + " VLs stalled past the HOQ "
+                                      "lifetime (first at " + format_time(n.first_credit_stall_ps) +
+                                      "), " + count(n.hoq_discards) + " packets discarded, " +
+                                      count(n.credit_violations) + " credit violations");
+  }
+  add_failure_rows(r, rows);
   if (r.sm.present && !r.sm.fallback_reason.empty()) {
     rows.emplace_back("routing", "SM " + r.sm.engine_requested + " -> " + r.sm.engine_used +
                                      (r.sm.after_failure ? " after failure: " : ": ") +
@@ -252,7 +276,10 @@ std::string format_summary(const scenario::RunResult& r) {
     rows.emplace_back("QP errors", count(n.qp_errors) +
                                        " QPs exhausted their retries; their flows did not finish");
   }
-  const scenario::RunStats& s = r.run;
+}
+
+// The simulator's own cost: events, packet-hops, peak memory (wall-clock figures).
+void add_run_stats_rows(const scenario::RunStats& s, Rows& rows) {
   const double hops_per_second =
       s.wall_seconds > 0 ? static_cast<double>(s.data_packet_hops) / s.wall_seconds : 0;
   rows.emplace_back("events", format_count(static_cast<double>(s.events)) + " in " +
@@ -261,7 +288,10 @@ std::string format_summary(const scenario::RunResult& r) {
   rows.emplace_back("packet-hops", format_count(static_cast<double>(s.data_packet_hops)) +
                                        " data, " + format_count(hops_per_second) + " per s");
   rows.emplace_back("peak RSS", format_bytes(s.peak_rss_bytes));
+}
 
+// The rows as aligned text, after the PARTIAL warning of an interrupted run.
+std::string rows_text(const scenario::RunResult& r, const Rows& rows) {
   size_t width = 0;
   for (const auto& [label, value] : rows) width = std::max(width, columns(label));
   std::string out;
@@ -272,6 +302,12 @@ std::string format_summary(const scenario::RunResult& r) {
   for (const auto& [label, value] : rows) {
     out += "  " + label + std::string(width - columns(label) + 2, ' ') + value + "\n";
   }
+  return out;
+}
+
+// The tables after the rows: nccl-tests per job, scaling, FCT breakdowns, the busiest ports.
+std::string tables_text(const scenario::RunResult& r) {
+  std::string out;
   // The nccl-tests view of every job's collectives, and the scaling table.
   for (const scenario::JobResult& job : r.jobs) {
     if (job.collectives.empty()) continue;
@@ -295,6 +331,19 @@ std::string format_summary(const scenario::RunResult& r) {
   const std::string hot = hottest_links_text(r.link_rows, scenario::kHottestLinks);
   if (!hot.empty()) out += "\n" + hot;
   return out;
+}
+
+}  // namespace
+
+std::string format_summary(const scenario::RunResult& r) {
+  const FlowStats flows = compute_flow_stats(r.flows);
+  Rows rows;
+  add_run_rows(r, flows, rows);
+  add_job_rows(r, rows);
+  add_traffic_rows(r, flows, rows);
+  add_counter_rows(r, rows);
+  add_run_stats_rows(r.run, rows);
+  return rows_text(r, rows) + tables_text(r);
 }
 
 void print_summary(std::ostream& out, const scenario::RunResult& result) {

@@ -7,10 +7,10 @@
 #include "output/csv.h"
 #include "output/json.h"
 #include "output/links_csv.h"
+#include "output/marker.h"
 #include "output/nccl_table.h"
 #include "output/pcap/pcap_trace.h"
 #include "output/ping_pong_table.h"
-#include "output/staged_dir.h"
 #include "output/timeseries.h"
 
 namespace fabricsim::output {
@@ -59,12 +59,6 @@ void write_run_files(const std::filesystem::path& root, const scenario::RunResul
       write_file(root / "credits.csv", credits_csv_text(result.captured));
     }
   }
-}
-
-void write_run_outputs(const std::string& dir, const scenario::RunResult& result) {
-  StagedDir staged(dir);
-  write_run_files(staged.path(), result);
-  staged.commit();
 }
 
 }  // namespace fabricsim::output

@@ -8,7 +8,7 @@
 
 namespace fabricsim::output {
 
-// Writes result.json, flows.csv, run.json and the marker file (output/staged_dir.h) into `dir`
+// Writes result.json, flows.csv, run.json and the marker file (output/marker.h) into `dir`
 // (created if missing, its parent must exist), and trace.pcap (output/pcap/pcap_trace.h: Ethernet for
 // RoCE, ERF InfiniBand records for InfiniBand) when the run captured frames, plus credits.csv when
 // the capture holds InfiniBand flow-control packets (which trace.pcap leaves out), and routes.csv
@@ -16,11 +16,5 @@ namespace fabricsim::output {
 // Throws std::runtime_error naming the file when a write fails, and before writing anything when
 // a captured frame cannot be synthesized exactly as the simulator sent it.
 void write_run_files(const std::filesystem::path& dir, const scenario::RunResult& result);
-
-// The whole cycle for one run: stages `dir` (output/staged_dir.h), writes the files into the
-// staging directory and replaces `dir` with it, so `dir` never mixes two runs' files and is left
-// as it was when anything fails. Throws OutputDirError when `dir` cannot be used (the CLI checks
-// that before simulating by staging first) and std::runtime_error when a write fails.
-void write_run_outputs(const std::string& dir, const scenario::RunResult& result);
 
 }  // namespace fabricsim::output

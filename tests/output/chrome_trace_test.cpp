@@ -138,7 +138,7 @@ TEST(ChromeTrace, RingAllReduceStepsAndVolumePerRank) {
   ASSERT_TRUE(r.trace.enabled);
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "fabricsim-trace-ring";
   std::filesystem::remove_all(dir);
-  output::write_run_outputs(dir.string(), r);
+  output::write_run_files(dir, r);
   const json j = json::parse(read_file(dir / "trace.json"));
   check_structure(j);
   // nccl-tests.csv's time_us of the one size.
@@ -214,7 +214,7 @@ TEST(ChromeTrace, OffByDefaultWritesNoFile) {
   EXPECT_TRUE(r.trace.spans.empty());
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "fabricsim-trace-off";
   std::filesystem::remove_all(dir);
-  output::write_run_outputs(dir.string(), r);
+  output::write_run_files(dir, r);
   EXPECT_FALSE(std::filesystem::exists(dir / "trace.json"));
   EXPECT_TRUE(std::filesystem::exists(dir / "result.json"));
   std::filesystem::remove_all(dir);

@@ -90,7 +90,9 @@ TEST(RunJson, ExactKeys) {
 TEST(WriteOutputs, CreatesDirectoryWithThreeFiles) {
   const auto dir = std::filesystem::temp_directory_path() / "fabricsim_write_test" / "nested";
   std::filesystem::remove_all(dir.parent_path());
-  write_run_outputs(dir.string(), sample_result());
+  // write_run_files creates `dir` itself, not its parents (cli/staged_dir.h creates those).
+  std::filesystem::create_directory(dir.parent_path());
+  write_run_files(dir, sample_result());
   for (const char* name : {"result.json", "flows.csv", "run.json"}) {
     EXPECT_TRUE(std::filesystem::exists(dir / name)) << name << " must be written";
   }

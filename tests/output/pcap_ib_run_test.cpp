@@ -1,5 +1,5 @@
 // trace.pcap of an InfiniBand run (output/pcap/pcap_trace.h): a small IB scenario runs with capture
-// on, write_run_outputs writes trace.pcap (ERF InfiniBand records, LINKTYPE_ERF 197) and
+// on, write_run_files writes trace.pcap (ERF InfiniBand records, LINKTYPE_ERF 197) and
 // credits.csv, and Wireshark's own ERF and InfiniBand dissectors (tshark), reading the file
 // exactly as written, must give back, packet by packet, the time, the LRH DLID/SLID/VL/SL, BTH
 // opcode, DestQP and PSN, and the extension headers that the simulator logged in
@@ -125,7 +125,7 @@ TEST_P(IbRunCapture, TsharkDecodesWhatTheSimulatorLogged) {
   ASSERT_FALSE(r.captured.empty()) << "capture was asked for";
 
   const fs::path dir = fresh_dir(std::string("fabricsim_pcap_ib_run_") + v.name);
-  write_run_outputs(dir.string(), r);
+  write_run_files(dir, r);
   ASSERT_TRUE(fs::exists(dir / "trace.pcap")) << "trace.pcap written for a capture";
 
   std::vector<const scenario::CapturedFrame*> packets;  // what trace.pcap must hold, in order
@@ -255,7 +255,7 @@ TEST(IbExampleCapture, VlQosTraceDissectsAsWritten) {
   const scenario::RunResult r = scenario::run_scenario(sc);
   ASSERT_TRUE(r.completed) << "vl-qos must finish";
   const fs::path dir = fresh_dir("fabricsim_pcap_ib_vl_qos");
-  write_run_outputs(dir.string(), r);
+  write_run_files(dir, r);
   std::vector<const scenario::CapturedFrame*> packets;
   for (const scenario::CapturedFrame& f : r.captured) {
     if (f.pkt.type != PacketType::kCredit) packets.push_back(&f);
@@ -353,8 +353,8 @@ void expect_refused(const scenario::RunResult& r, const std::string& reason,
   const fs::path dir = fs::temp_directory_path() / "fabricsim_pcap_ib_refused";
   fs::remove_all(dir);
   try {
-    write_run_outputs(dir.string(), r);
-    ADD_FAILURE() << what << ": write_run_outputs must refuse";
+    write_run_files(dir, r);
+    ADD_FAILURE() << what << ": write_run_files must refuse";
   } catch (const std::runtime_error& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("trace.pcap"), std::string::npos) << what << ": names the file: " << msg;

@@ -65,9 +65,9 @@ TEST(PcapTshark, EveryCapturedFrameDecodesToWhatTheSimulatorRecorded) {
   ASSERT_LE(r.captured.size(), 200u) << "at most max_frames frames";
 
   const fs::path dir = fresh_dir("fabricsim_pcap_tshark_run");
-  write_run_outputs(dir.string(), r);
+  write_run_files(dir, r);
   const fs::path file = dir / "trace.pcap";
-  ASSERT_TRUE(fs::exists(file)) << "write_run_outputs writes trace.pcap when frames were captured";
+  ASSERT_TRUE(fs::exists(file)) << "write_run_files writes trace.pcap when frames were captured";
 
   const auto rows = tshark_fields(
       file,

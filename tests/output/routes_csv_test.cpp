@@ -40,7 +40,7 @@ TEST(RoutesCsv, EveryLeafSpreadsItsRemoteCasEvenlyOverItsUplinks) {
   }
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "fabricsim-routes";
   std::filesystem::remove_all(dir);
-  output::write_run_outputs(dir.string(), r);
+  output::write_run_files(dir, r);
   std::ifstream in(dir / "routes.csv");
   std::stringstream text;
   text << in.rdbuf();

@@ -233,134 +233,148 @@ std::vector<Block> flow_blocks(const fs::path& dir, const Json& result) {
   return blocks;
 }
 
-std::vector<Block> link_blocks(const fs::path& dir, const Json& result) {
-  std::vector<Block> blocks;
-  // Per-tier utilization and imbalance: result.json links.tiers (scenario::LinkLoads).
+namespace {
+
+// Per-tier utilization and imbalance: result.json links.tiers (scenario::LinkLoads).
+void add_tier_blocks(const Json& result, std::vector<Block>& blocks) {
   const Json* tiers = nullptr;
   if (result.contains("links") && result["links"].is_object() &&
       result["links"].contains("tiers") && result["links"]["tiers"].is_array() &&
       !result["links"]["tiers"].empty()) {
     tiers = &result["links"]["tiers"];
   }
-  if (tiers) {
-    Json util = Json::array(), imbalance = Json::array();
-    std::vector<std::string> labels, imbalance_labels;
-    for (const Json& g : *tiers) {
-      const std::string label = tier_label(g);
-      labels.push_back(label);
-      util.push_back(
-          {{"category", label}, {"group", "mean"}, {"value", g.value("mean_utilization", 0.0)}});
-      util.push_back(
-          {{"category", label}, {"group", "max"}, {"value", g.value("max_utilization", 0.0)}});
-      if (g.contains("imbalance") && g["imbalance"].is_number()) {
-        imbalance_labels.push_back(label);
-        imbalance.push_back(
-            {{"category", label}, {"group", "max / mean"}, {"value", g["imbalance"]}});
-      }
-    }
-    Block u;
-    u.title = "Utilization per tier";
-    u.caption =
-        "Mean and busiest port's utilization (fraction of line rate over the traffic "
-        "span) per tier and direction, from result.json links.tiers.";
-    u.spec = grouped_bar_spec(std::move(util), labels, {"mean", "max"}, {"tier", "utilization"});
-    blocks.push_back(std::move(u));
-    if (imbalance_labels.empty()) {
-      blocks.push_back(note_block("Imbalance per tier", "no tier carried traffic"));
-    } else {
-      Block b;
-      b.title = "Imbalance per tier";
-      b.caption =
-          "max / mean utilization per tier and direction (1 = even; ECMP collisions and "
-          "polarization raise it), from result.json links.tiers.";
-      b.spec = grouped_bar_spec(std::move(imbalance), imbalance_labels, {"max / mean"},
-                                {"tier", "imbalance"});
-      blocks.push_back(std::move(b));
-    }
-  } else {
+  if (!tiers) {
     blocks.push_back(note_block("Utilization per tier", "result.json has no links.tiers groups"));
+    return;
   }
+  Json util = Json::array(), imbalance = Json::array();
+  std::vector<std::string> labels, imbalance_labels;
+  for (const Json& g : *tiers) {
+    const std::string label = tier_label(g);
+    labels.push_back(label);
+    util.push_back(
+        {{"category", label}, {"group", "mean"}, {"value", g.value("mean_utilization", 0.0)}});
+    util.push_back(
+        {{"category", label}, {"group", "max"}, {"value", g.value("max_utilization", 0.0)}});
+    if (g.contains("imbalance") && g["imbalance"].is_number()) {
+      imbalance_labels.push_back(label);
+      imbalance.push_back(
+          {{"category", label}, {"group", "max / mean"}, {"value", g["imbalance"]}});
+    }
+  }
+  Block u;
+  u.title = "Utilization per tier";
+  u.caption =
+      "Mean and busiest port's utilization (fraction of line rate over the traffic "
+      "span) per tier and direction, from result.json links.tiers.";
+  u.spec = grouped_bar_spec(std::move(util), labels, {"mean", "max"}, {"tier", "utilization"});
+  blocks.push_back(std::move(u));
+  if (imbalance_labels.empty()) {
+    blocks.push_back(note_block("Imbalance per tier", "no tier carried traffic"));
+    return;
+  }
+  Block b;
+  b.title = "Imbalance per tier";
+  b.caption =
+      "max / mean utilization per tier and direction (1 = even; ECMP collisions and "
+      "polarization raise it), from result.json links.tiers.";
+  b.spec = grouped_bar_spec(std::move(imbalance), imbalance_labels, {"max / mean"},
+                            {"tier", "imbalance"});
+  blocks.push_back(std::move(b));
+}
 
-  // Heatmap from links.csv: node x node, or tier x tier above kMaxHeatmapNodes nodes.
-  const std::optional<Table> links =
-      read_table(dir / "links.csv", false,
-                 {"link", "from", "to", "from_tier", "to_tier", "utilization", "peak_queue_bytes",
-                  "drops", "pause_frames_received", "ecn_marks"});
+// Every node links.csv names, NICs then switches, by index ("nic10" after "nic9").
+std::vector<std::string> heatmap_nodes(const Table& links) {
+  const int from = links.column("from"), to = links.column("to");
+  auto node_key = [](const std::string& label) {
+    const size_t digits = label.find_first_of("0123456789");
+    const std::string prefix = label.substr(0, digits);
+    const long index = digits == std::string::npos ? 0 : std::atol(label.c_str() + digits);
+    return std::make_tuple(prefix == "nic" ? 0 : 1, prefix, index);
+  };
+  std::set<std::string> node_set;
+  for (size_t r = 0; r < links.size(); ++r) {
+    node_set.insert(links.field(r, from));
+    node_set.insert(links.field(r, to));
+  }
+  std::vector<std::string> nodes(node_set.begin(), node_set.end());
+  std::sort(nodes.begin(), nodes.end(),
+            [&](const std::string& a, const std::string& b) { return node_key(a) < node_key(b); });
+  return nodes;
+}
+
+// Node x node: each cell one cable direction's utilization.
+void fill_node_heatmap(const Table& links, const std::vector<std::string>& nodes, Block& b) {
+  const int from = links.column("from"), to = links.column("to");
+  const int util = links.column("utilization");
+  // Parallel cables between the same two nodes: the busiest one's utilization.
+  std::map<std::pair<std::string, std::string>, double> cell;
+  for (size_t r = 0; r < links.size(); ++r) {
+    const auto u = links.number(r, util);
+    if (!u) continue;
+    double& c = cell[{links.field(r, from), links.field(r, to)}];
+    c = std::max(c, *u);
+  }
+  Json rows = Json::array();
+  for (const auto& [key, value] : cell) {
+    rows.push_back({{"row", key.first}, {"col", key.second}, {"value", value}});
+  }
+  b.caption =
+      "Utilization of each cable direction (row = sending node, column = receiving "
+      "node; parallel cables: the busiest), from links.csv.";
+  b.spec = heatmap_spec(std::move(rows), nodes, nodes, {"to", "from"}, "utilization");
+}
+
+// Tier x tier, for fabrics above kMaxHeatmapNodes nodes: mean utilization per tier pair.
+void fill_tier_heatmap(const Table& links, size_t node_count, Block& b) {
+  const int from_tier = links.column("from_tier"), to_tier = links.column("to_tier");
+  const int util = links.column("utilization");
+  std::map<std::pair<std::string, std::string>, std::pair<double, int>> cell;  // sum, ports
+  std::set<std::string> tier_set;
+  for (size_t r = 0; r < links.size(); ++r) {
+    const auto u = links.number(r, util);
+    if (!u) continue;
+    const std::string a = "tier " + links.field(r, from_tier);
+    const std::string c = "tier " + links.field(r, to_tier);
+    tier_set.insert(a);
+    tier_set.insert(c);
+    auto& [sum, n] = cell[{a, c}];
+    sum += *u;
+    ++n;
+  }
+  Json rows = Json::array();
+  for (const auto& [key, value] : cell) {
+    rows.push_back(
+        {{"row", key.first}, {"col", key.second}, {"value", value.first / value.second}});
+  }
+  const std::vector<std::string> tier_list(tier_set.begin(), tier_set.end());
+  b.caption = std::to_string(node_count) + " nodes exceed the node x node cap of " +
+              std::to_string(kMaxHeatmapNodes) +
+              ": mean utilization of the ports from each tier to each tier, from links.csv.";
+  b.spec = heatmap_spec(std::move(rows), tier_list, tier_list, {"to tier", "from tier"},
+                        "mean utilization");
+}
+
+// Heatmap from links.csv: node x node, or tier x tier above kMaxHeatmapNodes nodes.
+Block heatmap_block(const std::optional<Table>& links) {
   const std::string heat_title = "Link utilization heatmap";
-  if (!links) {
-    blocks.push_back(note_block(heat_title, "links.csv is absent"));
+  if (!links) return note_block(heat_title, "links.csv is absent");
+  const std::vector<std::string> nodes = heatmap_nodes(*links);
+  Block b;
+  b.title = heat_title;
+  if (nodes.size() <= kMaxHeatmapNodes) {
+    fill_node_heatmap(*links, nodes, b);
   } else {
-    const int from = links->column("from"), to = links->column("to");
-    const int from_tier = links->column("from_tier"), to_tier = links->column("to_tier");
-    const int util = links->column("utilization");
-    // Node order: NICs then switches, by index ("nic10" after "nic9").
-    auto node_key = [](const std::string& label) {
-      const size_t digits = label.find_first_of("0123456789");
-      const std::string prefix = label.substr(0, digits);
-      const long index = digits == std::string::npos ? 0 : std::atol(label.c_str() + digits);
-      return std::make_tuple(prefix == "nic" ? 0 : 1, prefix, index);
-    };
-    std::set<std::string> node_set;
-    for (size_t r = 0; r < links->size(); ++r) {
-      node_set.insert(links->field(r, from));
-      node_set.insert(links->field(r, to));
-    }
-    std::vector<std::string> nodes(node_set.begin(), node_set.end());
-    std::sort(nodes.begin(), nodes.end(), [&](const std::string& a, const std::string& b) {
-      return node_key(a) < node_key(b);
-    });
-    Json rows = Json::array();
-    Block b;
-    b.title = heat_title;
-    if (nodes.size() <= kMaxHeatmapNodes) {
-      // Parallel cables between the same two nodes: the busiest one's utilization.
-      std::map<std::pair<std::string, std::string>, double> cell;
-      for (size_t r = 0; r < links->size(); ++r) {
-        const auto u = links->number(r, util);
-        if (!u) continue;
-        double& c = cell[{links->field(r, from), links->field(r, to)}];
-        c = std::max(c, *u);
-      }
-      for (const auto& [key, value] : cell) {
-        rows.push_back({{"row", key.first}, {"col", key.second}, {"value", value}});
-      }
-      b.caption =
-          "Utilization of each cable direction (row = sending node, column = receiving "
-          "node; parallel cables: the busiest), from links.csv.";
-      b.spec = heatmap_spec(std::move(rows), nodes, nodes, {"to", "from"}, "utilization");
-    } else {
-      std::map<std::pair<std::string, std::string>, std::pair<double, int>> cell;
-      std::set<std::string> tier_set;
-      for (size_t r = 0; r < links->size(); ++r) {
-        const auto u = links->number(r, util);
-        if (!u) continue;
-        const std::string a = "tier " + links->field(r, from_tier);
-        const std::string c = "tier " + links->field(r, to_tier);
-        tier_set.insert(a);
-        tier_set.insert(c);
-        auto& [sum, n] = cell[{a, c}];
-        sum += *u;
-        ++n;
-      }
-      for (const auto& [key, value] : cell) {
-        rows.push_back(
-            {{"row", key.first}, {"col", key.second}, {"value", value.first / value.second}});
-      }
-      const std::vector<std::string> tier_list(tier_set.begin(), tier_set.end());
-      b.caption = std::to_string(nodes.size()) + " nodes exceed the node x node cap of " +
-                  std::to_string(kMaxHeatmapNodes) +
-                  ": mean utilization of the ports from each tier to each tier, from links.csv.";
-      b.spec = heatmap_spec(std::move(rows), tier_list, tier_list, {"to tier", "from tier"},
-                            "mean utilization");
-    }
-    if (b.spec.text.find("\"values\":[]") != std::string::npos) {
-      blocks.push_back(note_block(heat_title, "links.csv has no utilization values"));
-    } else {
-      blocks.push_back(std::move(b));
-    }
+    fill_tier_heatmap(*links, nodes.size(), b);
   }
+  if (b.spec.text.find("\"values\":[]") != std::string::npos) {
+    return note_block(heat_title, "links.csv has no utilization values");
+  }
+  return b;
+}
 
-  // The hottest links: result.json hottest_links, else the top 10 of links.csv.
+// The hottest links: result.json hottest_links, else the top 10 of links.csv.
+Block hottest_links_block(const Json& result, const std::optional<Table>& links) {
   const std::string hot_title = "Hottest links";
   const std::vector<std::string> hot_cols = {"link",  "utilization",           "peak_queue_bytes",
                                              "drops", "pause_frames_received", "ecn_marks"};
@@ -397,15 +411,26 @@ std::vector<Block> link_blocks(const fs::path& dir, const Json& result) {
     }
   }
   if (hot_rows.empty()) {
-    blocks.push_back(
-        note_block(hot_title, "result.json has no hottest_links and links.csv is absent"));
-  } else {
-    Block b;
-    b.title = hot_title;
-    b.caption = "From " + hot_source + ".";
-    b.html = html_table(hot_cols, hot_rows);
-    blocks.push_back(std::move(b));
+    return note_block(hot_title, "result.json has no hottest_links and links.csv is absent");
   }
+  Block b;
+  b.title = hot_title;
+  b.caption = "From " + hot_source + ".";
+  b.html = html_table(hot_cols, hot_rows);
+  return b;
+}
+
+}  // namespace
+
+std::vector<Block> link_blocks(const fs::path& dir, const Json& result) {
+  std::vector<Block> blocks;
+  add_tier_blocks(result, blocks);
+  const std::optional<Table> links =
+      read_table(dir / "links.csv", false,
+                 {"link", "from", "to", "from_tier", "to_tier", "utilization", "peak_queue_bytes",
+                  "drops", "pause_frames_received", "ecn_marks"});
+  blocks.push_back(heatmap_block(links));
+  blocks.push_back(hottest_links_block(result, links));
   return blocks;
 }
 

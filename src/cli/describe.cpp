@@ -1,13 +1,16 @@
-#include "output/describe.h"
+#include "cli/describe.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 
 #include "core/units.h"
+#include "output/usd.h"
 
-namespace fabricsim::output {
+namespace fabricsim::cli {
 namespace {
+
+using output::format_usd;
 
 std::string fixed(double v, int digits) {
   char buf[64];
@@ -81,12 +84,6 @@ void block(std::ostringstream& out, const Described& d) {
 
 }  // namespace
 
-std::string format_usd(double usd) {
-  if (usd >= 1e6) return "$" + fixed(usd / 1e6, 3) + " M";
-  if (usd >= 1e4) return "$" + fixed(usd / 1e3, 1) + " k";
-  return "$" + fixed(usd, 0);
-}
-
 std::string format_describe(const std::vector<Described>& all) {
   std::ostringstream out;
   for (size_t i = 0; i < all.size(); ++i) {
@@ -122,4 +119,4 @@ std::string format_describe(const std::vector<Described>& all) {
   return out.str();
 }
 
-}  // namespace fabricsim::output
+}  // namespace fabricsim::cli

@@ -1,8 +1,8 @@
-// The output directory's life (output/staged_dir.h, output/write.h): checked and staged before a
+// The output directory's life (cli/staged_dir.h, output/write.h): checked and staged before a
 // run, replaced as a whole by commit(), never mixed with an earlier run's files, and never
 // deleted when fabricsim did not write it. (Tests run as root in CI, so nothing here relies on
 // permission bits: the unusable paths are ones root cannot use either.)
-#include "output/staged_dir.h"
+#include "cli/staged_dir.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -14,12 +14,13 @@
 #include <string>
 
 #include "../support/cli_runner.h"
-#include "output/write.h"
+#include "output/marker.h"
 
-namespace fabricsim::output {
+namespace fabricsim::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using output::kMarkerFile;
 using test_support::read_file;
 using test_support::ScratchDir;
 
@@ -236,4 +237,4 @@ TEST(StagedDir, RemovesLeftoversOfKilledRunsOnly) {
 }
 
 }  // namespace
-}  // namespace fabricsim::output
+}  // namespace fabricsim::cli

@@ -1,4 +1,4 @@
-#include "output/staged_dir.h"
+#include "cli/staged_dir.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -6,13 +6,17 @@
 #include <algorithm>
 #include <iterator>
 #include <cerrno>
-#include <fstream>
 #include <regex>
 #include <string_view>
 #include <system_error>
 
-namespace fabricsim::output {
+#include "output/marker.h"
+#include "output/write.h"
+
+namespace fabricsim::cli {
 namespace {
+
+using output::kMarkerFile;
 
 namespace fs = std::filesystem;
 
@@ -153,14 +157,6 @@ void remove_leftovers(const fs::path& dir) {
 
 std::string replace_refusal(const fs::path& dir) { return refusal(dir, "", true); }
 
-void write_marker(const fs::path& dir) {
-  std::ofstream out(dir / kMarkerFile, std::ios::binary | std::ios::trunc);
-  out << "This directory was written by fabricsim. The next `fabricsim run` or `fabricsim "
-         "compare` into it replaces it as a whole.\n";
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + (dir / kMarkerFile).string());
-}
-
 StagedDir::StagedDir(const std::string& target) {
   if (target.empty()) throw OutputDirError("empty path");
   std::error_code ec;
@@ -220,7 +216,7 @@ StagedDir::StagedDir(const std::string& target) {
     }
   }
   try {
-    write_marker(staging_);
+    output::write_marker(staging_);
   } catch (const std::runtime_error& e) {
     discard();  // here: a constructor that throws runs no destructor
     throw OutputDirError(std::string("cannot write files beside it: ") + e.what());
@@ -276,4 +272,16 @@ void StagedDir::commit() {
   }
 }
 
-}  // namespace fabricsim::output
+void write_run_outputs(const std::string& dir, const scenario::RunResult& result) {
+  StagedDir staged(dir);
+  output::write_run_files(staged.path(), result);
+  staged.commit();
+}
+
+void write_compare_outputs(const std::string& dir, const output::FabricRuns& runs) {
+  StagedDir staged(dir);
+  output::write_compare_files(staged.path(), runs);
+  staged.commit();
+}
+
+}  // namespace fabricsim::cli

@@ -10,7 +10,7 @@
 #include "preflight/resources.h"
 #include "preflight/runtime_estimate.h"
 
-namespace fabricsim::output {
+namespace fabricsim::cli {
 
 struct Described {
   std::string name;  // the fabric or variant ("" for a plain describe)
@@ -24,7 +24,4 @@ struct Described {
 // memory estimate. With several, a last table puts their totals side by side.
 std::string format_describe(const std::vector<Described>& all);
 
-// "$1.234 M", "$45.0 k", "$950": three or four significant digits.
-std::string format_usd(double usd);
-
-}  // namespace fabricsim::output
+}  // namespace fabricsim::cli

@@ -1,4 +1,4 @@
-#include "output/progress.h"
+#include "cli/progress.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 
 #include "core/units.h"
 
-namespace fabricsim::output {
+namespace fabricsim::cli {
 namespace {
 
 constexpr int kBarWidth = 20;
@@ -130,4 +130,4 @@ scenario::ProgressFn ProgressBar::callback() {
   return [this](const scenario::ProgressSample& s) { update(s); };
 }
 
-}  // namespace fabricsim::output
+}  // namespace fabricsim::cli

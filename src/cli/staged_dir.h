@@ -14,7 +14,7 @@
 //      staging directory and any parent it created, and DIR is untouched.
 //
 // Which directories a run may replace: a missing one, an empty one, or one fabricsim wrote, that
-// is, one holding the marker file kMarkerFile (or, from versions before the marker, run.json or
+// is, one holding the marker file output::kMarkerFile (output/marker.h; or, from versions before the marker, run.json or
 // compare.csv) and nothing but files fabricsim writes (result.json, flows.csv, run.json,
 // routes.csv, trace.pcap, credits.csv, compare.csv, the marker) and subdirectories that are
 // themselves such directories (compare's DIR/<fabric>/). Anything else in DIR, a user's notes or
@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
-namespace fabricsim::output {
+#include "output/compare.h"
+#include "results/result.h"
 
-// The marker fabricsim leaves in every directory it writes.
-inline constexpr const char* kMarkerFile = ".fabricsim-output";
+namespace fabricsim::cli {
 
 // Why an output directory cannot be used; what() is the reason alone ("exists and is not a
 // directory"), for the caller to prefix with `--out DIR` or the scenario key's location.
@@ -37,9 +37,6 @@ class OutputDirError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// Writes the marker file into `dir` (which must exist). Throws std::runtime_error.
-void write_marker(const std::filesystem::path& dir);
 
 // The result files fabricsim wrote into `dir`, comma-separated, main results first (for the
 // "results in DIR/ (...)" line): what is there, so the list cannot miss a file.
@@ -74,4 +71,14 @@ class StagedDir {
 // "" when `dir` (an existing directory) may be replaced by a run, else why not (one line).
 std::string replace_refusal(const std::filesystem::path& dir);
 
-}  // namespace fabricsim::output
+// The whole cycle for one run: stages `dir`, writes the files into the staging directory
+// (output/write.h: write_run_files) and replaces `dir` with it, so `dir` never mixes two runs'
+// files and is left as it was when anything fails. Throws OutputDirError when `dir` cannot be
+// used and std::runtime_error when a write fails. (`fabricsim run` goes through the same steps
+// itself, staging before it simulates so that a bad --out costs no run.)
+void write_run_outputs(const std::string& dir, const scenario::RunResult& result);
+// The same for a comparison (output/compare.h: write_compare_files), so an earlier comparison's
+// fabric directories never stay beside these.
+void write_compare_outputs(const std::string& dir, const output::FabricRuns& runs);
+
+}  // namespace fabricsim::cli

@@ -16,7 +16,7 @@
 
 #include "engine/run_control.h"
 
-namespace fabricsim::output {
+namespace fabricsim::cli {
 
 // One state of the line, everything format_progress_line needs.
 struct ProgressLine {
@@ -71,4 +71,4 @@ class ProgressBar {
   bool drew_once_ = false;
 };
 
-}  // namespace fabricsim::output
+}  // namespace fabricsim::cli

@@ -1,6 +1,6 @@
-// The progress line (output/progress.h): what it shows, computed from a clock the test controls,
+// The progress line (cli/progress.h): what it shows, computed from a clock the test controls,
 // drawn only when enabled, throttled to 10 redraws per second, erased at the end.
-#include "output/progress.h"
+#include "cli/progress.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-namespace fabricsim::output {
+namespace fabricsim::cli {
 namespace {
 
 using std::chrono::milliseconds;
@@ -116,4 +116,4 @@ TEST(ProgressBar, DisabledWritesNothing) {
 }
 
 }  // namespace
-}  // namespace fabricsim::output
+}  // namespace fabricsim::cli
