@@ -14,11 +14,14 @@
 //      staging directory and any parent it created, and DIR is untouched.
 //
 // Which directories a run may replace: a missing one, an empty one, or one fabricsim wrote, that
-// is, one holding the marker file output::kMarkerFile (output/marker.h; or, from versions before the marker, run.json or
-// compare.csv) and nothing but files fabricsim writes (result.json, flows.csv, run.json,
+// is, one holding the marker file (output/marker.h; or, from versions before the marker, run.json
+// or compare.csv) and nothing but files fabricsim writes (result.json, flows.csv, run.json,
 // routes.csv, trace.pcap, credits.csv, compare.csv, the marker) and subdirectories that are
 // themselves such directories (compare's DIR/<fabric>/). Anything else in DIR, a user's notes or
 // DIR=$HOME, is refused: the run would delete it.
+//
+// The CLI owns this (output/ only formats and writes files): `run` and `compare` stage before
+// they simulate, and write_run_outputs / write_compare_outputs below do the whole cycle.
 #pragma once
 
 #include <filesystem>
