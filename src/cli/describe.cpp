@@ -12,16 +12,11 @@ namespace {
 
 using output::format_usd;
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 std::string watts(double w) {
-  if (w >= 1e6) return fixed(w / 1e6, 3) + " MW";
-  if (w >= 1e3) return fixed(w / 1e3, 2) + " kW";
-  return fixed(w, 1) + " W";
+  if (w >= 1e6) return format_fixed(w / 1e6, 3) + " MW";
+  if (w >= 1e3) return format_fixed(w / 1e3, 2) + " kW";
+  return format_fixed(w, 1) + " W";
 }
 
 std::string pad(std::string s, size_t width, bool right = false) {
@@ -61,7 +56,7 @@ void block(std::ostringstream& out, const Described& d) {
     out << "  " << pad(r.item, w_item) << "  " << pad(r.part, w_part) << "  "
         << pad(std::to_string(r.count), 7, true) << "  " << pad(format_usd(r.unit_price_usd), 9, true)
         << "  " << pad(format_usd(r.price_usd()), 11, true) << "  "
-        << pad(fixed(r.unit_power_w, 1), 7, true) << "  " << pad(watts(r.power_w()), 10, true)
+        << pad(format_fixed(r.unit_power_w, 1), 7, true) << "  " << pad(watts(r.power_w()), 10, true)
         << "  " << pad(r.price_confidence, 6) << "  " << r.power_confidence << "\n";
   }
   const double gpus = static_cast<double>(std::max<int64_t>(1, b.gpus));
@@ -73,9 +68,9 @@ void block(std::ostringstream& out, const Described& d) {
       << scenario::describe_parts(d.estimate) << ")\n";
   const scenario::RuntimeEstimate& rt = d.runtime;
   if (rt.estimated) {
-    out << "  estimated run time " << fixed(rt.fastest_s, rt.fastest_s < 10 ? 2 : 0) << "-"
-        << fixed(rt.slowest_s, rt.slowest_s < 10 ? 2 : 0) << " s: " << format_count(rt.packet_hops)
-        << " data packet-hops (" << fixed(rt.mean_links, 2)
+    out << "  estimated run time " << format_fixed(rt.fastest_s, rt.fastest_s < 10 ? 2 : 0) << "-"
+        << format_fixed(rt.slowest_s, rt.slowest_s < 10 ? 2 : 0) << " s: " << format_count(rt.packet_hops)
+        << " data packet-hops (" << format_fixed(rt.mean_links, 2)
         << " links per packet to a random destination) at 1.3-2.4 M/s (docs/performance.md)\n";
   } else {
     out << "  run time: " << rt.why_not << "\n";

@@ -15,11 +15,6 @@ namespace {
 constexpr int kBarWidth = 20;
 constexpr auto kRedrawInterval = std::chrono::milliseconds(100);
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 // Columns of the terminal behind `stream`, 0 when unknown.
 int terminal_columns(std::FILE* stream) {
@@ -65,7 +60,7 @@ std::string format_progress_line(const ProgressLine& p, int max_columns) {
   if (max_columns <= 0) return line;
   // Too wide for the terminal: drop the bar, then the elapsed time, the rate and the simulated
   // time, keeping the run, the percentage and the ETA to the last; then cut.
-  const std::string pct = fixed(fraction * 100, 1) + "%";
+  const std::string pct = format_fixed(fraction * 100, 1) + "%";
   const std::string eta_alone = "  ETA " + format_clock(eta_s);
   for (const std::string& shorter :
        {line, label + pct + sim + speed + elapsed + eta, label + pct + sim + speed + eta_alone,

@@ -1,41 +1,14 @@
-// Strong unit types for simulated time, sizes and rates.
+// Units of simulated time.
 //
 // Time is int64 picoseconds (SPEC §3): 2^63 ps is about 106 days of simulated time, and integer
-// time makes runs bit-for-bit deterministic. Hot paths use the raw integer (`.ps`) in fields whose
-// names end in `_ps`; these wrappers keep units straight at API boundaries.
+// time makes runs bit-for-bit deterministic. Times, sizes and rates are plain integers whose names
+// carry the unit (`_ps`, `_bytes`, `_bps`); strong wrapper types were tried and never adopted, so
+// they were removed (issue 21) rather than kept as a second, unused convention.
 #pragma once
 
-#include <compare>  // the defaulted operator<=> (clang requires it; libstdc++ with gcc pulls it in)
 #include <cstdint>
 
 namespace fabricsim {
-
-struct Time {
-  int64_t ps = 0;
-
-  static constexpr Time from_ps(int64_t v) { return Time{v}; }
-  static constexpr Time from_ns(double v) { return Time{static_cast<int64_t>(v * 1e3 + 0.5)}; }
-  static constexpr Time from_us(double v) { return Time{static_cast<int64_t>(v * 1e6 + 0.5)}; }
-  constexpr double ns() const { return static_cast<double>(ps) * 1e-3; }
-  constexpr double us() const { return static_cast<double>(ps) * 1e-6; }
-  constexpr double seconds() const { return static_cast<double>(ps) * 1e-12; }
-
-  friend constexpr Time operator+(Time a, Time b) { return Time{a.ps + b.ps}; }
-  friend constexpr Time operator-(Time a, Time b) { return Time{a.ps - b.ps}; }
-  friend constexpr auto operator<=>(Time a, Time b) = default;
-};
-
-struct Bytes {
-  int64_t count = 0;
-  friend constexpr Bytes operator+(Bytes a, Bytes b) { return Bytes{a.count + b.count}; }
-  friend constexpr auto operator<=>(Bytes a, Bytes b) = default;
-};
-
-struct BitsPerSecond {
-  int64_t bps = 0;
-  constexpr double gbps() const { return static_cast<double>(bps) * 1e-9; }
-  friend constexpr auto operator<=>(BitsPerSecond a, BitsPerSecond b) = default;
-};
 
 inline constexpr int64_t kPsPerNs = 1000;
 inline constexpr int64_t kPsPerUs = 1000 * kPsPerNs;

@@ -334,4 +334,10 @@ std::string format_count(double count) {
   return format_scaled(count, kScales);
 }
 
+std::string format_fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
 }  // namespace fabricsim

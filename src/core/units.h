@@ -49,5 +49,8 @@ std::string format_time(int64_t ps);
 std::string format_bytes(int64_t bytes);
 std::string format_rate(double bps);
 std::string format_count(double count);
+// `v` with exactly `decimals` digits after the point ("%.*f"): the figures of tables and
+// progress lines, which keep a fixed number of places whatever the magnitude.
+std::string format_fixed(double v, int decimals);
 
 }  // namespace fabricsim

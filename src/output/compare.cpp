@@ -17,11 +17,6 @@
 namespace fabricsim::output {
 namespace {
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 // One metric row: the text per fabric and, for continuous metrics, the value behind it (for the
 // ratio column); nullopt = a count or a figure the run does not have.
@@ -172,7 +167,7 @@ void add_outcome_rows(const FabricRuns& runs, const std::vector<CompareMetrics>&
     }));
     rows.push_back(make_row("busbw", ms, [](const CompareMetrics& m) -> Cell {
       if (!m.collective_done) return {"-", std::nullopt};
-      return {fixed(m.busbw_gbytes_per_s, 2) + " GB/s", m.busbw_gbytes_per_s};
+      return {format_fixed(m.busbw_gbytes_per_s, 2) + " GB/s", m.busbw_gbytes_per_s};
     }));
   }
   if (training) {
@@ -187,7 +182,7 @@ void add_outcome_rows(const FabricRuns& runs, const std::vector<CompareMetrics>&
                   [](const CompareMetrics& m) { return m.ping_pong_one_way_ps >= 0; })) {
     rows.push_back(make_row("one-way latency", ms, [](const CompareMetrics& m) -> Cell {
       if (m.ping_pong_one_way_ps < 0) return {"-", std::nullopt};
-      return {fixed(m.ping_pong_one_way_ps * 1e-6, 3) + " us", m.ping_pong_one_way_ps};
+      return {format_fixed(m.ping_pong_one_way_ps * 1e-6, 3) + " us", m.ping_pong_one_way_ps};
     }));
   }
   rows.push_back(make_row("completion time", ms, [](const CompareMetrics& m) {
@@ -206,11 +201,11 @@ void add_outcome_rows(const FabricRuns& runs, const std::vector<CompareMetrics>&
                   [](const auto& run) { return run.second.steady_window_asked; })) {
     rows.push_back(make_row("goodput mean (steady)", ms, [](const CompareMetrics& m) -> Cell {
       if (!m.steady) return {"-", std::nullopt};
-      return {fixed(100 * m.steady_mean_fraction, 1) + " %", m.steady_mean_fraction};
+      return {format_fixed(100 * m.steady_mean_fraction, 1) + " %", m.steady_mean_fraction};
     }));
     rows.push_back(make_row("goodput min (steady)", ms, [](const CompareMetrics& m) -> Cell {
       if (!m.steady) return {"-", std::nullopt};
-      return {fixed(100 * m.steady_min_fraction, 1) + " %", m.steady_min_fraction};
+      return {format_fixed(100 * m.steady_min_fraction, 1) + " %", m.steady_min_fraction};
     }));
   }
 }
@@ -292,19 +287,19 @@ void add_cost_rows(const std::vector<CompareMetrics>& ms, bool collective, bool 
   }));
   rows.push_back(make_row("network power per " + per, ms, [](const CompareMetrics& m) -> Cell {
     if (!m.priced) return {"-", std::nullopt};
-    return {fixed(m.power_per_unit_w, 1) + " W", m.power_per_unit_w};
+    return {format_fixed(m.power_per_unit_w, 1) + " W", m.power_per_unit_w};
   }));
   if (collective) {
     rows.push_back(make_row("busbw per network $M", ms, [](const CompareMetrics& m) -> Cell {
       if (!m.priced || !m.collective_done) return {"-", std::nullopt};
       const double v = m.busbw_gbytes_per_s / m.fabric_musd;
-      return {fixed(v, 2) + " GB/s", v};
+      return {format_fixed(v, 2) + " GB/s", v};
     }));
   } else if (training) {
     rows.push_back(make_row("steps/hour per network $M", ms, [](const CompareMetrics& m) -> Cell {
       if (!m.priced || !m.training_done || m.step_time_ps <= 0) return {"-", std::nullopt};
       const double v = 3600e12 / static_cast<double>(m.step_time_ps) / m.fabric_musd;
-      return {fixed(v, 1), v};
+      return {format_fixed(v, 1), v};
     }));
   } else {
     rows.push_back(make_row("throughput per network $M", ms, [](const CompareMetrics& m) -> Cell {
@@ -325,7 +320,7 @@ std::string aligned_table_text(const FabricRuns& runs, std::vector<Row>& rows) {
     header.cells.push_back(runs[0].first + "/" + runs[1].first);
     for (Row& row : rows) {
       const auto& v = row.values;
-      row.cells.push_back(v[0] && v[1] && *v[0] > 0 && *v[1] > 0 ? fixed(*v[0] / *v[1], 3) : "");
+      row.cells.push_back(v[0] && v[1] && *v[0] > 0 && *v[1] > 0 ? format_fixed(*v[0] / *v[1], 3) : "");
     }
   }
 

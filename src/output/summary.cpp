@@ -16,11 +16,6 @@
 namespace fabricsim::output {
 namespace {
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 std::string count(int64_t v) { return std::to_string(v); }
 
@@ -40,7 +35,7 @@ std::string link_label(const scenario::LinkGroupLoad& g) {
   return up ? "uplinks " + low + "→" + high : "downlinks " + high + "→" + low;
 }
 
-std::string percent(double fraction) { return fixed(fraction * 100.0, 1) + "%"; }
+std::string percent(double fraction) { return format_fixed(fraction * 100.0, 1) + "%"; }
 
 // The summary's rows, (label, value), in the order they are printed; the helpers below each add
 // one part of them.
@@ -68,8 +63,8 @@ void add_run_rows(const scenario::RunResult& r, const FlowStats& flows, Rows& ro
                                         format_bytes(c.size_bytes) + " in " +
                                         format_time(c.time_ps));
     // nccl-tests units: GB/s = 1e9 bytes per second.
-    rows.emplace_back("bandwidth", "algbw " + fixed(c.algbw_gbytes_per_s, 2) + " GB/s, busbw " +
-                                       fixed(c.busbw_gbytes_per_s, 2) + " GB/s");
+    rows.emplace_back("bandwidth", "algbw " + format_fixed(c.algbw_gbytes_per_s, 2) + " GB/s, busbw " +
+                                       format_fixed(c.busbw_gbytes_per_s, 2) + " GB/s");
   }
 }
 
@@ -86,7 +81,7 @@ void add_training_rows(const scenario::TrainingResult& t, Rows& rows) {
           percent(static_cast<double>(t.exposed_comm_ps) / static_cast<double>(t.step_time_ps)) +
           ")");
   if (t.tflops_per_gpu > 0) {
-    rows.emplace_back("  throughput", fixed(t.tflops_per_gpu, 1) + " model TFLOPS per GPU");
+    rows.emplace_back("  throughput", format_fixed(t.tflops_per_gpu, 1) + " model TFLOPS per GPU");
   }
   for (const scenario::PhaseComm& pc : t.comm) {
     rows.emplace_back("  " + pc.phase, count(pc.collectives) + " collectives, " +
@@ -105,7 +100,7 @@ void add_job_rows(const scenario::RunResult& r, Rows& rows) {
       if (job.start_ps > 0) own = "took " + format_time(job.end_ps - job.start_ps);
       if (job.collectives.size() == 1 && job.collectives.front().time_ps >= 0) {
         own += (own.empty() ? "busbw " : ", busbw ") +
-               fixed(job.collectives.front().busbw_gbytes_per_s, 2) + " GB/s";
+               format_fixed(job.collectives.front().busbw_gbytes_per_s, 2) + " GB/s";
       }
       if (!own.empty()) own = " (" + own + ")";
     }
@@ -114,7 +109,7 @@ void add_job_rows(const scenario::RunResult& r, Rows& rows) {
                                  (job.end_ps >= 0 ? ", done at " + format_time(job.end_ps) + own
                                                   : std::string(", not finished")) +
                                  (job.slowdown > 0 ? ", alone " + format_time(job.alone_end_ps) +
-                                                         ": slowdown " + fixed(job.slowdown, 3)
+                                                         ": slowdown " + format_fixed(job.slowdown, 3)
                                                    : std::string()));
     if (job.training.present) add_training_rows(job.training, rows);
   }
@@ -133,7 +128,7 @@ void add_traffic_rows(const scenario::RunResult& r, const FlowStats& flows, Rows
     rows.emplace_back("FCT", "p50 " + format_time(flows.fct_p50_ps) + ", p99 " +
                                  format_time(flows.fct_p99_ps) + ", max " +
                                  format_time(flows.fct_max_ps));
-    rows.emplace_back("slowdown", "mean " + fixed(flows.mean_slowdown, 3) + " (FCT / ideal FCT)");
+    rows.emplace_back("slowdown", "mean " + format_fixed(flows.mean_slowdown, 3) + " (FCT / ideal FCT)");
   }
   rows.emplace_back("throughput", format_rate(r.aggregate_throughput_gbps * 1e9) + " aggregate");
   if (r.steady_window_asked) {
@@ -160,7 +155,7 @@ void add_traffic_rows(const scenario::RunResult& r, const FlowStats& flows, Rows
   for (const scenario::LinkGroupLoad& g : r.links.groups) {
     std::string value = "mean " + percent(g.mean_utilization) + ", max " +
                         percent(g.max_utilization) + ", imbalance " +
-                        (g.mean_utilization > 0 ? fixed(g.imbalance, 2) : std::string("-")) +
+                        (g.mean_utilization > 0 ? format_fixed(g.imbalance, 2) : std::string("-")) +
                         " (" + count(g.ports) + " ports";
     if (g.idle_ports > 0) value += ", " + count(g.idle_ports) + " idle";
     rows.emplace_back(link_label(g), value + ")");
@@ -283,7 +278,7 @@ void add_run_stats_rows(const scenario::RunStats& s, Rows& rows) {
   const double hops_per_second =
       s.wall_seconds > 0 ? static_cast<double>(s.data_packet_hops) / s.wall_seconds : 0;
   rows.emplace_back("events", format_count(static_cast<double>(s.events)) + " in " +
-                                  fixed(s.wall_seconds, 3) + " s wall, " +
+                                  format_fixed(s.wall_seconds, 3) + " s wall, " +
                                   format_count(s.events_per_second) + " events/s");
   rows.emplace_back("packet-hops", format_count(static_cast<double>(s.data_packet_hops)) +
                                        " data, " + format_count(hops_per_second) + " per s");

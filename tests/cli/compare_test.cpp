@@ -104,13 +104,10 @@ void expect_four_digits(double shown, double exact, const std::string& what) {
       << what << ": the table shows " << shown << ", result.json has " << exact;
 }
 
-TEST_F(CompareTest, TableAndResultDirectoriesAgree) {
-  const std::string file = write("small.yaml", kSmall);
-  const fs::path out = dir_ / "results";
-  const CliOutcome o = run("compare '" + file + "' --out '" + out.string() + "'");
-  ASSERT_EQ(o.exit_code, 0) << "compare of a good scenario succeeds; stderr:\n" << o.err;
-  EXPECT_EQ(o.err, "") << "nothing on stderr (no progress bar off a terminal)";
+// TableAndResultDirectoriesAgree, part by part. Helpers that ASSERT are called through
+// ASSERT_NO_FATAL_FAILURE, so a fatal failure still ends the test where it ended it before.
 
+void expect_left_out_notes(const CliOutcome& o) {
   // The note: one row per key a run left out, with where it was written and what that run
   // uses instead.
   std::vector<std::string> notes;
@@ -134,6 +131,87 @@ TEST_F(CompareTest, TableAndResultDirectoriesAgree) {
       std::regex(
           R"(^    roce run +fabric\.ib\.switch_latency +line 7 +roce uses fabric\.switch\.latency$)")))
       << "the roce run leaves out the IB switch latency: " << notes[2];
+}
+
+// Column `col` of the table (fabric fabrics[col]) against that fabric's result directory and
+// compare.csv; keeps its result.json in `results`.
+void check_fabric_column(const std::map<std::string, std::vector<std::string>>& rows,
+                         const CliOutcome& o, const fs::path& out,
+                         const std::vector<std::string>& fabrics, size_t col,
+                         std::map<std::string, json>& results) {
+  const std::string& fabric = fabrics[col];
+  for (const char* name : {"result.json", "flows.csv", "run.json"}) {
+    ASSERT_TRUE(fs::exists(out / fabric / name)) << name << " written for " << fabric;
+  }
+  const json r = json::parse(read_file(out / fabric / "result.json"));
+  results[fabric] = r;
+  const json& c = r.at("collective");
+  const json& f = r.at("flows");
+  const json& n = r.at("counters");
+  ASSERT_TRUE(c.is_object()) << "a collective result";
+
+  auto cell = [&](const std::string& label) {
+    EXPECT_TRUE(rows.count(label)) << "table row '" << label << "' missing:\n" << o.out;
+    return rows.count(label) ? rows.at(label).at(col) : std::string("?");
+  };
+  auto count = [&](const std::string& label, const json& value) {
+    EXPECT_EQ(cell(label), std::to_string(value.get<int64_t>()))
+        << "row '" << label << "' differs from result.json";
+  };
+  EXPECT_EQ(cell("flows completed"), std::to_string(f.at("completed").get<int64_t>()) + " / " +
+                                         std::to_string(f.at("total").get<int64_t>()))
+      << "flow counts as in result.json";
+  expect_four_digits(time_ps(cell("collective time")), c.at("time_ps").get<double>(),
+                     "collective time");
+  EXPECT_NEAR(std::stod(cell("busbw")), c.at("busbw_gbytes_per_s").get<double>(), 0.005 + 1e-9)
+      << "busbw is shown with two decimals of result.json's";
+  expect_four_digits(time_ps(cell("FCT p50")), f.at("fct_p50_ps").get<double>(), "FCT p50");
+  expect_four_digits(time_ps(cell("FCT p99")), f.at("fct_p99_ps").get<double>(), "FCT p99");
+  expect_four_digits(rate_gbps(cell("throughput")),
+                     r.at("aggregate_throughput_gbps").get<double>(), "throughput");
+  // Completion time: the last flow's finish, from flows.csv (column 5, finish_ps).
+  const auto flows = parse_csv(read_file(out / fabric / "flows.csv"));
+  int64_t last = -1;
+  for (size_t i = 1; i < flows.size(); ++i)
+    last = std::max<int64_t>(last, std::stoll(flows[i].at(5)));
+  expect_four_digits(time_ps(cell("completion time")), static_cast<double>(last),
+                     "completion time");
+  count("drops", n.at("dropped_packets"));
+  count("PFC pause frames", n.at("pause_frames"));
+  count("IB credit waits", n.at("credit_waits"));
+  count("IB credit stalls", n.at("credit_stalls"));
+  count("retransmits", n.at("retransmitted_packets"));
+  count("timeouts", n.at("timeouts"));
+  expect_four_digits(time_ps(cell("pause/credit wait")), n.at("paused_ps").get<double>(),
+                     "pause/credit wait");
+
+  // compare.csv holds the same figures at full precision.
+  const auto csv = parse_csv(read_file(out / "compare.csv"));
+  ASSERT_EQ(csv.size(), 1 + fabrics.size()) << "compare.csv: a header and one row per fabric";
+  std::map<std::string, std::string> row;
+  for (size_t i = 0; i < csv[0].size(); ++i) row[csv[0][i]] = csv[1 + col].at(i);
+  EXPECT_EQ(row["fabric"], fabric) << "compare.csv rows in --fabrics order";
+  EXPECT_EQ(std::stoll(row["collective_time_ps"]), c.at("time_ps").get<int64_t>())
+      << "compare.csv collective_time_ps";
+  EXPECT_EQ(std::stod(row["busbw_gbytes_per_s"]), c.at("busbw_gbytes_per_s").get<double>())
+      << "compare.csv busbw reads back to result.json's double";
+  EXPECT_EQ(std::stoll(row["completion_time_ps"]), last) << "compare.csv completion_time_ps";
+  EXPECT_EQ(std::stoll(row["fct_p99_ps"]), f.at("fct_p99_ps").get<int64_t>())
+      << "compare.csv p99";
+  EXPECT_EQ(std::stoll(row["pause_frames"]), n.at("pause_frames").get<int64_t>())
+      << "compare.csv pause_frames";
+  EXPECT_EQ(std::stoll(row["credit_waits"]), n.at("credit_waits").get<int64_t>())
+      << "compare.csv credit_waits";
+}
+
+TEST_F(CompareTest, TableAndResultDirectoriesAgree) {
+  const std::string file = write("small.yaml", kSmall);
+  const fs::path out = dir_ / "results";
+  const CliOutcome o = run("compare '" + file + "' --out '" + out.string() + "'");
+  ASSERT_EQ(o.exit_code, 0) << "compare of a good scenario succeeds; stderr:\n" << o.err;
+  EXPECT_EQ(o.err, "") << "nothing on stderr (no progress bar off a terminal)";
+
+  ASSERT_NO_FATAL_FAILURE(expect_left_out_notes(o));
 
   const auto rows = table_rows(o.out);
   ASSERT_TRUE(rows.count("fabric")) << "no header row in:\n" << o.out;
@@ -147,68 +225,7 @@ TEST_F(CompareTest, TableAndResultDirectoriesAgree) {
   for (size_t col = 0; col < fabrics.size(); ++col) {
     const std::string& fabric = fabrics[col];
     SCOPED_TRACE("fabric " + fabric);
-    for (const char* name : {"result.json", "flows.csv", "run.json"}) {
-      ASSERT_TRUE(fs::exists(out / fabric / name)) << name << " written for " << fabric;
-    }
-    const json r = json::parse(read_file(out / fabric / "result.json"));
-    results[fabric] = r;
-    const json& c = r.at("collective");
-    const json& f = r.at("flows");
-    const json& n = r.at("counters");
-    ASSERT_TRUE(c.is_object()) << "a collective result";
-
-    auto cell = [&](const std::string& label) {
-      EXPECT_TRUE(rows.count(label)) << "table row '" << label << "' missing:\n" << o.out;
-      return rows.count(label) ? rows.at(label).at(col) : std::string("?");
-    };
-    auto count = [&](const std::string& label, const json& value) {
-      EXPECT_EQ(cell(label), std::to_string(value.get<int64_t>()))
-          << "row '" << label << "' differs from result.json";
-    };
-    EXPECT_EQ(cell("flows completed"), std::to_string(f.at("completed").get<int64_t>()) + " / " +
-                                           std::to_string(f.at("total").get<int64_t>()))
-        << "flow counts as in result.json";
-    expect_four_digits(time_ps(cell("collective time")), c.at("time_ps").get<double>(),
-                       "collective time");
-    EXPECT_NEAR(std::stod(cell("busbw")), c.at("busbw_gbytes_per_s").get<double>(), 0.005 + 1e-9)
-        << "busbw is shown with two decimals of result.json's";
-    expect_four_digits(time_ps(cell("FCT p50")), f.at("fct_p50_ps").get<double>(), "FCT p50");
-    expect_four_digits(time_ps(cell("FCT p99")), f.at("fct_p99_ps").get<double>(), "FCT p99");
-    expect_four_digits(rate_gbps(cell("throughput")),
-                       r.at("aggregate_throughput_gbps").get<double>(), "throughput");
-    // Completion time: the last flow's finish, from flows.csv (column 5, finish_ps).
-    const auto flows = parse_csv(read_file(out / fabric / "flows.csv"));
-    int64_t last = -1;
-    for (size_t i = 1; i < flows.size(); ++i)
-      last = std::max<int64_t>(last, std::stoll(flows[i].at(5)));
-    expect_four_digits(time_ps(cell("completion time")), static_cast<double>(last),
-                       "completion time");
-    count("drops", n.at("dropped_packets"));
-    count("PFC pause frames", n.at("pause_frames"));
-    count("IB credit waits", n.at("credit_waits"));
-    count("IB credit stalls", n.at("credit_stalls"));
-    count("retransmits", n.at("retransmitted_packets"));
-    count("timeouts", n.at("timeouts"));
-    expect_four_digits(time_ps(cell("pause/credit wait")), n.at("paused_ps").get<double>(),
-                       "pause/credit wait");
-
-    // compare.csv holds the same figures at full precision.
-    const auto csv = parse_csv(read_file(out / "compare.csv"));
-    ASSERT_EQ(csv.size(), 1 + fabrics.size()) << "compare.csv: a header and one row per fabric";
-    std::map<std::string, std::string> row;
-    for (size_t i = 0; i < csv[0].size(); ++i) row[csv[0][i]] = csv[1 + col].at(i);
-    EXPECT_EQ(row["fabric"], fabric) << "compare.csv rows in --fabrics order";
-    EXPECT_EQ(std::stoll(row["collective_time_ps"]), c.at("time_ps").get<int64_t>())
-        << "compare.csv collective_time_ps";
-    EXPECT_EQ(std::stod(row["busbw_gbytes_per_s"]), c.at("busbw_gbytes_per_s").get<double>())
-        << "compare.csv busbw reads back to result.json's double";
-    EXPECT_EQ(std::stoll(row["completion_time_ps"]), last) << "compare.csv completion_time_ps";
-    EXPECT_EQ(std::stoll(row["fct_p99_ps"]), f.at("fct_p99_ps").get<int64_t>())
-        << "compare.csv p99";
-    EXPECT_EQ(std::stoll(row["pause_frames"]), n.at("pause_frames").get<int64_t>())
-        << "compare.csv pause_frames";
-    EXPECT_EQ(std::stoll(row["credit_waits"]), n.at("credit_waits").get<int64_t>())
-        << "compare.csv credit_waits";
+    ASSERT_NO_FATAL_FAILURE(check_fabric_column(rows, o, out, fabrics, col, results));
   }
 
   // Each directory holds its own fabric's run: only InfiniBand returns link-level credits; both

@@ -136,30 +136,11 @@ TEST(Examples, ValidateAcceptsEveryExampleAndBenchScenario) {
   EXPECT_GE(checked, 2) << "expected scenarios in both examples/ and bench/";
 }
 
-class ExampleTest : public ::testing::TestWithParam<std::string> {};
+// RunsAndWritesConsistentResults, one output at a time. Helpers that ASSERT are called through
+// ASSERT_NO_FATAL_FAILURE, so a fatal failure still ends the test where it ended it before.
 
-TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
-  const std::string name = GetParam();
-  const fs::path file = kSourceDir / "examples" / name;
-  const std::vector<std::string> sets = shrink_sets(name);
-
-  // Shrinking keeps the kind of workload.
-  const scenario::Scenario full = scenario::load_scenario_file(file.string());
-  const scenario::Scenario sc = scenario::load_scenario_file(file.string(), sets);
-  ASSERT_EQ(sc.workload.kind, full.workload.kind) << "the shrink overrides change the workload kind";
-  ASSERT_EQ(sc.workload.pattern, full.workload.pattern) << "the shrink overrides change the pattern";
-  ASSERT_EQ(sc.workload.op, full.workload.op) << "the shrink overrides change the collective";
-  const bool gpus = sc.node.gpus_per_node > 0;
-  const bool collective = sc.workload.kind == workload::WorkloadKind::kCollective;
-  const bool training = sc.workload.kind == workload::WorkloadKind::kTraining;
-
-  ScratchDir scratch("fabricsim_examples");
-  const fs::path out = scratch / "out";
-  const CliOutcome r = run_example(name, out, sets, scratch);
-  ASSERT_EQ(r.exit_code, 0) << "fabricsim run " << name << set_args(sets) << " failed; stderr:\n"
-                            << r.err;
-  EXPECT_EQ(r.err, "") << "no progress bar or warning when stderr is not a terminal";
-
+void expect_summary(const CliOutcome& r, const scenario::Scenario& sc, const fs::path& out,
+                    bool collective) {
   // The summary on stdout.
   EXPECT_EQ(summary_row(r.out, "scenario"), sc.name + " (seed " + std::to_string(sc.seed) + ")")
       << "summary names the scenario and seed:\n" << r.out;
@@ -181,13 +162,12 @@ TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
   }
   EXPECT_NE(r.out.find("results in " + out.string() + "/"), std::string::npos)
       << "summary says where the results are:\n" << r.out;
+}
 
-  for (const char* f : {"result.json", "flows.csv", "run.json"}) {
-    ASSERT_TRUE(fs::exists(out / f)) << f << " missing after fabricsim run " << name;
-  }
-
-  // result.json
-  const json result = json::parse(read_file(out / "result.json"));
+// result.json against the scenario, the summary and nccl-tests' formulas.
+void check_result_json(const json& result, const std::string& name, const scenario::Scenario& sc,
+                       const fs::path& out, const CliOutcome& r, bool gpus, bool collective,
+                       bool training) {
   EXPECT_EQ(result.at("scenario"), sc.name) << "result.json names the scenario";
   EXPECT_EQ(result.at("seed"), sc.seed) << "result.json records the seed";
   EXPECT_EQ(result.at("completed"), true) << "every flow of " << name << " finishes";
@@ -248,7 +228,9 @@ TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
   } else {
     EXPECT_TRUE(result.at("collective").is_null()) << "a pattern has collective: null";
   }
+}
 
+void check_run_json(const fs::path& out, const json& result, const std::string& name) {
   // run.json: the host's statistics, exactly these keys.
   const json run = json::parse(read_file(out / "run.json"));
   std::set<std::string> keys;
@@ -263,7 +245,10 @@ TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
       << "run.json and result.json agree on the simulated time";
   EXPECT_LT(run.value("wall_seconds", 1e9), kMaxWallSeconds)
       << name << " is too slow for the test suite: add a shrinking entry to kShrink";
+}
 
+void check_flows_csv(const fs::path& out, const json& result, const scenario::Scenario& sc) {
+  const json& flows = result.at("flows");
   // flows.csv: sent = delivered + dropped on every row and in total, matching result.json.
   const auto rows = parse_csv(read_file(out / "flows.csv"));
   ASSERT_FALSE(rows.empty()) << "flows.csv has a header";
@@ -294,7 +279,10 @@ TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
       << "flows.csv delivered_bytes sum to result.json data_bytes_delivered";
   EXPECT_EQ(dropped, counters.at("dropped_bytes").get<int64_t>())
       << "flows.csv dropped_bytes sum to result.json dropped_bytes";
+}
 
+void check_links_csv(const fs::path& out, const json& result) {
+  const json& counters = result.at("counters");
   // links.csv: a row per port (two per cable); its per-port counters, kept where each event
   // happens, sum to the fabric-wide counters kept elsewhere; utilization within [0, 1].
   const auto links = parse_csv(read_file(out / "links.csv"));
@@ -331,6 +319,45 @@ TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
   ASSERT_FALSE(result.at("hottest_links").empty()) << "traffic: a hottest link";
   EXPECT_NEAR(result.at("hottest_links")[0].at("utilization").get<double>(), busiest, 1e-8)
       << "the first hottest link is the busiest row of links.csv (" << busiest_link << ")";
+}
+
+class ExampleTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
+  const std::string name = GetParam();
+  const fs::path file = kSourceDir / "examples" / name;
+  const std::vector<std::string> sets = shrink_sets(name);
+
+  // Shrinking keeps the kind of workload.
+  const scenario::Scenario full = scenario::load_scenario_file(file.string());
+  const scenario::Scenario sc = scenario::load_scenario_file(file.string(), sets);
+  ASSERT_EQ(sc.workload.kind, full.workload.kind) << "the shrink overrides change the workload kind";
+  ASSERT_EQ(sc.workload.pattern, full.workload.pattern) << "the shrink overrides change the pattern";
+  ASSERT_EQ(sc.workload.op, full.workload.op) << "the shrink overrides change the collective";
+  const bool gpus = sc.node.gpus_per_node > 0;
+  const bool collective = sc.workload.kind == workload::WorkloadKind::kCollective;
+  const bool training = sc.workload.kind == workload::WorkloadKind::kTraining;
+
+  ScratchDir scratch("fabricsim_examples");
+  const fs::path out = scratch / "out";
+  const CliOutcome r = run_example(name, out, sets, scratch);
+  ASSERT_EQ(r.exit_code, 0) << "fabricsim run " << name << set_args(sets) << " failed; stderr:\n"
+                            << r.err;
+  EXPECT_EQ(r.err, "") << "no progress bar or warning when stderr is not a terminal";
+
+
+  expect_summary(r, sc, out, collective);
+
+  for (const char* f : {"result.json", "flows.csv", "run.json"}) {
+    ASSERT_TRUE(fs::exists(out / f)) << f << " missing after fabricsim run " << name;
+  }
+
+  // result.json
+  const json result = json::parse(read_file(out / "result.json"));
+  ASSERT_NO_FATAL_FAILURE(check_result_json(result, name, sc, out, r, gpus, collective, training));
+  check_run_json(out, result, name);
+  ASSERT_NO_FATAL_FAILURE(check_flows_csv(out, result, sc));
+  ASSERT_NO_FATAL_FAILURE(check_links_csv(out, result));
 }
 
 // The same example run twice into one directory and once into another gives byte-identical

@@ -110,6 +110,105 @@ const char* const kFields =
     "-e erf.wlen -e frame.protocols -e _ws.malformed -e _ws.expert";
 constexpr size_t kFieldCount = 23;
 
+// TsharkDecodesWhatTheSimulatorLogged, part by part (its helpers that ASSERT are called through
+// ASSERT_NO_FATAL_FAILURE, so a fatal failure still ends the test where it ended it before).
+
+// Decoded row `row` against packet i of the capture; records the BTH opcode it expected.
+void expect_row_decodes(const std::vector<std::string>& row,
+                        const std::vector<const scenario::CapturedFrame*>& packets, size_t i,
+                        const Verb& v, const std::string& at, std::set<int64_t>& opcodes) {
+  const net::Packet& p = packets[i]->pkt;
+  const bool first = p.flags & net::kFlagFirst, last = p.flags & net::kFlagLast;
+  const bool response = p.type == PacketType::kData && (p.flags & net::kFlagResponse);
+  const bool to_responder =
+      (p.type == PacketType::kData && !response) || p.type == PacketType::kReadRequest;
+  EXPECT_EQ(number(row[1]), p.frame_bytes) << at << ": length = the simulator's frame_bytes";
+  EXPECT_EQ(number(row[2]), p.priority) << at << ": LRH VL = the packet's VL";
+  EXPECT_EQ(number(row[3]), p.flags >> 4) << at << ": LRH SL";
+  EXPECT_EQ(number(row[4]), 2) << at << ": LRH LNH = BTH follows (local)";
+  EXPECT_EQ(number(row[5]), p.dst_nic + 1) << at << ": LRH DLID = LID of the destination NIC";
+  EXPECT_EQ(number(row[5]), p.entropy) << at << ": LRH DLID = what the switches forwarded by";
+  EXPECT_EQ(number(row[6]), (p.frame_bytes - 2) / 4) << at << ": PktLen, VCRC excluded";
+  EXPECT_EQ(number(row[7]), p.src_nic + 1) << at << ": LRH SLID = LID of the source NIC";
+  const int64_t opcode = expected_opcode(p, v);
+  EXPECT_EQ(number(row[8]), opcode) << at << ": BTH opcode";
+  opcodes.insert(opcode);
+  const int64_t requester = 0x100 + 2 * int64_t{p.qp};
+  EXPECT_EQ(number(row[9]), to_responder ? requester + 1 : requester)
+      << at << ": BTH DestQP (to the responder, or back to the requester)";
+  const bool ack_req =
+      v.service == Service::kRc &&
+      ((p.type == PacketType::kData && !response && last) || p.type == PacketType::kReadRequest);
+  EXPECT_EQ(flag(row[10]), ack_req) << at << ": BTH AckReq";
+  EXPECT_EQ(number(row[11]), p.psn & 0xFFFFFF) << at << ": BTH PSN";
+  const bool reth = p.type == PacketType::kReadRequest ||
+                    (p.type == PacketType::kData && !response && first &&
+                     v.operation == Operation::kWrite && v.service != Service::kUd);
+  if (reth) {
+    EXPECT_EQ(number(row[12]), p.msg) << at << ": RETH R_Key = message id";
+    EXPECT_EQ(number(row[13]), v.size_bytes) << at << ": RETH DMA length = message size";
+  } else {
+    EXPECT_EQ(row[12] + row[13], "") << at << ": no RETH";
+  }
+  const bool aeth =
+      p.type == PacketType::kAck || p.type == PacketType::kNak || (response && (first || last));
+  if (aeth) {
+    EXPECT_EQ(number(row[14]), p.type == PacketType::kNak ? 0x60 : 0x1F) << at << ": AETH";
+  } else {
+    EXPECT_EQ(row[14], "") << at << ": no AETH";
+  }
+  if (v.service == Service::kUd) {
+    EXPECT_EQ(number(row[15]), 0x01234567) << at << ": DETH Q_Key (rdma_cm RDMA_UDP_QKEY)";
+    EXPECT_EQ(number(row[16]), requester) << at << ": DETH source QP = the requester";
+  } else {
+    EXPECT_EQ(row[15] + row[16], "") << at << ": no DETH";
+  }
+  EXPECT_LE(std::llabs(test_support::epoch_ps(row[17]) - packets[i]->time_ps),
+            test_support::kErfShownTimeTolerancePs)
+      << at << ": time = when the simulator put it on the wire (" << row[17] << ")";
+  EXPECT_EQ(number(row[18]), 21) << at << ": ERF record type InfiniBand";
+  EXPECT_EQ(number(row[19]), p.frame_bytes) << at << ": ERF wlen = the packet";
+  EXPECT_EQ(row[20].rfind("erf:infiniband", 0), 0u) << at << ": protocols " << row[20];
+  EXPECT_EQ(row[21], "") << at << ": not malformed";
+  EXPECT_EQ(row[22], "") << at << ": no Wireshark expert warnings";
+}
+
+void expect_verb_opcodes(const Verb& v, const std::set<int64_t>& opcodes) {
+  // Every opcode the verb uses shows up (20001-byte messages are FIRST, MIDDLE x 3, LAST).
+  std::set<int64_t> want;
+  const int uc = v.service == Service::kUc ? 0x20 : 0;
+  if (v.service == Service::kUd) {
+    want = {0x64};
+  } else if (v.operation == Operation::kRead) {
+    want = {0x0C, 0x0D, 0x0E, 0x0F};
+  } else if (v.operation == Operation::kWrite) {
+    want = {0x06 | uc, 0x07 | uc, 0x08 | uc};
+  } else {
+    want = {0x00 | uc, 0x01 | uc, 0x02 | uc};
+  }
+  if (v.service == Service::kRc && v.operation != Operation::kRead) want.insert(0x11);
+  for (int64_t op : want) {
+    EXPECT_TRUE(opcodes.count(op)) << v.name << ": no packet with opcode " << op << " captured";
+  }
+}
+
+void check_credits_csv(const fs::path& dir,
+                       const std::vector<const scenario::CapturedFrame*>& credits) {
+  // credits.csv: the flow-control packets the pcap left out, in order, with their VL and FCCL.
+  const auto csv = split_rows(test_support::read_file(dir / "credits.csv"), 6);
+  ASSERT_EQ(csv.size(), credits.size() + 1) << "credits.csv: header + one row per credit packet";
+  EXPECT_EQ(csv[0], (std::vector<std::string>{"time_ps", "from_node", "to_node", "vl",
+                                              "fccl_blocks", "fccl"}))
+      << "credits.csv header";
+  for (size_t i = 0; i < credits.size(); ++i) {
+    const scenario::CapturedFrame& f = *credits[i];
+    const std::vector<std::string> want_row = {
+        std::to_string(f.time_ps), std::to_string(f.from_node), std::to_string(f.to_node),
+        std::to_string(f.pkt.qp),  std::to_string(f.pkt.psn),   std::to_string(f.pkt.psn % 4096)};
+    EXPECT_EQ(csv[i + 1], want_row) << "credits.csv row " << i + 1;
+  }
+}
+
 class IbRunCapture : public ::testing::TestWithParam<Verb> {};
 
 TEST_P(IbRunCapture, TsharkDecodesWhatTheSimulatorLogged) {
@@ -141,93 +240,13 @@ TEST_P(IbRunCapture, TsharkDecodesWhatTheSimulatorLogged) {
   std::set<int64_t> opcodes;
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& row = rows[i];
-    const net::Packet& p = packets[i]->pkt;
     const std::string at = std::string(v.name) + " packet " + std::to_string(i + 1);
     ASSERT_EQ(row.size(), kFieldCount) << at << ": all fields present";
-    const bool first = p.flags & net::kFlagFirst, last = p.flags & net::kFlagLast;
-    const bool response = p.type == PacketType::kData && (p.flags & net::kFlagResponse);
-    const bool to_responder =
-        (p.type == PacketType::kData && !response) || p.type == PacketType::kReadRequest;
-    EXPECT_EQ(number(row[1]), p.frame_bytes) << at << ": length = the simulator's frame_bytes";
-    EXPECT_EQ(number(row[2]), p.priority) << at << ": LRH VL = the packet's VL";
-    EXPECT_EQ(number(row[3]), p.flags >> 4) << at << ": LRH SL";
-    EXPECT_EQ(number(row[4]), 2) << at << ": LRH LNH = BTH follows (local)";
-    EXPECT_EQ(number(row[5]), p.dst_nic + 1) << at << ": LRH DLID = LID of the destination NIC";
-    EXPECT_EQ(number(row[5]), p.entropy) << at << ": LRH DLID = what the switches forwarded by";
-    EXPECT_EQ(number(row[6]), (p.frame_bytes - 2) / 4) << at << ": PktLen, VCRC excluded";
-    EXPECT_EQ(number(row[7]), p.src_nic + 1) << at << ": LRH SLID = LID of the source NIC";
-    const int64_t opcode = expected_opcode(p, v);
-    EXPECT_EQ(number(row[8]), opcode) << at << ": BTH opcode";
-    opcodes.insert(opcode);
-    const int64_t requester = 0x100 + 2 * int64_t{p.qp};
-    EXPECT_EQ(number(row[9]), to_responder ? requester + 1 : requester)
-        << at << ": BTH DestQP (to the responder, or back to the requester)";
-    const bool ack_req =
-        v.service == Service::kRc &&
-        ((p.type == PacketType::kData && !response && last) || p.type == PacketType::kReadRequest);
-    EXPECT_EQ(flag(row[10]), ack_req) << at << ": BTH AckReq";
-    EXPECT_EQ(number(row[11]), p.psn & 0xFFFFFF) << at << ": BTH PSN";
-    const bool reth = p.type == PacketType::kReadRequest ||
-                      (p.type == PacketType::kData && !response && first &&
-                       v.operation == Operation::kWrite && v.service != Service::kUd);
-    if (reth) {
-      EXPECT_EQ(number(row[12]), p.msg) << at << ": RETH R_Key = message id";
-      EXPECT_EQ(number(row[13]), v.size_bytes) << at << ": RETH DMA length = message size";
-    } else {
-      EXPECT_EQ(row[12] + row[13], "") << at << ": no RETH";
-    }
-    const bool aeth =
-        p.type == PacketType::kAck || p.type == PacketType::kNak || (response && (first || last));
-    if (aeth) {
-      EXPECT_EQ(number(row[14]), p.type == PacketType::kNak ? 0x60 : 0x1F) << at << ": AETH";
-    } else {
-      EXPECT_EQ(row[14], "") << at << ": no AETH";
-    }
-    if (v.service == Service::kUd) {
-      EXPECT_EQ(number(row[15]), 0x01234567) << at << ": DETH Q_Key (rdma_cm RDMA_UDP_QKEY)";
-      EXPECT_EQ(number(row[16]), requester) << at << ": DETH source QP = the requester";
-    } else {
-      EXPECT_EQ(row[15] + row[16], "") << at << ": no DETH";
-    }
-    EXPECT_LE(std::llabs(test_support::epoch_ps(row[17]) - packets[i]->time_ps),
-              test_support::kErfShownTimeTolerancePs)
-        << at << ": time = when the simulator put it on the wire (" << row[17] << ")";
-    EXPECT_EQ(number(row[18]), 21) << at << ": ERF record type InfiniBand";
-    EXPECT_EQ(number(row[19]), p.frame_bytes) << at << ": ERF wlen = the packet";
-    EXPECT_EQ(row[20].rfind("erf:infiniband", 0), 0u) << at << ": protocols " << row[20];
-    EXPECT_EQ(row[21], "") << at << ": not malformed";
-    EXPECT_EQ(row[22], "") << at << ": no Wireshark expert warnings";
+    expect_row_decodes(row, packets, i, v, at, opcodes);
   }
-  // Every opcode the verb uses shows up (20001-byte messages are FIRST, MIDDLE x 3, LAST).
-  std::set<int64_t> want;
-  const int uc = v.service == Service::kUc ? 0x20 : 0;
-  if (v.service == Service::kUd) {
-    want = {0x64};
-  } else if (v.operation == Operation::kRead) {
-    want = {0x0C, 0x0D, 0x0E, 0x0F};
-  } else if (v.operation == Operation::kWrite) {
-    want = {0x06 | uc, 0x07 | uc, 0x08 | uc};
-  } else {
-    want = {0x00 | uc, 0x01 | uc, 0x02 | uc};
-  }
-  if (v.service == Service::kRc && v.operation != Operation::kRead) want.insert(0x11);
-  for (int64_t op : want) {
-    EXPECT_TRUE(opcodes.count(op)) << v.name << ": no packet with opcode " << op << " captured";
-  }
+  expect_verb_opcodes(v, opcodes);
 
-  // credits.csv: the flow-control packets the pcap left out, in order, with their VL and FCCL.
-  const auto csv = split_rows(test_support::read_file(dir / "credits.csv"), 6);
-  ASSERT_EQ(csv.size(), credits.size() + 1) << "credits.csv: header + one row per credit packet";
-  EXPECT_EQ(csv[0], (std::vector<std::string>{"time_ps", "from_node", "to_node", "vl",
-                                              "fccl_blocks", "fccl"}))
-      << "credits.csv header";
-  for (size_t i = 0; i < credits.size(); ++i) {
-    const scenario::CapturedFrame& f = *credits[i];
-    const std::vector<std::string> want_row = {
-        std::to_string(f.time_ps), std::to_string(f.from_node), std::to_string(f.to_node),
-        std::to_string(f.pkt.qp),  std::to_string(f.pkt.psn),   std::to_string(f.pkt.psn % 4096)};
-    EXPECT_EQ(csv[i + 1], want_row) << "credits.csv row " << i + 1;
-  }
+  ASSERT_NO_FATAL_FAILURE(check_credits_csv(dir, credits));
   fs::remove_all(dir);
 }
 
