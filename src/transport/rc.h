@@ -13,9 +13,9 @@
 // UDP source port (both in transport/rc_spray.cpp).
 //
 // Congestion control: with DCQCN each QP has a reaction point (transport/dcqcn.h) whose rate
-// paces it (pull() skips a QP until its next-send time); the responder is the notification point
-// and sends CNPs for CE-marked arrivals. PLB changes a QP's UDP source port after repeated
-// congested rounds.
+// paces it (send_state() holds a QP back until its next-send time); the responder is the
+// notification point and sends CNPs for CE-marked arrivals. PLB changes a QP's UDP source port
+// after repeated congested rounds.
 #pragma once
 
 #include <cstdint>
@@ -252,7 +252,7 @@ class RoceTransport final : public NicCore<RoceTransport> {
   // takes.
   std::vector<uint32_t> pair_next_;
   TransportCounters counters_;
-  uint8_t paused_classes_ = 0;  // of the NIC port being served by pull()
+  uint8_t paused_classes_ = 0;  // of the NIC port being served (admit())
 };
 
 // Completion time of a message alone on an idle path of `switch_hops` switches, all links at

@@ -6,8 +6,8 @@
 //     NIC; a miss parks the QP until the read completes, and with every read in flight the
 //     scheduler waits.
 //   - receive: every packet that belongs to a QP (data, READ request and response, ACK, NAK,
-//     CNP; has_context here) looks up the QP at the receiving NIC before it is processed. The ACK, NAK or
-//     CNP the responder returns follows that look-up, so it finds the context cached.
+//     CNP; has_context here) looks up the QP at the receiving NIC before it is processed. The
+//     ACK, NAK or CNP the responder returns follows that look-up, so it finds it cached.
 // A QP's context exists at both its NICs (requester and responder side), written at set-up.
 #include "transport/rc.h"
 
