@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-namespace fabricsim::transport {
+#include "transport/transport.h"  // kNoTimer
 
-inline constexpr int64_t kNoTimer = std::numeric_limits<int64_t>::max();
+namespace fabricsim::transport {
 
 // Congestion point: RED marking on a switch egress queue's bytes; probability 0 below Kmin,
 // rising linearly to pmax at Kmax, 1 above Kmax (reference §1, "CP marking").

@@ -13,39 +13,23 @@ using net::PacketType;
 
 RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t seed,
                              const DcqcnParams& dcqcn)
-    : cfg_(cfg),
-      net_(net),
-      sched_(net.scheduler()),
+    : NicCore(net),
+      cfg_(cfg),
       seed_(seed),
       rto_ps_(cfg.retransmit_timeout_ps()),
-      dcqcn_(dcqcn),
-      nics_(net.num_nics()) {
+      dcqcn_(dcqcn) {
   if (cfg_.spray && cfg_.operation == Operation::kRead) {
     // READ responses flow from the responder, which re-issues nothing: spraying them would make
     // every reordered response re-issue the READ. Only WRITE/SEND data is sprayed.
     throw InputError("fabric.transport.operation",
                      "spraying applies to WRITE and SEND, not READ");
   }
-  net::Endpoint ep;
-  ep.ctx = this;
-  ep.deliver = &RoceTransport::deliver_hook;
-  ep.pull = &RoceTransport::pull_hook;
-  ep.dropped = &RoceTransport::dropped_hook;
-  net_.set_endpoint(ep);
+  register_endpoint();
 }
 
-bool RoceTransport::pull_hook(void* self, uint32_t nic, uint8_t paused_classes, Packet& out) {
-  auto* t = static_cast<RoceTransport*>(self);
-  // RoCE sends all data in one class: nothing to do while PFC pauses it.
-  if (!t->ib() && (paused_classes & (1u << t->cfg_.data_priority))) return false;
-  t->paused_classes_ = paused_classes;  // IB: VLs whose head packet waits for credits
-  return t->pull(nic, out);
-}
-
-void RoceTransport::dropped_hook(void* self, const Packet& p, net::DropReason reason) {
-  auto* t = static_cast<RoceTransport*>(self);
-  if (p.type == PacketType::kData) t->msgs_[p.msg].dropped_bytes += p.payload_bytes;
-  if (reason == net::DropReason::kLinkDown) t->on_failure_loss(p);
+void RoceTransport::on_dropped(const Packet& p, net::DropReason reason) {
+  if (p.type == PacketType::kData) msgs_[p.msg].dropped_bytes += p.payload_bytes;
+  if (reason == net::DropReason::kLinkDown) on_failure_loss(p);
 }
 
 void RoceTransport::on_failure_loss(const Packet& p) {
@@ -57,10 +41,7 @@ void RoceTransport::on_failure_loss(const Packet& p) {
     return;  // link-layer frames (PAUSE, IB flow control) belong to no QP
   }
   Qp& q = qps_[p.qp];
-  if (!q.hit_by_failure) {
-    q.hit_by_failure = true;
-    ++failure_affected_qps_;
-  }
+  failure_.hit(q.hit_by_failure);
   if (!reliable() || p.type == PacketType::kCnp) return;  // nothing is ever resent
   // What "recovered" means for the packet lost: the responder has every PSN up to it in order
   // (WRITE/SEND data), or the requester has seen it acknowledged (READ requests and responses,
@@ -68,28 +49,18 @@ void RoceTransport::on_failure_loss(const Packet& p) {
   // retransmission, an ACK overtaken by a later one) leaves nothing to recover.
   const bool responder_side = p.type == PacketType::kData && !(p.flags & net::kFlagResponse);
   if (responder_side) {
-    if (p.psn < q.epsn) return;
-    if (q.lost_to_failure_end == 0) ++pending_recoveries_;
-    q.lost_to_failure_end = std::max(q.lost_to_failure_end, p.psn + 1);
-  } else {
-    if (p.psn < q.snd_una) return;
-    if (q.unacked_lost_end == 0) ++pending_recoveries_;
-    q.unacked_lost_end = std::max(q.unacked_lost_end, p.psn + 1);
+    if (p.psn >= q.epsn) failure_.lost(q.lost_to_failure_end, p.psn);
+  } else if (p.psn >= q.snd_una) {
+    failure_.lost(q.unacked_lost_end, p.psn);
   }
 }
 
 void RoceTransport::check_recovered(Qp& q, uint32_t in_order_end) {
-  if (q.lost_to_failure_end == 0 || in_order_end < q.lost_to_failure_end) return;
-  q.lost_to_failure_end = 0;
-  --pending_recoveries_;
-  last_recovery_ps_ = std::max(last_recovery_ps_, sched_.now_ps);
+  failure_.reached(q.lost_to_failure_end, in_order_end, sched_.now_ps);
 }
 
 void RoceTransport::check_acked_recovered(Qp& q) {
-  if (q.unacked_lost_end == 0 || q.snd_una < q.unacked_lost_end) return;
-  q.unacked_lost_end = 0;
-  --pending_recoveries_;
-  last_recovery_ps_ = std::max(last_recovery_ps_, sched_.now_ps);
+  failure_.reached(q.unacked_lost_end, q.snd_una, sched_.now_ps);
 }
 
 void RoceTransport::set_infiniband(std::vector<uint16_t> nic_lid, const uint8_t (&sl_to_vl)[16]) {
@@ -173,97 +144,58 @@ void RoceTransport::activate(uint32_t qp_id) {
   Qp& q = qps_[qp_id];
   if (q.active || q.failed || q.snd_nxt >= q.psn_end) return;
   q.active = true;
-  nics_[q.src_nic].active.push_back(qp_id);
-  net_.nic_kick(q.src_nic);
+  enqueue(q.src_nic, qp_id);
 }
 
-bool RoceTransport::pull(uint32_t nic, Packet& out) {
-  Nic& n = nics_[nic];
-  const int64_t now = sched_.now_ps;
-  int64_t earliest = kNoTimer;  // the soonest a paced QP may send, if none can now
-  bool stall = false;           // the scheduler waits for a context read slot
-  for (uint32_t tries = n.active.size() + n.ctx_wait.size(); tries > 0; --tries) {
-    // QPs whose context read completed go first (rc_ctxcache.cpp); none without the cache.
-    const uint32_t entry = n.ctx_wait.empty() ? n.active.pop_front() : next_entry(n, nic, now);
-    if (entry == kNoMessage) break;  // only QPs still waiting for their context
-    if (entry & kResponderEntry) {  // an RDMA READ responder: responses are not paced
-      const uint32_t qp_id = entry & ~kResponderEntry;
-      Qp& q = qps_[qp_id];
-      if (q.resp_next >= q.resp_end) {
-        q.resp_active = false;
-        continue;
-      }
-      if (paused_classes_ & (1u << q.priority)) {
-        n.active.push_back(entry);
-        continue;
-      }
-      // Its context must be on the NIC (rc_ctxcache.cpp); else parked, or the scheduler waits.
-      if (ctx_.enabled() && !context_ready(n, nic, entry, qp_id, now, earliest, stall)) {
-        if (stall) break;
-        continue;
-      }
-      make_read_response(qp_id, out);
-      if (q.resp_next < q.resp_end) {
-        n.active.push_back(entry);
-      } else {
-        q.resp_active = false;
-      }
-      return true;
-    }
-    const uint32_t qp_id = entry;
-    Qp& q = qps_[qp_id];
-    if (q.failed || q.snd_nxt >= q.psn_end) {
-      q.active = false;
-      continue;
-    }
-    if (paused_classes_ & (1u << q.priority)) {  // its class is paused: the next QP may go
-      n.active.push_back(qp_id);
-      continue;
-    }
-    // Paced by congestion control, or the next message's WQE is still on its way to the NIC.
-    int64_t not_before = q.next_send_ps;
-    if (const Message& head = msgs_[q.msgs[q.nxt_msg]]; q.snd_nxt == head.first_psn) {
-      not_before = std::max(not_before, head.ready_ps);
-    }
-    if (not_before > now) {
-      earliest = std::min(earliest, not_before);
-      n.active.push_back(qp_id);
-      continue;
-    }
-    // Its context must be on the NIC (rc_ctxcache.cpp); else parked, or the scheduler waits.
-    if (ctx_.enabled() && !context_ready(n, nic, entry, qp_id, now, earliest, stall)) {
-      if (stall) break;
-      continue;
-    }
-    make_data_packet(qp_id, out);
-    if (cc_enabled()) {
-      DcqcnRp& rp = rps_[qp_id];
-      q.last_wire_bytes = net_.wire_bytes(out);
-      q.last_send_ps = now;
-      rp.on_bytes_sent(out.frame_bytes, now);
-      q.next_send_ps = now + serialization_ps(q.last_wire_bytes, rp.rate_bps());
-      arm_cc_timer(qp_id);
-    }
-    if (q.snd_nxt < q.psn_end) {
-      n.active.push_back(qp_id);
-    } else {
-      q.active = false;
-    }
-    return true;
+SendState RoceTransport::send_state(uint32_t entry, int64_t& at_ps) {
+  if (entry & kResponderEntry) {  // an RDMA READ responder: responses are not paced
+    const Qp& q = qps_[entry & ~kResponderEntry];
+    if (q.resp_next >= q.resp_end) return SendState::kBlocked;
+    return (paused_classes_ & (1u << q.priority)) ? SendState::kPaused : SendState::kReady;
   }
-  // A QP parked for its context is served when its read completes.
-  if (!n.ctx_wait.empty()) earliest = std::min(earliest, n.ctx_wait.front().ready_ps);
-  if (earliest != kNoTimer && earliest < n.wake_ps) {
-    n.wake_ps = earliest;
-    sched_.at(earliest, kNicWake, nic);
+  const Qp& q = qps_[entry];
+  if (q.failed || q.snd_nxt >= q.psn_end) return SendState::kBlocked;
+  // Its class is paused: the next QP may go.
+  if (paused_classes_ & (1u << q.priority)) return SendState::kPaused;
+  // Paced by congestion control, or the next message's WQE is still on its way to the NIC.
+  int64_t not_before = q.next_send_ps;
+  if (const Message& head = msgs_[q.msgs[q.nxt_msg]]; q.snd_nxt == head.first_psn) {
+    not_before = std::max(not_before, head.ready_ps);
   }
-  return false;
+  if (not_before > sched_.now_ps) {
+    at_ps = not_before;
+    return SendState::kLater;
+  }
+  return SendState::kReady;
 }
 
-void RoceTransport::on_nic_wake(uint32_t nic) {
-  if (nics_[nic].wake_ps != sched_.now_ps) return;  // superseded by an earlier wake
-  nics_[nic].wake_ps = kNoTimer;
-  net_.nic_kick(nic);
+void RoceTransport::deactivate(uint32_t entry) {
+  if (entry & kResponderEntry) {
+    qps_[entry & ~kResponderEntry].resp_active = false;
+  } else {
+    qps_[entry].active = false;
+  }
+}
+
+bool RoceTransport::send(uint32_t entry, Packet& out) {
+  if (entry & kResponderEntry) {
+    const uint32_t qp_id = entry & ~kResponderEntry;
+    make_read_response(qp_id, out);
+    return qps_[qp_id].resp_next < qps_[qp_id].resp_end;
+  }
+  const uint32_t qp_id = entry;
+  Qp& q = qps_[qp_id];
+  make_data_packet(qp_id, out);
+  if (cc_enabled()) {
+    const int64_t now = sched_.now_ps;
+    DcqcnRp& rp = rps_[qp_id];
+    q.last_wire_bytes = net_.wire_bytes(out);
+    q.last_send_ps = now;
+    rp.on_bytes_sent(out.frame_bytes, now);
+    q.next_send_ps = now + serialization_ps(q.last_wire_bytes, rp.rate_bps());
+    arm_cc_timer(qp_id);
+  }
+  return q.snd_nxt < q.psn_end;
 }
 
 void RoceTransport::on_cnp(uint32_t qp_id) {
@@ -282,14 +214,7 @@ void RoceTransport::repace(uint32_t qp_id) {
   const bool was_waiting = q.next_send_ps > sched_.now_ps;
   q.next_send_ps = next;
   // A QP waiting for its pacing time may now go sooner: make sure its NIC looks again then.
-  if (was_waiting && q.active) {
-    Nic& n = nics_[q.src_nic];
-    const int64_t at = std::max(next, sched_.now_ps);
-    if (at < n.wake_ps) {
-      n.wake_ps = at;
-      sched_.at(at, kNicWake, q.src_nic);
-    }
-  }
+  if (was_waiting && q.active) wake_at(q.src_nic, std::max(next, sched_.now_ps));
 }
 
 void RoceTransport::arm_cc_timer(uint32_t qp_id) {
@@ -475,17 +400,7 @@ void RoceTransport::complete_received(Qp& q) {
 void RoceTransport::deliver(uint32_t msg, uint32_t nic) {
   const int64_t delay = net_.nic_config(nic).completion_ps();
   msgs_[msg].rx_done_ps = sched_.now_ps + delay;
-  if (delay == 0) {
-    if (on_delivered) on_delivered(msg);
-    return;
-  }
-  ++pending_completions_;
-  sched_.at(sched_.now_ps + delay, kMsgComplete, msg);
-}
-
-void RoceTransport::on_msg_complete(uint32_t msg) {
-  --pending_completions_;
-  if (on_delivered) on_delivered(msg);
+  complete_at(msg, sched_.now_ps + delay);
 }
 
 void RoceTransport::acknowledge(Qp& q, uint32_t ack_upto) {

@@ -13,9 +13,9 @@
 // UDP source port (both in transport/rc_spray.cpp).
 //
 // Congestion control: with DCQCN each QP has a reaction point (transport/dcqcn.h) whose rate
-// paces it (pull() skips a QP until its next-send time); the responder is the notification point
-// and sends CNPs for CE-marked arrivals. PLB changes a QP's UDP source port after repeated
-// congested rounds.
+// paces it (send_state() holds a QP back until its next-send time); the responder is the
+// notification point and sends CNPs for CE-marked arrivals. PLB changes a QP's UDP source port
+// after repeated congested rounds.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,7 @@
 #include "net/nic_context_cache.h"
 #include "transport/config.h"
 #include "transport/dcqcn.h"
+#include "transport/nic_core.h"
 #include "transport/transport.h"
 
 namespace fabricsim::transport {
@@ -112,9 +113,10 @@ struct Qp {
   bool read_reissued = false;
 };
 
-// One implementation of transport::Transport (transport.h). `final`: calls through a
-// RoceTransport& (its own tests, rc*.cpp) bind directly, never through the vtable.
-class RoceTransport final : public Transport {
+// One implementation of transport::Transport (transport.h) on the shared NIC core
+// (transport/nic_core.h). `final`: calls through a RoceTransport& (its own tests, rc*.cpp) bind
+// directly, never through the vtable.
+class RoceTransport final : public NicCore<RoceTransport> {
  public:
   // `dcqcn` is used when cfg.cc is kDcqcn (the resolved profile with its overrides).
   RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t seed,
@@ -131,26 +133,13 @@ class RoceTransport final : public Transport {
   // every QP's packets then look up its context at the NIC that sends or receives them.
   // REQUIRES: called before the first post(); miss_latency_ps resolved (the knob, else dma_read).
   void set_context_cache(const net::ContextCacheConfig& cfg, int64_t miss_latency_ps);
-  const net::NicContextCache* context_cache() const override {
-    return ctx_.enabled() ? &ctx_ : nullptr;
-  }
   // Telemetry: one sample per connection (transport/qp_samples.cpp).
   void sample_qps(std::vector<QpSample>& out, bool with_bytes) const override;
-  // A NIC's received packets that waited for a context read may be processed (kCtxRx).
-  void on_ctx_rx(uint32_t nic);
-  void on_timer(uint32_t qp);
-  void on_cc_timer(uint32_t qp);
-  void on_nic_wake(uint32_t nic);
-  // A message's completion delay (NicConfig::completion_ps) ran out: the application sees it.
-  void on_msg_complete(uint32_t msg);
-
   // Transport: on_delivered is called once per message when its last byte is delivered in
-  // order at the responder (plus the NIC's completion delay).
-  void on_event(uint32_t kind, uint32_t target) override;
+  // order at the responder (plus the NIC's completion delay), always from a kMsgComplete event.
   int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const net::LinkConfig& link,
                        const net::SwitchConfig& sw, const net::NicConfig& nic) const override;
   double payload_rate_bps(int64_t link_rate_bps) const override;
-  int64_t failure_affected_connections() const override { return failure_affected_qps(); }
   int64_t failure_unrecovered_connections() const override { return failure_unrecovered_qps(); }
 
   const Message& message(uint32_t id) const override { return msgs_[id]; }
@@ -170,10 +159,7 @@ class RoceTransport final : public Transport {
   // lost data delivered in order again, a lost acknowledgement superseded by the requester
   // seeing that PSN acknowledged (-1 while some loss is unrecovered, or when no loss needed
   // recovering: nothing lost, or only CNPs and packets already acknowledged).
-  int64_t failure_affected_qps() const { return failure_affected_qps_; }
-  int64_t failure_recovered_ps() const override {
-    return pending_recoveries_ == 0 ? last_recovery_ps_ : -1;
-  }
+  int64_t failure_affected_qps() const { return failure_.affected(); }
   // Affected QPs with a loss still unrecovered (e.g. their QP failed, or the run stopped).
   int64_t failure_unrecovered_qps() const {
     int64_t n = 0;
@@ -182,45 +168,28 @@ class RoceTransport final : public Transport {
   }
 
  private:
-  // A received packet waiting for its QP's context (transport/rc_ctxcache.cpp).
-  struct WaitingRx {
-    int64_t ready_ps = 0;
-    net::Packet pkt;
-  };
-  // A QP (or READ-responder entry) parked until its context read completes.
-  struct WaitingTx {
-    int64_t ready_ps = 0;
-    uint32_t entry = 0;
-  };
-  struct Nic {
-    Ring<uint32_t> active;  // QPs with packets to send, served round-robin
-    int64_t wake_ps = kNoTimer;  // pending kNicWake (a paced QP becomes ready)
-    // Context cache: QPs parked while their context is read, in read-completion order; they
-    // go before the round-robin when it has arrived. Empty without the cache.
-    Ring<WaitingTx> ctx_wait;
-    // Context cache: received packets in arrival order, each processed once its context is on
-    // the NIC and the one ahead of it was (the receive pipeline keeps order).
-    Ring<WaitingRx> rx_wait;
-  };
-  static void deliver_hook(void* self, uint32_t nic, const net::Packet& pkt);
-  static bool pull_hook(void* self, uint32_t nic, uint8_t paused_classes, net::Packet& out);
-  static void dropped_hook(void* self, const net::Packet& pkt, net::DropReason reason);
-  // What the NIC does with a received packet (deliver_hook, or later if it waited for its
-  // context).
+  friend class NicCore<RoceTransport>;
+  // ---- NicCore hooks (transport/nic_core.h); entries are QPs or kResponderEntry | QP ----
+  static constexpr bool kContextCache = true;
+  // RoCE sends all data in one class: nothing to do while PFC pauses it. IB: remembers the VLs
+  // whose head packet waits for credits (send_state skips their QPs).
+  bool admit(uint8_t paused_classes) {
+    if (!ib() && (paused_classes & (1u << cfg_.data_priority))) return false;
+    paused_classes_ = paused_classes;
+    return true;
+  }
+  SendState send_state(uint32_t entry, int64_t& at_ps);
+  bool send(uint32_t entry, net::Packet& out);
+  void deactivate(uint32_t entry);
+  uint32_t context_of(uint32_t entry) const { return entry & ~kResponderEntry; }
+  // Every packet of a QP looks its context up (rc_ctxcache.cpp).
+  static bool has_context(const net::Packet& p);
+  // What the NIC does with a received packet (at arrival, or once its context arrived).
   void receive(uint32_t nic, const net::Packet& pkt);
-  // Context cache, receive side: true if `pkt` must wait for its QP's context (queued in the
-  // NIC's rx_wait), false if it can be processed now.
-  bool wait_for_context(uint32_t nic, const net::Packet& pkt);
-  // Context cache, send side: the scheduler of `nic` picked `entry` (QP `qp_id`); true if its
-  // context is on the NIC. Else the entry is parked until its read completes (ctx_wait) or put
-  // back in the round-robin, `earliest` is lowered to when it can go, and `stall` is set when
-  // every read slot is busy (the scheduler then waits: it does not scan ahead).
-  bool context_ready(Nic& n, uint32_t nic, uint32_t entry, uint32_t qp_id, int64_t now_ps,
-                     int64_t& earliest, bool& stall);
-  // The next entry to serve: the round-robin's head while a context read could be issued (the
-  // read engine never idles while QPs wait), else a parked one whose context has arrived, else
-  // the round-robin's head; kNoMessage when none.
-  uint32_t next_entry(Nic& n, uint32_t nic, int64_t now_ps);
+  void on_dropped(const net::Packet& pkt, net::DropReason reason);
+  void on_timer(uint32_t qp);
+  void on_cc_timer(uint32_t qp);
+
   // A packet of a QP was lost to a failed link: the QP is affected; note what must happen for
   // it to have recovered.
   void on_failure_loss(const net::Packet& pkt);
@@ -248,7 +217,6 @@ class RoceTransport final : public Transport {
   // The last byte of `msg` reached `nic` in order: the application sees it completion_ps later.
   void deliver(uint32_t msg, uint32_t nic);
   void activate(uint32_t qp);
-  bool pull(uint32_t nic, net::Packet& out);
   void make_data_packet(uint32_t qp, net::Packet& out);
   // RDMA READ (transport/rc_read.cpp).
   void make_read_request(uint32_t qp, net::Packet& out);
@@ -271,27 +239,20 @@ class RoceTransport final : public Transport {
   void repace(uint32_t qp);
 
   RoceConfig cfg_;
-  net::Network& net_;
-  Scheduler& sched_;
   uint64_t seed_;
   int64_t rto_ps_;
   std::vector<Qp> qps_;
   DcqcnParams dcqcn_;
   std::vector<DcqcnRp> rps_;  // per QP when cc is dcqcn
   std::vector<Message> msgs_;
-  std::vector<Nic> nics_;
   std::vector<uint16_t> nic_lid_;  // InfiniBand
   uint8_t sl_to_vl_[16] = {};
   std::unordered_map<uint64_t, uint32_t> qp_index_;  // (src << 32 | dst) -> QP; post time only
   // qps_per_pair > 1: per pair (its first QP / qps_per_pair), the pair's QP the next message
   // takes.
   std::vector<uint32_t> pair_next_;
-  net::NicContextCache ctx_;  // disabled unless set_context_cache()
   TransportCounters counters_;
-  uint8_t paused_classes_ = 0;  // of the NIC port being served by pull()
-  int64_t failure_affected_qps_ = 0;
-  int64_t pending_recoveries_ = 0;
-  int64_t last_recovery_ps_ = -1;
+  uint8_t paused_classes_ = 0;  // of the NIC port being served (admit())
 };
 
 // Completion time of a message alone on an idle path of `switch_hops` switches, all links at

@@ -62,8 +62,7 @@ void RoceTransport::activate_responder(uint32_t qp_id) {
   Qp& q = qps_[qp_id];
   if (q.resp_active || q.resp_next >= q.resp_end) return;
   q.resp_active = true;
-  nics_[q.dst_nic].active.push_back(qp_id | kResponderEntry);
-  net_.nic_kick(q.dst_nic);
+  enqueue(q.dst_nic, qp_id | kResponderEntry);
 }
 
 void RoceTransport::make_read_response(uint32_t qp_id, Packet& p) {

@@ -1,18 +1,12 @@
-// RoceTransport as a transport::Transport (transport.h): event and received-packet dispatch,
-// and the idle-path figures the result and node layers ask any transport for.
+// RoceTransport as a transport::Transport (transport.h): received-packet dispatch (the NIC core,
+// transport/nic_core.h, dispatches the events), and the idle-path figures the result and node
+// layers ask any transport for.
 #include "transport/rc.h"
 
 namespace fabricsim::transport {
 
 using net::Packet;
 using net::PacketType;
-
-void RoceTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
-  auto* t = static_cast<RoceTransport*>(self);
-  // Context cache (transport/rc_ctxcache.cpp): a packet whose QP context is being read waits.
-  if (t->ctx_.enabled() && t->wait_for_context(nic, p)) return;
-  t->receive(nic, p);
-}
 
 void RoceTransport::receive(uint32_t /*nic*/, const Packet& p) {
   switch (p.type) {
@@ -40,28 +34,6 @@ void RoceTransport::receive(uint32_t /*nic*/, const Packet& p) {
       break;  // PFC and IB flow-control packets are consumed by the link layer (net/)
     case PacketType::kUetControl:
       break;  // UET's (transport/uet.h); never sent on a RoCE/IB fabric
-  }
-}
-
-void RoceTransport::on_event(uint32_t kind, uint32_t target) {
-  switch (kind) {
-    case kQpTimer:
-      on_timer(target);
-      return;
-    case kCcTimer:
-      on_cc_timer(target);
-      return;
-    case kNicWake:
-      on_nic_wake(target);
-      return;
-    case kMsgComplete:
-      on_msg_complete(target);
-      return;
-    case kCtxRx:
-      on_ctx_rx(target);
-      return;
-    default:
-      return;  // not one of ours (Transport::is_event filters before the call)
   }
 }
 

@@ -16,8 +16,7 @@ using net::Packet;
 using net::PacketType;
 
 TcpTransport::TcpTransport(const TcpConfig& cfg, net::Network& net, uint64_t seed)
-    : cfg_(cfg), net_(net), sched_(net.scheduler()), nics_(net.num_nics()),
-      rng_(seed, 0x544350) /* "TCP" */ {
+    : NicCore(net), cfg_(cfg), rng_(seed, 0x544350) /* "TCP" */ {
   if (cfg_.mtu_bytes < 576 || cfg_.mtu_bytes > 9216) {
     throw InputError("fabric.tcp.mtu", "must be 576 to 9216 bytes");
   }
@@ -27,21 +26,10 @@ TcpTransport::TcpTransport(const TcpConfig& cfg, net::Network& net, uint64_t see
   // holes while later segments keep flowing), a power of two for the rings.
   const int64_t segs = 2 * (cfg_.rwnd_bytes + mss_ - 1) / mss_;
   window_segs_ = std::bit_ceil(static_cast<uint32_t>(std::clamp<int64_t>(segs, 64, 1 << 20)));
-  net::Endpoint ep;
-  ep.ctx = this;
-  ep.deliver = &TcpTransport::deliver_hook;
-  ep.pull = &TcpTransport::pull_hook;
-  ep.dropped = &TcpTransport::dropped_hook;
-  net_.set_endpoint(ep);
+  register_endpoint();
 }
 
-void TcpTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
-  auto* t = static_cast<TcpTransport*>(self);
-  if (t->ctx_.enabled() && t->wait_for_context(nic, p)) return;
-  t->receive(p);
-}
-
-void TcpTransport::receive(const Packet& p) {
+void TcpTransport::receive(uint32_t /*nic*/, const Packet& p) {
   if (p.type == PacketType::kData) {
     on_data(p);
   } else if (p.type == PacketType::kAck) {
@@ -49,34 +37,21 @@ void TcpTransport::receive(const Packet& p) {
   }  // nothing else is TCP's (link-layer frames are consumed in net/)
 }
 
-bool TcpTransport::pull_hook(void* self, uint32_t nic, uint8_t paused_classes, Packet& out) {
-  auto* t = static_cast<TcpTransport*>(self);
-  if (paused_classes & (1u << t->cfg_.data_priority)) return false;
-  return t->pull(nic, out);
-}
-
-void TcpTransport::dropped_hook(void* self, const Packet& p, net::DropReason reason) {
-  auto* t = static_cast<TcpTransport*>(self);
+void TcpTransport::on_dropped(const Packet& p, net::DropReason reason) {
   if (p.type == PacketType::kAck) {
-    t->acks_.release(p.msg);
+    acks_.release(p.msg);
   } else if (p.type == PacketType::kData) {
-    TcpConn& c = t->conns_[p.qp];
-    const TcpTxSlot& s = t->slot(c, p.psn);
+    TcpConn& c = conns_[p.qp];
+    const TcpTxSlot& s = slot(c, p.psn);
     if (s.seg == p.psn && s.state != kTcpFree) {
-      t->attribute(s.msg, s.start_byte, s.payload, &MessageRecord::dropped_bytes);
+      attribute(s.msg, s.start_byte, s.payload, &MessageRecord::dropped_bytes);
     }
   }
   if (reason != net::DropReason::kLinkDown) return;
   if (p.type != PacketType::kData && p.type != PacketType::kAck) return;
-  TcpConn& c = t->conns_[p.qp];
-  if (!c.hit_by_failure) {
-    c.hit_by_failure = true;
-    ++t->failure_affected_;
-  }
-  if (p.type == PacketType::kData && p.psn >= c.snd_una) {
-    if (c.lost_end == 0) ++t->pending_recoveries_;
-    c.lost_end = std::max(c.lost_end, p.psn + 1);
-  }
+  TcpConn& c = conns_[p.qp];
+  failure_.hit(c.hit_by_failure);
+  if (p.type == PacketType::kData && p.psn >= c.snd_una) failure_.lost(c.lost_end, p.psn);
 }
 
 uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
@@ -154,11 +129,11 @@ void TcpTransport::activate(uint32_t id) {
   if (c.active) return;
   if (c.rtx_pending() == 0 && c.snd_nxt_byte >= c.stream_end) return;
   c.active = true;
-  nics_[c.src_nic].active.push_back(id);
-  net_.nic_kick(c.src_nic);
+  enqueue(c.src_nic, id);
 }
 
-int TcpTransport::send_state(TcpConn& c, int64_t* at) {
+SendState TcpTransport::send_state(uint32_t id, int64_t& at_ps) {
+  TcpConn& c = conns_[id];
   const int64_t now = sched_.now_ps;
   // Messages become sendable at their ready time, in stream order.
   while (c.ready_msg < c.msgs.size() && msgs_[c.msgs[c.ready_msg]].ready_ps <= now) {
@@ -179,86 +154,27 @@ int TcpTransport::send_state(TcpConn& c, int64_t* at) {
   if (c.rtx_pending() > 0) {
     bytes = slot(c, c.rtx[c.rtx_head]).tcp_bytes;
   } else {
-    if (c.snd_nxt_byte >= c.stream_end) return 1;  // nothing to send
+    if (c.snd_nxt_byte >= c.stream_end) return SendState::kBlocked;  // nothing to send
     if (c.snd_nxt_byte >= c.ready_end) {
-      *at = msgs_[c.msgs[c.ready_msg]].ready_ps;
-      return 2;
+      at_ps = msgs_[c.msgs[c.ready_msg]].ready_ps;
+      return SendState::kLater;
     }
-    if (c.snd_nxt - c.snd_una >= window_segs_) return 1;             // segment window full
-    if (c.snd_nxt_byte - c.snd_una_byte >= cfg_.rwnd_bytes) return 1;  // receive window full
+    if (c.snd_nxt - c.snd_una >= window_segs_) return SendState::kBlocked;  // segment window
+    // Receive window full.
+    if (c.snd_nxt_byte - c.snd_una_byte >= cfg_.rwnd_bytes) return SendState::kBlocked;
     bytes = std::min<int64_t>(mss_, tcp_segment_tcp_bytes(cfg_, static_cast<uint32_t>(std::min<int64_t>(
                                         seg_payload_, c.ready_end - c.snd_nxt_byte))));
   }
   // RFC 6675 / RFC 5681: send while pipe + the segment fits the congestion window (one segment
   // may always go when nothing is in flight).
-  if (c.in_flight > 0 && c.in_flight + bytes > c.cwnd) return 1;
+  if (c.in_flight > 0 && c.in_flight + bytes > c.cwnd) return SendState::kBlocked;
   // The kernel's sending core passes one segment at a time through the stack (and either stack
   // waits out the phase jitter after an ACK).
   if (c.tx_cpu_free_ps > now) {
-    *at = c.tx_cpu_free_ps;
-    return 2;
+    at_ps = c.tx_cpu_free_ps;
+    return SendState::kLater;
   }
-  return 0;
-}
-
-bool TcpTransport::pull(uint32_t nic, Packet& out) {
-  Nic& n = nics_[nic];
-  int64_t earliest = -1;
-  const int64_t now = sched_.now_ps;
-  for (uint32_t tries = n.active.size() + n.ctx_wait.size(); tries > 0; --tries) {
-    const uint32_t id = ctx_.enabled() ? next_conn(n, nic, now) : n.active.pop_front();
-    if (id == kNoConn) break;
-    TcpConn& c = conns_[id];
-    int64_t at = 0;
-    const int st = send_state(c, &at);
-    if (st == 1) {  // nothing to send or window-blocked: an ACK or a post activates it again
-      c.active = false;
-      continue;
-    }
-    if (st == 2) {
-      n.active.push_back(id);
-      if (earliest < 0 || at < earliest) earliest = at;
-      continue;
-    }
-    if (ctx_.enabled()) {
-      // iWARP: the RNIC needs the connection's context before it builds the segment
-      // (net/nic_context_cache.h). A miss reads it over PCIe and the connection is parked until
-      // it arrives (that access is not counted again); with every read in flight nothing is
-      // issued, the connection keeps its turn and the scheduler stops until a read completes.
-      const net::ContextAccess a = ctx_.access(nic, id, now);
-      if (a.ready_ps > now) {
-        if (earliest < 0 || a.ready_ps < earliest) earliest = a.ready_ps;
-        if (a.engine_busy) {
-          n.active.push_back(id);
-          break;
-        }
-        const int64_t ready =
-            n.ctx_wait.empty() ? a.ready_ps : std::max(a.ready_ps, n.ctx_wait.back().ready_ps);
-        n.ctx_wait.push_back(Nic::WaitingTx{ready, id});
-        continue;
-      }
-    }
-    n.active.push_back(id);
-    send_segment(id, out);
-    return true;
-  }
-  if (!n.ctx_wait.empty() && (earliest < 0 || n.ctx_wait.front().ready_ps < earliest)) {
-    earliest = n.ctx_wait.front().ready_ps;
-  }
-  if (earliest >= 0 && (n.wake_ps < 0 || earliest < n.wake_ps || n.wake_ps < sched_.now_ps)) {
-    n.wake_ps = earliest;
-    sched_.at(earliest, kNicWake, nic);
-  }
-  return false;
-}
-
-uint32_t TcpTransport::next_conn(Nic& n, uint32_t nic, int64_t now_ps) {
-  const bool parked_ready = !n.ctx_wait.empty() && n.ctx_wait.front().ready_ps <= now_ps;
-  if (!n.active.empty() && (!parked_ready || ctx_.read_slot_free(nic, now_ps))) {
-    return n.active.pop_front();
-  }
-  if (parked_ready) return n.ctx_wait.pop_front().conn;
-  return kNoConn;
+  return SendState::kReady;
 }
 
 void TcpTransport::grow_tx(TcpConn& c) {
@@ -351,31 +267,6 @@ void TcpTransport::send_segment(uint32_t id, Packet& p) {
   ++counters_.data_packets_sent;
   counters_.data_bytes_sent += s->payload;
   if (c.rto_deadline_ps < 0) arm_rto(id);
-}
-
-void TcpTransport::on_event(uint32_t kind, uint32_t target) {
-  switch (kind) {
-    case kQpTimer:
-      on_rto(target);
-      return;
-    case kCcTimer:
-      on_delack(target);
-      return;
-    case kNicWake:
-      if (nics_[target].wake_ps != sched_.now_ps) return;
-      nics_[target].wake_ps = -1;
-      net_.nic_kick(target);
-      return;
-    case kMsgComplete:
-      --pending_completions_;
-      if (on_delivered) on_delivered(target);
-      return;
-    case kCtxRx:
-      on_ctx_rx(target);
-      return;
-    default:
-      return;
-  }
 }
 
 int64_t TcpTransport::ideal_fct_ps(int64_t size_bytes, int switch_hops, const net::LinkConfig& link,

@@ -30,6 +30,7 @@
 #include "core/slot_table.h"
 #include "net/network.h"
 #include "net/nic_context_cache.h"
+#include "transport/nic_core.h"
 #include "transport/tcp_config.h"
 #include "transport/transport.h"
 
@@ -150,7 +151,8 @@ struct TcpConn {
   int64_t delack_timer_ps = -1;  // pending kCcTimer event
 };
 
-class TcpTransport final : public Transport {
+// On the shared NIC core (transport/nic_core.h).
+class TcpTransport final : public NicCore<TcpTransport> {
  public:
   TcpTransport(const TcpConfig& cfg, net::Network& net, uint64_t seed);
 
@@ -159,18 +161,12 @@ class TcpTransport final : public Transport {
   const TcpMessage& message(uint32_t id) const override { return msgs_[id]; }
   uint32_t num_messages() const override { return static_cast<uint32_t>(msgs_.size()); }
   const TransportCounters& counters() const override { return counters_; }
-  void on_event(uint32_t kind, uint32_t target) override;
   int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const net::LinkConfig& link,
                        const net::SwitchConfig& sw, const net::NicConfig& nic) const override;
   double payload_rate_bps(int64_t link_rate_bps) const override;
-  int64_t failure_affected_connections() const override { return failure_affected_; }
-  int64_t failure_recovered_ps() const override {
-    return pending_recoveries_ == 0 ? last_recovery_ps_ : -1;
-  }
-  int64_t failure_unrecovered_connections() const override { return pending_recoveries_; }
-  const net::NicContextCache* context_cache() const override {
-    return ctx_.enabled() ? &ctx_ : nullptr;
-  }
+  // One loss kind per connection (data it must see acknowledged): the losses pending are the
+  // connections.
+  int64_t failure_unrecovered_connections() const override { return failure_.pending(); }
   // Telemetry: one sample per connection (transport/qp_samples.cpp).
   void sample_qps(std::vector<QpSample>& out, bool with_bytes) const override;
 
@@ -185,20 +181,31 @@ class TcpTransport final : public Transport {
   uint32_t window_segments() const { return window_segs_; }
 
  private:
-  struct Nic {
-    Ring<uint32_t> active;      // connections with something to send, round-robin
-    int64_t wake_ps = -1;       // pending kNicWake
-    // iWARP with the context cache: received packets waiting for their connection's context,
-    // in arrival order, each with the time it may be processed (tcp_ctxcache.cpp).
-    Ring<net::InFlight> rx_wait;
-    // ... and connections whose context is being read for their next segment, in read
-    // completion order (served first once ready, without a second look-up).
-    struct WaitingTx {
-      int64_t ready_ps;
-      uint32_t conn;
-    };
-    Ring<WaitingTx> ctx_wait;
-  };
+  friend class NicCore<TcpTransport>;
+  // ---- NicCore hooks (transport/nic_core.h); entries are connections ----
+  static constexpr bool kContextCache = true;  // iWARP's RNIC (tcp_ctxcache.cpp)
+  bool admit(uint8_t paused_classes) const {
+    return !(paused_classes & (1u << cfg_.data_priority));
+  }
+  // May the connection send now? Blocked by its windows (or nothing to send): an ACK or a post
+  // activates it again; later while its next message is not ready or its host core is busy.
+  SendState send_state(uint32_t conn, int64_t& at_ps);
+  // Sends its next segment; it keeps its turn (the next pull re-checks it).
+  bool send(uint32_t conn, net::Packet& out) {
+    send_segment(conn, out);
+    return true;
+  }
+  void deactivate(uint32_t conn) { conns_[conn].active = false; }
+  uint32_t context_of(uint32_t conn) const { return conn; }
+  // Data segments and ACKs look their connection's context up.
+  static bool has_context(const net::Packet& p) {
+    return p.type == net::PacketType::kData || p.type == net::PacketType::kAck;
+  }
+  void receive(uint32_t nic, const net::Packet& pkt);
+  void on_dropped(const net::Packet& pkt, net::DropReason reason);
+  void on_timer(uint32_t conn) { on_rto(conn); }        // kQpTimer: the RTO
+  void on_cc_timer(uint32_t conn) { on_delack(conn); }  // kCcTimer: the delayed ACK
+
   // An ACK's SACK information beyond the 32-byte packet, indexed by the ACK's `msg` field (the
   // wire size is the real ACK with its SACK option).
   struct AckInfo {
@@ -206,24 +213,8 @@ class TcpTransport final : public Transport {
     uint32_t trigger = 0;    // the segment that caused the ACK (RFC 2018 §4 first block)
     bool has_trigger = false;
   };
-  static void deliver_hook(void* self, uint32_t nic, const net::Packet& pkt);
-  static bool pull_hook(void* self, uint32_t nic, uint8_t paused_classes, net::Packet& out);
-  static void dropped_hook(void* self, const net::Packet& pkt, net::DropReason reason);
-  void receive(const net::Packet& pkt);
-  // Context cache (tcp_ctxcache.cpp): true if `pkt` must wait for its connection's context.
-  bool wait_for_context(uint32_t nic, const net::Packet& pkt);
-  void on_ctx_rx(uint32_t nic);
-  // The next connection the scheduler of `nic` serves: a parked one whose context has arrived,
-  // unless a read slot is free and others wait their turn (as RoceTransport::next_entry);
-  // kNoConn if none.
-  static constexpr uint32_t kNoConn = 0xFFFFFFFFu;
-  uint32_t next_conn(Nic& n, uint32_t nic, int64_t now_ps);
-
   uint32_t conn_for(uint32_t src, uint32_t dst);
   void activate(uint32_t conn);
-  bool pull(uint32_t nic, net::Packet& out);
-  // 0: can send now; 1: blocked until feedback (or nothing to send); 2: not before *at.
-  int send_state(TcpConn& c, int64_t* at);
   void send_segment(uint32_t conn, net::Packet& out);
   void grow_tx(TcpConn& c);
   TcpTxSlot& slot(TcpConn& c, uint32_t seg) {
@@ -252,23 +243,16 @@ class TcpTransport final : public Transport {
   void deliver(uint32_t msg, uint32_t nic);
 
   TcpConfig cfg_;
-  net::Network& net_;
-  Scheduler& sched_;
   uint32_t mss_ = 0;           // TCP payload bytes of a full segment
   uint32_t seg_payload_ = 0;   // application bytes of a full segment
   uint32_t window_segs_ = 0;
   std::vector<TcpConn> conns_;
   std::vector<TcpMessage> msgs_;
-  std::vector<Nic> nics_;
   SlotTable<AckInfo> acks_;
   std::unordered_map<uint64_t, uint32_t> conn_index_;  // post time only: pair -> first connection
   std::vector<uint32_t> pair_turn_;  // per pair (first connection / connections_per_pair): next
   Rng rng_;  // phase jitter
-  net::NicContextCache ctx_;  // disabled unless set_context_cache
   TransportCounters counters_;
-  int64_t failure_affected_ = 0;
-  int64_t pending_recoveries_ = 0;
-  int64_t last_recovery_ps_ = -1;
 };
 
 }  // namespace fabricsim::transport

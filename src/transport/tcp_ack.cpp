@@ -160,11 +160,7 @@ void TcpTransport::advance_una(uint32_t id, uint32_t cum) {
     --unacked_messages_;
     ++c.una_msg;
   }
-  if (c.lost_end != 0 && c.snd_una >= c.lost_end) {
-    c.lost_end = 0;
-    --pending_recoveries_;
-    last_recovery_ps_ = std::max(last_recovery_ps_, sched_.now_ps);
-  }
+  failure_.reached(c.lost_end, c.snd_una, sched_.now_ps);
   // RFC 6298 §5.2-5.3: stop the timer when everything is acknowledged, else restart it.
   if (c.snd_una == c.snd_nxt) {
     c.rto_deadline_ps = -1;

@@ -93,10 +93,7 @@ void TcpTransport::deliver(uint32_t msg, uint32_t nic) {
     done = now + net_.nic_config(nic).completion_ps();  // DMA write + poll, as RoCE
   }
   m.rx_done_ps = done;
-  // Always through an event, even at zero delay: the application's reaction (a post that may
-  // add a connection) must not run while on_data holds references into conns_.
-  ++pending_completions_;
-  sched_.at(done, kMsgComplete, msg);
+  complete_at(msg, done);  // through an event, as every transport's (transport/nic_core.h)
 }
 
 void TcpTransport::on_data(const Packet& p) {

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "core/scheduler.h"
@@ -22,6 +23,9 @@
 #include "net/nic_context_cache.h"
 
 namespace fabricsim::transport {
+
+// A time no timer or wake-up is pending at (the transports' "none" for a scheduled time).
+inline constexpr int64_t kNoTimer = std::numeric_limits<int64_t>::max();
 
 // What every transport records of a message: enough for the flow table, the completion time and
 // the workloads' own labels. A transport's own record type derives from it (RoCE adds the QP and

@@ -55,7 +55,7 @@ constexpr int64_t kSackReorderRtts = 2;
 
 UetTransport::UetTransport(const UetConfig& cfg, net::Network& net, uint64_t seed,
                            const UetNetwork& n)
-    : cfg_(cfg), net_(net), sched_(net.scheduler()), seed_(seed), n_(n), nics_(net.num_nics()) {
+    : NicCore(net), cfg_(cfg), seed_(seed), n_(n), pacers_(net.num_nics()) {
   if (cfg_.paths < 1 || cfg_.paths > 65536 || !std::has_single_bit(static_cast<unsigned>(cfg_.paths))) {
     throw InputError("fabric.uet.paths", "must be a power of two from 1 to 65536");
   }
@@ -78,30 +78,24 @@ UetTransport::UetTransport(const UetConfig& cfg, net::Network& net, uint64_t see
   const int64_t wnd_pkts = (d_.max_wnd_bytes + mtu_frame - 1) / mtu_frame;
   d_.window_pkts = std::clamp<uint32_t>(std::bit_ceil(static_cast<uint32_t>(4 * wnd_pkts)), 64,
                                         16384);
-  net::Endpoint ep;
-  ep.ctx = this;
-  ep.deliver = &UetTransport::deliver_hook;
-  ep.pull = &UetTransport::pull_hook;
-  ep.dropped = &UetTransport::dropped_hook;
-  net_.set_endpoint(ep);
+  register_endpoint();
 }
 
 UetTransport::~UetTransport() = default;
 
-void UetTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
-  auto* t = static_cast<UetTransport*>(self);
+void UetTransport::receive(uint32_t /*nic*/, const Packet& p) {
   switch (p.type) {
     case PacketType::kData:
-      t->on_data(p);
+      on_data(p);
       break;
     case PacketType::kAck:
-      t->on_ack(p);
+      on_ack(p);
       break;
     case PacketType::kNak:
-      t->on_nack(p);
+      on_nack(p);
       break;
     case PacketType::kUetControl:
-      t->on_credit(p);
+      on_credit(p);
       break;
     case PacketType::kCnp:
     case PacketType::kPause:
@@ -111,32 +105,18 @@ void UetTransport::deliver_hook(void* self, uint32_t nic, const Packet& p) {
   }
 }
 
-bool UetTransport::pull_hook(void* self, uint32_t nic, uint8_t paused_classes, Packet& out) {
-  auto* t = static_cast<UetTransport*>(self);
-  // All UET data is one class: nothing to send while PFC (optional) pauses it.
-  if (paused_classes & (1u << t->cfg_.data_priority)) return false;
-  return t->pull(nic, out);
-}
-
-void UetTransport::dropped_hook(void* self, const Packet& p, net::DropReason reason) {
-  auto* t = static_cast<UetTransport*>(self);
-  if (p.type == PacketType::kData) t->msgs_[p.msg].dropped_bytes += p.payload_bytes;
-  if (p.type == PacketType::kAck) t->acks_.release(p.msg);  // its table entry is free
+void UetTransport::on_dropped(const Packet& p, net::DropReason reason) {
+  if (p.type == PacketType::kData) msgs_[p.msg].dropped_bytes += p.payload_bytes;
+  if (p.type == PacketType::kAck) acks_.release(p.msg);  // its table entry is free
   if (reason != net::DropReason::kLinkDown) return;
   if (p.type != PacketType::kData && p.type != PacketType::kAck && p.type != PacketType::kNak &&
       p.type != PacketType::kUetControl) {
     return;
   }
-  UetPdc& q = t->pdcs_[p.qp];
-  if (!q.hit_by_failure) {
-    q.hit_by_failure = true;
-    ++t->failure_affected_;
-  }
+  UetPdc& q = pdcs_[p.qp];
+  failure_.hit(q.hit_by_failure);
   // Recovered once the sender sees everything up to the lost PSN acknowledged.
-  if (p.type == PacketType::kData && p.psn >= q.snd_una) {
-    if (q.lost_end == 0) ++t->pending_recoveries_;
-    q.lost_end = std::max(q.lost_end, p.psn + 1);
-  }
+  if (p.type == PacketType::kData && p.psn >= q.snd_una) failure_.lost(q.lost_end, p.psn);
 }
 
 uint32_t UetTransport::pdc_for(uint32_t src, uint32_t dst) {
@@ -191,16 +171,15 @@ void UetTransport::activate(uint32_t id) {
   if (q.active) return;
   if (q.rtx_pending() == 0 && q.snd_nxt >= q.psn_end) return;
   q.active = true;
-  nics_[q.src_nic].active.push_back(id);
-  net_.nic_kick(q.src_nic);
+  enqueue(q.src_nic, id);
 }
 
 int64_t UetTransport::cwnd_bytes(uint32_t id) const {
   return cfg_.nscc ? nscc_[id]->cwnd_bytes() : d_.max_wnd_bytes;
 }
 
-int UetTransport::send_state(const UetPdc& q, int64_t* at) const {
-  const uint32_t id = static_cast<uint32_t>(&q - pdcs_.data());
+SendState UetTransport::send_state(uint32_t id, int64_t& at_ps) const {
+  const UetPdc& q = pdcs_[id];
   // The packet that would go: the oldest queued retransmission, else the next new PSN.
   uint32_t frame = 0;
   for (uint32_t i = q.rtx_head; i < q.rtx.size(); ++i) {
@@ -212,48 +191,23 @@ int UetTransport::send_state(const UetPdc& q, int64_t* at) const {
     }
   }
   if (frame == 0) {
-    if (q.snd_nxt >= q.psn_end) return 1;
-    if (q.snd_nxt - q.snd_una >= d_.window_pkts) return 1;  // PSN window full: wait for ACKs
+    if (q.snd_nxt >= q.psn_end) return SendState::kBlocked;
+    // PSN window full: wait for ACKs.
+    if (q.snd_nxt - q.snd_una >= d_.window_pkts) return SendState::kBlocked;
     const UetMessage& m = msgs_[q.msgs[q.nxt_msg]];
     if (q.snd_nxt == m.first_psn && m.ready_ps > sched_.now_ps) {
-      *at = m.ready_ps;
-      return 2;
+      at_ps = m.ready_ps;
+      return SendState::kLater;
     }
     frame = uet_data_frame_bytes(cfg_, cfg_.mtu_bytes);  // at most a full frame
   }
   // htsim isSendPermitted (§2): the window must hold the packet (NSCC, or the fixed maxwnd),
   // and with RCCC the credit must be positive; with both, both.
-  if (q.in_flight_bytes > 0 && q.in_flight_bytes + frame > cwnd_bytes(id)) return 1;
-  if (cfg_.rccc && q.credit.credit_bytes <= 0) return 1;
-  return 0;
-}
-
-bool UetTransport::pull(uint32_t nic, Packet& out) {
-  Nic& n = nics_[nic];
-  int64_t earliest = -1;
-  for (uint32_t tries = n.active.size(); tries > 0; --tries) {
-    const uint32_t id = n.active.pop_front();
-    UetPdc& q = pdcs_[id];
-    int64_t at = 0;
-    const int st = send_state(q, &at);
-    if (st == 1) {  // nothing to send, or blocked until feedback arrives (activate() again)
-      q.active = false;
-      continue;
-    }
-    if (st == 2) {
-      if (earliest < 0 || at < earliest) earliest = at;
-      n.active.push_back(id);
-      continue;
-    }
-    send_packet(id, out);
-    n.active.push_back(id);  // the next pull re-checks it
-    return true;
+  if (q.in_flight_bytes > 0 && q.in_flight_bytes + frame > cwnd_bytes(id)) {
+    return SendState::kBlocked;
   }
-  if (earliest >= 0 && (n.wake_ps < 0 || earliest < n.wake_ps)) {
-    n.wake_ps = earliest;
-    sched_.at(earliest, kNicWake, nic);
-  }
-  return false;
+  if (cfg_.rccc && q.credit.credit_bytes <= 0) return SendState::kBlocked;
+  return SendState::kReady;
 }
 
 int64_t UetTransport::pull_target(const UetPdc& q, uint32_t id) const {
@@ -446,11 +400,7 @@ void UetTransport::advance_una(uint32_t id) {
     --unacked_messages_;
     ++q.una_msg;
   }
-  if (q.lost_end != 0 && q.snd_una >= q.lost_end) {
-    q.lost_end = 0;
-    --pending_recoveries_;
-    last_recovery_ps_ = std::max(last_recovery_ps_, sched_.now_ps);
-  }
+  failure_.reached(q.lost_end, q.snd_una, sched_.now_ps);
 }
 
 void UetTransport::on_ack(const Packet& p) {
@@ -549,28 +499,6 @@ void UetTransport::on_nack(const Packet& p) {
     lb_[id].on_feedback(p.entropy, last_hop ? (p.flags & net::kFlagEce) != 0 : true);
   }
   activate(id);
-}
-
-void UetTransport::on_event(uint32_t kind, uint32_t target) {
-  switch (kind) {
-    case kQpTimer:
-      on_timer(target);
-      return;
-    case kCcTimer:
-      on_pacer(target);
-      return;
-    case kNicWake:
-      if (nics_[target].wake_ps != sched_.now_ps) return;
-      nics_[target].wake_ps = -1;
-      net_.nic_kick(target);
-      return;
-    case kMsgComplete:
-      --pending_completions_;
-      if (on_delivered) on_delivered(target);
-      return;
-    default:
-      return;
-  }
 }
 
 int64_t UetTransport::ideal_fct_ps(int64_t size_bytes, int switch_hops,

@@ -25,6 +25,7 @@
 #include "core/scheduler.h"
 #include "core/slot_table.h"
 #include "net/network.h"
+#include "transport/nic_core.h"
 #include "transport/transport.h"
 #include "transport/uet_config.h"
 #include "transport/uet_lb.h"
@@ -140,7 +141,8 @@ struct UetPdc {
   UetRx rx;                     // receiver side of the same PDC
 };
 
-class UetTransport final : public Transport {
+// On the shared NIC core (transport/nic_core.h).
+class UetTransport final : public NicCore<UetTransport> {
  public:
   UetTransport(const UetConfig& cfg, net::Network& net, uint64_t seed, const UetNetwork& n);
   ~UetTransport() override;
@@ -150,15 +152,11 @@ class UetTransport final : public Transport {
   const UetMessage& message(uint32_t id) const override { return msgs_[id]; }
   uint32_t num_messages() const override { return static_cast<uint32_t>(msgs_.size()); }
   const TransportCounters& counters() const override { return counters_; }
-  void on_event(uint32_t kind, uint32_t target) override;
   int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const net::LinkConfig& link,
                        const net::SwitchConfig& sw, const net::NicConfig& nic) const override;
   double payload_rate_bps(int64_t link_rate_bps) const override;
-  int64_t failure_affected_connections() const override { return failure_affected_; }
-  int64_t failure_recovered_ps() const override {
-    return pending_recoveries_ == 0 ? last_recovery_ps_ : -1;
-  }
-  int64_t failure_unrecovered_connections() const override { return pending_recoveries_; }
+  // One loss kind per PDC (data it must see acknowledged): the losses pending are the PDCs.
+  int64_t failure_unrecovered_connections() const override { return failure_.pending(); }
   // Telemetry: one sample per connection (transport/qp_samples.cpp).
   void sample_qps(std::vector<QpSample>& out, bool with_bytes) const override;
 
@@ -173,11 +171,25 @@ class UetTransport final : public Transport {
   const std::vector<uint32_t>& delivery_order() const { return delivery_order_; }
 
  private:
-  struct Nic {
-    Ring<uint32_t> active;       // PDCs with something to send, round-robin
-    int64_t wake_ps = -1;        // pending kNicWake
-    UetPacer pacer;              // RCCC receiver pacer
-  };
+  friend class NicCore<UetTransport>;
+  // ---- NicCore hooks (transport/nic_core.h); entries are PDCs ----
+  static constexpr bool kContextCache = false;
+  // All UET data is one class: nothing to send while PFC (optional) pauses it.
+  bool admit(uint8_t paused_classes) const {
+    return !(paused_classes & (1u << cfg_.data_priority));
+  }
+  // May the PDC send now? Blocked by its window or credit (or nothing to send): ACKs, NACKs and
+  // grants activate it again; later while the next message is still being posted.
+  SendState send_state(uint32_t pdc, int64_t& at_ps) const;
+  // Sends its next packet; it keeps its turn (the next pull re-checks it).
+  bool send(uint32_t pdc, net::Packet& out) {
+    send_packet(pdc, out);
+    return true;
+  }
+  void deactivate(uint32_t pdc) { pdcs_[pdc].active = false; }
+  void receive(uint32_t nic, const net::Packet& pkt);
+  void on_dropped(const net::Packet& pkt, net::DropReason reason);
+  void on_cc_timer(uint32_t nic) { on_pacer(nic); }  // kCcTimer: a NIC's RCCC pacer
   // An ACK's content beyond the 32-byte packet: kept here while the ACK is in flight, indexed
   // by the ACK's `msg` field (the wire size stays the real ACK_CC size).
   static constexpr uint32_t kNoTrigger = 0xFFFFFFFFu;
@@ -186,16 +198,9 @@ class UetTransport final : public Transport {
     uint32_t sack_base = 0;
     uint32_t trigger_psn = 0;
   };
-  static void deliver_hook(void* self, uint32_t nic, const net::Packet& pkt);
-  static bool pull_hook(void* self, uint32_t nic, uint8_t paused_classes, net::Packet& out);
-  static void dropped_hook(void* self, const net::Packet& pkt, net::DropReason reason);
 
   uint32_t pdc_for(uint32_t src, uint32_t dst);
   void activate(uint32_t pdc);
-  bool pull(uint32_t nic, net::Packet& out);
-  // Can the PDC send now? 0 yes, 1 blocked (window or credit: wait for feedback), 2 not before
-  // `*at` (the next message is still being posted).
-  int send_state(const UetPdc& q, int64_t* at) const;
   void send_packet(uint32_t pdc, net::Packet& out);
   void grow_tx(UetPdc& q);
   void arm_timer(uint32_t pdc, int64_t at_ps);
@@ -223,8 +228,6 @@ class UetTransport final : public Transport {
   int64_t pull_target(const UetPdc& q, uint32_t pdc) const;
 
   UetConfig cfg_;
-  net::Network& net_;
-  Scheduler& sched_;
   uint64_t seed_;
   UetNetwork n_;
   UetDerived d_;
@@ -233,15 +236,12 @@ class UetTransport final : public Transport {
   std::vector<std::unique_ptr<Nscc>> nscc_;  // per PDC when cfg.nscc (allocated at setup)
   std::vector<UetEntropy> lb_;               // per PDC
   std::vector<UetMessage> msgs_;
-  std::vector<Nic> nics_;
+  std::vector<UetPacer> pacers_;  // per NIC: its RCCC receiver pacer
   SlotTable<AckInfo> acks_;
   std::vector<uint32_t> delivery_order_;
   std::unordered_map<uint64_t, uint32_t> pdc_index_;  // post time only
   uint32_t ctl_ev_ = 0;  // EV counter of credit and credit-request packets
   TransportCounters counters_;
-  int64_t failure_affected_ = 0;
-  int64_t pending_recoveries_ = 0;
-  int64_t last_recovery_ps_ = -1;
 };
 
 }  // namespace fabricsim::transport

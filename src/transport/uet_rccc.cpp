@@ -14,7 +14,7 @@ void UetTransport::note_target(uint32_t id, int64_t target) {
   r.pull_target = std::max(r.pull_target, target);
   if (r.pull_target <= r.granted || r.in_pacer) return;
   r.in_pacer = true;
-  UetPacer& pc = nics_[q.dst_nic].pacer;
+  UetPacer& pc = pacers_[q.dst_nic];
   pc.waiting.push_back(id);
   if (!pc.scheduled) {
     pc.scheduled = true;
@@ -23,7 +23,7 @@ void UetTransport::note_target(uint32_t id, int64_t target) {
 }
 
 void UetTransport::on_pacer(uint32_t nic) {
-  UetPacer& pc = nics_[nic].pacer;
+  UetPacer& pc = pacers_[nic];
   pc.scheduled = false;
   while (!pc.waiting.empty()) {
     const uint32_t id = pc.waiting.pop_front();
