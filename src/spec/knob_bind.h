@@ -14,6 +14,12 @@
 
 namespace fabricsim::scenario::knob_bind {
 
+// Bounds and conditions most area tables share (one definition, so that the tables can be
+// compiled together: CMakeLists.txt's unity groups).
+inline const Bound positive{0, true};
+inline const Bound non_negative{0, false};
+inline const Condition pattern{"workload.kind", "pattern"};  // workload.kind: pattern
+
 using workload::SizeCdfPoint;
 
 inline void assign(int& field, const KnobValue& v) {

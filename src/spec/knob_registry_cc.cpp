@@ -18,8 +18,8 @@ using knob_bind::bind_enum;
 namespace {
 
 using transport::CongestionControl;
-const Bound positive{0, true};
-const Bound non_negative{0, false};
+using knob_bind::positive;
+using knob_bind::non_negative;
 const Condition dcqcn{"fabric.roce.cc", "dcqcn"};
 const Condition pfc_static{"fabric.pfc.threshold", "static"};
 const Condition pfc_dynamic{"fabric.pfc.threshold", "dynamic"};

@@ -19,8 +19,8 @@ using knob_bind::bind_enum;
 namespace {
 
 using workload::AlgoLatencies;
-const Bound positive{0, true};
-const Bound non_negative{0, false};
+using knob_bind::positive;
+using knob_bind::non_negative;
 const char* const proto_key[] = {"ll", "ll128", "simple"};
 const char* const proto_name[] = {"LL", "LL128", "Simple"};
 const char* const buffer_src[] = {

@@ -20,8 +20,8 @@ using knob_bind::bind_enum;
 namespace {
 
 using net::Forwarding;
-const Bound positive{0, true};
-const Bound non_negative{0, false};
+using knob_bind::positive;
+using knob_bind::non_negative;
 
 const std::vector<Knob> kScenarioKnobs = {
     bind(

@@ -21,8 +21,8 @@ namespace {
 
 using transport::Operation;
 using transport::Service;
-const Bound positive{0, true};
-const Bound non_negative{0, false};
+using knob_bind::positive;
+using knob_bind::non_negative;
 // The credit bound (net/config.h kIbMaxVlBufferBytes): FCTBS/FCCL are 12-bit, so no receiver
 // advertises more than 2048 credits = 128 KiB per VL; a larger value is refused.
 const Bound credit_bound{static_cast<double>(net::kIbMaxVlBufferBytes)};

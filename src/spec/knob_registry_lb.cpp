@@ -21,7 +21,7 @@ namespace {
 using routing::EcmpHash;
 using routing::EcmpSeedMode;
 using routing::LoadBalancing;
-const Bound non_negative{0, false};
+using knob_bind::non_negative;
 const Condition flowlet{"routing.load_balancing", "flowlet"};
 const Condition te{"routing.load_balancing", "te"};
 // One hour bounds every interval: far beyond any run, and far from int64 picoseconds' limit.

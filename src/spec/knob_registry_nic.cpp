@@ -18,7 +18,7 @@ using knob_bind::bind_enum;
 
 namespace {
 
-const Bound non_negative{0, false};
+using knob_bind::non_negative;
 // The profile names as enum choices (net/nic_profile.cpp lists them).
 std::vector<std::pair<std::string, std::string>> profile_choices() {
   std::vector<std::pair<std::string, std::string>> profiles;

@@ -14,7 +14,7 @@ using knob_bind::bind;
 
 namespace {
 
-const Bound non_negative{0, false};
+using knob_bind::non_negative;
 const Bound device_latency_max{static_cast<double>(kMaxDeviceLatencyPs)};
 const std::vector<int64_t> lane_widths{1, 2, 4, 8, 16};
 

@@ -16,7 +16,7 @@ using knob_bind::bind_enum;
 
 namespace {
 
-const Bound non_negative{0, false};
+using knob_bind::non_negative;
 
 const std::vector<Knob> kRunKnobs = {
     bind(

@@ -13,7 +13,7 @@ using knob_bind::bind;
 
 namespace {
 
-const Condition pattern{"workload.kind", "pattern"};
+using knob_bind::pattern;
 const Condition ping_pong{"workload.pattern", "ping_pong"};
 
 const std::vector<Knob> kPingPongKnobs = {

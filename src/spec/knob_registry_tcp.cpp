@@ -17,8 +17,8 @@ using knob_bind::bind_enum;
 namespace {
 
 using transport::TcpCc;
-const Bound positive{0, true};
-const Bound non_negative{0, false};
+using knob_bind::positive;
+using knob_bind::non_negative;
 const Bound one_minute{60e12};
 
 const std::vector<Knob> kTcpKnobs = {

@@ -13,7 +13,7 @@ using knob_bind::bind;
 
 namespace {
 
-const Bound non_negative{0, false};
+using knob_bind::non_negative;
 
 const std::vector<Knob> kTelemetryKnobs = {
     bind(

@@ -17,7 +17,7 @@ using knob_bind::bind_enum;
 
 namespace {
 
-const Bound positive{0, true};
+using knob_bind::positive;
 
 // topology.kind; leaf_spine and rail also set tiers 2.
 Knob topology_kind_knob() {

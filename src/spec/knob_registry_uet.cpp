@@ -18,8 +18,8 @@ namespace {
 
 using transport::UetDelivery;
 using transport::UetLoadBalancing;
-const Bound positive{0, true};
-const Bound non_negative{0, false};
+using knob_bind::positive;
+using knob_bind::non_negative;
 
 const std::vector<Knob> kUetKnobs = {
     bind_enum(

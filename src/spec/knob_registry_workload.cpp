@@ -23,11 +23,11 @@ using workload::PatternKind;
 using workload::Protocol;
 using workload::WorkloadKind;
 const Condition collective{"workload.kind", "collective"};
-const Condition pattern{"workload.kind", "pattern"};
+using knob_bind::pattern;
 const Condition incast{"workload.pattern", "incast"};
 const Condition poisson{"workload.pattern", "poisson"};
-const Bound positive{0, true};
-const Bound non_negative{0, false};
+using knob_bind::positive;
+using knob_bind::non_negative;
 
 const std::vector<Knob> kWorkloadKnobs = {
     bind_enum(

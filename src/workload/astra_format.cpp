@@ -109,19 +109,45 @@ bool is_transformer(Policy p) {
   return p == Policy::kTransformer || p == Policy::kTransformerFwdInBckwd;
 }
 
-void parse_header(const Ctx& ctx, const std::vector<std::string>& tok, int line, Header* h) {
-  h->line = line;
-  if (!parse_policy(tok[0], &h->policy)) {
-    if (tok[0] == "HYBRID_CUSTOMIZED" || tok[0] == "HYBRID_DLRM_ENHANCED" ||
-        tok[0] == "DISTRIBUTED_INFERENCE") {
-      ctx.fail(line, "parallelism policy " + tok[0] +
+// The header's first word: the parallelism policy, or a line naming why it is not accepted.
+void parse_header_policy(const Ctx& ctx, const std::string& word, int line, Header* h) {
+  if (!parse_policy(word, &h->policy)) {
+    if (word == "HYBRID_CUSTOMIZED" || word == "HYBRID_DLRM_ENHANCED" ||
+        word == "DISTRIBUTED_INFERENCE") {
+      ctx.fail(line, "parallelism policy " + word +
                          " exists in ASTRA-sim but is not supported by this importer");
     }
     ctx.fail(line,
-             "unknown parallelism policy '" + tok[0] +
+             "unknown parallelism policy '" + word +
                  "' (expected DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, "
                  "HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_DLRM or MICRO)");
   }
+}
+
+// What a policy requires of its header once every key is read.
+void check_header(const Ctx& ctx, int line, const Header& h) {
+  const Policy policy = h.policy;
+  if (is_transformer(policy) && h.model_parallel_npu_group == 0) {
+    // ASTRA-sim 1.0 reads the key unconditionally for these policies.
+    ctx.fail(line, std::string(policy_name(policy)) +
+                       " needs model_parallel_NPU_group: M (GPUs per model-parallel group)");
+  }
+  if (policy == Policy::kTransformer &&
+      (!h.checkpoints.empty() || !h.checkpoint_initiates.empty())) {
+    ctx.fail(line,
+             "checkpoints and checkpoint_initiates take effect only with "
+             "HYBRID_TRANSFORMER_FWD_IN_BCKWD (HYBRID_TRANSFORMER would ignore them)");
+  }
+  if (policy == Policy::kDlrm && h.dlrm_last_bottom_layer < 0) {
+    ctx.fail(line,
+             "HYBRID_DLRM needs the last bottom-MLP layer index (`HYBRID_DLRM N` or "
+             "`DLRM_LAST_BOTTOM_LAYER: N`)");
+  }
+}
+
+void parse_header(const Ctx& ctx, const std::vector<std::string>& tok, int line, Header* h) {
+  h->line = line;
+  parse_header_policy(ctx, tok[0], line, h);
   const Policy policy = h->policy;
   const std::string pname = policy_name(policy);
   std::vector<std::string> seen;
@@ -194,21 +220,7 @@ void parse_header(const Ctx& ctx, const std::vector<std::string>& tok, int line,
                          "DLRM_LAST_BOTTOM_LAYER)");
     }
   }
-  if (is_transformer(policy) && h->model_parallel_npu_group == 0) {
-    // ASTRA-sim 1.0 reads the key unconditionally for these policies.
-    ctx.fail(line, pname + " needs model_parallel_NPU_group: M (GPUs per model-parallel group)");
-  }
-  if (policy == Policy::kTransformer &&
-      (!h->checkpoints.empty() || !h->checkpoint_initiates.empty())) {
-    ctx.fail(line,
-             "checkpoints and checkpoint_initiates take effect only with "
-             "HYBRID_TRANSFORMER_FWD_IN_BCKWD (HYBRID_TRANSFORMER would ignore them)");
-  }
-  if (policy == Policy::kDlrm && h->dlrm_last_bottom_layer < 0) {
-    ctx.fail(line,
-             "HYBRID_DLRM needs the last bottom-MLP layer index (`HYBRID_DLRM N` or "
-             "`DLRM_LAST_BOTTOM_LAYER: N`)");
-  }
+  check_header(ctx, line, *h);
 }
 
 constexpr const char* kFieldNames[12] = {"layer name",
