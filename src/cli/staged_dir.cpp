@@ -278,10 +278,4 @@ void write_run_outputs(const std::string& dir, const scenario::RunResult& result
   staged.commit();
 }
 
-void write_compare_outputs(const std::string& dir, const output::FabricRuns& runs) {
-  StagedDir staged(dir);
-  output::write_compare_files(staged.path(), runs);
-  staged.commit();
-}
-
 }  // namespace fabricsim::cli

@@ -21,7 +21,7 @@
 // DIR=$HOME, is refused: the run would delete it.
 //
 // The CLI owns this (output/ only formats and writes files): `run` and `compare` stage before
-// they simulate, and write_run_outputs / write_compare_outputs below do the whole cycle.
+// they simulate, and write_run_outputs below does the whole cycle.
 #pragma once
 
 #include <filesystem>
@@ -29,7 +29,6 @@
 #include <string>
 #include <vector>
 
-#include "output/compare.h"
 #include "results/result.h"
 
 namespace fabricsim::cli {
@@ -80,8 +79,5 @@ std::string replace_refusal(const std::filesystem::path& dir);
 // used and std::runtime_error when a write fails. (`fabricsim run` goes through the same steps
 // itself, staging before it simulates so that a bad --out costs no run.)
 void write_run_outputs(const std::string& dir, const scenario::RunResult& result);
-// The same for a comparison (output/compare.h: write_compare_files), so an earlier comparison's
-// fabric directories never stay beside these.
-void write_compare_outputs(const std::string& dir, const output::FabricRuns& runs);
 
 }  // namespace fabricsim::cli
