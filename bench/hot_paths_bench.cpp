@@ -15,10 +15,10 @@ void BM_EventQueueHold(benchmark::State& state) {
   EventQueue q;
   Rng rng(1, 1);
   const int64_t n = state.range(0);
-  for (int64_t i = 0; i < n; ++i) q.push(static_cast<int64_t>(rng.below(1'000'000)), 0, 0);
+  for (int64_t i = 0; i < n; ++i) q.push(static_cast<int64_t>(rng.below(1'000'000)), 0, 0, 0);
   for (auto _ : state) {
     const Event e = q.pop();
-    q.push(e.time_ps + static_cast<int64_t>(rng.below(1'000'000)), 0, e.target);
+    q.push(e.time_ps + static_cast<int64_t>(rng.below(1'000'000)), 0, e.target, e.owner());
   }
   state.SetItemsProcessed(state.iterations());
 }

@@ -1,26 +1,94 @@
 #include "core/event_queue.h"
 
+#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
+#include <new>
 
 namespace fabricsim {
 
+void EventBuf::grow() {
+  const size_t cap = cap_ == 0 ? 16 : cap_ * 2;
+  auto* data = static_cast<Event*>(std::realloc(data_, cap * sizeof(Event)));
+  if (data == nullptr) throw std::bad_alloc();
+  data_ = data;
+  cap_ = cap;
+}
+
+// late_ is a binary heap whose front runs first. Most instants get no late events, or one.
+void EventQueue::late_push(const Event& e) {
+  EventBuf& h = late_;
+  size_t i = h.size();
+  h.push_back(e);
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!before(e, h[parent])) break;
+    h[i] = h[parent];
+    i = parent;
+  }
+  h[i] = e;
+}
+
+Event EventQueue::late_pop() {
+  EventBuf& h = late_;
+  const Event top = h[0];
+  const Event last = h.back();
+  h.pop_back();
+  const size_t n = h.size();
+  if (n == 0) return top;
+  size_t i = 0;
+  for (;;) {
+    size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && before(h[child + 1], h[child])) ++child;
+    if (!before(h[child], last)) break;
+    h[i] = h[child];
+    i = child;
+  }
+  h[i] = last;
+  return top;
+}
+
+Event EventQueue::pop_mixed() {
+  if (head_ < now_.size() && before(now_[head_], late_[0])) return now_[head_++];
+  return late_pop();
+}
+
 void EventQueue::refill() {
+  // REQUIRES: now_ consumed and late_ empty, and some bucket holds events.
+  now_.clear();
+  head_ = 0;
   int i = 1;
-  while (buckets_[i].empty()) ++i;  // REQUIRES: !empty(), so some bucket holds events
-  std::vector<Event>& from = buckets_[i];
+  while (buckets_[i].empty()) ++i;
+  EventBuf& from = buckets_[i];
   // The new reference time is the bucket's minimum; its events all differ from the old one in
   // bit i-1, and from the new one only in lower bits, so each lands in a lower bucket.
-  int64_t min_ps = from.front().time_ps;
+  int64_t min_ps = from[0].time_ps;
   for (const Event& e : from) min_ps = e.time_ps < min_ps ? e.time_ps : min_ps;
   last_ps_ = min_ps;
-  buckets_[0].clear();
-  head0_ = 0;
   for (const Event& e : from) {
     const uint64_t diff = static_cast<uint64_t>(e.time_ps ^ last_ps_);
-    buckets_[diff == 0 ? 0 : 64 - __builtin_clzll(diff)].push_back(e);
+    (diff == 0 ? now_ : buckets_[64 - __builtin_clzll(diff)]).push_back(e);
   }
   from.clear();
+  // now_ is already in insertion order: appends come in sequence order, and a bucket is only
+  // ever redistributed into buckets that are empty at that moment. So a stable sort on `order`
+  // alone gives (order, seq). Most instants hold one to three events (2.8 on average in the
+  // k=16 permutation benchmark): an insertion sort handles them; large synchronized instants
+  // (a few per cent of them, up to ~1,000 events) take std::sort on the full key.
+  const size_t n = now_.size();
+  if (n > 24) {
+    std::sort(now_.begin(), now_.end(), [](const Event& a, const Event& b) { return before(a, b); });
+    return;
+  }
+  for (size_t k = 1; k < n; ++k) {
+    const Event e = now_[k];
+    size_t j = k;
+    while (j > 0 && e.order < now_[j - 1].order) {
+      now_[j] = now_[j - 1];
+      --j;
+    }
+    now_[j] = e;
+  }
 }
 
 void EventQueue::past_event(int64_t time_ps) const {

@@ -1,5 +1,20 @@
-// The simulation's event list, ordered by (time, insertion sequence) so simultaneous events run
-// in the order they were scheduled and a run is deterministic (the ns-3 rule, STYLE anchors).
+// The simulation's event list. Events are ordered by (time, kind, owner rank, sequence):
+//   - kind: at one instant the network's events run before the transports', the transports'
+//     before the GPU nodes' and the workload's (core/scheduler.h numbers the kinds by layer);
+//   - owner: the port, NIC or node whose state the event belongs to (for a QP timer the QP's
+//     NIC, for a message completion the NIC completing it), an index fixed by the topology.
+//     Owners of one instant are taken in an order that is a permutation of the owner indices
+//     drawn from the instant's time (owner XOR a hash of the time): a fixed order would let port
+//     0 win every tie against port 1 for the whole run, and in a synchronized fabric (equal
+//     rates, flows started together) ties are the rule, so that bias would show in shares and
+//     drops (measured: the DCQCN two-flow test's shares 0.943 / 1.056 with owner order, and
+//     a slower convergence). The permutation is the same wherever the event is pushed.
+//   - sequence: insertion order, which only ever decides between events of one owner and kind
+//     at one instant, and those are scheduled by that owner's own handlers, one after another.
+// No part of the key depends on which component happened to schedule first. So a run split into
+// partitions (each with its own queue and its own insertion counter, issue 21 item 3) orders the
+// events of every owner exactly as the sequential run does: the SST / UNISON rule, where ties
+// break on what an event acts on, not on a global insertion count.
 // An event carries no callback: `kind` selects the handler in the simulation's dispatch switch
 // and `target` the component, so scheduling never allocates once the buckets have grown.
 //
@@ -7,69 +22,124 @@
 // path problem", JACM 1990). A discrete-event simulator's keys are monotone (nothing is scheduled
 // before the current time), which is all a radix heap needs: an event goes into the bucket of
 // the highest bit in which its time differs from the last time popped, insertion is an append,
-// and each event is moved at most once per bit. Ties stay in insertion order because every bucket
-// is kept sorted by sequence: appends come in sequence order, and a bucket is redistributed only
-// into buckets that are empty at that moment.
+// and each event is moved at most once per bit. The events of the current instant are sorted
+// when it begins; those a handler schedules for the same instant wait in a small heap and take
+// their place among the rest.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <cstdlib>
 
 namespace fabricsim {
 
+// Owners are indices below 2^24 (16.7 M ports, NICs or nodes); resolve refuses a fabric with
+// more ports than that before anything is built (resolve/ranges.cpp).
+inline constexpr uint32_t kMaxEventOwners = 1u << 24;
+
 struct Event {
   int64_t time_ps;
-  uint64_t seq;
-  uint32_t target;  // component index (port, QP, NIC, ...) interpreted by `kind`
-  uint32_t kind;    // handler selector
+  uint64_t seq;     // insertion order: the last tie-break, between events of one owner and kind
+  uint32_t target;  // component index (port, QP, NIC, ...) interpreted by the kind
+  uint32_t order;   // kind << 24 | (owner ^ instant_mask(time_ps)): the tie-break before seq
+  uint32_t kind() const { return order >> 24; }  // handler selector (core/scheduler.h)
+  uint32_t owner() const { return (order ^ instant_mask(time_ps)) & (kMaxEventOwners - 1); }
+  // The instant's owner permutation (see above): 24 bits of a multiplicative hash of the time
+  // (Knuth's golden-ratio constant).
+  static uint32_t instant_mask(int64_t time_ps) {
+    return static_cast<uint32_t>((static_cast<uint64_t>(time_ps) * 0x9E3779B97F4A7C15ull) >> 40);
+  }
 };
 static_assert(sizeof(Event) == 24, "events stay small: buckets move them");
+
+// A growable array of events: the append is inlined everywhere (std::vector's was not, once the
+// queue had three callers of it), growth is out of line. Events are trivially copyable.
+class EventBuf {
+ public:
+  EventBuf() = default;
+  EventBuf(const EventBuf&) = delete;
+  EventBuf& operator=(const EventBuf&) = delete;
+  ~EventBuf() { std::free(data_); }
+  void push_back(const Event& e) {
+    if (size_ == cap_) grow();
+    data_[size_++] = e;
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  Event& operator[](size_t i) { return data_[i]; }
+  const Event& operator[](size_t i) const { return data_[i]; }
+  Event* begin() { return data_; }
+  Event* end() { return data_ + size_; }
+  const Event& back() const { return data_[size_ - 1]; }
+
+ private:
+  void grow();
+  Event* data_ = nullptr;
+  size_t size_ = 0;
+  size_t cap_ = 0;
+};
 
 class EventQueue {
  public:
   // REQUIRES: time_ps >= the time of the last event popped (aborts otherwise: an event in the
-  // past is a simulator bug, never something to reorder silently).
-  void push(int64_t time_ps, uint32_t kind, uint32_t target) {
+  // past is a simulator bug, never something to reorder silently); kind < 256; owner < 2^24.
+  void push(int64_t time_ps, uint32_t kind, uint32_t target, uint32_t owner) {
     if (time_ps < last_ps_) past_event(time_ps);
+    const Event e{time_ps, next_seq_++, target,
+                  (kind << 24) | ((owner ^ Event::instant_mask(time_ps)) & (kMaxEventOwners - 1))};
     const uint64_t diff = static_cast<uint64_t>(time_ps ^ last_ps_);
-    buckets_[diff == 0 ? 0 : 64 - __builtin_clzll(diff)].push_back(
-        Event{time_ps, next_seq_++, target, kind});
+    if (diff == 0) {
+      late_push(e);
+    } else {
+      buckets_[64 - __builtin_clzll(diff)].push_back(e);
+    }
     ++size_;
   }
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
-  // REQUIRES: !empty(). Not const: it may redistribute a bucket to find the earliest event,
-  // after which nothing earlier than that event may be pushed. So call it between events, not
-  // inside a handler that may still schedule.
-  const Event& top() {
-    if (head0_ == buckets_[0].size()) refill();
-    return buckets_[0][head0_];
-  }
   // The next event if it is already known without redistributing (else null); safe anywhere.
   const Event* peek_ready() const {
-    return head0_ < buckets_[0].size() ? &buckets_[0][head0_] : nullptr;
+    const bool have_now = head_ < now_.size();
+    if (late_.empty()) return have_now ? &now_[head_] : nullptr;
+    return have_now && before(now_[head_], late_[0]) ? &now_[head_] : &late_[0];
   }
-  // REQUIRES: !empty().
+  // REQUIRES: !empty(). May redistribute a bucket to find the earliest event, after which
+  // nothing earlier than that event may be pushed: call it between events.
   Event pop() {
-    const Event e = top();
-    if (++head0_ == buckets_[0].size()) {
-      buckets_[0].clear();
-      head0_ = 0;
-    }
     --size_;
-    return e;
+    if (late_.empty()) {
+      if (head_ == now_.size()) refill();
+      return now_[head_++];
+    }
+    return pop_mixed();
   }
   uint64_t pushed() const { return next_seq_; }
 
+  // True if a runs before b among events of one instant.
+  static bool before(const Event& a, const Event& b) {
+    return ((static_cast<unsigned __int128>(a.order) << 64) | a.seq) <
+           ((static_cast<unsigned __int128>(b.order) << 64) | b.seq);
+  }
+
  private:
   static constexpr int kBuckets = 65;
-  // Moves the earliest non-empty bucket's events down, around its minimum time.
+  // Moves the earliest non-empty bucket's events down, around its minimum time; the events of
+  // the new instant are sorted into now_.
   void refill();
+  // The instant's events pushed while it runs wait in late_, a binary min-heap, and are merged
+  // with now_'s sorted rest at each pop.
+  void late_push(const Event& e);
+  Event late_pop();
+  Event pop_mixed();
   [[noreturn]] void past_event(int64_t time_ps) const;
 
-  std::vector<Event> buckets_[kBuckets];
-  size_t head0_ = 0;  // bucket 0 is consumed from the front (all its events share one time)
+  // buckets_[i], i >= 1: events whose time first differs from last_ps_ in bit i-1.
+  EventBuf buckets_[kBuckets];
+  EventBuf now_;    // the current instant's events, sorted; now_[head_..] still to run
+  size_t head_ = 0;
+  EventBuf late_;   // events for the current instant pushed since it was sorted (a heap)
   size_t size_ = 0;
   int64_t last_ps_ = 0;
   uint64_t next_seq_ = 0;

@@ -8,9 +8,12 @@
 
 namespace fabricsim {
 
-// Event kinds, one range per layer; the simulation's dispatch switch routes each to its owner.
-// Only the layer ranges carry meaning: the queue orders events by (time, insertion sequence),
-// never by kind, so the numbers do not change results. New kinds go at the end of their layer.
+// Event kinds, one range per layer; the simulation's dispatch switch routes each to its handler.
+// The numbers order the events of one instant (core/event_queue.h: time, kind, owner, sequence):
+// the network's before the routing's, the transports', the nodes', the workload's and the
+// samplers'. So at one instant a port finishes serializing before its link delivers, a link
+// delivers before a NIC wakes to send, and the application sees a completion after the
+// fabric has moved. Renumbering a kind changes the order of simultaneous events, hence results.
 enum EventKind : uint32_t {
   // net 1-19. kPortTxDone and kLinkArrive must stay the two lowest: the run loop prefetches the
   // next event's port when `kind <= kLinkArrive` (engine/packet/simulation.cpp).
@@ -41,6 +44,10 @@ enum EventKind : uint32_t {
   // received packets that waited for a connection context may go (target = NIC;
   // net/nic_context_cache.h)
   kCtxRx = 34,
+  // the fabric dropped packets of this NIC's connections: the transport accounts for them
+  // (target = NIC; transport/nic_core.h). A drop is reported as data, not as a call made
+  // from wherever in the fabric it happened.
+  kDropNotice = 35,
 
   // node 40-49: a GPU-side stage (NVLink, PCIe, staging copy) or a RankTransport timer ends
   // (target = the node layer's slot)
@@ -60,8 +67,15 @@ enum EventKind : uint32_t {
 struct Scheduler {
   EventQueue queue;
   int64_t now_ps = 0;
+  // An event of the component `target` that owns itself: a port, a NIC, a node, or one of the
+  // fabric-wide controllers (target 0).
   void at(int64_t time_ps, uint32_t kind, uint32_t target) {
-    queue.push(time_ps, kind, target);
+    queue.push(time_ps, kind, target, target);
+  }
+  // An event that acts on `target` but belongs to `owner` for ordering: a QP's timer (owner:
+  // its NIC), a message's completion (the NIC completing it), a node stage (the node).
+  void at(int64_t time_ps, uint32_t kind, uint32_t target, uint32_t owner) {
+    queue.push(time_ps, kind, target, owner);
   }
 };
 

@@ -266,7 +266,7 @@ void Network::push_control(uint32_t port, const Packet& f) {
 [[gnu::always_inline]] inline int64_t Network::start_frame(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
   const uint32_t wire = wire_bytes(pkt);
-  const int64_t ser_ps = serialization_ps(wire, p.rate_bps);
+  const int64_t ser_ps = frame_serialization_ps(wire, p.rate_bps);
   p.busy_until_ps = sched_.now_ps + ser_ps;
   port_tx_bytes_[port] += wire;
   if (tap_.on_transmit) tap_.on_transmit(tap_.ctx, sched_.now_ps, port, pkt);

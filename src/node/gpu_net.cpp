@@ -288,7 +288,7 @@ void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t co
   Slot& s = slots_[slot];
   s = Slot{src_gpu, dst_gpu, 0, 0, src_gpu, bytes, cookie, Step::kStart};
   if (delay_ps > 0) {
-    sched_.at(sched_.now_ps + delay_ps, kNodeEvent, slot);
+    schedule(slot, sched_.now_ps + delay_ps);
   } else {
     start(slot);
   }
@@ -299,7 +299,11 @@ void GpuNet::timer(int64_t delay_ps, uint64_t cookie) {
   slots_[slot] = Slot{};
   slots_[slot].cookie = cookie;
   slots_[slot].step = Step::kTimer;
-  sched_.at(sched_.now_ps + std::max<int64_t>(delay_ps, 0), kNodeEvent, slot);
+  schedule(slot, sched_.now_ps + std::max<int64_t>(delay_ps, 0));
+}
+
+void GpuNet::schedule(uint32_t slot, int64_t time_ps) {
+  sched_.at(time_ps, kNodeEvent, slot, slots_[slot].src / gpn_);
 }
 
 void GpuNet::start(uint32_t slot) {
@@ -310,7 +314,7 @@ void GpuNet::start(uint32_t slot) {
         {resource(ResourceKind::kNvlinkOut, s.src / gpn_, s.src % gpn_), 0},
         {resource(ResourceKind::kNvlinkIn, s.dst / gpn_, s.dst % gpn_), spec_.nvlink_latency_ps}};
     s.step = Step::kArrive;
-    sched_.at(run(hops, 2, now, now, s.bytes).last_ps, kNodeEvent, slot);
+    schedule(slot, run(hops, 2, now, now, s.bytes).last_ps);
     return;
   }
   const Plan p = plan(s.src, s.dst);
@@ -320,10 +324,10 @@ void GpuNet::start(uint32_t slot) {
   const FluidResult r = run(p.send1, p.n_send1, now, now, s.bytes);
   if (spec_.gpudirect) {
     s.step = Step::kPost;
-    sched_.at(post_time(r, s.bytes), kNodeEvent, slot);
+    schedule(slot, post_time(r, s.bytes));
   } else {  // NCCL's proxy posts once the copy into the host bounce buffer is complete
     s.step = Step::kStagedOut;
-    sched_.at(r.last_ps + spec_.staged_cpu_ps, kNodeEvent, slot);
+    schedule(slot, r.last_ps + spec_.staged_cpu_ps);
   }
 }
 
@@ -338,7 +342,7 @@ void GpuNet::on_event(uint32_t slot) {
       const Plan p = plan(s.src, s.dst);
       const FluidResult r = run(p.send2, p.n_send2, now, now, s.bytes);
       s.step = Step::kPost;
-      sched_.at(post_time(r, s.bytes), kNodeEvent, slot);
+      schedule(slot, post_time(r, s.bytes));
       return;
     }
     case Step::kPost:
@@ -349,7 +353,7 @@ void GpuNet::on_event(uint32_t slot) {
       const Plan p = plan(s.src, s.dst);
       const FluidResult r = run(p.recv2, p.n_recv2, now, now, s.bytes);
       s.step = Step::kArrive;
-      sched_.at(r.last_ps, kNodeEvent, slot);
+      schedule(slot, r.last_ps);
       return;
     }
     case Step::kArrive: {
@@ -379,10 +383,10 @@ void GpuNet::on_delivered(uint32_t msg) {
   const FluidResult r = run(p.recv1, p.n_recv1, first, now, s.bytes);
   if (spec_.gpudirect) {
     s.step = Step::kArrive;
-    sched_.at(r.last_ps, kNodeEvent, slot);
+    schedule(slot, r.last_ps);
   } else {  // the proxy sees the completion, then the copy out of the bounce buffer runs
     s.step = Step::kStagedIn;
-    sched_.at(r.last_ps + spec_.staged_cpu_ps, kNodeEvent, slot);
+    schedule(slot, r.last_ps + spec_.staged_cpu_ps);
   }
 }
 

@@ -127,6 +127,9 @@ class GpuNet final : public RankTransport {
   int64_t fabric_idle_ps(uint32_t src_nic, uint32_t dst_nic, int64_t bytes) const;
   uint32_t alloc_slot();
   void free_slot(uint32_t slot);
+  // The slot's next stage at time_ps. A kNodeEvent belongs to the source GPU's node for the
+  // event order (core/event_queue.h): slot numbers are recycled in global order, nodes are not.
+  void schedule(uint32_t slot, int64_t time_ps);
   void start(uint32_t slot);
   void post(uint32_t slot);
   FluidResult run(const Hop* hops, int n, int64_t first_ps, int64_t last_ps, int64_t bytes);

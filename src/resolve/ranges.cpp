@@ -7,7 +7,9 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/event_queue.h"
 #include "core/units.h"
+#include "topo/topology.h"
 #include "workload/workload.h"
 
 namespace fabricsim::scenario {
@@ -163,6 +165,15 @@ Demand workload_demand(const Scenario& sc) {
 }  // namespace
 
 void check_ranges(const Scenario& sc) {
+  // The event order keys every event by its owner (a port, NIC or node) in 24 bits
+  // (core/event_queue.h): a NIC port and two ports per cable must fit.
+  const topo::ShapeCounts shape = topo::shape_counts(sc.topology);
+  const Wide ports = Wide{shape.nics} + 2 * Wide{shape.cables};
+  if (ports >= kMaxEventOwners) {
+    throw InputError(sc.topology.kind == topo::TopologyKind::kFile ? "topology.file" : "hosts.count",
+                     "the fabric has " + number(ports) + " ports; events name their port in 24 bits (at most " +
+                         number(kMaxEventOwners - 1) + ")");
+  }
   const Demand d = workload_demand(sc);
   const Wide rate = sc.link.rate_bps;
   const Wide mtu = sc.roce.mtu_bytes;

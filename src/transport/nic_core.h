@@ -166,9 +166,10 @@ class NicCore : public Transport {
   // The application sees message `msg` at `done_ps` (>= now). Always through a kMsgComplete
   // event, even at zero delay: its reaction (a post, which may open a connection and grow T's
   // tables) must not run while T's receive path holds references into them.
-  void complete_at(uint32_t msg, int64_t done_ps) {
+  // `nic` is the NIC completing it (the event's owner in the event order).
+  void complete_at(uint32_t msg, int64_t done_ps, uint32_t nic) {
     ++pending_completions_;
-    sched_.at(done_ps, kMsgComplete, msg);
+    sched_.at(done_ps, kMsgComplete, msg, nic);
   }
 
   net::Network& net_;

@@ -222,7 +222,7 @@ void RoceTransport::arm_cc_timer(uint32_t qp_id) {
   const int64_t next = rps_[qp_id].next_timer_ps();
   if (next < q.cc_timer_ps) {
     q.cc_timer_ps = next;
-    sched_.at(next, kCcTimer, qp_id);
+    sched_.at(next, kCcTimer, qp_id, q.src_nic);  // the event order's owner: the QP's NIC
   }
 }
 
@@ -400,7 +400,7 @@ void RoceTransport::complete_received(Qp& q) {
 void RoceTransport::deliver(uint32_t msg, uint32_t nic) {
   const int64_t delay = net_.nic_config(nic).completion_ps();
   msgs_[msg].rx_done_ps = sched_.now_ps + delay;
-  complete_at(msg, sched_.now_ps + delay);
+  complete_at(msg, sched_.now_ps + delay, nic);
 }
 
 void RoceTransport::acknowledge(Qp& q, uint32_t ack_upto) {
@@ -478,7 +478,7 @@ void RoceTransport::on_nak(uint32_t qp_id, uint32_t psn) {
 
 void RoceTransport::arm_timer(uint32_t qp_id, int64_t at_ps) {
   qps_[qp_id].timer_pending = true;
-  sched_.at(at_ps, kQpTimer, qp_id);
+  sched_.at(at_ps, kQpTimer, qp_id, qps_[qp_id].src_nic);
 }
 
 void RoceTransport::on_timer(uint32_t qp_id) {

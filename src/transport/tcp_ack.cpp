@@ -27,7 +27,7 @@ void TcpTransport::arm_rto(uint32_t id) {
   // The event is lazy: a later deadline is picked up when the pending event fires.
   if (c.timer_ps < 0 || c.timer_ps > c.rto_deadline_ps) {
     c.timer_ps = c.rto_deadline_ps;
-    sched_.at(c.timer_ps, kQpTimer, id);
+    sched_.at(c.timer_ps, kQpTimer, id, c.src_nic);  // the sender's timer
   }
 }
 
@@ -270,7 +270,7 @@ void TcpTransport::on_rto(uint32_t id) {
   if (c.rto_deadline_ps < 0) return;  // everything was acknowledged
   if (c.rto_deadline_ps > now) {
     c.timer_ps = c.rto_deadline_ps;
-    sched_.at(c.timer_ps, kQpTimer, id);
+    sched_.at(c.timer_ps, kQpTimer, id, c.src_nic);  // the sender's timer
     return;
   }
   ++counters_.timeouts;

@@ -72,7 +72,7 @@ void TcpTransport::on_delack(uint32_t id) {
   if (c.delack_deadline_ps < 0 || c.unacked_segs == 0) return;
   if (c.delack_deadline_ps > now) {
     c.delack_timer_ps = c.delack_deadline_ps;
-    sched_.at(c.delack_timer_ps, kCcTimer, id);
+    sched_.at(c.delack_timer_ps, kCcTimer, id, c.dst_nic);  // the receiver's timer
     return;
   }
   send_ack(id, c.ce_state, 0, false);
@@ -93,7 +93,7 @@ void TcpTransport::deliver(uint32_t msg, uint32_t nic) {
     done = now + net_.nic_config(nic).completion_ps();  // DMA write + poll, as RoCE
   }
   m.rx_done_ps = done;
-  complete_at(msg, done);  // through an event, as every transport's (transport/nic_core.h)
+  complete_at(msg, done, nic);  // through an event, as every transport's (transport/nic_core.h)
 }
 
 void TcpTransport::on_data(const Packet& p) {
@@ -166,7 +166,7 @@ void TcpTransport::on_data(const Packet& p) {
   if (c.delack_deadline_ps < 0) c.delack_deadline_ps = now + cfg_.delack_ps;
   if (c.delack_timer_ps < 0) {
     c.delack_timer_ps = c.delack_deadline_ps;
-    sched_.at(c.delack_timer_ps, kCcTimer, id);
+    sched_.at(c.delack_timer_ps, kCcTimer, id, c.dst_nic);  // the receiver's timer
   }
 }
 

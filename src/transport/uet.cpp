@@ -312,7 +312,7 @@ void UetTransport::send_packet(uint32_t id, Packet& p) {
 
 void UetTransport::arm_timer(uint32_t id, int64_t at_ps) {
   pdcs_[id].timer_ps = at_ps;
-  sched_.at(at_ps, kQpTimer, id);
+  sched_.at(at_ps, kQpTimer, id, pdcs_[id].src_nic);  // the event order's owner: the PDC's NIC
 }
 
 void UetTransport::queue_rtx(UetPdc& q, UetTxSlot& s) {

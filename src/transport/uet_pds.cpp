@@ -147,7 +147,7 @@ void UetTransport::deliver(uint32_t msg, uint32_t nic) {
   delivery_order_.push_back(msg);
   const int64_t delay = net_.nic_config(nic).completion_ps();
   m.rx_done_ps = sched_.now_ps + delay;
-  complete_at(msg, sched_.now_ps + delay);
+  complete_at(msg, sched_.now_ps + delay, nic);
 }
 
 }  // namespace fabricsim::transport

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "calibration.h"
 #include "engine/packet/simulation.h"
@@ -40,8 +41,10 @@ struct Convergence {
   double utilisation = 0;     // both flows' mean goodput / B, second half
 };
 
-// Two long flows, NIC1 and NIC2 to NIC0, measured in windows of `step_ps` up to `end_ps`.
-Convergence two_flows(const std::string& profile, int64_t step_ps, int64_t end_ps) {
+// Two long flows, NIC1 and NIC2 to NIC0, measured in windows of `step_ps` up to `end_ps`. A
+// window is fair when both flows' mean rates over it and the `smooth - 1` windows before it are
+// within the bound (smooth = 1: the window alone).
+Convergence two_flows(const std::string& profile, int64_t step_ps, int64_t end_ps, int smooth = 1) {
   scenario::Scenario sc;
   sc.topology.tiers = 2;
   sc.topology.radix = 8;
@@ -58,12 +61,16 @@ Convergence two_flows(const std::string& profile, int64_t step_ps, int64_t end_p
   Convergence c;
   int64_t before[2] = {0, 0};
   int64_t at_half[2] = {0, 0};
+  std::vector<int64_t> history[2] = {{0}, {0}};  // delivered bytes at each window's end
   for (int64_t t = step_ps; t <= end_ps; t += step_ps) {
     sim.run(t);
     bool fair_now = true;
     for (int i = 0; i < 2; ++i) {
       const int64_t bytes = sim.transport().message(i).delivered_bytes;
-      const double bps = (bytes - before[i]) * 8.0 / (step_ps * 1e-12);
+      history[i].push_back(bytes);
+      const size_t back = std::min<size_t>(static_cast<size_t>(smooth), history[i].size() - 1);
+      const double bps = (bytes - history[i][history[i].size() - 1 - back]) * 8.0 /
+                         (static_cast<double>(back * step_ps) * 1e-12);
       before[i] = bytes;
       if (t == half_ps) at_half[i] = bytes;
       fair_now = fair_now && std::abs(bps - fair) <= kFairBound * fair;
@@ -135,11 +142,18 @@ TEST(DcqcnCalibration, HpccPaperTwoFlowConvergence) {
 }
 
 // dcqcn-paper marks with Pmax 1% (SwCC's quote of the paper's RED setting), so each flow is cut
-// about once per ms and the restoring force is small; 20 ms windows over 800 ms. With the
-// default ConnectX-7 NIC/host latency in the control loop it converges from 320 ms (20 ms with the
-// zero profile): the start-up tie takes longer to break.
+// about once per ms and the restoring force is small; 20 ms windows over 800 ms. Its steady state
+// is noisy: single 20 ms windows swing by about +-10% around the fair share for the whole run
+// (the start-up transient, 1.34 / 0.62 of fair in the first window, is gone by ~100 ms). So the
+// first window from which every later single window stays within 10% dates the last noise
+// excursion, not the convergence: over seeds 2-7 it read 540, 740, 480, 380, 40 ms and never
+// (issue 21, when simultaneous events stopped breaking ties by insertion order; it read 320 ms
+// before, for seed 1). Convergence is therefore judged on a 100 ms trailing mean (five windows),
+// which averages out ~100 marking cuts per flow: over seeds 1-7 that reads 120, 0, 0, 0, 0, 0 and
+// 0 ms (0: the first window was already fair). The long-run shares are 0.97-1.03 for every seed.
 TEST(DcqcnCalibration, DcqcnPaperTwoFlowConvergence) {
-  report("dcqcn-paper", two_flows("dcqcn-paper", 20'000'000'000, 800'000'000'000), "20 ms", 800);
+  report("dcqcn-paper", two_flows("dcqcn-paper", 20'000'000'000, 800'000'000'000, 5),
+         "20 ms (100 ms trailing mean)", 800);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "core/event_queue.h"
@@ -12,31 +13,103 @@
 namespace fabricsim {
 namespace {
 
-TEST(EventQueue, OrdersByTimeThenInsertion) {
+TEST(EventQueue, OrdersByTimeKindOwnerThenInsertion) {
   EventQueue q;
-  q.push(30, 1, 0);
-  q.push(10, 1, 1);
-  q.push(20, 1, 2);
-  q.push(10, 1, 3);  // same time as target 1, inserted later
-  q.push(10, 1, 4);
+  // push(time, kind, target, owner); the target is the label checked below.
+  q.push(30, 1, 0, 0);
+  q.push(10, 2, 1, 5);
+  q.push(20, 1, 2, 0);
+  q.push(10, 1, 3, 9);   // same time as target 1, lower kind: first
+  q.push(10, 2, 4, 4);   // same time and kind as target 1, lower owner: before it
+  q.push(10, 2, 5, 5);   // same time, kind and owner as target 1, inserted later: after it
   std::vector<uint32_t> order;
   while (!q.empty()) order.push_back(q.pop().target);
-  EXPECT_EQ(order, (std::vector<uint32_t>{1, 3, 4, 2, 0})) << "ties must break by insertion";
+  EXPECT_EQ(order, (std::vector<uint32_t>{3, 4, 1, 5, 2, 0}));
 }
 
-TEST(EventQueue, ManyRandomEventsPopSorted) {
+TEST(EventQueue, EventsOfTheCurrentInstantTakeTheirPlace) {
+  // A handler may schedule for the instant being run: the new event runs before waiting events
+  // it precedes in (kind, owner), after those it follows.
   EventQueue q;
+  q.push(0, 5, 0, 0);  // makes 0 the current instant
+  EXPECT_EQ(q.pop().target, 0u);
+  q.push(0, 3, 1, 7);
+  q.push(0, 3, 2, 2);
+  EXPECT_EQ(q.pop().target, 2u);   // (3, 2) first
+  q.push(0, 1, 3, 100);            // kind 1 at the same instant: next, before (3, 7)
+  q.push(0, 9, 4, 0);
+  EXPECT_EQ(q.pop().target, 3u);
+  EXPECT_EQ(q.pop().target, 1u);
+  EXPECT_EQ(q.pop().target, 4u);
+  EXPECT_TRUE(q.empty());
+}
+
+// Against a reference model (an ordered set on the same key), with pushes at the current instant
+// between pops as zero-delay handlers make them, and pushes into the future.
+TEST(EventQueue, MatchesAnOrderedSetUnderMixedPushes) {
+  EventQueue q;
+  std::set<std::tuple<int64_t, uint32_t, uint32_t, uint64_t, uint32_t>> ref;  // t, kind, owner, seq, target
   Rng rng(1, 2);
-  for (uint32_t i = 0; i < 10000; ++i) q.push(static_cast<int64_t>(rng.below(1000)), 0, i);
-  int64_t last_time = -1;
-  uint64_t last_seq = 0;
+  uint64_t seq = 0;
+  auto push = [&](int64_t t, uint32_t kind, uint32_t owner, uint32_t target) {
+    q.push(t, kind, target, owner);
+    ref.emplace(t, kind, owner, seq++, target);
+  };
+  for (uint32_t i = 0; i < 20000; ++i) {
+    push(static_cast<int64_t>(rng.below(1000)), static_cast<uint32_t>(rng.below(4)),
+         static_cast<uint32_t>(rng.below(8)), i);
+  }
+  uint32_t label = 20000;
   while (!q.empty()) {
     const Event e = q.pop();
-    ASSERT_TRUE(e.time_ps > last_time || (e.time_ps == last_time && e.seq > last_seq))
-        << "heap order broken at t=" << e.time_ps;
-    last_time = e.time_ps;
-    last_seq = e.seq;
+    ASSERT_FALSE(ref.empty());
+    const auto [t, kind, owner, s, target] = *ref.begin();
+    ref.erase(ref.begin());
+    ASSERT_EQ(e.time_ps, t);
+    ASSERT_EQ(e.target, target) << "at t=" << t;
+    ASSERT_EQ(e.seq, s);
+    const uint64_t r = rng.below(8);
+    if (r == 0) {
+      push(e.time_ps, static_cast<uint32_t>(rng.below(4)), static_cast<uint32_t>(rng.below(8)), label++);
+    } else if (r == 1 && label < 40000) {
+      push(e.time_ps + static_cast<int64_t>(rng.below(3000)), static_cast<uint32_t>(rng.below(4)),
+           static_cast<uint32_t>(rng.below(8)), label++);
+    }
   }
+  EXPECT_TRUE(ref.empty());
+}
+
+// What a partitioned run needs (issue 21 item 3): two owners' events, pushed in two different
+// interleavings (each owner's own pushes in the same order, as its handlers would make them),
+// run in the same order. Under the old (time, global insertion) rule the two runs differ.
+TEST(EventQueue, OrderDoesNotDependOnWhoPushedFirst) {
+  struct Ev { int64_t t; uint32_t kind, owner, label; };
+  std::vector<Ev> a, b;
+  Rng rng(3, 4);
+  for (uint32_t i = 0; i < 500; ++i) {
+    a.push_back({static_cast<int64_t>(rng.below(50)), static_cast<uint32_t>(rng.below(3)), 1, i});
+    b.push_back({static_cast<int64_t>(rng.below(50)), static_cast<uint32_t>(rng.below(3)), 2,
+                 1000 + i});
+  }
+  auto run = [&](bool a_first_each_time, uint64_t shuffle_seed) {
+    EventQueue q;
+    Rng mix(shuffle_seed, 1);
+    size_t ia = 0, ib = 0;
+    while (ia < a.size() || ib < b.size()) {
+      const bool take_a = ib == b.size() || (ia < a.size() && (a_first_each_time
+                                                                   ? true
+                                                                   : mix.below(2) == 0));
+      const Ev& e = take_a ? a[ia++] : b[ib++];
+      q.push(e.t, e.kind, e.label, e.owner);
+    }
+    std::vector<uint32_t> order;
+    while (!q.empty()) order.push_back(q.pop().target);
+    return order;
+  };
+  const auto first = run(true, 0);
+  EXPECT_EQ(run(false, 11), first);
+  EXPECT_EQ(run(false, 12), first);
+  ASSERT_EQ(first.size(), 1000u);
 }
 
 TEST(Rng, StreamsAreReproducibleAndIndependent) {
@@ -78,6 +151,26 @@ TEST(Time, SerializationIsExactAtRoundRates) {
   EXPECT_EQ(serialization_ps(64, 100'000'000'000), 5'120) << "80 ps per byte at 100G";
   // EDR lane rate x4 after 64b/66b: 100 Gb/s data; 25.78125 Gb/s per lane signalling.
   EXPECT_EQ(serialization_ps(1, 25'781'250'000), 310) << "rounded to the nearest ps";
+}
+
+// The per-hop 64-bit form rounds exactly as the 128-bit one: at round rates, at awkward ones,
+// at the rounding boundary (x.5 ps rounds up) and across its 1 MiB switch-over.
+TEST(Time, FrameSerializationMatchesTheWideForm) {
+  EXPECT_EQ(frame_serialization_ps(4178, 400'000'000'000), 83'560);
+  EXPECT_EQ(frame_serialization_ps(1, 25'781'250'000), 310);
+  // 1 B at 16 Tb/s is 0.5 ps: rounds to 1, as (8e12 + 8e12) / 16e12 does.
+  EXPECT_EQ(frame_serialization_ps(1, 16'000'000'000'000), 1);
+  Rng rng(9, 9);
+  for (int i = 0; i < 100000; ++i) {
+    const auto bytes = static_cast<uint32_t>(rng.below(1u << 21));
+    const auto rate = static_cast<int64_t>(1 + rng.below(3'200'000'000'000));
+    ASSERT_EQ(frame_serialization_ps(bytes, rate), serialization_ps(bytes, rate))
+        << bytes << " B at " << rate << " b/s";
+  }
+  for (uint32_t bytes : {(1u << 20) - 1, 1u << 20, (1u << 20) + 1, 65535u}) {
+    EXPECT_EQ(frame_serialization_ps(bytes, 1), serialization_ps(bytes, 1));
+    EXPECT_EQ(frame_serialization_ps(bytes, 7), serialization_ps(bytes, 7));
+  }
 }
 
 }  // namespace

@@ -283,7 +283,7 @@ void Simulation::te_learn() {
 // One event of the model to its owner (core/scheduler.h kinds). Called once per event from
 // run(), in this file, so the compiler inlines it: no call per packet-hop beyond the owner's.
 inline void Simulation::dispatch(const Event& ev) {
-  switch (ev.kind) {
+  switch (ev.kind()) {
     case kPortTxDone:
       net_.on_tx_done(ev.target);
       break;
@@ -322,7 +322,7 @@ inline void Simulation::dispatch(const Event& ev) {
     case kNicWake:
     case kMsgComplete:
     case kCtxRx:
-      transport_->on_event(ev.kind, ev.target);
+      transport_->on_event(ev.kind(), ev.target);
       break;
     case kFlowStart:
       workload_->on_flow_start();
@@ -380,7 +380,7 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
   }
   while (!sched_.queue.empty()) {
     const Event ev = sched_.queue.pop();
-    if (ev.kind == kTelemetrySample) [[unlikely]] {
+    if (ev.kind() == kTelemetrySample) [[unlikely]] {
       // The sampler only reads: it is no event of the model (events() and the progress checks
       // do not count it) and it never keeps a run alive. With nothing but time limits left to
       // happen it stops, before the clock moves; finish_telemetry() closes the last interval.
@@ -389,7 +389,7 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
       telemetry_->on_sample();
       continue;  // nothing changed, so the end test below (false after the last event) holds
     }
-    if (ev.kind == kStopMarker) {
+    if (ev.kind() == kStopMarker) {
       --stop_markers_pending_;
       if (ev.time_ps != stop_marker_ps_ || stop_time_ps <= 0) continue;  // an earlier call's
       sched_.now_ps = ev.time_ps;
@@ -399,7 +399,7 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
     ++events_;
     // Most events are port events; fetching the next one's port overlaps its cache miss with
     // this event's work.
-    if (const Event* next = sched_.queue.peek_ready(); next && next->kind <= kLinkArrive) {
+    if (const Event* next = sched_.queue.peek_ready(); next && next->kind() <= kLinkArrive) {
       net_.prefetch_port(next->target);
     }
     dispatch(ev);
