@@ -148,7 +148,13 @@ void Network::finalize() {
   }
   set_pfc_thresholds();
   set_credit_buffers();
-  loss_rng_ = Rng(seed_, 0x4C4F5353);
+  loss_rng_.clear();
+  if (loss_rate_ > 0) {
+    loss_rng_.reserve(ports_.size());
+    for (uint32_t port = 0; port < ports_.size(); ++port) {
+      loss_rng_.emplace_back(seed_, (0x4C4F5353ull << 32) | port);
+    }
+  }
 }
 
 void Network::nic_send(uint32_t nic, const Packet& pkt) {
@@ -352,7 +358,7 @@ void Network::on_link_arrive(uint32_t port) {
   }
   if (pkt.type == PacketType::kData) {
     ++counters_.data_packet_hops;
-    if (loss_rate_ > 0 && loss_rng_.uniform() < loss_rate_) {
+    if (loss_rate_ > 0 && loss_rng_[port].uniform() < loss_rate_) {
       drop(p.peer, pkt, DropReason::kCorrupted);  // the receiver's MAC discards it
       return;
     }

@@ -521,7 +521,9 @@ class Network {
   int64_t high_limit_blocks_ = 0;
   std::vector<uint8_t> credit_return_broken_;  // per receiving port
   double loss_rate_ = 0;            // per data-frame link crossing (one rate for every link)
-  Rng loss_rng_{1, 0x4C4F5353};     // "LOSS"
+  // One stream per sending port ("LOSS" + port), so a link's losses depend only on its own
+  // traffic (core/event_queue.h); empty unless loss_rate_ > 0.
+  std::vector<Rng> loss_rng_;
   std::vector<Port> ports_;
   std::vector<PortQueues> queues_;  // parallel to ports_
   std::vector<Node> nodes_;

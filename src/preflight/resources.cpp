@@ -66,7 +66,8 @@ int64_t topology_bytes(const Scenario& sc, const ResourceEstimate& e, bool ib) {
   const int64_t nodes = e.nics + e.switches;
   constexpr int64_t kCableBytes = 2 * sizeof(uint32_t) + sizeof(net::LinkConfig);  // Cable
   const int64_t per_port = sizeof(net::Port) + sizeof(net::PortQueues) + sizeof(int64_t) /*tx*/ +
-                           sizeof(uint8_t) /*credit_return_broken*/;
+                           sizeof(uint8_t) /*credit_return_broken*/ +
+                           (sc.link.loss_rate > 0 ? sizeof(Rng) : 0) /*loss stream*/;
   const int64_t per_nic = sizeof(net::NicConfig) + 4 * sizeof(uint32_t) + sizeof(uint8_t) +
                           sizeof(uint32_t) /*BuiltTopology::host_of_nic*/;
   const int64_t per_switch = sizeof(net::Switch) + sizeof(net::SwitchConfig) + sizeof(Rng);

@@ -61,6 +61,12 @@ struct NicQueue {
   // Context cache: received packets in arrival order, each processed once its context is on the
   // NIC and the one ahead of it was (the receive pipeline keeps order).
   Ring<net::InFlight> rx_wait;
+  // Packets this NIC sent that the fabric dropped, not yet accounted for (kDropNotice).
+  struct DropNote {
+    net::Packet packet;
+    net::DropReason reason;
+  };
+  std::vector<DropNote> dropped;
 };
 
 // Link failures (Transport::failure_*): which connections lost a packet to a failed link and
@@ -119,6 +125,9 @@ class NicCore : public Transport {
         return;
       case kCtxRx:
         on_ctx_rx(target);
+        return;
+      case kDropNotice:
+        on_drop_notice(target);
         return;
       default:
         return;  // not a transport event (Transport::is_event filters before the call)
@@ -194,8 +203,24 @@ class NicCore : public Transport {
     if (!core->self().admit(paused_classes)) return false;
     return core->pull(nic, out);
   }
+  // A drop is data for the sending NIC, delivered by an event at that NIC, not a call into the
+  // transport from wherever in the fabric it happened: in a partitioned run the drop and the
+  // sender may be on different partitions (core/event_queue.h). Link-layer frames (PAUSE, IB
+  // flow control) belong to no connection and are not reported.
   static void dropped_hook(void* ctx, const net::Packet& p, net::DropReason reason) {
-    static_cast<NicCore*>(ctx)->self().on_dropped(p, reason);
+    if (p.type == net::PacketType::kPause || p.type == net::PacketType::kCredit) return;
+    auto* core = static_cast<NicCore*>(ctx);
+    std::vector<NicQueue::DropNote>& box = core->nics_[p.src_nic].dropped;
+    if (box.empty()) core->sched_.at(core->sched_.now_ps, kDropNotice, p.src_nic);
+    box.push_back({p, reason});
+    ++core->pending_notices_;
+  }
+  // kDropNotice: the NIC's transport accounts for its dropped packets, in drop order.
+  void on_drop_notice(uint32_t nic) {
+    std::vector<NicQueue::DropNote>& box = nics_[nic].dropped;
+    for (size_t i = 0; i < box.size(); ++i) self().on_dropped(box[i].packet, box[i].reason);
+    pending_notices_ -= box.size();
+    box.clear();
   }
 
   // The NIC port may send: the next entry in round-robin order that can send builds the packet

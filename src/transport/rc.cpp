@@ -81,12 +81,15 @@ uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl) {
     q.src_nic = src_nic;
     q.dst_nic = dst_nic;
     q.sl = static_cast<uint8_t>(sl);
+    uint64_t ident = key ^ (0xD6E8FEB86659FD93ull * (k + 1));
+    q.path_key = splitmix64(ident);
     if (ib()) {
       q.entropy = nic_lid_.at(dst_nic);  // packets are forwarded by DLID
       q.priority = sl_to_vl_[sl];
     } else {
-      // Linux rxe: UDP source port = 0xC000 | 14-bit hash of the QP number.
-      uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (qp_id + 1));
+      // Linux rxe: UDP source port = 0xC000 | 14-bit hash of the QP number (here of the QP's
+      // identity: QP numbers would follow global post order).
+      uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (q.path_key + 1));
       q.entropy = static_cast<uint16_t>(0xC000 | (splitmix64(h) & 0x3FFF));
       q.priority = static_cast<uint8_t>(cfg_.data_priority);
     }
@@ -454,7 +457,7 @@ void RoceTransport::plb_round(uint32_t qp_id, uint32_t newly_acked, bool ece) {
   if (q.congested_rounds >= plb.rehash_rounds ||
       (idle && q.congested_rounds >= plb.idle_rehash_rounds)) {
     // Repath: a new UDP source port, hence a new ECMP hash (RoCE's flow label).
-    uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (qp_id + 1)) ^ (++q.repaths * 0xD6E8FEB86659FD93ull);
+    uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (q.path_key + 1)) ^ (++q.repaths * 0xD6E8FEB86659FD93ull);
     q.entropy = static_cast<uint16_t>(0xC000 | (splitmix64(h) & 0x3FFF));
     q.congested_rounds = 0;
     ++counters_.plb_repaths;

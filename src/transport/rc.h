@@ -79,6 +79,9 @@ struct Qp {
   uint32_t round_marked = 0;
   uint16_t congested_rounds = 0;
   uint16_t repaths = 0;
+  // Who the QP is: a hash of (source, destination, SL, index within the pair), never its
+  // creation order, so its entropy is the same whichever NIC posted first (core/event_queue.h).
+  uint64_t path_key = 0;
   // Spraying (requester, transport/rc_spray.cpp): data packets sent so far, and this round's
   // order of the spray_paths source ports.
   uint32_t spray_index = 0;

@@ -28,7 +28,7 @@ uint16_t RoceTransport::spray_entropy(Qp& q, uint32_t qp_id) {
   const uint32_t paths = static_cast<uint32_t>(cfg_.spray_paths);  // a power of two
   const uint32_t slot = q.spray_index & (paths - 1);
   if (slot == 0) {  // a new round: a new order of the ports
-    uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (qp_id + 1)) ^
+    uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (q.path_key + 1)) ^
                  (0xC2B2AE3D27D4EB4Full * (q.spray_index / paths + 1));
     q.spray_mask = static_cast<uint16_t>(splitmix64(h) & (paths - 1));
   }

@@ -16,7 +16,7 @@ using net::Packet;
 using net::PacketType;
 
 TcpTransport::TcpTransport(const TcpConfig& cfg, net::Network& net, uint64_t seed)
-    : NicCore(net), cfg_(cfg), rng_(seed, 0x544350) /* "TCP" */ {
+    : NicCore(net), cfg_(cfg), seed_(seed) {
   if (cfg_.mtu_bytes < 576 || cfg_.mtu_bytes > 9216) {
     throw InputError("fabric.tcp.mtu", "must be 576 to 9216 bytes");
   }
@@ -26,6 +26,12 @@ TcpTransport::TcpTransport(const TcpConfig& cfg, net::Network& net, uint64_t see
   // holes while later segments keep flowing), a power of two for the rings.
   const int64_t segs = 2 * (cfg_.rwnd_bytes + mss_ - 1) / mss_;
   window_segs_ = std::bit_ceil(static_cast<uint32_t>(std::clamp<int64_t>(segs, 64, 1 << 20)));
+  if (cfg_.phase_jitter) {
+    jitter_rng_.reserve(net.num_nics());
+    for (uint32_t nic = 0; nic < net.num_nics(); ++nic) {
+      jitter_rng_.emplace_back(seed, (0x544350ull << 32) | nic);  // "TCP", per NIC
+    }
+  }
   register_endpoint();
 }
 
@@ -64,6 +70,8 @@ uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
     TcpConn c;
     c.src_nic = src;
     c.dst_nic = dst;
+    uint64_t ident = seed_ ^ key ^ (0xD6E8FEB86659FD93ull * (k + 1));
+    c.sport = static_cast<uint16_t>(splitmix64(ident));
     c.cwnd = static_cast<int64_t>(cfg_.init_cwnd_segments) * mss_;  // RFC 6928
     c.ssthresh = INT64_MAX / 4;  // RFC 5681 §3.1: arbitrarily high
     c.rto_ps = std::clamp(cfg_.rto_initial_ps, cfg_.rto_min_ps, cfg_.rto_max_ps);
@@ -256,7 +264,7 @@ void TcpTransport::send_segment(uint32_t id, Packet& p) {
   p.msg = s->msg;
   p.payload_bytes = s->payload;
   p.frame_bytes = static_cast<uint16_t>(tcp_data_frame_bytes(cfg_, s->payload));
-  p.entropy = static_cast<uint16_t>(id);  // one 5-tuple per connection: one ECMP path
+  p.entropy = c.sport;  // one 5-tuple per connection: one ECMP path
   p.type = PacketType::kData;
   p.priority = static_cast<uint8_t>(cfg_.data_priority);
   p.ecn = cfg_.cc == TcpCc::kDctcp ? 2 : 0;  // ECT(0) only with DCTCP (RFC 8257 §3.1)

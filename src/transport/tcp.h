@@ -87,6 +87,10 @@ inline constexpr uint8_t kTcpFree = 0, kTcpInFlight = 1, kTcpLost = 2, kTcpSacke
 struct TcpConn {
   uint32_t src_nic = 0;
   uint32_t dst_nic = 0;
+  // The 5-tuple's source port, the ECMP entropy of both directions: a hash of (source,
+  // destination, index within the pair), not of the connection's number, which follows
+  // global post order (core/event_queue.h).
+  uint16_t sport = 0;
   std::vector<uint32_t> msgs;
   // ---- sender ----
   int64_t stream_end = 0;      // bytes posted
@@ -251,7 +255,9 @@ class TcpTransport final : public NicCore<TcpTransport> {
   SlotTable<AckInfo> acks_;
   std::unordered_map<uint64_t, uint32_t> conn_index_;  // post time only: pair -> first connection
   std::vector<uint32_t> pair_turn_;  // per pair (first connection / connections_per_pair): next
-  Rng rng_;  // phase jitter
+  // Phase jitter, one stream per sending NIC (only that NIC's ACK handling draws from it).
+  std::vector<Rng> jitter_rng_;
+  uint64_t seed_;
   TransportCounters counters_;
 };
 

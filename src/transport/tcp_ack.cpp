@@ -257,7 +257,8 @@ void TcpTransport::on_ack(const Packet& p) {
         tcp_data_frame_bytes(cfg_, seg_payload_) + net::kWireOnlyBytes,
         net_.port(net_.nic_port(c.src_nic)).rate_bps);
     c.tx_cpu_free_ps = std::max(c.tx_cpu_free_ps,
-                                now + static_cast<int64_t>(rng_.uniform() * static_cast<double>(frame_ps)));
+                                now + static_cast<int64_t>(jitter_rng_[c.src_nic].uniform() *
+                                                        static_cast<double>(frame_ps)));
   }
   activate(id);
 }

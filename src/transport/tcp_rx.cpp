@@ -56,7 +56,7 @@ void TcpTransport::send_ack(uint32_t id, bool ece, uint32_t trigger, bool has_tr
   p.qp = id;
   p.psn = c.rcv_nxt;
   p.msg = acks_.put(a);
-  p.entropy = static_cast<uint16_t>(id);
+  p.entropy = c.sport;
   p.type = PacketType::kAck;
   p.priority = static_cast<uint8_t>(cfg_.data_priority);
   p.flags = ece ? net::kFlagEce : 0;

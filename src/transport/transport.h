@@ -121,7 +121,7 @@ class Transport {
   // Is `kind` one of the transport event kinds (core/scheduler.h "transport:" range)?
   static constexpr bool is_event(uint32_t kind) {
     return kind == kQpTimer || kind == kCcTimer || kind == kNicWake || kind == kMsgComplete ||
-           kind == kCtxRx;
+           kind == kCtxRx || kind == kDropNotice;
   }
 
   // Completion time of a message alone on an idle path of `switch_hops` switches (the flow
@@ -154,13 +154,17 @@ class Transport {
   }
 
   // Messages posted that the sender has not yet seen delivered, plus completions still on their
-  // way to the application (messages of a failed connection no longer count). The run is over
-  // only when this is 0. Non-virtual: the run loop reads it after every event.
-  uint64_t unacked_messages() const { return unacked_messages_ + pending_completions_; }
+  // way to the application (messages of a failed connection no longer count), plus drop
+  // reports not yet accounted for (so per-flow dropped bytes are complete when a run ends).
+  // The run is over only when this is 0. Non-virtual: the run loop reads it after every event.
+  uint64_t unacked_messages() const {
+    return unacked_messages_ + pending_completions_ + pending_notices_;
+  }
 
  protected:
-  uint64_t unacked_messages_ = 0;     // implementations keep these two up to date
+  uint64_t unacked_messages_ = 0;     // implementations keep these three up to date
   uint64_t pending_completions_ = 0;
+  uint64_t pending_notices_ = 0;
 };
 
 }  // namespace fabricsim::transport

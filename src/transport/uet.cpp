@@ -123,13 +123,14 @@ uint32_t UetTransport::pdc_for(uint32_t src, uint32_t dst) {
   const uint64_t key = (static_cast<uint64_t>(src) << 32) | dst;
   auto [it, inserted] = pdc_index_.emplace(key, static_cast<uint32_t>(pdcs_.size()));
   if (inserted) {
-    const uint32_t id = it->second;
     UetPdc q;
     q.src_nic = src;
     q.dst_nic = dst;
     q.credit.credit_bytes = d_.max_wnd_bytes;  // speculative credit (htsim startConnection)
     pdcs_.push_back(std::move(q));
-    lb_.emplace_back(cfg_.load_balancing, cfg_.paths, seed_, 0x7E7ull << 32 | id);
+    // The PDC's random stream is named by its (source, destination) pair, not by its creation
+    // order, which follows global post order (core/event_queue.h).
+    lb_.emplace_back(cfg_.load_balancing, cfg_.paths, seed_, (0x7E7ull << 52) ^ key);
     nscc_.push_back(cfg_.nscc ? std::make_unique<Nscc>(nscc_params_) : nullptr);
   }
   return it->second;

@@ -115,6 +115,7 @@ inline constexpr uint8_t kSlotFree = 0, kSlotInFlight = 1, kSlotQueued = 2, kSlo
 struct UetPdc {
   uint32_t src_nic = 0;
   uint32_t dst_nic = 0;
+  uint8_t ctl_ev = 0;  // EV counter of the PDC's control packets (credits, credit requests)
   std::vector<uint32_t> msgs;
   // sender
   uint32_t psn_end = 0;   // next PSN to assign
@@ -240,7 +241,6 @@ class UetTransport final : public NicCore<UetTransport> {
   SlotTable<AckInfo> acks_;
   std::vector<uint32_t> delivery_order_;
   std::unordered_map<uint64_t, uint32_t> pdc_index_;  // post time only
-  uint32_t ctl_ev_ = 0;  // EV counter of credit and credit-request packets
   TransportCounters counters_;
 };
 

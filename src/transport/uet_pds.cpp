@@ -133,8 +133,10 @@ void UetTransport::send_control(uint32_t from_nic, uint32_t to_nic, uint32_t id,
   p.psn = value;
   p.msg = subtype;
   // htsim UecSink::nextEntropy: pulls cycle through a 7-bit counter EV (TGT_EV_SIZE = 7, §3),
-  // so one failed path cannot swallow every grant of a connection.
-  p.entropy = static_cast<uint16_t>(ctl_ev_++ & 0x7F);
+  // so one failed path cannot swallow every grant of a connection. The counter is the
+  // connection's, as htsim's sink's (it was one counter for the whole fabric, which made a
+  // connection's EVs depend on every other connection's traffic).
+  p.entropy = static_cast<uint16_t>(pdcs_[id].ctl_ev++ & 0x7F);
   p.type = PacketType::kUetControl;
   p.priority = static_cast<uint8_t>(cfg_.control_priority);
   p.frame_bytes = static_cast<uint16_t>(uet_control_frame_bytes(cfg_));

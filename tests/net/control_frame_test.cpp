@@ -37,13 +37,13 @@ struct Delivered {
 
 void dispatch(Network& net, Scheduler& sched, const Event& ev) {
   sched.now_ps = ev.time_ps;
-  switch (ev.kind) {
+  switch (ev.kind()) {
     case kPortTxDone: net.on_tx_done(ev.target); break;
     case kLinkArrive: net.on_link_arrive(ev.target); break;
     case kCtrlArrive: net.on_ctrl_arrive(ev.target); break;
     case kPauseExpire: net.on_pause_expire(ev.target); break;
     case kPfcRefresh: net.on_pfc_refresh(ev.target); break;
-    default: FAIL() << "unexpected event kind " << ev.kind;
+    default: FAIL() << "unexpected event kind " << ev.kind();
   }
 }
 

@@ -101,7 +101,7 @@ Outcome overload(bool trimming, TrimVictim victim = TrimVictim::kArrival) {
   while (!sched.queue.empty()) {
     const Event ev = sched.queue.pop();
     sched.now_ps = ev.time_ps;
-    switch (ev.kind) {
+    switch (ev.kind()) {
       case kPortTxDone:
         net.on_tx_done(ev.target);
         break;
@@ -109,7 +109,7 @@ Outcome overload(bool trimming, TrimVictim victim = TrimVictim::kArrival) {
         net.on_link_arrive(ev.target);
         break;
       default:
-        ADD_FAILURE() << "unexpected event kind " << ev.kind;
+        ADD_FAILURE() << "unexpected event kind " << ev.kind();
         return r;
     }
     r.max_data_queue_bytes =

@@ -322,6 +322,7 @@ inline void Simulation::dispatch(const Event& ev) {
     case kNicWake:
     case kMsgComplete:
     case kCtxRx:
+    case kDropNotice:
       transport_->on_event(ev.kind(), ev.target);
       break;
     case kFlowStart:
