@@ -13,6 +13,11 @@
 namespace fabricsim {
 namespace {
 
+// The owner rank at an instant: owner XOR the instant's mask (core/event_queue.h).
+uint32_t rank_at(int64_t t, uint32_t owner) {
+  return (owner ^ Event::instant_mask(t)) & (kMaxEventOwners - 1);
+}
+
 TEST(EventQueue, OrdersByTimeKindOwnerThenInsertion) {
   EventQueue q;
   // push(time, kind, target, owner); the target is the label checked below.
@@ -20,11 +25,30 @@ TEST(EventQueue, OrdersByTimeKindOwnerThenInsertion) {
   q.push(10, 2, 1, 5);
   q.push(20, 1, 2, 0);
   q.push(10, 1, 3, 9);   // same time as target 1, lower kind: first
-  q.push(10, 2, 4, 4);   // same time and kind as target 1, lower owner: before it
+  q.push(10, 2, 4, 4);   // same time and kind as target 1, another owner: by owner rank
   q.push(10, 2, 5, 5);   // same time, kind and owner as target 1, inserted later: after it
   std::vector<uint32_t> order;
   while (!q.empty()) order.push_back(q.pop().target);
-  EXPECT_EQ(order, (std::vector<uint32_t>{3, 4, 1, 5, 2, 0}));
+  const bool four_first = rank_at(10, 4) < rank_at(10, 5);
+  EXPECT_EQ(order, four_first ? (std::vector<uint32_t>{3, 4, 1, 5, 2, 0})
+                              : (std::vector<uint32_t>{3, 1, 5, 4, 2, 0}));
+}
+
+// No owner wins every tie: over many instants, owner 4 goes first about half the time against
+// owner 5 (and against any other owner).
+TEST(EventQueue, NoOwnerWinsEveryTie) {
+  for (const uint32_t other : {5u, 6u, 1000u, 70000u}) {
+    int first = 0;
+    const int instants = 4000;
+    for (int64_t t = 1; t <= instants; ++t) {
+      EventQueue q;
+      const int64_t time_ps = t * 1'000;  // instants a nanosecond apart
+      q.push(time_ps, 1, 0, other);       // pushed first
+      q.push(time_ps, 1, 1, 4);
+      first += q.pop().target == 1;
+    }
+    EXPECT_NEAR(first, instants / 2, instants / 10) << "owner 4 against owner " << other;
+  }
 }
 
 TEST(EventQueue, EventsOfTheCurrentInstantTakeTheirPlace) {
@@ -48,12 +72,12 @@ TEST(EventQueue, EventsOfTheCurrentInstantTakeTheirPlace) {
 // between pops as zero-delay handlers make them, and pushes into the future.
 TEST(EventQueue, MatchesAnOrderedSetUnderMixedPushes) {
   EventQueue q;
-  std::set<std::tuple<int64_t, uint32_t, uint32_t, uint64_t, uint32_t>> ref;  // t, kind, owner, seq, target
+  std::set<std::tuple<int64_t, uint32_t, uint32_t, uint64_t, uint32_t>> ref;  // t, kind, owner rank, seq, target
   Rng rng(1, 2);
   uint64_t seq = 0;
   auto push = [&](int64_t t, uint32_t kind, uint32_t owner, uint32_t target) {
     q.push(t, kind, target, owner);
-    ref.emplace(t, kind, owner, seq++, target);
+    ref.emplace(t, kind, rank_at(t, owner), seq++, target);
   };
   for (uint32_t i = 0; i < 20000; ++i) {
     push(static_cast<int64_t>(rng.below(1000)), static_cast<uint32_t>(rng.below(4)),

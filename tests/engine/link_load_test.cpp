@@ -177,14 +177,14 @@ TEST(LinkLoad, RunResultSpanIsFirstStartToTheLastFinishOrLastFrame) {
 //
 //        spine 2    spine 3            leaf-spine, radix 4, 100 Gb/s: leaves 0 and 1 (switches
 //         |    \  /    |               0, 1), spines 2 and 3; NICs 0, 1 on leaf 0, 2, 3 on leaf 1.
-//         |     \/     |               One 1 MB WRITE NIC0 -> NIC2. With seed 3 its data climbs
+//         |     \/     |               One 1 MB WRITE NIC0 -> NIC2. With seed 5 its data climbs
 //         |     /\     |               through one spine and its ACKs return through the other,
 //        leaf 0    leaf 1              whose cable to leaf 0 (switch 0 port 3) fails at 80 us,
 //        0   1     2   3               after the data is delivered; ECMP converges 250 us later.
 TEST(LinkLoad, AckOnlyFailureKeepsEveryUtilizationAtMostOneAndConservesBytes) {
   scenario::Scenario sc = scenario::load_scenario_string(R"(
 name: ack-only-failure
-seed: 3
+seed: 5   # seed 3 until issue 21 item 3 hashed QP entropy from the QP's identity
 fabric:
   technology: roce
   link: {rate: 100Gbps, cable: 3m}

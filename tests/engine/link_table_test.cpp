@@ -104,7 +104,7 @@ TEST(LinkTable, OneMessageAcrossOneSwitchSendsItsWireBytesOnEachPort) {
 // at the receiver's downlink).
 constexpr const char* kIncast = R"(
 name: incast
-seed: 2
+seed: 6   # spreads the 4 remote senders over the 4 spines (seed 2 did before issue 21 item 3)
 fabric:
   technology: roce
   link: {rate: 100Gbps, cable: 3m}

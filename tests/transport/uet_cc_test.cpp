@@ -120,11 +120,13 @@ TEST(UetCc, NsccEightFlowsConvergeToFair) {
   // queueing delay into the same queue; near the target, where proportional increase scales with
   // (target - delay), that offset decides the split (the base-RTT unfairness of delay-based
   // control, as in TCP Vegas/FAST). The 10% mark is not met (open, docs/transports.md "NSCC");
-  // the test holds the measured 15% so that a regression shows.
+  // the test holds the measured spread so that a regression shows: 15% at seed 1 until issue 21
+  // item 3; with ties no longer broken by insertion order, -16.2% / +9.5% at seed 1 and -16.9% /
+  // +13.0% over seeds 1-8 (slowest flow 10.09-10.90, fastest 13.25-13.72 Gb/s): 18%.
   EXPECT_GE(jain, 0.98) << "Jain index over 1-12 ms";
   for (size_t i = 0; i < s.goodput.size(); ++i) {
     std::printf("  flow %zu: %.2f Gb/s (fair %.2f)\n", i, s.goodput[i] * 8e-9, sum / 8 * 8e-9);
-    EXPECT_NEAR(s.goodput[i], sum / 8, 0.15 * sum / 8) << "flow " << i << " within 15% of fair";
+    EXPECT_NEAR(s.goodput[i], sum / 8, 0.18 * sum / 8) << "flow " << i << " within 18% of fair";
   }
   EXPECT_GT(sum, 0.99 * kPayloadBytesPerSecond) << "the bottleneck stays busy";
   EXPECT_LE(sum, 1.0005 * kPayloadBytesPerSecond);

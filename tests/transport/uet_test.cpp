@@ -132,19 +132,33 @@ double goodput_bps(scenario::Scenario sc, double loss) {
   return size * 8.0 / ((m.rx_done_ps - m.post_ps) * 1e-12);
 }
 
+// One 4 MB message per run is a small sample: ~40 of its ~4,000 packet-crossings are lost,
+// and a go-back-N QP's goodput depends on where they fall (a lost window tail waits for the
+// 262 us ACK timeout): over seeds 1-12, RoCE read 15-67 Gb/s and UET 71-93 Gb/s. So both are
+// compared as means over eight seeds (a single seed gave a ratio of 1.43 to 5.4).
 TEST(Uet, BeatsGoBackNRoceAtOnePercentLoss) {
-  scenario::Scenario roce = leaf_spine();
-  roce.technology = scenario::Technology::kRoce;
-  roce.roce.ack_timeout_exponent = 6;  // as tests/transport/lossy_test.cpp
-  const double roce_bps = goodput_bps(roce, 0.01);
-  const double uet_bps = goodput_bps(leaf_spine(), 0.01);
-  std::printf("1%% loss per cable, 4 cables: UET %.2f Gb/s, go-back-N RoCE %.2f Gb/s\n",
-              uet_bps / 1e9, roce_bps / 1e9);
+  double roce_sum = 0, uet_sum = 0, uet_min = 1e18;
+  const int seeds = 8;
+  for (int seed = 1; seed <= seeds; ++seed) {
+    scenario::Scenario roce = leaf_spine();
+    roce.seed = seed;
+    roce.technology = scenario::Technology::kRoce;
+    roce.roce.ack_timeout_exponent = 6;  // as tests/transport/lossy_test.cpp
+    scenario::Scenario uet = leaf_spine();
+    uet.seed = seed;
+    roce_sum += goodput_bps(roce, 0.01);
+    const double u = goodput_bps(uet, 0.01);
+    uet_sum += u;
+    uet_min = std::min(uet_min, u);
+  }
+  const double roce_bps = roce_sum / seeds, uet_bps = uet_sum / seeds;
+  std::printf("1%% loss per cable, 4 cables, mean of %d seeds: UET %.2f Gb/s, go-back-N RoCE %.2f Gb/s\n",
+              seeds, uet_bps / 1e9, roce_bps / 1e9);
   // Go-back-N resends a window per loss; UET resends only the lost packet.
   EXPECT_GT(uet_bps, 1.5 * roce_bps) << "UET " << uet_bps / 1e9 << " Gb/s, RoCE "
                                      << roce_bps / 1e9 << " Gb/s";
-  // About 4% of packets die on a 4-cable path; UET keeps most of the line rate.
-  EXPECT_GT(uet_bps, 0.7 * 100e9 * 4096 / 4218) << uet_bps / 1e9 << " Gb/s";
+  // About 4% of packets die on a 4-cable path; UET keeps most of the line rate, in every run.
+  EXPECT_GT(uet_min, 0.7 * 100e9 * 4096 / 4218) << uet_min / 1e9 << " Gb/s";
 }
 
 TEST(Uet, RodDeliversInOrderUnderLossAndSpraying) {
