@@ -27,7 +27,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace dcqcn_test {
 
 constexpr double kRateBps = 100e9;
 constexpr double kGoodputBps = kRateBps * 4096.0 / (4096.0 + 82.0);
@@ -142,5 +142,5 @@ TEST(DcqcnCalibration, DcqcnPaperTwoFlowConvergence) {
   report("dcqcn-paper", two_flows("dcqcn-paper", 20'000'000'000, 800'000'000'000), "20 ms", 800);
 }
 
-}  // namespace
+}  // namespace dcqcn_test
 }  // namespace fabricsim

@@ -10,7 +10,7 @@
 #include "core/time.h"
 
 namespace fabricsim {
-namespace {
+namespace engine_test {
 
 TEST(EventQueue, OrdersByTimeThenInsertion) {
   EventQueue q;
@@ -80,5 +80,5 @@ TEST(Time, SerializationIsExactAtRoundRates) {
   EXPECT_EQ(serialization_ps(1, 25'781'250'000), 310) << "rounded to the nearest ps";
 }
 
-}  // namespace
+}  // namespace engine_test
 }  // namespace fabricsim

@@ -20,7 +20,7 @@
 #include "engine/run.h"
 
 namespace fabricsim {
-namespace {
+namespace plb_test {
 
 scenario::Scenario permutation(bool plb) {
   scenario::Scenario sc;
@@ -76,5 +76,5 @@ TEST(Plb, RefusedWithoutEcnMarks) {
   }
 }
 
-}  // namespace
+}  // namespace plb_test
 }  // namespace fabricsim
