@@ -15,7 +15,7 @@
 #include "png_check.h"
 
 namespace fabricsim {
-namespace {
+namespace report_browser_test {
 
 namespace fs = std::filesystem;
 using test_support::CliOutcome;
@@ -147,5 +147,5 @@ TEST_F(ReportBrowserTest, SweepReportRenders) {
   EXPECT_EQ(expect_renders(work.path() / "sweep" / "report.html", work.path()), 4u);
 }
 
-}  // namespace
+}  // namespace report_browser_test
 }  // namespace fabricsim

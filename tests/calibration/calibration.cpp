@@ -9,7 +9,7 @@
 
 namespace fabricsim::calibration {
 
-namespace {
+namespace calibration_table {
 
 struct Row {
   Figure figure;
@@ -60,14 +60,14 @@ const bool kRegistered = [] {
   return true;
 }();
 
-}  // namespace
+}  // namespace calibration_table
 
 void check_figure(const Figure& f) {
   const bool pass = f.value >= f.lo && f.value <= f.hi;
   EXPECT_TRUE(pass) << f.name << ": fabricsim " << f.value << ' ' << f.unit << " outside ["
                     << f.lo << ", " << f.hi << "] (published " << f.published << ", "
                     << f.source << ")";
-  rows().push_back(Row{f, pass});
+  calibration_table::rows().push_back(calibration_table::Row{f, pass});
 }
 
 }  // namespace fabricsim::calibration

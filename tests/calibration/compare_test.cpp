@@ -26,7 +26,7 @@
 #include "engine/run.h"
 
 namespace fabricsim {
-namespace {
+namespace compare_test {
 
 using calibration::check_figure;
 using calibration::Figure;
@@ -98,5 +98,5 @@ TEST(CompareCalibration, RingAllReduce1GiBBusbwAndItsDecomposition) {
   EXPECT_NEAR(busbw(fast_switch) / roce, 1.0, 0.001) << "slicing hides the switch latency";
 }
 
-}  // namespace
+}  // namespace compare_test
 }  // namespace fabricsim

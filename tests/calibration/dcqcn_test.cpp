@@ -28,7 +28,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace dcqcn_test {
 
 constexpr double kRateBps = 100e9;
 constexpr double kGoodputBps = kRateBps * 4096.0 / (4096.0 + 82.0);
@@ -156,5 +156,5 @@ TEST(DcqcnCalibration, DcqcnPaperTwoFlowConvergence) {
          "20 ms (100 ms trailing mean)", 800);
 }
 
-}  // namespace
+}  // namespace dcqcn_test
 }  // namespace fabricsim

@@ -14,7 +14,7 @@
 #include "topo/topology.h"
 
 namespace fabricsim {
-namespace {
+namespace fattree_test {
 
 using calibration::check_figure;
 using calibration::Figure;
@@ -92,5 +92,5 @@ TEST(FatTreeCalibration, CostSheet32kGpusThreeTierSwitches) {
   EXPECT_EQ(n, (std::vector<int>{1024, 1024, 512}));
 }
 
-}  // namespace
+}  // namespace fattree_test
 }  // namespace fabricsim

@@ -15,7 +15,7 @@
 #include "engine/run.h"
 
 namespace fabricsim {
-namespace {
+namespace gpu_test {
 
 using calibration::check_figure;
 using calibration::Figure;
@@ -79,5 +79,5 @@ TEST(GpuCalibration, RingAllReduceBusbwOneH100Node) {
       .hi = 371.0});
 }
 
-}  // namespace
+}  // namespace gpu_test
 }  // namespace fabricsim

@@ -30,7 +30,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace ib_credit_test {
 
 using calibration::check_figure;
 using calibration::Figure;
@@ -198,5 +198,5 @@ TEST(IbCreditCalibration, DefaultVlBuffersAdvertiseTheIbaBound) {
   EXPECT_EQ(least, 2048u) << "switch ports and HCA ports alike";
 }
 
-}  // namespace
+}  // namespace ib_credit_test
 }  // namespace fabricsim

@@ -17,7 +17,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace ladder_test {
 
 using calibration::check_figure;
 using calibration::Figure;
@@ -183,5 +183,5 @@ TEST(LadderCalibration, TodayRocePingPongOneSwitch) {
       .hi = 1.60});
 }
 
-}  // namespace
+}  // namespace ladder_test
 }  // namespace fabricsim

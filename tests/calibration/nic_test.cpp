@@ -19,7 +19,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace nic_test {
 
 using calibration::check_figure;
 using calibration::Figure;
@@ -161,5 +161,5 @@ TEST(NicCalibration, IbSendLatMatchesWriteLat) {
   EXPECT_NEAR(send, write, 0.005) << "SEND and WRITE differ only by the 16-byte RETH";
 }
 
-}  // namespace
+}  // namespace nic_test
 }  // namespace fabricsim

@@ -8,7 +8,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace node_test {
 
 using calibration::check_figure;
 using calibration::Figure;
@@ -70,5 +70,5 @@ TEST(NodeCalibration, GpuToHostPcieCopyBandwidthH100) {
       .hi = 52.8 * 1.10});
 }
 
-}  // namespace
+}  // namespace node_test
 }  // namespace fabricsim

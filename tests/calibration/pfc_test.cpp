@@ -16,7 +16,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace pfc_test {
 
 // The headroom every PFC port of a small RoCE leaf-spine gets; -1 if ports disagree.
 double model_headroom(int64_t rate_bps, double cable_m, int mtu) {
@@ -85,5 +85,5 @@ TEST(Calibration, Mlx5PfcHeadroomSpeedFloorsAt40Gbps) {
   });
 }
 
-}  // namespace
+}  // namespace pfc_test
 }  // namespace fabricsim

@@ -10,7 +10,7 @@
 #include "topo/topology.h"
 
 namespace fabricsim {
-namespace {
+namespace rail_test {
 
 using calibration::check_figure;
 using calibration::Figure;
@@ -93,5 +93,5 @@ TEST(RailCalibration, B300XdrFourSuSpines) {
       .hi = 18});
 }
 
-}  // namespace
+}  // namespace rail_test
 }  // namespace fabricsim

@@ -19,7 +19,7 @@
 #include "workload/transformer.h"
 
 namespace fabricsim {
-namespace {
+namespace train_test {
 
 using calibration::check_figure;
 using calibration::Figure;
@@ -66,5 +66,5 @@ TEST(CalibrationTraining, OneTrillionOn3072A100Takes84Days) {
       .hi = 87.0});
 }
 
-}  // namespace
+}  // namespace train_test
 }  // namespace fabricsim

@@ -35,7 +35,7 @@
 #include "engine/run.h"
 
 namespace fabricsim {
-namespace {
+namespace uet_test {
 
 using calibration::check_figure;
 using calibration::Figure;
@@ -251,5 +251,5 @@ TEST(UetCalibration, Permutation1024Reps) {
                             tail_fct_us(r)));
 }
 
-}  // namespace
+}  // namespace uet_test
 }  // namespace fabricsim

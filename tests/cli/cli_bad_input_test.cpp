@@ -11,7 +11,7 @@
 
 #include "../support/cli_runner.h"
 
-namespace {
+namespace cli_bad_input_test {
 
 namespace fs = std::filesystem;
 using fabricsim::test_support::CliOutcome;
@@ -119,4 +119,4 @@ TEST_F(CliTest, GoodScenarioValidatesAndRuns) {
   }
 }
 
-}  // namespace
+}  // namespace cli_bad_input_test

@@ -11,7 +11,7 @@
 
 #include "../support/cli_runner.h"
 
-namespace {
+namespace cli_basics_test {
 
 namespace fs = std::filesystem;
 using fabricsim::test_support::CliOutcome;
@@ -124,4 +124,4 @@ TEST_F(CliBasicsTest, UnknownTopLevelOptionIsOneLine) {
   EXPECT_NE(o.err_lines[0].find("-x"), std::string::npos) << o.err_lines[0];
 }
 
-}  // namespace
+}  // namespace cli_basics_test

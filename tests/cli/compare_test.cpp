@@ -30,7 +30,7 @@
 
 #include "../support/cli_runner.h"
 
-namespace {
+namespace compare_test {
 
 namespace fs = std::filesystem;
 using fabricsim::test_support::CliOutcome;
@@ -346,4 +346,4 @@ TEST_F(CompareTest, TechnologyOverrideIsRefused) {
       << "the override is located like any other: " << o.err_lines[0];
 }
 
-}  // namespace
+}  // namespace compare_test

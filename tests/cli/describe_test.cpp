@@ -8,7 +8,7 @@
 
 #include "../support/cli_runner.h"
 
-namespace {
+namespace describe_test {
 
 using fabricsim::test_support::CliOutcome;
 using fabricsim::test_support::ScratchDir;
@@ -44,4 +44,4 @@ TEST(Describe, BadCostValueExitsTwoWithOneLine) {
   EXPECT_EQ(r.out, "");
 }
 
-}  // namespace
+}  // namespace describe_test

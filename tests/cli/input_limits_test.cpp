@@ -13,7 +13,7 @@
 
 #include "../support/cli_runner.h"
 
-namespace {
+namespace input_limits_test {
 
 namespace fs = std::filesystem;
 using fabricsim::test_support::CliOutcome;
@@ -153,4 +153,4 @@ TEST_F(InputLimitsTest, UnsetMakesAnAbRun) {
   EXPECT_NE(help.out.find("--unset"), std::string::npos) << "documented in --help";
 }
 
-}  // namespace
+}  // namespace input_limits_test

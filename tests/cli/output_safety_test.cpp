@@ -25,7 +25,7 @@
 
 #include "../support/cli_runner.h"
 
-namespace {
+namespace output_safety_test {
 
 namespace fs = std::filesystem;
 using fabricsim::test_support::CliOutcome;
@@ -276,4 +276,4 @@ TEST_F(OutputSafetyTest, SigtermStopsACompareAfterTheCurrentRun) {
   EXPECT_NE(lines.front().find("; not run: ib"), std::string::npos) << lines.front();
 }
 
-}  // namespace
+}  // namespace output_safety_test

@@ -34,7 +34,7 @@
 #include "net/network.h"
 #include "results/result.h"
 
-namespace {
+namespace preflight_test {
 
 namespace fs = std::filesystem;
 using fabricsim::test_support::CliOutcome;
@@ -293,8 +293,6 @@ INSTANTIATE_TEST_SUITE_P(ExamplesAndBenchmarks, EstimateVsMeasured,
                            return name;
                          });
 
-}  // namespace
-
 // yaml-cpp needs ~75 bytes per byte of a flow list before any estimate of the run exists
 // (scenario::kParseBytesPerFileByte): a file whose parse alone exceeds the limit is refused
 // before it is parsed, quickly, naming the file. 100k flows, ~3.4 MB: ~270 MB to parse.
@@ -320,3 +318,5 @@ TEST_F(Preflight, AFileTooLargeToParseIsRefusedBeforeParsing) {
     EXPECT_LT(seconds, 0.5) << command << ": refused without parsing (a parse takes ~1 s)";
   }
 }
+
+}  // namespace preflight_test

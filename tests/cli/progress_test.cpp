@@ -9,7 +9,7 @@
 #include <string>
 
 namespace fabricsim::cli {
-namespace {
+namespace progress_test {
 
 using std::chrono::milliseconds;
 using Time = std::chrono::steady_clock::time_point;
@@ -115,5 +115,5 @@ TEST(ProgressBar, DisabledWritesNothing) {
   std::fclose(f);
 }
 
-}  // namespace
+}  // namespace progress_test
 }  // namespace fabricsim::cli

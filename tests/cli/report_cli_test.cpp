@@ -9,7 +9,7 @@
 
 #include "../support/cli_runner.h"
 
-namespace {
+namespace report_cli_test {
 
 namespace fs = std::filesystem;
 using fabricsim::test_support::CliFixture;
@@ -85,4 +85,4 @@ TEST_F(ReportCliTest, BadReportValueIsOneLine) {
   expect_bad_input(file, "--set outputs.report=pdf", ".*outputs\\.report.*(none|html).*");
 }
 
-}  // namespace
+}  // namespace report_cli_test

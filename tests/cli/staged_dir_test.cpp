@@ -17,7 +17,7 @@
 #include "output/marker.h"
 
 namespace fabricsim::cli {
-namespace {
+namespace staged_dir_test {
 
 namespace fs = std::filesystem;
 using output::kMarkerFile;
@@ -236,5 +236,5 @@ TEST(StagedDir, RemovesLeftoversOfKilledRunsOnly) {
   EXPECT_TRUE(left.count(staged.path().filename().string())) << "this run's own staging";
 }
 
-}  // namespace
+}  // namespace staged_dir_test
 }  // namespace fabricsim::cli

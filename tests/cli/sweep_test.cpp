@@ -16,7 +16,7 @@
 #include "../support/cli_runner.h"
 #include "output/sweep_stats.h"
 
-namespace {
+namespace sweep_test {
 
 namespace fs = std::filesystem;
 using fabricsim::test_support::CliFixture;
@@ -329,4 +329,4 @@ TEST_F(SweepTest, InterruptWritesTheFilesAndEndsByTheSignal) {
       << read_file(dir_ / "bg.txt");
 }
 
-}  // namespace
+}  // namespace sweep_test

@@ -8,7 +8,7 @@
 
 #include "../support/cli_runner.h"
 
-namespace {
+namespace telemetry_cli_test {
 
 namespace fs = std::filesystem;
 using fabricsim::test_support::CliOutcome;
@@ -74,9 +74,9 @@ TEST_F(TelemetryCli, RunWritesBothSeries) {
   EXPECT_EQ(again.exit_code, 0) << again.err;
 }
 
-}  // namespace
+}  // namespace telemetry_cli_test
 
-namespace {
+namespace telemetry_cli_test {
 
 // 10^6 samples of every port (8 NICs: 32 ports x 56 B = 1.8 KB per sample) need ~1.8 GB: the
 // pre-flight refuses the run before it starts, naming the key that bounds the samples.
@@ -95,4 +95,4 @@ TEST_F(TelemetryCli, PreflightRefusesSamplesThatWouldNotFit) {
   EXPECT_FALSE(fs::exists(dir_ / "out"));
 }
 
-}  // namespace
+}  // namespace telemetry_cli_test

@@ -9,7 +9,7 @@
 #include "../support/cli_runner.h"
 #include "topo/file_topology.h"
 
-namespace {
+namespace topology_export_test {
 
 using fabricsim::test_support::CliOutcome;
 using fabricsim::test_support::ScratchDir;
@@ -43,4 +43,4 @@ TEST(TopologyExport, BadTopologyFileExitsTwoWithFileAndLine) {
                                 "switch first)");
 }
 
-}  // namespace
+}  // namespace topology_export_test

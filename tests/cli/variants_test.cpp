@@ -9,7 +9,7 @@
 
 #include "../support/cli_runner.h"
 
-namespace {
+namespace variants_test {
 
 namespace fs = std::filesystem;
 using fabricsim::test_support::read_file;
@@ -90,4 +90,4 @@ TEST_F(VariantsTest, MalformedVariantsNameTheirKey) {
   }
 }
 
-}  // namespace
+}  // namespace variants_test

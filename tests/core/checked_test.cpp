@@ -8,7 +8,7 @@
 #include <limits>
 
 namespace fabricsim {
-namespace {
+namespace checked_test {
 
 TEST(Checked, MultiplyAndAddReportOverflow) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -46,5 +46,5 @@ TEST(Checked, RangesKeepThePhysicsInsideInt64) {
   EXPECT_EQ(checked_serialization_ps(64, kMaxRateBps), 5);
 }
 
-}  // namespace
+}  // namespace checked_test
 }  // namespace fabricsim

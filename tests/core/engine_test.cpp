@@ -11,7 +11,7 @@
 #include "core/time.h"
 
 namespace fabricsim {
-namespace {
+namespace engine_test {
 
 // The owner rank at an instant: owner XOR the instant's mask (core/event_queue.h).
 uint32_t rank_at(int64_t t, uint32_t owner) {
@@ -197,5 +197,5 @@ TEST(Time, FrameSerializationMatchesTheWideForm) {
   }
 }
 
-}  // namespace
+}  // namespace engine_test
 }  // namespace fabricsim

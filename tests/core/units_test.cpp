@@ -8,7 +8,7 @@
 #include <string>
 
 namespace fabricsim {
-namespace {
+namespace units_test {
 
 int64_t time_ok(const std::string& text) {
   const auto r = parse_time_ps(text);
@@ -154,5 +154,5 @@ TEST(FormatHuman, FourSignificantDigits) {
   EXPECT_EQ(format_count(532), "532") << "small whole counts as they are";
 }
 
-}  // namespace
+}  // namespace units_test
 }  // namespace fabricsim

@@ -15,7 +15,7 @@
 #include "engine/run.h"
 
 namespace fabricsim {
-namespace {
+namespace astra_run_test {
 
 const std::string kData = std::string(FABRICSIM_SOURCE_DIR) + "/tests/workload/data/astra-sim/";
 
@@ -124,5 +124,5 @@ TEST(AstraRun, ABadFileIsReportedAtItsLine) {
   }
 }
 
-}  // namespace
+}  // namespace astra_run_test
 }  // namespace fabricsim

@@ -18,7 +18,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace event_order_test {
 
 using Flow = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>;  // rx_done, sent, delivered, dropped, rtx
 
@@ -96,5 +96,5 @@ TEST(EventOrder, TcpDoesNotDependOnPostOrder) {
   expect_same(fat_tree(scenario::Technology::kTcp), "tcp");
 }
 
-}  // namespace
+}  // namespace event_order_test
 }  // namespace fabricsim

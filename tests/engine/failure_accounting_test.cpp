@@ -19,7 +19,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace failure_accounting_test {
 
 constexpr const char* kLeafSpineFailure = R"(
 name: failure-accounting
@@ -166,5 +166,5 @@ workload: {kind: pattern, pattern: flows, flows: [[0, 4, 1MB, 0us]]}
       output::result_to_json(scenario::run_scenario(load(kLeafSpineFailure)))["sm"].is_null());
 }
 
-}  // namespace
+}  // namespace failure_accounting_test
 }  // namespace fabricsim

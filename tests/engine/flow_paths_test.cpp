@@ -19,7 +19,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace flow_paths_test {
 
 constexpr const char* kFatTree = R"(
 name: paths
@@ -121,5 +121,5 @@ TEST(FlowPaths, ANonBooleanValueIsAOneLineErrorAtItsKey) {
   }
 }
 
-}  // namespace
+}  // namespace flow_paths_test
 }  // namespace fabricsim

@@ -21,7 +21,7 @@
 #include "engine/run.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace gpu_collective_test {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kUs = 1e6;  // ps per us
@@ -435,5 +435,5 @@ TEST(GpuCollectiveEndToEnd, TwoJobsSlowEachOtherOnlyWhereTheyShareLinks) {
   }
 }
 
-}  // namespace
+}  // namespace gpu_collective_test
 }  // namespace fabricsim::scenario

@@ -16,7 +16,7 @@
 #include "engine/run.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace gpu_training_test {
 
 RunResult run_yaml(const std::string& yaml) {
   const LoadedScenario s = load_scenario_string(yaml, "train.yaml");
@@ -199,5 +199,5 @@ TEST(GpuTrainingEndToEnd, ScalingRatiosStartAtOneAndNeverExceedIt) {
   EXPECT_DOUBLE_EQ(r.scaling[0].acceleration_ratio, 1.0);
 }
 
-}  // namespace
+}  // namespace gpu_training_test
 }  // namespace fabricsim::scenario

@@ -26,7 +26,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace link_load_test {
 
 constexpr int64_t kRateBps = 100'000'000'000;
 constexpr int64_t kAckWireBytes = 86;  // SPEC §8: an ACK is 86 bytes on the wire
@@ -264,5 +264,5 @@ workload: {kind: pattern, pattern: flows, flows: [[0, 2, 1MB, 0us]]}
       << "every frame on the wire is in exactly one group";
 }
 
-}  // namespace
+}  // namespace link_load_test
 }  // namespace fabricsim

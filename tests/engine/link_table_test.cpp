@@ -23,7 +23,7 @@
 #include "engine/run.h"
 
 namespace fabricsim {
-namespace {
+namespace link_table_test {
 
 constexpr int64_t kRateBps = 100'000'000'000;
 constexpr int64_t kMtu = 4096;
@@ -223,5 +223,5 @@ TEST(LinkTable, HottestLinksAreTheBusiestFirstAndSkipIdlePorts) {
   EXPECT_EQ(scenario::hottest_links(rows, 10).size(), 4u) << "the idle port is left out";
 }
 
-}  // namespace
+}  // namespace link_table_test
 }  // namespace fabricsim

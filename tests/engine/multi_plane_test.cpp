@@ -18,7 +18,7 @@
 #include "topo/multi_plane.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace multi_plane_test {
 
 constexpr int64_t kNicBps = 400'000'000'000;
 constexpr int kPlanes = 4;
@@ -218,5 +218,5 @@ TEST(MultiPlaneRun, ASpineTierFailureIsSeenOnlyAfterConvergence) {
   EXPECT_EQ(spines.delivered_messages(), n);
 }
 
-}  // namespace
+}  // namespace multi_plane_test
 }  // namespace fabricsim::scenario

@@ -7,7 +7,7 @@
 #include "engine/run.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace steady_window_test {
 
 // Payload share of the line rate for full 4096-byte RoCEv2 packets (the first of a message also
 // carries a RETH; over megabytes that is negligible): payload / (frame + preamble + IFG).
@@ -62,5 +62,5 @@ TEST(SteadyWindow, OffByDefault) {
   EXPECT_FALSE(r.steady_window_asked);
 }
 
-}  // namespace
+}  // namespace steady_window_test
 }  // namespace fabricsim::scenario

@@ -20,7 +20,7 @@
 #include "transport/uet.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace telemetry_test {
 
 constexpr int64_t kRateBps = 100'000'000'000;
 constexpr int64_t kIntervalPs = 5'000'000;  // 5 us
@@ -312,11 +312,11 @@ TEST(Telemetry, PreflightCountsTheSamples) {
   EXPECT_GE(c.simulation_bytes() - a.simulation_bytes(), int64_t{102} * c.ports * 56);
 }
 
-}  // namespace
+}  // namespace telemetry_test
 }  // namespace fabricsim::scenario
 
 namespace fabricsim::scenario {
-namespace {
+namespace telemetry_test {
 
 TEST(Telemetry, ARunThatNeverFinishesEndsWhereItWouldWithoutSampling) {
   // NIC 0 stops draining for good (lossy: no PFC): the senders retry once, their QPs fail, and
@@ -339,11 +339,11 @@ TEST(Telemetry, ARunThatNeverFinishesEndsWhereItWouldWithoutSampling) {
   EXPECT_LT(on.telemetry.times_ps.size(), 100u) << "no samples while only the limit is left";
 }
 
-}  // namespace
+}  // namespace telemetry_test
 }  // namespace fabricsim::scenario
 
 namespace fabricsim::scenario {
-namespace {
+namespace telemetry_test {
 
 // The windows a window-based transport samples stay inside its own bounds and shrink under the
 // 4-to-1 incast: NSCC between 1 MTU and its initial maxwnd (1.5 x BDP, uet_nscc.h; a lower
@@ -384,5 +384,5 @@ TEST(Telemetry, TcpWindowsAreSampled) {
   }
 }
 
-}  // namespace
+}  // namespace telemetry_test
 }  // namespace fabricsim::scenario

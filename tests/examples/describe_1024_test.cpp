@@ -23,7 +23,7 @@
 #include "../support/cli_runner.h"
 
 namespace fabricsim {
-namespace {
+namespace describe_1024_test {
 
 namespace fs = std::filesystem;
 using test_support::CliOutcome;
@@ -183,5 +183,5 @@ TEST(Describe1024Example, CountsPricesAndOrderingFollowTheClosedForms) {
   EXPECT_EQ(r.out.find("whole spine"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace describe_1024_test
 }  // namespace fabricsim

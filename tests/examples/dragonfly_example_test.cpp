@@ -16,7 +16,7 @@
 #include "../support/cli_runner.h"
 
 namespace fabricsim {
-namespace {
+namespace dragonfly_example_test {
 
 namespace fs = std::filesystem;
 using test_support::parse_csv;
@@ -54,5 +54,5 @@ TEST(DragonflyExample, CompareOrdersTheRoutingsAsTheBoundsSay) {
   EXPECT_GE(gbps.at("uniform-ugal"), 0.9 * gbps.at("uniform-minimal"));
 }
 
-}  // namespace
+}  // namespace dragonfly_example_test
 }  // namespace fabricsim

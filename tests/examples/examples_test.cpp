@@ -23,7 +23,7 @@
 #include "spec/load.h"
 
 namespace fabricsim {
-namespace {
+namespace examples_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -478,5 +478,5 @@ TEST(Examples, AnotherSeedChangesThePermutation) {
                       << sc.seed;
 }
 
-}  // namespace
+}  // namespace examples_test
 }  // namespace fabricsim

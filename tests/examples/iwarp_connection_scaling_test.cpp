@@ -22,7 +22,7 @@
 #include "preflight/resources.h"
 
 namespace fabricsim {
-namespace {
+namespace iwarp_connection_scaling_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -109,5 +109,5 @@ TEST(ConnectionScalingExample, SixtyFourKConnectionsStayInsideThePreflightEstima
   EXPECT_LT(wall, 5.0) << "64k connections should take well under a second";
 }
 
-}  // namespace
+}  // namespace iwarp_connection_scaling_test
 }  // namespace fabricsim

@@ -34,7 +34,7 @@
 #include "transport/tcp_config.h"
 
 namespace fabricsim {
-namespace {
+namespace latency_ladder_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -255,5 +255,5 @@ TEST_F(LatencyLadder, TheEraIsSlowerThanToday) {
   }
 }
 
-}  // namespace
+}  // namespace latency_ladder_test
 }  // namespace fabricsim

@@ -14,7 +14,7 @@
 #include "../support/cli_runner.h"
 
 namespace fabricsim {
-namespace {
+namespace multi_plane_example_test {
 
 namespace fs = std::filesystem;
 using test_support::CliOutcome;
@@ -79,5 +79,5 @@ TEST(MultiPlaneExample, ColumnsShowThePlaneSplitAndThePlaneFailure) {
   EXPECT_GT(t("roce-plane-down"), t("plane-down"));
 }
 
-}  // namespace
+}  // namespace multi_plane_example_test
 }  // namespace fabricsim

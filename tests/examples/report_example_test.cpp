@@ -13,7 +13,7 @@
 #include "../support/cli_runner.h"
 
 namespace fabricsim {
-namespace {
+namespace report_example_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -101,5 +101,5 @@ TEST(ReportExample, IbVsRoceCompareWritesReports) {
   EXPECT_EQ(roce, std::stoul(rows[2][2]));
 }
 
-}  // namespace
+}  // namespace report_example_test
 }  // namespace fabricsim

@@ -19,7 +19,7 @@
 #include "../../fuzz/scenario_target.h"
 #include "../support/cli_runner.h"
 
-namespace {
+namespace fuzz_regressions_test {
 
 namespace fs = std::filesystem;
 using fabricsim::fuzz::Outcome;
@@ -141,4 +141,4 @@ TEST(FuzzTarget, ClassifiesInputs) {
             Outcome::kOverBudget);
 }
 
-}  // namespace
+}  // namespace fuzz_regressions_test

@@ -10,7 +10,7 @@
 #include "net/nic_context_cache.h"
 
 namespace fabricsim::net {
-namespace {
+namespace context_cache_test {
 
 constexpr int64_t kMissPs = 500'000;  // 500 ns
 
@@ -149,5 +149,5 @@ TEST(ContextCache, IndexMatchesAReferenceLruUnderChurn) {
   EXPECT_EQ(c.nic_misses(0), 0) << "NICs have separate caches";
 }
 
-}  // namespace
+}  // namespace context_cache_test
 }  // namespace fabricsim::net

@@ -18,7 +18,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim::net {
-namespace {
+namespace control_frame_test {
 
 constexpr int64_t kRate = 100'000'000'000;
 constexpr int64_t kPropPs = 15'000;          // 3 m
@@ -159,5 +159,5 @@ TEST(ControlFrames, IbCreditPacketArrivesAfterSerializationAndPropagationOnly) {
                            << "FCCL at " << arrive_ps << " ps = send + 0.48 ns + 15 ns";
 }
 
-}  // namespace
+}  // namespace control_frame_test
 }  // namespace fabricsim::net

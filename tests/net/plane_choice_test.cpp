@@ -9,7 +9,7 @@
 #include "net/plane_choice.h"
 
 namespace fabricsim::net {
-namespace {
+namespace plane_choice_test {
 
 struct Selector {
   Switch sw;
@@ -94,5 +94,5 @@ TEST(PlaneChoice, PacketsRoundRobinSkippingADeadPlane) {
   EXPECT_EQ(c.choose(data(1, 0)), moved);
 }
 
-}  // namespace
+}  // namespace plane_choice_test
 }  // namespace fabricsim::net

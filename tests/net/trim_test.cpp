@@ -29,7 +29,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim::net {
-namespace {
+namespace trim_test {
 
 constexpr int64_t kRate = 100'000'000'000;
 constexpr int kFrames = 200;
@@ -279,5 +279,5 @@ TEST(Trim, LastHopMarkExactlyWhereTheSwitchFacesTheReceiver) {
   EXPECT_GT(before, 0) << "hash collisions on uplinks trim before the last hop";
 }
 
-}  // namespace
+}  // namespace trim_test
 }  // namespace fabricsim::net

@@ -7,7 +7,7 @@
 #include "net/wire.h"
 
 namespace fabricsim::net {
-namespace {
+namespace wire_hash_test {
 
 TEST(Wire, RoceDataOverheadIs82BytesPlusRethOnFirst) {
   EXPECT_EQ(roce_data_frame_bytes(4096, false, false) + kWireOnlyBytes, 4096u + 82u)
@@ -47,5 +47,5 @@ TEST(Hash, SeedsChangeTheSpreadAndSameSeedRepeats) {
   EXPECT_NE(crc32_tuple(t, 1), crc32_tuple(t, 2)) << "the seed must matter";
 }
 
-}  // namespace
+}  // namespace wire_hash_test
 }  // namespace fabricsim::net

@@ -23,7 +23,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace gpu_net_test {
 
 scenario::Scenario two_nodes(int gpus, int nics_per_host) {
   scenario::Scenario sc;
@@ -320,5 +320,5 @@ TEST(GpuNet, BadNodeKeysAreLoadErrorsNamingTheKey) {
   EXPECT_EQ(ok.scenario.node.nvlink_rate_bps, 3'600'000'000'000);
 }
 
-}  // namespace
+}  // namespace gpu_net_test
 }  // namespace fabricsim

@@ -25,7 +25,7 @@
 #include "workload/transformer.h"
 
 namespace fabricsim {
-namespace {
+namespace chrome_trace_test {
 
 using nlohmann::json;
 
@@ -399,5 +399,5 @@ TEST(ChromeTrace, MaxFlowsBelowOneIsRefused) {
   }
 }
 
-}  // namespace
+}  // namespace chrome_trace_test
 }  // namespace fabricsim

@@ -12,7 +12,7 @@
 #include "output/summary.h"
 
 namespace fabricsim::output {
-namespace {
+namespace fct_breakdown_test {
 
 scenario::FlowRecord flow(int64_t size, int64_t fct_ps, int64_t ideal_ps, int cls = 3) {
   scenario::FlowRecord f;
@@ -130,5 +130,5 @@ TEST(FctBreakdown, SummaryShowsABreakdownOnlyWithMoreThanOneGroup) {
   EXPECT_NE(b.find("class 5"), std::string::npos) << b;
 }
 
-}  // namespace
+}  // namespace fct_breakdown_test
 }  // namespace fabricsim::output

@@ -13,7 +13,7 @@
 #include "output/write.h"
 
 namespace fabricsim::output {
-namespace {
+namespace files_test {
 
 scenario::RunResult sample_result() {
   scenario::RunResult r;
@@ -112,5 +112,5 @@ TEST(Summary, MentionsTheHeadlineNumbers) {
   }
 }
 
-}  // namespace
+}  // namespace files_test
 }  // namespace fabricsim::output

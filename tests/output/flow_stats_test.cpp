@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace fabricsim::output {
-namespace {
+namespace flow_stats_test {
 
 std::vector<int64_t> one_to(int64_t n) {
   std::vector<int64_t> v(static_cast<size_t>(n));
@@ -54,5 +54,5 @@ TEST(FlowStats, CompletedFlowsOnly) {
   EXPECT_EQ(compute_flow_stats({}).completed, 0) << "no flows: all zero";
 }
 
-}  // namespace
+}  // namespace flow_stats_test
 }  // namespace fabricsim::output

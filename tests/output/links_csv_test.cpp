@@ -11,7 +11,7 @@
 #include "output/summary.h"
 
 namespace fabricsim::output {
-namespace {
+namespace links_csv_test {
 
 scenario::LinkRow row(uint32_t port, const std::string& from, const std::string& to,
                       double utilization) {
@@ -74,5 +74,5 @@ TEST(LinksCsv, HottestLinksTableAndJsonListTheBusiestFirst) {
   EXPECT_EQ(hottest_links_text({}, 10), "") << "no traffic, no table";
 }
 
-}  // namespace
+}  // namespace links_csv_test
 }  // namespace fabricsim::output

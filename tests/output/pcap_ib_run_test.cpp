@@ -27,7 +27,7 @@
 #include "engine/run.h"
 
 namespace fabricsim::output {
-namespace {
+namespace pcap_ib_run_test {
 
 namespace fs = std::filesystem;
 using net::PacketType;
@@ -445,5 +445,5 @@ TEST(IbCaptureRefusal, CreditPacketsGoToCsvNotThePcap) {
       << "a flow-control packet has no LRH to synthesize";
 }
 
-}  // namespace
+}  // namespace pcap_ib_run_test
 }  // namespace fabricsim::output

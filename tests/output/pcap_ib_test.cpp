@@ -21,7 +21,7 @@
 #include "output/pcap/pcap_erf.h"
 
 namespace fabricsim::output {
-namespace {
+namespace pcap_ib_test {
 
 using Bytes = std::vector<uint8_t>;
 
@@ -499,5 +499,5 @@ TEST(IbPcap, UnwritablePathThrows) {
   std::filesystem::remove(file);
 }
 
-}  // namespace
+}  // namespace pcap_ib_test
 }  // namespace fabricsim::output

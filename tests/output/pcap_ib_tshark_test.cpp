@@ -22,7 +22,7 @@
 #include "output/pcap/pcap_ib.h"
 
 namespace fabricsim::output {
-namespace {
+namespace pcap_ib_tshark_test {
 
 namespace fs = std::filesystem;
 using test_support::CommandOutput;
@@ -285,5 +285,5 @@ TEST(PcapIbTshark, FlowControlRecordsAreMalformedForThisTshark) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace pcap_ib_tshark_test
 }  // namespace fabricsim::output

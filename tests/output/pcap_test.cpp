@@ -17,7 +17,7 @@
 #include "net/wire.h"
 
 namespace fabricsim::output {
-namespace {
+namespace pcap_test {
 
 using net::PacketType;
 using scenario::CapturedFrame;
@@ -381,5 +381,5 @@ TEST(PcapNaming, QpnsAndDscp) {
   EXPECT_EQ(lookup(2), -1) << "unknown message";
 }
 
-}  // namespace
+}  // namespace pcap_test
 }  // namespace fabricsim::output

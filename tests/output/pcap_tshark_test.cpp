@@ -16,7 +16,7 @@
 #include "engine/run.h"
 
 namespace fabricsim::output {
-namespace {
+namespace pcap_tshark_test {
 
 namespace fs = std::filesystem;
 using net::PacketType;
@@ -137,5 +137,5 @@ TEST(PcapTshark, PfcFrameDecodesAsClassBasedPause) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace pcap_tshark_test
 }  // namespace fabricsim::output

@@ -19,7 +19,7 @@
 #include "output/timeseries.h"
 
 namespace fabricsim::output {
-namespace {
+namespace readme_fields_test {
 
 std::string readme() {
   std::ifstream in(std::string(FABRICSIM_SOURCE_DIR) + "/README.md");
@@ -151,5 +151,5 @@ TEST(ReadmeFields, CsvColumnsAreListed) {
   EXPECT_EQ(readme_keys("timeseries_qps.csv"), csv_columns(kTimeseriesQpsHeader));
 }
 
-}  // namespace
+}  // namespace readme_fields_test
 }  // namespace fabricsim::output

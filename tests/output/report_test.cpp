@@ -18,7 +18,7 @@
 #include "output/report/vega_bundle.h"
 
 namespace fabricsim {
-namespace {
+namespace report_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -341,5 +341,5 @@ TEST(ReportData, ThinIndicesAreEvenAndKeepTheEnds) {
   EXPECT_TRUE(output::report::thin_indices(0, 10).empty());
 }
 
-}  // namespace
+}  // namespace report_test
 }  // namespace fabricsim

@@ -13,7 +13,7 @@
 #include "engine/run.h"
 
 namespace fabricsim {
-namespace {
+namespace routes_csv_test {
 
 TEST(RoutesCsv, EveryLeafSpreadsItsRemoteCasEvenlyOverItsUplinks) {
   // 3-tier k=4 fat-tree, 16 CAs: an edge switch has 2 CAs and 2 uplinks, so its 14 remote CAs
@@ -60,5 +60,5 @@ TEST(RoutesCsv, RoceRunsHaveNone) {
   EXPECT_TRUE(scenario::run_scenario(sc).sm_routes.empty()) << "ECMP has no SM routes";
 }
 
-}  // namespace
+}  // namespace routes_csv_test
 }  // namespace fabricsim

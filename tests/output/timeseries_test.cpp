@@ -7,7 +7,7 @@
 #include "output/timeseries.h"
 
 namespace fabricsim::output {
-namespace {
+namespace timeseries_test {
 
 scenario::TelemetryResult two_samples() {
   scenario::TelemetryResult t;
@@ -69,5 +69,5 @@ TEST(TimeseriesCsv, NoSamplesIsTheHeaderAlone) {
   EXPECT_EQ(timeseries_qps_csv_text(t), std::string(kTimeseriesQpsHeader) + "\n");
 }
 
-}  // namespace
+}  // namespace timeseries_test
 }  // namespace fabricsim::output

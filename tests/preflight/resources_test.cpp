@@ -23,7 +23,7 @@
 #include "workload/workload.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace resources_test {
 
 Scenario scenario_of(const std::string& yaml) {
   Scenario sc = load_scenario_string(yaml, "r.yaml").scenario;
@@ -262,5 +262,5 @@ TEST(ResourceEstimate, ReadsTheMachine) {
   EXPECT_GE(code_to_page_in_bytes(), 0);
 }
 
-}  // namespace
+}  // namespace resources_test
 }  // namespace fabricsim::scenario

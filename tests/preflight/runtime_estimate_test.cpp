@@ -9,7 +9,7 @@
 #include "preflight/runtime_estimate.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace runtime_estimate_test {
 
 RuntimeEstimate of(const std::string& yaml) {
   return estimate_runtime(load_scenario_string(yaml, "rt.yaml").scenario);
@@ -47,5 +47,5 @@ TEST(RuntimeEstimate, SaysWhatItCannotEstimate) {
   EXPECT_NE(r.why_not.find("GPU"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace runtime_estimate_test
 }  // namespace fabricsim::scenario

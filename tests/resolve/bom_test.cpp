@@ -12,7 +12,7 @@
 #include "spec/load.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace bom_test {
 
 Bom bom_of(const std::string& yaml) {
   return bill_of_materials(load_scenario_string(yaml, "bom.yaml").scenario);
@@ -131,5 +131,5 @@ TEST(Bom, UnderusedSwitchesAndTooLongCablesAreSaid) {
   EXPECT_THROW(load_scenario_string("cost: {nic: {price_usd: -1}}\n", "neg.yaml"), LoadError);
 }
 
-}  // namespace
+}  // namespace bom_test
 }  // namespace fabricsim::scenario

@@ -8,7 +8,7 @@
 #include "resolve/infiniband.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace infiniband_test {
 
 // 4x data rate from the per-lane signalling rate and the encoding (SPEC §8): EDR 64b/66b; HDR,
 // NDR, XDR 256b/257b transcoding with RS(544,514) FEC.
@@ -90,5 +90,5 @@ TEST(IbFabric, EthernetMechanismsAreRefused) {
   }
 }
 
-}  // namespace
+}  // namespace infiniband_test
 }  // namespace fabricsim::scenario

@@ -15,7 +15,7 @@
 #include "engine/run.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace ranges_test {
 
 // "key: message" of resolve()'s InputError, "" when the scenario passes.
 std::string refusal(const std::string& yaml) {
@@ -124,5 +124,5 @@ TEST(Ranges, KeysAreBoundedByTheRegistry) {
             "s.yaml:1: fabric.link.cable: must be between 0 and 20000km");
 }
 
-}  // namespace
+}  // namespace ranges_test
 }  // namespace fabricsim::scenario

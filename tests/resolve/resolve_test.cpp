@@ -12,7 +12,7 @@
 #include "spec/load.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace resolve_test {
 
 Scenario scenario_of(const std::string& yaml) { return load_scenario_string(yaml, "s.yaml").scenario; }
 
@@ -96,5 +96,5 @@ TEST(Resolve, IsAPureFunctionOfItsInput) {
   EXPECT_EQ(a.sc.ib.link.data_vls, b.sc.ib.link.data_vls);
 }
 
-}  // namespace
+}  // namespace resolve_test
 }  // namespace fabricsim::scenario

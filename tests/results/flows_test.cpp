@@ -8,7 +8,7 @@
 #include "engine/run.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace flows_test {
 
 constexpr const char* kHeader =
     "topology: {kind: leaf_spine, radix: 8}\n"
@@ -73,5 +73,5 @@ TEST(FlowList, NicsBeyondTheTopologyAreRefused) {
   }
 }
 
-}  // namespace
+}  // namespace flows_test
 }  // namespace fabricsim::scenario

@@ -29,7 +29,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace dragonfly_routing_test {
 
 using routing::DragonflyRouting;
 constexpr int64_t kRate = 100'000'000'000;
@@ -288,11 +288,11 @@ TEST(DragonflyRouting, UniformTrafficUgalStaysCloseToMinimalValiantFallsBehind) 
   EXPECT_GT(ug.aggregate_bps, va.aggregate_bps);
 }
 
-}  // namespace
+}  // namespace dragonfly_routing_test
 }  // namespace fabricsim
 
 namespace fabricsim {
-namespace {
+namespace dragonfly_routing_test {
 
 // With switch buffers small enough for PFC to pause (1200 KiB: 7 ports x 3 lossless classes of
 // mlx5 headroom leave ~290 KiB shared), Valiant's three classes run to completion: no lossless
@@ -322,11 +322,11 @@ TEST(DragonflyRouting, ValiantUnderPfcBackPressureCompletesAndReturnsEveryBuffer
   }
 }
 
-}  // namespace
+}  // namespace dragonfly_routing_test
 }  // namespace fabricsim
 
 namespace fabricsim {
-namespace {
+namespace dragonfly_routing_test {
 
 void expect_refused(const scenario::Scenario& sc, const std::string& key) {
   try {
@@ -365,5 +365,5 @@ TEST(DragonflyRouting, CombinationsThatCannotWorkAreRefusedNamingTheKey) {
   EXPECT_EQ(lossy.network().switch_at(0).dfly.remark_mask, 0) << "no class moves when lossy";
 }
 
-}  // namespace
+}  // namespace dragonfly_routing_test
 }  // namespace fabricsim

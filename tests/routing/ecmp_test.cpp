@@ -10,7 +10,7 @@
 #include "topo/topology.h"
 
 namespace fabricsim::routing {
-namespace {
+namespace ecmp_test {
 
 struct Fabric {
   Scheduler sched;
@@ -100,5 +100,5 @@ TEST(Ecmp, SameSeedEverywherePolarizes) {
   EXPECT_EQ(cores_used(spread), 16u) << "per-switch seeds reach every core";
 }
 
-}  // namespace
+}  // namespace ecmp_test
 }  // namespace fabricsim::routing

@@ -19,7 +19,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace lb_test {
 
 using routing::LoadBalancing;
 
@@ -374,5 +374,5 @@ TEST(LoadBalancing, RefusedWhereTheReceiverCannotReorderOrOnInfiniband) {
   }
 }
 
-}  // namespace
+}  // namespace lb_test
 }  // namespace fabricsim

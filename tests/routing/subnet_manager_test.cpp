@@ -21,7 +21,7 @@
 #include "topo/topology.h"
 
 namespace fabricsim::routing {
-namespace {
+namespace subnet_manager_test {
 
 constexpr uint32_t kInf = 0xFFFFFFFFu;
 
@@ -587,5 +587,5 @@ TEST(FatTree, FallsBackToMinHopWhenAsked) {
   EXPECT_EQ(r.lft, same.lft) << "the fallback routes exactly as min-hop itself";
 }
 
-}  // namespace
+}  // namespace subnet_manager_test
 }  // namespace fabricsim::routing

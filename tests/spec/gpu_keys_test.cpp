@@ -12,7 +12,7 @@
 #include "engine/run.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace gpu_keys_test {
 
 std::string load_error(const std::string& yaml) {
   try {
@@ -74,11 +74,11 @@ TEST(GpuKeys, ARelativeTrainingFileIsBesideTheScenario) {
   EXPECT_EQ(s.training.file, "/some/dir/w/resnet.txt");
 }
 
-}  // namespace
+}  // namespace gpu_keys_test
 }  // namespace fabricsim::scenario
 
 namespace fabricsim::scenario {
-namespace {
+namespace gpu_keys_test {
 
 // A generated step too large for any machine is refused by the memory pre-flight from the
 // generator's closed-form op bound, without building its DAG (which would itself exhaust
@@ -97,5 +97,5 @@ TEST(GpuKeys, AHugeTrainingStepIsEstimatedWithoutBuildingIt) {
   EXPECT_EQ(e.largest().key, "training.micro_batches");
 }
 
-}  // namespace
+}  // namespace gpu_keys_test
 }  // namespace fabricsim::scenario

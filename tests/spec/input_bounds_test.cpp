@@ -15,7 +15,7 @@
 #include "spec/scenario_file.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace input_bounds_test {
 
 namespace fs = std::filesystem;
 
@@ -225,5 +225,5 @@ TEST(FlowList, IndicesAndValuesOutsideTheRanges) {
             "s.yaml:5: workload.flows[0]: start must be <= 1000000s, the simulated-time horizon");
 }
 
-}  // namespace
+}  // namespace input_bounds_test
 }  // namespace fabricsim::scenario

@@ -10,7 +10,7 @@
 #include <string>
 
 namespace fabricsim::scenario {
-namespace {
+namespace knobs_test {
 
 TEST(Knobs, PathsAreUniqueAndNeverBothLeafAndGroup) {
   std::set<std::string> paths;
@@ -61,5 +61,5 @@ TEST(Knobs, DocsAreUpToDate) {
          "docs/scenario-keys.md";
 }
 
-}  // namespace
+}  // namespace knobs_test
 }  // namespace fabricsim::scenario

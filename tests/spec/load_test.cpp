@@ -11,7 +11,7 @@
 #include <vector>
 
 namespace fabricsim::scenario {
-namespace {
+namespace load_test {
 
 // The brief's example scenario, every key written.
 constexpr const char* kFullScenario = R"(name: default
@@ -327,5 +327,5 @@ TEST(Locate, NearestWrittenAncestor) {
       << "a message never spans lines";
 }
 
-}  // namespace
+}  // namespace load_test
 }  // namespace fabricsim::scenario

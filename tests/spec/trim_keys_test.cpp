@@ -7,7 +7,7 @@
 #include "spec/load.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace trim_keys_test {
 
 std::string error_of(const std::string& yaml) {
   try {
@@ -47,5 +47,5 @@ TEST(TrimKeys, OutOfRangeIsAnError) {
   EXPECT_EQ(victim.rfind("s.yaml:2: fabric.trim.victim:", 0), 0u) << victim;
 }
 
-}  // namespace
+}  // namespace trim_keys_test
 }  // namespace fabricsim::scenario

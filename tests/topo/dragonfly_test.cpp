@@ -17,7 +17,7 @@
 #include "topo/topology.h"
 
 namespace fabricsim::topo {
-namespace {
+namespace dragonfly_test {
 
 struct Fabric {
   Scheduler sched;
@@ -186,5 +186,5 @@ TEST(Dragonfly, LoaderReportsFileLineAndSizesHosts) {
       << "topology.dragonfly.* only with kind: dragonfly";
 }
 
-}  // namespace
+}  // namespace dragonfly_test
 }  // namespace fabricsim::topo

@@ -11,7 +11,7 @@
 #include "topo/topology.h"
 
 namespace fabricsim::topo {
-namespace {
+namespace fat_tree_test {
 
 BuiltTopology build_spec(const TopologySpec& spec) {
   Scheduler sched;
@@ -254,5 +254,5 @@ TEST(FatTree, ImpossibleShapesAreRefused) {
   expect_refused(s, "hosts.count");
 }
 
-}  // namespace
+}  // namespace fat_tree_test
 }  // namespace fabricsim::topo

@@ -23,7 +23,7 @@
 #include "topo/topology.h"
 
 namespace fabricsim::topo {
-namespace {
+namespace file_topology_test {
 
 const std::string kData = std::string(FABRICSIM_SOURCE_DIR) + "/tests/topo/data/";
 
@@ -354,5 +354,5 @@ TEST(FileTopology, LoaderResolvesTheFileAndRefusesShapeKeys) {
   }
 }
 
-}  // namespace
+}  // namespace file_topology_test
 }  // namespace fabricsim::topo

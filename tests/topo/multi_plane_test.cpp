@@ -27,7 +27,7 @@
 #include "topo/topology.h"
 
 namespace fabricsim::topo {
-namespace {
+namespace multi_plane_test {
 
 struct Fabric {
   Scheduler sched;
@@ -233,5 +233,5 @@ TEST(MultiPlaneTopology, CombinationsThatCannotWorkAreRefused) {
       << "the bound, with file:line";
 }
 
-}  // namespace
+}  // namespace multi_plane_test
 }  // namespace fabricsim::topo

@@ -28,7 +28,7 @@
 #include "topo/topology.h"
 
 namespace fabricsim::topo {
-namespace {
+namespace rail_test {
 
 struct Fabric {
   Scheduler sched;
@@ -406,5 +406,5 @@ TEST(Rail, ImpossibleShapesNameTheKey) {
   }
 }
 
-}  // namespace
+}  // namespace rail_test
 }  // namespace fabricsim::topo

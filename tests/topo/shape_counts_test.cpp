@@ -14,7 +14,7 @@
 #include "topo/topology.h"
 
 namespace fabricsim::topo {
-namespace {
+namespace shape_counts_test {
 
 TopologySpec tree(TopologyKind kind, int tiers, int radix, int hosts, int nics_per_host = 1) {
   TopologySpec s;
@@ -111,5 +111,5 @@ TEST(ShapeCounts, MatchTheBuiltTopologyFile) {
   EXPECT_EQ(c.cables, 480);
 }
 
-}  // namespace
+}  // namespace shape_counts_test
 }  // namespace fabricsim::topo

@@ -28,7 +28,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace context_cache_test {
 
 constexpr int kMessages = 4096;
 constexpr int64_t kMissPs = 500'000;
@@ -180,5 +180,5 @@ TEST(ContextCacheKeys, UetRunsRefuseTheCache) {
   }
 }
 
-}  // namespace
+}  // namespace context_cache_test
 }  // namespace fabricsim

@@ -14,7 +14,7 @@
 #include "core/time.h"
 
 namespace fabricsim::transport {
-namespace {
+namespace dcqcn_test {
 
 constexpr int64_t kUs = kPsPerUs;
 constexpr int64_t kG = 1'000'000'000;
@@ -386,5 +386,5 @@ TEST(DcqcnProfile, InvalidParametersAreRejected) {
   EXPECT_THROW((void)DcqcnRp(p, 100 * kG), std::invalid_argument) << "g = 0 never updates alpha";
 }
 
-}  // namespace
+}  // namespace dcqcn_test
 }  // namespace fabricsim::transport

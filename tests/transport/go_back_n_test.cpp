@@ -7,7 +7,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace go_back_n_test {
 
 scenario::Scenario lossy_incast() {
   scenario::Scenario sc;
@@ -105,5 +105,5 @@ TEST(Simulation, RunCanStopAtATimeAndResumeWithNewMessages) {
   EXPECT_GE(sim.transport().message(late).rx_done_ps, 20'000'000) << "the late message completes";
 }
 
-}  // namespace
+}  // namespace go_back_n_test
 }  // namespace fabricsim

@@ -11,7 +11,7 @@
 #include "workload/workload.h"
 
 namespace fabricsim {
-namespace {
+namespace interface_test {
 
 // A transport that knows no packets: post() queues the message and the test delivers them in
 // order. Enough to show the workload needs nothing beyond the interface.
@@ -139,5 +139,5 @@ TEST(TransportInterface, RoceIdleFiguresMatchTheRoceV2Frame) {
   EXPECT_NEAR(static_cast<double>(three - two), 334'240.0, 1.0);
 }
 
-}  // namespace
+}  // namespace interface_test
 }  // namespace fabricsim

@@ -13,7 +13,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace lossy_test {
 
 struct Outcome {
   double goodput_bps;
@@ -59,5 +59,5 @@ TEST(LossyRoce, GoodputFallsWithLossRateAndEveryLossIsResent) {
   EXPECT_LT(out[3].goodput_bps, 0.8 * goodput) << out[3].goodput_bps / 1e9 << " Gb/s";
 }
 
-}  // namespace
+}  // namespace lossy_test
 }  // namespace fabricsim

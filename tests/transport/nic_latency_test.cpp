@@ -12,7 +12,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace nic_latency_test {
 
 constexpr int64_t kNs = 1000;
 constexpr int64_t kPost = 11 * kNs, kDoorbell = 23 * kNs, kDma = 307 * kNs, kTx = 41 * kNs,
@@ -118,5 +118,5 @@ TEST(NicLatency, ZeroProfileIsThePureWireModel) {
             ser_ps(write_wire(2)) + 2 * kPropPs + kSwitchPs);
 }
 
-}  // namespace
+}  // namespace nic_latency_test
 }  // namespace fabricsim

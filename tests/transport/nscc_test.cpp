@@ -10,7 +10,7 @@
 #include "transport/uet_nscc.h"
 
 namespace fabricsim::transport {
-namespace {
+namespace nscc_test {
 
 constexpr int64_t kUs = 1'000'000;
 constexpr int64_t kRate = 100'000'000'000;
@@ -251,5 +251,5 @@ TEST(Nscc, UnmarkedHighDelayEntersAverageAsQuarterBaseRtt) {
             static_cast<int64_t>(0.0125 * 0.25 * static_cast<double>(network_rtt_ps())));
 }
 
-}  // namespace
+}  // namespace nscc_test
 }  // namespace fabricsim::transport

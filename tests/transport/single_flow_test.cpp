@@ -14,7 +14,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace single_flow_test {
 
 scenario::Scenario fat_tree_k4(net::Forwarding forwarding) {
   scenario::Scenario sc;
@@ -121,5 +121,5 @@ TEST(SingleFlowTest, ZeroByteMessageStillCostsOneFrame) {
       << "a zero-byte WRITE is one minimum-size frame";
 }
 
-}  // namespace
+}  // namespace single_flow_test
 }  // namespace fabricsim

@@ -37,7 +37,7 @@
 #include "transport/rc.h"
 
 namespace fabricsim {
-namespace {
+namespace spray_test {
 
 constexpr int64_t kRateBps = 100'000'000'000;
 constexpr int64_t kExtraDelayPs = 10'000'000;  // D = 10 us
@@ -275,5 +275,5 @@ TEST(Spray, OneRoundVisitsEverySourcePortOnce) {
   }
 }
 
-}  // namespace
+}  // namespace spray_test
 }  // namespace fabricsim

@@ -21,7 +21,7 @@
 #include "engine/run.h"
 
 namespace fabricsim {
-namespace {
+namespace spray_window_test {
 
 scenario::SteadyWindowResult window(const std::string& uet) {
   const std::string yaml =
@@ -60,5 +60,5 @@ TEST(SprayingPermutation, ReachesNinetyPercentWhereOnePathStaysFarBelow) {
   EXPECT_GE(spray.min_fraction, 2 * single.min_fraction) << "spraying lifts the slowest flow";
 }
 
-}  // namespace
+}  // namespace spray_window_test
 }  // namespace fabricsim

@@ -27,7 +27,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace tcp_ctxcache_test {
 
 constexpr int kMessages = 2048;
 constexpr int kConnections = 32;
@@ -96,5 +96,5 @@ TEST(TcpContextCache, KernelTcpRefusesTheCache) {
   EXPECT_THROW(scenario::Simulation sim(sc), InputError);
 }
 
-}  // namespace
+}  // namespace tcp_ctxcache_test
 }  // namespace fabricsim

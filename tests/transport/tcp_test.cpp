@@ -19,7 +19,7 @@
 #include "transport/tcp.h"
 
 namespace fabricsim {
-namespace {
+namespace tcp_test {
 
 constexpr double kRateBps = 100e9;
 constexpr double kPayloadBytesPerSecond = kRateBps / 8 * 1448.0 / 1538.0;
@@ -312,5 +312,5 @@ TEST(TcpLatency, IwarpSmallMessageIsEveryTermOnce) {
   EXPECT_EQ(sim.transport().counters().host_cpu_ps, 0);
 }
 
-}  // namespace
+}  // namespace tcp_test
 }  // namespace fabricsim

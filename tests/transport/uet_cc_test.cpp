@@ -21,7 +21,7 @@
 #include "transport/uet.h"
 
 namespace fabricsim {
-namespace {
+namespace uet_cc_test {
 
 constexpr double kRateBps = 100e9;
 constexpr double kPayloadBytesPerSecond = kRateBps / 8 * 4096.0 / 4218.0;
@@ -208,11 +208,11 @@ TEST(UetCc, RcccIncastArrivalsBoundedByGrantedCredit) {
       << fixed.trims << "/" << fixed.packets;
 }
 
-}  // namespace
+}  // namespace uet_cc_test
 }  // namespace fabricsim
 
 namespace fabricsim {
-namespace {
+namespace uet_cc_test {
 
 // A trimmed header travels in the control class and overtakes the data packets sent just before
 // it; until the trimmed holes fill the receiver ACKs every arrival at once (UetRx::ack_after_trim)
@@ -240,5 +240,5 @@ TEST(UetCc, TrimsInAnIncastNeedNoTimeout) {
   }
 }
 
-}  // namespace
+}  // namespace uet_cc_test
 }  // namespace fabricsim

@@ -11,7 +11,7 @@
 #include "transport/uet_lb.h"
 
 namespace fabricsim {
-namespace {
+namespace uet_lb_test {
 
 using transport::UetEntropy;
 using transport::UetLoadBalancing;
@@ -115,5 +115,5 @@ TEST(UetRccc, IncastCompletesAtLineRateWithGrantedCredit) {
   EXPECT_LT(last, 1.1 * ideal_ps) << last / 1e6 << " us vs " << ideal_ps / 1e6 << " us";
 }
 
-}  // namespace
+}  // namespace uet_lb_test
 }  // namespace fabricsim

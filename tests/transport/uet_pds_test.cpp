@@ -5,7 +5,7 @@
 #include "transport/uet_pds.h"
 
 namespace fabricsim {
-namespace {
+namespace uet_pds_test {
 
 using transport::UetRx;
 
@@ -43,5 +43,5 @@ TEST(UetRx, SackCoversTheSixtyFourPsnsEndingAtTheHighestArrival) {
   EXPECT_EQ(r.sack_bits(37), (1ull << 63) | (1ull << 3));
 }
 
-}  // namespace
+}  // namespace uet_pds_test
 }  // namespace fabricsim

@@ -16,7 +16,7 @@
 #include "transport/uet.h"
 
 namespace fabricsim {
-namespace {
+namespace uet_test {
 
 scenario::Scenario leaf_spine() {
   scenario::Scenario sc;
@@ -254,5 +254,5 @@ TEST(Uet, DerivedConstantsFollowHtsimFormulas) {
   EXPECT_NEAR(transport::uet_derive(cfg, n).rto_ps / 1e6, 100.66, 0.01);
 }
 
-}  // namespace
+}  // namespace uet_test
 }  // namespace fabricsim

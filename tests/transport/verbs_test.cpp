@@ -15,7 +15,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace verbs_test {
 
 constexpr int64_t kRateBps = 100'000'000'000;
 constexpr int64_t kMtu = 4096;
@@ -151,5 +151,5 @@ TEST(Verbs, UnreliableConnectionSendsNoAcksAndLosesWholeMessages) {
   EXPECT_GT(delivered, 100) << "most survive: (1-0.002)^(16x4) = 88% expected";
 }
 
-}  // namespace
+}  // namespace verbs_test
 }  // namespace fabricsim

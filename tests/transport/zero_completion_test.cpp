@@ -13,7 +13,7 @@
 #include "engine/run.h"
 
 namespace fabricsim {
-namespace {
+namespace zero_completion_test {
 
 const char* const kTechnologies[] = {"roce", "ib", "uet", "tcp", "iwarp"};
 
@@ -62,5 +62,5 @@ TEST(ZeroDelayCompletion, RingAllReduceOnEveryTransport) {
   }
 }
 
-}  // namespace
+}  // namespace zero_completion_test
 }  // namespace fabricsim

@@ -21,7 +21,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace dcqcn_test {
 
 constexpr double kRateBps = 100e9;
 constexpr double kGoodputBps = kRateBps * 4096.0 / (4096.0 + 82.0);
@@ -258,5 +258,5 @@ TEST(Dcqcn, NvidiaDefaultSendsAtMostOneCnpPerQpEvery4Us) {
   EXPECT_GE(cnps, 3 * w_us / (4 + gap_us)) << "every QP is marked, so one CNP per interval";
 }
 
-}  // namespace
+}  // namespace dcqcn_test
 }  // namespace fabricsim

@@ -21,7 +21,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace ib_credit_test {
 
 constexpr double kRateBps = 100e9;
 constexpr int64_t kMtu = 4096;
@@ -297,5 +297,5 @@ TEST(IbCreditDefaults, IncastSendersRunAheadOfTheBottleneckByNoMoreThanThePathBu
       << "a flow's data did sit in more than one switch's VL buffer";
 }
 
-}  // namespace
+}  // namespace ib_credit_test
 }  // namespace fabricsim

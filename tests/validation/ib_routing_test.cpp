@@ -13,7 +13,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace ib_routing_test {
 
 constexpr int64_t kPsPerUs = 1'000'000;
 
@@ -207,5 +207,5 @@ TEST(Failover, CollectiveSlowdownIsTheOutageOnBothFabrics) {
   }
 }
 
-}  // namespace
+}  // namespace ib_routing_test
 }  // namespace fabricsim

@@ -16,7 +16,7 @@
 #include "engine/run.h"
 
 namespace fabricsim {
-namespace {
+namespace partial_tree_test {
 
 constexpr double kRateBps = 100e9;
 constexpr double kGoodputBps = kRateBps * 4096.0 / (4096.0 + 82.0);
@@ -69,5 +69,5 @@ TEST(PartialTree, ThreeTierWithFewerCoresKeepsFullBisection) {
   expect_near_line_rate(sprayed(3, 8, 48, 16), "3 pods, 12 edges, 12 aggs, 8 cores, 2 cables");
 }
 
-}  // namespace
+}  // namespace partial_tree_test
 }  // namespace fabricsim

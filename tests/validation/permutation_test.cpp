@@ -13,7 +13,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace permutation_test {
 
 constexpr double kRateBps = 100e9;
 constexpr double kGoodputBps = kRateBps * 4096.0 / (4096.0 + 82.0);
@@ -73,5 +73,5 @@ TEST(Permutation, OnePathPerFlowByConstructionReachesLineRate) {
   }
 }
 
-}  // namespace
+}  // namespace permutation_test
 }  // namespace fabricsim

@@ -27,7 +27,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace pfc_dynamic_test {
 
 constexpr int64_t kHeadroom = 41841;
 constexpr int64_t kFrame = 4096 + 62;  // a full data frame's buffer bytes
@@ -166,5 +166,5 @@ TEST(PfcDynamic, TwoIncastsShareThePoolWithoutLeaks) {
               static_cast<long long>(peak_room), static_cast<long long>(kHeadroom));
 }
 
-}  // namespace
+}  // namespace pfc_dynamic_test
 }  // namespace fabricsim

@@ -16,7 +16,7 @@
 #include "pfc_fabric.h"
 
 namespace fabricsim::pfc_test {
-namespace {
+namespace pfc_pause_test {
 
 // ---------------------------------------------------------------------------------------------
 // 4. PAUSE timing. Radix 8 leaf-spine, PFC on, one 1 MB flow NIC 1 -> NIC 0 (both on leaf0):
@@ -357,5 +357,5 @@ TEST(PfcHeadOfLine, VictimSharingOnlyAnUpstreamLinkSlowsDown) {
               lossless.control / 1e6);
 }
 
-}  // namespace
+}  // namespace pfc_pause_test
 }  // namespace fabricsim::pfc_test

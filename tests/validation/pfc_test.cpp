@@ -16,7 +16,7 @@
 #include "pfc_fabric.h"
 
 namespace fabricsim::pfc_test {
-namespace {
+namespace pfc_test {
 
 // ---------------------------------------------------------------------------------------------
 // 1. N:1 incast. Leaf-spine radix 16 (above), 64 NICs, a 1 MiB switch buffer; N random senders
@@ -239,5 +239,5 @@ INSTANTIATE_TEST_SUITE_P(Pfc, PfcHeadroom, ::testing::Values(100.0, 300.0),
                          [](const ::testing::TestParamInfo<double>& info) {
                            return std::to_string(static_cast<int>(info.param)) + "m";
                          });
-}  // namespace
+}  // namespace pfc_test
 }  // namespace fabricsim::pfc_test

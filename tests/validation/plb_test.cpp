@@ -20,7 +20,7 @@
 #include "engine/run.h"
 
 namespace fabricsim {
-namespace {
+namespace plb_test {
 
 scenario::Scenario permutation(bool plb, uint64_t seed = 1) {
   scenario::Scenario sc;
@@ -89,5 +89,5 @@ TEST(Plb, RefusedWithoutEcnMarks) {
   }
 }
 
-}  // namespace
+}  // namespace plb_test
 }  // namespace fabricsim

@@ -30,7 +30,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace polarization_test {
 
 const std::string kExample = std::string(FABRICSIM_SOURCE_DIR) + "/examples/ecmp-polarization.yaml";
 
@@ -150,5 +150,5 @@ TEST(Polarization, PerSwitchSeedsSpreadTheCoreUplinks) {
       << same.sim_time_ps << " ps";
 }
 
-}  // namespace
+}  // namespace polarization_test
 }  // namespace fabricsim

@@ -23,7 +23,7 @@
 #include "engine/run.h"
 
 namespace fabricsim {
-namespace {
+namespace ring_allreduce_test {
 
 constexpr double kRateBps = 400e9;
 constexpr double kPropPs = 3.0 * 5000;  // 3 m at 5 ns/m
@@ -107,5 +107,5 @@ TEST(RingAllReduce, PipelinedSlicesHideStepLatency) {
   expect_conservation(r);
 }
 
-}  // namespace
+}  // namespace ring_allreduce_test
 }  // namespace fabricsim

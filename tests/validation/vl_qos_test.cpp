@@ -31,7 +31,7 @@
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
-namespace {
+namespace vl_qos_test {
 
 constexpr int64_t kRateBps = 100'000'000'000;
 constexpr int64_t kPsPerUs = 1'000'000;
@@ -336,5 +336,5 @@ TEST(VlArbHighLimit, FourUnitsAreFourPacketsThenOneLow) {
   EXPECT_NEAR(share, 0.8, 0.02 * 0.8) << "VL 1 gets 4/5 of the link: measured " << share;
 }
 
-}  // namespace
+}  // namespace vl_qos_test
 }  // namespace fabricsim

@@ -8,7 +8,7 @@
 #include "workload/astra_format.h"
 
 namespace fabricsim::workload {
-namespace {
+namespace astra_file_test {
 
 TEST(AstraFile, ANonRegularFileIsRefusedNotRead) {
   try {
@@ -31,5 +31,5 @@ TEST(AstraFile, AMissingFileSaysSo) {
   }
 }
 
-}  // namespace
+}  // namespace astra_file_test
 }  // namespace fabricsim::workload

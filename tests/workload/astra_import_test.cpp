@@ -26,7 +26,7 @@
 #include "astra_dag.h"
 
 namespace fabricsim::workload::astra_test {
-namespace {
+namespace astra_import_test {
 
 // --- the three published files -----------------------------------------------------------------
 
@@ -318,5 +318,5 @@ TEST(AstraImport, MicroIsOneCollectiveAndItsDelay) {
   EXPECT_EQ(colls[0].ranks.size(), 16u);
   EXPECT_EQ(makespan(d, 3000), 3000 + 5000) << "no compute: iterate_micro_benchmark";
 }
-}  // namespace
+}  // namespace astra_import_test
 }  // namespace fabricsim::workload::astra_test

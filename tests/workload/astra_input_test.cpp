@@ -17,7 +17,7 @@
 #include "astra_dag.h"
 
 namespace fabricsim::workload::astra_test {
-namespace {
+namespace astra_input_test {
 
 // --- what is accepted ---------------------------------------------------------------------------
 
@@ -179,5 +179,5 @@ TEST(AstraImport, MissingFileIsLineZero) {
   }
 }
 
-}  // namespace
+}  // namespace astra_input_test
 }  // namespace fabricsim::workload::astra_test

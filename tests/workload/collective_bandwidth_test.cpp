@@ -15,7 +15,7 @@
 #include "collective_fake.h"
 
 namespace fabricsim::workload {
-namespace {
+namespace collective_bandwidth_test {
 
 using test::Bench;
 using test::FakeParams;
@@ -273,11 +273,11 @@ TEST(CollectiveCrossover, TreeBeatsRingBelowCrossoverOn16Nodes) {
             allreduce_us(CollAlgorithm::kRing, 256 * kMiB));
 }
 
-}  // namespace
+}  // namespace collective_bandwidth_test
 }  // namespace fabricsim::workload
 
 namespace fabricsim::workload {
-namespace {
+namespace collective_bandwidth_test {
 
 TEST(CollectiveCrossover, SixteenNodesOfEightGpus) {
   // 16 nodes x 8 GPUs (360 GB/s NVLink, one 50 GB/s NIC per GPU), default channels (16),
@@ -302,5 +302,5 @@ TEST(CollectiveCrossover, SixteenNodesOfEightGpus) {
   EXPECT_GT(tree256, ring256);
 }
 
-}  // namespace
+}  // namespace collective_bandwidth_test
 }  // namespace fabricsim::workload

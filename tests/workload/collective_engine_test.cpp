@@ -9,7 +9,7 @@
 #include "core/error.h"
 
 namespace fabricsim::workload {
-namespace {
+namespace collective_engine_test {
 
 using test::Bench;
 using test::FakeParams;
@@ -161,11 +161,11 @@ TEST(CollectiveEngineTest, SeveralCollectivesAtOnce) {
   EXPECT_GT(r.messages, 0);
 }
 
-}  // namespace
+}  // namespace collective_engine_test
 }  // namespace fabricsim::workload
 
 namespace fabricsim::workload {
-namespace {
+namespace collective_engine_test {
 
 // nccl-tests starts its sweeps at 8 B (2 floats) whatever the rank count: every op must finish
 // with pieces of zero bytes, and no rank may receive more than the op requires.
@@ -181,5 +181,5 @@ TEST(CollectiveEngineTest, SizesBelowOneBytePerRankComplete) {
   }
 }
 
-}  // namespace
+}  // namespace collective_engine_test
 }  // namespace fabricsim::workload

@@ -8,7 +8,7 @@
 #include "spec/knobs.h"
 
 namespace fabricsim::scenario {
-namespace {
+namespace collective_knobs_test {
 
 TEST(CollectiveKnobs, DefaultsAndSources) {
   int count = 0;
@@ -52,5 +52,5 @@ TEST(CollectiveKnobs, RangesAndSetting) {
   EXPECT_EQ(s.collective.intra_link_class, workload::kLinkPci);
 }
 
-}  // namespace
+}  // namespace collective_knobs_test
 }  // namespace fabricsim::scenario

@@ -15,7 +15,7 @@
 #include "collective_fake.h"
 
 namespace fabricsim::workload {
-namespace {
+namespace collective_latency_test {
 
 using test::Bench;
 using test::FakeParams;
@@ -205,5 +205,5 @@ TEST(TwoNodes, HierarchicalAllGatherAndReduceScatter) {
   }
 }
 
-}  // namespace
+}  // namespace collective_latency_test
 }  // namespace fabricsim::workload

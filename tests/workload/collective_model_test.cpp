@@ -10,7 +10,7 @@
 #include "workload/nccl_model.h"
 
 namespace fabricsim::workload {
-namespace {
+namespace collective_model_test {
 
 TEST(CollectiveBusbw, FactorsAreNcclTests) {
   // nccl.md §1.1: 2(n-1)/n all-reduce; (n-1)/n all-gather, reduce-scatter, all-to-all; 1 else.
@@ -173,5 +173,5 @@ TEST(DoubleBinaryTree, ShapeOfTreesCc) {
   EXPECT_EQ(depth, 4);
 }
 
-}  // namespace
+}  // namespace collective_model_test
 }  // namespace fabricsim::workload

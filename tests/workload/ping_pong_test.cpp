@@ -12,7 +12,7 @@
 #include "workload/ping_pong.h"
 
 namespace fabricsim {
-namespace {
+namespace ping_pong_test {
 
 // Two NICs on one leaf (tiers 2, radix 4, 2 hosts): A -> leaf -> B.
 scenario::Scenario two_hosts(scenario::Technology tech) {
@@ -187,5 +187,5 @@ TEST(PingPong, BadPairsAndCountsAreRefusedNamingTheKey) {
   refused(empty, 2, "workload.ping_pong.size");
 }
 
-}  // namespace
+}  // namespace ping_pong_test
 }  // namespace fabricsim

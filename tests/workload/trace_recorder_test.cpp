@@ -11,7 +11,7 @@
 #include "workload/trace_recorder.h"
 
 namespace fabricsim::workload {
-namespace {
+namespace trace_recorder_test {
 
 using test::Bench;
 using test::FakeParams;
@@ -100,5 +100,5 @@ TEST(TraceRecorder, RunningCollectivesCloseUnfinishedAtTheEnd) {
   EXPECT_EQ(rec.log().spans.size(), 4u);
 }
 
-}  // namespace
+}  // namespace trace_recorder_test
 }  // namespace fabricsim::workload

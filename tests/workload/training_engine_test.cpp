@@ -11,7 +11,7 @@
 #include "workload/training.h"
 
 namespace fabricsim::workload {
-namespace {
+namespace training_engine_test {
 
 using fakes::FakeRunner;
 using fakes::FakeTransport;
@@ -174,5 +174,5 @@ TEST(TrainingEngine, CookiesCarryTheJob) {
   EXPECT_EQ(TrainingEngine::cookie_job(cookie), 77u);
 }
 
-}  // namespace
+}  // namespace training_engine_test
 }  // namespace fabricsim::workload

@@ -8,7 +8,7 @@
 #include "workload/transformer.h"
 
 namespace fabricsim::workload {
-namespace {
+namespace transformer_errors_test {
 
 std::string key_of(const TransformerSpec& spec, uint32_t gpus) {
   try {
@@ -105,5 +105,5 @@ TEST(TransformerErrors, GlobalBatchSetsTheMicroBatches) {
   EXPECT_EQ(step.micro_batches, 64 / (2 * 8));
 }
 
-}  // namespace
+}  // namespace transformer_errors_test
 }  // namespace fabricsim::workload

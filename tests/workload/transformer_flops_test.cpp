@@ -15,7 +15,7 @@
 #include "workload/transformer.h"
 
 namespace fabricsim::workload {
-namespace {
+namespace transformer_flops_test {
 
 using fakes::run_dag;
 
@@ -209,5 +209,5 @@ TEST(TransformerPipeline, OneFOneBStepIsMPlusPMinusOneSlots) {
   }
 }
 
-}  // namespace
+}  // namespace transformer_flops_test
 }  // namespace fabricsim::workload

@@ -13,7 +13,7 @@
 #include "workload/transformer.h"
 
 namespace fabricsim::workload {
-namespace {
+namespace transformer_overlap_test {
 
 using fakes::run_dag;
 
@@ -158,5 +158,5 @@ TEST(TransformerOverlap, AllParallelismsTogetherRunToCompletion) {
   EXPECT_LT(r.step_end_ps[0], r.step_end_ps[1]);
 }
 
-}  // namespace
+}  // namespace transformer_overlap_test
 }  // namespace fabricsim::workload

@@ -18,7 +18,7 @@
 #include "core/time.h"
 
 namespace fabricsim::workload {
-namespace {
+namespace workload_test {
 
 constexpr int64_t kRate = 100'000'000'000;  // 100 Gb/s
 
@@ -320,5 +320,5 @@ TEST(Check, AcceptsGoodSpecs) {
   }
 }
 
-}  // namespace
+}  // namespace workload_test
 }  // namespace fabricsim::workload
