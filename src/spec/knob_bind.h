@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -127,36 +128,64 @@ inline std::string format(KnobType type, const std::optional<T>& v) {
   return v ? format(type, *v) : std::string("(profile)");
 }
 
-// `access` is a generic lambda returning a reference to the field, so the same accessor serves
-// the setter (Scenario&) and the getter (const Scenario&).
-template <typename Access>
-Knob bind(Knob k, Access access) {
-  k.set = [access](Scenario& s, const KnobValue& v) { assign(access(s), v); };
+// `access` is a generic lambda returning a reference to the field. Without captures it becomes
+// two plain function pointers (Scenario& -> T&, const Scenario& -> const T&), so the setter's and
+// getter's std::function are instantiated once per field type T, not once per knob: one per knob
+// lambda type made the registry's two unity groups 41 of the 302 CPU-s a first build spent
+// (docs/performance.md "Build time"). A lambda with captures (the families a loop generates: one
+// key per protocol) cannot become a function pointer and is wrapped itself.
+template <typename Write, typename Read>
+Knob bind_with(Knob k, Write write, Read read) {
+  k.set = [write](Scenario& s, const KnobValue& v) { assign(write(s), v); };
   // Sizes restricted to a list (MTUs) print the way the list does: "4096B", not "4KiB".
   const bool plain_bytes = k.type == KnobType::kBytes && !k.one_of.empty();
   const KnobType type = plain_bytes ? KnobType::kInt : k.type;
-  k.get = [access, type, unit = std::string(plain_bytes ? "B" : "")](const Scenario& s) {
-    return format(type, access(s)) + unit;
+  k.get = [read, type, unit = std::string(plain_bytes ? "B" : "")](const Scenario& s) {
+    return format(type, read(s)) + unit;
+  };
+  return k;
+}
+
+template <typename Access>
+Knob bind(Knob k, Access access) {
+  using T = std::remove_reference_t<decltype(access(std::declval<Scenario&>()))>;
+  if constexpr (std::is_convertible_v<Access, T& (*)(Scenario&)>) {
+    T& (*write)(Scenario&) = access;
+    const T& (*read)(const Scenario&) = access;
+    return bind_with(std::move(k), write, read);
+  } else {
+    return bind_with(std::move(k), access, access);
+  }
+}
+
+template <typename E, typename Write, typename Read>
+Knob bind_enum_with(Knob k, std::vector<std::pair<std::string, E>> table, Write write,
+                    Read read) {
+  k.type = KnobType::kEnum;
+  for (const auto& [name, value] : table) k.choices.push_back(name);
+  k.set = [table, write](Scenario& s, const KnobValue& v) {
+    for (const auto& [name, value] : table) {
+      if (name == std::get<std::string>(v)) write(s) = value;
+    }
+  };
+  k.get = [table = std::move(table), read](const Scenario& s) {
+    for (const auto& [name, value] : table) {
+      if (value == read(s)) return name;
+    }
+    return std::string("?");
   };
   return k;
 }
 
 template <typename E, typename Access>
 Knob bind_enum(Knob k, std::vector<std::pair<std::string, E>> table, Access access) {
-  k.type = KnobType::kEnum;
-  for (const auto& [name, value] : table) k.choices.push_back(name);
-  k.set = [table, access](Scenario& s, const KnobValue& v) {
-    for (const auto& [name, value] : table) {
-      if (name == std::get<std::string>(v)) access(s) = value;
-    }
-  };
-  k.get = [table, access](const Scenario& s) {
-    for (const auto& [name, value] : table) {
-      if (value == access(s)) return name;
-    }
-    return std::string("?");
-  };
-  return k;
+  if constexpr (std::is_convertible_v<Access, E& (*)(Scenario&)>) {
+    E& (*write)(Scenario&) = access;
+    const E& (*read)(const Scenario&) = access;
+    return bind_enum_with(std::move(k), std::move(table), write, read);
+  } else {
+    return bind_enum_with(std::move(k), std::move(table), access, access);
+  }
 }
 
 // An area's table in registry order from its pieces: runs of literal entries and the families a

@@ -258,7 +258,7 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
   p.msg = msg_id;
   p.payload_bytes = static_cast<uint16_t>(payload);
   p.frame_bytes = static_cast<uint16_t>(data_frame_bytes(cfg_, payload, index == 0, last));
-  p.entropy = cfg_.spray ? spray_entropy(q, qp_id) : q.entropy;
+  p.entropy = cfg_.spray ? spray_entropy(q) : q.entropy;
   p.type = PacketType::kData;
   p.priority = q.priority;
   p.ecn = ib() ? 0 : 2;  // ECT(0): RoCEv2 NICs send ECN-capable traffic

@@ -207,7 +207,7 @@ class RoceTransport final : public NicCore<RoceTransport> {
   void accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce);
   // Spraying and the reorder buffer (transport/rc_spray.cpp).
   // The UDP source port of the QP's next data packet (cfg.spray), advancing its spray state.
-  uint16_t spray_entropy(Qp& q, uint32_t qp_id);
+  uint16_t spray_entropy(Qp& q);
   // Out-of-order responder, psn > epsn: place it in the reorder buffer, or beyond the buffer
   // fall back to go-back-N.
   void place_out_of_order(Qp& q, uint32_t qp_id, uint32_t psn);

@@ -24,7 +24,7 @@
 
 namespace fabricsim::transport {
 
-uint16_t RoceTransport::spray_entropy(Qp& q, uint32_t qp_id) {
+uint16_t RoceTransport::spray_entropy(Qp& q) {
   const uint32_t paths = static_cast<uint32_t>(cfg_.spray_paths);  // a power of two
   const uint32_t slot = q.spray_index & (paths - 1);
   if (slot == 0) {  // a new round: a new order of the ports
