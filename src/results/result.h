@@ -49,7 +49,7 @@ struct FlowRecord {
   int traffic_class = 0;
   uint32_t qp = 0;
   // outputs.flows.path: the ports its data packets crossed (engine/packet/flow_paths.h format).
-  std::string path;
+  std::string path{};
   int64_t fct_ps() const { return finish_ps < 0 ? -1 : finish_ps - start_ps; }
   double slowdown() const {
     return finish_ps < 0 || ideal_fct_ps <= 0 ? 0.0

@@ -154,7 +154,9 @@ TEST(LinkTable, EcnMarksSumToTheSwitchesCeMarks) {
   int64_t marks = 0;
   for (const scenario::LinkRow& row : r.link_rows) {
     marks += row.ecn_marks;
-    if (row.from_tier == 0) EXPECT_EQ(row.ecn_marks, 0) << "NICs do not mark: " << row.link;
+    if (row.from_tier == 0) {
+      EXPECT_EQ(row.ecn_marks, 0) << "NICs do not mark: " << row.link;
+    }
   }
   ASSERT_GT(r.counters.ecn_marks, 0) << "test scenario: DCQCN's ECN marks the incast";
   EXPECT_EQ(marks, r.counters.ecn_marks);

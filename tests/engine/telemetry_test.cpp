@@ -249,7 +249,9 @@ TEST(Telemetry, TopPortsHoldTheHighestExactPeaks) {
   for (uint32_t p = 0; p < net.num_ports(); ++p) {
     bool chosen = false;
     for (const auto& series : r.t.ports) chosen = chosen || series.port == p;
-    if (!chosen) EXPECT_LE(peak(p), lowest_chosen) << "port " << p;
+    if (!chosen) {
+      EXPECT_LE(peak(p), lowest_chosen) << "port " << p;
+    }
   }
 }
 
