@@ -177,7 +177,7 @@ const std::vector<Knob> kUetKnobs = {
          .source = "true: UEC 1.0 §3.6.13.6 update_base_rtt and uet-htsim uec.cpp "
                    "update_base_rtt; false (fabricsim): on a cut-through fabric at a "
                    "small BDP the rescaled ceiling leaves no room for one queued "
-                   "packet per hop and a sprayed permutation reaches ~47% of line rate "
+                   "packet per hop and a sprayed permutation reaches ~53% of line rate "
                    "at 10 Gb/s (docs/transports.md \"NSCC\")"},
         [](auto& s) -> auto& { return s.uet.nscc_rescale_max_window; }),
     bind(

@@ -14,7 +14,7 @@
 // rate on average with NDP (Handley et al., SIGCOMM 2017); lossless RoCE spraying on this
 // network reaches 90.8% at 10 Gb/s (fabric.roce.spray, 64 ports). The mark is 88%.
 // Before the fix NSCC's window ceiling followed the smallest RTT seen (UEC 1.0 §3.6.13.6
-// update_base_rtt, uet-htsim uec.cpp update_base_rtt): about four 4 KiB packets at 10 Gb/s, and
+// update_base_rtt, uet-htsim uec.cpp update_base_rtt): about five 4 KiB frames at 10 Gb/s, and
 // this permutation ran at 65% (k=4) and 62% (k=8) of line rate.
 //
 // REPS runs as uet-htsim evaluates it (validate_load_balancing_snd.txt: -sack_threshold 4000),
