@@ -228,8 +228,9 @@ const std::vector<Knob> kCongestionKnobs = {
         {.path = "fabric.roce.plb.congested_fraction",
          .type = KnobType::kDouble,
          .description = "A round is congested when at least this fraction of its "
-                        "packets was CE-marked",
-         .source = "Linux tcp_plb_cong_thresh 128/256",
+                        "packets was CE-marked, or when a CNP arrived in it (DCQCN)",
+         .source = "Linux tcp_plb_cong_thresh 128/256; the CNP: issue 22, "
+                   "docs/load-balancing.md \"PLB\"",
          .min = positive,
          .max = Bound{1},
          .only_with = {plb}},

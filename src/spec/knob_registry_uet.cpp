@@ -168,6 +168,19 @@ const std::vector<Knob> kUetKnobs = {
          .min = positive},
         [](auto& s) -> auto& { return s.uet.nscc_overrides.max_cwnd_bytes; }),
     bind(
+        {.path = "fabric.uet.nscc_rescale_max_window",
+         .type = KnobType::kBool,
+         .description = "At each new minimum RTT, re-derive NSCC's largest window as "
+                        "1.5 x line rate x that RTT; false: it stays at max_window (1.5 x "
+                        "BDP of the network RTT) while the minimum still sets the base RTT "
+                        "the queueing delay is measured from",
+         .source = "true: UEC 1.0 §3.6.13.6 update_base_rtt and uet-htsim uec.cpp "
+                   "update_base_rtt; false (fabricsim): on a cut-through fabric at a "
+                   "small BDP the rescaled ceiling leaves no room for one queued "
+                   "packet per hop and a sprayed permutation reaches ~53% of line rate "
+                   "at 10 Gb/s (docs/transports.md \"NSCC\")"},
+        [](auto& s) -> auto& { return s.uet.nscc_rescale_max_window; }),
+    bind(
         {.path = "fabric.uet.sack_loss",
          .type = KnobType::kBool,
          .description = "Presume a packet lost when packets sent after it were SACKed "

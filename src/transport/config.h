@@ -33,6 +33,10 @@ struct DcqcnOverrides {
 
 // Protective Load Balancing (Qureshi et al., SIGCOMM 2022; Linux net/ipv4/tcp_plb.c): after
 // enough consecutive congested rounds the sender picks a new UDP source port (a new ECMP path).
+// A round is congested when congested_fraction of its acknowledged packets echoed CE, or when a
+// CNP reached the requester in it: under DCQCN the CNP is the requester's congestion signal, and
+// DCQCN's pacing and RED marking keep the echoed fraction far below 0.5 (issue 22 item 5;
+// docs/load-balancing.md "PLB").
 struct PlbConfig {
   bool enabled = false;
   double congested_fraction = 0.5;  // a round is congested when >= this fraction was CE-marked

@@ -202,6 +202,8 @@ bool RoceTransport::send(uint32_t entry, Packet& out) {
 }
 
 void RoceTransport::on_cnp(uint32_t qp_id) {
+  Qp& q = qps_[qp_id];
+  if (q.round_cnps < UINT16_MAX) ++q.round_cnps;
   if (!cc_enabled()) return;
   rps_[qp_id].on_cnp(sched_.now_ps);
   repace(qp_id);
@@ -448,10 +450,14 @@ void RoceTransport::plb_round(uint32_t qp_id, uint32_t newly_acked, bool ece) {
   q.round_acked += newly_acked;
   if (ece) q.round_marked += newly_acked;
   if (q.snd_una < q.round_end_psn) return;
-  // A round (one window of data) ended: was it congested? (PLB, reference §5)
+  // A round (one window of data) ended: was it congested? (PLB, reference §5.) Either half its
+  // packets came back CE-echoed (PLB's DCTCP signal), or a CNP arrived in it: DCQCN's requester
+  // hears of marks through CNPs, and paces a colliding QP to 1-2 packets per round of which RED
+  // marks a few, so the fraction alone never fires under DCQCN (docs/load-balancing.md "PLB").
   const PlbConfig& plb = cfg_.plb;
-  const bool congested = q.round_acked > 0 &&
-                         q.round_marked >= plb.congested_fraction * q.round_acked;
+  const bool congested =
+      q.round_cnps > 0 ||
+      (q.round_acked > 0 && q.round_marked >= plb.congested_fraction * q.round_acked);
   q.congested_rounds = congested ? q.congested_rounds + 1 : 0;
   const bool idle = q.snd_nxt == q.snd_una;
   if (q.congested_rounds >= plb.rehash_rounds ||
@@ -465,6 +471,7 @@ void RoceTransport::plb_round(uint32_t qp_id, uint32_t newly_acked, bool ece) {
   q.round_end_psn = q.snd_nxt;
   q.round_acked = 0;
   q.round_marked = 0;
+  q.round_cnps = 0;
 }
 
 void RoceTransport::on_nak(uint32_t qp_id, uint32_t psn) {

@@ -79,6 +79,7 @@ struct Qp {
   uint32_t round_marked = 0;
   uint16_t congested_rounds = 0;
   uint16_t repaths = 0;
+  uint16_t round_cnps = 0;       // CNPs received in the current round (DCQCN: PLB's signal)
   // Who the QP is: a hash of (source, destination, SL, index within the pair), never its
   // creation order, so its entropy is the same whichever NIC posted first (core/event_queue.h).
   uint64_t path_key = 0;

@@ -64,6 +64,7 @@ UetTransport::UetTransport(const UetConfig& cfg, net::Network& net, uint64_t see
   nscc_params_ = nscc_params(d_.network_rtt_ps, n_.link_rate_bps, mtu_frame, cfg_.trimming,
                              static_cast<int>(uet_data_overhead_bytes(cfg_)));
   nscc_params_.receiver_cc = cfg_.rccc;
+  nscc_params_.rescale_max_cwnd = cfg_.nscc_rescale_max_window;
   if (cfg_.nscc_overrides.target_delay_ps) {
     nscc_params_.target_delay_ps = *cfg_.nscc_overrides.target_delay_ps;
   }

@@ -43,6 +43,10 @@ struct UetConfig {
   // only trims (NACK) and the RTO recover losses.
   bool sack_loss = true;
   NsccOverrides nscc_overrides;
+  // NSCC's window ceiling at a new minimum RTT (transport/uet_nscc.h NsccParams::rescale_max_cwnd):
+  // false keeps maxwnd = 1.5 x BDP of the network RTT; true re-derives it from the minimum, as
+  // the UEC 1.0 pseudocode (§3.6.13.6 update_base_rtt) and uet-htsim (uec.cpp update_base_rtt) do.
+  bool nscc_rescale_max_window = false;
   // Added by the UET engine (issue 11): switch packet trimming for the data class
   // (fabric.uet.trimming: sets SwitchConfig::trim) and a per-packet header override
   // (fabric.uet.header_bytes; 0 = the real Ethernet/IPv4/UDP/PDS/SES headers, transport/uet.h;

@@ -63,10 +63,12 @@ Nscc::Nscc(const NsccParams& p)
       max_cwnd_bytes_(p.max_cwnd_bytes),
       base_rtt_ps_(p.base_rtt_ps) {}
 
-// update_base_rtt: a new minimum re-derives the BDP and maxwnd (bdp = rtt_us x rate / 8e6).
+// update_base_rtt: a new minimum becomes the base RTT; with rescale_max_cwnd it also re-derives
+// the BDP and maxwnd as htsim does (bdp = rtt_us x rate / 8e6).
 void Nscc::update_base_rtt(int64_t rtt_ps) {
   if (rtt_ps >= base_rtt_ps_) return;
   base_rtt_ps_ = rtt_ps;
+  if (!p_.rescale_max_cwnd) return;
   const int64_t bdp = static_cast<int64_t>(static_cast<double>(rtt_ps) / 1e6 *
                                            static_cast<double>(p_.link_rate_bps) / 8e6);
   max_cwnd_bytes_ = static_cast<int64_t>(1.5 * static_cast<double>(bdp));

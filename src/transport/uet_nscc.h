@@ -17,7 +17,7 @@ namespace fabricsim::transport {
 
 struct NsccParams {
   int64_t network_rtt_ps = 0;   // the diameter RTT the constants scale from (uet-sim.md §0)
-  int64_t link_rate_bps = 0;    // the sender NIC's rate (maxwnd = 1.5 x base_rtt x rate)
+  int64_t link_rate_bps = 0;    // the sender NIC's rate (rescaled maxwnd = 1.5 x base_rtt x rate)
   int mtu_bytes = 0;            // packet size on the wire the window counts in (min cwnd)
   int mss_bytes = 0;            // payload per packet: alpha, fi and eta scale with it (uec.cpp)
   int64_t target_delay_ps = 0;  // target queueing delay: 0.75 x RTT with trimming, 1.0 without
@@ -41,6 +41,13 @@ struct NsccParams {
   // RCCC also on: a NACK for a last-hop trim does not shrink the window (the receiver's credit
   // already paces that bottleneck; updateCwndOnNack_NSCC).
   bool receiver_cc = false;
+  // A new minimum RTT re-derives maxwnd = 1.5 x rate x that RTT (UEC 1.0 §3.6.13.6
+  // update_base_rtt; uet-htsim uec.cpp update_base_rtt). Off (fabricsim's default): maxwnd stays
+  // max_cwnd_bytes, 1.5 x BDP of the network RTT, and the minimum only lowers base_rtt, the
+  // reference the queueing delay is measured from. The rescaled ceiling leaves 0.5 x base_rtt
+  // for queueing; on a cut-through fabric at 10 Gb/s that is about one 4 KiB packet for the
+  // whole path, and a sprayed permutation queues about one per hop (docs/transports.md "NSCC").
+  bool rescale_max_cwnd = false;
 };
 
 // The derived defaults for a network: uet-sim.md §1a. `header_bytes` is the UET header the
@@ -87,7 +94,7 @@ class Nscc {
 
   NsccParams p_;
   int64_t cwnd_bytes_ = 0;
-  int64_t max_cwnd_bytes_ = 0;  // 1.5 x BDP(base_rtt): re-derived at each new base RTT minimum
+  int64_t max_cwnd_bytes_ = 0;  // p_.max_cwnd_bytes, or 1.5 x BDP(base_rtt) with rescale_max_cwnd
   int64_t base_rtt_ps_ = 0;
   int64_t avg_delay_ps_ = 0;     // EWMA of queueing delay (integer ps, as htsim's simtime)
   double inc_bytes_ = 0;         // pending fair + proportional increase, bytes x bytes

@@ -15,6 +15,8 @@
 //   trimming to 64 B, 50/50 arrival/newest   fabric.uet.trimming, fabric.trim.victim htsim
 //   ECN 0.2/0.8 BDP, mixed LB over 64 EVs    (UET defaults), REPS over 64 EVs
 //   no SACK-inferred loss (SLEEK off)        fabric.uet.sack_loss false
+//   maxwnd = 1.5 x BDP of the minimum RTT    fabric.uet.nscc_rescale_max_window true
+//     (uec.cpp update_base_rtt)
 //
 // What fabricsim adds that htsim lacks: 20 B of preamble/SFD + IFG per frame (4170 instead of
 // 4150 wire bytes per full packet, +0.48 % on every serialization).
@@ -50,7 +52,8 @@ std::string htsim_network(const std::string& extra_uet) {
          "  switch: {latency: 0ns, forwarding: store_and_forward, port_queue: 178450B}\n"
          "  nic: {profile: zero}\n"
          "  trim: {victim: htsim}\n"
-         "  uet: {mtu: 4086B, header_bytes: 64B, trimming: true, sack_loss: false" +
+         "  uet: {mtu: 4086B, header_bytes: 64B, trimming: true, sack_loss: false,"
+         " nscc_rescale_max_window: true" +
          extra_uet +
          "}\n"
          "topology: {kind: fat_tree, tiers: 3, radix: 4}\n"

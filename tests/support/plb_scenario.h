@@ -5,15 +5,16 @@
 // 3-tier k=8 fat-tree, 128 NICs, each sends 20 MB to one other (a random single cycle), DCQCN
 // and PFC on. Per-flow ECMP leaves some uplinks carrying two or more flows (SPEC §8: a fraction
 // (1 - 1/n)^n of n paths stays idle), so those flows run at half rate or less for their whole
-// life and set the tail. PLB moves a flow after 12 consecutive rounds in which at least half of
-// its packets were CE-marked; a moved flow is likely to land on a less loaded path, so the
-// slowest flow must finish sooner and the fabric must carry more.
+// life and set the tail. PLB moves a flow after 12 consecutive congested rounds (at least half
+// of a round's packets CE-echoed, or a CNP in the round: docs/load-balancing.md "PLB"); a moved
+// flow is likely to land on a less loaded path, so the slowest flow must finish sooner and the
+// fabric must carry more.
 //
 // Switches mark as PLB's deployments do, DCTCP-style: every packet that finds the queue above
 // K = 20 KiB (Alizadeh et al., SIGCOMM 2010, K > C x RTT / 7: about 9 KB at 100 Gb/s and a 5 us
 // RTT). Under the NVIDIA RoCE defaults (RED from 150 KB to 1.5 MB, DCQCN byte counter 2 MB) no
-// round of a colliding flow is half-marked (the queue would have to stay above ~825 KB) and PLB
-// never repaths: measured on examples/plb.yaml, 0 repaths and results identical with PLB off.
+// round of a colliding flow is half-marked (the queue would have to stay above ~825 KB); since
+// issue 22 a CNP makes a round congested too, which is what `polarized` below tests.
 #pragma once
 
 #include <algorithm>
@@ -39,6 +40,23 @@ inline scenario::Scenario permutation(bool plb, uint64_t seed = 1) {
   sc.workload.kind = workload::WorkloadKind::kPattern;
   sc.workload.pattern = workload::PatternKind::kPermutation;
   sc.workload.flow_size_bytes = 20'000'000;
+  return sc;
+}
+
+// The polarized permutation of tests/validation/plb_test.cpp (issue 22 item 5): the same k=8
+// fat-tree and 128-flow permutation (2 MB each), DCQCN with its default profile and marking
+// (nvidia-default: RED from 150 KB to 1.5 MB), PFC, and every switch hashing with the same seed
+// (routing.ecmp.seed: same, examples/ecmp-polarization.yaml): an edge switch sends agg j only
+// the flows whose hash is j (mod 4) and agg j puts them all on its core uplink j, so 3 of every
+// 4 agg->core links stay idle and the flows crossing pods share the fourth. A repath gives a
+// flow a new hash, hence another (agg, core) pair: it cannot undo the polarization, but it can
+// move a flow off the most crowded of the used links, which set the slowest flow.
+inline scenario::Scenario polarized(bool plb, uint64_t seed = 1) {
+  scenario::Scenario sc = permutation(plb, seed);
+  sc.ecn = {};  // DCQCN's own marking (RED 150 KB - 1.5 MB)
+  sc.ecmp.seed_mode = routing::EcmpSeedMode::kSame;
+  sc.workload.flow_size_bytes = 2'000'000;
+  sc.flow_paths = true;
   return sc;
 }
 

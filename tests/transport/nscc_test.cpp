@@ -233,14 +233,32 @@ TEST(Nscc, LastHopNackWithRcccKeepsWindow) {
   EXPECT_EQ(cc.avg_delay_ps(), avg2);
 }
 
-TEST(Nscc, LowerBaseRttRederivesMaxWindow) {
-  Nscc cc(reference());
+TEST(Nscc, LowerBaseRttRederivesMaxWindowWhenRescaling) {
+  // fabric.uet.nscc_rescale_max_window: the rule of UEC 1.0 §3.6.13.6 and htsim's
+  // update_base_rtt.
+  NsccParams p = reference();
+  p.rescale_max_cwnd = true;
+  Nscc cc(p);
   // A 10 us RTT: BDP = 10 us x 12.5 GB/s = 125 000 B, maxwnd 187 500 B, and the window
   // (262 926 B) is bounded to it.
   cc.on_ack(1000, kMtu, 10 * kUs, false, 0);
   EXPECT_EQ(cc.base_rtt_ps(), 10 * kUs);
   EXPECT_EQ(cc.max_cwnd_bytes(), 187'500);
   EXPECT_EQ(cc.cwnd_bytes(), 187'500);
+}
+
+TEST(Nscc, LowerBaseRttKeepsTheConfiguredCeilingByDefault) {
+  // fabricsim's default: the 10 us minimum becomes the delay reference, the ceiling stays
+  // 1.5 x BDP of the network RTT (262 926 B, NsccParams.ReferenceNetworkDerivations).
+  Nscc cc(reference());
+  cc.on_ack(1000, kMtu, 10 * kUs, false, 0);
+  EXPECT_EQ(cc.base_rtt_ps(), 10 * kUs);
+  EXPECT_EQ(cc.max_cwnd_bytes(), 262'926);
+  EXPECT_EQ(cc.cwnd_bytes(), 262'926);
+  // The delay is now measured from the new minimum: a 14 us sample reads 4 us of queueing.
+  const int64_t avg_before = cc.avg_delay_ps();
+  cc.on_ack(2000, kMtu, 14 * kUs, false, 0);
+  EXPECT_EQ(cc.avg_delay_ps(), static_cast<int64_t>(0.0125 * 4e6 + 0.9875 * avg_before));
 }
 
 TEST(Nscc, UnmarkedHighDelayEntersAverageAsQuarterBaseRtt) {
