@@ -203,6 +203,20 @@ void install_dragonfly(net::Network& net, const topo::DragonflyShape& shape,
         d.port_to_group[t] = local_port(net, s, r);
         break;
       }
+      // The local link to every owner failed: two local hops, through a switch that still has
+      // working links to this one and to an owner (one global hop, as before the failure).
+      for (uint32_t i = 1; i < a && d.port_to_group[t] == net::kNoPort; ++i) {
+        const uint32_t r = base + (s - base + i) % a;
+        if (global_to[r][t] == net::kNoPort) continue;
+        for (uint32_t j = 1; j < a; ++j) {
+          const uint32_t v = base + (s - base + j) % a;
+          if (v == r || !net.port(local_port(net, s, v)).up || !net.port(local_port(net, v, r)).up) {
+            continue;
+          }
+          d.port_to_group[t] = local_port(net, s, v);
+          break;
+        }
+      }
     }
     reroute_cut_groups(net, s, a, groups, global_to, d.port_to_group);
     program_minimal(net, s, groups, a, global_to, nic_lid);
