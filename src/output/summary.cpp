@@ -179,8 +179,9 @@ void add_failure_rows(const scenario::RunResult& r, Rows& rows) {
              : std::string("routes never restored before the end");
     rows.emplace_back("failure", v + ", " + count(n.link_down_drops) + " packets lost");
     if (r.failure.link_up_ps >= 0) {
-      rows.emplace_back("link up", "first back at " + format_time(r.failure.link_up_ps) + "; " +
-                                       count(r.failure.link_downs) + " down/up cycles");
+      rows.emplace_back("link up", "first back at " + format_time(r.failure.link_up_ps) +
+                                       "; it went down " + count(r.failure.link_downs) +
+                                       (r.failure.link_downs == 1 ? " time" : " times"));
     }
     if (r.failure.affected_qps > 0) {
       const scenario::FailureTimeline& f = r.failure;

@@ -228,11 +228,16 @@ void Simulation::on_local_repair(uint32_t cycle) {
   // A repair scheduled for an earlier failure of a flapping cable, or a cable that came back
   // before its failure was detected (a flap shorter than the detection delay): nothing to do.
   if (static_cast<int>(cycle) != link_downs_ - 1 || net_.port(failed_port_).up) return;
+  int changed = 0;
   for (const uint32_t id : {failed_port_, net_.port(failed_port_).peer}) {
     const net::Port& p = net_.port(id);
-    if (p.switch_index >= 0) net_.remove_from_groups(static_cast<uint32_t>(p.switch_index), id);
+    if (p.switch_index >= 0) {
+      changed += net_.remove_from_groups(static_cast<uint32_t>(p.switch_index), id);
+    }
   }
-  if (local_repair_ps_ < 0) local_repair_ps_ = sched_.now_ps;
+  // Nothing to take out when routing already converged without the cable (a convergence
+  // shorter than the detection delay) or when no group had an alternative: no local repair.
+  if (changed > 0 && local_repair_ps_ < 0) local_repair_ps_ = sched_.now_ps;
 }
 
 void Simulation::on_link_up(uint32_t cycle) {
