@@ -29,7 +29,8 @@ enum EventKind : uint32_t {
   kNicResume = 8,    // a stalled NIC drains again (target = NIC)
   kCreditWatchdog = 9,  // check a VL waiting for IB credits against the HOQ lifetime (port)
   kLinkFail = 10,    // a link fails (target = one of its ports)
-  kLinkUp = 11,      // a failed link of faults.link_down comes back (target = its cycle index)
+  kLinkUp = 11,      // a failed link of faults.link_down comes back (target = its cycle index;
+                     // with the top bit: the SM activates it, engine/packet/simulation.h)
 
   // routing 20-29
   kRouteUpdate = 20,  // recomputed tables take effect after a failure (target unused)

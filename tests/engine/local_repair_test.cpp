@@ -250,5 +250,44 @@ TEST(LocalRepair, InfiniBandStaticWaitsForTheSmAdaptiveReroutesAtOnce) {
   }
 }
 
+// InfiniBand, the cable back up at 100 us (down at 50 us; SM sweep 100 us + programming 20 us):
+// the trained port waits in the Init state until the SM's sweep after the link-up activates it
+// (100 + 120 = 220 us; the sweep the failure triggered at 170 us still routes without it). Link
+// initialization then gives each sender the far receiver's free buffer as credits (IBA 7.9:
+// FCCL - FCTBS = free blocks) and traffic crosses the cable again with no credit violation.
+TEST(LocalRepair, InfiniBandLinkBackUpIsUsedAfterTheSmActivatesItWithFreshCredits) {
+  scenario::Simulation sim(load({"fabric.technology=ib", "fabric.pfc.enabled=false",
+                                 "faults.link_down.until=100us"}));
+  const net::Network& net = sim.network();
+  const uint32_t failed = net.switch_at(0).first_port + 4;
+  sim.start_workload();
+  sim.run(100 * kPsPerUs);
+  EXPECT_EQ(sim.link_up_ps(), 100 * kPsPerUs);
+  EXPECT_FALSE(net.port(failed).up) << "Init: no data through it before the SM activates it";
+  const int64_t tx_at_up = net.port_tx_bytes(failed);
+  sim.run(220 * kPsPerUs - 1);
+  EXPECT_EQ(sim.routes_restored_ps(), 170 * kPsPerUs);
+  EXPECT_FALSE(net.port(failed).up);
+  EXPECT_EQ(net.port_tx_bytes(failed), tx_at_up);
+  sim.run(220 * kPsPerUs);
+  ASSERT_TRUE(net.port(failed).up) << "the SM's sweep after the link-up activated it";
+  for (const uint32_t id : {failed, net.port(failed).peer}) {
+    const net::PortQueues& q = net.queues(id);
+    const net::PortQueues& far = net.queues(net.port(id).peer);
+    for (int vl = 0; vl < net::kPriorities; ++vl) {
+      EXPECT_EQ(q.fc_limit_blocks[vl] - q.fc_sent_blocks[vl],
+                far.rx_buffer_blocks - far.rx_blocks[vl])
+          << "port " << id << " VL " << vl << ": credits = the receiver's free blocks";
+    }
+  }
+  sim.run(300 * kPsPerUs);
+  EXPECT_GT(net.port_tx_bytes(failed), tx_at_up) << "the SM routes over it again";
+  ASSERT_TRUE(sim.run());
+  EXPECT_EQ(net.counters().credit_violations, 0);
+  for (uint32_t m = 0; m < sim.transport().num_messages(); ++m) {
+    EXPECT_GE(sim.transport().message(m).rx_done_ps, 0) << "message " << m << " delivered";
+  }
+}
+
 }  // namespace local_repair_test
 }  // namespace fabricsim

@@ -240,20 +240,34 @@ void Simulation::on_local_repair(uint32_t cycle) {
   if (changed > 0 && local_repair_ps_ < 0) local_repair_ps_ = sched_.now_ps;
 }
 
-void Simulation::on_link_up(uint32_t cycle) {
+void Simulation::on_link_up(uint32_t target) {
+  const bool activate = (target & kSmActivateBit) != 0;
+  const uint32_t cycle = target & ~kSmActivateBit;
+  if (static_cast<int>(cycle) != link_downs_ - 1) return;  // failed again before activation
   // Arrivals scheduled before the failure must have fired first (net::Network::link_quiet_ps):
   // nanoseconds to microseconds after it, against flaps of microseconds and more.
   const int64_t quiet_ps = net_.link_quiet_ps(failed_port_);
   if (quiet_ps > sched_.now_ps) {
-    sched_.at(quiet_ps, kLinkUp, cycle);
+    sched_.at(quiet_ps, kLinkUp, target);
+    return;
+  }
+  if (!activate) {
+    if (link_up_ps_ < 0) link_up_ps_ = sched_.now_ps;
+    last_link_up_ps_ = sched_.now_ps;
+  }
+  if (sm_ && !activate) {
+    // InfiniBand: the trained port waits in the Init state, where switches forward no data
+    // through it, until the SM's sweep (trap 128) moves it to Active and programs LFTs over it.
+    sched_.at(sched_.now_ps + route_update_delay_ps(), kLinkUp, cycle | kSmActivateBit);
     return;
   }
   net_.restore_link(failed_port_);
-  if (link_up_ps_ < 0) link_up_ps_ = sched_.now_ps;
-  last_link_up_ps_ = sched_.now_ps;
-  // The port carries traffic again once the control plane has it back in the routes: Ethernet
-  // after the routing protocol reconverges over the link, InfiniBand after the SM's sweep (trap
-  // 128; the SM moves the port to Active and reprograms the LFTs).
+  if (activate) {
+    on_route_update();
+    return;
+  }
+  // Ethernet: the cable forwards at once (what still hashes onto it), but its port rejoins the
+  // groups only once the routing protocol has reconverged over it.
   sched_.at(sched_.now_ps + route_update_delay_ps(), kRouteUpdate, 0);
 }
 

@@ -147,7 +147,9 @@ class Simulation final : public Engine {
   // (InfiniBand) or the routing protocol's convergence (Ethernet).
   int64_t route_update_delay_ps() const;
   void on_local_repair(uint32_t cycle);
-  void on_link_up(uint32_t cycle);
+  // kLinkUp targets with this bit set: the SM activates the port of a cable that came back.
+  static constexpr uint32_t kSmActivateBit = 0x80000000u;
+  void on_link_up(uint32_t target);
   static void capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
   // The one tap when both capture and path recording are on (the network has one tap).
   static void tap_both(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
