@@ -29,12 +29,17 @@ enum EventKind : uint32_t {
   kNicResume = 8,    // a stalled NIC drains again (target = NIC)
   kCreditWatchdog = 9,  // check a VL waiting for IB credits against the HOQ lifetime (port)
   kLinkFail = 10,    // a link fails (target = one of its ports)
+  kLinkUp = 11,      // a failed link of faults.link_down comes back (target = its cycle index;
+                     // with the top bit: the SM activates it, engine/packet/simulation.h)
 
   // routing 20-29
   kRouteUpdate = 20,  // recomputed tables take effect after a failure (target unused)
   // the TE controller's rules take effect / it re-optimizes (routing/te_controller.h)
   kTeInstall = 21,
   kTeTick = 22,
+  // the switches at a failed cable's ends drop it from their ECMP groups (routing.ecmp.
+  // local_repair; target = the failure's cycle index)
+  kLocalRepair = 23,
 
   // transport 30-39 (Transport::is_event lists them)
   kQpTimer = 30,     // retransmit timer of a QP (target = QP)

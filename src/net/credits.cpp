@@ -282,18 +282,4 @@ void Network::flush_queues(uint32_t port) {
   q.fc_pending_mask = 0;
 }
 
-void Network::fail_link(uint32_t port) {
-  for (const uint32_t id : {port, ports_[port].peer}) {
-    Port& p = ports_[id];
-    p.up = false;
-    // What is on the cable is lost; the pending arrival event finds the line empty.
-    while (!p.line.empty()) {
-      const Packet pkt = p.line.pop_front().pkt;
-      if (pkt.type == PacketType::kPause || pkt.type == PacketType::kCredit) continue;
-      drop(p.peer, pkt, DropReason::kLinkDown);
-    }
-    flush_queues(id);
-  }
-}
-
 }  // namespace fabricsim::net

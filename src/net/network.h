@@ -144,6 +144,11 @@ struct PortQueues {
   int32_t arb_low_left = -1;
   int64_t arb_high_sent_blocks = 0;
   int64_t credit_stalled_until_ps = 0;  // HOQ stall: arrivals for stormed VLs dropped until then
+  // Link failures (net/link_state.cpp): times this port's cable went down, and when the last
+  // arrival scheduled before the latest failure is due (the cable may not come back up
+  // before then, or a stale arrival event would deliver a new frame early).
+  int32_t down_count = 0;
+  int64_t quiet_ps = 0;
 };
 
 // How a switch resolves a multi-port group (Switch::lb).
@@ -400,8 +405,20 @@ class Network {
   // which stalls the far sender once the buffer's worth of credits is spent.
   void break_credit_return(uint32_t port) { credit_return_broken_.at(port) = 1; }
   // Link failure: both directions of the cable at `port` go down; what is on the cable or
-  // queued for it is lost. Routing is not changed here (the SM or ECMP reconvergence does it).
+  // queued for it is lost. Routing is not changed here (local repair, the SM or ECMP
+  // reconvergence does it). net/link_state.cpp, as the three below.
   void fail_link(uint32_t port);
+  // The earliest time the failed cable at `port` may come back up: when the arrivals that were
+  // scheduled before it failed have fired (they find the cable empty).
+  int64_t link_quiet_ps(uint32_t port) const;
+  // The cable at `port` works again, with fresh link-level state: IB credits resynchronized to
+  // what the receivers hold (as link initialization does), no PFC XOFF outstanding. Forwarding
+  // groups are not changed (the routing's recomputation adds the port back).
+  void restore_link(uint32_t port);
+  // Local repair: switch `sw` takes `port` out of every forwarding group that has another
+  // member (a group whose only member it is keeps it: there is no alternative to switch to).
+  // Returns how many groups changed. Cold: rewrites the switch's group tables.
+  int remove_from_groups(uint32_t sw, uint32_t port);
   // A NIC stops draining what it receives (a fault): packets wait in its receive buffer, PFC
   // pauses its switch when they pass XOFF, and they are dropped beyond the buffer.
   void on_nic_stall(uint32_t nic);

@@ -97,6 +97,7 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
   m.failed = f.link_failed_ps >= 0;
   if (m.failed && f.routes_restored_ps >= 0) m.no_route_ps = f.routes_restored_ps - f.link_failed_ps;
   if (m.failed && f.recovered_ps >= 0) m.recovery_ps = f.recovered_ps - f.link_failed_ps;
+  if (m.failed && f.local_repair_ps >= 0) m.local_repair_ps = f.local_repair_ps - f.link_failed_ps;
   m.link_down_drops = n.link_down_drops;
   m.steady = r.steady_window.measured;
   m.steady_mean_fraction = r.steady_window.mean_fraction;
@@ -261,6 +262,9 @@ void add_fabric_rows(const std::vector<CompareMetrics>& ms, std::vector<Row>& ro
     }));
   }
   if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.failed; })) {
+    rows.push_back(make_row("local repair", ms, [](const CompareMetrics& m) {
+      return time_cell(m.local_repair_ps, m.local_repair_ps >= 0);
+    }));
     rows.push_back(make_row("without route", ms, [](const CompareMetrics& m) {
       return time_cell(m.no_route_ps, m.no_route_ps >= 0);
     }));

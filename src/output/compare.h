@@ -46,6 +46,7 @@ struct CompareMetrics {
   // destroyed was delivered again (-1 = not recovered by the end); failed = false when none.
   bool failed = false;
   int64_t no_route_ps = -1;
+  int64_t local_repair_ps = -1;  // from the failure to its switches' groups without the cable
   int64_t recovery_ps = -1;
   int64_t link_down_drops = 0;
   // outputs.steady_window: per-flow goodput over the steady window, fractions of line rate.

@@ -242,6 +242,9 @@ ordered_json failure_json(const scenario::FailureTimeline& f) {
   return {{"link", f.link.empty() ? ordered_json(nullptr) : ordered_json(f.link)},
           {"link_failed_ps", f.link_failed_ps},
           {"routes_restored_ps", f.routes_restored_ps},
+          {"local_repair_ps", f.local_repair_ps},
+          {"link_up_ps", f.link_up_ps},
+          {"link_downs", f.link_downs},
           {"affected_qps", f.affected_qps},
           {"recovered_ps", f.recovered_ps},
           {"unrecovered_qps", f.unrecovered_qps}};

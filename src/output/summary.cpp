@@ -168,12 +168,21 @@ void add_failure_rows(const scenario::RunResult& r, Rows& rows) {
   if (r.failure.link_failed_ps >= 0) {
     std::string v = (r.failure.link.empty() ? std::string("link") : "link " + r.failure.link) +
                     " failed at " + format_time(r.failure.link_failed_ps) + ", ";
+    if (r.failure.local_repair_ps >= 0) {
+      v += "removed from its switches' groups " +
+           format_time(r.failure.local_repair_ps - r.failure.link_failed_ps) + " later, ";
+    }
     v += r.failure.routes_restored_ps >= 0
              ? "routes restored at " + format_time(r.failure.routes_restored_ps) + " (" +
                    format_time(r.failure.routes_restored_ps - r.failure.link_failed_ps) +
                    " without a working route)"
              : std::string("routes never restored before the end");
     rows.emplace_back("failure", v + ", " + count(n.link_down_drops) + " packets lost");
+    if (r.failure.link_up_ps >= 0) {
+      rows.emplace_back("link up", "first back at " + format_time(r.failure.link_up_ps) +
+                                       "; it went down " + count(r.failure.link_downs) +
+                                       (r.failure.link_downs == 1 ? " time" : " times"));
+    }
     if (r.failure.affected_qps > 0) {
       const scenario::FailureTimeline& f = r.failure;
       std::string q = count(f.affected_qps) +

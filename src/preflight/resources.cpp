@@ -339,8 +339,13 @@ int64_t add_flow_paths_part(const Scenario& sc, const Traffic& t, ResourceEstima
                         sc.ecmp.load_balancing == routing::LoadBalancing::kEcmp && !sc.roce.spray &&
                         !sc.roce.plb.enabled && sc.topology.planes == 1 &&
                         sc.topology.kind != topo::TopologyKind::kDragonfly;
+  // A failure moves a flow at most three times per cycle (local repair, convergence, the port
+  // back after the link is up).
   const int64_t paths =
-      one_path ? (sc.link_fail.switch_index >= 0 ? 2 : 1) : static_cast<int64_t>(kMaxFlowPaths);
+      one_path ? (sc.link_fail.switch_index >= 0
+                      ? std::min<int64_t>(1 + 3 * int64_t{sc.link_fail.flaps}, kMaxFlowPaths)
+                      : 1)
+               : static_cast<int64_t>(kMaxFlowPaths);
   const bool fat = sc.topology.kind == topo::TopologyKind::kFatTree ||
                    sc.topology.kind == topo::TopologyKind::kRail;
   const int64_t hops = fat ? 2 * std::max(1, sc.topology.tiers) : 8;

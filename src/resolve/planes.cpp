@@ -19,10 +19,14 @@ void check_planes(const Scenario& sc) {
   }
   if (t.planes == 1) return;
   if (sc.technology == Technology::kInfiniband) {
-    // The Subnet Manager would have to route through the NICs' selectors (which an HCA never
-    // forwards for) and give each plane its own LIDs; not modelled.
+    // On InfiniBand every plane is its own subnet: an HCA port per plane, each with its own LID
+    // from that plane's Subnet Manager, and a QP bound to one port (so only a per-connection
+    // split exists). This model has one SM over one LID space and a plane selector that is a
+    // switch, which the SM's engines would route through as a transit node (an HCA never
+    // forwards); per-plane SMs and LIDs per plane port are not built (docs/topologies.md).
     throw InputError("topology.planes",
-                     "multi-plane InfiniBand is not modelled; use technology roce or uet");
+                     "multi-plane InfiniBand (a subnet and Subnet Manager per plane, a LID per "
+                     "HCA port) is not modelled; use technology roce or uet");
   }
   const auto split = static_cast<net::PlaneSplit>(t.plane_split);
   if (split != net::PlaneSplit::kConnection && sc.technology == Technology::kRoce &&

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/units.h"
 #include "node/spec.h"
 #include "resolve/fabric.h"
 #include "resolve/planes.h"
@@ -160,6 +161,31 @@ void check_scaling(const Scenario& sc) {
   }
 }
 
+// faults.link_down's up time and flaps: each cycle is down, then up, then down again.
+void check_link_flaps(const LinkFailSpec& f) {
+  if (f.switch_index < 0) return;
+  if (f.until_ps > 0 && f.until_ps <= f.at_ps) {
+    throw InputError("faults.link_down.until", "must be after faults.link_down.at (or 0: stays down)");
+  }
+  if (f.flaps == 1) return;
+  if (f.until_ps == 0) {
+    throw InputError("faults.link_down.flaps",
+                     "a link that flaps comes back up: set faults.link_down.until");
+  }
+  if (f.period_ps <= f.until_ps - f.at_ps) {
+    throw InputError("faults.link_down.period",
+                     "must be longer than until - at (" + format_time_exact(f.until_ps - f.at_ps) +
+                         "): the link is up again before it next fails");
+  }
+  // The last cycle's times stay within the 1,000,000 s any time key may take.
+  constexpr double kMaxPs = 1e18;
+  if (static_cast<double>(f.flaps - 1) * static_cast<double>(f.period_ps) +
+          static_cast<double>(f.until_ps) > kMaxPs) {
+    throw InputError("faults.link_down.period",
+                     "the last of the flaps would come back up after 1000000s");
+  }
+}
+
 // The shape, the faults' targets and the workloads against the topology: the rules that need
 // nothing derived.
 void check_shape_and_workloads(const Scenario& sc) {
@@ -174,6 +200,7 @@ void check_shape_and_workloads(const Scenario& sc) {
       sc.nic_stall.until_ps <= sc.nic_stall.at_ps) {
     throw InputError("faults.nic_stall.until", "must be after faults.nic_stall.at (or 0)");
   }
+  check_link_flaps(sc.link_fail);
   const bool gpus = sc.node.gpus_per_node > 0;
   workload::check(sc.workload, nics, gpus);
   for (size_t j = 0; j < sc.jobs.size(); ++j) {

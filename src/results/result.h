@@ -222,7 +222,13 @@ struct FailureTimeline {
   // faults.link_down: the failed cable, as the port named in the scenario (port_label, e.g.
   // "sw0:3->sw3"; links.csv marks both directions down). Empty for a plane failure.
   std::string link;
-  int64_t routes_restored_ps = -1;  // new SM LFTs / converged ECMP groups in effect
+  int64_t routes_restored_ps = -1;  // new SM LFTs / converged ECMP groups in effect (the first)
+  // faults.link_down: when the cable's own switches took it out of their groups (routing.ecmp.
+  // local_repair; InfiniBand adaptive routing: at the failure), -1 if they never did; when it
+  // first came back up (-1: never); how many times it went down (faults.link_down.flaps).
+  int64_t local_repair_ps = -1;
+  int64_t link_up_ps = -1;
+  int64_t link_downs = 0;
   // Affected QPs: QPs that lost at least one packet on or queued for the failed link, of any
   // kind and in either direction (data, READ request or response, ACK, NAK, CNP). A QP that
   // lost only ACKs counts: its requester times out and resends.

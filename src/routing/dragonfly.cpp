@@ -7,6 +7,16 @@ namespace fabricsim::routing {
 
 namespace {
 
+// Switch `s`'s port to switch `r` of its group (the group is all-to-all: exactly one cable).
+uint32_t local_port(const net::Network& net, uint32_t s, uint32_t r) {
+  const net::Switch& sw = net.switch_at(s);
+  for (uint32_t k = 0; k < sw.num_ports; ++k) {
+    const net::Port& port = net.port(sw.first_port + k);
+    if (!port.far_is_nic && port.far_index == r) return sw.first_port + k;
+  }
+  throw std::logic_error("install_dragonfly: no local link");
+}
+
 // The Dragonfly-minimal forwarding of switch `s` (at most one global hop): towards a switch of
 // its own group the local port; towards group t every global port it has to t, else the local
 // ports to every switch of its group that has one, the DragonflySwitch's choice first (the
@@ -21,11 +31,17 @@ void program_minimal(net::Network& net, uint32_t s, uint32_t groups, uint32_t a,
   const net::DragonflySwitch& d = sw.dfly;
   const uint32_t base = d.group * a;
   auto local_port_to = [&](uint32_t r) {
-    for (uint32_t k = 0; k < sw.num_ports; ++k) {
-      const net::Port& port = net.port(sw.first_port + k);
-      if (!port.far_is_nic && port.far_index == r) return sw.first_port + k;
+    const uint32_t direct = local_port(net, s, r);
+    if (net.port(direct).up) return direct;
+    // A failed local link: two local hops through the first switch of the group (from r on)
+    // with both links working, as a shortest-path routing over the working links would take.
+    for (uint32_t i = 1; i < a; ++i) {
+      const uint32_t via = base + (r - base + i) % a;
+      if (via == s) continue;
+      const uint32_t first_hop = local_port(net, s, via);
+      if (net.port(first_hop).up && net.port(local_port(net, via, r)).up) return first_hop;
     }
-    throw std::logic_error("install_dragonfly: no local link");
+    return direct;  // no working path inside the group: packets die on the failed link
   };
   const bool ib = sw.route_by_lid;
   if (!ib) {
@@ -49,7 +65,7 @@ void program_minimal(net::Network& net, uint32_t s, uint32_t groups, uint32_t a,
       for (uint32_t k = 0; k < sw.num_ports; ++k) {
         const uint32_t id = sw.first_port + k;
         const net::Port& port = net.port(id);
-        if (id == d.port_to_group[t] || port.far_is_nic) continue;
+        if (id == d.port_to_group[t] || port.far_is_nic || !port.up) continue;
         const uint32_t r = port.far_index;
         const bool to_t = r / a == t;                                   // a copy of the link
         const bool via = r / a == d.group && global_to[r][t] != net::kNoPort;  // another owner
@@ -71,6 +87,54 @@ void program_minimal(net::Network& net, uint32_t s, uint32_t groups, uint32_t a,
     const uint32_t g = t_sw / a == d.group ? first + (t_sw - base) : first + a + t_sw / a;
     if (key >= sw.group_of_key.size()) sw.group_of_key.resize(key + 1, net::kNoRoute);
     sw.group_of_key[key] = static_cast<uint16_t>(g);
+  }
+}
+
+// After failures: groups that switch `s` no longer reaches minimally (every working global link
+// to them gone, or the local links to their owners) are reached through an intermediate group
+// that has a working link to them, as shortest-path routing over the working links would (two
+// global hops, a Valiant path; under lossless classes it uses the last class twice, outside the
+// deadlock-freedom argument above, which covers the intact fabric only). With no such group
+// either, the intact fabric's port is kept and packets die on the failed link.
+void reroute_cut_groups(const net::Network& net, uint32_t s, uint32_t a, uint32_t groups,
+                        const std::vector<std::vector<uint32_t>>& global_to,
+                        std::vector<uint32_t>& port_to_group) {
+  const uint32_t own = s / a;
+  auto group_reaches = [&](uint32_t m, uint32_t t) {
+    for (uint32_t r = m * a; r < (m + 1) * a; ++r) {
+      if (global_to[r][t] != net::kNoPort) return true;
+    }
+    return false;
+  };
+  for (uint32_t t = 0; t < groups; ++t) {
+    if (t == own || port_to_group[t] != net::kNoPort) continue;
+    for (uint32_t i = 1; i < groups && port_to_group[t] == net::kNoPort; ++i) {
+      const uint32_t m = (t + i) % groups;
+      if (m == own || port_to_group[m] == net::kNoPort || !group_reaches(m, t)) continue;
+      const net::Port& first = net.port(port_to_group[m]);
+      // Through a direct global link to m only: a local hop first would need the owner's view.
+      if (first.far_index / a == m) port_to_group[t] = port_to_group[m];
+    }
+    if (port_to_group[t] == net::kNoPort) {
+      // The intact fabric's choice: this switch's first global port to t, else the local port
+      // to the first switch of the group that has one (both possibly down).
+      const net::Switch& sw = net.switch_at(s);
+      for (uint32_t k = 0; k < sw.num_ports && port_to_group[t] == net::kNoPort; ++k) {
+        const net::Port& port = net.port(sw.first_port + k);
+        if (!port.far_is_nic && port.far_index / a == t) port_to_group[t] = sw.first_port + k;
+      }
+      for (uint32_t r = own * a; r < (own + 1) * a && port_to_group[t] == net::kNoPort; ++r) {
+        if (r == s) continue;
+        const net::Switch& owner = net.switch_at(r);
+        for (uint32_t k = 0; k < owner.num_ports; ++k) {
+          const net::Port& port = net.port(owner.first_port + k);
+          if (!port.far_is_nic && port.far_index / a == t) port_to_group[t] = local_port(net, s, r);
+        }
+      }
+      if (port_to_group[t] == net::kNoPort) {
+        throw std::logic_error("install_dragonfly: group without a link to another group");
+      }
+    }
   }
 }
 
@@ -100,8 +164,9 @@ void install_dragonfly(net::Network& net, const topo::DragonflyShape& shape,
       }
       // The first link towards each group; with several, the copy whose index matches the
       // switch's local index spreads the groups' switches over them.
+      // Only working links count (after faults.link_down the routes are recomputed without it).
       uint32_t& slot = global_to[s][group_of(port.far_index)];
-      if (is_global && slot == net::kNoPort) slot = sw.first_port + k;
+      if (is_global && slot == net::kNoPort && port.up) slot = sw.first_port + k;
     }
   }
   std::vector<uint16_t> nic_group(net.num_nics());
@@ -134,20 +199,26 @@ void install_dragonfly(net::Network& net, const topo::DragonflyShape& shape,
       // turn from this switch's own index, so the group's switches spread over them.
       for (uint32_t i = 1; i < a; ++i) {
         const uint32_t r = base + (s - base + i) % a;
-        if (global_to[r][t] == net::kNoPort) continue;
-        for (uint32_t k = 0; k < sw.num_ports; ++k) {
-          const net::Port& port = net.port(sw.first_port + k);
-          if (!port.far_is_nic && port.far_index == r) {
-            d.port_to_group[t] = sw.first_port + k;
-            break;
-          }
-        }
+        if (global_to[r][t] == net::kNoPort || !net.port(local_port(net, s, r)).up) continue;
+        d.port_to_group[t] = local_port(net, s, r);
         break;
       }
-      if (d.port_to_group[t] == net::kNoPort) {
-        throw std::logic_error("install_dragonfly: group without a link to another group");
+      // The local link to every owner failed: two local hops, through a switch that still has
+      // working links to this one and to an owner (one global hop, as before the failure).
+      for (uint32_t i = 1; i < a && d.port_to_group[t] == net::kNoPort; ++i) {
+        const uint32_t r = base + (s - base + i) % a;
+        if (global_to[r][t] == net::kNoPort) continue;
+        for (uint32_t j = 1; j < a; ++j) {
+          const uint32_t v = base + (s - base + j) % a;
+          if (v == r || !net.port(local_port(net, s, v)).up || !net.port(local_port(net, v, r)).up) {
+            continue;
+          }
+          d.port_to_group[t] = local_port(net, s, v);
+          break;
+        }
       }
     }
+    reroute_cut_groups(net, s, a, groups, global_to, d.port_to_group);
     program_minimal(net, s, groups, a, global_to, nic_lid);
     sw.lb = net::kLbDragonfly;
   }

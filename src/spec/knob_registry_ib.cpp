@@ -205,6 +205,25 @@ const std::vector<Knob> kInfinibandKnobs = {
          .min = non_negative},
         [](auto& s) -> auto& { return s.recovery.ecmp_convergence_ps; }),
     bind(
+        {.path = "routing.ecmp.local_repair",
+         .type = KnobType::kBool,
+         .description = "Ethernet: the two switches at the ends of a failed cable remove its "
+                        "port from their ECMP groups after routing.ecmp.local_repair_delay, "
+                        "before routing converges (a group never loses its last member); false: "
+                        "only routing.ecmp.convergence removes it",
+         .source = "on: FBOSS 'ECMP shrink' (link-scan thread), SONiC 'ECMP acceleration for "
+                   "physical i/f down events' (sonic-swss PR #351)"},
+        [](auto& s) -> auto& { return s.recovery.local_repair; }),
+    bind(
+        {.path = "routing.ecmp.local_repair_delay",
+         .type = KnobType::kTime,
+         .description = "From a cable failing to its switches' ECMP groups without it: link-down "
+                        "detection plus the group rewrite (no debounce)",
+         .source = "SONiC on Broadcom: SAI link-down callback to orchagent's oper-down 0.88 ms "
+                   "(sonic-swss PR #3180 log), rounded up to 1 ms; to the ASIC table UNVERIFIED",
+         .min = non_negative},
+        [](auto& s) -> auto& { return s.recovery.local_repair_delay_ps; }),
+    bind(
         {.path = "faults.link_down.switch",
          .type = KnobType::kInt,
          .description = "Switch whose cable fails (index as built: leaves, then "
@@ -227,6 +246,32 @@ const std::vector<Knob> kInfinibandKnobs = {
          .source = "at start",
          .min = non_negative},
         [](auto& s) -> auto& { return s.link_fail.at_ps; }),
+    bind(
+        {.path = "faults.link_down.until",
+         .type = KnobType::kTime,
+         .description = "When the cable comes back up (after faults.link_down.at); 0 = it stays "
+                        "down. Its port rejoins the forwarding groups when routing reconverges "
+                        "(routing.ecmp.convergence; InfiniBand: the SM's sweep)",
+         .source = "stays down",
+         .min = non_negative},
+        [](auto& s) -> auto& { return s.link_fail.until_ps; }),
+    bind(
+        {.path = "faults.link_down.flaps",
+         .type = KnobType::kInt,
+         .description = "Down/up cycles: down at at + i x period, up at until + i x period, "
+                        "i = 0 .. flaps - 1 (more than 1 needs until and period)",
+         .source = "one failure",
+         .min = Bound{1},
+         .max = Bound{1000}},
+        [](auto& s) -> auto& { return s.link_fail.flaps; }),
+    bind(
+        {.path = "faults.link_down.period",
+         .type = KnobType::kTime,
+         .description = "Time from one failure of a flapping cable to the next (longer than "
+                        "until - at)",
+         .source = "only with flaps > 1",
+         .min = non_negative},
+        [](auto& s) -> auto& { return s.link_fail.period_ps; }),
     bind(
         {.path = "faults.credit_loss.switch",
          .type = KnobType::kInt,

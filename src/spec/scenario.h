@@ -93,13 +93,33 @@ struct RoutingRecovery {
   // RoCE: from a link failure to every switch's ECMP groups excluding the link: BFD detection
   // (3 x 50 ms, a common RFC 5880 deployment) plus BGP withdrawal; UNVERIFIED, set per network.
   int64_t ecmp_convergence_ps = 150'000'000'000;
+  // Ethernet local repair: the two switches at the ends of a failed cable take its port out of
+  // their ECMP groups on their own, long before routing converges (FBOSS's "ECMP shrink" from
+  // its link-scan thread; SONiC's "ECMP acceleration for physical i/f down events",
+  // sonic-swss PR #351). The delay is link-down detection plus the group rewrite: 1 ms from a
+  // SONiC switch's log (sonic-swss PR #3180: Broadcom SAI link-down callback 02:21:24.817707,
+  // orchagent's oper-down 0.88 ms later, which then removes the next-hop members); the
+  // end-to-end time to the ASIC's table is UNVERIFIED. Link debounce would add to it, but is
+  // off by default (Dell N-series "physical interfaces do not have debounce enabled by
+  // default"; Cisco NX-OS `link debounce` is configurable 0-5000 ms). A port comes back into
+  // the groups only when routing reconverges after the link is up again (ecmp_convergence):
+  // hardware can drop a dead next hop by itself, but adding one needs the BGP session over the
+  // link and its routes. InfiniBand has no such step: adaptive routing skips a port that is not
+  // Active in hardware at once (SHIELD's FLFR, reference §4), static LFTs wait for the SM.
+  bool local_repair = true;
+  int64_t local_repair_delay_ps = 1'000'000'000;
 };
 
 // A link that fails during the run: the cable at `port` of switch `switch_index`.
+// With until_ps > 0 the cable comes back up then, and with flaps > 1 the down/up cycle repeats
+// every period_ps: down at at + i x period, up at until + i x period, i = 0 .. flaps - 1.
 struct LinkFailSpec {
   int switch_index = -1;  // -1 = no failure
   int port = 0;
   int64_t at_ps = 0;
+  int64_t until_ps = 0;  // 0 = stays down
+  int flaps = 1;
+  int64_t period_ps = 0;
 };
 
 // A whole plane of a multi-plane fabric that fails (faults.plane_down; topo/multi_plane.h).

@@ -87,6 +87,32 @@ TEST_F(CliTest, BuildTimeErrorsAreRefusedByValidateAndCompareToo) {
   EXPECT_FALSE(fs::exists(dir_ / "cmp"));
 }
 
+// faults.link_down's flap keys: each cycle must come back up after it fails, and fail again only
+// after it is back; every refusal is the one line naming the key at its line in the file.
+TEST_F(CliTest, LinkFlapKeysAreValidated) {
+  struct Case {
+    const char* name;
+    const char* faults;
+    const char* line_and_key;
+  };
+  const std::vector<Case> cases = {
+      {"up_before_down", "  link_down: {switch: 0, port: 4, at: 50us, until: 40us}\n",
+       "5: faults\\.link_down\\.until: must be after faults\\.link_down\\.at"},
+      {"flaps_without_until", "  link_down: {switch: 0, port: 4, at: 50us, flaps: 3}\n",
+       "5: faults\\.link_down\\.flaps: a link that flaps comes back up"},
+      {"period_too_short",
+       "  link_down: {switch: 0, at: 50us, until: 150us, flaps: 2, period: 100us}\n",
+       "5: faults\\.link_down\\.period: must be longer than until - at \\(100us\\)"},
+      {"zero_flaps", "  link_down:\n    flaps: 0\n", "6: faults\\.link_down\\.flaps"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string file =
+        write(std::string(c.name) + ".yaml", std::string(kGood) + "faults:\n" + c.faults);
+    expect_bad_input(file, "", "^" + escaped(file) + ":" + c.line_and_key + ".*$");
+  }
+}
+
 // A DCQCN parameter the transport refuses names its own key, not the group (min_rate above the
 // 400 Gb/s line rate).
 TEST_F(CliTest, DcqcnParameterErrorsNameTheirKey) {

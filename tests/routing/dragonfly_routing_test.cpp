@@ -91,6 +91,7 @@ struct RouteStats {
   int routes = 0;
   bool revisits_group = false;
   bool delivered_wrong = false;
+  bool used_down = false;  // some route takes a port whose link is down
 };
 
 // Follows every route from `src` to `dst` the switches can take: the decisions of
@@ -112,6 +113,7 @@ void walk(const net::Network& net, uint32_t sw, uint32_t in_local, net::Packet p
     const std::pair<uint32_t, int> ch{out, pkt.priority};
     cdg.add(prev, ch);
     const net::Port& port = net.port(out);
+    st.used_down |= !port.up;
     if (port.far_is_nic) {
       st.delivered_wrong |= port.far_index != pkt.dst_nic;
       st.max_switch_links = std::max(st.max_switch_links, links);
@@ -176,6 +178,53 @@ TEST(DragonflyRouting, MinimalAndValiantRoutesHaveAnAcyclicChannelDependencyGrap
     int top = 0;
     for (const auto& [v, out] : cdg.edges) top = std::max(top, v.second);
     EXPECT_EQ(top, kBase + (minimal ? 1 : 2));
+  }
+}
+
+// Issue 22 item 6: after faults.link_down the recomputed Dragonfly routes avoid the failed cable,
+// as shortest-path routing over the working links would: another copy of a global link (g = 5,
+// two links per group pair), an intermediate group when the only link between two groups failed
+// (g = 9: one per pair; then two global hops), two local hops for a failed local link; on
+// InfiniBand no AR alternative is the dead port either. Every pair is walked hop by hop, then
+// the permutation runs to the end.
+TEST(DragonflyRouting, RecomputedRoutesAvoidAFailedLink) {
+  struct Case {
+    const char* name;
+    int groups;
+    int port;  // of switch 0: NICs 0-1, locals 2-4, globals 5-6
+    bool ib;
+    int max_global;
+  };
+  for (const Case c : {Case{"global copy", 5, 5, false, 1}, Case{"only global link", 9, 5, false, 2},
+                       Case{"local link", 9, 2, false, 1}, Case{"global copy, IB AR", 5, 5, true, 1}}) {
+    SCOPED_TRACE(c.name);
+    scenario::Scenario sc = dragonfly(DragonflyRouting::kMinimal, 2, 4, 2, c.groups);
+    if (c.ib) {
+      sc.technology = scenario::Technology::kInfiniband;
+      sc.switch_config.pfc.enabled = false;
+      sc.ib.link.data_vls = 2;
+      sc.recovery.adaptive = true;
+      sc.recovery.sm_sweep_delay_ps = 0;
+      sc.recovery.sm_reprogram_ps = 0;
+    }
+    sc.workload.flow_size_bytes = 64'000;
+    sc.link_fail = {0, c.port, 0};
+    sc.recovery.ecmp_convergence_ps = 0;  // the routes are recomputed at the failure's instant
+    scenario::Simulation sim(sc);
+    sim.start_workload();
+    sim.run(1);
+    ASSERT_EQ(sim.routes_restored_ps(), 0);
+    const uint32_t failed = sim.network().switch_at(0).first_port + static_cast<uint32_t>(c.port);
+    ASSERT_FALSE(sim.network().port(failed).up);
+    Cdg cdg;
+    const RouteStats st = all_routes(sim, 4, c.ib, 4, cdg);
+    EXPECT_FALSE(st.used_down) << "a route still crosses the failed cable";
+    EXPECT_FALSE(st.delivered_wrong);
+    EXPECT_LE(st.max_global, c.max_global);
+    ASSERT_TRUE(sim.run()) << "the permutation finishes";
+    for (uint32_t m = 0; m < sim.transport().num_messages(); ++m) {
+      EXPECT_EQ(sim.transport().message(m).delivered_bytes, 64'000) << "message " << m;
+    }
   }
 }
 

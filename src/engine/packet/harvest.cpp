@@ -318,6 +318,9 @@ void harvest_failure(const Simulation& sim, RunResult& r) {
     r.failure.link = port_label(net, sw.first_port + static_cast<uint32_t>(sc.link_fail.port));
   }
   r.failure.routes_restored_ps = sim.routes_restored_ps();
+  r.failure.local_repair_ps = sim.local_repair_ps();
+  r.failure.link_up_ps = sim.link_up_ps();
+  r.failure.link_downs = sim.link_downs();
   r.failure.recovered_ps = transport.failure_recovered_ps();
   r.failure.affected_qps = transport.failure_affected_connections();
   r.failure.unrecovered_qps = transport.failure_unrecovered_connections();

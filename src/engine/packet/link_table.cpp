@@ -33,7 +33,7 @@ std::vector<LinkRow> link_table(const net::Network& net, const LinkLoads& loads)
     r.ecn_marks = q.ecn_marks;
     r.credit_waits = q.credit_waits;
     r.trimmed = q.trims;
-    r.down = !port.up;
+    r.down = q.down_count > 0;  // failed during the run (it may be up again)
     rows.push_back(std::move(r));
   }
   return rows;

@@ -41,8 +41,8 @@ Simulation::Simulation(const Resolved& resolved)
     net_.break_credit_return(
         switch_port(sc_.credit_loss.switch_index, sc_.credit_loss.port, "faults.credit_loss"));
   }
-  if (sc_.link_fail.switch_index >= 0) {
-    switch_port(sc_.link_fail.switch_index, sc_.link_fail.port, "faults.link_down");  // checks
+  if (sc_.link_fail.switch_index >= 0) {  // checks the indices
+    failed_port_ = switch_port(sc_.link_fail.switch_index, sc_.link_fail.port, "faults.link_down");
   }
   if (tcp) {
     auto t = std::make_unique<transport::TcpTransport>(sc_.tcp, net_, sc_.seed);
@@ -193,24 +193,99 @@ void Simulation::install_dragonfly_routes() {
   }
 }
 
+int64_t Simulation::route_update_delay_ps() const {
+  return sm_ ? sc_.recovery.sm_sweep_delay_ps + sc_.recovery.sm_reprogram_ps
+             : sc_.recovery.ecmp_convergence_ps;
+}
+
 void Simulation::on_link_fail(uint32_t port) {
   if (port & kPlaneFailBit) {  // faults.plane_down: every cable of the plane (resolve/planes.h)
     fail_plane(net_, sc_.topology, static_cast<int>(port & ~kPlaneFailBit),
                sc_.plane_fail.uplinks_only);
   } else {
     net_.fail_link(port);
+    const uint32_t cycle = static_cast<uint32_t>(link_downs_++);
+    // Local repair at the cable's two switches (routing.ecmp.local_repair). InfiniBand adaptive
+    // routing skips a port that left the Active state in hardware at once (SHIELD's FLFR,
+    // net/load_balance.cpp least_queued); its groups lose the port at the same instant. Static
+    // InfiniBand LFTs have no alternative port to repair to: they wait for the SM.
+    if (sm_ ? sc_.recovery.adaptive : sc_.recovery.local_repair) {
+      const int64_t delay = sm_ ? 0 : sc_.recovery.local_repair_delay_ps;
+      if (delay == 0) {
+        on_local_repair(cycle);
+      } else {
+        sched_.at(sched_.now_ps + delay, kLocalRepair, cycle);
+      }
+    }
   }
-  link_failed_ps_ = sched_.now_ps;
+  if (link_failed_ps_ < 0) link_failed_ps_ = sched_.now_ps;
   // The control plane reacts later: the SM after its trap-triggered sweep and the programming
   // of new LFTs; RoCE once the routing protocol has converged.
-  const int64_t delay = sm_ ? sc_.recovery.sm_sweep_delay_ps + sc_.recovery.sm_reprogram_ps
-                            : sc_.recovery.ecmp_convergence_ps;
-  sched_.at(sched_.now_ps + delay, kRouteUpdate, 0);
+  sched_.at(sched_.now_ps + route_update_delay_ps(), kRouteUpdate, 0);
+}
+
+void Simulation::on_local_repair(uint32_t cycle) {
+  // A repair scheduled for an earlier failure of a flapping cable, or a cable that came back
+  // before its failure was detected (a flap shorter than the detection delay): nothing to do.
+  if (static_cast<int>(cycle) != link_downs_ - 1 || net_.port(failed_port_).up) return;
+  int changed = 0;
+  for (const uint32_t id : {failed_port_, net_.port(failed_port_).peer}) {
+    const net::Port& p = net_.port(id);
+    if (p.switch_index >= 0) {
+      changed += net_.remove_from_groups(static_cast<uint32_t>(p.switch_index), id);
+    }
+  }
+  // Nothing to take out when routing already converged without the cable (a convergence
+  // shorter than the detection delay) or when no group had an alternative: no local repair.
+  if (changed > 0 && local_repair_ps_ < 0) local_repair_ps_ = sched_.now_ps;
+}
+
+void Simulation::on_link_up(uint32_t target) {
+  const bool activate = (target & kSmActivateBit) != 0;
+  const uint32_t cycle = target & ~kSmActivateBit;
+  if (static_cast<int>(cycle) != link_downs_ - 1) return;  // failed again before activation
+  // Arrivals scheduled before the failure must have fired first (net::Network::link_quiet_ps):
+  // nanoseconds to microseconds after it, against flaps of microseconds and more.
+  const int64_t quiet_ps = net_.link_quiet_ps(failed_port_);
+  if (quiet_ps > sched_.now_ps) {
+    sched_.at(quiet_ps, kLinkUp, target);
+    return;
+  }
+  if (!activate) {
+    if (link_up_ps_ < 0) link_up_ps_ = sched_.now_ps;
+    last_link_up_ps_ = sched_.now_ps;
+  }
+  if (sm_ && !activate) {
+    // InfiniBand: the trained port waits in the Init state, where switches forward no data
+    // through it, until the SM's sweep (trap 128) moves it to Active and programs LFTs over it.
+    sched_.at(sched_.now_ps + route_update_delay_ps(), kLinkUp, cycle | kSmActivateBit);
+    return;
+  }
+  net_.restore_link(failed_port_);
+  if (activate) {
+    on_route_update();
+    return;
+  }
+  // Ethernet: the cable forwards at once (what still hashes onto it), but its port rejoins the
+  // groups only once the routing protocol has reconverged over it.
+  sched_.at(sched_.now_ps + route_update_delay_ps(), kRouteUpdate, 0);
 }
 
 void Simulation::on_route_update() {
+  // A cable that came back up less than a convergence ago is not in the routes yet (its BGP
+  // session / the SM's activation of its ports is still under way): the routing computes as
+  // if it were down.
+  const bool hide = link_up_ps_ >= 0 && net_.port(failed_port_).up &&
+                    sched_.now_ps < last_link_up_ps_ + route_update_delay_ps();
+  const uint32_t ends[2] = {failed_port_, net_.port(failed_port_).peer};
+  if (hide) {
+    for (const uint32_t id : ends) net_.port(id).up = false;
+  }
   program_routes();
-  routes_restored_ps_ = sched_.now_ps;
+  if (hide) {
+    for (const uint32_t id : ends) net_.port(id).up = true;
+  }
+  if (routes_restored_ps_ < 0) routes_restored_ps_ = sched_.now_ps;
 }
 
 void Simulation::capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt) {
@@ -253,8 +328,11 @@ void Simulation::start_workload() {
     if (stall.until_ps > 0) sched_.at(stall.until_ps, kNicResume, static_cast<uint32_t>(stall.nic));
   }
   if (sc_.link_fail.switch_index >= 0) {
-    sched_.at(sc_.link_fail.at_ps, kLinkFail,
-              switch_port(sc_.link_fail.switch_index, sc_.link_fail.port, "faults.link_down"));
+    const LinkFailSpec& f = sc_.link_fail;
+    for (int i = 0; i < f.flaps; ++i) {  // resolve checked that each cycle ends before the next
+      sched_.at(f.at_ps + i * f.period_ps, kLinkFail, failed_port_);
+      if (f.until_ps > 0) sched_.at(f.until_ps + i * f.period_ps, kLinkUp, static_cast<uint32_t>(i));
+    }
   }
   if (sc_.plane_fail.plane >= 0) {
     sched_.at(sc_.plane_fail.at_ps, kLinkFail,
@@ -316,6 +394,12 @@ inline void Simulation::dispatch(const Event& ev) {
       break;
     case kRouteUpdate:
       on_route_update();
+      break;
+    case kLinkUp:
+      on_link_up(ev.target);
+      break;
+    case kLocalRepair:
+      on_local_repair(ev.target);
       break;
     case kQpTimer:  // the transport's own events (Transport::is_event)
     case kCcTimer:

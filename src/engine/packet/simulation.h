@@ -99,7 +99,13 @@ class Simulation final : public Engine {
   // routing.load_balancing: te: the traffic-engineering controller (else nullptr).
   const routing::TeController* te_controller() const { return te_.get(); }
   int64_t link_failed_ps() const { return link_failed_ps_; }
+  // The first route recomputation after the first failure.
   int64_t routes_restored_ps() const { return routes_restored_ps_; }
+  // faults.link_down: when its switches first took it out of their groups locally, when it first
+  // came back up, and how many times it went down (-1, -1, 0 when nothing happened).
+  int64_t local_repair_ps() const { return local_repair_ps_; }
+  int64_t link_up_ps() const { return link_up_ps_; }
+  int link_downs() const { return link_downs_; }
 
  private:
   Scenario sc_;
@@ -124,6 +130,11 @@ class Simulation final : public Engine {
   routing::LidRoutes lid_routes_;
   int64_t link_failed_ps_ = -1;
   int64_t routes_restored_ps_ = -1;
+  int64_t local_repair_ps_ = -1;
+  int64_t link_up_ps_ = -1;
+  int64_t last_link_up_ps_ = -1;
+  int link_downs_ = 0;  // kLinkFail events of faults.link_down so far
+  uint32_t failed_port_ = 0;  // faults.link_down's port (valid once link_downs_ > 0)
   // Port id of a switch's local port, or throws InputError naming `key`.
   uint32_t switch_port(int switch_index, int port, const char* key) const;
   void program_routes();  // (re)computes and installs the fabric's forwarding
@@ -132,6 +143,13 @@ class Simulation final : public Engine {
   bool check_in(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop);
   void on_link_fail(uint32_t port);
   void on_route_update();
+  // The control plane's reaction to a link changing state: the SM's sweep and programming
+  // (InfiniBand) or the routing protocol's convergence (Ethernet).
+  int64_t route_update_delay_ps() const;
+  void on_local_repair(uint32_t cycle);
+  // kLinkUp targets with this bit set: the SM activates the port of a cable that came back.
+  static constexpr uint32_t kSmActivateBit = 0x80000000u;
+  void on_link_up(uint32_t target);
   static void capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
   // The one tap when both capture and path recording are on (the network has one tap).
   static void tap_both(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt);
