@@ -97,8 +97,8 @@ TEST(UetBdp, SprayedPermutationAt10Gbps) { check("10Gbps", 4); }
 // (M/D/1: rho^2 / (2 (1 - rho))), 70 us over the path, while the window ceiling (1.5 x BDP of the
 // 25.4 us network RTT, 11.6 frames) covers 30 us of queueing and the ECN thresholds (0.2 / 0.8
 // BDP = 2 / 7 packets) mark most packets. Measured: ECN at 4 / 8 packets gives 88.3%
-// (docs/transports.md "NSCC"). Disabled rather than loosened.
-TEST(UetBdp, DISABLED_SprayedPermutationAt10GbpsLargerFatTree) { check("10Gbps", 8); }
+// (docs/transports.md "NSCC"). Not asserted here (a disabled test would assert nothing) and not
+// loosened: the case stays open in docs/calibration.md until the cause is fixed.
 
 TEST(UetBdp, SprayedPermutationAt100Gbps) {
   check("100Gbps", 4);
