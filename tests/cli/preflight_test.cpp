@@ -247,11 +247,10 @@ class EstimateVsMeasured : public ::testing::TestWithParam<std::string> {};
 // nccl-tests-sweep-16x8.yaml 25 s on the 2-core machine) are estimated and run smaller, as
 // tests/examples shrinks them: the same kind of workload on the same fabric. Their full-size
 // estimate-to-peak ratios are measured by hand (docs/reliability.md "Pre-flight memory estimate").
-const std::map<std::string, std::string> kShrinkSets = {
-    {"examples/nccl-tests-sweep-16x8.yaml",
-     " --set workload.max_size=4MiB --set workload.step_factor=8"},
+const std::map<std::string, std::vector<std::string>> kShrinkSets = {
+    {"examples/nccl-tests-sweep-16x8.yaml", {"workload.max_size=4MiB", "workload.step_factor=8"}},
     {"examples/scaling.yaml",
-     " --set scaling.nodes=1,2,4 --set training.layers=2 --set training.micro_batches=2"},
+     {"scaling.nodes=1,2,4", "training.layers=2", "training.micro_batches=2"}},
 };
 
 TEST_P(EstimateVsMeasured, EstimateBoundsTheMeasuredPeak) {
@@ -265,19 +264,17 @@ TEST_P(EstimateVsMeasured, EstimateBoundsTheMeasuredPeak) {
   const fabricsim::test_support::ScratchDir dir("fabricsim_preflight_measure");
   const std::string file = std::string(FABRICSIM_SOURCE_DIR) + "/" + GetParam();
   const auto shrink = kShrinkSets.find(GetParam());
-  const std::string sets = shrink == kShrinkSets.end() ? "" : shrink->second;
+  const std::vector<std::string> sets =
+      shrink == kShrinkSets.end() ? std::vector<std::string>{} : shrink->second;
+  std::string set_flags;
+  for (const std::string& set : sets) set_flags += " --set " + set;
   const CliOutcome v = fabricsim::test_support::run_fabricsim(
-      "validate " + file + " --max-memory 1000GiB" + sets, dir.path());
+      "validate " + file + " --max-memory 1000GiB" + set_flags, dir.path());
   ASSERT_EQ(v.exit_code, 0) << v.err;
   const double estimate = estimate_in(v.out);
   ASSERT_GT(estimate, 0) << v.out;
   std::vector<std::string> args{"run", file, "--out", (dir.path() / "out").string()};
-  for (size_t at = sets.find("--set "); at != std::string::npos; at = sets.find("--set ", at)) {
-    const size_t value = at + 6, end = sets.find(' ', value);
-    args.push_back("--set");
-    args.push_back(sets.substr(value, end == std::string::npos ? std::string::npos : end - value));
-    at = value;
-  }
+  for (const std::string& set : sets) args.insert(args.end(), {"--set", set});
   const Measured m = run_measured(args, dir.path());
   ASSERT_EQ(m.exit_code, 0) << read_file(dir.path() / "m_err.txt");
   ASSERT_GT(m.peak_rss_bytes, 0);
