@@ -57,6 +57,9 @@ class GpuNet final : public RankTransport {
   uint32_t gpus_per_node() const override { return gpn_; }
   int64_t idle_transfer_ps(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes) const override;
   double path_rate_bytes_per_s(uint32_t src_gpu, uint32_t dst_gpu) const override;
+  NcclView nccl_view() const override {
+    return node::nccl_view(spec_, fabric_.link.rate_bps, static_cast<int>(nics_per_node_));
+  }
 
   // A kNodeEvent for `slot` fired.
   void on_event(uint32_t slot);

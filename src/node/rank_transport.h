@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <functional>
 
+#include "node/nccl_view.h"
+
 namespace fabricsim::node {
 
 class RankTransport {
@@ -39,6 +41,16 @@ class RankTransport {
   virtual int64_t idle_transfer_ps(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes) const = 0;
   // Bytes per second the path from src to dst sustains alone (its bottleneck).
   virtual double path_rate_bytes_per_s(uint32_t src_gpu, uint32_t dst_gpu) const = 0;
+  // What NCCL's topology detection would read of this machine (node/nccl_view.h). The default,
+  // for closed-form machines in tests, takes the path rates and one NIC per GPU.
+  virtual NcclView nccl_view() const {
+    NcclView v;
+    const uint32_t gpn = gpus_per_node();
+    if (gpn > 1) v.nvlink_gbps = path_rate_bytes_per_s(0, 1) / 1e9;
+    if (gpus() > gpn) v.nic_gbps = v.pcie_gbps = path_rate_bytes_per_s(0, gpn) / 1e9;
+    v.nics_per_node = static_cast<int>(gpn);
+    return v;
+  }
 
   // Set by the user of the transport (the collective engine).
   std::function<void(uint64_t cookie)> on_arrived;

@@ -29,6 +29,21 @@ double pcie_rate_bps(const NodeSpec& spec, int lanes) {
   return raw_bps * mps / (mps + static_cast<double>(spec.pcie_tlp_overhead_bytes));
 }
 
+NcclView nccl_view(const NodeSpec& spec, int64_t nic_rate_bps, int nics_per_node) {
+  NcclView v;
+  // nccl@5067397 topo.h SM90_NVLINK_BW x links: fabricsim's effective NVLink rate is defined as
+  // exactly that (nvlink_efficiency = 370.8 / 450), so it is NCCL's figure.
+  v.nvlink_gbps = static_cast<double>(spec.nvlink_rate_bps) * spec.nvlink_efficiency / 8e9;
+  // topo.cc: bw = width x speed / 80 with speed 60 / 120 / 240 (x 100 Mb/s per lane) for
+  // 8 / 16 / 32 GT/s: the path's narrowest PCIe link (the uplink when GPU and NIC sit on
+  // different switches is not told apart here).
+  const double per_lane = spec.pcie_generation == 3 ? 60 : spec.pcie_generation == 4 ? 120 : 240;
+  v.pcie_gbps = spec.pcie_lanes * per_lane / 80.0;
+  v.nic_gbps = static_cast<double>(nic_rate_bps) / 8e9;
+  v.nics_per_node = nics_per_node;
+  return v;
+}
+
 void check_spec(const NodeSpec& spec, const topo::TopologySpec& topology) {
   const int gpus = spec.gpus_per_node;
   if (gpus <= 0) return;

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/time.h"
+#include "node/nccl_view.h"
 #include "topo/topology_spec.h"
 
 namespace fabricsim::node {
@@ -69,6 +70,9 @@ struct NodeSpec {
 // PCIe transfer rate per direction, bits per second, of `lanes` lanes of `spec`'s generation:
 // lanes x GT/s x 128/130 x MPS / (MPS + TLP overhead).
 double pcie_rate_bps(const NodeSpec& spec, int lanes);
+
+// NCCL's view of a node of `spec` whose NICs run at `nic_rate_bps` (node/nccl_view.h).
+NcclView nccl_view(const NodeSpec& spec, int64_t nic_rate_bps, int nics_per_node);
 
 // Throws InputError naming the node.* key when the spec cannot describe a node of the fabric
 // `topology` (hosts.nics_per_host NICs per node). Nothing to check when gpus_per_node is 0.

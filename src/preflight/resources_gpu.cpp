@@ -24,7 +24,9 @@ constexpr int64_t kBuildToCountOps = int64_t{1} << 24;
 class ClosedFormRanks final : public node::RankTransport {
  public:
   ClosedFormRanks(const Scenario& sc, uint32_t gpus)
-      : gpus_(gpus), gpn_(static_cast<uint32_t>(sc.node.gpus_per_node)) {
+      : gpus_(gpus),
+        gpn_(static_cast<uint32_t>(sc.node.gpus_per_node)),
+        view_(node::nccl_view(sc.node, sc.link.rate_bps, sc.topology.nics_per_host)) {
     nvlink_ = static_cast<double>(sc.node.nvlink_rate_bps) / 8.0 * sc.node.nvlink_efficiency;
     net_ = std::min(static_cast<double>(sc.link.rate_bps),
                     node::pcie_rate_bps(sc.node, sc.node.pcie_lanes)) /
@@ -41,9 +43,11 @@ class ClosedFormRanks final : public node::RankTransport {
   double path_rate_bytes_per_s(uint32_t a, uint32_t b) const override {
     return a / gpn_ == b / gpn_ ? nvlink_ : net_;
   }
+  node::NcclView nccl_view() const override { return view_; }
 
  private:
   uint32_t gpus_, gpn_;
+  node::NcclView view_;
   double nvlink_ = 0, net_ = 0;
 };
 

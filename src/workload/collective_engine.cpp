@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "workload/nccl_graph.h"
 #include "workload/nccl_model.h"
 
 namespace fabricsim::workload {
@@ -141,32 +142,21 @@ CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
   r.channels = static_cast<int>(std::max<int64_t>(
       1,
       std::min<int64_t>(spec.channels > 0 ? spec.channels : cfg_.channels, spec.size_bytes / n)));
-  // NCCL's model inputs: the bandwidth a ring of this communicator sustains per channel.
+  // NCCL's model inputs: the channel count and per-channel speed of the graphs NCCL's topology
+  // search finds for this communicator (workload/nccl_graph.h), not the channels the kernels
+  // run with: the model caps bandwidth per graph channel (tree: 36 GB/s on Hopper), so feeding
+  // it the runtime count would let the tree win where NCCL picks the ring.
   const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
-  double intra_bps = 0, inter_bps = 0;
   size_t max_per_node = 1;
-  for (const auto& node : nodes) {
-    max_per_node = std::max(max_per_node, node.size());
-    if (node.size() > 1 && intra_bps == 0) {
-      intra_bps = rt_.path_rate_bytes_per_s(spec.ranks[node[0]], spec.ranks[node[1]]);
-    }
-  }
-  if (nodes.size() > 1) {
-    inter_bps = rt_.path_rate_bytes_per_s(spec.ranks[nodes[0][0]], spec.ranks[nodes[1][0]]);
-  }
-  double bus_bps = intra_bps;
-  if (nodes.size() > 1) {
-    // Channels spread over min(channels, GPUs per node) NICs of each node.
-    const double nic_bps =
-        inter_bps * static_cast<double>(std::min<size_t>(r.channels, max_per_node));
-    bus_bps = intra_bps > 0 ? std::min(intra_bps, nic_bps) : nic_bps;
-  }
+  for (const auto& node : nodes) max_per_node = std::max(max_per_node, node.size());
+  const NcclGraphs graphs =
+      nccl_graphs(rt_.nccl_view(), static_cast<int>(nodes.size()), static_cast<int>(max_per_node),
+                  static_cast<int>(rt_.gpus_per_node()));
   NcclModelInput in;
   in.op = spec.op;
   in.ranks = r.ranks;
   in.nodes = static_cast<int>(nodes.size());
-  in.channels = r.channels;
-  in.channel_bw_gbps = bus_bps / r.channels / 1e9;
+  in.runtime_channels = r.channels;
   in.size_bytes = spec.size_bytes;
   std::vector<CollAlgorithm> algos;
   if (spec.algorithm != CollAlgorithm::kAuto) {
@@ -189,6 +179,10 @@ CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
       // Halving-doubling and hierarchical have no NCCL model: their protocol is chosen by the
       // ring's prediction.
       in.algorithm = a == CollAlgorithm::kTree ? CollAlgorithm::kTree : CollAlgorithm::kRing;
+      const NcclGraph& g = in.algorithm == CollAlgorithm::kTree ? graphs.tree : graphs.ring;
+      in.channels = g.channels;
+      // tuning.cc: bwIntra on up to two nodes, bwInter beyond.
+      in.channel_bw_gbps = in.nodes <= 2 ? g.bw_intra_gbps : g.bw_inter_gbps;
       const NcclPrediction pr = nccl_predict(cfg_, in);
       if (pr.supported && (best < 0 || pr.time_us < best)) {
         best = pr.time_us;

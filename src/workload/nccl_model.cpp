@@ -100,7 +100,10 @@ NcclPrediction nccl_predict(const CollectiveConfig& cfg, const NcclModelInput& i
     // "Plateau effect of ring" on sm >= 80: multi-node Simple all-reduce latency x 1.4 once each
     // rank's per-channel share reaches 64 B.
     if (in.op == CollOp::kAllReduce && multi && in.protocol == kProtoSimple &&
-        in.size_bytes / (static_cast<int64_t>(in.channels) * n) >= 64) {
+        in.size_bytes / (static_cast<int64_t>(in.runtime_channels > 0 ? in.runtime_channels
+                                                                      : in.channels) *
+                         n) >=
+            64) {
       p.latency_us *= 1.4;
     }
   } else {

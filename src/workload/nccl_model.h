@@ -18,10 +18,13 @@ struct NcclModelInput {
   int protocol = kProtoSimple;                     // kProtoLL, kProtoLL128, kProtoSimple
   int ranks = 1;
   int nodes = 1;
+  // The graph's channels (workload/nccl_graph.h), not the runtime ones.
   int channels = 1;
-  // Bandwidth of one channel in GB/s (10^9 B/s): NCCL's graph bwIntra when nodes <= 2, else
-  // bwInter. busbw starts at channels x this.
+  // Bandwidth of one graph channel in GB/s (10^9 B/s): NCCL's graph bwIntra when nodes <= 2,
+  // else bwInter. busbw starts at channels x this.
   double channel_bw_gbps = 0;
+  // The channels the kernels run with (comm->nChannels, for the ring plateau rule); 0 = channels.
+  int runtime_channels = 0;
   int64_t size_bytes = 0;
 };
 
