@@ -16,6 +16,9 @@ struct NcclView {
   // The NIC port speed / 8000 (ibv port speed in Mb/s): 400 Gb/s = 50 GB/s.
   double nic_gbps = 0;
   int nics_per_node = 0;
+  // NVLink SHARP (multicast + in-switch reduction) available: an NVSwitch of sm90+ GPUs with
+  // CUDA multicast (nvls.cc ncclNvlsInit reads CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED).
+  bool nvls = false;
 };
 
 }  // namespace fabricsim::node

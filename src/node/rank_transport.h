@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 
 #include "node/nccl_view.h"
 
@@ -25,6 +26,22 @@ class RankTransport {
   // dst_gpu's memory, on_arrived(cookie) is called. src_gpu != dst_gpu.
   virtual void send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
                     int64_t delay_ps = 0) = 0;
+
+  // NVLink SHARP (node/nccl_view.h NcclView::nvls). nvls_reduce: the NVSwitch reads `bytes` from
+  // each of the `n` GPUs of `gpus` (one node, `head` among them) and delivers one reduced copy
+  // to `head` (multimem.ld_reduce); nvls_multicast: `head` writes `bytes` once and the switch
+  // replicates them into every GPU of `gpus` (multimem.st). on_arrived(cookie) when complete.
+  // A machine without NVLS never gets these calls (the collective layer checks nccl_view()).
+  virtual void nvls_reduce(const uint32_t* gpus, int n, uint32_t head, int64_t bytes,
+                           uint64_t cookie) {
+    (void)gpus, (void)n, (void)head, (void)bytes, (void)cookie;
+    throw std::logic_error("RankTransport: this machine has no NVLS");
+  }
+  virtual void nvls_multicast(uint32_t head, const uint32_t* gpus, int n, int64_t bytes,
+                              uint64_t cookie) {
+    (void)gpus, (void)n, (void)head, (void)bytes, (void)cookie;
+    throw std::logic_error("RankTransport: this machine has no NVLS");
+  }
 
   // Calls on_timer(cookie) `delay_ps` from now (compute phases, software latencies).
   virtual void timer(int64_t delay_ps, uint64_t cookie) = 0;

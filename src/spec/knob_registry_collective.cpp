@@ -238,7 +238,39 @@ const std::vector<Knob> kCollectiveKnobs = knob_bind::concat({
                          "nodes whose NICs are within PXB/PXN of the GPU)",
           .source = "nccl@5067397 src/graph/tuning.cc LL128 enablement "
                     "(docs/reference/nccl.md §2.3 rule 10)"},
-         [](auto& s) -> auto& { return s.collective.ll128_enabled; })},
+         [](auto& s) -> auto& { return s.collective.ll128_enabled; }),
+     bind(
+         {.path = "collective.nvls",
+          .type = KnobType::kBool,
+          .description = "Algorithm auto may choose NVLS (one node) and NVLS-tree (across "
+                         "nodes) for all-reduce where the node supports NVLink SHARP "
+                         "(node.nvls)",
+          .source = "nccl@5067397 src/transport/nvls.cc NCCL_NVLS_ENABLE (default 2: use it "
+                    "where CUDA multicast is supported)"},
+         [](auto& s) -> auto& { return s.collective.nvls_enabled; }),
+     bind(
+         {.path = "collective.nvls_channels",
+          .type = KnobType::kInt,
+          .description = "Channels (CTAs) of NVLS and NVLS-tree, whatever the size",
+          .source = "nccl@5067397 src/transport/nvls.cc NVLS_NCHANNELS_SM90 = 16",
+          .min = Bound{1},
+          .max = Bound{64}},
+         [](auto& s) -> auto& { return s.collective.nvls_channels; }),
+     bind(
+         {.path = "collective.nvls_chunk",
+          .type = KnobType::kBytes,
+          .description = "Chunk of NVLS and NVLS-tree per head and channel (one message)",
+          .source = "nccl@5067397 src/transport/nvls.cc NCCL_NVLS_CHUNKSIZE = 128 KiB",
+          .min = positive},
+         [](auto& s) -> auto& { return s.collective.nvls_chunk_bytes; }),
+     bind(
+         {.path = "collective.nvls_tree_chunk",
+          .type = KnobType::kBytes,
+          .description = "NVLS-tree chunk cap on 4 or more nodes",
+          .source = "nccl@5067397 src/transport/nvls.cc NCCL_NVLSTREE_MAX_CHUNKSIZE default: "
+                    "64 KiB on >= 4 nodes (sm90)",
+          .min = positive},
+         [](auto& s) -> auto& { return s.collective.nvls_tree_chunk_bytes; })},
 });
 
 }  // namespace

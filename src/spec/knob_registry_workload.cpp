@@ -65,7 +65,9 @@ const std::vector<Knob> kWorkloadKnobs = {
             {"tree", CollAlgorithm::kTree},
             {"halving_doubling", CollAlgorithm::kHalvingDoubling},
             {"hierarchical", CollAlgorithm::kHierarchical},
-            {"direct", CollAlgorithm::kDirect}},
+            {"direct", CollAlgorithm::kDirect},
+            {"nvls", CollAlgorithm::kNvls},
+            {"nvls_tree", CollAlgorithm::kNvlsTree}},
         [](auto& s) -> auto& { return s.workload.algorithm; }),
     bind_enum(
         {.path = "workload.protocol",

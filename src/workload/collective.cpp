@@ -38,6 +38,10 @@ const char* name(CollAlgorithm a) {
       return "hierarchical";
     case CollAlgorithm::kDirect:
       return "direct";
+    case CollAlgorithm::kNvls:
+      return "nvls";
+    case CollAlgorithm::kNvlsTree:
+      return "nvls_tree";
   }
   return "?";
 }

@@ -37,6 +37,8 @@ enum class CollAlgorithm : uint8_t {
   kHalvingDoubling,  // recursive halving-doubling (Thakur, Rabenseifner, Gropp 2005)
   kHierarchical,     // NVLink reduce-scatter, per-rail inter-node all-reduce, NVLink all-gather
   kDirect,           // all-to-all / send: one message per peer (NCCL's P2P expansion)
+  kNvls,             // NVLink SHARP: the NVSwitch reduces and multicasts (one node, all-reduce)
+  kNvlsTree,         // NVLS inside each node, a double binary tree of NVLS heads across nodes
 };
 enum class Protocol : uint8_t { kAuto, kSimple, kLL128, kLL };
 

@@ -87,6 +87,25 @@ struct CollectiveConfig {
   // Intra-node hops are NVLink (kLinkNvlink) or PCIe peer-to-peer (kLinkPci) for the latency
   // tables; the transport below decides the bytes' actual path.
   int intra_link_class = kLinkNvlink;
+  // NVLink SHARP (NVLS): NCCL_NVLS_ENABLE (default 2 = use it where the node supports it:
+  // NVSwitch, sm90+, CUDA multicast; src/transport/nvls.cc ncclNvlsInit). The node decides
+  // whether it can (node.nvls); this is NCCL's switch.
+  bool nvls_enabled = true;
+  // CTAs (channels) of NVLS and NVLS-tree: NVLS_NCHANNELS_SM90 = 16 (nvls.cc ncclNvlsTuning), not
+  // reduced for small sizes (enqueue.cc topoGetAlgoInfo).
+  int nvls_channels = 16;
+  // NCCL_NVLS_CHUNKSIZE = 128 KiB; NVLS-tree on >= 4 nodes caps it at
+  // NCCL_NVLSTREE_MAX_CHUNKSIZE's default 64 KiB (nvls.cc ncclNvlsTuning, sm90).
+  int64_t nvls_chunk_bytes = 131'072;
+  int64_t nvls_tree_chunk_bytes = 65'536;
+  // tuning.cc hwLatencies, Simple: NVLS and NVLS-tree 25 us over NVLink, 18 us (NVLS) and
+  // 20.9 us (NVLS-tree, per tree level, twice) over the network; baseLatencies 0.
+  int64_t nvls_intra_latency_ps = us_to_ps(25.0);
+  int64_t nvls_tree_net_latency_ps = us_to_ps(20.9);
+  // tuning.cc nvlsEfficiency for Hopper (0.85; Blackwell 0.74): the tuner's own figure for
+  // what NVLS reaches of the graph's bandwidth. The simulated NVSwitch uses node.nvls.efficiency.
+  double nvls_model_efficiency = 0.85;
+
   // LL128 may be chosen by `auto` (tuning.cc: enabled on NVLink nodes whose NICs are at most
   // PXB/PXN from the GPU, i.e. DGX/HGX with GPUDirect RDMA).
   bool ll128_enabled = true;

@@ -13,6 +13,7 @@ namespace fabricsim::workload {
 namespace {
 
 using detail::Conn;
+using detail::ConnKind;
 using detail::Plan;
 
 // Cookie layout (all < kForeignCookie = 2^63): [61,63) kind, [37,61) collective id,
@@ -103,6 +104,37 @@ void CollectiveEngine::validate(const CollectiveSpec& spec) const {
     throw InputError("workload.algorithm", std::string(name(a)) + " implements all_reduce only; " +
                                                op_name + " runs as ring");
   }
+  if (a == CollAlgorithm::kNvls || a == CollAlgorithm::kNvlsTree) {
+    const std::string an = name(a);
+    if (!all_reduce) {
+      throw InputError("workload.algorithm", an + " implements all_reduce only, not " + op_name);
+    }
+    if (spec.protocol != Protocol::kAuto && spec.protocol != Protocol::kSimple) {
+      throw InputError("workload.protocol", an + " runs the Simple protocol only (tuning.cc)");
+    }
+    if (!rt_.nccl_view().nvls) {
+      throw InputError("workload.algorithm",
+                       an + " needs NVSwitch nodes with NVLink SHARP (node.nvls: true)");
+    }
+    if (!cfg_.nvls_enabled) {
+      throw InputError("workload.algorithm", an + " is switched off by collective.nvls: false");
+    }
+    const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
+    if (a == CollAlgorithm::kNvls && nodes.size() > 1) {
+      throw InputError("workload.algorithm",
+                       "nvls across nodes needs NCCL's CollNet (IB SHARP); use nvls_tree");
+    }
+    if (a == CollAlgorithm::kNvlsTree && nodes.size() < 2) {
+      throw InputError("workload.algorithm", "nvls_tree spans nodes; on one node use nvls");
+    }
+    for (const auto& node : nodes) {
+      if (node.size() < 2 || node.size() != nodes[0].size()) {
+        throw InputError("workload.algorithm",
+                         an + " needs the same number (>= 2) of ranks on every node "
+                              "(NCCL disables NVLS with one GPU per node)");
+      }
+    }
+  }
   if (a == CollAlgorithm::kHalvingDoubling && (n & (n - 1)) != 0) {
     throw InputError("workload.algorithm",
                      "halving_doubling needs a power-of-two rank count, "
@@ -118,6 +150,17 @@ void CollectiveEngine::validate(const CollectiveSpec& spec) const {
       }
     }
   }
+}
+
+bool CollectiveEngine::nvls_available(const CollectiveSpec& spec) const {
+  if (!cfg_.nvls_enabled || !rt_.nccl_view().nvls) return false;
+  // nvls.cc: NVLS needs at least 2 GPUs of the communicator on a node; the engine's NVLS plans
+  // also need the same count on every node.
+  const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
+  for (const auto& node : nodes) {
+    if (node.size() < 2 || node.size() != nodes[0].size()) return false;
+  }
+  return true;
 }
 
 CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
@@ -164,6 +207,9 @@ CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
   } else {
     algos.push_back(CollAlgorithm::kRing);
     if (spec.op == CollOp::kAllReduce) algos.push_back(CollAlgorithm::kTree);
+    if (spec.op == CollOp::kAllReduce && nvls_available(spec)) {
+      algos.push_back(nodes.size() == 1 ? CollAlgorithm::kNvls : CollAlgorithm::kNvlsTree);
+    }
   }
   std::vector<int> protos;
   if (spec.protocol != Protocol::kAuto) {
@@ -178,8 +224,13 @@ CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
       in.protocol = p;
       // Halving-doubling and hierarchical have no NCCL model: their protocol is chosen by the
       // ring's prediction.
-      in.algorithm = a == CollAlgorithm::kTree ? CollAlgorithm::kTree : CollAlgorithm::kRing;
-      const NcclGraph& g = in.algorithm == CollAlgorithm::kTree ? graphs.tree : graphs.ring;
+      const bool nvls = a == CollAlgorithm::kNvls || a == CollAlgorithm::kNvlsTree;
+      in.algorithm = a == CollAlgorithm::kTree || nvls ? a : CollAlgorithm::kRing;
+      const NcclGraph& g = nvls                                 ? graphs.nvls
+                           : in.algorithm == CollAlgorithm::kTree ? graphs.tree
+                                                                  : graphs.ring;
+      in.bw_intra_gbps = g.bw_intra_gbps;
+      in.bw_inter_gbps = g.bw_inter_gbps;
       in.channels = g.channels;
       // tuning.cc: bwIntra on up to two nodes, bwInter beyond.
       in.channel_bw_gbps = in.nodes <= 2 ? g.bw_intra_gbps : g.bw_inter_gbps;
@@ -191,8 +242,13 @@ CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
       }
     }
   }
-  // enqueue.cc: with the default channel count, small messages use fewer channels.
-  if (spec.channels == 0) {
+  if (r.algorithm == CollAlgorithm::kNvls || r.algorithm == CollAlgorithm::kNvlsTree) {
+    // enqueue.cc: NVLS runs comm->nvlsChannels whatever the size.
+    r.channels = static_cast<int>(std::max<int64_t>(
+        1, std::min<int64_t>(spec.channels > 0 ? spec.channels : cfg_.nvls_channels,
+                             spec.size_bytes / n)));
+  } else if (spec.channels == 0) {
+    // enqueue.cc: with the default channel count, small messages use fewer channels.
     const int p = proto_index(r.protocol);
     int64_t threshold = cfg_.thread_threshold_bytes[p];
     if (r.algorithm != CollAlgorithm::kTree && p == kProtoLL) threshold *= n;
@@ -224,6 +280,17 @@ detail::BuildParams CollectiveEngine::build_params(const CollectiveRecord& r) co
   bp.p2p_nvl_chunk_bytes = cfg_.p2p_nvl_chunk_bytes;
   bp.p2p_net_chunk_bytes = cfg_.p2p_net_chunk_bytes;
   bp.gpus_per_node = rt_.gpus_per_node();
+  if (r.algorithm == CollAlgorithm::kNvlsTree) {
+    // nvls.cc: the NVLS-tree chunk is capped at NCCL_NVLSTREE_MAX_CHUNKSIZE (64 KiB) on >= 4
+    // nodes; one NVLS head per NIC.
+    const int64_t n_nodes = (r.ranks + rt_.gpus_per_node() - 1) / rt_.gpus_per_node();
+    bp.nvls_chunk_bytes =
+        n_nodes >= 4 ? std::min(cfg_.nvls_chunk_bytes, cfg_.nvls_tree_chunk_bytes)
+                     : cfg_.nvls_chunk_bytes;
+    bp.nvls_heads = std::max(1, rt_.nccl_view().nics_per_node);
+  } else {
+    bp.nvls_chunk_bytes = cfg_.nvls_chunk_bytes;
+  }
   return bp;
 }
 
@@ -265,8 +332,16 @@ void CollectiveEngine::finalize(Plan& plan) const {
     // NCCL's per-hop latency minus what the transport already simulates for the hop, so that
     // idle small-message time matches NCCL's model (docs/collectives.md "Latency").
     const int link = c.src / gpn == c.dst / gpn ? cfg_.intra_link_class : kLinkNet;
-    const int64_t hop = nccl_hop_latency_ps(cfg_, plan.latency_algorithm, plan.protocol, link,
-                                            plan.multi_node, plan.one_rank_per_node);
+    int64_t hop = 0;
+    if (plan.latency_algorithm == CollAlgorithm::kNvls ||
+        plan.latency_algorithm == CollAlgorithm::kNvlsTree) {
+      // NVLS: the NVLink part (25 us) is charged once at the start; NVLS-tree charges its NET
+      // latency per tree hop (tuning.cc: 2 x log2(nodes) x 20.9 us along the critical path).
+      hop = c.kind == ConnKind::kUnicast && link == kLinkNet ? cfg_.nvls_tree_net_latency_ps : 0;
+    } else {
+      hop = nccl_hop_latency_ps(cfg_, plan.latency_algorithm, plan.protocol, link,
+                                plan.multi_node, plan.one_rank_per_node);
+    }
     c.delay_ps = std::max<int64_t>(0, hop - rt_.idle_transfer_ps(c.src, c.dst, kTinyBytes));
     c.credit_ps = rt_.idle_transfer_ps(c.dst, c.src, kTinyBytes);
   }
@@ -282,10 +357,12 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
   auto plan = std::make_unique<Plan>();
   plan->protocol = proto_index(r.protocol);
   const bool chain = spec.op == CollOp::kBroadcast || spec.op == CollOp::kReduce;
+  const bool nvls = r.algorithm == CollAlgorithm::kNvls || r.algorithm == CollAlgorithm::kNvlsTree;
   // tuning.cc: Simple broadcast/reduce take the tree's hwLatency per step; neither they nor the
   // tree floor intra-node hops at the net overhead.
   plan->latency_algorithm =
-      r.algorithm == CollAlgorithm::kTree || (chain && plan->protocol == kProtoSimple)
+      nvls ? r.algorithm
+      : r.algorithm == CollAlgorithm::kTree || (chain && plan->protocol == kProtoSimple)
           ? CollAlgorithm::kTree
           : CollAlgorithm::kRing;
   const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
@@ -298,6 +375,10 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
     detail::build_chain(*plan, spec, bp);
   } else if (r.algorithm == CollAlgorithm::kTree) {
     detail::build_tree(*plan, spec, bp);
+  } else if (r.algorithm == CollAlgorithm::kNvls) {
+    detail::build_nvls(*plan, spec, bp);
+  } else if (r.algorithm == CollAlgorithm::kNvlsTree) {
+    detail::build_nvls_tree(*plan, spec, bp);
   } else if (r.algorithm == CollAlgorithm::kHalvingDoubling) {
     detail::build_halving_doubling(*plan, spec, bp);
   } else if (r.algorithm == CollAlgorithm::kHierarchical) {
@@ -316,10 +397,12 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
   running_.push_back({std::move(plan), std::move(done)});
   // NCCL's baseLatency is charged once, before the first step (P2P operations have none in
   // tuning.cc).
-  const int64_t base = is_p2p(spec.op)
-                           ? 0
-                           : nccl_base_latency_ps(cfg_, running_[id].plan->latency_algorithm,
-                                                  running_[id].plan->protocol);
+  // NVLS and NVLS-tree: base 0 plus the NVLink hwLatency (25 us), once.
+  const int64_t base = is_p2p(spec.op) ? 0
+                       : nvls          ? cfg_.nvls_intra_latency_ps
+                                       : nccl_base_latency_ps(cfg_,
+                                                              running_[id].plan->latency_algorithm,
+                                                              running_[id].plan->protocol);
   rt_.timer(base, cookie(kStart, id, 0, 0));
   return id;
 }
@@ -348,7 +431,18 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
     ++rec.messages;
     rec.wire_bytes += wire;
     if (trace_) trace_->sent(id, plan, e, m, data, rt_.now_ps());
-    rt_.send(c.src, c.dst, wire, cookie(kArrive, id, e, m), c.delay_ps);
+    const uint64_t ck = cookie(kArrive, id, e, m);
+    if (c.kind == ConnKind::kUnicast) {
+      rt_.send(c.src, c.dst, wire, ck, c.delay_ps);
+    } else {
+      const std::vector<uint32_t>& g = plan.groups[c.group];
+      const int gn = static_cast<int>(g.size());
+      if (c.kind == ConnKind::kNvlsReduce) {
+        rt_.nvls_reduce(g.data(), gn, c.dst, wire, ck);
+      } else {
+        rt_.nvls_multicast(c.src, g.data(), gn, wire, ck);
+      }
+    }
     // The inputs of this message are consumed once it is posted: their FIFO slots free and the
     // credit (head update) travels back to their senders.
     if (req < 0) continue;

@@ -45,6 +45,8 @@ class CollectiveEngine final : public CollectiveRunner {
     std::function<void(uint32_t)> done;
   };
   void validate(const CollectiveSpec& spec) const;
+  // NVLS or NVLS-tree may be chosen by `auto` for this communicator.
+  bool nvls_available(const CollectiveSpec& spec) const;
   detail::BuildParams build_params(const CollectiveRecord& r) const;
   void finalize(detail::Plan& plan) const;
   void kick(uint32_t id);

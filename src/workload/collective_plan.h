@@ -52,9 +52,17 @@ int64_t dependent_index(const Stream& s, int64_t m);
 
 inline constexpr int kSlotRing = 64;  // > 2 x the largest credit window (nccl_steps <= 32)
 
+// How a connection's messages move: GPU to GPU, or through the NVSwitch's NVLS engine (reduce
+// from a group into one GPU, or multicast from one GPU into a group; Plan::groups).
+enum class ConnKind : uint8_t { kUnicast, kNvlsReduce, kNvlsMulticast };
+
 struct Conn {
+  // kNvlsReduce: dst is the head and src another GPU of the group (for latency and the trace);
+  // kNvlsMulticast: src is the head and dst another GPU of the group.
   uint32_t src = 0;
   uint32_t dst = 0;
+  ConnKind kind = ConnKind::kUnicast;
+  uint32_t group = 0;  // index into Plan::groups (NVLS kinds)
   uint32_t stream = 0;
   uint32_t ring_pos = 0;
   int64_t messages = 0;
@@ -78,6 +86,7 @@ struct Plan {
   bool one_rank_per_node = false;  // NET hops take the tree's latency (tuning.cc, ppn = 1)
   std::vector<Stream> streams;
   std::vector<Conn> conns;
+  std::vector<std::vector<uint32_t>> groups;  // GPUs of NVLS reduce / multicast connections
   std::vector<std::pair<uint32_t, uint32_t>> dep_edges;   // (pred, succ), built then indexed
   std::vector<std::pair<uint32_t, uint32_t>> gate_edges;  // (gate, gated)
   std::vector<uint32_t> adj;
@@ -116,6 +125,8 @@ struct BuildParams {
   int64_t p2p_nvl_chunk_bytes = 0;
   int64_t p2p_net_chunk_bytes = 0;
   uint32_t gpus_per_node = 1;
+  int64_t nvls_chunk_bytes = 0;  // NVLS / NVLS-tree chunk (per head and channel)
+  int nvls_heads = 0;            // NVLS-tree: heads per node (one per NIC)
 };
 
 // Node-major order of the communicator's ranks (communicator indices), nodes in order of first
@@ -135,6 +146,8 @@ void build_tree(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
 void build_halving_doubling(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
 void build_hierarchical(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
 void build_p2p(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
+void build_nvls(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
+void build_nvls_tree(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
 
 // NCCL's binary tree on ranks 0..n-1 (trees.cc ncclGetBtree): parent (-1 = root) and up to two
 // children (-1 = none) of `rank`. Tree 2 of the double binary tree (ncclGetDtree) is the mirror

@@ -26,7 +26,37 @@ constexpr double kTreeCorrection[3][24] = {
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
      .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
 
+// perChMaxNVLSTreeBws, Hopper row (N1/N2/N4).
+constexpr double kPerChMaxNvlsTreeBw[3] = {0.0, 57.7, 45.5};
+
 double ps_to_us(int64_t ps) { return static_cast<double>(ps) / 1e6; }
+
+// NVLS and NVLS-tree (tuning.cc, Simple only). All-reduce only here: NCCL's NVLS all-gather /
+// reduce-scatter lose to the ring on one node in its own model (8 x 40 x 0.85 x 7/8 x 7/8 = 208
+// against 360 GB/s) and need CollNet across nodes.
+NcclPrediction predict_nvls(const CollectiveConfig& cfg, const NcclModelInput& in) {
+  NcclPrediction p;
+  const bool tree = in.algorithm == CollAlgorithm::kNvlsTree;
+  if (in.op != CollOp::kAllReduce || in.protocol != kProtoSimple || in.channels < 2) return p;
+  // NVLS-tree is disabled on one node; NVLS across nodes needs CollNet (updateCollCostTable).
+  if (tree ? in.nodes < 2 : in.nodes != 1) return p;
+  p.supported = true;
+  const int idx = std::min(in.nodes, 3) - 1;
+  const double nch = in.channels;
+  // "AllReduce pipelines two operations": x 2 on the NVLink side.
+  const double intra = in.bw_intra_gbps * cfg.nvls_model_efficiency * (nch - 1) / nch * 2.0;
+  const double inter = in.bw_inter_gbps * (tree && in.nodes <= 2 ? 2.0 : 1.0);
+  double bw = std::min(intra, inter);
+  if (tree) bw = std::min(bw, kPerChMaxNvlsTreeBw[idx]);
+  p.bus_bw_gbps = nch * bw;
+  const int n = in.ranks;
+  p.alg_bw_gbps = n > 1 ? p.bus_bw_gbps * n / (2.0 * (n - 1)) : p.bus_bw_gbps;
+  const int log2_nodes = std::bit_width(static_cast<unsigned>(in.nodes)) - 1;
+  p.latency_us = ps_to_us(cfg.nvls_intra_latency_ps) +
+                 (tree ? 2 * log2_nodes * ps_to_us(cfg.nvls_tree_net_latency_ps) : 0.0);
+  p.time_us = p.latency_us + static_cast<double>(in.size_bytes) / (1000.0 * p.alg_bw_gbps);
+  return p;
+}
 
 }  // namespace
 
@@ -50,6 +80,9 @@ int64_t nccl_hop_latency_ps(const CollectiveConfig& cfg, CollAlgorithm algorithm
 }
 
 NcclPrediction nccl_predict(const CollectiveConfig& cfg, const NcclModelInput& in) {
+  if (in.algorithm == CollAlgorithm::kNvls || in.algorithm == CollAlgorithm::kNvlsTree) {
+    return in.ranks >= 1 && in.nodes >= 1 ? predict_nvls(cfg, in) : NcclPrediction{};
+  }
   NcclPrediction p;
   const bool tree = in.algorithm == CollAlgorithm::kTree;
   if (in.algorithm != CollAlgorithm::kRing && !tree) return p;

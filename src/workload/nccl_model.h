@@ -1,6 +1,6 @@
 // NCCL's analytic time model (src/graph/tuning.cc ncclTopoTuneModel + ncclTopoGetAlgoTime at
-// nccl@5067397, as restated in docs/reference/nccl.md §2.3): time = latency + bytes / algbw, for
-// Ring and Tree on a Hopper GPU with an Intel host. The collective engine uses it to resolve
+// nccl@5067397, as restated in docs/reference/nccl.md §2.3 and nccl-at-scale.md §1.3): time =
+// latency + bytes / algbw, for Ring, Tree, NVLS and NVLS-tree on a Hopper GPU with an Intel host. The collective engine uses it to resolve
 // algorithm/protocol `auto` the way NCCL does (the lowest predicted time); tests use it as the
 // independent analytic reference for NCCL's latencies.
 #pragma once
@@ -14,7 +14,7 @@ namespace fabricsim::workload {
 
 struct NcclModelInput {
   CollOp op = CollOp::kAllReduce;
-  CollAlgorithm algorithm = CollAlgorithm::kRing;  // kRing or kTree
+  CollAlgorithm algorithm = CollAlgorithm::kRing;  // kRing, kTree, kNvls or kNvlsTree
   int protocol = kProtoSimple;                     // kProtoLL, kProtoLL128, kProtoSimple
   int ranks = 1;
   int nodes = 1;
@@ -23,6 +23,9 @@ struct NcclModelInput {
   // Bandwidth of one graph channel in GB/s (10^9 B/s): NCCL's graph bwIntra when nodes <= 2,
   // else bwInter. busbw starts at channels x this.
   double channel_bw_gbps = 0;
+  // NVLS / NVLS-tree: the NVLS graph's bwIntra and bwInter (both used).
+  double bw_intra_gbps = 0;
+  double bw_inter_gbps = 0;
   // The channels the kernels run with (comm->nChannels, for the ring plateau rule); 0 = channels.
   int runtime_channels = 0;
   int64_t size_bytes = 0;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "workload/collective_engine.h"
 #include "workload/nccl_graph.h"
 
@@ -21,7 +22,7 @@ node::NcclView h100() { return node::NcclView{370.8, 48.0, 50.0, 8}; }
 
 class ModelOnlyMachine final : public node::RankTransport {
  public:
-  explicit ModelOnlyMachine(uint32_t nodes) : nodes_(nodes) {}
+  explicit ModelOnlyMachine(uint32_t nodes, bool nvls = false) : nodes_(nodes), nvls_(nvls) {}
   void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t) override {}
   void timer(int64_t, uint64_t) override {}
   int64_t now_ps() const override { return 0; }
@@ -29,10 +30,15 @@ class ModelOnlyMachine final : public node::RankTransport {
   uint32_t gpus_per_node() const override { return 8; }
   int64_t idle_transfer_ps(uint32_t, uint32_t, int64_t) const override { return 0; }
   double path_rate_bytes_per_s(uint32_t, uint32_t) const override { return 1e9; }
-  node::NcclView nccl_view() const override { return h100(); }
+  node::NcclView nccl_view() const override {
+    node::NcclView v = h100();
+    v.nvls = nvls_;
+    return v;
+  }
 
  private:
   uint32_t nodes_;
+  bool nvls_;
 };
 
 TEST(NcclGraph, H100MatchesTheLoggedRingGraphAndTheDerivedOnes) {
@@ -92,16 +98,35 @@ const char* const kAllGather[12][8] = {
     {"R/S", "R/S", "R/S", "R/S", "R/S", "R/S", "R/128", "R/128"},
     {"R/S", "R/S", "R/S", "R/S", "R/S", "R/S", "R/S", "R/S"}};
 
+// All-reduce with NVLS on (H100's default, NCCL_NVLS_ENABLE=2), CollNet off. NV = NVLS (one
+// node), NVT = NVLS-tree.
+const char* const kAllReduceNvls[12][8] = {
+    {"R/LL", "T/LL", "T/LL", "T/LL", "T/LL", "T/LL", "T/LL", "T/LL"},
+    {"R/LL", "T/LL", "T/LL", "T/LL", "T/LL", "T/LL", "T/LL", "T/LL"},
+    {"R/LL", "T/LL", "T/LL", "T/LL", "T/LL", "T/LL", "T/LL", "T/LL"},
+    {"R/LL", "T/LL", "T/LL", "T/LL", "T/LL", "T/LL", "T/LL", "T/LL"},
+    {"R/LL", "T/128", "T/128", "T/128", "T/128", "T/128", "T/128", "T/LL"},
+    {"R/LL", "T/128", "T/128", "T/128", "T/128", "T/128", "T/128", "T/128"},
+    {"NV/S", "NVT/S", "T/128", "T/128", "T/128", "T/128", "T/128", "T/128"},
+    {"NV/S", "NVT/S", "NVT/S", "NVT/S", "T/128", "T/128", "T/128", "T/128"},
+    {"NV/S", "NVT/S", "NVT/S", "NVT/S", "NVT/S", "NVT/S", "NVT/S", "NVT/S"},
+    {"NV/S", "NVT/S", "NVT/S", "NVT/S", "NVT/S", "NVT/S", "NVT/S", "NVT/S"},
+    {"NV/S", "NVT/S", "R/S", "NVT/S", "NVT/S", "NVT/S", "NVT/S", "NVT/S"},
+    {"NV/S", "NVT/S", "R/S", "R/S", "NVT/S", "NVT/S", "NVT/S", "NVT/S"}};
+
 std::string abbrev(const CollectiveRecord& r) {
-  std::string s = r.algorithm == CollAlgorithm::kTree ? "T/" : "R/";
+  std::string s = r.algorithm == CollAlgorithm::kTree       ? "T/"
+                  : r.algorithm == CollAlgorithm::kNvls     ? "NV/"
+                  : r.algorithm == CollAlgorithm::kNvlsTree ? "NVT/"
+                                                            : "R/";
   s += r.protocol == Protocol::kLL ? "LL" : r.protocol == Protocol::kLL128 ? "128" : "S";
   return s;
 }
 
-void expect_table(CollOp op, const char* const (&table)[12][8]) {
+void expect_table(CollOp op, const char* const (&table)[12][8], bool nvls = false) {
   const uint32_t node_counts[8] = {1, 2, 4, 8, 16, 32, 64, 128};
   for (int col = 0; col < 8; ++col) {
-    ModelOnlyMachine machine(node_counts[col]);
+    ModelOnlyMachine machine(node_counts[col], nvls);
     CollectiveEngine engine(machine, CollectiveConfig{});
     CollectiveSpec spec;
     spec.op = op;
@@ -121,6 +146,45 @@ TEST(NcclSelection, AllReduceAutoIsNcclsChoiceFrom1To128Nodes) {
 TEST(NcclSelection, AllGatherAndReduceScatterAutoAreNcclsChoice) {
   expect_table(CollOp::kAllGather, kAllGather);
   expect_table(CollOp::kReduceScatter, kAllGather);
+  // NVLS changes nothing for them (ring wins on one node; across nodes they need CollNet).
+  expect_table(CollOp::kAllGather, kAllGather, true);
+}
+
+TEST(NcclSelection, AllReduceWithNvlsIsNcclsChoice) {
+  expect_table(CollOp::kAllReduce, kAllReduceNvls, true);
+  // collective.nvls: false (NCCL_NVLS_ENABLE=0) gives the NVLS-off table back.
+  const uint32_t gpus = 16 * 8;
+  ModelOnlyMachine machine(16, true);
+  CollectiveConfig off;
+  off.nvls_enabled = false;
+  CollectiveEngine engine(machine, off);
+  CollectiveSpec spec;
+  for (uint32_t g = 0; g < gpus; ++g) spec.ranks.push_back(g);
+  spec.size_bytes = int64_t{256} << 20;
+  EXPECT_EQ(abbrev(engine.resolve(spec)), "T/S");
+}
+
+TEST(NcclSelection, NvlsRunsNvlsChannelsAndRefusesWhatNcclWouldNot) {
+  ModelOnlyMachine machine(1, true);
+  CollectiveEngine engine(machine, CollectiveConfig{});
+  CollectiveSpec spec;
+  for (uint32_t g = 0; g < 8; ++g) spec.ranks.push_back(g);
+  spec.size_bytes = int64_t{1} << 30;
+  const CollectiveRecord r = engine.resolve(spec);
+  EXPECT_EQ(r.algorithm, CollAlgorithm::kNvls);
+  EXPECT_EQ(r.channels, 16);  // NVLS_NCHANNELS_SM90
+  spec.algorithm = CollAlgorithm::kNvlsTree;
+  EXPECT_THROW(engine.resolve(spec), InputError);  // one node
+  spec.algorithm = CollAlgorithm::kNvls;
+  spec.op = CollOp::kAllGather;
+  EXPECT_THROW(engine.resolve(spec), InputError);
+  spec.op = CollOp::kAllReduce;
+  spec.protocol = Protocol::kLL;
+  EXPECT_THROW(engine.resolve(spec), InputError);
+  ModelOnlyMachine plain(1, false);
+  CollectiveEngine no_nvls(plain, CollectiveConfig{});
+  spec.protocol = Protocol::kAuto;
+  EXPECT_THROW(no_nvls.resolve(spec), InputError);
 }
 
 }  // namespace nccl_selection_test
