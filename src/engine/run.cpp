@@ -55,6 +55,13 @@ RunResult run_scaling(const Scenario& sc, const RunOptions& options) {
     p.nodes = n;
     p.gpus = last.jobs.empty() ? last.topology.nics : static_cast<int>(last.jobs[0].gpus.size());
     p.step_time_ps = scaling_time_ps(last);
+    if (!last.jobs.empty() && !last.jobs[0].collectives.empty()) {
+      const CollectiveRow& c = last.jobs[0].collectives[0];
+      p.algorithm = c.algorithm;
+      p.protocol = c.protocol;
+      p.channels = c.channels;
+      p.busbw_gbytes_per_s = c.time_ps >= 0 ? c.busbw_gbytes_per_s : 0;
+    }
     if (p.step_time_ps > 0) {
       const double rate_per_node =
           scaling_work(last, p.gpus) / (static_cast<double>(p.step_time_ps) * 1e-12) / n;

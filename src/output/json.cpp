@@ -141,6 +141,13 @@ ordered_json scaling_json(const std::vector<scenario::ScalingPoint>& points) {
                    {"step_time_ps", p.step_time_ps},
                    {"acceleration_ratio",
                     p.step_time_ps > 0 ? ordered_json(p.acceleration_ratio) : nullptr}});
+    if (!p.algorithm.empty()) {
+      pts.back()["busbw_gbytes_per_s"] =
+          p.busbw_gbytes_per_s > 0 ? ordered_json(p.busbw_gbytes_per_s) : nullptr;
+      pts.back()["algorithm"] = p.algorithm;
+      pts.back()["protocol"] = p.protocol;
+      pts.back()["channels"] = p.channels;
+    }
   }
   return pts;
 }

@@ -66,7 +66,10 @@ std::string nccl_tests_csv_text(const std::vector<scenario::CollectiveRow>& rows
 
 std::string scaling_table_text(const std::vector<scenario::ScalingPoint>& points) {
   std::string out = pad("nodes", 7) + pad("GPUs", 7) + pad("step (ms)", 12) +
-                    pad("acceleration ratio", 20) + "\n";
+                    pad("acceleration ratio", 20);
+  const bool coll = !points.empty() && !points[0].algorithm.empty();
+  if (coll) out += pad("busbw (GB/s)", 15) + "algorithm/protocol/channels";
+  out += "\n";
   for (const scenario::ScalingPoint& p : points) {
     out += pad(std::to_string(p.nodes), 7) + pad(std::to_string(p.gpus), 7);
     if (p.step_time_ps >= 0) {
@@ -74,6 +77,10 @@ std::string scaling_table_text(const std::vector<scenario::ScalingPoint>& points
              pad(fmt("%.3f", p.acceleration_ratio), 20);
     } else {
       out += pad("-", 12) + pad("-", 20);
+    }
+    if (coll) {
+      out += pad(p.busbw_gbytes_per_s > 0 ? fmt("%.2f", p.busbw_gbytes_per_s) : "-", 15) +
+             p.algorithm + "/" + p.protocol + "/" + std::to_string(p.channels);
     }
     out += "\n";
   }
@@ -90,6 +97,8 @@ std::string scaling_csv_text(const std::vector<scenario::ScalingPoint>& points) 
     } else {
       out += ",";
     }
+    out += "," + (p.busbw_gbytes_per_s > 0 ? fmt("%.6f", p.busbw_gbytes_per_s) : "") + "," +
+           p.algorithm + "," + p.protocol + "," + (p.channels > 0 ? std::to_string(p.channels) : "");
     out += "\n";
   }
   return out;

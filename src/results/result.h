@@ -115,6 +115,12 @@ struct ScalingPoint {
   int gpus = 0;
   int64_t step_time_ps = -1;
   double acceleration_ratio = 0;
+  // A collective workload: what the first collective resolved to and its nccl-tests busbw
+  // (empty / 0 for training).
+  std::string algorithm;
+  std::string protocol;
+  int channels = 0;
+  double busbw_gbytes_per_s = 0;
 };
 
 // One kind of GPU-node resource (node/gpu_net.h) over the run: NVLink ports, PCIe links, host

@@ -99,6 +99,7 @@ scenario::RunResult everything() {
   r.jobs.push_back(job);
   scenario::ScalingPoint point;
   point.step_time_ps = 1;
+  point.algorithm = "ring";  // a collective workload's point carries its algorithm and busbw
   r.scaling.push_back(point);
   scenario::NodeResourceLoad load;
   load.kind = "nvlink_out";
