@@ -405,6 +405,21 @@ const MemoryPart& ResourceEstimate::largest() const {
 
 ResourceEstimate estimate_resources(const Scenario& input) {
   Scenario sc = input;
+  if (!sc.scaling_nodes.empty()) {
+    // run_scaling (engine/run.cpp) runs the counts one after another, each on a fabric of its
+    // own hosts, the GPUs as one job: the largest count is the peak.
+    const int n = *std::max_element(sc.scaling_nodes.begin(), sc.scaling_nodes.end());
+    sc.topology.hosts = std::max(n, 2);
+    if (sc.node.gpus_per_node > 0) {
+      JobSpec job;
+      job.name = "job0";
+      job.nodes = n;
+      job.workload = sc.workload;
+      job.training = sc.training;
+      sc.jobs = {job};
+    }
+    sc.scaling_nodes.clear();
+  }
   resolve_fabric(sc);  // IB MTU, VLs and latencies as the run will use them
   const bool ib = sc.technology == Technology::kInfiniband;
   const topo::ShapeCounts shape = topo::shape_counts(sc.topology);
