@@ -67,7 +67,8 @@ const std::vector<Knob> kWorkloadKnobs = {
             {"hierarchical", CollAlgorithm::kHierarchical},
             {"direct", CollAlgorithm::kDirect},
             {"nvls", CollAlgorithm::kNvls},
-            {"nvls_tree", CollAlgorithm::kNvlsTree}},
+            {"nvls_tree", CollAlgorithm::kNvlsTree},
+            {"collnet", CollAlgorithm::kCollnet}},
         [](auto& s) -> auto& { return s.workload.algorithm; }),
     bind_enum(
         {.path = "workload.protocol",

@@ -42,6 +42,8 @@ const char* name(CollAlgorithm a) {
       return "nvls";
     case CollAlgorithm::kNvlsTree:
       return "nvls_tree";
+    case CollAlgorithm::kCollnet:
+      return "collnet";
   }
   return "?";
 }

@@ -39,6 +39,7 @@ enum class CollAlgorithm : uint8_t {
   kDirect,           // all-to-all / send: one message per peer (NCCL's P2P expansion)
   kNvls,             // NVLink SHARP: the NVSwitch reduces and multicasts (one node, all-reduce)
   kNvlsTree,         // NVLS inside each node, a double binary tree of NVLS heads across nodes
+  kCollnet,          // NCCL CollNet over IB SHARP, one rank per node: the switches reduce
 };
 enum class Protocol : uint8_t { kAuto, kSimple, kLL128, kLL };
 

@@ -102,9 +102,26 @@ struct CollectiveConfig {
   // 20.9 us (NVLS-tree, per tree level, twice) over the network; baseLatencies 0.
   int64_t nvls_intra_latency_ps = us_to_ps(25.0);
   int64_t nvls_tree_net_latency_ps = us_to_ps(20.9);
+  int64_t nvls_net_latency_ps = us_to_ps(18.0);
   // tuning.cc nvlsEfficiency for Hopper (0.85; Blackwell 0.74): the tuner's own figure for
   // what NVLS reaches of the graph's bandwidth. The simulated NVSwitch uses node.nvls.efficiency.
   double nvls_model_efficiency = 0.85;
+
+  // NCCL_COLLNET_ENABLE: use IB SHARP (CollNet) where the fabric offers it (fabric.sharp).
+  // NCCL's own default is 0, but a SHARP deployment sets it to 1 with the plugin (HPC-X 2.26
+  // "NCCL-RDMA-SHARP Plugins"); a scenario that turns SHARP on wants NCCL to use it.
+  bool collnet_enabled = true;
+  // tuning.cc hwLatencies, Simple: CollNet Direct 3.7 us NVLink / 31 us NET, CollNet Chain
+  // 2.8 / 30 us; with one rank per node the NET entry is the tree's (14 us).
+  int64_t collnet_direct_nvlink_latency_ps = us_to_ps(3.7);
+  int64_t collnet_direct_net_latency_ps = us_to_ps(31.0);
+  int64_t collnet_chain_nvlink_latency_ps = us_to_ps(2.8);
+  int64_t collnet_chain_net_latency_ps = us_to_ps(30.0);
+  // Messages of SHARP stages: NCCL's 16 channels x NCCL_STEPS x 128 KiB in flight per head are
+  // run as one stream of 512 KiB messages, 32 in flight (the same 16 MiB), because every member
+  // of a SHARP group must issue its reductions in the same order (docs/collectives.md).
+  int64_t collnet_chunk_bytes = 524'288;
+  int collnet_window = 32;
 
   // LL128 may be chosen by `auto` (tuning.cc: enabled on NVLink nodes whose NICs are at most
   // PXB/PXN from the GPU, i.e. DGX/HGX with GPUDirect RDMA).

@@ -120,9 +120,10 @@ void CollectiveEngine::validate(const CollectiveSpec& spec) const {
       throw InputError("workload.algorithm", an + " is switched off by collective.nvls: false");
     }
     const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
-    if (a == CollAlgorithm::kNvls && nodes.size() > 1) {
+    if (a == CollAlgorithm::kNvls && nodes.size() > 1 && sharp_group_of(spec, a) < 0) {
       throw InputError("workload.algorithm",
-                       "nvls across nodes needs NCCL's CollNet (IB SHARP); use nvls_tree");
+                       "nvls across nodes needs NCCL's CollNet over IB SHARP (fabric.sharp, "
+                       "collective.collnet) and a free aggregation tree; use nvls_tree");
     }
     if (a == CollAlgorithm::kNvlsTree && nodes.size() < 2) {
       throw InputError("workload.algorithm", "nvls_tree spans nodes; on one node use nvls");
@@ -133,6 +134,25 @@ void CollectiveEngine::validate(const CollectiveSpec& spec) const {
                          an + " needs the same number (>= 2) of ranks on every node "
                               "(NCCL disables NVLS with one GPU per node)");
       }
+    }
+  }
+  if (a == CollAlgorithm::kCollnet) {
+    if (!all_reduce) {
+      throw InputError("workload.algorithm", "collnet implements all_reduce only, not " + op_name);
+    }
+    if (spec.protocol != Protocol::kAuto && spec.protocol != Protocol::kSimple) {
+      throw InputError("workload.protocol", "collnet runs the Simple protocol only (tuning.cc)");
+    }
+    const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
+    if (nodes.size() != spec.ranks.size()) {
+      throw InputError("workload.algorithm",
+                       "collnet is modelled with one rank per node; with several GPUs per node "
+                       "use nvls (NVLS with CollNet across nodes)");
+    }
+    if (sharp_group_of(spec, a) < 0) {
+      throw InputError("workload.algorithm",
+                       "collnet needs IB SHARP (fabric.sharp, collective.collnet) and a free "
+                       "aggregation tree on every port of the communicator");
     }
   }
   if (a == CollAlgorithm::kHalvingDoubling && (n & (n - 1)) != 0) {
@@ -161,6 +181,33 @@ bool CollectiveEngine::nvls_available(const CollectiveSpec& spec) const {
     if (node.size() < 2 || node.size() != nodes[0].size()) return false;
   }
   return true;
+}
+
+int CollectiveEngine::sharp_group_of(const CollectiveSpec& spec, CollAlgorithm a) const {
+  if (!cfg_.collnet_enabled) return -1;
+  const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
+  if (nodes.size() < 2) return -1;
+  // The GPUs whose NICs carry the reductions: every rank with one rank per node (CollNet), or
+  // the NVLS heads of every node (one per NIC).
+  std::vector<uint32_t> members;
+  if (a == CollAlgorithm::kCollnet) {
+    if (nodes.size() != spec.ranks.size()) return -1;
+    members = spec.ranks;
+  } else {
+    for (const auto& node : nodes) {
+      const auto heads =
+          detail::nvls_head_gpus(spec, node, std::max(1, rt_.nccl_view().nics_per_node));
+      members.insert(members.end(), heads.begin(), heads.end());
+    }
+  }
+  std::sort(members.begin(), members.end());
+  // A communicator sets up its CollNet once (NCCL: at init); later collectives over the same
+  // GPUs reuse its trees.
+  const auto it = sharp_groups_.find(members);
+  if (it != sharp_groups_.end()) return it->second;
+  const int g = rt_.sharp_group(members.data(), static_cast<int>(members.size()));
+  sharp_groups_.emplace(std::move(members), g);
+  return g;
 }
 
 CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
@@ -209,6 +256,14 @@ CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
     if (spec.op == CollOp::kAllReduce) algos.push_back(CollAlgorithm::kTree);
     if (spec.op == CollOp::kAllReduce && nvls_available(spec)) {
       algos.push_back(nodes.size() == 1 ? CollAlgorithm::kNvls : CollAlgorithm::kNvlsTree);
+      // NVLS across nodes rides on CollNet (IB SHARP).
+      if (nodes.size() > 1 && sharp_group_of(spec, CollAlgorithm::kNvls) >= 0) {
+        algos.push_back(CollAlgorithm::kNvls);
+      }
+    }
+    if (spec.op == CollOp::kAllReduce && nodes.size() > 1 && max_per_node == 1 &&
+        sharp_group_of(spec, CollAlgorithm::kCollnet) >= 0) {
+      algos.push_back(CollAlgorithm::kCollnet);
     }
   }
   std::vector<int> protos;
@@ -225,7 +280,10 @@ CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
       // Halving-doubling and hierarchical have no NCCL model: their protocol is chosen by the
       // ring's prediction.
       const bool nvls = a == CollAlgorithm::kNvls || a == CollAlgorithm::kNvlsTree;
-      in.algorithm = a == CollAlgorithm::kTree || nvls ? a : CollAlgorithm::kRing;
+      const bool modelled = a == CollAlgorithm::kTree || nvls || a == CollAlgorithm::kCollnet;
+      in.algorithm = modelled ? a : CollAlgorithm::kRing;
+      in.collnet = (a == CollAlgorithm::kCollnet || (a == CollAlgorithm::kNvls && in.nodes > 1)) &&
+                   sharp_group_of(spec, a) >= 0;
       const NcclGraph& g = nvls                                 ? graphs.nvls
                            : in.algorithm == CollAlgorithm::kTree ? graphs.tree
                                                                   : graphs.ring;
@@ -242,7 +300,9 @@ CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
       }
     }
   }
-  if (r.algorithm == CollAlgorithm::kNvls || r.algorithm == CollAlgorithm::kNvlsTree) {
+  if (r.algorithm == CollAlgorithm::kCollnet) {
+    r.channels = 1;  // one SHARP stream per rank (collective_nvls.cpp)
+  } else if (r.algorithm == CollAlgorithm::kNvls || r.algorithm == CollAlgorithm::kNvlsTree) {
     // enqueue.cc: NVLS runs comm->nvlsChannels whatever the size.
     r.channels = static_cast<int>(std::max<int64_t>(
         1, std::min<int64_t>(spec.channels > 0 ? spec.channels : cfg_.nvls_channels,
@@ -290,7 +350,10 @@ detail::BuildParams CollectiveEngine::build_params(const CollectiveRecord& r) co
     bp.nvls_heads = std::max(1, rt_.nccl_view().nics_per_node);
   } else {
     bp.nvls_chunk_bytes = cfg_.nvls_chunk_bytes;
+    bp.nvls_heads = std::max(1, rt_.nccl_view().nics_per_node);
   }
+  bp.collnet_chunk_bytes = cfg_.collnet_chunk_bytes;
+  bp.collnet_window = cfg_.collnet_window;
   return bp;
 }
 
@@ -333,6 +396,17 @@ void CollectiveEngine::finalize(Plan& plan) const {
     // idle small-message time matches NCCL's model (docs/collectives.md "Latency").
     const int link = c.src / gpn == c.dst / gpn ? cfg_.intra_link_class : kLinkNet;
     int64_t hop = 0;
+    if (c.kind == ConnKind::kSharp) {
+      // The NET latency of NVLS across nodes (18 us) or CollNet with one rank per node (the
+      // tree's NET entry, 14 us), less one idle network crossing the fabric simulates.
+      const uint32_t far = (c.src + gpn) % rt_.gpus();
+      const int64_t net = plan.latency_algorithm == CollAlgorithm::kNvls
+                              ? cfg_.nvls_net_latency_ps
+                              : cfg_.tree.hop_ps[kLinkNet][kProtoSimple];
+      c.delay_ps = std::max<int64_t>(0, net - rt_.idle_transfer_ps(c.src, far, kTinyBytes));
+      c.credit_ps = 0;  // the result comes back to the same GPU
+      continue;
+    }
     if (plan.latency_algorithm == CollAlgorithm::kNvls ||
         plan.latency_algorithm == CollAlgorithm::kNvlsTree) {
       // NVLS: the NVLink part (25 us) is charged once at the start; NVLS-tree charges its NET
@@ -357,7 +431,8 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
   auto plan = std::make_unique<Plan>();
   plan->protocol = proto_index(r.protocol);
   const bool chain = spec.op == CollOp::kBroadcast || spec.op == CollOp::kReduce;
-  const bool nvls = r.algorithm == CollAlgorithm::kNvls || r.algorithm == CollAlgorithm::kNvlsTree;
+  const bool nvls = r.algorithm == CollAlgorithm::kNvls || r.algorithm == CollAlgorithm::kNvlsTree ||
+                    r.algorithm == CollAlgorithm::kCollnet;
   // tuning.cc: Simple broadcast/reduce take the tree's hwLatency per step; neither they nor the
   // tree floor intra-node hops at the net overhead.
   plan->latency_algorithm =
@@ -368,13 +443,19 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
   const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
   plan->multi_node = nodes.size() > 1 && r.algorithm == CollAlgorithm::kRing && !chain;
   plan->one_rank_per_node = nodes.size() == spec.ranks.size();
-  const detail::BuildParams bp = build_params(r);
+  detail::BuildParams bp = build_params(r);
   if (r.algorithm == CollAlgorithm::kDirect) {
     detail::build_p2p(*plan, spec, bp);
   } else if (chain) {
     detail::build_chain(*plan, spec, bp);
   } else if (r.algorithm == CollAlgorithm::kTree) {
     detail::build_tree(*plan, spec, bp);
+  } else if (r.algorithm == CollAlgorithm::kNvls && nodes.size() > 1) {
+    bp.sharp_group = sharp_group_of(spec, r.algorithm);
+    detail::build_nvls_sharp(*plan, spec, bp);
+  } else if (r.algorithm == CollAlgorithm::kCollnet) {
+    bp.sharp_group = sharp_group_of(spec, r.algorithm);
+    detail::build_collnet(*plan, spec, bp);
   } else if (r.algorithm == CollAlgorithm::kNvls) {
     detail::build_nvls(*plan, spec, bp);
   } else if (r.algorithm == CollAlgorithm::kNvlsTree) {
@@ -397,9 +478,10 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
   running_.push_back({std::move(plan), std::move(done)});
   // NCCL's baseLatency is charged once, before the first step (P2P operations have none in
   // tuning.cc).
-  // NVLS and NVLS-tree: base 0 plus the NVLink hwLatency (25 us), once.
-  const int64_t base = is_p2p(spec.op) ? 0
-                       : nvls          ? cfg_.nvls_intra_latency_ps
+  // NVLS and NVLS-tree: base 0 plus the NVLink hwLatency (25 us), once; CollNet base 0.
+  const int64_t base = is_p2p(spec.op)                         ? 0
+                       : r.algorithm == CollAlgorithm::kCollnet ? 0
+                       : nvls                                   ? cfg_.nvls_intra_latency_ps
                                        : nccl_base_latency_ps(cfg_,
                                                               running_[id].plan->latency_algorithm,
                                                               running_[id].plan->protocol);
@@ -434,6 +516,8 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
     const uint64_t ck = cookie(kArrive, id, e, m);
     if (c.kind == ConnKind::kUnicast) {
       rt_.send(c.src, c.dst, wire, ck, c.delay_ps);
+    } else if (c.kind == ConnKind::kSharp) {
+      rt_.sharp_allreduce(static_cast<int>(c.group), c.src, wire, ck);
     } else {
       const std::vector<uint32_t>& g = plan.groups[c.group];
       const int gn = static_cast<int>(g.size());

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -47,6 +48,10 @@ class CollectiveEngine final : public CollectiveRunner {
   void validate(const CollectiveSpec& spec) const;
   // NVLS or NVLS-tree may be chosen by `auto` for this communicator.
   bool nvls_available(const CollectiveSpec& spec) const;
+  // The SHARP group (RankTransport::sharp_group) of the communicator for CollNet (one rank per
+  // node: every rank) or NVLS across nodes (every node's NVLS heads); -1 = unavailable. Set up
+  // once per GPU set, as NCCL sets up CollNet once per communicator.
+  int sharp_group_of(const CollectiveSpec& spec, CollAlgorithm a) const;
   detail::BuildParams build_params(const CollectiveRecord& r) const;
   void finalize(detail::Plan& plan) const;
   void kick(uint32_t id);
@@ -58,6 +63,7 @@ class CollectiveEngine final : public CollectiveRunner {
   std::vector<CollectiveRecord> records_;
   std::vector<Running> running_;
   TraceRecorder* trace_ = nullptr;
+  mutable std::map<std::vector<uint32_t>, int> sharp_groups_;
 };
 
 }  // namespace fabricsim::workload

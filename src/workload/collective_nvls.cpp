@@ -9,6 +9,9 @@
 //   - NVLS-tree: the heads of rail h (one per node) form NCCL's double binary tree over the
 //     nodes (channel c on tree c mod 2); a head sends its node's partial sum, plus its children's,
 //     up over the network, the root's result comes back down, and each head multicasts it.
+//   - NVLS across nodes with IB SHARP (NCCL's NVLS when CollNet is on): each head's node sum goes
+//     through the switches' aggregation tree of its rail and comes back as the global sum;
+//   - CollNet with one rank per node: each rank's buffer goes through the switches.
 // Every stage is pipelined by chunks of collective.nvls_chunk (128 KiB; 64 KiB for NVLS-tree on
 // >= 4 nodes), NCCL_STEPS credits per connection.
 #include <algorithm>
@@ -61,6 +64,52 @@ void build_nvls(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
       const NodeStage s = add_node_stage(plan, group, static_cast<size_t>(h), stream, bp.window);
       plan.dep(s.reduce, s.multicast);
     }
+  }
+}
+
+std::vector<uint32_t> nvls_head_gpus(const CollectiveSpec& spec, const std::vector<uint32_t>& node,
+                                     int heads) {
+  std::vector<uint32_t> g = gpus_of(spec, node);
+  std::sort(g.begin(), g.end());  // local order, so head h sits on rail h
+  const int local = static_cast<int>(g.size());
+  heads = std::clamp(heads, 1, local);
+  std::vector<uint32_t> out;
+  for (int h = 0; h < heads; ++h) out.push_back(g[static_cast<size_t>(h) * (local / heads)]);
+  return out;
+}
+
+void build_nvls_sharp(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
+  const auto nodes = nodes_of(spec.ranks, bp.gpus_per_node);
+  const int local = static_cast<int>(nodes[0].size());
+  const int heads = std::clamp(bp.nvls_heads, 1, local);
+  // One stream per head for all channels: a SHARP group's members must issue their reductions
+  // in the same order (RankTransport::sharp_allreduce), which per-channel streams progressing
+  // at different speeds on different nodes would not.
+  for (int h = 0; h < heads; ++h) {
+    const int64_t part = std::max<int64_t>(1, split_part(spec.size_bytes, heads, h));
+    const uint32_t stream = plan.add_stream(make_chunked_stream(part, bp.collnet_chunk_bytes));
+    for (const auto& node : nodes) {
+      std::vector<uint32_t> group = gpus_of(spec, node);
+      std::sort(group.begin(), group.end());
+      const size_t head_index = static_cast<size_t>(h) * static_cast<size_t>(local / heads);
+      const NodeStage s = add_node_stage(plan, group, head_index, stream, bp.collnet_window);
+      const uint32_t head = group[head_index];
+      const uint32_t sharp = plan.add_conn(head, head, stream, bp.collnet_window);
+      plan.conns[sharp].kind = ConnKind::kSharp;
+      plan.conns[sharp].group = static_cast<uint32_t>(bp.sharp_group);
+      plan.dep(s.reduce, sharp);
+      plan.dep(sharp, s.multicast);
+    }
+  }
+}
+
+void build_collnet(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
+  const uint32_t stream =
+      plan.add_stream(make_chunked_stream(spec.size_bytes, bp.collnet_chunk_bytes));
+  for (uint32_t gpu : spec.ranks) {
+    const uint32_t sharp = plan.add_conn(gpu, gpu, stream, bp.collnet_window);
+    plan.conns[sharp].kind = ConnKind::kSharp;
+    plan.conns[sharp].group = static_cast<uint32_t>(bp.sharp_group);
   }
 }
 

@@ -54,11 +54,12 @@ inline constexpr int kSlotRing = 64;  // > 2 x the largest credit window (nccl_s
 
 // How a connection's messages move: GPU to GPU, or through the NVSwitch's NVLS engine (reduce
 // from a group into one GPU, or multicast from one GPU into a group; Plan::groups).
-enum class ConnKind : uint8_t { kUnicast, kNvlsReduce, kNvlsMulticast };
+enum class ConnKind : uint8_t { kUnicast, kNvlsReduce, kNvlsMulticast, kSharp };
 
 struct Conn {
   // kNvlsReduce: dst is the head and src another GPU of the group (for latency and the trace);
-  // kNvlsMulticast: src is the head and dst another GPU of the group.
+  // kNvlsMulticast: src is the head and dst another GPU of the group; kSharp: src = dst = the
+  // GPU whose buffer goes through the switches and comes back reduced (group: the SHARP group).
   uint32_t src = 0;
   uint32_t dst = 0;
   ConnKind kind = ConnKind::kUnicast;
@@ -127,7 +128,15 @@ struct BuildParams {
   uint32_t gpus_per_node = 1;
   int64_t nvls_chunk_bytes = 0;  // NVLS / NVLS-tree chunk (per head and channel)
   int nvls_heads = 0;            // NVLS-tree: heads per node (one per NIC)
+  int sharp_group = -1;          // CollNet / NVLS across nodes: the RankTransport SHARP group
+  int64_t collnet_chunk_bytes = 0;
+  int collnet_window = 8;
 };
+
+// The NVLS heads of one node (communicator indices in `node`, sorted by GPU): head h is the GPU
+// on NIC h's rail, one per NIC (at most one per GPU).
+std::vector<uint32_t> nvls_head_gpus(const CollectiveSpec& spec, const std::vector<uint32_t>& node,
+                                     int heads);
 
 // Node-major order of the communicator's ranks (communicator indices), nodes in order of first
 // appearance, each node's ranks rotated so channel c starts at its (c mod count)-th rank.
@@ -148,6 +157,11 @@ void build_hierarchical(Plan& plan, const CollectiveSpec& spec, const BuildParam
 void build_p2p(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
 void build_nvls(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
 void build_nvls_tree(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
+// NVLS across nodes through IB SHARP (NCCL's NVLS with CollNet): per head, reduce in the node,
+// the switches' sum over the nodes, multicast back.
+void build_nvls_sharp(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
+// CollNet with one rank per node: each rank's buffer through the switches.
+void build_collnet(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp);
 
 // NCCL's binary tree on ranks 0..n-1 (trees.cc ncclGetBtree): parent (-1 = root) and up to two
 // children (-1 = none) of `rank`. Tree 2 of the double binary tree (ncclGetDtree) is the mirror

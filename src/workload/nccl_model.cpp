@@ -39,7 +39,7 @@ NcclPrediction predict_nvls(const CollectiveConfig& cfg, const NcclModelInput& i
   const bool tree = in.algorithm == CollAlgorithm::kNvlsTree;
   if (in.op != CollOp::kAllReduce || in.protocol != kProtoSimple || in.channels < 2) return p;
   // NVLS-tree is disabled on one node; NVLS across nodes needs CollNet (updateCollCostTable).
-  if (tree ? in.nodes < 2 : in.nodes != 1) return p;
+  if (tree ? in.nodes < 2 : in.nodes != 1 && !in.collnet) return p;
   p.supported = true;
   const int idx = std::min(in.nodes, 3) - 1;
   const double nch = in.channels;
@@ -53,8 +53,46 @@ NcclPrediction predict_nvls(const CollectiveConfig& cfg, const NcclModelInput& i
   p.alg_bw_gbps = n > 1 ? p.bus_bw_gbps * n / (2.0 * (n - 1)) : p.bus_bw_gbps;
   const int log2_nodes = std::bit_width(static_cast<unsigned>(in.nodes)) - 1;
   p.latency_us = ps_to_us(cfg.nvls_intra_latency_ps) +
-                 (tree ? 2 * log2_nodes * ps_to_us(cfg.nvls_tree_net_latency_ps) : 0.0);
+                 (tree ? 2 * log2_nodes * ps_to_us(cfg.nvls_tree_net_latency_ps)
+                  : in.nodes > 1 ? ps_to_us(cfg.nvls_net_latency_ps)
+                                 : 0.0);
   p.time_us = p.latency_us + static_cast<double>(in.size_bytes) / (1000.0 * p.alg_bw_gbps);
+  return p;
+}
+
+// CollNet Direct and CollNet Chain (tuning.cc, Simple, all-reduce): the faster of the two, as
+// NCCL's choice between them. The CollNet graph is taken as the ring's (UNVERIFIED: not derived,
+// docs/reference/nccl-at-scale.md §1.2).
+NcclPrediction predict_collnet(const CollectiveConfig& cfg, const NcclModelInput& in) {
+  NcclPrediction p;
+  if (!in.collnet || in.op != CollOp::kAllReduce || in.protocol != kProtoSimple) return p;
+  if (in.nodes < 2 || in.channels < 1) return p;
+  const int ppn = in.ranks / in.nodes;
+  if (ppn > 8) return p;  // NCCL_MAX_DIRECT_ARITY + 1
+  p.supported = true;
+  const double nch = in.channels;
+  const double bus = nch * in.bw_intra_gbps;
+  // Direct: "requires all GPUs to have a local NIC to work at full speed" (factor), x 0.85 on
+  // sm90; Chain: no factor.
+  double factor = ppn / nch;
+  factor -= (factor - 1) / 2;
+  const double direct_bus = bus / factor * 0.85;
+  const double chain_bus = bus;
+  const double net_tree = ps_to_us(cfg.tree.hop_ps[kLinkNet][kProtoSimple]);
+  const double direct_lat =
+      2 * (std::min(1, ppn - 1) * ps_to_us(cfg.collnet_direct_nvlink_latency_ps) +
+           (ppn - 1) * 0.4) +
+      (ppn == 1 ? net_tree : ps_to_us(cfg.collnet_direct_net_latency_ps));
+  const double chain_lat = 2 * (ppn - 1) * ps_to_us(cfg.collnet_chain_nvlink_latency_ps) +
+                           (ppn == 1 ? net_tree : ps_to_us(cfg.collnet_chain_net_latency_ps));
+  const double bytes = static_cast<double>(in.size_bytes);
+  const double t_direct = direct_lat + bytes / (1000.0 * direct_bus * 0.5);
+  const double t_chain = chain_lat + bytes / (1000.0 * chain_bus * 0.5);
+  const bool direct = t_direct <= t_chain;
+  p.bus_bw_gbps = direct ? direct_bus : chain_bus;
+  p.alg_bw_gbps = p.bus_bw_gbps * 0.5;
+  p.latency_us = direct ? direct_lat : chain_lat;
+  p.time_us = direct ? t_direct : t_chain;
   return p;
 }
 
@@ -82,6 +120,9 @@ int64_t nccl_hop_latency_ps(const CollectiveConfig& cfg, CollAlgorithm algorithm
 NcclPrediction nccl_predict(const CollectiveConfig& cfg, const NcclModelInput& in) {
   if (in.algorithm == CollAlgorithm::kNvls || in.algorithm == CollAlgorithm::kNvlsTree) {
     return in.ranks >= 1 && in.nodes >= 1 ? predict_nvls(cfg, in) : NcclPrediction{};
+  }
+  if (in.algorithm == CollAlgorithm::kCollnet) {
+    return in.ranks >= 1 && in.nodes >= 1 ? predict_collnet(cfg, in) : NcclPrediction{};
   }
   NcclPrediction p;
   const bool tree = in.algorithm == CollAlgorithm::kTree;

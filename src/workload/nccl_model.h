@@ -26,6 +26,8 @@ struct NcclModelInput {
   // NVLS / NVLS-tree: the NVLS graph's bwIntra and bwInter (both used).
   double bw_intra_gbps = 0;
   double bw_inter_gbps = 0;
+  // IB SHARP usable (NCCL_COLLNET_ENABLE and a SHARP group): CollNet and NVLS across nodes.
+  bool collnet = false;
   // The channels the kernels run with (comm->nChannels, for the ring plateau rule); 0 = channels.
   int runtime_channels = 0;
   int64_t size_bytes = 0;
