@@ -270,7 +270,16 @@ const std::vector<Knob> kCollectiveKnobs = knob_bind::concat({
           .source = "nccl@5067397 src/transport/nvls.cc NCCL_NVLSTREE_MAX_CHUNKSIZE default: "
                     "64 KiB on >= 4 nodes (sm90)",
           .min = positive},
-         [](auto& s) -> auto& { return s.collective.nvls_tree_chunk_bytes; })},
+         [](auto& s) -> auto& { return s.collective.nvls_tree_chunk_bytes; }),
+     bind(
+         {.path = "collective.collnet",
+          .type = KnobType::kBool,
+          .description = "Algorithm auto may use IB SHARP where fabric.sharp.enabled: CollNet "
+                         "(one rank per node) and NVLS across nodes",
+          .source = "NCCL_COLLNET_ENABLE: NCCL's default is 0, set to 1 with the SHARP plugin "
+                    "(HPC-X 2.26 NCCL-RDMA-SHARP Plugins); on here, so turning SHARP on in the "
+                    "fabric is what decides"},
+         [](auto& s) -> auto& { return s.collective.collnet_enabled; })},
 });
 
 }  // namespace
