@@ -276,7 +276,7 @@ const std::vector<Knob> kCollectiveKnobs = knob_bind::concat({
           .type = KnobType::kBool,
           .description = "Algorithm auto may use IB SHARP where fabric.sharp.enabled: CollNet "
                          "(one rank per node) and NVLS across nodes",
-          .source = "NCCL_COLLNET_ENABLE: NCCL's default is 0, set to 1 with the SHARP plugin "
+          .source = "nccl@5067397 src/init.cc NCCL_COLLNET_ENABLE: NCCL's default is 0, set to 1 with the SHARP plugin "
                     "(HPC-X 2.26 NCCL-RDMA-SHARP Plugins); on here, so turning SHARP on in the "
                     "fabric is what decides"},
          [](auto& s) -> auto& { return s.collective.collnet_enabled; })},
