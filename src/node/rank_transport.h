@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 
 namespace fabricsim::node {
 
@@ -39,6 +40,24 @@ class RankTransport {
   virtual int64_t idle_transfer_ps(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes) const = 0;
   // Bytes per second the path from src to dst sustains alone (its bottleneck).
   virtual double path_rate_bytes_per_s(uint32_t src_gpu, uint32_t dst_gpu) const = 0;
+
+  // ---- In-network reduction: InfiniBand SHARP (fabric.sharp.*, docs/infiniband.md "SHARP") ----
+  // A group of GPUs whose sums the switches compute. The group owns one aggregation tree per
+  // rail (NIC index within the node) its GPUs' NICs use; each GPU must have its NIC to itself
+  // within the group. Returns the group id (>= 0), or -1 when SHARP is off or unavailable here
+  // or a tree was refused (a port already at fabric.sharp.max_trees_per_port, the subnet at
+  // max_trees, a Dragonfly, two group GPUs on one NIC); every refusal is recorded in the run's
+  // result (sharp.failures), and the caller falls back to its non-SHARP algorithm. Once per
+  // communicator, not per message. REQUIRES: gpus distinct and < gpus().
+  virtual int sharp_group(const uint32_t* gpus, int n) { return -1; }
+  // GPU `gpu` of `group` contributes `bytes` from its memory (PCIe to its NIC as a send does);
+  // on_arrived(cookie) fires at `gpu` when the reduced `bytes` are in its memory. The sum is
+  // over the group's GPUs on `gpu`'s rail (CollNet's heads: the collective layer reduces inside
+  // the node first). Every member of the group calls it with the same bytes in the same order
+  // (the k-th call of each member is one reduction). REQUIRES: a group this transport returned.
+  virtual void sharp_allreduce(int group, uint32_t gpu, int64_t bytes, uint64_t cookie) {
+    throw std::logic_error("RankTransport::sharp_allreduce: SHARP is not available here");
+  }
 
   // Set by the user of the transport (the collective engine).
   std::function<void(uint64_t cookie)> on_arrived;

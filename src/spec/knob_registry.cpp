@@ -38,6 +38,7 @@ std::vector<Knob> build_knob_registry() {
       &trim_knobs(),
       &nic_knobs(),
       &ctxcache_knobs(),
+      &sharp_knobs(),
       &roce_knobs(),
       &topology_kind_knobs(),
       &topo_file_knobs(),
