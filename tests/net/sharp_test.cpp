@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -90,8 +89,8 @@ TEST(Sharp, AllReduceTakesSOverPayloadRatePlusTreeLatency) {
   const double wire_ps = static_cast<double>(size / kMtu) * kFrame * 8 / kRate * 1e12;  // S / B
   const double latency_ps = 4 * 3.0 * 5000 + 3 * static_cast<double>(r.switch_config.latency_ps) +
                             static_cast<double>(r.nic.tx_latency_ps + r.nic.rx_latency_ps);
-  std::printf("SHARP 16 MiB x 16: done %.3f us, S/B %.3f us + latency %.3f us\n",
-              probe.done_ps[0] * 1e-6, wire_ps * 1e-6, latency_ps * 1e-6);
+  // Measured: 338.976 us against 338.484 (+0.15 %, growing with S: the picosecond rounding of
+  // each frame's serialization); 1 % still fails a stream that runs 1 % below line rate.
   for (const uint32_t nic : nics) {
     ASSERT_GT(probe.done_ps[nic], 0) << "NIC " << nic << " never got its result";
     EXPECT_NEAR(static_cast<double>(probe.done_ps[nic]), wire_ps + latency_ps,
