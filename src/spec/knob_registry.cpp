@@ -38,7 +38,6 @@ std::vector<Knob> build_knob_registry() {
       &trim_knobs(),
       &nic_knobs(),
       &ctxcache_knobs(),
-      &sharp_knobs(),
       &roce_knobs(),
       &topology_kind_knobs(),
       &topo_file_knobs(),
@@ -67,6 +66,7 @@ std::vector<Knob> build_knob_registry() {
       &dragonfly_routing_knobs(),
       &flow_output_knobs(),
       &telemetry_knobs(),
+      &sharp_knobs(),
   };
   std::vector<Knob> k;
   for (const std::vector<Knob>* table : tables) k.insert(k.end(), table->begin(), table->end());

@@ -195,6 +195,76 @@ TEST(Sharp, StreamsCompeteWithTransportTrafficAndBothFinish) {
   EXPECT_EQ(net.counters().dropped_packets, 0);
 }
 
+// 3-tier k = 4 fat-tree: 4 pods of 2 edges x 2 hosts, 2 aggs per pod, 4 cores. The tree's root
+// is as low as the NICs allow: their edge, their pod's agg, or a core.
+TEST(Sharp, ThreeTierTreesRootAtTheLowestCommonTier) {
+  scenario::Scenario sc = ib16();
+  sc.topology.tiers = 3;
+  sc.topology.radix = 4;
+  scenario::Simulation sim(sc);
+  net::Network& net = sim.network();
+  struct Case {
+    std::vector<uint32_t> nics;
+    int root_tier;
+    size_t switches;
+  };
+  const Case cases[] = {{{0, 1}, 1, 1u}, {{4, 6}, 2, 3u}, {{8, 15}, 3, 5u}};
+  for (const Case& c : cases) {
+    const int t = net.sharp_build_tree(c.nics.data(), static_cast<int>(c.nics.size()));
+    ASSERT_GE(t, 0) << net.sharp_failures().back().reason;
+    const net::SharpTreeInfo& info = net.sharp_trees()[t];
+    EXPECT_EQ(net.switch_at(info.root_switch).tier, c.root_tier) << "NICs " << c.nics[0];
+    EXPECT_EQ(info.switches.size(), c.switches) << "NICs " << c.nics[0];
+  }
+  Probe probe;
+  probe.attach(sim);
+  const int64_t size = 256 << 10;
+  for (int t = 0; t < 3; ++t) {
+    for (const uint32_t nic : net.sharp_trees()[t].nics) net.sharp_post(t, nic, size, 0);
+  }
+  sim.run();
+  for (const uint32_t nic : {0u, 1u, 4u, 6u, 8u, 15u}) {
+    EXPECT_GT(probe.done_ps[nic], 0) << "NIC " << nic;
+  }
+  // The core tree's result took 5 switch crossings and 6 cables more than the edge's 1 and 2.
+  EXPECT_GT(probe.done_ps[15], probe.done_ps[1]);
+}
+
+// Rail-optimized, 8 nodes x 2 NICs, radix 8: rail k's NICs sit on rail k's 2 leaves; a rail's
+// tree joins its two leaves at the first spine.
+TEST(Sharp, RailOptimizedTreeStaysOnItsRailsLeaves) {
+  scenario::Scenario sc = ib16();
+  sc.topology.kind = topo::TopologyKind::kRail;
+  sc.topology.tiers = 2;
+  sc.topology.radix = 8;
+  sc.topology.hosts = 8;
+  sc.topology.nics_per_host = 2;
+  sc.node.gpus_per_node = 2;
+  scenario::Simulation sim(sc);
+  net::Network& net = sim.network();
+  std::vector<uint32_t> rail0, rail1;
+  for (uint32_t n = 0; n < 8; ++n) {
+    rail0.push_back(2 * n);
+    rail1.push_back(2 * n + 1);
+  }
+  const int a = net.sharp_build_tree(rail0.data(), 8);
+  const int b = net.sharp_build_tree(rail1.data(), 8);
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0) << "the other rail's leaves use other spine ports";
+  for (const int t : {a, b}) {
+    const net::SharpTreeInfo& info = net.sharp_trees()[t];
+    EXPECT_EQ(info.switches.size(), 3u) << "2 rail leaves + 1 spine";
+    EXPECT_EQ(net.switch_at(info.root_switch).tier, 2);
+    for (size_t i = 1; i < info.switches.size(); ++i) {
+      EXPECT_EQ(net.switch_at(info.switches[i]).tier, 1);
+    }
+    for (const uint32_t nic : info.nics) {
+      const uint32_t leaf = net.leaf_switch(net.leaf_slot_of_nic(nic));
+      EXPECT_NE(std::find(info.switches.begin(), info.switches.end(), leaf), info.switches.end());
+    }
+  }
+}
+
 std::string one_run(uint64_t seed) {
   scenario::Scenario sc = ib16();
   sc.seed = seed;

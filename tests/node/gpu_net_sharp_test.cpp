@@ -134,6 +134,35 @@ TEST(GpuNetSharp, SecondGroupOnTheSamePortsFallsBackAndTheResultSaysSo) {
   EXPECT_NE(output::result_to_json(r).dump().find("\"failures\""), std::string::npos);
 }
 
+TEST(GpuNetSharp, AGroupOnTwoRailsOwnsOneTreePerRailAndBothStreamAtLineRate) {
+  // Rail-optimized: 8 nodes x 2 GPUs x 2 NICs, radix 8 (2 leaves per rail, spines join them).
+  const std::string yaml =
+      "name: rails\nseed: 1\nfabric:\n  technology: ib\n  link: {rate: 400Gbps, cable: 3m}\n"
+      "  sharp: {enabled: true}\ntopology: {kind: rail, radix: 8}\n"
+      "hosts: {count: 8, nics_per_host: 2}\nnode: {gpus_per_node: 2}\n";
+  scenario::Simulation sim(load(yaml));
+  Arrivals arr;
+  arr.attach(sim);
+  node::GpuNet& g = *sim.gpu_net();
+  const std::vector<uint32_t> all = gpus(16);
+  const int group = g.sharp_group(all.data(), 16);
+  ASSERT_GE(group, 0);
+  ASSERT_EQ(sim.network().sharp_trees().size(), 2u);
+  EXPECT_NE(g.sharp_tree_of(group, 0), g.sharp_tree_of(group, 1)) << "GPU 0 and 1: rails 0, 1";
+  EXPECT_EQ(g.sharp_tree_of(group, 0), g.sharp_tree_of(group, 2)) << "GPU 0 and 2: rail 0";
+  const int64_t size = 4 << 20;
+  for (const uint32_t gpu : all) g.sharp_allreduce(group, gpu, size, gpu);
+  sim.run();
+  const scenario::Scenario& r = sim.scenario();
+  const double latency_ps = 4 * 3.0 * 5000 + 3 * static_cast<double>(r.switch_config.latency_ps) +
+                            static_cast<double>(r.nic.tx_latency_ps + r.nic.rx_latency_ps) +
+                            2 * static_cast<double>(r.node.pcie_switch_latency_ps);
+  const double expected = size / kPayloadBytesPerS * 1e12 + latency_ps;
+  for (const uint32_t gpu : all) {
+    EXPECT_NEAR(static_cast<double>(arr.at[gpu]), expected, 0.01 * expected) << "GPU " << gpu;
+  }
+}
+
 TEST(GpuNetSharp, SharpOffMeansNoGroupAndNothingRecorded) {
   scenario::Simulation sim(load(fabric(false)));
   const std::vector<uint32_t> all = gpus(16);
@@ -160,7 +189,7 @@ TEST(GpuNetSharp, RoceIsRefusedNamingTheKey) {
   EXPECT_EQ(o.exit_code, 2);
   ASSERT_EQ(o.err_lines.size(), 1u) << o.err;
   EXPECT_EQ(o.err_lines[0], file.string() +
-                                ":5: fabric.sharp.enabled: SHARP aggregates in InfiniBand "
+                                ":6: fabric.sharp.enabled: SHARP aggregates in InfiniBand "
                                 "switches; a roce fabric has none (use technology: ib)");
 }
 

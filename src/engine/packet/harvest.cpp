@@ -292,6 +292,8 @@ void harvest_counters(const Simulation& sim, RunResult& r) {
   if (sim.network().sharp_enabled()) {
     r.sharp.present = true;
     for (const net::SharpTreeInfo& t : sim.network().sharp_trees()) {
+      // A tree given back unused (a group whose other rail was refused) was never the group's.
+      if (!t.active && t.ops_completed == 0) continue;
       r.sharp.trees.push_back({t.id, t.root_switch, static_cast<int64_t>(t.nics.size()),
                                static_cast<int64_t>(t.switches.size()), t.ops_completed,
                                t.result_bytes});
