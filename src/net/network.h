@@ -437,9 +437,8 @@ class Network {
   const NetCounters& counters() const { return counters_; }
   Scheduler& scheduler() { return sched_; }
 
-  // ---- InfiniBand SHARP (net/sharp.cpp, net/sharp_am.cpp) ----
-  // Turns the aggregation engine on (after finalize(), InfiniBand only).
-  void enable_sharp(const SharpConfig& cfg);
+  // ---- InfiniBand SHARP (net/sharp.h) ----
+  void enable_sharp(const SharpConfig& cfg);  // after finalize(), InfiniBand only
   bool sharp_enabled() const { return sharp_ != nullptr; }
   void set_sharp_hook(const SharpHook& hook);
   // The Aggregation Manager: a tree over the switches joining `nics` (distinct NICs), or -1 when
@@ -451,8 +450,7 @@ class Network {
   // posts the same sizes in the same order. The hook's done(nic, tree, cookie) fires when all
   // `bytes` of the result have come back to the NIC. False if `nic` is not a member.
   bool sharp_post(int tree, uint32_t nic, int64_t bytes, uint64_t cookie);
-  // A refusal decided above the fabric (the node layer's), recorded with the AM's own.
-  void sharp_record_failure(std::string reason);
+  void sharp_record_failure(std::string reason);  // a refusal decided above the fabric
   const std::vector<SharpTreeInfo>& sharp_trees() const;
   const std::vector<SharpFailure>& sharp_failures() const;
 
@@ -462,14 +460,12 @@ class Network {
     uint32_t count = 0;
   };
   uint32_t new_node(NodeKind kind, uint32_t index);
-  // A NIC's next data packet: the transport's, or with SHARP on a turn of its aggregation
-  // streams (sharp_pull, round-robin with the transport).
+  // A NIC's next data packet: the transport's, or with SHARP on, round-robin with its streams.
   bool pull_data(uint32_t nic, uint8_t paused, Packet& out) {
     if (sharp_ != nullptr) [[unlikely]] return sharp_pull(nic, paused, out);
     return endpoint_.pull(endpoint_.ctx, nic, paused, out);
   }
-  // SHARP's data path (net/sharp.cpp); reached only for PacketType::kSharp.
-  bool sharp_pull(uint32_t nic, uint8_t paused, Packet& out);
+  bool sharp_pull(uint32_t nic, uint8_t paused, Packet& out);  // net/sharp.cpp, as below
   bool sharp_take(uint32_t nic, uint8_t paused, Packet& out);
   void sharp_switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& pkt);
   void sharp_nic_receive(uint32_t nic, const Packet& pkt);

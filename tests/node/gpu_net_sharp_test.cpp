@@ -163,6 +163,26 @@ TEST(GpuNetSharp, AGroupOnTwoRailsOwnsOneTreePerRailAndBothStreamAtLineRate) {
   }
 }
 
+TEST(GpuNetSharp, WithoutGpuDirectTheDataIsStagedThroughHostMemoryBothWays) {
+  const int64_t size = 1 << 20;
+  scenario::Simulation gdr(load(fabric(true)));
+  Arrivals a;
+  a.attach(gdr);
+  const int64_t t_gdr = sharp_allreduce(gdr, size, 1, a);
+  std::string staged_yaml = fabric(true);
+  staged_yaml.replace(staged_yaml.find("host: {sockets: 1}"), 18,
+                      "host: {sockets: 1}, gpudirect: false");
+  scenario::Simulation staged(load(staged_yaml));
+  Arrivals b;
+  b.attach(staged);
+  const int64_t t_staged = sharp_allreduce(staged, size, 1, b);
+  // Two proxy hand-offs (node.staged_cpu) at least, on top of the same fabric time.
+  EXPECT_GE(t_staged - t_gdr, 2 * staged.scenario().node.staged_cpu_ps);
+  const node::GpuNet& g = *staged.gpu_net();
+  EXPECT_EQ(g.server(g.resource(node::ResourceKind::kHostMemory, 0, 0)).bytes, 4 * size)
+      << "host memory: written and read on the way out, and again on the way back";
+}
+
 TEST(GpuNetSharp, SharpOffMeansNoGroupAndNothingRecorded) {
   scenario::Simulation sim(load(fabric(false)));
   const std::vector<uint32_t> all = gpus(16);
