@@ -223,7 +223,7 @@ void Network::stage_vl_heads(uint32_t port) {
   const Port& p = ports_[port];
   uint8_t skip = static_cast<uint8_t>(p.backlog_mask | p.paused_mask);
   Packet next;
-  while (skip != 0xFF && endpoint_.pull(endpoint_.ctx, p.nic, skip, next)) {
+  while (skip != 0xFF && pull_data(p.nic, skip, next)) {
     ++in_flight_;
     push_queue(port, next);
     skip |= static_cast<uint8_t>(1u << next.priority);

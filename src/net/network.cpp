@@ -229,7 +229,8 @@ bool Network::next_queued(uint32_t port, Packet& out) {
     } else {
       sw.buffer_used_bytes -= out.frame_bytes;
     }
-    if (ib_on_) credit_release(sw.first_port + out.in_port, in);
+    // A SHARP packet left its ingress credits at the aggregation unit (net/sharp.cpp).
+    if (ib_on_ && out.type != PacketType::kSharp) credit_release(sw.first_port + out.in_port, in);
     if (out.ecn == 2 && sw.ecn_on) ecn_mark(port, out);
   }
   return true;
@@ -250,7 +251,7 @@ void Network::try_transmit(uint32_t port) {
   }
   if (stage) return;  // every VL with data has its head staged: none may go now
   // A NIC port whose data class is paused must not pull data (ACKs in that class wait too).
-  if (p.is_nic && endpoint_.pull && endpoint_.pull(endpoint_.ctx, p.nic, p.paused_mask, next)) {
+  if (p.is_nic && endpoint_.pull && pull_data(p.nic, p.paused_mask, next)) {
     ++in_flight_;
     if (ib_on_) {
       if (!credits_fit(port, next)) {
@@ -374,6 +375,10 @@ void Network::on_link_arrive(uint32_t port) {
     }
     if (ib_on_) credit_release(p.peer, pkt);  // the CA consumes it at once
     --in_flight_;
+    if (pkt.type == PacketType::kSharp) [[unlikely]] {
+      sharp_nic_receive(p.far_index, pkt);
+      return;
+    }
     endpoint_.deliver(endpoint_.ctx, p.far_index, pkt);
   } else {
     switch_receive(p.far_index, p.peer, pkt);
@@ -401,6 +406,12 @@ uint32_t Network::select_egress(const Switch& sw, const Packet& k) const {
 }
 
 void Network::switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& pkt) {
+  // SHARP packets are consumed by the switch's aggregation unit; the one flag test is all an
+  // ordinary packet pays for it.
+  if (pkt.type == PacketType::kSharp) [[unlikely]] {
+    sharp_switch_receive(sw_index, in_port, pkt);
+    return;
+  }
   Switch& sw = switches_[sw_index];
   Packet k = pkt;
   k.in_port = static_cast<uint16_t>(in_port - sw.first_port);
@@ -484,7 +495,7 @@ void Network::discard_class(uint32_t port, int cls, DropReason reason) {
       } else {
         sw.buffer_used_bytes -= pkt.frame_bytes;
       }
-      if (ib_on_) credit_release(sw.first_port + pkt.in_port, in);
+      if (ib_on_ && pkt.type != PacketType::kSharp) credit_release(sw.first_port + pkt.in_port, in);
     }
     drop(port, pkt, reason);
   }
@@ -519,6 +530,10 @@ void Network::drop(uint32_t port, const Packet& pkt, DropReason reason) {
   ++queues_[port].drops;
   ++counters_.dropped_packets;
   --in_flight_;
+  if (pkt.type == PacketType::kSharp) {  // not the transport's: it must not see it
+    ++counters_.sharp_drops;
+    return;
+  }
   if (pkt.type == PacketType::kData) counters_.dropped_payload_bytes += pkt.payload_bytes;
   if (endpoint_.dropped) endpoint_.dropped(endpoint_.ctx, pkt, reason);
 }

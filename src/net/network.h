@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "net/config.h"
 #include "net/hash.h"
 #include "net/packet.h"
+#include "net/sharp.h"
 #include "net/wire.h"
 
 namespace fabricsim::net {
@@ -304,6 +306,7 @@ struct NetCounters {
   // the payload bytes they lost (the sender retransmits them on the receiver's NACK).
   int64_t trimmed_packets = 0;
   int64_t trimmed_payload_bytes = 0;
+  int64_t sharp_drops = 0;  // SHARP packets lost (a failed link): their operation never ends
 };
 
 class Network {
@@ -434,12 +437,39 @@ class Network {
   const NetCounters& counters() const { return counters_; }
   Scheduler& scheduler() { return sched_; }
 
+  // ---- InfiniBand SHARP (net/sharp.h) ----
+  void enable_sharp(const SharpConfig& cfg);  // after finalize(), InfiniBand only
+  bool sharp_enabled() const { return sharp_ != nullptr; }
+  void set_sharp_hook(const SharpHook& hook);
+  // The Aggregation Manager: a tree over the switches joining `nics` (distinct NICs), or -1 when
+  // SHARP is off, the topology has no up/down tree (Dragonfly), a port it needs already carries
+  // max_trees_per_port trees or the subnet max_trees; every refusal is kept in sharp_failures().
+  int sharp_build_tree(const uint32_t* nics, int n);
+  void sharp_release_tree(int tree);  // frees its ports (REQUIRES: no operation in progress)
+  // NIC `nic`, a member of `tree`, contributes `bytes`: an aggregation operation. Every member
+  // posts the same sizes in the same order. The hook's done(nic, tree, cookie) fires when all
+  // `bytes` of the result have come back to the NIC. False if `nic` is not a member.
+  bool sharp_post(int tree, uint32_t nic, int64_t bytes, uint64_t cookie);
+  void sharp_record_failure(std::string reason);  // a refusal decided above the fabric
+  const std::vector<SharpTreeInfo>& sharp_trees() const;
+  const std::vector<SharpFailure>& sharp_failures() const;
+
  private:
   struct PortRange {
     uint32_t first = 0;
     uint32_t count = 0;
   };
   uint32_t new_node(NodeKind kind, uint32_t index);
+  // A NIC's next data packet: the transport's, or with SHARP on, round-robin with its streams.
+  bool pull_data(uint32_t nic, uint8_t paused, Packet& out) {
+    if (sharp_ != nullptr) [[unlikely]] return sharp_pull(nic, paused, out);
+    return endpoint_.pull(endpoint_.ctx, nic, paused, out);
+  }
+  bool sharp_pull(uint32_t nic, uint8_t paused, Packet& out);  // net/sharp.cpp, as below
+  bool sharp_take(uint32_t nic, uint8_t paused, Packet& out);
+  void sharp_switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& pkt);
+  void sharp_nic_receive(uint32_t nic, const Packet& pkt);
+  void sharp_emit(uint32_t port, const Packet& pkt);
   void switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& pkt);
   uint32_t select_egress(const Switch& sw, const Packet& p) const;
   // A multi-port group under any mode but the hash (net/load_balance.cpp): kept out of line so
@@ -565,6 +595,7 @@ class Network {
   // Dragonfly internals (net/dragonfly_route.cpp).
   uint32_t dragonfly_minimal(const Switch& sw, const Packet& k) const;
   uint32_t dragonfly_hops_to(uint32_t sw_index, uint32_t dst_switch) const;
+  std::unique_ptr<sharp_detail::State> sharp_;  // null unless fabric.sharp.enabled
 };
 
 }  // namespace fabricsim::net

@@ -14,8 +14,11 @@ namespace fabricsim::net {
 // `msg` the message; the responses come back as kData with kFlagResponse.
 // kUetControl is a UET PDS control packet (transport/uet.h): `msg` holds its control type
 // (CREDIT: `psn` the bytes granted; CREDIT_REQ) and `qp` the PDC.
+// kSharp is an InfiniBand SHARP aggregation packet (net/sharp.h): `qp` holds the tree, `psn`
+// the sequence within the tree's stream, kFlagSharpDown its direction; the switches of the tree
+// consume and emit it, the transport never sees it.
 enum class PacketType : uint8_t {
-  kData, kAck, kNak, kCnp, kPause, kCredit, kReadRequest, kUetControl
+  kData, kAck, kNak, kCnp, kPause, kCredit, kReadRequest, kUetControl, kSharp
 };
 
 inline constexpr int kPriorities = 8;  // IEEE 802.1p / PFC classes
@@ -54,6 +57,8 @@ inline constexpr uint8_t kFlagLast = 2;   // last packet of a message
 inline constexpr uint8_t kFlagEce = 4;
 // On data: an RDMA READ response, flowing from the responder back to the requester.
 inline constexpr uint8_t kFlagResponse = 8;
+// On kSharp: a result travelling down the tree (clear: a contribution travelling up).
+inline constexpr uint8_t kFlagSharpDown = 8;
 // On data (Ethernet only): a switch trimmed the packet to its header instead of dropping it
 // (UEC packet trimming, net::TrimConfig): payload_bytes is 0 and frame_bytes the trimmed size;
 // the receiver NACKs it so the sender retransmits at once.

@@ -400,7 +400,11 @@ void Network::on_nic_resume(uint32_t nic) {
       q.ingress_bytes[pkt.priority] -= pkt.frame_bytes;
     }
     --in_flight_;
-    endpoint_.deliver(endpoint_.ctx, nic, pkt);
+    if (pkt.type == PacketType::kSharp) {
+      sharp_nic_receive(nic, pkt);
+    } else {
+      endpoint_.deliver(endpoint_.ctx, nic, pkt);
+    }
   }
 }
 

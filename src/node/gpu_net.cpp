@@ -332,6 +332,7 @@ void GpuNet::start(uint32_t slot) {
 }
 
 void GpuNet::on_event(uint32_t slot) {
+  if (slot & kSharpBit) return on_sharp_event(slot & ~kSharpBit);  // node/gpu_net_sharp.cpp
   Slot& s = slots_[slot];
   const int64_t now = sched_.now_ps;
   switch (s.step) {

@@ -17,6 +17,10 @@
 #include "topo/topology.h"
 #include "transport/transport.h"
 
+namespace fabricsim::net {
+class Network;  // SHARP (node/gpu_net_sharp.cpp)
+}  // namespace fabricsim::net
+
 namespace fabricsim::node {
 
 // Kinds of a node's fluid resources (each one direction of one link, or a socket's DRAM).
@@ -68,7 +72,7 @@ class GpuNet final : public RankTransport {
   // One of GpuNet's transport messages reached its destination NIC's application.
   void on_delivered(uint32_t msg);
   // No transfer or timer pending: the run may end.
-  bool idle() const { return active_slots_ == 0; }
+  bool idle() const { return active_slots_ == 0 && sharp_active_ == 0; }
 
   // The NIC GPU `gpu` uses (1:1, 1:2, 1:4 ... sharing from hosts.nics_per_host).
   uint32_t nic_of(uint32_t gpu) const;
@@ -85,6 +89,14 @@ class GpuNet final : public RankTransport {
   }
   // Slots ever allocated (the free list reuses them): stays bounded by the peak in flight.
   uint32_t slots_allocated() const { return static_cast<uint32_t>(slots_.size()); }
+
+  // ---- InfiniBand SHARP (node/gpu_net_sharp.cpp) ----
+  // The fabric whose switches aggregate (Simulation calls it when fabric.sharp.enabled).
+  void attach_sharp(net::Network& net);
+  int sharp_group(const uint32_t* gpus, int n) override;
+  void sharp_allreduce(int group, uint32_t gpu, int64_t bytes, uint64_t cookie) override;
+  // The tree group `group` uses on GPU `gpu`'s rail, or -1.
+  int sharp_tree_of(int group, uint32_t gpu) const;
 
  private:
   enum class Step : uint8_t { kStart, kStagedOut, kPost, kStagedIn, kArrive, kTimer };
@@ -136,6 +148,30 @@ class GpuNet final : public RankTransport {
   void start(uint32_t slot);
   void post(uint32_t slot);
   FluidResult run(const Hop* hops, int n, int64_t first_ps, int64_t last_ps, int64_t bytes);
+
+  // ---- SHARP (node/gpu_net_sharp.cpp): operations are slots of their own; their kNodeEvent
+  // targets carry kSharpBit.
+  static constexpr uint32_t kSharpBit = 1u << 31;
+  enum class SharpStep : uint8_t { kStagedOut, kPost, kStagedIn, kArrive };
+  struct SharpOp {
+    uint32_t gpu = 0, nic = 0;
+    int tree = -1;
+    int64_t bytes = 0;
+    int64_t post_ps = 0;
+    uint64_t cookie = 0;
+    SharpStep step = SharpStep::kPost;
+  };
+  struct SharpGroup {
+    std::vector<std::pair<uint32_t, int>> tree_of_gpu;  // sorted by GPU
+  };
+  void on_sharp_event(uint32_t op);
+  void on_sharp_done(uint32_t op);
+  static void sharp_done_hook(void* ctx, uint32_t nic, int tree, uint64_t cookie);
+  net::Network* sharp_net_ = nullptr;
+  std::vector<SharpGroup> sharp_groups_;
+  std::vector<SharpOp> sharp_ops_;
+  std::vector<uint32_t> sharp_free_;
+  uint32_t sharp_active_ = 0;
 
   NodeSpec spec_;
   topo::FabricParams fabric_;

@@ -185,6 +185,22 @@ ordered_json steady_window_json(const scenario::SteadyWindowResult& w) {
           {"min_fraction_of_line_rate", w.min_fraction}};
 }
 
+// fabric.sharp.enabled (net/sharp.h)
+ordered_json sharp_json(const scenario::SharpResult& s) {
+  ordered_json trees = ordered_json::array();
+  for (const auto& t : s.trees) {
+    trees.push_back({{"id", t.id},
+                     {"root_switch", t.root_switch},
+                     {"nics", t.nics},
+                     {"switches", t.switches},
+                     {"ops_completed", t.ops_completed},
+                     {"result_bytes", t.result_bytes}});
+  }
+  ordered_json failures = ordered_json::array();
+  for (const auto& f : s.failures) failures.push_back({{"time_ps", f.time_ps}, {"reason", f.reason}});
+  return {{"trees", trees}, {"failures", failures}, {"dropped_packets", s.dropped_packets}};
+}
+
 // fabric.nic.context_cache.enabled (net/nic_context_cache.h)
 ordered_json context_cache_json(const scenario::ContextCacheResult& c) {
   return {{"entries", c.entries},
@@ -339,6 +355,7 @@ ordered_json result_to_json(const scenario::RunResult& r) {
   j["cost"] = cost_json(r.cost);
   if (r.steady_window_asked) j["steady_window"] = steady_window_json(r.steady_window);
   if (r.context_cache.present) j["context_cache"] = context_cache_json(r.context_cache);
+  if (r.sharp.present) j["sharp"] = sharp_json(r.sharp);
 
   j["counters"] = counters_json(r.counters);
   if (r.failure.link_failed_ps >= 0) j["failure"] = failure_json(r.failure);

@@ -269,6 +269,18 @@ void derive_switch_settings(Resolved& r) {
 // NIC context cache is modelled for RoCE/IB QPs and iWARP connections.
 void check_transport_features(const Scenario& sc) {
   const bool tcp = sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp;
+  if (sc.sharp.enabled && sc.technology != Technology::kInfiniband) {
+    // SHARP's aggregation units are in NVIDIA's InfiniBand switches (Quantum, Quantum-2).
+    throw InputError("fabric.sharp.enabled",
+                     std::string("SHARP aggregates in InfiniBand switches; a ") +
+                         (tcp ? "tcp/iwarp" : sc.technology == Technology::kUet ? "uet" : "roce") +
+                         " fabric has none (use technology: ib)");
+  }
+  if (sc.sharp.enabled && sc.capture.max_frames > 0) {
+    throw InputError("outputs.pcap.frames",
+                     "SHARP aggregation packets have no captured form; turn capture or "
+                     "fabric.sharp.enabled off");
+  }
   if (tcp || sc.technology == Technology::kUet) {
     if (sc.capture.max_frames > 0) {
       throw InputError("outputs.pcap.frames",

@@ -361,6 +361,27 @@ struct ContextCacheResult {
   int64_t max_nic_context_bytes = 0;
 };
 
+// fabric.sharp.enabled (net/sharp.h): the trees the Aggregation Manager built and what it
+// refused (a refused group falls back to non-SHARP collectives; the refusal is never silent).
+struct SharpResult {
+  bool present = false;
+  struct Tree {
+    int id = -1;
+    uint32_t root_switch = 0;
+    int64_t nics = 0;
+    int64_t switches = 0;
+    int64_t ops_completed = 0;
+    int64_t result_bytes = 0;
+  };
+  struct Failure {
+    int64_t time_ps = 0;
+    std::string reason;
+  };
+  std::vector<Tree> trees;
+  std::vector<Failure> failures;
+  int64_t dropped_packets = 0;  // SHARP packets lost (failed links): their operations never end
+};
+
 struct RunResult {
   std::string scenario_name;
   uint64_t seed = 0;
@@ -383,6 +404,7 @@ struct RunResult {
   bool steady_window_asked = false;      // outputs.steady_window
   SteadyWindowResult steady_window;
   ContextCacheResult context_cache;      // fabric.nic.context_cache.enabled
+  SharpResult sharp;                     // fabric.sharp.enabled
   LinkLoads links;                       // utilization per tier and direction
   std::vector<LinkRow> link_rows;        // links.csv: every port, in port order
   bool flow_paths = false;               // outputs.flows.path: FlowRecord::path filled

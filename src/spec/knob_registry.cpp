@@ -66,6 +66,7 @@ std::vector<Knob> build_knob_registry() {
       &dragonfly_routing_knobs(),
       &flow_output_knobs(),
       &telemetry_knobs(),
+      &sharp_knobs(),
   };
   std::vector<Knob> k;
   for (const std::vector<Knob>* table : tables) k.insert(k.end(), table->begin(), table->end());

@@ -22,6 +22,8 @@ const std::vector<Knob>& trim_knobs();
 const std::vector<Knob>& nic_knobs();
 // The NIC connection-context cache, fabric.nic.context_cache.* (knob_registry_ctxcache.cpp).
 const std::vector<Knob>& ctxcache_knobs();
+// InfiniBand SHARP streaming aggregation, fabric.sharp.* (knob_registry_sharp.cpp).
+const std::vector<Knob>& sharp_knobs();
 // fabric.roce.mtu, ack timeout, retries, VLAN, priorities (knob_registry_fabric.cpp).
 const std::vector<Knob>& roce_knobs();
 const std::vector<Knob>& topology_kind_knobs();  // topology.kind (knob_registry_topology.cpp)

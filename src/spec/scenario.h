@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "net/config.h"
+#include "net/sharp.h"
 #include "net/nic_context_cache.h"
 #include "node/spec.h"
 #include "routing/config.h"
@@ -193,6 +194,7 @@ struct Scenario {
   NicSpec nic_spec;    // fabric.nic.profile and overrides
   net::NicConfig nic;  // resolved from nic_spec by resolve_fabric (rx_buffer is its own key)
   net::ContextCacheConfig context_cache;  // fabric.nic.context_cache.* (net/nic_context_cache.h)
+  net::SharpConfig sharp;  // fabric.sharp.* (net/sharp.h); InfiniBand only
   transport::RoceConfig roce;
   transport::UetConfig uet;  // fabric.uet.* (technology uet)
   transport::TcpConfig tcp;  // fabric.tcp.* (technology tcp and iwarp)

@@ -34,6 +34,8 @@ void RoceTransport::receive(uint32_t /*nic*/, const Packet& p) {
       break;  // PFC and IB flow-control packets are consumed by the link layer (net/)
     case PacketType::kUetControl:
       break;  // UET's (transport/uet.h); never sent on a RoCE/IB fabric
+    case PacketType::kSharp:
+      break;  // consumed by the network's SHARP engine (net/sharp.cpp), never delivered here
   }
 }
 

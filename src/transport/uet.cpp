@@ -102,7 +102,8 @@ void UetTransport::receive(uint32_t /*nic*/, const Packet& p) {
     case PacketType::kPause:
     case PacketType::kCredit:
     case PacketType::kReadRequest:
-      break;  // not UET's (link-layer frames are consumed in net/)
+    case PacketType::kSharp:
+      break;  // not UET's (link-layer frames are consumed in net/; SHARP is InfiniBand's)
   }
 }
 

@@ -87,6 +87,9 @@ scenario::RunResult everything() {
   r.sm.fallback_reason = "why";
   r.steady_window_asked = true;
   r.context_cache.present = true;
+  r.sharp.present = true;
+  r.sharp.trees.emplace_back();
+  r.sharp.failures.emplace_back();
   r.links.groups.push_back(scenario::LinkGroupLoad{.mean_utilization = 0.5});
   scenario::JobResult job;
   job.gpus = {0, 1};

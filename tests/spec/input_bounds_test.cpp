@@ -209,7 +209,7 @@ TEST(Unset, UnknownKeysAreErrorsAndUnwrittenKeysHarmless) {
             "'fabric.roce.cc=none'");
   EXPECT_EQ(error_of("fabric: 5\n", {}, {"fabric.link.rate"}),
             "s.yaml:1: fabric: expected a mapping with keys: technology, link, switch, trim, nic, "
-            "roce, pfc, ecn, ib, transport, uet, tcp, planes, got '5'")
+            "roce, pfc, ecn, ib, transport, uet, tcp, planes, sharp, got '5'")
       << "a group the file got wrong is still the file's error";
 }
 

@@ -255,7 +255,7 @@ TEST(LoadErrors, StructureProblems) {
       << "a list at the top";
   EXPECT_EQ(error_of("fabric: roce\n"),
             "s.yaml:1: fabric: expected a mapping with keys: technology, link, switch, trim, nic, "
-            "roce, pfc, ecn, ib, transport, uet, tcp, planes, got 'roce'")
+            "roce, pfc, ecn, ib, transport, uet, tcp, planes, sharp, got 'roce'")
       << "a scalar where a group belongs";
 }
 

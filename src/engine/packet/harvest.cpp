@@ -289,6 +289,20 @@ void harvest_counters(const Simulation& sim, RunResult& r) {
   fc.credit_violations = nc.credit_violations;
   fc.credit_stalls = nc.credit_stalls;
   fc.hoq_discards = nc.hoq_discards;
+  if (sim.network().sharp_enabled()) {
+    r.sharp.present = true;
+    for (const net::SharpTreeInfo& t : sim.network().sharp_trees()) {
+      // A tree given back unused (a group whose other rail was refused) was never the group's.
+      if (!t.active && t.ops_completed == 0) continue;
+      r.sharp.trees.push_back({t.id, t.root_switch, static_cast<int64_t>(t.nics.size()),
+                               static_cast<int64_t>(t.switches.size()), t.ops_completed,
+                               t.result_bytes});
+    }
+    for (const net::SharpFailure& f : sim.network().sharp_failures()) {
+      r.sharp.failures.push_back({f.time_ps, f.reason});
+    }
+    r.sharp.dropped_packets = nc.sharp_drops;
+  }
   fc.first_credit_stall_ps = nc.first_credit_stall_ps;
   fc.out_of_order_packets = tc.out_of_order_packets;
   fc.go_back_n_fallbacks = tc.go_back_n_fallbacks;

@@ -65,6 +65,12 @@ Simulation::Simulation(const Resolved& resolved)
     roce_ = roce.get();
     transport_ = std::move(roce);
   }
+  if (ib && sc_.sharp.enabled) {  // resolve() refuses it on every other fabric
+    net::SharpConfig sharp = sc_.sharp;
+    sharp.mtu_bytes = sc_.ib.mtu_bytes;
+    sharp.vl = sc_.ib.link.sl_to_vl[sc_.ib.sl & 15];
+    net_.enable_sharp(sharp);
+  }
   workload_ = std::make_unique<workload::Workload>(sc_.workload, topo_.nics, sc_.link.rate_bps,
                                                    sc_.seed, *transport_, sched_);
   if (sc_.node.gpus_per_node > 0) {
@@ -76,6 +82,7 @@ Simulation::Simulation(const Resolved& resolved)
     for (int n = 0; n < topo_.hosts; ++n) {
       leaf_of_node[n] = net_.leaf_slot_of_nic(static_cast<uint32_t>(n * sc_.topology.nics_per_host));
     }
+    if (net_.sharp_enabled()) gpu_net_->attach_sharp(net_);
     gpu_workload_ = std::make_unique<GpuWorkload>(sc_, *gpu_net_, leaf_of_node);
   }
   if (sc_.steady_window) {  // pattern runs only (resolve/resolve.cpp)

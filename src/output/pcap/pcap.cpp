@@ -88,6 +88,8 @@ const char* type_name(PacketType t) {
       return "READ request";
     case PacketType::kUetControl:
       return "UET control";
+    case PacketType::kSharp:
+      return "SHARP aggregation";
   }
   return "?";
 }
@@ -206,6 +208,7 @@ void roce_frame(std::vector<uint8_t>& out, const scenario::CapturedFrame& f,
     case PacketType::kPause:
     case PacketType::kCredit:
     case PacketType::kUetControl:  // UET runs write no pcap (engine/packet/simulation.cpp)
+    case PacketType::kSharp:       // SHARP runs write no pcap (resolve/infiniband.cpp)
       break;
   }
   const uint32_t icrc = roce_icrc(out.data() + ip, b.size() - ip);
@@ -277,6 +280,7 @@ uint8_t bth_opcode(const Packet& p, const Verbs& verbs) {
     case PacketType::kPause:
     case PacketType::kCredit:
     case PacketType::kUetControl:  // UET runs write no pcap (engine/packet/simulation.cpp)
+    case PacketType::kSharp:       // SHARP runs write no pcap (resolve/infiniband.cpp)
       break;
   }
   refuse(p, "it has no BTH");
@@ -300,6 +304,7 @@ uint32_t bth_extension_bytes(const Packet& p, const Verbs& verbs) {
     case PacketType::kPause:
     case PacketType::kCredit:
     case PacketType::kUetControl:  // UET runs write no pcap (engine/packet/simulation.cpp)
+    case PacketType::kSharp:       // SHARP runs write no pcap (resolve/infiniband.cpp)
       break;
   }
   return 0;
