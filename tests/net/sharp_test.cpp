@@ -41,6 +41,9 @@ scenario::Scenario ib16(bool sharp = true) {
   sc.node.gpus_per_node = 1;
   sc.node.sockets = 1;
   sc.sharp.enabled = sharp;
+  // The tests drive the Aggregation Manager themselves: the default workload's own CollNet
+  // (which would take a tree per rail at its start) stays off.
+  sc.collective.collnet_enabled = false;
   return sc;
 }
 
@@ -298,6 +301,7 @@ TEST(Sharp, DragonflyIsRefusedWithAReason) {
   sc.topology.hosts = topo::dragonfly_shape(sc.topology).nics();
   sc.ib.link.data_vls = 2;  // a Dragonfly moves up one VL per global hop
   sc.sharp.enabled = true;
+  sc.collective.collnet_enabled = false;  // the test asks for the tree itself
   scenario::Simulation sim(sc);
   const uint32_t nics[2] = {0, static_cast<uint32_t>(sc.topology.hosts - 1)};
   EXPECT_EQ(sim.network().sharp_build_tree(nics, 2), -1);

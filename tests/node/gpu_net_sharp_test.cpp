@@ -29,7 +29,9 @@ std::string fabric(bool sharp, const std::string& technology = "ib") {
   return std::string("name: sharp16\nseed: 1\nfabric:\n  technology: ") + technology +
          "\n  link: {rate: 400Gbps, cable: 3m}\n  sharp: {enabled: " + (sharp ? "true" : "false") +
          "}\ntopology: {kind: fat_tree, tiers: 2, radix: 8}\n"
-         "hosts: {count: 16, nics_per_host: 1}\nnode: {gpus_per_node: 1, host: {sockets: 1}}\n";
+         "hosts: {count: 16, nics_per_host: 1}\nnode: {gpus_per_node: 1, host: {sockets: 1}}\n"
+         // The tests ask for SHARP groups themselves; the default workload's CollNet stays off.
+         "collective: {collnet: false}\n";
 }
 
 scenario::Scenario load(const std::string& yaml) {
