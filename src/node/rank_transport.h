@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 
 namespace fabricsim::node {
 
@@ -40,9 +41,35 @@ class RankTransport {
   // Bytes per second the path from src to dst sustains alone (its bottleneck).
   virtual double path_rate_bytes_per_s(uint32_t src_gpu, uint32_t dst_gpu) const = 0;
 
+  // NVLS (NVLink SHARP, H100 NVSwitch multimem; docs/reference/nccl-at-scale.md §4, docs/nodes.md).
+  // Whether the node's NVSwitch can reduce and multicast (node.nvls).
+  virtual bool nvls_supported() const { return false; }
+  // The switch reads `bytes` from every GPU of gpus[0..n) and writes one reduced copy of `bytes`
+  // into `head` (multimem.ld_reduce); on_arrived(cookie) when it is there. All GPUs on one node;
+  // head may be in the set. The default is a closed-form stand-in for transports without NVLS
+  // (test machines): one ordinary transfer of `bytes` into head from another GPU of the set.
+  virtual void nvls_reduce(const uint32_t* gpus, int n, uint32_t head, int64_t bytes,
+                           uint64_t cookie) {
+    send(other_than(head, gpus, n), head, bytes, cookie);
+  }
+  // `head` writes `bytes` once and the switch writes them into every GPU of gpus[0..n)
+  // (multimem.st); on_arrived(cookie) when all have them. Default: one transfer, as above.
+  virtual void nvls_multicast(uint32_t head, const uint32_t* gpus, int n, int64_t bytes,
+                              uint64_t cookie) {
+    send(head, other_than(head, gpus, n), bytes, cookie);
+  }
+
   // Set by the user of the transport (the collective engine).
   std::function<void(uint64_t cookie)> on_arrived;
   std::function<void(uint64_t cookie)> on_timer;
+
+ private:
+  static uint32_t other_than(uint32_t head, const uint32_t* gpus, int n) {
+    for (int i = 0; i < n; ++i) {
+      if (gpus[i] != head) return gpus[i];
+    }
+    throw std::logic_error("RankTransport: an NVLS set needs a GPU other than the head");
+  }
 };
 
 }  // namespace fabricsim::node

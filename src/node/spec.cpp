@@ -58,6 +58,9 @@ void check_spec(const NodeSpec& spec, const topo::TopologySpec& topology) {
   if (spec.nvlink_efficiency <= 0 || spec.nvlink_efficiency > 1) {
     throw InputError("node.nvlink.efficiency", "must be in (0, 1]");
   }
+  if (spec.nvls_efficiency <= 0 || spec.nvls_efficiency > 1) {
+    throw InputError("node.nvls_efficiency", "must be in (0, 1]");
+  }
 }
 
 }  // namespace fabricsim::node
