@@ -63,6 +63,7 @@ GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
   ps_ = PsNetwork(static_cast<uint32_t>(topology.hosts), per_node_resources_,
                   std::move(capacity_bps));
   fluid_res_.reserve(2 * (gpn_ + 1));
+  pair_.resize(static_cast<size_t>(gpus_) * gpn_);
 }
 
 const char* resource_name(ResourceKind kind) {
@@ -356,6 +357,7 @@ void GpuNet::settle(uint32_t node) {
 void GpuNet::flow_done(uint32_t slot) {
   Slot& s = slots_[slot];
   const int64_t now = sched_.now_ps;
+  if (s.holds_pair) release_pair(slot);
   if (!s.to_nic) {
     s.step = s.after;
     schedule(slot, now + s.after_ps);
@@ -372,11 +374,20 @@ void GpuNet::flow_done(uint32_t slot) {
 
 void GpuNet::start(uint32_t slot) {
   Slot& s = slots_[slot];
-  if (s.src / gpn_ == s.dst / gpn_) {  // NVSwitch is non-blocking: only the two GPU ports
-    const Hop hops[2] = {
-        {resource(ResourceKind::kNvlinkOut, s.src / gpn_, s.src % gpn_), 0},
-        {resource(ResourceKind::kNvlinkIn, s.dst / gpn_, s.dst % gpn_), spec_.nvlink_latency_ps}};
-    flow(slot, hops, 2, Step::kArrive, 0, false);
+  if (s.src / gpn_ == s.dst / gpn_) {
+    PairQueue& q = pair_[static_cast<size_t>(s.src) * gpn_ + s.dst % gpn_];
+    if (q.busy) {  // wait for the pair's earlier transfers
+      s.next_in_pair = kNone;
+      if (q.tail == kNone) {
+        q.head = slot;
+      } else {
+        slots_[q.tail].next_in_pair = slot;
+      }
+      q.tail = slot;
+      return;
+    }
+    q.busy = true;
+    start_nvlink(slot);
     return;
   }
   const Plan p = plan(s.src, s.dst);
@@ -394,6 +405,33 @@ void GpuNet::start(uint32_t slot) {
   }
 }
 
+void GpuNet::start_nvlink(uint32_t slot) {
+  Slot& s = slots_[slot];
+  // NVSwitch is non-blocking: only the two GPU ports are shared.
+  const Hop hops[2] = {
+      {resource(ResourceKind::kNvlinkOut, s.src / gpn_, s.src % gpn_), 0},
+      {resource(ResourceKind::kNvlinkIn, s.dst / gpn_, s.dst % gpn_), spec_.nvlink_latency_ps}};
+  s.holds_pair = true;
+  flow(slot, hops, 2, Step::kArrive, 0, false);
+}
+
+void GpuNet::release_pair(uint32_t slot) {
+  Slot& s = slots_[slot];
+  s.holds_pair = false;
+  PairQueue& q = pair_[static_cast<size_t>(s.src) * gpn_ + s.dst % gpn_];
+  if (q.head == kNone) {
+    q.busy = false;
+    return;
+  }
+  // The next transfer starts now, from its own event (flow_done runs inside settle, which
+  // must not start flows).
+  const uint32_t next = q.head;
+  q.head = slots_[next].next_in_pair;
+  if (q.head == kNone) q.tail = kNone;
+  slots_[next].step = Step::kPairTurn;
+  schedule(next, sched_.now_ps);
+}
+
 void GpuNet::on_event(uint32_t target) {
   if (target & kFluidEventBit) {
     const uint32_t node = target & ~kFluidEventBit;
@@ -406,6 +444,9 @@ void GpuNet::on_event(uint32_t target) {
   switch (s.step) {
     case Step::kStart:
       start(slot);
+      return;
+    case Step::kPairTurn:
+      start_nvlink(slot);
       return;
     case Step::kStagedOut: {
       const Plan p = plan(s.src, s.dst);

@@ -112,7 +112,9 @@ class GpuNet final : public RankTransport {
 
  private:
   // What a slot's next event does.
-  enum class Step : uint8_t { kStart, kStagedOut, kPost, kReceive, kStagedIn, kArrive, kTimer };
+  enum class Step : uint8_t {
+    kStart, kPairTurn, kStagedOut, kPost, kReceive, kStagedIn, kArrive, kTimer
+  };
   struct Slot {
     uint32_t src = 0, dst = 0;  // NVLS: src = dst = the head
     uint32_t src_nic = 0, dst_nic = 0;
@@ -129,7 +131,18 @@ class GpuNet final : public RankTransport {
     int64_t post_ps = -1;       // transport message posted
     int64_t sent_ps = -1;       // last byte in the sending NIC (-1: not yet)
     int64_t delivered_ps = -1;  // transport delivery at the receiving NIC (-1: not yet)
+    uint32_t next_in_pair = kNone;  // the next NVLink transfer waiting for this GPU pair
+    bool holds_pair = false;        // an NVLink transfer holding its pair's turn
   };
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  // NVLink transfers of one GPU pair go in order: one at a time, the next when the previous
+  // one's last byte has left (see pair_).
+  struct PairQueue {
+    uint32_t head = kNone, tail = kNone;  // waiting slots
+    bool busy = false;
+  };
+  void start_nvlink(uint32_t slot);
+  void release_pair(uint32_t slot);
   // The send-side stages of a cross-node transfer up to the NIC, and the receive side from it.
   struct Plan {
     Hop send1[kMaxHops];
@@ -192,6 +205,10 @@ class GpuNet final : public RankTransport {
   std::vector<FluidServer> servers_;  // rates for the idle formula; accounting is in ps_
   PsNetwork ps_;
   std::vector<uint32_t> fluid_res_;  // an NVLS flow's resources (reused)
+  // Per (source GPU, destination's local index): a pair's transfers are served in order
+  // (NCCL moves one connection's steps in order, by one CTA; RankTransport does not carry
+  // the channel, so all of a pair's transfers are one queue). Different pairs share fairly.
+  std::vector<PairQueue> pair_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
   uint32_t active_slots_ = 0;

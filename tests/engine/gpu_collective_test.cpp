@@ -403,7 +403,8 @@ TEST(GpuCollectiveEndToEnd, TwoJobsSlowEachOtherOnlyWhereTheyShareLinks) {
   // node per leaf, so beside job b, job a's 8 NICs share the leaf's 8 uplinks with b's 8: a's
   // share is 1/2 and its slowdown lies in [1, 2] (ECMP collisions make the alone-time itself
   // uneven, hence 10 % tolerance above 2). Contiguous, the jobs own disjoint leaves: the spines'
-  // down ports serve one leaf each, so nothing is shared and a's time stays within 2 %.
+  // down ports serve one leaf each, so nothing is shared and a's time stays within the
+  // fabric's own seed-to-seed spread (7 %, below).
   auto run_jobs = [](const char* placement, bool both) {
     std::string y =
         "name: two\nseed: 1\nfabric:\n  technology: roce\n  link: {rate: 400Gbps, cable: 3m}\n"
@@ -430,7 +431,12 @@ TEST(GpuCollectiveEndToEnd, TwoJobsSlowEachOtherOnlyWhereTheyShareLinks) {
       EXPECT_GE(slowdown, 1.0);
       EXPECT_LE(slowdown, 2.0 * 1.10) << "more than the half share of the uplinks explains";
     } else {
-      EXPECT_NEAR(slowdown, 1.0, 0.02);
+      // Nothing is shared in the node layer, and the fabric couples the jobs only through the
+      // spines' PFC and their event order, but the fabric alone is seed-sensitive (ECMP hashing,
+      // DCQCN): beside/alone measured over seeds 1-4 is 1.003, 0.935, 0.983, 1.006 with the
+      // FIFO node model and 0.936, 1.039, 1.000, 0.987 with fair sharing (docs/calibration.md).
+      // So +-7 %: still far from the scattered case's >= 1.4.
+      EXPECT_NEAR(slowdown, 1.0, 0.07);
     }
   }
 }
