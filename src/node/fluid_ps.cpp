@@ -149,41 +149,53 @@ bool PsNetwork::take_schedule(uint32_t group, int64_t* time_ps) {
 
 void PsNetwork::share(uint32_t group) {
   Group& g = groups_[group];
-  const uint32_t lo = group * per_group_, hi = lo + per_group_;
-  for (uint32_t r = lo; r < hi; ++r) {
-    res_[r].left_bps = static_cast<double>(res_[r].capacity_bps);
-    res_[r].unfrozen = 0;
-  }
+  // Only the resources the flows cross take part, and each round looks only at what is still
+  // unfrozen (both lists shrink as the levels fill). Outside share() every resource has
+  // unfrozen == 0: all flows end frozen.
+  touched_.clear();
+  unfrozen_.clear();
+  bool any_cap = false;
   for (const uint32_t id : g.flows) {
-    flows_[id].frozen = false;
-    for (const uint32_t r : flows_[id].res) ++res_[r].unfrozen;
+    Flow& f = flows_[id];
+    unfrozen_.push_back(id);
+    any_cap |= f.cap_bps > 0;
+    for (const uint32_t r : f.res) {
+      Resource& x = res_[r];
+      if (x.unfrozen++ == 0) {
+        x.left_bps = static_cast<double>(x.capacity_bps);
+        touched_.push_back(r);
+      }
+    }
   }
-  size_t left = g.flows.size();
-  while (left > 0) {
+  while (!unfrozen_.empty()) {
     // The next filling level: the smallest fair share of a resource among its unfrozen
     // crossings, or the smallest rate cap of an unfrozen flow.
     double level = std::numeric_limits<double>::infinity();
-    for (uint32_t r = lo; r < hi; ++r) {
+    for (const uint32_t r : touched_) {
       const Resource& x = res_[r];
-      if (x.unfrozen > 0) level = std::min(level, std::max(0.0, x.left_bps) / x.unfrozen);
+      level = std::min(level, std::max(0.0, x.left_bps) / x.unfrozen);
     }
-    for (const uint32_t id : g.flows) {
-      const Flow& f = flows_[id];
-      if (!f.frozen && f.cap_bps > 0) level = std::min(level, f.cap_bps);
+    if (any_cap) {
+      for (const uint32_t id : unfrozen_) {
+        const Flow& f = flows_[id];
+        if (f.cap_bps > 0) level = std::min(level, f.cap_bps);
+      }
     }
     const double top = level * (1 + kLevelTolerance);
-    for (uint32_t r = lo; r < hi; ++r) {
+    for (const uint32_t r : touched_) {
       Resource& x = res_[r];
-      x.bottleneck = x.unfrozen > 0 && std::max(0.0, x.left_bps) / x.unfrozen <= top;
+      x.bottleneck = std::max(0.0, x.left_bps) / x.unfrozen <= top;
     }
     scratch_.clear();
-    for (const uint32_t id : g.flows) {
+    size_t keep = 0;
+    for (const uint32_t id : unfrozen_) {
       Flow& f = flows_[id];
-      if (f.frozen) continue;
       bool freeze = f.cap_bps > 0 && f.cap_bps <= top;
       for (size_t i = 0; !freeze && i < f.res.size(); ++i) freeze = res_[f.res[i]].bottleneck;
-      if (!freeze) continue;
-      f.frozen = true;
+      if (!freeze) {
+        unfrozen_[keep++] = id;
+        continue;
+      }
       scratch_.push_back(id);
       // Only a changed rate moves the end: a flow whose share is unchanged keeps the end it was
       // given, so re-shares elsewhere never jitter it by a rounding.
@@ -192,14 +204,19 @@ void PsNetwork::share(uint32_t group) {
         f.end_ps = end_after(f);
       }
     }
+    if (scratch_.empty()) throw std::logic_error("PsNetwork: max-min made no progress");
+    unfrozen_.resize(keep);
     for (const uint32_t id : scratch_) {
       for (const uint32_t r : flows_[id].res) {
         res_[r].left_bps -= level;
         --res_[r].unfrozen;
       }
     }
-    left -= scratch_.size();
-    if (scratch_.empty()) throw std::logic_error("PsNetwork: max-min made no progress");
+    size_t live = 0;
+    for (const uint32_t r : touched_) {
+      if (res_[r].unfrozen > 0) touched_[live++] = r;
+    }
+    touched_.resize(live);
   }
 }
 

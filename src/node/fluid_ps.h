@@ -69,7 +69,7 @@ class PsNetwork {
     int64_t busy_ps = 0;   // closed busy periods
     int64_t since_ps = 0;  // start of the open one when active > 0
     int32_t active = 0;    // flow crossings now
-    // max-min scratch
+    // max-min scratch (unfrozen is 0 outside share())
     double left_bps = 0;
     int32_t unfrozen = 0;
     bool bottleneck = false;
@@ -83,7 +83,6 @@ class PsNetwork {
     double cap_bps = 0;
     uint64_t tag = 0;
     uint32_t group = 0;
-    bool frozen = false;  // max-min scratch
   };
   struct Group {
     std::vector<uint32_t> flows;  // active flow ids, ascending
@@ -103,7 +102,11 @@ class PsNetwork {
   std::vector<uint32_t> free_flows_;
   std::vector<Group> groups_;
   std::vector<uint64_t> finished_;
-  std::vector<uint32_t> scratch_;  // flows frozen in one filling round
+  // max-min scratch, reused: resources with unfrozen crossings, unfrozen flows, flows frozen
+  // in the current round
+  std::vector<uint32_t> touched_;
+  std::vector<uint32_t> unfrozen_;
+  std::vector<uint32_t> scratch_;
 };
 
 }  // namespace fabricsim::node
