@@ -57,7 +57,7 @@ void PsNetwork::advance(Group& g, int64_t now_ps) {
 }
 
 uint32_t PsNetwork::start(const uint32_t* res, int n, int64_t size_bytes, double cap_bps,
-                          uint64_t tag, int64_t now_ps, int64_t head_start_ps) {
+                          uint64_t tag, int64_t now_ps, int64_t head_start_ps, bool notify) {
   if (n <= 0 || size_bytes < 0) throw std::logic_error("PsNetwork::start: empty flow");
   const uint32_t group = group_of(res[0]);
   for (int i = 1; i < n; ++i) {
@@ -78,23 +78,20 @@ uint32_t PsNetwork::start(const uint32_t* res, int n, int64_t size_bytes, double
   f.remaining_q16 = size_bytes * static_cast<int64_t>(kQ16);
   f.last_ps = now_ps;
   f.rate_bps = 0;  // "changed" for share(): its end is computed there
+  f.end_ps = std::numeric_limits<int64_t>::max();  // rated at the group's event
   f.cap_bps = cap_bps;
+  f.head_start_ps = head_start_ps;
   f.tag = tag;
   f.group = group;
+  f.fresh = true;
+  f.notify = notify;
   for (const uint32_t r : f.res) {
     Resource& x = res_[r];
     x.bytes += size_bytes;
     if (x.active++ == 0) x.since_ps = now_ps;
   }
   g.flows.insert(std::lower_bound(g.flows.begin(), g.flows.end(), id), id);
-  share(group);
-  if (head_start_ps > 0) {
-    Flow& h = flows_[id];
-    const double drained_q16 =
-        h.rate_bps * static_cast<double>(head_start_ps) * kQ16 / kBitPsPerByteSecond;
-    h.remaining_q16 = std::max<int64_t>(0, h.remaining_q16 - std::llround(drained_q16));
-    h.end_ps = end_after(h);
-  }
+  g.arrival_ps = now_ps;
   return id;
 }
 
@@ -112,9 +109,25 @@ void PsNetwork::finish(uint32_t id, int64_t now_ps) {
 
 void PsNetwork::on_event(uint32_t group, int64_t now_ps) {
   Group& g = groups_[group];
-  if (g.pending_ps != now_ps) return;  // superseded: the group's earliest end moved
+  if (g.pending_ps != now_ps) return;  // superseded: the group's next event moved
   g.pending_ps = -1;
   advance(g, now_ps);
+  if (g.arrival_ps >= 0) {  // the instant's arrivals, shared once
+    g.arrival_ps = -1;
+    share(group);
+    for (const uint32_t id : g.flows) {
+      Flow& f = flows_[id];
+      if (!f.fresh) continue;
+      f.fresh = false;
+      if (f.head_start_ps > 0) {
+        const double drained_q16 =
+            f.rate_bps * static_cast<double>(f.head_start_ps) * kQ16 / kBitPsPerByteSecond;
+        f.remaining_q16 = std::max<int64_t>(0, f.remaining_q16 - std::llround(drained_q16));
+        f.end_ps = end_after(f);
+      }
+      if (f.notify) rated_.emplace_back(f.tag, f.rate_bps);
+    }
+  }
   // A re-share can leave a flow with nothing left (or under half a picosecond of it): finish
   // until no flow ends now, so the next completion event is strictly in the future.
   for (;;) {
@@ -135,10 +148,12 @@ void PsNetwork::on_event(uint32_t group, int64_t now_ps) {
 
 bool PsNetwork::take_schedule(uint32_t group, int64_t* time_ps) {
   Group& g = groups_[group];
-  int64_t next = -1;
-  for (const uint32_t id : g.flows) {
-    const int64_t e = flows_[id].end_ps;
-    if (next < 0 || e < next) next = e;
+  int64_t next = g.arrival_ps;  // arrivals are shared at their instant
+  if (next < 0) {
+    for (const uint32_t id : g.flows) {
+      const int64_t e = flows_[id].end_ps;
+      if (next < 0 || e < next) next = e;
+    }
   }
   if (next == g.pending_ps) return false;
   g.pending_ps = next;

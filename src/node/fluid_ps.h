@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace fabricsim::node {
@@ -34,20 +35,27 @@ class PsNetwork {
   // head_start_ps: the flow already drained this long at the share it gets now (the receive side
   // of a NIC, which wrote bytes while the message was on the wire): its remaining bytes start
   // that much lower, possibly at 0 (it then ends at now_ps). Returns the flow id.
+  // Arrivals are batched: the flow gets its rate at the group's event at now_ps (take_schedule
+  // asks for one), so all arrivals of one instant cost one re-share. With `notify` its tag and
+  // rate are then appended to rated().
   uint32_t start(const uint32_t* res, int n, int64_t size_bytes, double cap_bps, uint64_t tag,
-                 int64_t now_ps, int64_t head_start_ps = 0);
+                 int64_t now_ps, int64_t head_start_ps = 0, bool notify = false);
 
-  // The group's completion event for now_ps fired: flows whose end has come finish (their tags
-  // are appended to finished(), in flow-id order) and the group is re-shared. A stale event
-  // (the group's earliest end moved since it was scheduled) does nothing.
+  // The group's event for now_ps fired: flows started since the last one get their rates, flows
+  // whose end has come finish (their tags are appended to finished(), in flow-id order) and the
+  // group is re-shared. A stale event (the group's next event moved since it was scheduled)
+  // does nothing.
   void on_event(uint32_t group, int64_t now_ps);
 
-  // Whether the group's earliest flow end moved since the last call, and to when: the owner
-  // then schedules on_event(group) at *time_ps. Call after start() / on_event().
+  // Whether the group's next event (now, after an arrival; else its earliest flow end) moved
+  // since the last call, and to when: the owner then schedules on_event(group) at *time_ps.
+  // Call after start() / on_event().
   bool take_schedule(uint32_t group, int64_t* time_ps);
 
   // Tags of the flows finished by on_event / start since the caller last cleared it.
   std::vector<uint64_t>& finished() { return finished_; }
+  // (tag, rate_bps) of the flows started with `notify` that got their first rate.
+  std::vector<std::pair<uint64_t, double>>& rated() { return rated_; }
 
   double rate_bps(uint32_t flow) const { return flows_[flow].rate_bps; }
   uint32_t group_of(uint32_t resource) const { return resource / per_group_; }
@@ -56,6 +64,8 @@ class PsNetwork {
   int64_t bytes(uint32_t resource) const { return res_[resource].bytes; }
   // Time with at least one flow active on the resource, up to now_ps.
   int64_t busy_ps(uint32_t resource, int64_t now_ps) const;
+  // Flow crossings of the resource now.
+  int32_t crossings(uint32_t resource) const { return res_[resource].active; }
   uint32_t active_flows(uint32_t group) const {
     return static_cast<uint32_t>(groups_[group].flows.size());
   }
@@ -81,12 +91,16 @@ class PsNetwork {
     int64_t end_ps = 0;         // when remaining reaches 0 at the current rate
     double rate_bps = 0;
     double cap_bps = 0;
+    int64_t head_start_ps = 0;
     uint64_t tag = 0;
     uint32_t group = 0;
+    bool fresh = false;  // started since the group's last share
+    bool notify = false;
   };
   struct Group {
     std::vector<uint32_t> flows;  // active flow ids, ascending
-    int64_t pending_ps = -1;      // the completion time last handed out by take_schedule
+    int64_t pending_ps = -1;      // the event time last handed out by take_schedule
+    int64_t arrival_ps = -1;      // >= 0: flows arrived at this time and await a share
   };
 
   // Brings every flow of the group to now_ps at its current rate.
@@ -102,6 +116,7 @@ class PsNetwork {
   std::vector<uint32_t> free_flows_;
   std::vector<Group> groups_;
   std::vector<uint64_t> finished_;
+  std::vector<std::pair<uint64_t, double>> rated_;
   // max-min scratch, reused: resources with unfrozen crossings, unfrozen flows, flows frozen
   // in the current round
   std::vector<uint32_t> touched_;

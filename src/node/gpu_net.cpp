@@ -286,10 +286,11 @@ void GpuNet::free_slot(uint32_t slot) {
   free_slots_.push_back(slot);
 }
 
-int64_t GpuNet::post_time(int64_t latency_ps, double rate_bps, int64_t bytes) const {
+int64_t GpuNet::post_time(int64_t latency_ps, double rate_bps, int64_t bytes,
+                          int sharing) const {
   const auto pcie_ps = static_cast<int64_t>(
       std::llround(static_cast<double>(bytes) * 8e12 / std::max(rate_bps, 1.0)));
-  return sched_.now_ps + latency_ps + std::max<int64_t>(0, pcie_ps - wire_ps(bytes));
+  return sched_.now_ps + latency_ps + std::max<int64_t>(0, pcie_ps - sharing * wire_ps(bytes));
 }
 
 void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
@@ -324,8 +325,8 @@ void GpuNet::schedule(uint32_t slot, int64_t time_ps) {
   sched_.at(time_ps, kNodeEvent, slot, slots_[slot].src / gpn_);
 }
 
-double GpuNet::flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t extra_ps,
-                    bool to_nic, int64_t head_start_ps) {
+void GpuNet::flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t extra_ps,
+                  bool to_nic, int64_t head_start_ps) {
   uint32_t res[kMaxHops];
   int64_t latency_ps = 0;
   for (int i = 0; i < n; ++i) {
@@ -336,17 +337,29 @@ double GpuNet::flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t e
   s.after = after;
   s.after_ps = latency_ps + extra_ps;
   s.to_nic = to_nic;
-  const uint32_t id =
-      ps_.start(res, n, s.bytes, 0.0, slot, sched_.now_ps, head_start_ps);
-  const double rate = ps_.rate_bps(id);
+  ps_.start(res, n, s.bytes, 0.0, slot, sched_.now_ps, head_start_ps, to_nic);
   settle(ps_.group_of(res[0]));
-  return rate;
 }
 
 void GpuNet::settle(uint32_t node) {
   // Flows finished by the fluid network go to their slots in flow-id order. flow_done only
   // schedules slot events (a next stage starts from its own event), so the list does not grow
   // while it is walked.
+  // A flow into the NIC that got its rate posts its message when its first byte is there, but
+  // not so early that the NIC's line rate would outrun the flow's share (after_ps = the path's
+  // latency). The k messages being fed to one NIC share its line too, so the wire time to
+  // compare with is k x the message's. Rates come first: such a flow may also have ended at
+  // once (0 bytes).
+  for (const auto& [tag, rate_bps] : ps_.rated()) {
+    const auto slot = static_cast<uint32_t>(tag);
+    Slot& s = slots_[slot];
+    const Place p = place(s.relay);
+    const int32_t k =
+        std::max(1, ps_.crossings(resource(ResourceKind::kNicPcieIn, p.node, p.nic)));
+    s.step = Step::kPost;
+    schedule(slot, post_time(s.after_ps, rate_bps, s.bytes, k));
+  }
+  ps_.rated().clear();
   std::vector<uint64_t>& done = ps_.finished();
   for (size_t i = 0; i < done.size(); ++i) flow_done(static_cast<uint32_t>(done[i]));
   done.clear();
@@ -395,11 +408,7 @@ void GpuNet::start(uint32_t slot) {
   s.src_nic = p.src_nic;
   s.dst_nic = p.dst_nic;
   if (spec_.gpudirect) {
-    int64_t latency_ps = 0;
-    for (int i = 0; i < p.n_send1; ++i) latency_ps += p.send1[i].latency_ps;
-    const double rate = flow(slot, p.send1, p.n_send1, Step::kPost, 0, true);
-    s.step = Step::kPost;
-    schedule(slot, post_time(latency_ps, rate, s.bytes));
+    flow(slot, p.send1, p.n_send1, Step::kPost, 0, true);
   } else {  // NCCL's proxy posts once the copy into the host bounce buffer is complete
     flow(slot, p.send1, p.n_send1, Step::kStagedOut, spec_.staged_cpu_ps, false);
   }
@@ -450,11 +459,7 @@ void GpuNet::on_event(uint32_t target) {
       return;
     case Step::kStagedOut: {
       const Plan p = plan(s.src, s.dst);
-      int64_t latency_ps = 0;
-      for (int i = 0; i < p.n_send2; ++i) latency_ps += p.send2[i].latency_ps;
-      const double rate = flow(slot, p.send2, p.n_send2, Step::kPost, 0, true);
-      s.step = Step::kPost;
-      schedule(slot, post_time(latency_ps, rate, s.bytes));
+      flow(slot, p.send2, p.n_send2, Step::kPost, 0, true);
       return;
     }
     case Step::kPost:

@@ -173,8 +173,10 @@ class GpuNet final : public RankTransport {
   // When a message whose bytes reach the NIC over [first, last] may be posted: when the first
   // byte is there, but not so early that the NIC's line rate would outrun PCIe.
   int64_t post_time(const FluidResult& r, int64_t bytes) const;
-  // The same for a flow started now at rate_bps whose first byte reaches the NIC latency_ps on.
-  int64_t post_time(int64_t latency_ps, double rate_bps, int64_t bytes) const;
+  // The same for a flow started at this instant at rate_bps whose first byte reaches the NIC
+  // latency_ps on, when `sharing` messages are being fed to the NIC (each gets that fraction
+  // of its line).
+  int64_t post_time(int64_t latency_ps, double rate_bps, int64_t bytes, int sharing) const;
   int64_t wire_ps(int64_t bytes) const;  // payload at the NIC's line rate
   int64_t fabric_idle_ps(uint32_t src_nic, uint32_t dst_nic, int64_t bytes) const;
   uint32_t alloc_slot();
@@ -183,9 +185,10 @@ class GpuNet final : public RankTransport {
   // event order (core/event_queue.h): slot numbers are recycled in global order, nodes are not.
   void schedule(uint32_t slot, int64_t time_ps);
   void start(uint32_t slot);
-  // Starts the slot's stage over `hops` as one fluid flow; returns its rate (bits/s) now.
-  double flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t extra_ps, bool to_nic,
-              int64_t head_start_ps = 0);
+  // Starts the slot's stage over `hops` as one fluid flow. A flow into the NIC (to_nic) learns
+  // its rate at the node's fluid event of this instant and then schedules its post.
+  void flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t extra_ps, bool to_nic,
+            int64_t head_start_ps = 0);
   // Starts a flow over fluid_res_ for an NVLS slot.
   void nvls_flow(uint32_t slot);
   // Hands the fluid network's finished flows to their slots and (re)schedules node's event.

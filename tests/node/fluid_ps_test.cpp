@@ -1,5 +1,5 @@
-// node::PsNetwork alone: max-min shares, rate caps, head starts and the completion-event
-// protocol, on hand-made resources (rates in bits per second, times in picoseconds).
+// node::PsNetwork alone: max-min shares, rate caps, head starts, batched arrivals and the
+// event protocol, on hand-made resources (rates in bits per second, times in picoseconds).
 #include "node/fluid_ps.h"
 
 #include <gtest/gtest.h>
@@ -26,10 +26,17 @@ TEST(PsNetwork, RateCapLeavesTheRestToOthers) {
   // One 8 Gb/s resource (1 byte per ns): flow 0 capped at 2 Gb/s, flow 1 uncapped gets 6.
   PsNetwork ps(1, 1, {8'000'000'000});
   const uint32_t r = 0;
-  const uint32_t a = ps.start(&r, 1, 1000, 2e9, 0, 0);
-  const uint32_t b = ps.start(&r, 1, 3000, 0.0, 1, 0);
+  const uint32_t a = ps.start(&r, 1, 1000, 2e9, 0, 0, 0, true);
+  const uint32_t b = ps.start(&r, 1, 3000, 0.0, 1, 0, 0, true);
+  int64_t t = -1;
+  ASSERT_TRUE(ps.take_schedule(0, &t));
+  EXPECT_EQ(t, 0) << "the instant's arrivals are shared at that instant, once";
+  ps.on_event(0, 0);
   EXPECT_DOUBLE_EQ(ps.rate_bps(a), 2e9);
   EXPECT_DOUBLE_EQ(ps.rate_bps(b), 6e9);
+  ASSERT_EQ(ps.rated().size(), 2u);
+  EXPECT_EQ(ps.rated()[0].first, 0u);
+  EXPECT_DOUBLE_EQ(ps.rated()[1].second, 6e9);
   // Both end at 4000 ns: 1000 B at 0.25 B/ns, 3000 B at 0.75 B/ns.
   const auto done = drain(ps, 0);
   ASSERT_EQ(done.size(), 2u);
@@ -56,8 +63,12 @@ TEST(PsNetwork, StaleEventsAreIgnoredAndFlowRecordsReused) {
   int64_t t = 0;
   ps.start(&r, 1, 1000, 0.0, 1, 0);
   ASSERT_TRUE(ps.take_schedule(0, &t));
+  ps.on_event(0, t);
+  ASSERT_TRUE(ps.take_schedule(0, &t));
   EXPECT_EQ(t, 1'000'000);
   ps.start(&r, 1, 1000, 0.0, 2, 500'000);  // halves the first's rate: its end moves to 1500 ns
+  ASSERT_TRUE(ps.take_schedule(0, &t));
+  ps.on_event(0, t);
   ASSERT_TRUE(ps.take_schedule(0, &t));
   EXPECT_EQ(t, 1'500'000);
   ps.on_event(0, 1'000'000);  // the superseded event
@@ -70,10 +81,13 @@ TEST(PsNetwork, StaleEventsAreIgnoredAndFlowRecordsReused) {
   EXPECT_EQ(t, 2'000'000) << "500 B left at full rate";
   ps.on_event(0, t);
   ps.finished().clear();
+  ps.take_schedule(0, &t);
   for (int i = 0; i < 100; ++i) {
     ps.start(&r, 1, 10, 0.0, 3, t);
     ASSERT_TRUE(ps.take_schedule(0, &t));
-    ps.on_event(0, t);
+    ps.on_event(0, t);  // the share
+    ASSERT_TRUE(ps.take_schedule(0, &t));
+    ps.on_event(0, t);  // the end
     ps.finished().clear();
   }
   EXPECT_LE(ps.flows_allocated(), 2u);
