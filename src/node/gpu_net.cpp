@@ -326,7 +326,7 @@ void GpuNet::schedule(uint32_t slot, int64_t time_ps) {
 }
 
 void GpuNet::flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t extra_ps,
-                  bool to_nic, int64_t head_start_ps) {
+                  bool to_nic, int64_t head_start_ps, bool settle_now) {
   uint32_t res[kMaxHops];
   int64_t latency_ps = 0;
   for (int i = 0; i < n; ++i) {
@@ -338,13 +338,13 @@ void GpuNet::flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t ext
   s.after_ps = latency_ps + extra_ps;
   s.to_nic = to_nic;
   ps_.start(res, n, s.bytes, 0.0, slot, sched_.now_ps, head_start_ps, to_nic);
-  settle(ps_.group_of(res[0]));
+  if (settle_now) settle(ps_.group_of(res[0]));
 }
 
 void GpuNet::settle(uint32_t node) {
-  // Flows finished by the fluid network go to their slots in flow-id order. flow_done only
-  // schedules slot events (a next stage starts from its own event), so the list does not grow
-  // while it is walked.
+  // Flows finished by the fluid network go to their slots in flow-id order. flow_done schedules
+  // slot events and may start a pair's queued NVLink transfer; PsNetwork::start only records an
+  // arrival (finished() and rated() are untouched), so the lists do not change while walked.
   // A flow into the NIC that got its rate posts its message when its first byte is there, but
   // not so early that the NIC's line rate would outrun the flow's share (after_ps = the path's
   // latency). The k messages being fed to one NIC share its line too, so the wire time to
@@ -414,14 +414,14 @@ void GpuNet::start(uint32_t slot) {
   }
 }
 
-void GpuNet::start_nvlink(uint32_t slot) {
+void GpuNet::start_nvlink(uint32_t slot, bool settle_now) {
   Slot& s = slots_[slot];
   // NVSwitch is non-blocking: only the two GPU ports are shared.
   const Hop hops[2] = {
       {resource(ResourceKind::kNvlinkOut, s.src / gpn_, s.src % gpn_), 0},
       {resource(ResourceKind::kNvlinkIn, s.dst / gpn_, s.dst % gpn_), spec_.nvlink_latency_ps}};
   s.holds_pair = true;
-  flow(slot, hops, 2, Step::kArrive, 0, false);
+  flow(slot, hops, 2, Step::kArrive, 0, false, 0, settle_now);
 }
 
 void GpuNet::release_pair(uint32_t slot) {
@@ -432,13 +432,12 @@ void GpuNet::release_pair(uint32_t slot) {
     q.busy = false;
     return;
   }
-  // The next transfer starts now, from its own event (flow_done runs inside settle, which
-  // must not start flows).
+  // The next transfer starts now. This runs inside settle(), which then schedules the node's
+  // event for the arrival.
   const uint32_t next = q.head;
   q.head = slots_[next].next_in_pair;
   if (q.head == kNone) q.tail = kNone;
-  slots_[next].step = Step::kPairTurn;
-  schedule(next, sched_.now_ps);
+  start_nvlink(next, false);
 }
 
 void GpuNet::on_event(uint32_t target) {
@@ -453,9 +452,6 @@ void GpuNet::on_event(uint32_t target) {
   switch (s.step) {
     case Step::kStart:
       start(slot);
-      return;
-    case Step::kPairTurn:
-      start_nvlink(slot);
       return;
     case Step::kStagedOut: {
       const Plan p = plan(s.src, s.dst);

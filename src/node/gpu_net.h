@@ -113,7 +113,7 @@ class GpuNet final : public RankTransport {
  private:
   // What a slot's next event does.
   enum class Step : uint8_t {
-    kStart, kPairTurn, kStagedOut, kPost, kReceive, kStagedIn, kArrive, kTimer
+    kStart, kStagedOut, kPost, kReceive, kStagedIn, kArrive, kTimer
   };
   struct Slot {
     uint32_t src = 0, dst = 0;  // NVLS: src = dst = the head
@@ -141,7 +141,7 @@ class GpuNet final : public RankTransport {
     uint32_t head = kNone, tail = kNone;  // waiting slots
     bool busy = false;
   };
-  void start_nvlink(uint32_t slot);
+  void start_nvlink(uint32_t slot, bool settle_now = true);
   void release_pair(uint32_t slot);
   // The send-side stages of a cross-node transfer up to the NIC, and the receive side from it.
   struct Plan {
@@ -187,8 +187,9 @@ class GpuNet final : public RankTransport {
   void start(uint32_t slot);
   // Starts the slot's stage over `hops` as one fluid flow. A flow into the NIC (to_nic) learns
   // its rate at the node's fluid event of this instant and then schedules its post.
+  // settle_now false: the caller is inside settle(), which schedules the node's event.
   void flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t extra_ps, bool to_nic,
-            int64_t head_start_ps = 0);
+            int64_t head_start_ps = 0, bool settle_now = true);
   // Starts a flow over fluid_res_ for an NVLS slot.
   void nvls_flow(uint32_t slot);
   // Hands the fluid network's finished flows to their slots and (re)schedules node's event.
