@@ -24,14 +24,4 @@ FluidResult fluid_path(const FluidServer* servers, const Hop* hops, int n, int64
   return FluidResult{prev_entry, prev_leave};
 }
 
-void fluid_commit(FluidServer* servers, const Hop* hops, int n, int64_t bytes,
-                  const int64_t* entries, const int64_t* leaves) {
-  for (int i = 0; i < n; ++i) {
-    FluidServer& s = servers[hops[i].resource];
-    s.busy_until_ps = std::max(s.busy_until_ps, leaves[i]);
-    s.bytes += bytes;
-    s.busy_ps += leaves[i] - entries[i];
-  }
-}
-
 }  // namespace fabricsim::node

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "core/time.h"
 
@@ -36,14 +37,19 @@ GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
                                           nics_per_node_,
                                           switches_per_node_,
                                           switches_per_node_,
-                                          static_cast<uint32_t>(spec.sockets)};
+                                          static_cast<uint32_t>(spec.sockets),
+                                          gpn_,
+                                          gpn_};
   for (int k = 1; k < kResourceKinds; ++k) kind_base_[k] = kind_base_[k - 1] + count[k - 1];
   const int64_t nvlink =
       std::llround(static_cast<double>(spec.nvlink_rate_bps) * spec.nvlink_efficiency);
   const int64_t pcie = std::llround(pcie_rate_bps(spec, spec.pcie_lanes));
   const int64_t uplink = std::llround(pcie_rate_bps(spec, spec.pcie_uplink_lanes));
+  const int64_t nvls = std::max<int64_t>(
+      1, std::llround(static_cast<double>(nvlink) * spec.nvls_efficiency));
   const int64_t rate[kResourceKinds] = {
-      nvlink, nvlink, pcie, pcie, pcie, pcie, uplink, uplink, spec.host_memory_rate_bps};
+      nvlink, nvlink, pcie, pcie, pcie, pcie, uplink, uplink, spec.host_memory_rate_bps,
+      nvls,   nvls};
   std::vector<FluidServer> node;
   for (int k = 0; k < kResourceKinds; ++k) {
     for (uint32_t i = 0; i < count[k]; ++i) node.push_back(FluidServer{rate[k], 0, 0, 0});
@@ -52,6 +58,12 @@ GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
   servers_.reserve(static_cast<size_t>(per_node_resources_) * topology.hosts);
   for (int h = 0; h < topology.hosts; ++h)
     servers_.insert(servers_.end(), node.begin(), node.end());
+  std::vector<int64_t> capacity_bps(servers_.size());
+  for (size_t r = 0; r < servers_.size(); ++r) capacity_bps[r] = servers_[r].rate_bps;
+  ps_ = PsNetwork(static_cast<uint32_t>(topology.hosts), per_node_resources_,
+                  std::move(capacity_bps));
+  fluid_res_.reserve(2 * (gpn_ + 1));
+  pair_.resize(static_cast<size_t>(gpus_) * gpn_);
 }
 
 const char* resource_name(ResourceKind kind) {
@@ -65,6 +77,8 @@ const char* resource_name(ResourceKind kind) {
     case ResourceKind::kUplinkUp: return "pcie_uplink_up";
     case ResourceKind::kUplinkDown: return "pcie_uplink_down";
     case ResourceKind::kHostMemory: return "host_memory";
+    case ResourceKind::kNvlsOut: return "nvls_out";
+    case ResourceKind::kNvlsIn: return "nvls_in";
   }
   return "?";
 }
@@ -253,7 +267,7 @@ double GpuNet::path_rate_bytes_per_s(uint32_t src, uint32_t dst) const {
   return rate_bps / 8.0;
 }
 
-// ---- the running machine
+// ---- the running machine: each stage of a message is one fluid flow (node/fluid_ps.h)
 
 uint32_t GpuNet::alloc_slot() {
   ++active_slots_;
@@ -262,6 +276,7 @@ uint32_t GpuNet::alloc_slot() {
     free_slots_.pop_back();
     return s;
   }
+  if (slots_.size() >= kFluidEventBit) throw std::logic_error("GpuNet: too many slots");
   slots_.emplace_back();
   return static_cast<uint32_t>(slots_.size() - 1);
 }
@@ -271,12 +286,11 @@ void GpuNet::free_slot(uint32_t slot) {
   free_slots_.push_back(slot);
 }
 
-FluidResult GpuNet::run(const Hop* hops, int n, int64_t first_ps, int64_t last_ps, int64_t bytes) {
-  int64_t entries[kMaxHops], leaves[kMaxHops];
-  const FluidResult r =
-      fluid_path(servers_.data(), hops, n, first_ps, last_ps, bytes, false, entries, leaves);
-  fluid_commit(servers_.data(), hops, n, bytes, entries, leaves);
-  return r;
+int64_t GpuNet::post_time(int64_t latency_ps, double rate_bps, int64_t bytes,
+                          int sharing) const {
+  const auto pcie_ps = static_cast<int64_t>(
+      std::llround(static_cast<double>(bytes) * 8e12 / std::max(rate_bps, 1.0)));
+  return sched_.now_ps + latency_ps + std::max<int64_t>(0, pcie_ps - sharing * wire_ps(bytes));
 }
 
 void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
@@ -286,7 +300,12 @@ void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t co
   }
   const uint32_t slot = alloc_slot();
   Slot& s = slots_[slot];
-  s = Slot{src_gpu, dst_gpu, 0, 0, src_gpu, bytes, cookie, Step::kStart};
+  s = Slot{};
+  s.src = src_gpu;
+  s.dst = dst_gpu;
+  s.relay = src_gpu;
+  s.bytes = bytes;
+  s.cookie = cookie;
   if (delay_ps > 0) {
     schedule(slot, sched_.now_ps + delay_ps);
   } else {
@@ -306,55 +325,158 @@ void GpuNet::schedule(uint32_t slot, int64_t time_ps) {
   sched_.at(time_ps, kNodeEvent, slot, slots_[slot].src / gpn_);
 }
 
-void GpuNet::start(uint32_t slot) {
+void GpuNet::flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t extra_ps,
+                  bool to_nic, int64_t head_start_ps, bool settle_now) {
+  uint32_t res[kMaxHops];
+  int64_t latency_ps = 0;
+  for (int i = 0; i < n; ++i) {
+    res[i] = hops[i].resource;
+    latency_ps += hops[i].latency_ps;  // cut-through: the first byte's delay, paid once
+  }
+  Slot& s = slots_[slot];
+  s.after = after;
+  s.after_ps = latency_ps + extra_ps;
+  s.to_nic = to_nic;
+  ps_.start(res, n, s.bytes, 0.0, slot, sched_.now_ps, head_start_ps, to_nic);
+  if (settle_now) settle(ps_.group_of(res[0]));
+}
+
+void GpuNet::settle(uint32_t node) {
+  // Flows finished by the fluid network go to their slots in flow-id order. flow_done schedules
+  // slot events and may start a pair's queued NVLink transfer; PsNetwork::start only records an
+  // arrival (finished() and rated() are untouched), so the lists do not change while walked.
+  // A flow into the NIC that got its rate posts its message when its first byte is there, but
+  // not so early that the NIC's line rate would outrun the flow's share (after_ps = the path's
+  // latency). The k messages being fed to one NIC share its line too, so the wire time to
+  // compare with is k x the message's. Rates come first: such a flow may also have ended at
+  // once (0 bytes).
+  for (const auto& [tag, rate_bps] : ps_.rated()) {
+    const auto slot = static_cast<uint32_t>(tag);
+    Slot& s = slots_[slot];
+    const Place p = place(s.relay);
+    const int32_t k =
+        std::max(1, ps_.crossings(resource(ResourceKind::kNicPcieIn, p.node, p.nic)));
+    s.step = Step::kPost;
+    schedule(slot, post_time(s.after_ps, rate_bps, s.bytes, k));
+  }
+  ps_.rated().clear();
+  std::vector<uint64_t>& done = ps_.finished();
+  for (size_t i = 0; i < done.size(); ++i) flow_done(static_cast<uint32_t>(done[i]));
+  done.clear();
+  int64_t t = 0;
+  if (ps_.take_schedule(node, &t)) sched_.at(t, kNodeEvent, kFluidEventBit | node, node);
+}
+
+void GpuNet::flow_done(uint32_t slot) {
   Slot& s = slots_[slot];
   const int64_t now = sched_.now_ps;
-  if (s.src / gpn_ == s.dst / gpn_) {  // NVSwitch is non-blocking: only the two GPU ports
-    const Hop hops[2] = {
-        {resource(ResourceKind::kNvlinkOut, s.src / gpn_, s.src % gpn_), 0},
-        {resource(ResourceKind::kNvlinkIn, s.dst / gpn_, s.dst % gpn_), spec_.nvlink_latency_ps}};
-    s.step = Step::kArrive;
-    schedule(slot, run(hops, 2, now, now, s.bytes).last_ps);
+  if (s.holds_pair) release_pair(slot);
+  if (!s.to_nic) {
+    s.step = s.after;
+    schedule(slot, now + s.after_ps);
+    return;
+  }
+  // The sending NIC has every byte after_ps from now. The receiver may not complete before
+  // that, however early the transport delivered (a shared PCIe slows the message down).
+  s.sent_ps = now + s.after_ps;
+  if (s.delivered_ps >= 0) {
+    s.step = Step::kReceive;
+    schedule(slot, std::max(s.sent_ps, s.delivered_ps));
+  }
+}
+
+void GpuNet::start(uint32_t slot) {
+  Slot& s = slots_[slot];
+  if (s.src / gpn_ == s.dst / gpn_) {
+    PairQueue& q = pair_[static_cast<size_t>(s.src) * gpn_ + s.dst % gpn_];
+    if (q.busy) {  // wait for the pair's earlier transfers
+      s.next_in_pair = kNone;
+      if (q.tail == kNone) {
+        q.head = slot;
+      } else {
+        slots_[q.tail].next_in_pair = slot;
+      }
+      q.tail = slot;
+      return;
+    }
+    q.busy = true;
+    start_nvlink(slot);
     return;
   }
   const Plan p = plan(s.src, s.dst);
   s.relay = p.relay;
   s.src_nic = p.src_nic;
   s.dst_nic = p.dst_nic;
-  const FluidResult r = run(p.send1, p.n_send1, now, now, s.bytes);
   if (spec_.gpudirect) {
-    s.step = Step::kPost;
-    schedule(slot, post_time(r, s.bytes));
+    flow(slot, p.send1, p.n_send1, Step::kPost, 0, true);
   } else {  // NCCL's proxy posts once the copy into the host bounce buffer is complete
-    s.step = Step::kStagedOut;
-    schedule(slot, r.last_ps + spec_.staged_cpu_ps);
+    flow(slot, p.send1, p.n_send1, Step::kStagedOut, spec_.staged_cpu_ps, false);
   }
 }
 
-void GpuNet::on_event(uint32_t slot) {
-  if (slot & kSharpBit) return on_sharp_event(slot & ~kSharpBit);  // node/gpu_net_sharp.cpp
+void GpuNet::start_nvlink(uint32_t slot, bool settle_now) {
   Slot& s = slots_[slot];
-  const int64_t now = sched_.now_ps;
+  // NVSwitch is non-blocking: only the two GPU ports are shared.
+  const Hop hops[2] = {
+      {resource(ResourceKind::kNvlinkOut, s.src / gpn_, s.src % gpn_), 0},
+      {resource(ResourceKind::kNvlinkIn, s.dst / gpn_, s.dst % gpn_), spec_.nvlink_latency_ps}};
+  s.holds_pair = true;
+  flow(slot, hops, 2, Step::kArrive, 0, false, 0, settle_now);
+}
+
+void GpuNet::release_pair(uint32_t slot) {
+  Slot& s = slots_[slot];
+  s.holds_pair = false;
+  PairQueue& q = pair_[static_cast<size_t>(s.src) * gpn_ + s.dst % gpn_];
+  if (q.head == kNone) {
+    q.busy = false;
+    return;
+  }
+  // The next transfer starts now. This runs inside settle(), which then schedules the node's
+  // event for the arrival.
+  const uint32_t next = q.head;
+  q.head = slots_[next].next_in_pair;
+  if (q.head == kNone) q.tail = kNone;
+  start_nvlink(next, false);
+}
+
+void GpuNet::on_event(uint32_t target) {
+  if (target & kFluidEventBit) {
+    const uint32_t node = target & ~kFluidEventBit;
+    ps_.on_event(node, sched_.now_ps);
+    settle(node);
+    return;
+  }
+  const uint32_t slot = target;
+  Slot& s = slots_[slot];
   switch (s.step) {
     case Step::kStart:
       start(slot);
       return;
     case Step::kStagedOut: {
       const Plan p = plan(s.src, s.dst);
-      const FluidResult r = run(p.send2, p.n_send2, now, now, s.bytes);
-      s.step = Step::kPost;
-      schedule(slot, post_time(r, s.bytes));
+      flow(slot, p.send2, p.n_send2, Step::kPost, 0, true);
       return;
     }
     case Step::kPost:
-      // The slot now waits for the transport; on_delivered picks it up.
+      // The slot now waits for the transport (on_delivered picks it up) or, for SHARP, for
+      // the switches' result back at the NIC (on_sharp_done, node/gpu_net_sharp.cpp).
+      s.post_ps = sched_.now_ps;
+      if (s.sharp_tree >= 0) {
+        if (!sharp_net_->sharp_post(s.sharp_tree, s.src_nic, s.bytes, slot)) {
+          throw std::logic_error("GpuNet: the fabric refused a SHARP post on tree " +
+                                 std::to_string(s.sharp_tree));
+        }
+        return;
+      }
       transport_.post(s.src_nic, s.dst_nic, s.bytes, kTagBit | slot);
+      return;
+    case Step::kReceive:
+      receive(slot);
       return;
     case Step::kStagedIn: {
       const Plan p = plan(s.src, s.dst);
-      const FluidResult r = run(p.recv2, p.n_recv2, now, now, s.bytes);
-      s.step = Step::kArrive;
-      schedule(slot, r.last_ps);
+      flow(slot, p.recv2, p.n_recv2, Step::kArrive, 0, false);
       return;
     }
     case Step::kArrive: {
@@ -374,21 +496,104 @@ void GpuNet::on_event(uint32_t slot) {
 
 void GpuNet::on_delivered(uint32_t msg) {
   const transport::MessageRecord& m = transport_.message(msg);
-  const auto slot = static_cast<uint32_t>(m.tag & ~kTagBit);
+  delivered(static_cast<uint32_t>(m.tag & ~kTagBit));
+}
+
+void GpuNet::delivered(uint32_t slot) {
+  Slot& s = slots_[slot];
+  s.delivered_ps = sched_.now_ps;
+  if (s.sent_ps < 0) return;  // the send-side flow is still running: flow_done continues
+  if (s.sent_ps <= s.delivered_ps) {
+    receive(slot);
+  } else {
+    s.step = Step::kReceive;
+    schedule(slot, s.sent_ps);
+  }
+}
+
+void GpuNet::receive(uint32_t slot) {
   Slot& s = slots_[slot];
   const int64_t now = sched_.now_ps;
-  // The NIC wrote the bytes as they arrived, over about one line-rate message time before the
-  // last: the receive-side PCIe starts then (cut-through at message grain).
-  const int64_t first = std::max(m.post_ps, now - wire_ps(s.bytes));
+  // The NIC wrote the bytes into PCIe as they arrived, over about one line-rate message time
+  // before delivery (never before the post): the receive flow starts now but is credited with
+  // what its share drained since then (cut-through at message grain; on an idle path the same
+  // as the tandem formula's first-byte entry).
+  const int64_t first = std::max(s.post_ps, s.delivered_ps - wire_ps(s.bytes));
   const Plan p = plan(s.src, s.dst);
-  const FluidResult r = run(p.recv1, p.n_recv1, first, now, s.bytes);
   if (spec_.gpudirect) {
-    s.step = Step::kArrive;
-    schedule(slot, r.last_ps);
+    flow(slot, p.recv1, p.n_recv1, Step::kArrive, 0, false, now - first);
   } else {  // the proxy sees the completion, then the copy out of the bounce buffer runs
-    s.step = Step::kStagedIn;
-    schedule(slot, r.last_ps + spec_.staged_cpu_ps);
+    flow(slot, p.recv1, p.n_recv1, Step::kStagedIn, spec_.staged_cpu_ps, false, now - first);
   }
+}
+
+// ---- NVLS: the NVSwitch reads every GPU of the set and writes one reduced copy to the head,
+// or takes one copy from the head and writes it to every GPU (docs/reference/nccl-at-scale.md
+// §4). One flow over all the ports involved and their NVLS shares (kNvlsOut / kNvlsIn: NVLink x
+// node.nvls_efficiency), so alone it runs at that fraction of a port.
+
+void GpuNet::nvls_reduce(const uint32_t* gpus, int n, uint32_t head, int64_t bytes,
+                         uint64_t cookie) {
+  if (!spec_.nvls || n <= 0 || head >= gpus_ || bytes < 0) {
+    throw std::logic_error("GpuNet::nvls_reduce: NVLS off, empty set or bad head");
+  }
+  const uint32_t node = head / gpn_;
+  fluid_res_.clear();
+  for (int i = 0; i < n; ++i) {
+    if (gpus[i] >= gpus_ || gpus[i] / gpn_ != node) {
+      throw std::logic_error("GpuNet::nvls_reduce: a GPU of the set is not on the head's node");
+    }
+    fluid_res_.push_back(resource(ResourceKind::kNvlinkOut, node, gpus[i] % gpn_));
+    fluid_res_.push_back(resource(ResourceKind::kNvlsOut, node, gpus[i] % gpn_));
+  }
+  fluid_res_.push_back(resource(ResourceKind::kNvlinkIn, node, head % gpn_));
+  fluid_res_.push_back(resource(ResourceKind::kNvlsIn, node, head % gpn_));
+  const uint32_t slot = alloc_slot();
+  slots_[slot] = Slot{};
+  slots_[slot].src = slots_[slot].dst = slots_[slot].relay = head;
+  slots_[slot].bytes = bytes;
+  slots_[slot].cookie = cookie;
+  nvls_flow(slot);
+}
+
+void GpuNet::nvls_multicast(uint32_t head, const uint32_t* gpus, int n, int64_t bytes,
+                            uint64_t cookie) {
+  if (!spec_.nvls || n <= 0 || head >= gpus_ || bytes < 0) {
+    throw std::logic_error("GpuNet::nvls_multicast: NVLS off, empty set or bad head");
+  }
+  const uint32_t node = head / gpn_;
+  fluid_res_.clear();
+  fluid_res_.push_back(resource(ResourceKind::kNvlinkOut, node, head % gpn_));
+  fluid_res_.push_back(resource(ResourceKind::kNvlsOut, node, head % gpn_));
+  for (int i = 0; i < n; ++i) {
+    if (gpus[i] >= gpus_ || gpus[i] / gpn_ != node) {
+      throw std::logic_error("GpuNet::nvls_multicast: a GPU of the set is not on the head's node");
+    }
+    fluid_res_.push_back(resource(ResourceKind::kNvlinkIn, node, gpus[i] % gpn_));
+    fluid_res_.push_back(resource(ResourceKind::kNvlsIn, node, gpus[i] % gpn_));
+  }
+  const uint32_t slot = alloc_slot();
+  slots_[slot] = Slot{};
+  slots_[slot].src = slots_[slot].dst = slots_[slot].relay = head;
+  slots_[slot].bytes = bytes;
+  slots_[slot].cookie = cookie;
+  nvls_flow(slot);
+}
+
+void GpuNet::nvls_flow(uint32_t slot) {
+  // A GPU listed twice would cross its port twice; the set is a set.
+  for (size_t i = 0; i < fluid_res_.size(); ++i) {
+    for (size_t j = i + 1; j < fluid_res_.size(); ++j) {
+      if (fluid_res_[i] == fluid_res_[j]) throw std::logic_error("GpuNet: NVLS set repeats a GPU");
+    }
+  }
+  Slot& s = slots_[slot];
+  s.after = Step::kArrive;
+  s.after_ps = spec_.nvlink_latency_ps;  // through the switch once, as a unicast
+  s.to_nic = false;
+  ps_.start(fluid_res_.data(), static_cast<int>(fluid_res_.size()), s.bytes, 0.0, slot,
+            sched_.now_ps);
+  settle(slots_[slot].src / gpn_);
 }
 
 }  // namespace fabricsim::node

@@ -1,7 +1,9 @@
 // GpuNet: the GPU side of the machine over the real fabric (node::RankTransport). GPUs are
 // ranks; GPU g lives on node g / G and uses NIC node x nics_per_node + floor(l x nics / G)
-// (l = g mod G). NVLink and PCIe are fluid FIFO servers at message grain (node/fluid.h): one
-// O(path) computation and one scheduled event per stage of a message, no per-packet work. The
+// (l = g mod G). NVLink, PCIe and host memory are shared max-min fairly at message grain
+// (node/fluid_ps.h): each stage of a message is one fluid flow over every resource it crosses,
+// re-shared on each arrival and departure in its node, no per-packet work; the idle-machine
+// figures (idle_transfer_ps, path_rate_bytes_per_s) use the tandem formula of node/fluid.h. The
 // NIC and the fabric stay packet-level: the cross-node part of a transfer is one
 // transport message (transport/transport.h). docs/nodes.md explains the model and its defaults.
 #pragma once
@@ -11,6 +13,7 @@
 
 #include "core/scheduler.h"
 #include "node/fluid.h"
+#include "node/fluid_ps.h"
 #include "node/rank_transport.h"
 #include "node/spec.h"
 #include "routing/ecmp.h"
@@ -34,8 +37,16 @@ enum class ResourceKind : uint8_t {
   kUplinkUp,     // PCIe switch -> root complex
   kUplinkDown,   // root complex -> PCIe switch
   kHostMemory,   // a socket's DRAM (writes and reads share it)
+  // NVLS traffic of a GPU's port (out: what the switch reads for a reduce or the head's
+  // multicast store; in: what the switch writes). Logical: capacity NVLink x
+  // node.nvls_efficiency, crossed by NVLS flows only, on top of the port they also cross. So
+  // NVLS moves at most that fraction of a port however many NVLS flows share it, while unicast
+  // traffic on the same port is not slowed (a per-flow cap would let concurrent NVLS flows
+  // reach the full port, and busbw 2(N-1)/(N+1) x 370.8 = 577 GB/s instead of the measured 480).
+  kNvlsOut,
+  kNvlsIn,
 };
-inline constexpr int kResourceKinds = 9;
+inline constexpr int kResourceKinds = 11;
 // "nvlink_out", "pcie_gpu_up", ... (result.json node_resources).
 const char* resource_name(ResourceKind kind);
 
@@ -43,6 +54,9 @@ class GpuNet final : public RankTransport {
  public:
   // Transport messages GpuNet posts carry this bit in their tag (the rest is the slot).
   static constexpr uint64_t kTagBit = uint64_t{1} << 63;
+  // A kNodeEvent whose target has this bit is a node's fluid completion event (the rest is the
+  // node); otherwise the target is a slot.
+  static constexpr uint32_t kFluidEventBit = uint32_t{1} << 31;
 
   // REQUIRES: check_spec(spec, topology spec) passed and spec.gpus_per_node > 0. `routes` gives
   // switch hop counts for idle_transfer_ps and must outlive this object (it may be
@@ -64,21 +78,34 @@ class GpuNet final : public RankTransport {
   NcclView nccl_view() const override {
     return node::nccl_view(spec_, fabric_.link.rate_bps, static_cast<int>(nics_per_node_));
   }
+  bool nvls_supported() const override { return spec_.nvls; }
+  // REQUIRES: nvls_supported(); every GPU of the set on head's node, none listed twice.
+  void nvls_reduce(const uint32_t* gpus, int n, uint32_t head, int64_t bytes,
+                   uint64_t cookie) override;
+  void nvls_multicast(uint32_t head, const uint32_t* gpus, int n, int64_t bytes,
+                      uint64_t cookie) override;
 
-  // A kNodeEvent for `slot` fired.
-  void on_event(uint32_t slot);
+  // A kNodeEvent with this target fired (a slot, or kFluidEventBit | node).
+  void on_event(uint32_t target);
   // Whether a delivered transport message is one of GpuNet's (its tag carries kTagBit).
   bool owns(uint32_t msg) const { return (transport_.message(msg).tag & kTagBit) != 0; }
   // One of GpuNet's transport messages reached its destination NIC's application.
   void on_delivered(uint32_t msg);
   // No transfer or timer pending: the run may end.
-  bool idle() const { return active_slots_ == 0 && sharp_active_ == 0; }
+  bool idle() const { return active_slots_ == 0; }
 
   // The NIC GPU `gpu` uses (1:1, 1:2, 1:4 ... sharing from hosts.nics_per_host).
   uint32_t nic_of(uint32_t gpu) const;
-  // Per-resource accounting: bytes carried and time held (busy_ps / a span = utilization).
   uint32_t resource(ResourceKind kind, uint32_t node, uint32_t index) const;
-  const FluidServer& server(uint32_t resource_id) const { return servers_[resource_id]; }
+  // Per-resource accounting: rate, bytes carried (whole messages, counted when their stage
+  // starts) and busy_ps = time with at least one flow on it, up to now. Under sharing busy time
+  // is not bytes / rate: utilization is bytes x 8 / (rate x span). busy_until_ps is unused (0).
+  FluidServer server(uint32_t resource_id) const {
+    return FluidServer{servers_[resource_id].rate_bps, 0, ps_.bytes(resource_id),
+                       ps_.busy_ps(resource_id, sched_.now_ps)};
+  }
+  // Flows in progress on a node's resources (tests).
+  uint32_t active_flows(uint32_t node) const { return ps_.active_flows(node); }
   uint32_t num_resources() const { return static_cast<uint32_t>(servers_.size()); }
   // What a resource is (resource ids are laid out node by node, kind by kind).
   ResourceKind kind_of(uint32_t resource_id) const {
@@ -99,15 +126,39 @@ class GpuNet final : public RankTransport {
   int sharp_tree_of(int group, uint32_t gpu) const;
 
  private:
-  enum class Step : uint8_t { kStart, kStagedOut, kPost, kStagedIn, kArrive, kTimer };
+  // What a slot's next event does.
+  enum class Step : uint8_t {
+    kStart, kStagedOut, kPost, kReceive, kStagedIn, kArrive, kTimer
+  };
   struct Slot {
-    uint32_t src = 0, dst = 0;
+    uint32_t src = 0, dst = 0;  // NVLS: src = dst = the head
     uint32_t src_nic = 0, dst_nic = 0;
     uint32_t relay = 0;  // the GPU whose NIC sends (src unless PXN relays)
     int64_t bytes = 0;
     uint64_t cookie = 0;
     Step step = Step::kStart;
+    // The stage's fluid flow: at its end, `after` runs after_ps later (the path's device
+    // latencies, plus the staged CPU time). A flow into the NIC (to_nic) instead records
+    // sent_ps = its end + after_ps, when the NIC has every byte.
+    bool to_nic = false;
+    Step after = Step::kArrive;
+    int64_t after_ps = 0;
+    int64_t post_ps = -1;       // transport message posted
+    int64_t sent_ps = -1;       // last byte in the sending NIC (-1: not yet)
+    int64_t delivered_ps = -1;  // transport delivery at the receiving NIC (-1: not yet)
+    uint32_t next_in_pair = kNone;  // the next NVLink transfer waiting for this GPU pair
+    bool holds_pair = false;        // an NVLink transfer holding its pair's turn
+    int32_t sharp_tree = -1;        // a SHARP operation: the tree its NIC streams into
   };
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  // NVLink transfers of one GPU pair go in order: one at a time, the next when the previous
+  // one's last byte has left (see pair_).
+  struct PairQueue {
+    uint32_t head = kNone, tail = kNone;  // waiting slots
+    bool busy = false;
+  };
+  void start_nvlink(uint32_t slot, bool settle_now = true);
+  void release_pair(uint32_t slot);
   // The send-side stages of a cross-node transfer up to the NIC, and the receive side from it.
   struct Plan {
     Hop send1[kMaxHops];
@@ -138,6 +189,10 @@ class GpuNet final : public RankTransport {
   // When a message whose bytes reach the NIC over [first, last] may be posted: when the first
   // byte is there, but not so early that the NIC's line rate would outrun PCIe.
   int64_t post_time(const FluidResult& r, int64_t bytes) const;
+  // The same for a flow started at this instant at rate_bps whose first byte reaches the NIC
+  // latency_ps on, when `sharing` messages are being fed to the NIC (each gets that fraction
+  // of its line).
+  int64_t post_time(int64_t latency_ps, double rate_bps, int64_t bytes, int sharing) const;
   int64_t wire_ps(int64_t bytes) const;  // payload at the NIC's line rate
   int64_t fabric_idle_ps(uint32_t src_nic, uint32_t dst_nic, int64_t bytes) const;
   uint32_t alloc_slot();
@@ -146,32 +201,30 @@ class GpuNet final : public RankTransport {
   // event order (core/event_queue.h): slot numbers are recycled in global order, nodes are not.
   void schedule(uint32_t slot, int64_t time_ps);
   void start(uint32_t slot);
-  void post(uint32_t slot);
-  FluidResult run(const Hop* hops, int n, int64_t first_ps, int64_t last_ps, int64_t bytes);
+  // Starts the slot's stage over `hops` as one fluid flow. A flow into the NIC (to_nic) learns
+  // its rate at the node's fluid event of this instant and then schedules its post.
+  // settle_now false: the caller is inside settle(), which schedules the node's event.
+  void flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t extra_ps, bool to_nic,
+            int64_t head_start_ps = 0, bool settle_now = true);
+  // Starts a flow over fluid_res_ for an NVLS slot.
+  void nvls_flow(uint32_t slot);
+  // Hands the fluid network's finished flows to their slots and (re)schedules node's event.
+  void settle(uint32_t node);
+  void flow_done(uint32_t slot);
+  // The receive side from the NIC (transport delivered, the NIC has the whole message).
+  void receive(uint32_t slot);
+  // The far end is done with the slot's message (transport delivery or SHARP result at the NIC).
+  void delivered(uint32_t slot);
 
-  // ---- SHARP (node/gpu_net_sharp.cpp): operations are slots of their own; their kNodeEvent
-  // targets carry kSharpBit.
-  static constexpr uint32_t kSharpBit = 1u << 31;
-  enum class SharpStep : uint8_t { kStagedOut, kPost, kStagedIn, kArrive };
-  struct SharpOp {
-    uint32_t gpu = 0, nic = 0;
-    int tree = -1;
-    int64_t bytes = 0;
-    int64_t post_ps = 0;
-    uint64_t cookie = 0;
-    SharpStep step = SharpStep::kPost;
-  };
+  // ---- SHARP (node/gpu_net_sharp.cpp): an operation is a slot whose transport part is the
+  // NIC's aggregation stream (Slot::sharp_tree >= 0) instead of a transport message.
   struct SharpGroup {
     std::vector<std::pair<uint32_t, int>> tree_of_gpu;  // sorted by GPU
   };
-  void on_sharp_event(uint32_t op);
-  void on_sharp_done(uint32_t op);
+  void on_sharp_done(uint32_t slot);
   static void sharp_done_hook(void* ctx, uint32_t nic, int tree, uint64_t cookie);
   net::Network* sharp_net_ = nullptr;
   std::vector<SharpGroup> sharp_groups_;
-  std::vector<SharpOp> sharp_ops_;
-  std::vector<uint32_t> sharp_free_;
-  uint32_t sharp_active_ = 0;
 
   NodeSpec spec_;
   topo::FabricParams fabric_;
@@ -181,7 +234,13 @@ class GpuNet final : public RankTransport {
   uint32_t gpn_ = 0, gpus_ = 0, nics_per_node_ = 0, switches_per_node_ = 0;
   uint32_t per_node_resources_ = 0;
   uint32_t kind_base_[kResourceKinds] = {};  // first resource of each kind inside a node
-  std::vector<FluidServer> servers_;
+  std::vector<FluidServer> servers_;  // rates for the idle formula; accounting is in ps_
+  PsNetwork ps_;
+  std::vector<uint32_t> fluid_res_;  // an NVLS flow's resources (reused)
+  // Per (source GPU, destination's local index): a pair's transfers are served in order
+  // (NCCL moves one connection's steps in order, by one CTA; RankTransport does not carry
+  // the channel, so all of a pair's transfers are one queue). Different pairs share fairly.
+  std::vector<PairQueue> pair_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
   uint32_t active_slots_ = 0;

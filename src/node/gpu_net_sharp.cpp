@@ -67,58 +67,22 @@ void GpuNet::sharp_allreduce(int group, uint32_t gpu, int64_t bytes, uint64_t co
   if (tree < 0 || bytes < 0) {
     throw std::logic_error("GpuNet::sharp_allreduce: GPU not in the group, or negative size");
   }
-  uint32_t op;
-  if (!sharp_free_.empty()) {
-    op = sharp_free_.back();
-    sharp_free_.pop_back();
-  } else {
-    op = static_cast<uint32_t>(sharp_ops_.size());
-    sharp_ops_.emplace_back();
-  }
-  ++sharp_active_;
-  SharpOp& o = sharp_ops_[op];
-  o = SharpOp{gpu, nic_of(gpu), tree, bytes, 0, cookie, SharpStep::kPost};
-  // GPU memory -> NIC, as the send side of a transfer (plan(g, g): no PXN relay, own NIC).
+  // A send whose far end is the switches: GPU memory -> PCIe -> its own NIC (no PXN relay), the
+  // NIC's aggregation stream, and the result NIC -> PCIe -> GPU memory, each PCIe stage a fair
+  // share of what it crosses (start() / receive()).
+  const uint32_t slot = alloc_slot();
+  Slot& s = slots_[slot];
+  s = Slot{};
+  s.src = s.dst = s.relay = gpu;
+  s.src_nic = s.dst_nic = nic_of(gpu);
+  s.bytes = bytes;
+  s.cookie = cookie;
+  s.sharp_tree = tree;
   const Plan p = plan(gpu, gpu);
-  const int64_t now = sched_.now_ps;
-  const FluidResult r = run(p.send1, p.n_send1, now, now, bytes);
-  const int64_t at = spec_.gpudirect ? post_time(r, bytes) : r.last_ps + spec_.staged_cpu_ps;
-  o.step = spec_.gpudirect ? SharpStep::kPost : SharpStep::kStagedOut;
-  sched_.at(at, kNodeEvent, op | kSharpBit, gpu / gpn_);
-}
-
-void GpuNet::on_sharp_event(uint32_t op) {
-  SharpOp& o = sharp_ops_[op];
-  const int64_t now = sched_.now_ps;
-  switch (o.step) {
-    case SharpStep::kStagedOut: {
-      const Plan p = plan(o.gpu, o.gpu);
-      const FluidResult r = run(p.send2, p.n_send2, now, now, o.bytes);
-      o.step = SharpStep::kPost;
-      sched_.at(post_time(r, o.bytes), kNodeEvent, op | kSharpBit, o.gpu / gpn_);
-      return;
-    }
-    case SharpStep::kPost:
-      o.post_ps = now;
-      if (!sharp_net_->sharp_post(o.tree, o.nic, o.bytes, op)) {
-        throw std::logic_error("GpuNet: the fabric refused a SHARP post on tree " +
-                               std::to_string(o.tree));
-      }
-      return;  // the fabric calls sharp_done_hook when the result is back at the NIC
-    case SharpStep::kStagedIn: {
-      const Plan p = plan(o.gpu, o.gpu);
-      const FluidResult r = run(p.recv2, p.n_recv2, now, now, o.bytes);
-      o.step = SharpStep::kArrive;
-      sched_.at(r.last_ps, kNodeEvent, op | kSharpBit, o.gpu / gpn_);
-      return;
-    }
-    case SharpStep::kArrive: {
-      const uint64_t cookie = o.cookie;
-      sharp_free_.push_back(op);
-      --sharp_active_;
-      if (on_arrived) on_arrived(cookie);
-      return;
-    }
+  if (spec_.gpudirect) {
+    flow(slot, p.send1, p.n_send1, Step::kPost, 0, true);
+  } else {
+    flow(slot, p.send1, p.n_send1, Step::kStagedOut, spec_.staged_cpu_ps, false);
   }
 }
 
@@ -126,17 +90,9 @@ void GpuNet::sharp_done_hook(void* ctx, uint32_t /*nic*/, int /*tree*/, uint64_t
   static_cast<GpuNet*>(ctx)->on_sharp_done(static_cast<uint32_t>(cookie));
 }
 
-void GpuNet::on_sharp_done(uint32_t op) {
-  SharpOp& o = sharp_ops_[op];
-  const int64_t now = sched_.now_ps;
-  // The NIC wrote the result as it arrived, over about one line-rate time of the operation:
-  // the receive-side PCIe starts then (cut-through at message grain, as on_delivered does).
-  const int64_t first = std::max(o.post_ps, now - wire_ps(o.bytes));
-  const Plan p = plan(o.gpu, o.gpu);
-  const FluidResult r = run(p.recv1, p.n_recv1, first, now, o.bytes);
-  o.step = spec_.gpudirect ? SharpStep::kArrive : SharpStep::kStagedIn;
-  sched_.at(spec_.gpudirect ? r.last_ps : r.last_ps + spec_.staged_cpu_ps, kNodeEvent,
-            op | kSharpBit, o.gpu / gpn_);
+void GpuNet::on_sharp_done(uint32_t slot) {
+  // The NIC wrote the result as it arrived: the receive side runs as for a delivered message.
+  delivered(slot);
 }
 
 }  // namespace fabricsim::node

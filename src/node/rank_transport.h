@@ -27,22 +27,6 @@ class RankTransport {
   virtual void send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
                     int64_t delay_ps = 0) = 0;
 
-  // NVLink SHARP (node/nccl_view.h NcclView::nvls). nvls_reduce: the NVSwitch reads `bytes` from
-  // each of the `n` GPUs of `gpus` (one node, `head` among them) and delivers one reduced copy
-  // to `head` (multimem.ld_reduce); nvls_multicast: `head` writes `bytes` once and the switch
-  // replicates them into every GPU of `gpus` (multimem.st). on_arrived(cookie) when complete.
-  // A machine without NVLS never gets these calls (the collective layer checks nccl_view()).
-  virtual void nvls_reduce(const uint32_t* gpus, int n, uint32_t head, int64_t bytes,
-                           uint64_t cookie) {
-    (void)gpus, (void)n, (void)head, (void)bytes, (void)cookie;
-    throw std::logic_error("RankTransport: this machine has no NVLS");
-  }
-  virtual void nvls_multicast(uint32_t head, const uint32_t* gpus, int n, int64_t bytes,
-                              uint64_t cookie) {
-    (void)gpus, (void)n, (void)head, (void)bytes, (void)cookie;
-    throw std::logic_error("RankTransport: this machine has no NVLS");
-  }
-
   // Calls on_timer(cookie) `delay_ps` from now (compute phases, software latencies).
   virtual void timer(int64_t delay_ps, uint64_t cookie) = 0;
 
@@ -87,9 +71,35 @@ class RankTransport {
     throw std::logic_error("RankTransport::sharp_allreduce: SHARP is not available here");
   }
 
+  // NVLS (NVLink SHARP, H100 NVSwitch multimem; docs/reference/nccl-at-scale.md §4, docs/nodes.md).
+  // Whether the node's NVSwitch can reduce and multicast (node.nvls).
+  virtual bool nvls_supported() const { return false; }
+  // The switch reads `bytes` from every GPU of gpus[0..n) and writes one reduced copy of `bytes`
+  // into `head` (multimem.ld_reduce); on_arrived(cookie) when it is there. All GPUs on one node;
+  // head may be in the set. The default is a closed-form stand-in for transports without NVLS
+  // (test machines): one ordinary transfer of `bytes` into head from another GPU of the set.
+  virtual void nvls_reduce(const uint32_t* gpus, int n, uint32_t head, int64_t bytes,
+                           uint64_t cookie) {
+    send(other_than(head, gpus, n), head, bytes, cookie);
+  }
+  // `head` writes `bytes` once and the switch writes them into every GPU of gpus[0..n)
+  // (multimem.st); on_arrived(cookie) when all have them. Default: one transfer, as above.
+  virtual void nvls_multicast(uint32_t head, const uint32_t* gpus, int n, int64_t bytes,
+                              uint64_t cookie) {
+    send(head, other_than(head, gpus, n), bytes, cookie);
+  }
+
   // Set by the user of the transport (the collective engine).
   std::function<void(uint64_t cookie)> on_arrived;
   std::function<void(uint64_t cookie)> on_timer;
+
+ private:
+  static uint32_t other_than(uint32_t head, const uint32_t* gpus, int n) {
+    for (int i = 0; i < n; ++i) {
+      if (gpus[i] != head) return gpus[i];
+    }
+    throw std::logic_error("RankTransport: an NVLS set needs a GPU other than the head");
+  }
 };
 
 }  // namespace fabricsim::node

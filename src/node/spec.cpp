@@ -41,6 +41,8 @@ NcclView nccl_view(const NodeSpec& spec, int64_t nic_rate_bps, int nics_per_node
   v.pcie_gbps = spec.pcie_lanes * per_lane / 80.0;
   v.nic_gbps = static_cast<double>(nic_rate_bps) / 8e9;
   v.nics_per_node = nics_per_node;
+  // node.nvls: NVSwitch with multicast (nvls.cc also needs >= 2 GPUs).
+  v.nvls = spec.nvls && spec.gpus_per_node >= 2;
   return v;
 }
 
@@ -72,6 +74,9 @@ void check_spec(const NodeSpec& spec, const topo::TopologySpec& topology) {
   }
   if (spec.nvlink_efficiency <= 0 || spec.nvlink_efficiency > 1) {
     throw InputError("node.nvlink.efficiency", "must be in (0, 1]");
+  }
+  if (spec.nvls_efficiency <= 0 || spec.nvls_efficiency > 1) {
+    throw InputError("node.nvls_efficiency", "must be in (0, 1]");
   }
 }
 

@@ -29,6 +29,18 @@ struct NodeSpec {
   // software, so an upper bound for the hardware part.
   int64_t nvlink_latency_ps = 600 * kPsPerNs;
 
+  // NVLS (NVLink SHARP): the NVSwitch reduces (multimem.ld_reduce) and multicasts (multimem.st)
+  // for NCCL's NVLS algorithms. Needs NVSwitch 3 and sm90+ (nccl src/transport/nvls.cc). No
+  // node.* key names the NVSwitch generation; the defaults describe an HGX H100 (NVSwitch 3,
+  // sm90), so true. Set false for PCIe-only or pre-Hopper nodes.
+  bool nvls = true;
+  // Rate of an NVLS reduce or multicast flow as a fraction of the NVLink effective rate (a cap
+  // per flow, so concurrent unicast traffic is not slowed). FITTED: 0.83 reproduces nccl-tests
+  // busbw 420/440/460/480 GB/s for 5/6/7/8 H100 GPUs with NVLS forced at 2-4 GiB
+  // (NVIDIA/nccl#1455) through busbw = 2(N-1)/(N+1) x 370.8 x eta within 2.5 %. NCCL's own
+  // tuning constant nvlsEfficiency is 0.85 (src/graph/tuning.cc @5067397), which gives 490 at N = 8.
+  double nvls_efficiency = 0.83;
+
   // PCIe between each GPU / NIC and its switch: Gen5 x16 (H100 SXM and ConnectX-7 datasheets).
   int pcie_generation = 5;  // 3, 4 or 5: 8, 16, 32 GT/s per lane, all 128b/130b
   int pcie_lanes = 16;

@@ -50,6 +50,26 @@ const std::vector<Knob> kNodeKnobs = {
          .max = Bound{1}},
         [](auto& s) -> auto& { return s.node.nvlink_efficiency; }),
     bind(
+        {.path = "node.nvls",
+         .type = KnobType::kBool,
+         .description = "The NVSwitch supports NVLS (NVLink SHARP): in-switch reduce and "
+                        "multicast for NCCL's NVLS algorithms. Needs NVSwitch 3 and sm90+; "
+                        "false for PCIe-only or pre-Hopper nodes",
+         .source = "nccl src/transport/nvls.cc (ncclNvlsInit: NVSwitch, sm90, CUDA multicast); "
+                   "the node.* defaults describe an HGX H100, so true"},
+        [](auto& s) -> auto& { return s.node.nvls; }),
+    bind(
+        {.path = "node.nvls_efficiency",
+         .type = KnobType::kDouble,
+         .description = "Rate cap of each NVLS reduce or multicast flow as a fraction of the "
+                        "NVLink effective rate (node.nvlink.rate x node.nvlink.efficiency)",
+         .source = "FITTED: 0.83 gives busbw 2(N-1)/(N+1) x 370.8 x 0.83 within 2.5 % of "
+                   "420/440/460/480 GB/s for 5-8 H100 (NVIDIA/nccl#1455, NVLS forced, 2-4 GiB); "
+                   "NCCL's nvlsEfficiency is 0.85 (src/graph/tuning.cc @5067397)",
+         .min = Bound{0, true},
+         .max = Bound{1}},
+        [](auto& s) -> auto& { return s.node.nvls_efficiency; }),
+    bind(
         {.path = "node.nvlink.latency",
          .type = KnobType::kTime,
          .description = "First byte from one GPU to another through the NVSwitch",

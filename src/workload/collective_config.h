@@ -104,7 +104,7 @@ struct CollectiveConfig {
   int64_t nvls_tree_net_latency_ps = us_to_ps(20.9);
   int64_t nvls_net_latency_ps = us_to_ps(18.0);
   // tuning.cc nvlsEfficiency for Hopper (0.85; Blackwell 0.74): the tuner's own figure for
-  // what NVLS reaches of the graph's bandwidth. The simulated NVSwitch uses node.nvls.efficiency.
+  // what NVLS reaches of the graph's bandwidth. The simulated NVSwitch uses node.nvls_efficiency.
   double nvls_model_efficiency = 0.85;
 
   // NCCL_COLLNET_ENABLE: use IB SHARP (CollNet) where the fabric offers it (fabric.sharp).

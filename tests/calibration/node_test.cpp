@@ -56,7 +56,7 @@ TEST(NodeCalibration, GpuToHostPcieCopyBandwidthH100) {
   node::GpuNet& g = *sim.gpu_net();
   g.send(0, 8, int64_t{64} << 20, 0);
   sim.run();
-  const node::FluidServer& up = g.server(g.resource(node::ResourceKind::kGpuPcieUp, 0, 0));
+  const node::FluidServer up = g.server(g.resource(node::ResourceKind::kGpuPcieUp, 0, 0));
   check_figure(Figure{
       .name = "GPU -> host copy over PCIe Gen5 x16, H100",
       .published = "52.8 GB/s (D2H, SM copy)",

@@ -1,0 +1,238 @@
+#include "node/fluid_ps.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+namespace fabricsim::node {
+
+namespace {
+
+constexpr double kQ16 = 65536.0;
+constexpr double kBitPsPerByteSecond = 8e12;  // bytes x 8e12 / bits-per-second = ps
+// Two shares within this relative distance are one filling level: the same bottleneck reached
+// through different floating-point paths (left / count) must freeze together.
+constexpr double kLevelTolerance = 1e-12;
+
+}  // namespace
+
+PsNetwork::PsNetwork(uint32_t groups, uint32_t per_group, std::vector<int64_t> capacity_bps)
+    : per_group_(per_group), groups_(groups) {
+  if (capacity_bps.size() != static_cast<size_t>(groups) * per_group) {
+    throw std::logic_error("PsNetwork: one capacity per resource");
+  }
+  res_.resize(capacity_bps.size());
+  for (size_t r = 0; r < res_.size(); ++r) {
+    if (capacity_bps[r] <= 0) throw std::logic_error("PsNetwork: capacity must be > 0");
+    res_[r].capacity_bps = capacity_bps[r];
+  }
+}
+
+int64_t PsNetwork::busy_ps(uint32_t resource, int64_t now_ps) const {
+  const Resource& r = res_[resource];
+  return r.busy_ps + (r.active > 0 ? now_ps - r.since_ps : 0);
+}
+
+int64_t PsNetwork::end_after(const Flow& f) {
+  // Nearest picosecond, as core/time.h serialization_ps: a flow alone at a resource's full
+  // capacity ends exactly where the idle tandem formula (node/fluid.h) puts its last byte.
+  const long double ps = static_cast<long double>(f.remaining_q16) * kBitPsPerByteSecond /
+                         (static_cast<long double>(kQ16) * f.rate_bps);
+  return f.last_ps + static_cast<int64_t>(std::llround(ps));
+}
+
+void PsNetwork::advance(Group& g, int64_t now_ps) {
+  for (const uint32_t id : g.flows) {
+    Flow& f = flows_[id];
+    if (f.last_ps == now_ps) continue;
+    // Re-integerized at each event: the error is at most half a 1/65536 byte per event and does
+    // not compound, since the next end is computed from this value, not from the last end.
+    const double drained_q16 =
+        f.rate_bps * static_cast<double>(now_ps - f.last_ps) * kQ16 / kBitPsPerByteSecond;
+    f.remaining_q16 = std::max<int64_t>(0, f.remaining_q16 - std::llround(drained_q16));
+    f.last_ps = now_ps;
+  }
+}
+
+uint32_t PsNetwork::start(const uint32_t* res, int n, int64_t size_bytes, double cap_bps,
+                          uint64_t tag, int64_t now_ps, int64_t head_start_ps, bool notify) {
+  if (n <= 0 || size_bytes < 0) throw std::logic_error("PsNetwork::start: empty flow");
+  const uint32_t group = group_of(res[0]);
+  for (int i = 1; i < n; ++i) {
+    if (group_of(res[i]) != group) throw std::logic_error("PsNetwork: a flow crosses groups");
+  }
+  uint32_t id;
+  if (!free_flows_.empty()) {
+    id = free_flows_.back();
+    free_flows_.pop_back();
+  } else {
+    id = static_cast<uint32_t>(flows_.size());
+    flows_.emplace_back();
+  }
+  Group& g = groups_[group];
+  advance(g, now_ps);
+  Flow& f = flows_[id];
+  f.res.assign(res, res + n);
+  f.remaining_q16 = size_bytes * static_cast<int64_t>(kQ16);
+  f.last_ps = now_ps;
+  f.rate_bps = 0;  // "changed" for share(): its end is computed there
+  f.end_ps = std::numeric_limits<int64_t>::max();  // rated at the group's event
+  f.cap_bps = cap_bps;
+  f.head_start_ps = head_start_ps;
+  f.tag = tag;
+  f.group = group;
+  f.fresh = true;
+  f.notify = notify;
+  for (const uint32_t r : f.res) {
+    Resource& x = res_[r];
+    x.bytes += size_bytes;
+    if (x.active++ == 0) x.since_ps = now_ps;
+  }
+  g.flows.insert(std::lower_bound(g.flows.begin(), g.flows.end(), id), id);
+  g.arrival_ps = now_ps;
+  return id;
+}
+
+void PsNetwork::finish(uint32_t id, int64_t now_ps) {
+  Flow& f = flows_[id];
+  for (const uint32_t r : f.res) {
+    Resource& x = res_[r];
+    if (--x.active == 0) x.busy_ps += now_ps - x.since_ps;
+  }
+  Group& g = groups_[f.group];
+  g.flows.erase(std::lower_bound(g.flows.begin(), g.flows.end(), id));
+  finished_.push_back(f.tag);
+  free_flows_.push_back(id);
+}
+
+void PsNetwork::on_event(uint32_t group, int64_t now_ps) {
+  Group& g = groups_[group];
+  if (g.pending_ps != now_ps) return;  // superseded: the group's next event moved
+  g.pending_ps = -1;
+  advance(g, now_ps);
+  if (g.arrival_ps >= 0) {  // the instant's arrivals, shared once
+    g.arrival_ps = -1;
+    share(group);
+    for (const uint32_t id : g.flows) {
+      Flow& f = flows_[id];
+      if (!f.fresh) continue;
+      f.fresh = false;
+      if (f.head_start_ps > 0) {
+        const double drained_q16 =
+            f.rate_bps * static_cast<double>(f.head_start_ps) * kQ16 / kBitPsPerByteSecond;
+        f.remaining_q16 = std::max<int64_t>(0, f.remaining_q16 - std::llround(drained_q16));
+        f.end_ps = end_after(f);
+      }
+      if (f.notify) rated_.emplace_back(f.tag, f.rate_bps);
+    }
+  }
+  // A re-share can leave a flow with nothing left (or under half a picosecond of it): finish
+  // until no flow ends now, so the next completion event is strictly in the future.
+  for (;;) {
+    bool any = false;
+    for (size_t i = 0; i < g.flows.size();) {
+      const uint32_t id = g.flows[i];
+      if (flows_[id].end_ps <= now_ps) {
+        finish(id, now_ps);  // erases g.flows[i]
+        any = true;
+      } else {
+        ++i;
+      }
+    }
+    if (!any) break;
+    share(group);
+  }
+}
+
+bool PsNetwork::take_schedule(uint32_t group, int64_t* time_ps) {
+  Group& g = groups_[group];
+  int64_t next = g.arrival_ps;  // arrivals are shared at their instant
+  if (next < 0) {
+    for (const uint32_t id : g.flows) {
+      const int64_t e = flows_[id].end_ps;
+      if (next < 0 || e < next) next = e;
+    }
+  }
+  if (next == g.pending_ps) return false;
+  g.pending_ps = next;
+  if (next < 0) return false;
+  *time_ps = next;
+  return true;
+}
+
+void PsNetwork::share(uint32_t group) {
+  Group& g = groups_[group];
+  // Only the resources the flows cross take part, and each round looks only at what is still
+  // unfrozen (both lists shrink as the levels fill). Outside share() every resource has
+  // unfrozen == 0: all flows end frozen.
+  touched_.clear();
+  unfrozen_.clear();
+  bool any_cap = false;
+  for (const uint32_t id : g.flows) {
+    Flow& f = flows_[id];
+    unfrozen_.push_back(id);
+    any_cap |= f.cap_bps > 0;
+    for (const uint32_t r : f.res) {
+      Resource& x = res_[r];
+      if (x.unfrozen++ == 0) {
+        x.left_bps = static_cast<double>(x.capacity_bps);
+        touched_.push_back(r);
+      }
+    }
+  }
+  while (!unfrozen_.empty()) {
+    // The next filling level: the smallest fair share of a resource among its unfrozen
+    // crossings, or the smallest rate cap of an unfrozen flow.
+    double level = std::numeric_limits<double>::infinity();
+    for (const uint32_t r : touched_) {
+      const Resource& x = res_[r];
+      level = std::min(level, std::max(0.0, x.left_bps) / x.unfrozen);
+    }
+    if (any_cap) {
+      for (const uint32_t id : unfrozen_) {
+        const Flow& f = flows_[id];
+        if (f.cap_bps > 0) level = std::min(level, f.cap_bps);
+      }
+    }
+    const double top = level * (1 + kLevelTolerance);
+    for (const uint32_t r : touched_) {
+      Resource& x = res_[r];
+      x.bottleneck = std::max(0.0, x.left_bps) / x.unfrozen <= top;
+    }
+    scratch_.clear();
+    size_t keep = 0;
+    for (const uint32_t id : unfrozen_) {
+      Flow& f = flows_[id];
+      bool freeze = f.cap_bps > 0 && f.cap_bps <= top;
+      for (size_t i = 0; !freeze && i < f.res.size(); ++i) freeze = res_[f.res[i]].bottleneck;
+      if (!freeze) {
+        unfrozen_[keep++] = id;
+        continue;
+      }
+      scratch_.push_back(id);
+      // Only a changed rate moves the end: a flow whose share is unchanged keeps the end it was
+      // given, so re-shares elsewhere never jitter it by a rounding.
+      if (level != f.rate_bps) {
+        f.rate_bps = level;
+        f.end_ps = end_after(f);
+      }
+    }
+    if (scratch_.empty()) throw std::logic_error("PsNetwork: max-min made no progress");
+    unfrozen_.resize(keep);
+    for (const uint32_t id : scratch_) {
+      for (const uint32_t r : flows_[id].res) {
+        res_[r].left_bps -= level;
+        --res_[r].unfrozen;
+      }
+    }
+    size_t live = 0;
+    for (const uint32_t r : touched_) {
+      if (res_[r].unfrozen > 0) touched_[live++] = r;
+    }
+    touched_.resize(live);
+  }
+}
+
+}  // namespace fabricsim::node
