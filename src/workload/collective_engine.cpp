@@ -500,7 +500,14 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
   const detail::Stream& st = plan.streams[c.stream];
   CollectiveRecord& rec = records_[id];
   const double eff = cfg_.efficiency[plan.protocol];
-  while (c.gates_pending == 0 && c.next_send < c.messages && c.outstanding < c.window) {
+  // An NVLS connection is one group of warps working chunk after chunk (all_reduce.h): its next
+  // reduce or multicast starts when the previous one is done, while the FIFO credits still let
+  // the next stage run behind it. Posted all at once, the fluid NVSwitch would share them to
+  // finish together, and every stream's reduce and multicast would alternate in lockstep.
+  const bool one_at_a_time =
+      c.kind == ConnKind::kNvlsReduce || c.kind == ConnKind::kNvlsMulticast;
+  while (c.gates_pending == 0 && c.next_send < c.messages && c.outstanding < c.window &&
+         (!one_at_a_time || c.next_send == c.arrived)) {
     const int64_t m = c.next_send;
     const int64_t req = c.npreds > 0 ? detail::required_index(st, m) : -1;
     if (req >= 0 && plan.sat[c.slot][m & (detail::kSlotRing - 1)] < c.npreds) break;
@@ -576,6 +583,8 @@ void CollectiveEngine::on_arrived(uint64_t ck) {
   if (dm >= 0) {
     for (uint32_t k = 0; k < c.nsuccs; ++k) try_send(id, plan, plan.adj[c.succs_at + k]);
   }
+  // NVLS connections post one chunk at a time: the arrival lets the next one go.
+  if (c.kind == ConnKind::kNvlsReduce || c.kind == ConnKind::kNvlsMulticast) try_send(id, plan, e);
   if (plan.remaining == 0) finish(id);
 }
 
