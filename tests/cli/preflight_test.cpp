@@ -250,6 +250,7 @@ class EstimateVsMeasured : public ::testing::TestWithParam<std::string> {};
 const std::map<std::string, std::vector<std::string>> kShrinkSets = {
     {"examples/nccl-tests-sweep-16x8.yaml", {"workload.max_size=4MiB", "workload.step_factor=8"}},
     {"examples/nccl-scale.yaml", {"scaling.nodes=2,4", "workload.size=64MiB"}},
+    {"examples/sharp-vs-ring.yaml", {"hosts.count=4", "workload.size=64MiB"}},
     {"examples/scaling.yaml",
      {"scaling.nodes=1,2,4", "training.layers=2", "training.micro_batches=2"}},
 };

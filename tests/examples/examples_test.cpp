@@ -54,6 +54,8 @@ const std::map<std::string, std::vector<std::string>> kShrink = {
     // 2 and 4 nodes at 64 MiB instead of 2 to 64 nodes at 1 GiB (tests/calibration's
     // nccl_scale_test runs the large points).
     {"nccl-scale.yaml", {"scaling.nodes=2,4", "workload.size=64MiB"}},
+    // 4 nodes at 64 MiB instead of 16 at 1 GiB: the same algorithms on the same rail fabric.
+    {"sharp-vs-ring.yaml", {"hosts.count=4", "workload.size=64MiB"}},
 };
 
 // A generous guard on the simulation's size (run.json events): a new example larger than this
