@@ -144,6 +144,17 @@ std::vector<std::vector<uint32_t>> nodes_of(const std::vector<uint32_t>& ranks,
                                             uint32_t gpus_per_node);
 std::vector<uint32_t> ring_order(const std::vector<std::vector<uint32_t>>& nodes, int channel);
 
+inline bool is_p2p(CollOp op) {
+  return op == CollOp::kSend || op == CollOp::kSendRecv || op == CollOp::kAllToAll;
+}
+// Index of a protocol in the per-protocol arrays (collective_config.h), and back.
+inline int proto_index(Protocol p) {
+  return p == Protocol::kLL ? kProtoLL : p == Protocol::kLL128 ? kProtoLL128 : kProtoSimple;
+}
+inline Protocol proto_enum(int i) {
+  return i == kProtoLL ? Protocol::kLL : i == kProtoLL128 ? Protocol::kLL128 : Protocol::kSimple;
+}
+
 // Near-equal split of `total` into `parts`: part i.
 inline int64_t split_part(int64_t total, int64_t parts, int64_t i) {
   return total / parts + (i < total % parts ? 1 : 0);
