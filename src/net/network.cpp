@@ -363,6 +363,8 @@ void Network::on_link_arrive(uint32_t port) {
       drop(p.peer, pkt, DropReason::kCorrupted);  // the receiver's MAC discards it
       return;
     }
+  } else if (pkt.type == PacketType::kSharp) [[unlikely]] {
+    ++counters_.data_packet_hops;  // SHARP streams carry data too (loss is refused with SHARP)
   }
   if (ib_on_ && !credit_receive(p.peer, pkt)) {
     drop(p.peer, pkt, DropReason::kCreditOverrun);  // beyond the VL buffer

@@ -129,6 +129,11 @@ void add_traffic_rows(const scenario::RunResult& r, const FlowStats& flows, Rows
                                  format_time(flows.fct_p99_ps) + ", max " +
                                  format_time(flows.fct_max_ps));
     rows.emplace_back("slowdown", "mean " + format_fixed(flows.mean_slowdown, 3) + " (FCT / ideal FCT)");
+  } else if (flows.total == 0) {
+    // Nothing went through the transport (NVLink only, or IB SHARP streams): say so rather than
+    // leave the rows out.
+    rows.emplace_back("FCT", "- (no transport messages)");
+    rows.emplace_back("slowdown", "- (no transport messages)");
   }
   rows.emplace_back("throughput", format_rate(r.aggregate_throughput_gbps * 1e9) + " aggregate");
   if (r.steady_window_asked) {

@@ -276,6 +276,13 @@ void check_transport_features(const Scenario& sc) {
                          (tcp ? "tcp/iwarp" : sc.technology == Technology::kUet ? "uet" : "roce") +
                          " fabric has none (use technology: ib)");
   }
+  if (sc.sharp.enabled && sc.link.loss_rate > 0) {
+    // SHARP's own reliability layer between HCA and switch is not modelled: a lost aggregation
+    // packet would leave its reduction unfinished.
+    throw InputError("fabric.link.loss_rate",
+                     "lossy links with fabric.sharp.enabled: SHARP's retransmission between "
+                     "HCA and switch is not modelled; set loss_rate 0 or SHARP off");
+  }
   if (sc.sharp.enabled && sc.capture.max_frames > 0) {
     throw InputError("outputs.pcap.frames",
                      "SHARP aggregation packets have no captured form; turn capture or "

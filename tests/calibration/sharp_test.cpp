@@ -56,5 +56,39 @@ TEST(SharpCalibration, CollNetBeatsTheRingByItsTrafficReduction) {
       .hi = predicted * 1.05});
 }
 
+// 4 nodes x 8 H100, 8 x 400G NICs, 1 GiB: NVLS with CollNet against the ring. Derived bounds on
+// algbw (S / time), C = 370.8 GB/s NVLink per GPU, eta = 0.83 (node.nvls_efficiency), n = 32:
+//   ring: every GPU sends 2(n-1)/n x S over NVLink (intra-node hops and PXN relays), so
+//         algbw <= C x n / (2(n-1)) = 191.4; the NICs would allow 8 x 48.5 x n / (2(n-1)) = 200;
+//   NVLS + SHARP: each GPU's NVLink carries 9/8 x S at C x eta, so algbw <= 273.6, while each
+//         NIC carries S/8 once each way (8 x 48.5 = 388 would allow more).
+// Predicted speed-up 273.6 / 191.4 = 1.43: with 8 GPUs per node NVLink, not the network, is the
+// bound, far from the 2(n-1)/n of one GPU per node (sjeaugey, NVIDIA/nccl#320: "with SHARP the
+// bottleneck becomes NVLink").
+TEST(SharpCalibration, NvlsWithCollNetBeatsTheRingByTheNvlinkBound) {
+  const std::string base =
+      "name: cal\nseed: 1\nfabric:\n  technology: ib\n  link: {rate: 400Gbps, cable: 3m}\n"
+      "  sharp: {enabled: true}\ntopology: {kind: rail, radix: 32}\n"
+      "hosts: {count: 4, nics_per_host: 8}\nnode: {gpus_per_node: 8}\n";
+  const Outcome sharp =
+      run(base + "workload: {kind: collective, op: all_reduce, size: 1GiB}\n");
+  const Outcome ring = run(base +
+                           "workload: {kind: collective, op: all_reduce, algorithm: ring, "
+                           "protocol: simple, size: 1GiB}\n");
+  EXPECT_EQ(sharp.algorithm, "nvls");  // auto: NVLS across nodes rides on CollNet
+  const double c = 370.8, eta = 0.83, n = 32;
+  const double predicted = (c * eta * 8 / 9) / (c * n / (2 * (n - 1)));
+  check_figure(Figure{
+      .name = "IB SHARP (NVLS + CollNet) all-reduce speed-up over the ring, 4 nodes x 8 H100, 1 GiB",
+      .published = "NVLink-bound: (370.8 x 0.83 x 8/9) / (370.8 x 32/62) = 1.43",
+      .source = "derivation docs/reference/nccl-at-scale.md §5; sjeaugey, NVIDIA/nccl#320 "
+                "(with SHARP the bottleneck becomes NVLink)",
+      .scenario = "sharp_test NvlsWithCollNetBeatsTheRingByTheNvlinkBound: t_ring / t_sharp",
+      .unit = "x",
+      .value = ring.time_us / sharp.time_us,
+      .lo = predicted * 0.93,
+      .hi = predicted * 1.07});
+}
+
 }  // namespace sharp_test
 }  // namespace fabricsim

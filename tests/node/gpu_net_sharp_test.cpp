@@ -220,5 +220,17 @@ TEST(GpuNetSharp, RoceIsRefusedNamingTheKey) {
                                 "switches; a roce fabric has none (use technology: ib)");
 }
 
+TEST(GpuNetSharp, LossyLinksAreRefusedWithSharp) {
+  // A lost aggregation packet would leave its reduction unfinished (no SHARP retransmission).
+  scenario::Scenario sc = load(fabric(true));
+  sc.link.loss_rate = 1e-6;
+  try {
+    (void)scenario::resolve(sc);
+    ADD_FAILURE() << "SHARP on lossy links was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "fabric.link.loss_rate");
+  }
+}
+
 }  // namespace gpu_net_sharp_test
 }  // namespace fabricsim
