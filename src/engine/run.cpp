@@ -37,19 +37,7 @@ RunResult run_scaling(const Scenario& sc, const RunOptions& options) {
   std::vector<ScalingPoint> points;
   double base_rate = 0;  // work per second per node at the first count
   for (int n : sc.scaling_nodes) {
-    Scenario s = sc;
-    s.scaling_nodes.clear();
-    // A fabric has at least two hosts; with GPUs the job runs on n of them (one node: its
-    // GPUs talk over NVLink only).
-    s.topology.hosts = std::max(n, 2);
-    if (s.node.gpus_per_node > 0) {
-      JobSpec job;
-      job.name = "job0";
-      job.nodes = n;
-      job.workload = sc.workload;
-      job.training = sc.training;
-      s.jobs = {job};
-    }
+    const Scenario s = scaling_point(sc, n);
     last = run_scenario(s, options);
     ScalingPoint p;
     p.nodes = n;

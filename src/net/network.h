@@ -446,9 +446,8 @@ class Network {
   // max_trees_per_port trees or the subnet max_trees; every refusal is kept in sharp_failures().
   int sharp_build_tree(const uint32_t* nics, int n);
   void sharp_release_tree(int tree);  // frees its ports (REQUIRES: no operation in progress)
-  // NIC `nic`, a member of `tree`, contributes `bytes`: an aggregation operation. Every member
-  // posts the same sizes in the same order. The hook's done(nic, tree, cookie) fires when all
-  // `bytes` of the result have come back to the NIC. False if `nic` is not a member.
+  // NIC `nic` of `tree` contributes `bytes` (every member posts the same sizes in the same
+  // order); the hook's done(nic, tree, cookie) fires when the result is back. False: no member.
   bool sharp_post(int tree, uint32_t nic, int64_t bytes, uint64_t cookie);
   void sharp_record_failure(std::string reason);  // a refusal decided above the fabric
   const std::vector<SharpTreeInfo>& sharp_trees() const;

@@ -22,6 +22,7 @@
 #include "preflight/resources_gpu.h"
 #include "preflight/telemetry_estimate.h"
 #include "resolve/fabric.h"
+#include "resolve/resolve.h"
 #include "resolve/uet_setup.h"
 #include "results/result.h"
 #include "routing/te_controller.h"
@@ -406,19 +407,9 @@ const MemoryPart& ResourceEstimate::largest() const {
 ResourceEstimate estimate_resources(const Scenario& input) {
   Scenario sc = input;
   if (!sc.scaling_nodes.empty()) {
-    // run_scaling (engine/run.cpp) runs the counts one after another, each on a fabric of its
-    // own hosts, the GPUs as one job: the largest count is the peak.
-    const int n = *std::max_element(sc.scaling_nodes.begin(), sc.scaling_nodes.end());
-    sc.topology.hosts = std::max(n, 2);
-    if (sc.node.gpus_per_node > 0) {
-      JobSpec job;
-      job.name = "job0";
-      job.nodes = n;
-      job.workload = sc.workload;
-      job.training = sc.training;
-      sc.jobs = {job};
-    }
-    sc.scaling_nodes.clear();
+    // run_scaling (engine/run.cpp) runs the counts one after another, each its own fabric:
+    // the largest count is the peak.
+    sc = scaling_point(sc, *std::max_element(sc.scaling_nodes.begin(), sc.scaling_nodes.end()));
   }
   resolve_fabric(sc);  // IB MTU, VLs and latencies as the run will use them
   const bool ib = sc.technology == Technology::kInfiniband;

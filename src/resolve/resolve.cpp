@@ -3,6 +3,7 @@
 // Simulation constructor and check_buildable); the engines now receive what this returns.
 #include "resolve/resolve.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -327,6 +328,23 @@ Resolved resolve(const Scenario& loaded) {
   }
   check_ranges(sc);  // products of rates, sizes and times stay inside int64 / uint32
   return r;
+}
+
+Scenario scaling_point(const Scenario& sc, int nodes) {
+  Scenario s = sc;
+  s.scaling_nodes.clear();
+  // A fabric has at least two hosts; with GPUs the job runs on `nodes` of them (one node: its
+  // GPUs talk over NVLink only).
+  s.topology.hosts = std::max(nodes, 2);
+  if (s.node.gpus_per_node > 0) {
+    JobSpec job;
+    job.name = "job0";
+    job.nodes = nodes;
+    job.workload = sc.workload;
+    job.training = sc.training;
+    s.jobs = {job};
+  }
+  return s;
 }
 
 }  // namespace fabricsim::scenario

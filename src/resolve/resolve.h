@@ -28,4 +28,9 @@ struct Resolved {
 // InputError (core/error.h) naming the key at fault. Pure: same input, same output.
 Resolved resolve(const Scenario& loaded);
 
+// The run of one count `nodes` of a scaling scenario (scaling.nodes): a fabric of that many hosts
+// (at least two) and, with GPUs, one job on `nodes` of them running the workload or training
+// step. The runner (engine/run.cpp) and the pre-flight (preflight/resources.cpp) both use it.
+Scenario scaling_point(const Scenario& sc, int nodes);
+
 }  // namespace fabricsim::scenario
