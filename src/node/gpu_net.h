@@ -78,8 +78,7 @@ class GpuNet final : public RankTransport {
   NcclView nccl_view() const override {
     return node::nccl_view(spec_, fabric_.link.rate_bps, static_cast<int>(nics_per_node_));
   }
-  bool nvls_supported() const override { return spec_.nvls; }
-  // REQUIRES: nvls_supported(); every GPU of the set on head's node, none listed twice.
+  // REQUIRES: nccl_view().nvls; every GPU of the set on head's node, none listed twice.
   void nvls_reduce(const uint32_t* gpus, int n, uint32_t head, int64_t bytes,
                    uint64_t cookie) override;
   void nvls_multicast(uint32_t head, const uint32_t* gpus, int n, int64_t bytes,

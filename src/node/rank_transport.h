@@ -72,8 +72,7 @@ class RankTransport {
   }
 
   // NVLS (NVLink SHARP, H100 NVSwitch multimem; docs/reference/nccl-at-scale.md §4, docs/nodes.md).
-  // Whether the node's NVSwitch can reduce and multicast (node.nvls).
-  virtual bool nvls_supported() const { return false; }
+  // Whether the node's NVSwitch can reduce and multicast: nccl_view().nvls (node.nvls).
   // The switch reads `bytes` from every GPU of gpus[0..n) and writes one reduced copy of `bytes`
   // into `head` (multimem.ld_reduce); on_arrived(cookie) when it is there. All GPUs on one node;
   // head may be in the set. The default is a closed-form stand-in for transports without NVLS

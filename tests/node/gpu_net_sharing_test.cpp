@@ -92,7 +92,7 @@ TEST(GpuNetSharing, NvlsReduceAndMulticastAloneRunAtEtaTimesNvlink) {
   Arrivals arr;
   arr.attach(sim);
   node::GpuNet& g = *sim.gpu_net();
-  ASSERT_TRUE(g.nvls_supported());
+  ASSERT_TRUE(g.nccl_view().nvls);
   const std::vector<uint32_t> set = all_gpus();
   g.nvls_reduce(set.data(), 8, 3, kS, 0);
   sim.run();
@@ -160,7 +160,7 @@ TEST(GpuNetSharing, NvlsSetsMustStayOnOneNode) {
   scenario::Scenario sc = one_node();
   sc.node.nvls = false;
   scenario::Simulation off(sc);
-  EXPECT_FALSE(off.gpu_net()->nvls_supported());
+  EXPECT_FALSE(off.gpu_net()->nccl_view().nvls);
   const uint32_t local[2] = {0, 1};
   EXPECT_THROW(off.gpu_net()->nvls_multicast(0, local, 2, 1024, 0), std::logic_error);
 }
