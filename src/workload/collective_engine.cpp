@@ -221,8 +221,9 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
   // reduce or multicast starts when the previous one is done, while the FIFO credits still let
   // the next stage run behind it. Posted all at once, the fluid NVSwitch would share them to
   // finish together, and every stream's reduce and multicast would alternate in lockstep.
-  const bool one_at_a_time =
-      c.kind == ConnKind::kNvlsReduce || c.kind == ConnKind::kNvlsMulticast;
+  const bool one_at_a_time = c.kind == ConnKind::kNvlsReduce ||
+                             c.kind == ConnKind::kNvlsMulticast ||
+                             c.kind == ConnKind::kNvlsReduceMulticast;
   while (c.gates_pending == 0 && c.next_send < c.messages && c.outstanding < c.window &&
          (!one_at_a_time || c.next_send == c.arrived)) {
     const int64_t m = c.next_send;
@@ -235,7 +236,7 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
     ++c.outstanding;
     ++c.next_send;
     ++rec.messages;
-    rec.wire_bytes += wire;
+    rec.wire_bytes += c.kind == ConnKind::kNvlsReduceMulticast ? 2 * wire : wire;
     if (trace_) trace_->sent(id, plan, e, m, data, rt_.now_ps());
     const uint64_t ck = cookie(kArrive, id, e, m);
     if (c.kind == ConnKind::kUnicast) {
@@ -245,7 +246,11 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
     } else {
       const std::vector<uint32_t>& g = plan.groups[c.group];
       const int gn = static_cast<int>(g.size());
-      if (c.kind == ConnKind::kNvlsReduce) {
+      if (c.kind == ConnKind::kNvlsReduceMulticast) {
+        c.halves_pending = 2;
+        rt_.nvls_reduce(g.data(), gn, c.dst, wire, ck);
+        rt_.nvls_multicast(c.dst, g.data(), gn, wire, ck);
+      } else if (c.kind == ConnKind::kNvlsReduce) {
         rt_.nvls_reduce(g.data(), gn, c.dst, wire, ck);
       } else {
         rt_.nvls_multicast(c.src, g.data(), gn, wire, ck);
@@ -269,6 +274,9 @@ void CollectiveEngine::on_arrived(uint64_t ck) {
   const uint32_t e = static_cast<uint32_t>((ck >> kConnShift) & (kConnLimit - 1));
   Plan& plan = *running_[id].plan;
   Conn& c = plan.conns[e];
+  // Both flows of a reduce-multicast message carry its cookie; one message is in flight at a
+  // time on such a connection, so the first of the two to finish only counts down.
+  if (c.kind == ConnKind::kNvlsReduceMulticast && --c.halves_pending > 0) return;
   const int64_t m = c.next_send - 1 -
                     static_cast<int64_t>((static_cast<uint64_t>(c.next_send - 1) - ck) & kMsgMask);
   if (trace_) trace_->arrived(id, plan, e, m, rt_.now_ps());
@@ -301,7 +309,10 @@ void CollectiveEngine::on_arrived(uint64_t ck) {
     for (uint32_t k = 0; k < c.nsuccs; ++k) try_send(id, plan, plan.adj[c.succs_at + k]);
   }
   // NVLS connections post one chunk at a time: the arrival lets the next one go.
-  if (c.kind == ConnKind::kNvlsReduce || c.kind == ConnKind::kNvlsMulticast) try_send(id, plan, e);
+  if (c.kind == ConnKind::kNvlsReduce || c.kind == ConnKind::kNvlsMulticast ||
+      c.kind == ConnKind::kNvlsReduceMulticast) {
+    try_send(id, plan, e);
+  }
   if (plan.remaining == 0) finish(id);
 }
 

@@ -54,10 +54,15 @@ inline constexpr int kSlotRing = 64;  // > 2 x the largest credit window (nccl_s
 
 // How a connection's messages move: GPU to GPU, or through the NVSwitch's NVLS engine (reduce
 // from a group into one GPU, or multicast from one GPU into a group; Plan::groups).
-enum class ConnKind : uint8_t { kUnicast, kNvlsReduce, kNvlsMulticast, kSharp };
+// kNvlsReduceMulticast is one-node NVLS all-reduce: the head's warps load-reduce a few bytes and
+// multicast-store them at once (all_reduce.h NCCL_ALGO_NVLS, directRecvDirectSend over the
+// multimem addresses), so a chunk's reduce and its multicast run together, not one after the
+// other; each message is both flows, arrived when both are.
+enum class ConnKind : uint8_t { kUnicast, kNvlsReduce, kNvlsMulticast, kSharp, kNvlsReduceMulticast };
 
 struct Conn {
-  // kNvlsReduce: dst is the head and src another GPU of the group (for latency and the trace);
+  // kNvlsReduce and kNvlsReduceMulticast: dst is the head and src another GPU of the group (for
+  // latency and the trace);
   // kNvlsMulticast: src is the head and dst another GPU of the group; kSharp: src = dst = the
   // GPU whose buffer goes through the switches and comes back reduced (group: the SHARP group).
   uint32_t src = 0;
@@ -72,6 +77,7 @@ struct Conn {
   int32_t outstanding = 0;
   int32_t window = 8;
   int32_t gates_pending = 0;
+  int32_t halves_pending = 0;  // kNvlsReduceMulticast: flows of the message in flight not yet done
   int32_t slot = -1;      // index into Plan::sat / Plan::cons, -1 = no deps either way
   int64_t delay_ps = 0;   // per-step software overhead charged before each send
   int64_t credit_ps = 0;  // one-way time of the credit (head update) back to the sender

@@ -43,19 +43,24 @@ Outcome one_node(int gpus, const std::string& size, const std::string& algorithm
 double nvls_bound(int n, double eta) { return 2.0 * (n - 1) / (n + 1) * 370.8 * eta; }
 
 TEST(NvlsCalibration, EightH100DefaultsPickNvlsAndReachTheMeasuredBusbw) {
-  // NCCL's default on an H100 node picks NVLS from ~1 MB (docs/collectives.md); at 1 GiB the
-  // fill of one 128 KiB chunk per head and channel costs ~3 %.
-  const Outcome o = one_node(8, "1GiB", "auto");
-  EXPECT_EQ(o.algorithm, "nvls");
-  check_figure(Figure{
-      .name = "nccl-tests all_reduce busbw, 8 x H100 in one node, NCCL defaults (NVLS)",
-      .published = "~480 GB/s for sizes >> 256 MB (476 in nccl-tests#290)",
-      .source = "sjeaugey, NVIDIA/nccl-tests#212; AddyLaddy, NVIDIA/nccl-tests#290",
-      .scenario = "nvls_test EightH100DefaultsPickNvlsAndReachTheMeasuredBusbw: 1 GiB, auto",
-      .unit = "GB/s",
-      .value = o.busbw,
-      .lo = 450.0,
-      .hi = 490.0});
+  // NCCL's default on an H100 node picks NVLS from ~1 MB (docs/collectives.md). The issue's
+  // figure holds from 256 MiB up: what is left below the bound is NCCL's 25 us NVLS latency
+  // (tuning.cc), 2.4 % of a 256 MiB run at ~475 GB/s and 0.6 % at 1 GiB.
+  for (const char* size : {"256MiB", "1GiB"}) {
+    const Outcome o = one_node(8, size, "auto");
+    EXPECT_EQ(o.algorithm, "nvls") << size;
+    check_figure(Figure{
+        .name = std::string("nccl-tests all_reduce busbw, 8 x H100 in one node, NCCL defaults "
+                            "(NVLS), ") + size,
+        .published = "~480 GB/s for sizes >> 256 MB (476 in nccl-tests#290)",
+        .source = "sjeaugey, NVIDIA/nccl-tests#212; AddyLaddy, NVIDIA/nccl-tests#290",
+        .scenario = std::string("nvls_test EightH100DefaultsPickNvlsAndReachTheMeasuredBusbw: ") +
+                    size + ", auto",
+        .unit = "GB/s",
+        .value = o.busbw,
+        .lo = 450.0,
+        .hi = 490.0});
+  }
 }
 
 TEST(NvlsCalibration, BusbwFollowsTheNvlsTrafficFrom5To8Gpus) {
