@@ -294,7 +294,7 @@ int64_t GpuNet::post_time(int64_t latency_ps, double rate_bps, int64_t bytes,
 }
 
 void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
-                  int64_t delay_ps) {
+                  int64_t delay_ps, uint64_t connection) {
   if (src_gpu == dst_gpu || src_gpu >= gpus_ || dst_gpu >= gpus_ || bytes < 0 || delay_ps < 0) {
     throw std::logic_error("GpuNet::send: bad GPU pair, size or delay");
   }
@@ -306,6 +306,7 @@ void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t co
   s.relay = src_gpu;
   s.bytes = bytes;
   s.cookie = cookie;
+  s.connection = connection;
   if (delay_ps > 0) {
     schedule(slot, sched_.now_ps + delay_ps);
   } else {
@@ -388,8 +389,8 @@ void GpuNet::flow_done(uint32_t slot) {
 void GpuNet::start(uint32_t slot) {
   Slot& s = slots_[slot];
   if (s.src / gpn_ == s.dst / gpn_) {
-    PairQueue& q = pair_[static_cast<size_t>(s.src) * gpn_ + s.dst % gpn_];
-    if (q.busy) {  // wait for the pair's earlier transfers
+    PairQueue& q = *order_queue(s, true);
+    if (q.busy) {  // wait for the connection's earlier transfers
       s.next_in_pair = kNone;
       if (q.tail == kNone) {
         q.head = slot;
@@ -424,12 +425,24 @@ void GpuNet::start_nvlink(uint32_t slot, bool settle_now) {
   flow(slot, hops, 2, Step::kArrive, 0, false, 0, settle_now);
 }
 
+GpuNet::PairQueue* GpuNet::order_queue(const Slot& s, bool create) {
+  const uint64_t pair = static_cast<uint64_t>(s.src) * gpn_ + s.dst % gpn_;
+  if (s.connection == 0) return &pair_[pair];
+  const ConnKey key{s.connection, pair};
+  if (create) return &conn_queues_[key];
+  const auto it = conn_queues_.find(key);
+  return it == conn_queues_.end() ? nullptr : &it->second;
+}
+
 void GpuNet::release_pair(uint32_t slot) {
   Slot& s = slots_[slot];
   s.holds_pair = false;
-  PairQueue& q = pair_[static_cast<size_t>(s.src) * gpn_ + s.dst % gpn_];
+  PairQueue& q = *order_queue(s, false);
   if (q.head == kNone) {
     q.busy = false;
+    if (s.connection != 0) {
+      conn_queues_.erase(ConnKey{s.connection, static_cast<uint64_t>(s.src) * gpn_ + s.dst % gpn_});
+    }
     return;
   }
   // The next transfer starts now. This runs inside settle(), which then schedules the node's

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "core/scheduler.h"
@@ -68,7 +69,7 @@ class GpuNet final : public RankTransport {
   GpuNet& operator=(const GpuNet&) = delete;
 
   void send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
-            int64_t delay_ps = 0) override;
+            int64_t delay_ps = 0, uint64_t connection = 0) override;
   void timer(int64_t delay_ps, uint64_t cookie) override;
   int64_t now_ps() const override { return sched_.now_ps; }
   uint32_t gpus() const override { return gpus_; }
@@ -148,16 +149,20 @@ class GpuNet final : public RankTransport {
     uint32_t next_in_pair = kNone;  // the next NVLink transfer waiting for this GPU pair
     bool holds_pair = false;        // an NVLink transfer holding its pair's turn
     int32_t sharp_tree = -1;        // a SHARP operation: the tree its NIC streams into
+    uint64_t connection = 0;        // NVLink: the ordering domain (RankTransport::send)
   };
   static constexpr uint32_t kNone = ~uint32_t{0};
-  // NVLink transfers of one GPU pair go in order: one at a time, the next when the previous
-  // one's last byte has left (see pair_).
+  // NVLink transfers of one connection go in order: one at a time, the next when the previous
+  // one's last byte has left (see pair_ and conn_queues_).
   struct PairQueue {
     uint32_t head = kNone, tail = kNone;  // waiting slots
     bool busy = false;
   };
   void start_nvlink(uint32_t slot, bool settle_now = true);
   void release_pair(uint32_t slot);
+  // The in-order queue of the slot's connection: pair_ for connection 0, else conn_queues_
+  // (created when asked, `create`; nullptr if absent).
+  PairQueue* order_queue(const Slot& s, bool create);
   // The send-side stages of a cross-node transfer up to the NIC, and the receive side from it.
   struct Plan {
     Hop send1[kMaxHops];
@@ -236,10 +241,24 @@ class GpuNet final : public RankTransport {
   std::vector<FluidServer> servers_;  // rates for the idle formula; accounting is in ps_
   PsNetwork ps_;
   std::vector<uint32_t> fluid_res_;  // an NVLS flow's resources (reused)
-  // Per (source GPU, destination's local index): a pair's transfers are served in order
-  // (NCCL moves one connection's steps in order, by one CTA; RankTransport does not carry
-  // the channel, so all of a pair's transfers are one queue). Different pairs share fairly.
+  // Per (source GPU, destination's local index): the transfers of the pair's default
+  // connection (connection 0) are served in order; NCCL moves one connection's steps in order,
+  // by one CTA. Different pairs and different connections share fairly.
   std::vector<PairQueue> pair_;
+  // Named connections' queues, keyed by (connection, pair index); an entry lives while its
+  // connection has a transfer on NVLink (erased when it goes idle), so the map holds what is in
+  // flight, not every connection ever used.
+  struct ConnKey {
+    uint64_t connection = 0;
+    uint64_t pair = 0;
+    bool operator==(const ConnKey&) const = default;
+  };
+  struct ConnKeyHash {
+    size_t operator()(const ConnKey& k) const {
+      return static_cast<size_t>(k.connection * 0x9E3779B97F4A7C15ull ^ k.pair);
+    }
+  };
+  std::unordered_map<ConnKey, PairQueue, ConnKeyHash> conn_queues_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
   uint32_t active_slots_ = 0;

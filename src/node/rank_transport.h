@@ -24,8 +24,12 @@ class RankTransport {
   // protocol's wire efficiency) from `src_gpu`'s memory to `dst_gpu`'s, `delay_ps` from now (the
   // sender's software overhead before the first byte moves). When the last byte is in
   // dst_gpu's memory, on_arrived(cookie) is called. src_gpu != dst_gpu.
+  // `connection` names the NCCL connection (channel) the transfer belongs to: one connection's
+  // transfers over NVLink move in order, one at a time (one CTA works its steps in turn), while
+  // different connections between the same GPUs share the links. 0 = the pair's one default
+  // connection.
   virtual void send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
-                    int64_t delay_ps = 0) = 0;
+                    int64_t delay_ps = 0, uint64_t connection = 0) = 0;
 
   // Calls on_timer(cookie) `delay_ps` from now (compute phases, software latencies).
   virtual void timer(int64_t delay_ps, uint64_t cookie) = 0;

@@ -32,7 +32,7 @@ class ClosedFormRanks final : public node::RankTransport {
                     node::pcie_rate_bps(sc.node, sc.node.pcie_lanes)) /
            8.0;
   }
-  void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t) override {}
+  void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t, uint64_t) override {}
   void timer(int64_t, uint64_t) override {}
   int64_t now_ps() const override { return 0; }
   uint32_t gpus() const override { return gpus_; }

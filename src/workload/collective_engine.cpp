@@ -240,7 +240,9 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
     if (trace_) trace_->sent(id, plan, e, m, data, rt_.now_ps());
     const uint64_t ck = cookie(kArrive, id, e, m);
     if (c.kind == ConnKind::kUnicast) {
-      rt_.send(c.src, c.dst, wire, ck, c.delay_ps);
+      // The connection: this collective's plan connection (NCCL's channel), so one
+      // connection's steps go in order and channels share NVLink (RankTransport::send).
+      rt_.send(c.src, c.dst, wire, ck, c.delay_ps, (static_cast<uint64_t>(id) << 32 | e) + 1);
     } else if (c.kind == ConnKind::kSharp) {
       rt_.sharp_allreduce(static_cast<int>(c.group), c.src, wire, ck);
     } else {

@@ -72,17 +72,25 @@ const CollectiveRow& only_row(const RunResult& r) {
   return r.jobs[0].collectives[0];
 }
 
-// ---- 1. Inside one node: ring all-reduce busbw -> NVLink x efficiency x protocol efficiency.
+// ---- 1. Inside one node: ring all-reduce busbw against NVLink x protocol efficiency and NCCL.
 
 TEST(GpuCollectiveEndToEnd, RingBusbwInsideOneNodeApproachesNvlinkTimesProtocolEfficiency) {
   // 2-host fabric, one job on one node: all traffic stays on NVLink. Each GPU sends
-  // 2(n-1)/n x S / efficiency through its NVLink egress, so busbw = 2(n-1)/n S / t ->
-  // R_nv x efficiency (LL: 8 data bytes per 16, LL128: 120 per 128). What keeps it below: the
-  // base latency, the first hop and the pipeline fill; the band is 3 % below, nothing above.
+  // 2(n-1)/n x S / efficiency through its NVLink egress, so busbw = 2(n-1)/n S / t is at most
+  // R_nv x efficiency (LL: 8 data bytes per 16, LL128: 120 per 128): never above.
+  // Simple reaches it within 3 % (base latency, first hop, pipeline fill). LL and LL128 do not
+  // on a real H100 either: their 16 channels share each NVLink, so a step takes 16 x longer than
+  // alone and each connection's 8-step FIFO bounds it. Held instead against NCCL's own model
+  // of them, fitted by NVIDIA to measurements (nccl@5067397 src/graph/tuning.cc, Hopper, one
+  // node; the graph's busBw 12 x 30 = 360 GB/s, docs/collectives.md): LL = llMaxBws 141 GB/s,
+  // LL128 = 0.92 x 360 = 331.2 GB/s (nChannels x perChMaxRingLL128Bw = 440 does not bind).
   const struct {
     const char* protocol;
     double efficiency;
-  } cases[] = {{"simple", 1.0}, {"ll128", 120.0 / 128.0}, {"ll", 0.5}};
+    double nccl_model;  // GB/s; 0 = none (Simple is held to the NVLink bound)
+    double band;        // relative band around the NCCL figure
+  } cases[] = {{"simple", 1.0, 0, 0}, {"ll128", 120.0 / 128.0, 331.2, 0.05},
+               {"ll", 0.5, 141.0, 0.12}};
   for (const auto& c : cases) {
     const RunResult r = run_yaml(
         fabric("ib", 2, 8, 8) + "jobs:\n  - {name: a, nodes: 1, workload: {kind: collective, "
@@ -90,13 +98,18 @@ TEST(GpuCollectiveEndToEnd, RingBusbwInsideOneNodeApproachesNvlinkTimesProtocolE
         std::string(c.protocol) + ", size: 256MiB}}\n");
     const CollectiveRow& row = only_row(r);
     ASSERT_EQ(row.ranks, 8);
-    const double expected = kNvlink * c.efficiency / 1e9;
+    const double bound = kNvlink * c.efficiency / 1e9;
     std::printf("[1] 8 GPUs, ring all_reduce 256 MiB %-6s: busbw %.2f GB/s, R_nv x eff %.2f GB/s "
-                "(%.2f %% below)\n",
-                c.protocol, row.busbw_gbytes_per_s, expected,
-                100 * (1 - row.busbw_gbytes_per_s / expected));
-    EXPECT_LE(row.busbw_gbytes_per_s, expected * 1.0001) << c.protocol;
-    EXPECT_GE(row.busbw_gbytes_per_s, expected * 0.97) << c.protocol;
+                "(%.2f %% below), NCCL's model %.1f\n",
+                c.protocol, row.busbw_gbytes_per_s, bound,
+                100 * (1 - row.busbw_gbytes_per_s / bound), c.nccl_model);
+    EXPECT_LE(row.busbw_gbytes_per_s, bound * 1.0001) << c.protocol;
+    if (c.nccl_model == 0) {
+      EXPECT_GE(row.busbw_gbytes_per_s, bound * 0.97) << c.protocol;
+    } else {
+      EXPECT_GE(row.busbw_gbytes_per_s, c.nccl_model * (1 - c.band)) << c.protocol;
+      EXPECT_LE(row.busbw_gbytes_per_s, c.nccl_model * (1 + c.band)) << c.protocol;
+    }
   }
 }
 
@@ -400,12 +413,11 @@ TEST(GpuCollectiveEndToEnd, TreeBeatsRingBelowACrossoverAndLosesAbove) {
 TEST(GpuCollectiveEndToEnd, TreeAt128MiBOnFourNodesAgainstItsBound) {
   // docs/reference/nccl-at-scale.md §2: with the double binary tree every NIC carries at most
   // 2 x S/8 = S/4 per direction, every GPU's NVLink 1.75 S. Bound = max(S/4 / R_nic,
-  // 1.75 S / R_nv) = max(675, 633) us = 675 us. The run is NOT within 10 % of it: 1091 us
-  // (1.62x; FIFO NVLink gave 1114 us). The chain's links carry all 16 channels x 2 trees as one
-  // in-order queue per GPU pair (RankTransport has no channel), so the first packet reaches the
-  // fabric only at ~298 us (docs/calibration.md, "Noticed, not changed"). Asserted: never faster
-  // than the bound, and no slower than about today's 1.62x + 10 %, so a regression fails here
-  // (and a fix should tighten the band).
+  // 1.75 S / R_nv) = max(675, 633) us = 675 us. The run is NOT within 10 % of it. With the
+  // chain's 16 channels x 2 trees as one in-order queue per GPU pair it took 1091 us (1.62x);
+  // since each channel is its own connection (RankTransport::send's `connection`, sharing
+  // NVLink fairly) it takes 962 us (1.42x): at 128 MiB each tree channel has 8 chunks for a
+  // pipeline ~20 hops deep. Asserted: never faster than the bound, no slower than 1.42x + 10 %.
   const double S = 128 * kMiB;
   const double bound_us = std::max(S / 4 / kIbNic, 1.75 * S / kNvlink) * 1e6;
   const RunResult r = run_yaml(fabric("ib", 4, 8, 8) + workload("all_reduce", "tree", "simple",
@@ -414,7 +426,7 @@ TEST(GpuCollectiveEndToEnd, TreeAt128MiBOnFourNodesAgainstItsBound) {
   std::printf("[5b] tree all_reduce 128 MiB on 4 x 8: %.2f us, bound %.2f us (%.2fx)\n", got_us,
               bound_us, got_us / bound_us);
   EXPECT_GE(got_us, bound_us);
-  EXPECT_LE(got_us, 1.80 * bound_us);
+  EXPECT_LE(got_us, 1.55 * bound_us);
 }
 
 // ---- 7. Two jobs on shared leaf uplinks.

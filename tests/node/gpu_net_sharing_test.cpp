@@ -83,6 +83,37 @@ TEST(GpuNetSharing, OnePairsTransfersGoInOrder) {
   EXPECT_NEAR(arr.at[1], kL + 2 * ps(kS, kR), 2.0);
 }
 
+TEST(GpuNetSharing, TwoConnectionsOfOnePairShareItsNvlink) {
+  // Two NCCL channels between GPUs 0 and 1 are two CTAs copying at once: max-min fair, each
+  // at r/2, both done at 2S/r + L. One connection's own transfers stay in order: its second
+  // transfer starts when its first has left, sharing with the other connection's one.
+  {
+    scenario::Simulation sim(one_node());
+    Arrivals arr;
+    arr.attach(sim);
+    sim.gpu_net()->send(0, 1, kS, 0, 0, /*connection=*/7);
+    sim.gpu_net()->send(0, 1, kS, 1, 0, /*connection=*/8);
+    sim.run();
+    EXPECT_NEAR(arr.at[0], kL + 2 * ps(kS, kR), 2.0);
+    EXPECT_NEAR(arr.at[1], kL + 2 * ps(kS, kR), 2.0);
+  }
+  {
+    // Connection 7 sends S twice, connection 8 sends 2S once. Both share r until 7's first
+    // transfer has left (2S/r: 8 has S left), then 7's second and 8 share again until both
+    // end at 4S/r: r/2 each for the last S of each.
+    scenario::Simulation sim(one_node());
+    Arrivals arr;
+    arr.attach(sim);
+    sim.gpu_net()->send(0, 1, kS, 0, 0, 7);
+    sim.gpu_net()->send(0, 1, kS, 1, 0, 7);
+    sim.gpu_net()->send(0, 1, 2 * kS, 2, 0, 8);
+    sim.run();
+    EXPECT_NEAR(arr.at[0], kL + 2 * ps(kS, kR), 2.0);
+    EXPECT_NEAR(arr.at[1], kL + 4 * ps(kS, kR), 2.0);
+    EXPECT_NEAR(arr.at[2], kL + 4 * ps(kS, kR), 2.0);
+  }
+}
+
 std::vector<uint32_t> all_gpus() { return {0, 1, 2, 3, 4, 5, 6, 7}; }
 
 TEST(GpuNetSharing, NvlsReduceAndMulticastAloneRunAtEtaTimesNvlink) {

@@ -39,7 +39,8 @@ class FakeMachine final : public node::RankTransport {
         ingress_free_(egress_free_),
         rx_bytes_(p.nodes * p.gpus_per_node, 0) {}
 
-  void send(uint32_t src, uint32_t dst, int64_t bytes, uint64_t cookie, int64_t delay_ps) override {
+  void send(uint32_t src, uint32_t dst, int64_t bytes, uint64_t cookie, int64_t delay_ps,
+            uint64_t /*connection*/) override {
     push(now_ + delay_ps, kPost, cookie, src, dst, bytes);
   }
   void timer(int64_t delay_ps, uint64_t cookie) override {
