@@ -63,7 +63,9 @@ uint32_t choose_plane(const Switch& sw, const Packet& pkt, const uint32_t* membe
                       const Port* ports);
 
 // A plane selector of either kind: it sits inside a NIC and never forwards between its planes.
-inline bool is_plane_selector(const Switch& sw) { return sw.lb == kLbPlane || sw.lb == kLbHcaPorts; }
+inline bool is_plane_selector(const Switch& sw) {
+  return sw.lb == kLbPlane || sw.lb == kLbHcaPorts;
+}
 
 // Turns plane selector `sw` into an InfiniBand HCA's ports (kLbHcaPorts).
 void make_hca_ports(Switch& sw);

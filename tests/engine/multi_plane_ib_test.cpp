@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "engine/packet/simulation.h"
@@ -137,6 +138,32 @@ TEST(MultiPlaneIb, AFailedPlaneKeepsItsQpsWhichExhaustTheirRetries) {
   EXPECT_NEAR(plane0, (1024 + 16) * (kPacketBytes + kFcBytes) + 2 * 16, 100 * kFcBytes);
 }
 
+TEST(MultiPlaneIb, ALinkFailureReSweepsItsPlaneOnly) {
+  // Plane 1's first leaf (switch 16 + 6 = 22: 16 selectors, then plane 0's 6 switches) loses
+  // uplink 4 at 10 us; the SM of plane 1 re-sweeps (trap) 5 us + 1 us later and, its tree no
+  // longer uniform, falls back to up/down. Plane 0's SM sees no trap: its switches keep the very
+  // tables of the first sweep, and it stays on ftree.
+  const std::string flows =
+      "workload: {kind: pattern, pattern: flows, flows: [[0, 4, 1MiB, 0us], [0, 5, 1MiB, 0us]]}\n"
+      "faults: {link_down: {switch: 22, port: 4, at: 10us}}\n"
+      "routing: {sm: {sweep_delay: 5us, reprogram_time: 1us}}\n";
+  Simulation sim(load(ib_fabric(2, flows)));
+  const net::Network& net = sim.network();
+  const routing::PlaneSubnets& subnets = *sim.subnets();
+  auto tables = [&](uint32_t sw) { return net.switch_at(sw).group_of_key; };
+  std::vector<std::vector<uint16_t>> before;
+  for (uint32_t s = 0; s < net.num_switches(); ++s) before.push_back(tables(s));
+  sim.start_workload();
+  sim.run();
+  ASSERT_GE(sim.routes_restored_ps(), 0) << "the re-sweep ran";
+  for (uint32_t s = 16; s < 22; ++s) EXPECT_EQ(tables(s), before[s]) << "plane 0's switch " << s;
+  EXPECT_NE(tables(22), before[22]) << "plane 1's leaf no longer uses its failed uplink";
+  EXPECT_EQ(subnets.plane_routes(0).engine_used, routing::SmEngine::kFatTree);
+  EXPECT_TRUE(subnets.plane_routes(0).fallback_reason.empty());
+  EXPECT_EQ(subnets.plane_routes(1).engine_used, routing::SmEngine::kUpDown);
+  EXPECT_EQ(sim.lid_routes().fallback_reason.rfind("plane 1: ", 0), 0u);
+}
+
 // The one-line error a user sees: file:line: key: message.
 std::string load_error(const std::string& yaml) {
   LoadedScenario s;
@@ -161,7 +188,8 @@ TEST(MultiPlaneIb, SplitsBelowAQpAreRefused) {
             "mpib.yaml:3: fabric.planes.split: packet: on InfiniBand each plane is its own "
             "subnet and a QP is bound to one HCA port, so all of a QP's packets stay on one "
             "plane; use split: connection");
-  EXPECT_EQ(load_error(head + "message" + tail).rfind("mpib.yaml:3: fabric.planes.split: message: ", 0),
+  EXPECT_EQ(load_error(head + "message" + tail)
+                .rfind("mpib.yaml:3: fabric.planes.split: message: ", 0),
             0u);
   EXPECT_EQ(load_error(head + "connection" + tail), "");
   EXPECT_NE(load_error("fabric: {technology: ib, sharp: {enabled: true}}\n"

@@ -3,7 +3,7 @@
 // subnet's LID space starts at 1 with its CAs in NIC order, and the tables a single-plane fabric
 // of the same shape gets.
 //
-//   NIC i ── selector i (switch i, the HCA) ──┬── plane 0: leaves, spines (switches N ..)
+//   NIC i ── selector i (switch i: the HCA) ──┬── plane 0: leaves, spines (switch N on)
 //                                             ├── plane 1: ...
 //                                             └── ...
 // Leaf-spine radix 8, 16 NICs: per plane 4 leaves (4 HCA ports each) and 2 spines, 2 cables per

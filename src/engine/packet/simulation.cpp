@@ -11,8 +11,8 @@
 #include "resolve/planes.h"
 #include "engine/packet/harvest.h"
 #include "resolve/resolve.h"
-#include "transport/tcp.h"
 #include "topo/multi_plane.h"
+#include "transport/tcp.h"
 #include "transport/uet.h"
 
 namespace fabricsim::scenario {
@@ -147,8 +147,12 @@ uint32_t Simulation::switch_port(int switch_index, int port, const char* key) co
 }
 
 void Simulation::program_routes() {
+  // InfiniBand: the first sweep covers every plane; a re-sweep only the planes a link event hit
+  // (the other subnets' switches get back the tables the ECMP install below replaces).
+  const uint32_t planes = routes_programmed_ ? resweep_planes_ : routing::PlaneSubnets::kAllPlanes;
+  routes_programmed_ = true;
+  if (sm_) sm_->stash_tables(net_, planes);
   // ECMP tables always: their shortest-path distances also give each flow's ideal hop count.
-  if (sm_) sm_->stash_tables(net_, routes_programmed_ ? resweep_planes_ : routing::PlaneSubnets::kAllPlanes);
   routes_.install(net_, sc_.ecmp, sc_.seed);
   if (sc_.ecmp.load_balancing == routing::LoadBalancing::kFlowlet && sc_.ecmp.flowlet_gap_ps == 0) {
     // routing.flowlet_gap: auto, from this fabric's RTT (routing/ecmp.h), fixed for the run.
@@ -170,10 +174,6 @@ void Simulation::program_routes() {
     install_dragonfly_routes();
     return;
   }
-  // The first sweep covers every plane; a re-sweep only the planes a link event hit (the other
-  // subnets' switches get back the tables the ECMP install above replaced).
-  const uint32_t planes = routes_programmed_ ? resweep_planes_ : routing::PlaneSubnets::kAllPlanes;
-  routes_programmed_ = true;
   sm_->sweep_and_install(net_, planes);
   sm_->restore_tables(net_);
   lid_routes_ = sm_->routes();
