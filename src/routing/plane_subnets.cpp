@@ -15,6 +15,7 @@ PlaneSubnets::PlaneSubnets(SmEngine engine, bool adaptive, SmEngine fallback,
   if (planes.empty()) planes.emplace_back();
   for (const SweepScope& scope : planes) sms_.emplace_back(engine, adaptive, fallback, scope);
   per_plane_.resize(sms_.size());
+  sweeps_.assign(sms_.size(), 0);
 }
 
 void PlaneSubnets::sweep_and_install(net::Network& net, uint32_t plane_mask) {
@@ -22,6 +23,7 @@ void PlaneSubnets::sweep_and_install(net::Network& net, uint32_t plane_mask) {
     if (p < 32 && !(plane_mask & (1u << p))) continue;
     LidRoutes& r = per_plane_[p];
     r = sms_[p].sweep(net);
+    ++sweeps_[p];
     install_lid_routes(net, r, adaptive_, sms_[p].scope());
     // The switches now hold the tables; keep only what reports need (LIDs, route counts).
     std::vector<std::vector<uint32_t>>().swap(r.lft);

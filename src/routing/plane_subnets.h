@@ -52,6 +52,8 @@ class PlaneSubnets {
   std::vector<uint16_t> nic_lids() const;
   // Plane p's own routes (per-plane LIDs, route counts of its ports, engine used).
   const LidRoutes& plane_routes(uint32_t p) const { return per_plane_[p]; }
+  // Sweeps plane p's SM has run (the first one included).
+  uint32_t sweeps(uint32_t p) const { return sweeps_[p]; }
 
  private:
   struct SwitchTables {
@@ -67,6 +69,7 @@ class PlaneSubnets {
   bool adaptive_;
   std::vector<SubnetManager> sms_;
   std::vector<LidRoutes> per_plane_;
+  std::vector<uint32_t> sweeps_;
   LidRoutes merged_;
   std::vector<SwitchTables> stashed_;
 };

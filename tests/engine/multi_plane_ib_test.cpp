@@ -147,21 +147,31 @@ TEST(MultiPlaneIb, ALinkFailureReSweepsItsPlaneOnly) {
       "workload: {kind: pattern, pattern: flows, flows: [[0, 4, 1MiB, 0us], [0, 5, 1MiB, 0us]]}\n"
       "faults: {link_down: {switch: 22, port: 4, at: 10us}}\n"
       "routing: {sm: {sweep_delay: 5us, reprogram_time: 1us}}\n";
-  Simulation sim(load(ib_fabric(2, flows)));
-  const net::Network& net = sim.network();
-  const routing::PlaneSubnets& subnets = *sim.subnets();
-  auto tables = [&](uint32_t sw) { return net.switch_at(sw).group_of_key; };
-  std::vector<std::vector<uint16_t>> before;
-  for (uint32_t s = 0; s < net.num_switches(); ++s) before.push_back(tables(s));
-  sim.start_workload();
-  sim.run();
-  ASSERT_GE(sim.routes_restored_ps(), 0) << "the re-sweep ran";
-  for (uint32_t s = 16; s < 22; ++s) EXPECT_EQ(tables(s), before[s]) << "plane 0's switch " << s;
-  EXPECT_NE(tables(22), before[22]) << "plane 1's leaf no longer uses its failed uplink";
-  EXPECT_EQ(subnets.plane_routes(0).engine_used, routing::SmEngine::kFatTree);
-  EXPECT_TRUE(subnets.plane_routes(0).fallback_reason.empty());
-  EXPECT_EQ(subnets.plane_routes(1).engine_used, routing::SmEngine::kUpDown);
-  EXPECT_EQ(sim.lid_routes().fallback_reason.rfind("plane 1: ", 0), 0u);
+  // With adaptive routing the failed cable's switches also drop the port from their AR groups
+  // at once (SHIELD-like local repair), both in plane 1: plane 0 is untouched either way.
+  for (const char* adaptive : {"false", "true"}) {
+    Scenario sc = load(ib_fabric(2, flows));
+    sc.recovery.adaptive = std::string(adaptive) == "true";
+    Simulation sim(sc);
+    const net::Network& net = sim.network();
+    const routing::PlaneSubnets& subnets = *sim.subnets();
+    auto tables = [&](uint32_t sw) { return net.switch_at(sw).group_ports; };
+    std::vector<std::vector<uint32_t>> before;
+    for (uint32_t s = 0; s < net.num_switches(); ++s) before.push_back(tables(s));
+    sim.start_workload();
+    sim.run();
+    SCOPED_TRACE(std::string("adaptive ") + adaptive);
+    ASSERT_GE(sim.routes_restored_ps(), 0) << "the re-sweep ran";
+    for (uint32_t s = 16; s < 22; ++s) EXPECT_EQ(tables(s), before[s]) << "plane 0's switch " << s;
+    EXPECT_NE(tables(22), before[22]) << "plane 1's leaf no longer uses its failed uplink";
+    EXPECT_EQ(subnets.plane_routes(0).engine_used, routing::SmEngine::kFatTree);
+    EXPECT_TRUE(subnets.plane_routes(0).fallback_reason.empty());
+    EXPECT_EQ(subnets.plane_routes(1).engine_used, routing::SmEngine::kUpDown);
+    EXPECT_EQ(sim.lid_routes().fallback_reason.rfind("plane 1: ", 0), 0u);
+    EXPECT_EQ(subnets.sweeps(0), 1u) << "plane 0's SM ran its first sweep only";
+    EXPECT_EQ(subnets.sweeps(1), 2u) << "plane 1's SM swept again after the trap";
+    EXPECT_EQ(sim.transport().counters().qp_errors, 0) << "both QPs recover";
+  }
 }
 
 // The one-line error a user sees: file:line: key: message.

@@ -169,6 +169,8 @@ TEST(PlaneSubnets, AResweepRecomputesOnlyItsPlane) {
     EXPECT_EQ(tables(s), before[s]) << "plane 0's switch " << s << " keeps its LFT";
   }
   EXPECT_NE(tables(leaf1), before[leaf1]) << "plane 1's leaf stops using the failed port";
+  EXPECT_EQ(subnets.sweeps(0), 1u);
+  EXPECT_EQ(subnets.sweeps(1), 2u);
   EXPECT_EQ(subnets.plane_routes(0).engine_used, SmEngine::kFatTree);
   EXPECT_EQ(subnets.plane_routes(1).engine_used, SmEngine::kUpDown);
   EXPECT_EQ(subnets.routes().fallback_reason.rfind("plane 1: ", 0), 0u)
