@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "net/network.h"
+#include "net/plane_choice.h"
 
 namespace fabricsim::net {
 
@@ -58,7 +59,7 @@ void Network::restore_link(uint32_t port) {
 
 int Network::remove_from_groups(uint32_t sw_index, uint32_t port) {
   Switch& sw = switches_[sw_index];
-  if (sw.lb == kLbPlane) return 0;  // a NIC's plane selector follows link state by itself
+  if (is_plane_selector(sw)) return 0;  // a NIC's plane selector follows link state by itself
   const size_t groups = sw.group_offsets.empty() ? 0 : sw.group_offsets.size() - 1;
   std::vector<uint32_t> offsets(1, 0);
   std::vector<uint32_t> members;

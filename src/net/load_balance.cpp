@@ -26,7 +26,7 @@ void te_place(std::vector<TeRule>& table, uint64_t key, uint32_t port) {
 }  // namespace
 
 void enable_flowlets(Switch& sw, int64_t gap_ps) {
-  if (sw.lb == kLbPlane) return;  // a NIC's plane selector keeps its own choice
+  if (is_plane_selector(sw)) return;  // a NIC's plane selector keeps its own choice
   sw.lb = kLbFlowlet;
   sw.flowlet_gap_ps = gap_ps;
   // Emptied on every (re)install: after a route recomputation a remembered port may no longer

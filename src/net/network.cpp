@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "net/plane_choice.h"
 #include "net/wire.h"
 
 namespace fabricsim::net {
@@ -419,8 +420,11 @@ void Network::switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& 
   k.in_port = static_cast<uint16_t>(in_port - sw.first_port);
   k.in_class = pkt.priority;  // the ingress accounting's class, whatever the egress class
   // Dragonfly routing may rewrite the class and the Valiant bit (net/dragonfly_route.cpp).
-  const uint32_t out = sw.lb == kLbDragonfly ? dragonfly_egress(sw_index, k.in_port, k)
-                                             : select_egress(sw, pkt);
+  // Dragonfly routing and a multi-plane HCA's ports sit above the table modes in SwitchLb:
+  // one comparison keeps every other switch on select_egress.
+  const uint32_t out = sw.lb < kLbDragonfly    ? select_egress(sw, pkt)
+                       : sw.lb == kLbDragonfly ? dragonfly_egress(sw_index, k.in_port, k)
+                                               : hca_port_egress(sw, k.in_port, qp_plane_[k.qp]);
   if (out == kNoPort) {
     if (ib_on_) credit_release(in_port, pkt);
     drop(in_port, pkt, DropReason::kUnroutable);

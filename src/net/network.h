@@ -162,6 +162,7 @@ enum SwitchLb : uint8_t {
   kLbTeRules = 4,     // a TE controller's exact-match rules, else the hash
   kLbPlane = 5,       // a multi-plane NIC's plane selector (net/plane_choice.h)
   kLbDragonfly = 6,   // Dragonfly: minimal / Valiant / UGAL and class-per-phase (dragonfly.cpp)
+  kLbHcaPorts = 7,    // a multi-plane IB HCA's selector: the QP's bound port (plane_choice.h)
 };
 
 // Dragonfly routing state of a switch (routing/dragonfly.h fills it; net/dragonfly_route.cpp
@@ -378,6 +379,7 @@ class Network {
   // drawn per packet from a hash of its header (identical at every switch).
   uint32_t dragonfly_intermediate(const Packet& pkt) const;
   uint32_t dragonfly_group_of_nic(uint32_t nic) const { return dfly_nic_group_[nic]; }
+  void bind_qp_plane(uint32_t qp, uint8_t plane);  // IB multi-plane QP's port (plane_choice.h)
   // The IPv4 address of a NIC (10.0.0.0/8, host part = NIC index + 1), used in the ECMP hash.
   static uint32_t nic_ip(uint32_t nic) { return 0x0A000000u + nic + 1; }
 
@@ -560,6 +562,7 @@ class Network {
   std::vector<int64_t> port_tx_bytes_;      // wire bytes sent per port (dense: stays cached)
   std::vector<Rng> switch_rng_;             // per switch, for ECN marking
   std::vector<uint8_t> nic_stalled_;
+  std::vector<uint8_t> qp_plane_;  // per QP: its plane (kLbHcaPorts selectors only)
   IbLinkConfig ib_;
   bool ib_on_ = false;
   uint8_t vlarb_high_mask_ = 0;  // VLs with weight in the high / low arbitration table

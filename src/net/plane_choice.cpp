@@ -1,6 +1,8 @@
 // Plane choice at a multi-plane NIC's selector (net/plane_choice.h).
 #include "net/plane_choice.h"
 
+#include <vector>
+
 namespace fabricsim::net {
 namespace {
 
@@ -40,6 +42,16 @@ void make_plane_selector(Switch& sw, PlaneSplit split) {
   sw.plane_split = static_cast<uint8_t>(split);
   sw.plane_next = 0;
   sw.flowlets.assign(kPlaneSlots, FlowletSlot{});
+}
+
+void make_hca_ports(Switch& sw) {
+  sw.lb = kLbHcaPorts;
+  std::vector<FlowletSlot>().swap(sw.flowlets);  // no per-connection table: the QP says
+}
+
+void Network::bind_qp_plane(uint32_t qp, uint8_t plane) {
+  if (qp >= qp_plane_.size()) qp_plane_.resize(qp + 1, 0);  // at QP creation, never per packet
+  qp_plane_[qp] = plane;
 }
 
 uint32_t choose_plane(const Switch& sw, const Packet& pkt, const uint32_t* members, uint32_t n,

@@ -30,6 +30,16 @@
 // turn, which per-message split accepts). A key whose window is full when it first appears (more
 // than kPlaneSlots connections at one NIC, or a crowded window) gets the fixed plane hash mod P
 // instead, for good: consistent, only not round-robin.
+//
+// InfiniBand (Switch::lb == kLbHcaPorts) chooses nothing here. Every plane is its own subnet
+// (routing/plane_subnets.h) and an RC QP is bound to one HCA port, in the plane of that port's
+// subnet, at both ends (the connection is made between two ports of one subnet). The transport
+// binds each QP when it creates it (transport/rc.h: round-robin over the source HCA's working
+// ports) and addresses its packets to the peer's LID in that plane; the selector only moves a
+// packet from the NIC out of its QP's port and a packet from any plane in to the NIC. A QP whose
+// port fails does not move: its packets are lost there (kLinkDown) until its retries are
+// exhausted and it enters the error state, as on any single-port HCA (IBTA; Automatic Path
+// Migration to an alternate port is not modelled).
 #pragma once
 
 #include <cstdint>
@@ -51,5 +61,26 @@ void make_plane_selector(Switch& sw, PlaneSplit split);
 // The plane port (one of `members[0..n)`, global port ids) `pkt` leaves by.
 uint32_t choose_plane(const Switch& sw, const Packet& pkt, const uint32_t* members, uint32_t n,
                       const Port* ports);
+
+// A plane selector of either kind: it sits inside a NIC and never forwards between its planes.
+inline bool is_plane_selector(const Switch& sw) {
+  return sw.lb == kLbPlane || sw.lb == kLbHcaPorts;
+}
+
+// Turns plane selector `sw` into an InfiniBand HCA's ports (kLbHcaPorts).
+void make_hca_ports(Switch& sw);
+
+// The global port of NIC `nic`'s plane selector on plane `plane` (topo/multi_plane.h: local port
+// 0 faces the NIC, local port 1 + p is plane p's).
+inline uint32_t plane_port_of(const Network& net, uint32_t nic, uint32_t plane) {
+  const Port& selector_side = net.port(net.port(net.nic_port(nic)).peer);
+  return net.switch_at(static_cast<uint32_t>(selector_side.switch_index)).first_port + 1 + plane;
+}
+
+// A kLbHcaPorts selector's egress for a packet that arrived on its local port `in_local`, of a QP
+// bound to `plane`: in from a plane to the NIC, out from the NIC by the QP's port.
+inline uint32_t hca_port_egress(const Switch& sw, uint16_t in_local, uint8_t plane) {
+  return in_local != 0 ? sw.first_port : sw.first_port + 1 + plane;
+}
 
 }  // namespace fabricsim::net

@@ -18,17 +18,24 @@ void check_planes(const Scenario& sc) {
                      " (planes are numbered from 0)");
   }
   if (t.planes == 1) return;
-  if (sc.technology == Technology::kInfiniband) {
-    // On InfiniBand every plane is its own subnet: an HCA port per plane, each with its own LID
-    // from that plane's Subnet Manager, and a QP bound to one port (so only a per-connection
-    // split exists). This model has one SM over one LID space and a plane selector that is a
-    // switch, which the SM's engines would route through as a transit node (an HCA never
-    // forwards); per-plane SMs and LIDs per plane port are not built (docs/topologies.md).
-    throw InputError("topology.planes",
-                     "multi-plane InfiniBand (a subnet and Subnet Manager per plane, a LID per "
-                     "HCA port) is not modelled; use technology roce or uet");
-  }
   const auto split = static_cast<net::PlaneSplit>(t.plane_split);
+  if (sc.technology == Technology::kInfiniband) {
+    // Every plane is its own subnet (routing/plane_subnets.h) and an RC QP is bound to one HCA
+    // port: its packets cannot take another plane, whatever the transport would accept.
+    if (split != net::PlaneSplit::kConnection) {
+      throw InputError("fabric.planes.split",
+                       std::string(split == net::PlaneSplit::kPacket ? "packet" : "message") +
+                           ": on InfiniBand each plane is its own subnet and a QP is bound to "
+                           "one HCA port, so all of a QP's packets stay on one plane; use "
+                           "split: connection");
+    }
+    if (sc.sharp.enabled) {
+      throw InputError("fabric.sharp.enabled",
+                       "SHARP on a multi-plane fabric (an Aggregation Manager and trees per "
+                       "plane's subnet) is not modelled; use topology.planes 1 or SHARP off");
+    }
+    return;
+  }
   if (split != net::PlaneSplit::kConnection && sc.technology == Technology::kRoce &&
       !sc.roce.out_of_order) {
     throw InputError("fabric.planes.split",

@@ -10,7 +10,8 @@
 namespace fabricsim::scenario {
 
 // Refuses combinations that cannot work, naming the key: a split that reorders on a transport
-// that does not accept it, InfiniBand, a plane failure without planes. Throws InputError.
+// that does not accept it, any split but per connection on InfiniBand (a QP is bound to one HCA
+// port), SHARP over planes, a plane failure without planes. Throws InputError.
 void check_planes(const Scenario& sc);
 
 // kLinkFail targets with this bit set name a plane (the low bits), not a port.

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "net/load_balance.h"
+#include "net/plane_choice.h"
 
 namespace fabricsim::routing {
 
@@ -49,7 +50,7 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
       const net::Switch& s = net.switch_at(frontier[head]);
       // A multi-plane NIC's selector (net/plane_choice.h) is inside a NIC: reached, never a
       // transit hop between planes (a NIC does not forward).
-      if (s.lb == net::kLbPlane && frontier[head] != root) continue;
+      if (net::is_plane_selector(s) && frontier[head] != root) continue;
       for (uint32_t k = 0; k < s.num_ports; ++k) {
         const int32_t n = neighbour(s.first_port + k);
         if (n < 0 || dist[n] != kUnreached) continue;
@@ -78,7 +79,7 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
     // routing.load_balancing: how a multi-port group is resolved (net/load_balance.h). A TE
     // switch keeps its controller's rules across a recomputation (a rule for a failed port is
     // ignored until the controller replaces it).
-    switch (s.lb == net::kLbPlane ? LoadBalancing::kEcmp : cfg.load_balancing) {
+    switch (net::is_plane_selector(s) ? LoadBalancing::kEcmp : cfg.load_balancing) {
       case LoadBalancing::kAdaptive:
         s.lb = net::kLbAdaptive;
         break;
@@ -86,7 +87,7 @@ void EcmpRoutes::install(net::Network& net, const EcmpConfig& cfg, uint64_t scen
         net::enable_flowlets(s, cfg.flowlet_gap_ps);
         break;
       default:  // a multi-plane NIC's selector keeps kLbPlane (net/plane_choice.h)
-        if (s.lb != net::kLbPlane) s.lb = s.te_rule_count > 0 ? net::kLbTeRules : net::kLbHash;
+        if (!net::is_plane_selector(s)) s.lb = s.te_rule_count > 0 ? net::kLbTeRules : net::kLbHash;
         break;
     }
     s.group_of_key.assign(leaves, net::kNoRoute);

@@ -6,8 +6,10 @@
 
 namespace fabricsim::routing {
 
-void install_lid_routes(net::Network& net, const LidRoutes& routes, bool adaptive) {
-  for (uint32_t sw = 0; sw < net.num_switches(); ++sw) {
+void install_lid_routes(net::Network& net, const LidRoutes& routes, bool adaptive,
+                        const SweepScope& scope) {
+  const auto [first, end] = scope_range(scope, net.num_switches());
+  for (uint32_t sw = first; sw < end; ++sw) {
     net::Switch& s = net.switch_at(sw);
     s.route_by_lid = true;
     s.lb = adaptive ? net::kLbIbAdaptive : net::kLbHash;

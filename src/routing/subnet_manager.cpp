@@ -35,12 +35,14 @@ bool cable_works(const net::Network& net, uint32_t port) {
   return p.up && net.port(p.peer).up;
 }
 
-// Breadth-first from switch 0 over working cables: the directed-route sweep of the SM. Then the
-// adjacency of what it found, in switch and port order, so that every later loop is
-// deterministic.
-Subnet discover(const net::Network& net) {
+// Breadth-first from the scope's first switch over working cables: the directed-route sweep of
+// the SM. Then the adjacency of what it found, in switch and port order, so that every later
+// loop is deterministic.
+Subnet discover(const net::Network& net, const SweepScope& scope) {
   Subnet sub;
   const uint32_t num_switches = net.num_switches();
+  const auto [first, end] = scope_range(scope, num_switches);
+  auto in_scope = [&](uint32_t s) { return s >= first && s < end; };
   sub.num_switches = num_switches;
   sub.num_ports = net.num_ports();
   sub.found.assign(num_switches, 0);
@@ -53,17 +55,17 @@ Subnet discover(const net::Network& net) {
   for (uint32_t p = 0; p < sub.num_ports; ++p) sub.peer_port[p] = net.port(p).peer;
   for (uint32_t s = 0; s < num_switches; ++s) sub.tier[s] = net.switch_at(s).tier;
   std::vector<uint32_t> queue;
-  if (num_switches > 0) {
-    sub.found[0] = 1;
-    queue.push_back(0);
+  if (first < end) {
+    sub.found[first] = 1;
+    queue.push_back(first);
   }
   for (size_t head = 0; head < queue.size(); ++head) {
     const uint32_t node = net.switch_node(queue[head]);
-    const uint32_t first = net.node_first_port(node);
-    for (uint32_t p = first; p < first + net.node_port_count(node); ++p) {
+    const uint32_t first_port = net.node_first_port(node);
+    for (uint32_t p = first_port; p < first_port + net.node_port_count(node); ++p) {
       if (!cable_works(net, p)) continue;
       const net::Node& far = net.node(net.port_node(net.port(p).peer));
-      if (far.kind == net::NodeKind::kSwitch && !sub.found[far.index]) {
+      if (far.kind == net::NodeKind::kSwitch && in_scope(far.index) && !sub.found[far.index]) {
         sub.found[far.index] = 1;
         queue.push_back(far.index);
       }
@@ -74,15 +76,20 @@ Subnet discover(const net::Network& net) {
     sub.adj_offsets[s] = static_cast<uint32_t>(sub.adj_port.size());
     if (!sub.found[s]) continue;
     const uint32_t node = net.switch_node(s);
-    const uint32_t first = net.node_first_port(node);
-    for (uint32_t p = first; p < first + net.node_port_count(node); ++p) {
+    const uint32_t first_port = net.node_first_port(node);
+    for (uint32_t p = first_port; p < first_port + net.node_port_count(node); ++p) {
       if (!cable_works(net, p)) continue;
       const net::Node& far = net.node(net.port_node(net.port(p).peer));
-      if (far.kind == net::NodeKind::kNic) {
+      // A NIC, or a multi-plane HCA's selector (switch i inside NIC i): a CA port.
+      const bool hca = far.kind == net::NodeKind::kSwitch && far.index < scope.hca_switches &&
+                       !in_scope(far.index);
+      if (far.kind == net::NodeKind::kNic || hca) {
         sub.cas[s].push_back(far.index);
         sub.nic_switch[far.index] = s;
         sub.nic_switch_port[far.index] = p;
-      } else if (far.index != s) {  // a cable looped back to its own switch carries nothing
+      } else if (far.index != s && in_scope(far.index)) {
+        // (a cable looped back to its own switch carries nothing; no cable leaves the scope
+        // but to an HCA)
         sub.adj_port.push_back(p);
         sub.adj_peer.push_back(far.index);
         sub.port_peer_switch[p] = far.index;
@@ -107,6 +114,7 @@ std::vector<uint32_t> lids_on(const Subnet& sub, const LidRoutes& r, uint32_t t)
 void build_ar(const Subnet& sub, const NextHopFn& next_hops, LidRoutes& r) {
   const uint32_t num_switches = sub.num_switches;
   for (uint32_t s = 0; s < num_switches; ++s) {
+    if (r.lft[s].empty()) continue;  // outside the scope (another plane's subnet, a selector)
     r.ar_offsets[s].assign(r.num_lids + 1, 0);
     r.ar_ports[s].clear();
   }
@@ -117,6 +125,7 @@ void build_ar(const Subnet& sub, const NextHopFn& next_hops, LidRoutes& r) {
       next_hops(t, nh);
       for (uint32_t lid : lids_on(sub, r, t)) {
         for (uint32_t s = 0; s < num_switches; ++s) {
+          if (r.lft[s].empty()) continue;
           const uint32_t lft_port = r.lft[s][lid];
           if (lft_port == net::kNoPort) continue;
           if (pass == 0) {
@@ -140,6 +149,7 @@ void build_ar(const Subnet& sub, const NextHopFn& next_hops, LidRoutes& r) {
     }
     if (pass == 0) {
       for (uint32_t s = 0; s < num_switches; ++s) {
+        if (r.lft[s].empty()) continue;
         auto& off = r.ar_offsets[s];
         for (uint32_t lid = 0; lid < r.num_lids; ++lid) off[lid + 1] += off[lid];
         r.ar_ports[s].assign(off[r.num_lids], net::kNoPort);
@@ -152,6 +162,7 @@ void fill_statistics(const net::Network& net, LidRoutes& r) {
   r.port_routes.assign(net.num_ports(), 0);
   r.unreachable_pairs = 0;
   for (uint32_t s = 0; s < net.num_switches(); ++s) {
+    if (r.lft[s].empty()) continue;  // not a switch of this subnet
     for (uint16_t lid : r.nic_lid) {
       if (lid == 0) continue;
       const uint32_t p = r.lft[s][lid];
@@ -321,7 +332,7 @@ std::vector<uint32_t> switches_missing_routes(const Subnet& sub, const LidRoutes
 }  // namespace sm_internal
 
 LidRoutes SubnetManager::sweep(const net::Network& net) {
-  const Subnet sub = discover(net);
+  const Subnet sub = discover(net, scope_);
   // LIDs ([OSM] osm_lid_mgr with guid2lid): new ports only, CAs before switches.
   nic_lid_.resize(net.num_nics(), 0);
   switch_lid_.resize(net.num_switches(), 0);
@@ -343,7 +354,10 @@ LidRoutes SubnetManager::sweep(const net::Network& net) {
   r.num_lids = next_lid_;  // LIDs are handed out densely and never reclaimed
   r.nic_lid = nic_lid_;
   r.switch_lid = switch_lid_;
-  r.lft.assign(net.num_switches(), std::vector<uint32_t>(r.num_lids, net::kNoPort));
+  // Rows for the scope's switches only: a plane's SM holds no table for another plane.
+  const auto [first, end] = scope_range(scope_, net.num_switches());
+  r.lft.assign(net.num_switches(), {});
+  for (uint32_t s = first; s < end; ++s) r.lft[s].assign(r.num_lids, net::kNoPort);
   r.ar_offsets.assign(net.num_switches(), {});
   r.ar_ports.assign(net.num_switches(), {});
   r.engine_used = engine_;

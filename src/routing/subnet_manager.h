@@ -39,6 +39,9 @@
 //     the engine and legal for it (up*down* for up/down and fat-tree), the LFT port first; an
 //     escape entry's group is its LFT port alone.
 //
+// Multi-plane InfiniBand (topology.planes > 1): every plane is its own subnet with its own SM
+// (SweepScope below; routing/plane_subnets.h runs one per plane).
+//
 // Not modelled: LMC > 0, multicast, SL/VL assignment, routers, the unicast cache.
 #pragma once
 
@@ -70,7 +73,7 @@ struct LidRoutes {
   // not to compute AR groups).
   std::vector<std::vector<uint32_t>> ar_offsets, ar_ports;
   std::vector<int32_t> port_routes;  // per global port id: CA LIDs whose LFT entry uses it
-  // (switch, CA LID) pairs with no route, over every switch of the Network (undiscovered ones
+  // (switch, CA LID) pairs with no route, over every switch of the scope (undiscovered ones
   // included) and every NIC that has a LID.
   int64_t unreachable_pairs = 0;
   SmEngine engine_used = SmEngine::kMinHop;  // the fallback engine when fat-tree fell back
@@ -91,25 +94,53 @@ struct LidRoutes {
   }
 };
 
+// The switches one Subnet Manager sweeps: [first_switch, first_switch + num_switches), discovery
+// starting at first_switch. A single fabric: every switch, from switch 0. One plane of a
+// multi-plane fabric (topo/multi_plane.h): that plane's switches. Switches [0, hca_switches) are
+// then the NICs' plane selectors (switch i inside NIC i): an HCA, not a switch of any subnet, so
+// a leaf port cabled to selector i is HCA i's port on this plane, a CA like any other, and no
+// engine can route through it (an HCA never forwards between its ports).
+struct SweepScope {
+  uint32_t first_switch = 0;
+  uint32_t num_switches = 0xFFFFFFFFu;  // clipped to the Network's switches
+  uint32_t hca_switches = 0;
+};
+
+// The scope's switches in a Network of `num_switches`: [first, end).
+struct SwitchRange {
+  uint32_t first = 0;
+  uint32_t end = 0;
+};
+inline SwitchRange scope_range(const SweepScope& scope, uint32_t num_switches) {
+  const uint32_t first = scope.first_switch < num_switches ? scope.first_switch : num_switches;
+  const uint32_t left = num_switches - first;
+  return {first, first + (scope.num_switches < left ? scope.num_switches : left)};
+}
+
 class SubnetManager {
  public:
   // `adaptive_groups`: also compute the AR groups (skip them for static routing: on a large
   // fabric they are most of a sweep's memory).
   // `fallback`: the engine that routes when fat-tree refuses the subnet, kUpDown (OpenSM with
   // `routing_engine ftree,updn`) or kMinHop (OpenSM's default engine after a plain `ftree`).
+  // `scope`: the subnet's switches (default: all).
   explicit SubnetManager(SmEngine engine, bool adaptive_groups = true,
-                         SmEngine fallback = SmEngine::kUpDown)
-      : engine_(engine), fallback_(fallback), adaptive_groups_(adaptive_groups) {}
+                         SmEngine fallback = SmEngine::kUpDown, SweepScope scope = {})
+      : engine_(engine), fallback_(fallback), adaptive_groups_(adaptive_groups), scope_(scope) {}
 
   // Discovers the subnet from the Network's working links, assigns LIDs on the first sweep and
   // keeps them on later ones, computes LFTs and AR groups with the engine. Deterministic.
   // Throws std::runtime_error when the unicast LID space (0x0001-0xBFFF) is exhausted.
+  // lft, ar_offsets and ar_ports have rows for the scope's switches only (others empty).
   LidRoutes sweep(const net::Network& net);
+
+  const SweepScope& scope() const { return scope_; }
 
  private:
   SmEngine engine_;
   SmEngine fallback_;
   bool adaptive_groups_;
+  SweepScope scope_;
   std::vector<uint16_t> nic_lid_;  // guid2lid: persists across sweeps
   std::vector<uint16_t> switch_lid_;
   uint32_t next_lid_ = 1;

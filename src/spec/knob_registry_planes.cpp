@@ -47,7 +47,8 @@ const std::vector<Knob> kPlanesKnobs = {
                         "transport that accepts reordering between messages: uet or RoCE with "
                         "fabric.roce.out_of_order); packet = data packets round-robin over the "
                         "planes (reorders: same requirement). Control packets follow their "
-                        "connection's plane",
+                        "connection's plane. InfiniBand: connection only (a subnet per plane, "
+                        "each QP bound to one HCA port)",
          .source = "connection: works with every transport; Spectrum-X swplb (one PF per "
                    "plane, software balancing; NVIDIA Network Operator 26.4 docs). packet: "
                    "hwplb's in-NIC fan-out, granularity UNVERIFIED"},
@@ -62,7 +63,9 @@ const std::vector<Knob> kPlanesKnobs = {
          .description = "A whole plane fails: every cable of it (its switch-to-switch links and "
                         "the NICs' ports on it) goes down at once; -1 = none. NICs stop using it "
                         "at once (local link down); the fabric's routes follow after "
-                        "routing.ecmp.convergence",
+                        "routing.ecmp.convergence. InfiniBand: the QPs bound to it stay (a QP "
+                        "lives on one port) and exhaust their retries; new QPs take the other "
+                        "planes; only that plane's SM re-sweeps",
          .source = "no failure",
          .min = Bound{-1},
          .max = Bound{15}},

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "net/plane_choice.h"
 #include "net/wire.h"
 
 namespace fabricsim::transport {
@@ -63,9 +64,28 @@ void RoceTransport::check_acked_recovered(Qp& q) {
   failure_.reached(q.unacked_lost_end, q.snd_una, sched_.now_ps);
 }
 
-void RoceTransport::set_infiniband(std::vector<uint16_t> nic_lid, const uint8_t (&sl_to_vl)[16]) {
+void RoceTransport::set_infiniband(std::vector<uint16_t> nic_lid, const uint8_t (&sl_to_vl)[16],
+                                   uint32_t planes) {
   nic_lid_ = std::move(nic_lid);
+  planes_ = planes;
+  if (planes_ > 1) plane_next_.assign(net_.num_nics(), 0);
   std::copy(std::begin(sl_to_vl), std::end(sl_to_vl), sl_to_vl_);
+}
+
+uint8_t RoceTransport::bind_plane(uint32_t qp_id, uint32_t src_nic) {
+  // The application opens the QP on one of the HCA's ports in turn, skipping ports that are
+  // down (an HCA knows its own link state); with every port down, the next in turn.
+  uint32_t plane = plane_next_[src_nic] % planes_;
+  for (uint32_t tries = 0; tries < planes_; ++tries) {
+    const uint32_t p = (plane_next_[src_nic] + tries) % planes_;
+    if (net_.port(net::plane_port_of(net_, src_nic, p)).up) {
+      plane = p;
+      break;
+    }
+  }
+  plane_next_[src_nic] = plane + 1;
+  net_.bind_qp_plane(qp_id, static_cast<uint8_t>(plane));
+  return static_cast<uint8_t>(plane);
 }
 
 uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl) {
@@ -84,7 +104,8 @@ uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl) {
     uint64_t ident = key ^ (0xD6E8FEB86659FD93ull * (k + 1));
     q.path_key = splitmix64(ident);
     if (ib()) {
-      q.entropy = nic_lid_.at(dst_nic);  // packets are forwarded by DLID
+      if (planes_ > 1) q.plane = bind_plane(qp_id, src_nic);
+      q.entropy = nic_lid_.at(q.plane * net_.num_nics() + dst_nic);  // forwarded by DLID
       q.priority = sl_to_vl_[sl];
     } else {
       // Linux rxe: UDP source port = 0xC000 | 14-bit hash of the QP number (here of the QP's
@@ -300,7 +321,7 @@ void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, u
   p.qp = qp_id;
   p.psn = psn;
   p.msg = kNoMessage;
-  p.entropy = ib() ? nic_lid_[q.src_nic] : q.entropy;
+  p.entropy = ib() ? lid_of(q, q.src_nic) : q.entropy;
   p.type = type;
   p.flags = static_cast<uint8_t>((ece ? net::kFlagEce : 0) | (q.sl << net::kFlagSlShift));
   if (type == PacketType::kCnp) {

@@ -51,6 +51,7 @@ struct Qp {
   uint16_t entropy = 0;          // UDP source port (PLB may change it); IB: the DLID
   uint8_t priority = 0;          // Ethernet traffic class, or the IB VL of its SL
   uint8_t sl = 0;                // IB service level (pcap's LRH.SL)
+  uint8_t plane = 0;             // IB multi-plane: the plane (HCA port) the QP is bound to
   std::vector<uint32_t> msgs;    // every message posted, in order
   // requester
   uint32_t psn_end = 0;          // next PSN to assign to a new message
@@ -130,9 +131,13 @@ class RoceTransport final : public NicCore<RoceTransport> {
   // of that pair and service level (-1 = cfg.sl); returns the message id.
   uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
                 int sl = -1) override;
-  // InfiniBand: the LIDs the Subnet Manager assigned (NIC -> LID) and the SL -> VL map; packets
-  // then carry DLIDs and their SL's VL.
-  void set_infiniband(std::vector<uint16_t> nic_lid, const uint8_t (&sl_to_vl)[16]);
+  // InfiniBand: the LIDs the Subnet Managers assigned and the SL -> VL map; packets then carry
+  // DLIDs and their SL's VL. nic_lid[p * NICs + nic]: the LID of NIC nic's port on plane p, one
+  // subnet per plane (routing/plane_subnets.h). With `planes` > 1 every QP is bound at its
+  // creation to one plane, its source HCA's working plane ports taken round-robin (a QP lives on
+  // one port; net/plane_choice.h), and addresses the peer by its LID on that plane.
+  void set_infiniband(std::vector<uint16_t> nic_lid, const uint8_t (&sl_to_vl)[16],
+                      uint32_t planes = 1);
   // The NICs' connection-context caches (net/nic_context_cache.h; transport/rc_ctxcache.cpp):
   // every QP's packets then look up its context at the NIC that sends or receives them.
   // REQUIRES: called before the first post(); miss_latency_ps resolved (the knob, else dma_read).
@@ -249,7 +254,14 @@ class RoceTransport final : public NicCore<RoceTransport> {
   DcqcnParams dcqcn_;
   std::vector<DcqcnRp> rps_;  // per QP when cc is dcqcn
   std::vector<Message> msgs_;
-  std::vector<uint16_t> nic_lid_;  // InfiniBand
+  std::vector<uint16_t> nic_lid_;  // InfiniBand: [plane x NICs + NIC]
+  uint32_t planes_ = 1;
+  std::vector<uint32_t> plane_next_;  // per NIC: the next plane a new QP is bound to
+  // The LID of `nic`'s port on the plane of QP `q`.
+  uint16_t lid_of(const Qp& q, uint32_t nic) const {
+    return nic_lid_[q.plane * net_.num_nics() + nic];
+  }
+  uint8_t bind_plane(uint32_t qp_id, uint32_t src_nic);
   uint8_t sl_to_vl_[16] = {};
   std::unordered_map<uint64_t, uint32_t> qp_index_;  // (src << 32 | dst) -> QP; post time only
   // qps_per_pair > 1: per pair (its first QP / qps_per_pair), the pair's QP the next message

@@ -82,7 +82,7 @@ void RoceTransport::make_read_response(uint32_t qp_id, Packet& p) {
   p.msg = msg_id;
   p.payload_bytes = static_cast<uint16_t>(payload);
   p.frame_bytes = static_cast<uint16_t>(data_frame_bytes(cfg_, payload, first, last));
-  p.entropy = ib() ? nic_lid_[q.src_nic] : q.entropy;
+  p.entropy = ib() ? lid_of(q, q.src_nic) : q.entropy;
   p.type = PacketType::kData;
   p.priority = q.priority;
   p.ecn = ib() ? 0 : 2;

@@ -217,7 +217,11 @@ TEST(MultiPlaneTopology, CombinationsThatCannotWorkAreRefused) {
             std::string::npos);
   EXPECT_EQ(load_error(head + "fabric: {planes: {split: packet}, roce: {out_of_order: true}}\n"),
             "");
-  EXPECT_NE(load_error(head + "fabric: {technology: ib}\n").find("topology.planes"),
+  // InfiniBand: a subnet per plane and a QP per port; only the per-connection split exists
+  // (tests/engine/multi_plane_ib_test.cpp).
+  EXPECT_EQ(load_error(head + "fabric: {technology: ib}\n"), "");
+  EXPECT_NE(load_error(head + "fabric: {technology: ib, planes: {split: packet}}\n")
+                .find("fabric.planes.split: packet: on InfiniBand"),
             std::string::npos);
   EXPECT_NE(load_error(head + "faults: {plane_down: {plane: 2}}\n").find("faults.plane_down.plane"),
             std::string::npos)

@@ -5,12 +5,13 @@
 
 #include "core/error.h"
 #include "net/load_balance.h"
+#include "net/plane_choice.h"
 #include "net/wire.h"
 #include "routing/dragonfly.h"
-#include "routing/lid_install.h"
 #include "resolve/planes.h"
 #include "engine/packet/harvest.h"
 #include "resolve/resolve.h"
+#include "topo/multi_plane.h"
 #include "transport/tcp.h"
 #include "transport/uet.h"
 
@@ -32,9 +33,18 @@ Simulation::Simulation(const Resolved& resolved)
   if (ib) {
     static constexpr routing::SmEngine kEngines[] = {
         routing::SmEngine::kMinHop, routing::SmEngine::kUpDown, routing::SmEngine::kFatTree};
-    sm_ = std::make_unique<routing::SubnetManager>(
+    // One subnet, or one per plane whose HCA ports are the NICs' selectors (resolve/planes.h).
+    std::vector<routing::SweepScope> subnets;
+    for (int p = 0; sc_.topology.planes > 1 && p < sc_.topology.planes; ++p) {
+      const topo::PlaneSwitches ps = topo::plane_switches(net_, sc_.topology, p);
+      subnets.push_back({ps.first, ps.count, net_.num_nics()});
+    }
+    if (!subnets.empty()) {
+      for (uint32_t nic = 0; nic < net_.num_nics(); ++nic) net::make_hca_ports(net_.switch_at(nic));
+    }
+    sm_ = std::make_unique<routing::PlaneSubnets>(
         kEngines[static_cast<int>(sc_.recovery.engine)], sc_.recovery.adaptive,
-        kEngines[static_cast<int>(sc_.recovery.fallback)]);
+        kEngines[static_cast<int>(sc_.recovery.fallback)], std::move(subnets));
   }
   program_routes();
   if (sc_.credit_loss.switch_index >= 0) {
@@ -44,6 +54,7 @@ Simulation::Simulation(const Resolved& resolved)
   if (sc_.link_fail.switch_index >= 0) {  // checks the indices
     failed_port_ = switch_port(sc_.link_fail.switch_index, sc_.link_fail.port, "faults.link_down");
   }
+  if (sm_ && sm_->planes() > 1) resweep_planes_ = affected_planes();
   if (tcp) {
     auto t = std::make_unique<transport::TcpTransport>(sc_.tcp, net_, sc_.seed);
     if (sc_.context_cache.enabled) {  // iwarp only (resolve/resolve.cpp refuses kernel TCP)
@@ -57,7 +68,7 @@ Simulation::Simulation(const Resolved& resolved)
         std::make_unique<transport::UetTransport>(sc_.uet, net_, sc_.seed, resolved.uet_net);
   } else {
     auto roce = std::make_unique<transport::RoceTransport>(sc_.roce, net_, sc_.seed, resolved.dcqcn);
-    if (ib) roce->set_infiniband(lid_routes_.nic_lid, sc_.ib.link.sl_to_vl);
+    if (ib) roce->set_infiniband(sm_->nic_lids(), sc_.ib.link.sl_to_vl, sm_->planes());
     if (sc_.context_cache.enabled) {  // a miss is a PCIe read: by default the profile's dma_read
       roce->set_context_cache(sc_.context_cache,
                               sc_.context_cache.miss_latency_ps.value_or(sc_.nic.dma_read_ps));
@@ -136,6 +147,11 @@ uint32_t Simulation::switch_port(int switch_index, int port, const char* key) co
 }
 
 void Simulation::program_routes() {
+  // InfiniBand: the first sweep covers every plane; a re-sweep only the planes a link event hit
+  // (the other subnets' switches get back the tables the ECMP install below replaces).
+  const uint32_t planes = routes_programmed_ ? resweep_planes_ : routing::PlaneSubnets::kAllPlanes;
+  routes_programmed_ = true;
+  if (sm_) sm_->stash_tables(net_, planes);
   // ECMP tables always: their shortest-path distances also give each flow's ideal hop count.
   routes_.install(net_, sc_.ecmp, sc_.seed);
   if (sc_.ecmp.load_balancing == routing::LoadBalancing::kFlowlet && sc_.ecmp.flowlet_gap_ps == 0) {
@@ -158,19 +174,32 @@ void Simulation::program_routes() {
     install_dragonfly_routes();
     return;
   }
-  lid_routes_ = sm_->sweep(net_);
+  sm_->sweep_and_install(net_, planes);
+  sm_->restore_tables(net_);
+  lid_routes_ = sm_->routes();
   if (lid_routes_.unreachable_pairs > 0 && link_failed_ps_ < 0) {
     throw InputError("topology", "the Subnet Manager found " +
                                      std::to_string(lid_routes_.unreachable_pairs) +
                                      " unreachable (switch, LID) pairs: the subnet does not connect");
   }
-  routing::install_lid_routes(net_, lid_routes_, sc_.recovery.adaptive);
   install_dragonfly_routes();
-  // The switches now hold the tables; keep only what reports need (LIDs, route counts). The
-  // per-switch LFTs and AR groups are the bulk of the SM's memory (tens of MiB at k=24).
-  std::vector<std::vector<uint32_t>>().swap(lid_routes_.lft);
-  std::vector<std::vector<uint32_t>>().swap(lid_routes_.ar_offsets);
-  std::vector<std::vector<uint32_t>>().swap(lid_routes_.ar_ports);
+}
+
+uint32_t Simulation::affected_planes() const {
+  // A cable of plane p's switches, or a selector's port 1 + p (its cable to plane p's leaf).
+  uint32_t mask = 0;
+  if (sc_.link_fail.switch_index >= 0) {
+    const auto sw = static_cast<uint32_t>(net_.port(failed_port_).switch_index);
+    const uint32_t p = sm_->plane_of_switch(sw);
+    const uint32_t local = failed_port_ - net_.switch_at(sw).first_port;
+    if (p < sm_->planes()) {
+      mask |= 1u << p;
+    } else if (local > 0) {  // a selector's plane port; its port 0 faces the NIC, in no subnet
+      mask |= 1u << (local - 1);
+    }
+  }
+  if (sc_.plane_fail.plane >= 0) mask |= 1u << sc_.plane_fail.plane;
+  return mask;
 }
 
 void Simulation::install_dragonfly_routes() {

@@ -11,6 +11,7 @@
 #include "net/network.h"
 #include "node/gpu_net.h"
 #include "routing/ecmp.h"
+#include "routing/plane_subnets.h"
 #include "routing/subnet_manager.h"
 #include "routing/te_controller.h"
 #include "engine/packet/flow_paths.h"
@@ -93,8 +94,11 @@ class Simulation final : public Engine {
   const FlowPaths* flow_paths() const { return flow_paths_.get(); }
   uint64_t delivered_messages() const { return delivered_; }
   // InfiniBand: the Subnet Manager's latest sweep (empty on RoCE): LIDs, route counts, engine
-  // and note; its LFTs and AR groups are released once programmed into the switches.
+  // and note; its LFTs and AR groups are released once programmed into the switches. On a
+  // multi-plane fabric the planes' merged (routing/plane_subnets.h).
   const routing::LidRoutes& lid_routes() const { return lid_routes_; }
+  // InfiniBand: the Subnet Managers, one per plane (nullptr on other fabrics).
+  const routing::PlaneSubnets* subnets() const { return sm_.get(); }
   // The failure timeline (-1 when no link failed / routes were not recomputed yet).
   // routing.load_balancing: te: the traffic-engineering controller (else nullptr).
   const routing::TeController* te_controller() const { return te_.get(); }
@@ -118,7 +122,11 @@ class Simulation final : public Engine {
   std::unique_ptr<workload::Workload> workload_;
   std::unique_ptr<node::GpuNet> gpu_net_;
   std::unique_ptr<GpuWorkload> gpu_workload_;  // after gpu_net_: it holds a reference to it
-  std::unique_ptr<routing::SubnetManager> sm_;
+  std::unique_ptr<routing::PlaneSubnets> sm_;
+  // Multi-plane InfiniBand: the planes a link event re-sweeps (bit p = plane p): those of
+  // faults.link_down's cable and faults.plane_down; the other subnets see no trap.
+  uint32_t resweep_planes_ = routing::PlaneSubnets::kAllPlanes;
+  bool routes_programmed_ = false;
   std::unique_ptr<SteadyWindow> steady_;
   std::unique_ptr<Telemetry> telemetry_;
   int64_t stop_markers_pending_ = 0;  // kStopMarker events in the queue (the sampler's end test)
@@ -139,6 +147,7 @@ class Simulation final : public Engine {
   uint32_t switch_port(int switch_index, int port, const char* key) const;
   void program_routes();  // (re)computes and installs the fabric's forwarding
   void install_dragonfly_routes();  // topology.kind: dragonfly (routing/dragonfly.h)
+  uint32_t affected_planes() const;  // resweep_planes_ from the scenario's faults
   void dispatch(const Event& ev);
   bool check_in(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop);
   void on_link_fail(uint32_t port);
