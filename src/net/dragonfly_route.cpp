@@ -7,6 +7,12 @@
 
 namespace fabricsim::net {
 
+void Network::set_dragonfly(std::vector<uint16_t> nic_group, uint32_t groups, uint64_t seed) {
+  dfly_nic_group_ = std::move(nic_group);
+  dfly_groups_ = groups;
+  dfly_seed_ = seed;
+}
+
 uint32_t Network::dragonfly_intermediate(const Packet& pkt) const {
   // Per packet (Kim et al. ISCA 2008 §4 route every packet independently): the header fields
   // that differ between a flow's packets (psn, type) are mixed in, so a flow's packets spread

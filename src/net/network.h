@@ -366,11 +366,7 @@ class Network {
   }
   // Dragonfly (net/dragonfly_route.cpp): the group of every NIC and the seed of the Valiant
   // choice, set by routing::install_dragonfly with the switches' DragonflySwitch state.
-  void set_dragonfly(std::vector<uint16_t> nic_group, uint32_t groups, uint64_t seed) {
-    dfly_nic_group_ = std::move(nic_group);
-    dfly_groups_ = groups;
-    dfly_seed_ = seed;
-  }
+  void set_dragonfly(std::vector<uint16_t> nic_group, uint32_t groups, uint64_t seed);
   // Where switch `sw` sends `pkt`, which arrived on its local port `in_local`, under Dragonfly
   // routing: at the source switch it decides minimal or Valiant (sets pkt.valiant), at a global
   // arrival it moves a class in remark_mask up one (sets pkt.priority). kNoPort: no route.
