@@ -2,6 +2,8 @@
 // UGAL-L, and the class-per-phase rule that keeps non-minimal routing deadlock-free under PFC
 // or InfiniBand credits. Reached only from switch_receive when Switch::lb is kLbDragonfly: no
 // allocation, no virtual call, a few table reads per hop.
+#include <utility>
+
 #include "core/rng.h"
 #include "net/network.h"
 
