@@ -62,6 +62,27 @@ TEST(Bom, ThreeTierFatTreeHasFiveNOverKSwitches) {
   }
 }
 
+TEST(Bom, MultiPlaneFabricIsPPlanesAndNoSelectorSwitches) {
+  // P planes are P copies of the single fabric's shape (docs/topologies.md): a 2-tier k = 16
+  // tree of 128 NICs per plane has 3 x 128 / 16 = 24 switches, so P = 2 and 4 planes have 48 and
+  // 96, in 2 tiers. The plane selector inside each NIC is not a switch to buy, and its 0 m cable
+  // to the NIC is not a cable: each NIC has P host links (its plane ports), each plane 128
+  // leaf-spine cables. On RoCE and on InfiniBand alike.
+  for (const char* tech : {"roce", "ib"}) {
+    for (const int planes : {2, 4}) {
+      const Bom b = bom_of(std::string("fabric: {technology: ") + tech +
+                           "}\ntopology: {kind: fat_tree, tiers: 2, radix: 16, planes: " +
+                           std::to_string(planes) + "}\nhosts: {count: 128}\n");
+      ASSERT_EQ(b.switches_per_tier.size(), 2u) << tech << " " << planes;
+      EXPECT_EQ(total_switches(b), planes * 3 * 128 / 16) << tech << " " << planes;
+      EXPECT_EQ(b.switches_per_tier[0], planes * 128 / 8) << tech << " " << planes;
+      EXPECT_EQ(count_of(b, "host links"), planes * 128) << tech << " " << planes;
+      EXPECT_EQ(b.cables, planes * 2 * 128) << tech << " " << planes;
+      EXPECT_EQ(b.nics, 128);
+    }
+  }
+}
+
 TEST(Bom, TotalIsTheSumOfTheItemisedRows) {
   const Bom b = bom_of("fabric: {technology: uet}\ntopology: {kind: fat_tree, tiers: 3, radix: 8}\n"
                        "hosts: {count: 128}\n");

@@ -63,7 +63,6 @@ Bom bill_of_materials(const Scenario& resolved, const net::Network& net,
   bom.topology = topo.description;
   bom.switch_model = sw.key;
   bom.nics = net.num_nics();
-  bom.cables = net.num_cables();
   if (resolved.node.gpus_per_node > 0) {
     bom.gpus = static_cast<int64_t>(topo.hosts) * resolved.node.gpus_per_node;
     bom.per_gpu = true;
@@ -71,11 +70,32 @@ Bom bill_of_materials(const Scenario& resolved, const net::Network& net,
     bom.gpus = bom.nics;
   }
 
+  // A multi-plane NIC's plane selector is modelled as a switch but is part of the NIC
+  // (topo/multi_plane.h): not priced, its cable to the NIC (0 m, inside) not a cable, and its
+  // plane ports' cables are the NIC's host links.
+  auto selector = [&](uint32_t node) {
+    const net::Node& n = net.node(node);
+    if (n.kind != net::NodeKind::kSwitch) return false;
+    const uint8_t lb = net.switch_at(n.index).lb;
+    return lb == net::kLbPlane || lb == net::kLbHcaPorts;
+  };
+  auto inside_nic = [&](uint32_t cable) {
+    const bool a = selector(net.cable_node_a(cable)), b = selector(net.cable_node_b(cable));
+    const auto nic = [&](uint32_t node) { return net.node(node).kind != net::NodeKind::kSwitch; };
+    return (a && nic(net.cable_node_b(cable))) || (b && nic(net.cable_node_a(cable)));
+  };
+  int64_t selector_cables = 0;
+  for (uint32_t i = 0; i < net.num_cables(); ++i) selector_cables += inside_nic(i) ? 1 : 0;
+  bom.cables = net.num_cables() - selector_cables;
+
   // Switches, per tier.
   int64_t max_rate = 0;
-  for (uint32_t i = 0; i < net.num_cables(); ++i) max_rate = std::max(max_rate, net.cable_link(i).rate_bps);
+  for (uint32_t i = 0; i < net.num_cables(); ++i) {
+    if (!inside_nic(i)) max_rate = std::max(max_rate, net.cable_link(i).rate_bps);
+  }
   for (uint32_t s = 0; s < net.num_switches(); ++s) {
     const net::Switch& x = net.switch_at(s);
+    if (x.lb == net::kLbPlane || x.lb == net::kLbHcaPorts) continue;
     const auto tier = static_cast<size_t>(std::max(1, x.tier));
     if (bom.switches_per_tier.size() < tier) bom.switches_per_tier.resize(tier, 0);
     ++bom.switches_per_tier[tier - 1];
@@ -89,6 +109,7 @@ Bom bill_of_materials(const Scenario& resolved, const net::Network& net,
   std::vector<int> tier_ports(bom.switches_per_tier.size(), 0);
   for (uint32_t s = 0; s < net.num_switches(); ++s) {
     const net::Switch& x = net.switch_at(s);
+    if (x.lb == net::kLbPlane || x.lb == net::kLbHcaPorts) continue;
     int& most = tier_ports[static_cast<size_t>(std::max(1, x.tier)) - 1];
     most = std::max(most, static_cast<int>(x.num_ports));
   }
@@ -128,9 +149,11 @@ Bom bill_of_materials(const Scenario& resolved, const net::Network& net,
   };
   std::map<CableKind, int64_t> cables;
   for (uint32_t i = 0; i < net.num_cables(); ++i) {
+    if (inside_nic(i)) continue;
     auto tier_of = [&](uint32_t node) {
       const net::Node& n = net.node(node);
-      return n.kind == net::NodeKind::kSwitch ? std::max(1, net.switch_at(n.index).tier) : 0;
+      if (n.kind != net::NodeKind::kSwitch || selector(node)) return 0;  // the NIC's end
+      return std::max(1, net.switch_at(n.index).tier);
     };
     int a = tier_of(net.cable_node_a(i));
     int b = tier_of(net.cable_node_b(i));
