@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "spec/did_you_mean.h"
+
 namespace fabricsim::scenario {
 namespace {
 
@@ -289,7 +291,7 @@ ParseResult<KnobValue> parse_knob_value(const Knob& k, std::string_view text) {
       for (const std::string& choice : k.choices) {
         if (choice == text) return checked(k, std::string(text), 0, 0);
       }
-      return failed("must be one of: " + join(k.choices));
+      return failed("must be one of: " + join(k.choices) + did_you_mean_suffix(text, k.choices));
     case KnobType::kString:
       return checked(k, std::string(text), 0, 0);
     case KnobType::kIntList:

@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/units.h"
+#include "spec/did_you_mean.h"
 #include "spec/knobs.h"
 #include "spec/load_checks.h"
 #include "spec/load_text.h"
@@ -101,7 +102,7 @@ class Loader {
       }
       if (find_knob(sub) == nullptr && !is_group(sub)) {
         if (const std::string hint = retired_key_hint(sub); !hint.empty()) fail(where, sub, hint);
-        fail(where, sub, "unknown key '" + parts.back() + "'; allowed: " + join(child_keys(group)));
+        fail(where, sub, unknown_key_message(parts.back(), child_keys(group)));
       }
       group = sub;
       if (dot == std::string::npos) break;
@@ -210,8 +211,7 @@ class Loader {
         walk(value, path);
       } else {
         if (const std::string hint = retired_key_hint(path); !hint.empty()) fail(where, path, hint);
-        fail(where, path,
-             "unknown key '" + key.Scalar() + "'; allowed: " + join(child_keys(group)));
+        fail(where, path, unknown_key_message(key.Scalar(), child_keys(group)));
       }
     }
   }
@@ -315,13 +315,16 @@ class Loader {
           } else if (v.IsScalar() && v.Scalar() == "scattered") {
             job.placement = Placement::kScattered;
           } else {
-            fail(kw, path, "expected one of: contiguous, scattered");
+            fail(kw, path,
+                 "expected one of: contiguous, scattered" +
+                     did_you_mean_suffix(v.IsScalar() ? v.Scalar() : "",
+                                         {"contiguous", "scattered"}));
           }
         } else if (key == "workload" || key == "training") {
           sub_root[key] = v;
         } else {
           fail(kw, path,
-               "unknown key '" + key + "'; allowed: name, nodes, placement, workload, training");
+               unknown_key_message(key, {"name", "nodes", "placement", "workload", "training"}));
         }
       }
       if (job.nodes == 0) fail(here, base + ".nodes", "missing: how many nodes the job runs on");

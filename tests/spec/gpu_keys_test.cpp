@@ -50,7 +50,8 @@ TEST(GpuKeys, JobsCarryTheirOwnWorkload) {
             "g.yaml:4: jobs[0].nodes: missing: how many nodes the job runs on");
   EXPECT_EQ(load_error("name: x\nnode: {gpus_per_node: 8}\njobs:\n"
                        "  - {name: a, nodes: 1, workload: {sizes: 1}}\n"),
-            "g.yaml:4: jobs[0].workload.sizes: unknown key 'sizes'; allowed: kind, op, algorithm, "
+            "g.yaml:4: jobs[0].workload.sizes: unknown key 'sizes'; did you mean 'size'? "
+            "allowed: kind, op, algorithm, "
             "protocol, channels, root, size, max_size, step_factor, data_type, slice, pattern, "
             "flow_size, senders, receiver, load, duration, size_cdf, flows, ping_pong, group_size");
 }

@@ -124,7 +124,8 @@ TEST(LoadErrors, UnknownKeys) {
             "routing, workload, jobs, scaling, jobs_alone, stop_time, outputs, faults, node, training, collective, cost, variants")
       << "unknown top-level key lists the top-level keys";
   EXPECT_EQ(error_of("fabric:\n  link:\n    rat: 400Gbps\n"),
-            "s.yaml:3: fabric.link.rat: unknown key 'rat'; allowed: rate, cable, loss_rate")
+            "s.yaml:3: fabric.link.rat: unknown key 'rat'; did you mean 'rate'? allowed: rate, "
+            "cable, loss_rate")
       << "unknown nested key lists its siblings";
   EXPECT_EQ(error_of("fabric: {link: {rate: 1Gbps, colour: red}}\n"),
             "s.yaml:1: fabric.link.colour: unknown key 'colour'; allowed: rate, cable, loss_rate")
@@ -200,7 +201,7 @@ TEST(LoadErrors, WrongEnum) {
       << "the brief's example message";
   EXPECT_EQ(error_of("fabric: {technology: sctp}\n"),
             "s.yaml:1: fabric.technology: must be one of: roce, ib, uet, tcp, iwarp")
-      << "SCTP is not modelled";
+      << "SCTP is not modelled (and 2 edits from tcp, over the limit of 1 for 4 letters)";
 }
 
 TEST(LoadErrors, KeyOnlyValidForAnotherKind) {
@@ -275,7 +276,8 @@ TEST(SetOverrides, ApplyBeforeValidation) {
 
 TEST(SetOverrides, Errors) {
   EXPECT_EQ(error_of(kFullScenario, {"seed=1", "fabric.link.rat=1Gbps"}),
-            "--set:2: fabric.link.rat: unknown key 'rat'; allowed: rate, cable, loss_rate")
+            "--set:2: fabric.link.rat: unknown key 'rat'; did you mean 'rate'? allowed: rate, "
+            "cable, loss_rate")
       << "unknown path in the second override";
   EXPECT_EQ(error_of(kFullScenario, {"fabric.link.rate=400"}),
             "--set:1: fabric.link.rate: missing unit in '400'; expected a rate like 400Gbps")
