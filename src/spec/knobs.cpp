@@ -368,7 +368,7 @@ std::string render_keys_markdown() {
       "structs. Nested keys may be written as YAML maps (`fabric: {link: {rate: 400Gbps}}`) and\n"
       "overridden on the command line with `--set fabric.link.rate=100Gbps`. Values with units\n"
       "need the unit: time ps|ns|us|ms|s, bytes B|KB|MB|GB|KiB|MiB|GiB, rate\n"
-      "bps|Kbps|Mbps|Gbps|Tbps, length m|cm|km.\n\n"
+      "bps|Kbps|Mbps|Gbps|Tbps (also b/s|Kb/s|Mb/s|Gb/s|Tb/s, as in `400 Gb/s`), length m|cm|km.\n\n"
       "| key | type | default | allowed | only with | description | default's source |\n"
       "|---|---|---|---|---|---|---|\n";
   for (const Knob& k : knobs()) {

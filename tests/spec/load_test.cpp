@@ -132,6 +132,21 @@ TEST(LoadErrors, UnknownKeys) {
       << "flow style is checked the same way";
 }
 
+TEST(LoadScenario, RatesAsFabricsimPrintsThem) {
+  // 400 Gb/s = 400 x 10^9 bit/s; 1.6 Tb/s = 1.6 x 10^12 bit/s.
+  EXPECT_EQ(load("fabric: {link: {rate: 400 Gb/s}}\n").scenario.link.rate_bps, 400'000'000'000)
+      << "the fabric description's spelling";
+  EXPECT_EQ(load("fabric:\n  link:\n    rate: 1.6 Tb/s\n").scenario.link.rate_bps,
+            1'600'000'000'000);
+  EXPECT_EQ(load("name: x\n", {"fabric.link.rate=100Gb/s"}).scenario.link.rate_bps,
+            100'000'000'000)
+      << "--set reads the same spellings";
+  EXPECT_EQ(error_of("fabric: {link: {rate: 50GB/s}}\n"),
+            "s.yaml:1: fabric.link.rate: unknown unit 'GB/s' in '50GB/s'; rates are in bits per "
+            "second (bps, Gbps, Gb/s ...), not bytes: 1 GB/s = 8 Gb/s")
+      << "a byte rate is one clear line";
+}
+
 TEST(LoadErrors, MissingUnit) {
   EXPECT_EQ(error_of("fabric:\n  link: {rate: 400}\n"),
             "s.yaml:2: fabric.link.rate: missing unit in '400'; expected a rate like 400Gbps")
