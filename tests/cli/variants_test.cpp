@@ -73,6 +73,28 @@ TEST_F(VariantsTest, FabricsBesideVariantsIsRefused) {
   EXPECT_NE(o.err_lines[0].find("--fabrics"), std::string::npos);
 }
 
+// Issue 23 item 6: `run` on a file with variants simulates the file itself (a sweep's runs need
+// that) and says so in one stderr line that names compare.
+TEST_F(VariantsTest, RunSaysItIgnoresTheVariants) {
+  const std::string file = write("v.yaml", kFile);
+  const auto o = run("run '" + file + "' --out '" + (dir_ / "run").string() + "'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  ASSERT_EQ(o.err_lines.size(), 1u) << o.err;
+  EXPECT_EQ(o.err_lines[0], "fabricsim: note: " + file +
+                                " has variants: (plain, small-mtu, ib); run simulates the file "
+                                "without them; `fabricsim compare " +
+                                file + "` runs each variant");
+  EXPECT_TRUE(fs::exists(dir_ / "run" / "result.json")) << "the base scenario ran";
+  EXPECT_FALSE(fs::exists(dir_ / "run" / "plain")) << "no variant ran";
+
+  std::string plain = kFile;
+  plain = plain.substr(0, plain.find("variants:\n"));
+  const std::string no_variants = write("plain.yaml", plain);
+  const auto p = run("run '" + no_variants + "' --out '" + (dir_ / "plain").string() + "'");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.err.find("variants"), std::string::npos) << "no note without variants: " << p.err;
+}
+
 TEST_F(VariantsTest, MalformedVariantsNameTheirKey) {
   for (const auto& [bad, key] : std::vector<std::pair<std::string, std::string>>{
            {"  - {name: a/b, fabric: roce}\n", "variants[0].name"},
