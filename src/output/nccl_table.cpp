@@ -1,5 +1,6 @@
 #include "output/nccl_table.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/units.h"
@@ -57,7 +58,13 @@ double average_busbw(const std::vector<scenario::CollectiveRow>& rows) {
 
 std::string sweep_description(const std::vector<scenario::CollectiveRow>& rows) {
   const scenario::CollectiveRow& first = rows.front();
-  return first.op + ", " + std::to_string(first.ranks) + " ranks, " +
+  // The algorithm only when every size ran the same one (forced, or auto's choice throughout);
+  // otherwise the table's per-size column says which ran where.
+  const bool one_algorithm = std::all_of(rows.begin(), rows.end(), [&](const auto& r) {
+    return r.algorithm == first.algorithm;
+  });
+  return first.op + (one_algorithm ? " " + first.algorithm : std::string()) + ", " +
+         std::to_string(first.ranks) + " ranks, " +
          std::to_string(rows.size()) + " sizes from " + format_bytes(first.size_bytes) + " to " +
          format_bytes(rows.back().size_bytes);
 }

@@ -95,6 +95,19 @@ TEST_F(SizeSweepTest, SummaryDescribesTheSweepNotItsFirstSize) {
   }
 }
 
+TEST_F(SizeSweepTest, OneAlgorithmForEverySizeIsNamed) {
+  // auto picks tree and NVLS tree across 1-4 MiB here (the test above names none); a forced
+  // ring runs every size, so the description names it.
+  const std::string file = write("sweep.yaml", kSweep);
+  const auto o = run("run '" + file + "' --set workload.algorithm=ring --out '" +
+                     (dir_ / "ring").string() + "'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(row(o.out, "collective"),
+            "all_reduce ring, 16 ranks, 3 sizes from 1.000 MiB to 4.000 MiB, 3 finished (one "
+            "row each in the nccl-tests table below)")
+      << o.out;
+}
+
 TEST_F(SizeSweepTest, CompareShowsEverySizeForEveryRun) {
   const std::string file = write("sweep.yaml", kSweep);
   const fs::path out = dir_ / "cmp";
