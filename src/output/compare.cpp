@@ -137,14 +137,38 @@ double sweep_busbw(const CompareMetrics& m) {
   return m.collective_done ? m.busbw_gbytes_per_s : -1;
 }
 
-// What every run shares, above the table: the scenario, the topology shape and the workload.
-std::string shared_text(const scenario::RunResult& first, const CompareMetrics& first_metrics) {
+std::string topology_text(const scenario::TopologySummary& t) {
+  return t.description + ": " + std::to_string(t.hosts) + " hosts, " + std::to_string(t.nics) +
+         " NICs, " + std::to_string(t.switches) + " switches, " + std::to_string(t.links) +
+         " links";
+}
+
+// One topology line when every run built the same fabric shape; otherwise one per run, named
+// (variants may set other switches, radix or planes, and the first run's shape would then
+// misdescribe the others).
+std::string topology_lines(const FabricRuns& runs) {
+  const std::string first = topology_text(runs.front().second.topology);
+  const bool same = std::all_of(runs.begin(), runs.end(), [&](const auto& run) {
+    return topology_text(run.second.topology) == first;
+  });
+  if (same) return "  topology   " + first + "\n";
+  size_t width = 0;
+  for (const auto& [name, result] : runs) width = std::max(width, name.size());
+  std::string out;
+  for (const auto& [name, result] : runs) {
+    out += std::string(out.empty() ? "  topology   " : "             ") + name +
+           std::string(width - name.size(), ' ') + "  " + topology_text(result.topology) + "\n";
+  }
+  return out;
+}
+
+// What every run shares, above the table: the scenario, the topology shape (each run's when
+// they differ) and the workload.
+std::string shared_text(const FabricRuns& runs, const CompareMetrics& first_metrics) {
+  const scenario::RunResult& first = runs.front().second;
   std::string out =
       "  scenario   " + first.scenario_name + " (seed " + std::to_string(first.seed) + ")\n";
-  const scenario::TopologySummary& t = first.topology;
-  out += "  topology   " + t.description + ": " + std::to_string(t.hosts) + " hosts, " +
-         std::to_string(t.nics) + " NICs, " + std::to_string(t.switches) + " switches, " +
-         std::to_string(t.links) + " links\n";
+  out += topology_lines(runs);
   if (!first.jobs.empty() && first.jobs[0].training.present) {
     const scenario::TrainingResult& tr = first.jobs[0].training;
     out += "  workload   training step (" + tr.source + "), " + std::to_string(tr.gpus) +
@@ -453,7 +477,7 @@ std::string format_compare_table(const FabricRuns& runs) {
   add_outcome_rows(runs, ms, collective, training, rows);
   add_fabric_rows(ms, rows);
   add_cost_rows(ms, collective, training, rows);
-  return shared_text(runs.front().second, ms.front()) + aligned_table_text(runs, rows) +
+  return shared_text(runs, ms.front()) + aligned_table_text(runs, rows) +
          sweep_table_text(runs, ms);
 }
 
