@@ -52,10 +52,11 @@ void add_sweep_rows(const std::vector<scenario::CollectiveRow>& sizes, Rows& row
   const scenario::CollectiveRow& largest = sizes.back();
   const double avg = average_busbw(sizes);
   rows.emplace_back("bandwidth",
-                    "busbw " +
-                        (largest.time_ps >= 0 ? format_fixed(largest.busbw_gbytes_per_s, 2) + " GB/s"
-                                              : std::string("- (not finished)")) +
-                        " at " + format_bytes(largest.size_bytes) + ", average over the sizes " +
+                    (largest.time_ps >= 0 ? "algbw " + format_fixed(largest.algbw_gbytes_per_s, 2) +
+                                                " GB/s, busbw " +
+                                                format_fixed(largest.busbw_gbytes_per_s, 2) + " GB/s"
+                                          : std::string("not finished")) +
+                        " at " + format_bytes(largest.size_bytes) + "; average busbw over the sizes " +
                         (avg >= 0 ? format_fixed(avg, 2) + " GB/s" : std::string("-")));
 }
 
