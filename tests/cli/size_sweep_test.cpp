@@ -114,6 +114,22 @@ TEST_F(SizeSweepTest, OneAlgorithmForEverySizeIsNamed) {
       << o.out;
 }
 
+// hosts.count: 1 (issue 23 item 6): one 8-GPU node's sweep without a jobs: detour. Its GPUs
+// talk over NVLink only, so no transport message crosses the (two-host) fabric.
+TEST_F(SizeSweepTest, OneNodeSweepNeedsNoJobs) {
+  std::string text = kSweep;
+  text.replace(text.find("hosts: {count: 2,"), 17, "hosts: {count: 1,");
+  const std::string file = write("one.yaml", text);
+  const auto o = run("run '" + file + "' --out '" + (dir_ / "one").string() + "'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.err, "");
+  EXPECT_EQ(row(o.out, "job").rfind("8 GPUs (contiguous), done at ", 0), 0u) << o.out;
+  EXPECT_EQ(row(o.out, "collective").rfind("all_reduce", 0), 0u) << o.out;
+  EXPECT_NE(row(o.out, "collective").find(", 8 ranks, 3 sizes"), std::string::npos) << o.out;
+  EXPECT_EQ(row(o.out, "flows"), "0 / 0 completed") << "NVLink only:\n" << o.out;
+  EXPECT_EQ(busbw_of(dir_ / "one" / "nccl-tests.csv").size(), 3u);
+}
+
 TEST_F(SizeSweepTest, CompareShowsEverySizeForEveryRun) {
   const std::string file = write("sweep.yaml", kSweep);
   const fs::path out = dir_ / "cmp";
