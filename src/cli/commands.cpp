@@ -218,6 +218,19 @@ Preflight preflight(const scenario::LoadedScenario& loaded, const MemoryLimitArg
   return p;
 }
 
+// `run` on a file with variants: simulates the file itself (its base scenario), which is what a
+// sweep's runs and an A/B with --set need, so it is not refused; but a user who wrote variants
+// most likely wanted them, so one line on stderr says what ran and which command runs them all.
+// Empty when the file has none.
+std::string variants_note(const std::string& file, const scenario::Scenario& sc) {
+  if (sc.variants.empty()) return "";
+  std::string names;
+  for (const scenario::VariantSpec& v : sc.variants) names += (names.empty() ? "" : ", ") + v.name;
+  return "fabricsim: note: " + file + " has variants: (" + names +
+         "); run simulates the file without them; `fabricsim compare " + file +
+         "` runs each variant";
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
@@ -233,6 +246,10 @@ int run_command(const RunArgs& args) {
   InterruptGuard interrupt;  // from here on a signal stops the run and the files are written
   std::unique_ptr<StagedDir> staged;
   if (!stage_output(out_dir, !args.out_dir.empty(), loaded, staged)) return kExitBadInput;
+  // After every check that can refuse: bad input stays exactly one line on stderr.
+  if (const std::string note = variants_note(args.file, loaded.scenario); !note.empty()) {
+    std::cerr << note << "\n";
+  }
 
   scenario::RunResult result;
   {

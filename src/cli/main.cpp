@@ -111,6 +111,9 @@ struct Subcommands {
 void add_run(CLI::App& app, Subcommands& c) {
   c.run = app.add_subcommand(
       "run", "Simulate a scenario: summary on stdout, result files in --out or outputs.dir");
+  c.run->footer(
+      "A file with variants: runs without them (its base scenario), and a note on stderr names "
+      "`fabricsim compare FILE`, which runs each variant (README, Variants).\n");
   c.run->add_option("file", c.run_args.file, "Scenario YAML file")->required();
   add_set_option(c.run, c.run_args.sets);
   add_max_memory_option(c.run, c.run_args.max_memory);

@@ -46,6 +46,19 @@ constexpr std::array<Unit, 5> kRateUnits{{{"bps", 1, 1},
                                           {"Mbps", 1'000'000, 1},
                                           {"Gbps", 1'000'000'000, 1},
                                           {"Tbps", 1'000'000'000'000, 1}}};
+// What the parser reads: the canonical units above and the "b/s" spelling that summaries, the
+// fabric description and the docs print ("400 Gb/s"), so a rate copied from fabricsim's own
+// output reads back. format_rate_exact keeps to kRateUnits, whose forms are the canonical ones.
+constexpr std::array<Unit, 10> kRateParseUnits{{kRateUnits[0],
+                                                kRateUnits[1],
+                                                kRateUnits[2],
+                                                kRateUnits[3],
+                                                kRateUnits[4],
+                                                {"b/s", 1, 1},
+                                                {"Kb/s", 1'000, 1},
+                                                {"Mb/s", 1'000'000, 1},
+                                                {"Gb/s", 1'000'000'000, 1},
+                                                {"Tb/s", 1'000'000'000'000, 1}}};
 constexpr std::array<Unit, 3> kLengthUnits{{{"m", 1, 1}, {"cm", 1, 100}, {"km", 1'000, 1}}};
 
 constexpr Quantity kTime{"time", "1.5us", "picoseconds"};
@@ -244,7 +257,18 @@ ParseResult<int64_t> parse_bytes(std::string_view text) {
 }
 
 ParseResult<int64_t> parse_rate_bps(std::string_view text) {
-  return parse_integral(text, kRateUnits, kRate);
+  ParseResult<int64_t> r = parse_integral(text, kRateParseUnits, kRate);
+  // Bytes per second ("50GB/s", "50 GBps": how PCIe and NVLink are quoted) is the likely mix-up
+  // behind an unknown rate unit with a capital B; say so rather than list the bit units alone.
+  const size_t unit_at = text.find_first_not_of("0123456789. ");
+  if (!r.ok && unit_at != std::string_view::npos && r.error.rfind("unknown unit", 0) == 0) {
+    const std::string_view unit = text.substr(unit_at);
+    if (unit.find('B') != std::string_view::npos) {
+      r.error = "unknown unit " + quoted(unit) + " in " + quoted(text) +
+                "; rates are in bits per second (bps, Gbps, Gb/s ...), not bytes: 1 GB/s = 8 Gb/s";
+    }
+  }
+  return r;
 }
 
 ParseResult<double> parse_length_m(std::string_view text) {

@@ -29,7 +29,9 @@ struct ParseResult {
 ParseResult<int64_t> parse_time_ps(std::string_view text);
 // Units: B, KB (1000), MB, GB, KiB (1024), MiB, GiB. "0.5B" is an error.
 ParseResult<int64_t> parse_bytes(std::string_view text);
-// Units: bps, Kbps, Mbps, Gbps, Tbps (powers of 1000, as link rates are quoted).
+// Units: bps, Kbps, Mbps, Gbps, Tbps (powers of 1000, as link rates are quoted), also spelt
+// b/s, Kb/s, Mb/s, Gb/s, Tb/s as fabricsim prints them ("400 Gb/s"). A unit with a capital B
+// (bytes per second) gets its own message.
 ParseResult<int64_t> parse_rate_bps(std::string_view text);
 // Units: m, cm, km. Metres as a double: cable lengths only feed a propagation delay that is
 // rounded to the picosecond anyway (net::LinkConfig::propagation_ps).

@@ -11,6 +11,7 @@
 #include "core/units.h"
 #include "output/flow_stats.h"
 #include "output/marker.h"
+#include "output/nccl_table.h"
 #include "output/usd.h"
 #include "output/write.h"
 
@@ -69,6 +70,9 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
     m.collective_time_ps = r.collective.time_ps;
     m.busbw_gbytes_per_s = r.collective.busbw_gbytes_per_s;
   }
+  if (m.collective && !r.jobs.empty() && r.jobs[0].collectives.size() > 1) {
+    m.sweep = r.jobs[0].collectives;
+  }
   if (!r.jobs.empty() && r.jobs[0].training.present) {
     const scenario::TrainingResult& t = r.jobs[0].training;
     m.training = true;
@@ -126,18 +130,51 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
 
 namespace {
 
-// What every run shares, above the table: the scenario, the topology shape and the workload.
-std::string shared_text(const scenario::RunResult& first, const CompareMetrics& first_metrics) {
+// nccl-tests' average busbw over a sweep's sizes; a run of one size (a variant may drop the
+// sweep) counts as a sweep of that size; -1 when nothing finished.
+double sweep_busbw(const CompareMetrics& m) {
+  if (!m.sweep.empty()) return average_busbw(m.sweep);
+  return m.collective_done ? m.busbw_gbytes_per_s : -1;
+}
+
+std::string topology_text(const scenario::TopologySummary& t) {
+  return t.description + ": " + std::to_string(t.hosts) + " hosts, " + std::to_string(t.nics) +
+         " NICs, " + std::to_string(t.switches) + " switches, " + std::to_string(t.links) +
+         " links";
+}
+
+// One topology line when every run built the same fabric shape; otherwise one per run, named
+// (variants may set other switches, radix or planes, and the first run's shape would then
+// misdescribe the others).
+std::string topology_lines(const FabricRuns& runs) {
+  const std::string first = topology_text(runs.front().second.topology);
+  const bool same = std::all_of(runs.begin(), runs.end(), [&](const auto& run) {
+    return topology_text(run.second.topology) == first;
+  });
+  if (same) return "  topology   " + first + "\n";
+  size_t width = 0;
+  for (const auto& [name, result] : runs) width = std::max(width, name.size());
+  std::string out;
+  for (const auto& [name, result] : runs) {
+    out += std::string(out.empty() ? "  topology   " : "             ") + name +
+           std::string(width - name.size(), ' ') + "  " + topology_text(result.topology) + "\n";
+  }
+  return out;
+}
+
+// What every run shares, above the table: the scenario, the topology shape (each run's when
+// they differ) and the workload.
+std::string shared_text(const FabricRuns& runs, const CompareMetrics& first_metrics) {
+  const scenario::RunResult& first = runs.front().second;
   std::string out =
       "  scenario   " + first.scenario_name + " (seed " + std::to_string(first.seed) + ")\n";
-  const scenario::TopologySummary& t = first.topology;
-  out += "  topology   " + t.description + ": " + std::to_string(t.hosts) + " hosts, " +
-         std::to_string(t.nics) + " NICs, " + std::to_string(t.switches) + " switches, " +
-         std::to_string(t.links) + " links\n";
+  out += topology_lines(runs);
   if (!first.jobs.empty() && first.jobs[0].training.present) {
     const scenario::TrainingResult& tr = first.jobs[0].training;
     out += "  workload   training step (" + tr.source + "), " + std::to_string(tr.gpus) +
            " GPUs\n";
+  } else if (!first_metrics.sweep.empty()) {
+    out += "  workload   " + sweep_description(first_metrics.sweep) + "\n";
   } else if (first.collective.present) {
     const scenario::CollectiveResult& c = first.collective;
     out += "  workload   " + c.op + " " + c.algorithm + ", " + std::to_string(c.ranks) +
@@ -158,11 +195,21 @@ std::string shared_text(const scenario::RunResult& first, const CompareMetrics& 
 // latency, completion time, FCT, throughput and the steady-window goodput.
 void add_outcome_rows(const FabricRuns& runs, const std::vector<CompareMetrics>& ms,
                       bool collective, bool training, std::vector<Row>& rows) {
+  const bool sweep =
+      std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return !m.sweep.empty(); });
   rows.push_back(make_row("flows completed", ms, [](const CompareMetrics& m) -> Cell {
     return {std::to_string(m.flows_completed) + " / " + std::to_string(m.flows_total),
             std::nullopt};
   }));
-  if (collective) {
+  if (collective && sweep) {
+    // The first size alone would stand for the sweep: nccl-tests' own summary figure instead,
+    // with every size in the table below.
+    rows.push_back(make_row("avg busbw (sizes)", ms, [](const CompareMetrics& m) -> Cell {
+      const double avg = sweep_busbw(m);
+      if (avg < 0) return {"-", std::nullopt};
+      return {format_fixed(avg, 2) + " GB/s", avg};
+    }));
+  } else if (collective) {
     rows.push_back(make_row("collective time", ms, [](const CompareMetrics& m) {
       return time_cell(m.collective_time_ps, m.collective_done);
     }));
@@ -293,7 +340,16 @@ void add_cost_rows(const std::vector<CompareMetrics>& ms, bool collective, bool 
     if (!m.priced) return {"-", std::nullopt};
     return {format_fixed(m.power_per_unit_w, 1) + " W", m.power_per_unit_w};
   }));
-  if (collective) {
+  const bool sweep =
+      std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return !m.sweep.empty(); });
+  if (collective && sweep) {
+    rows.push_back(make_row("avg busbw per network $M", ms, [](const CompareMetrics& m) -> Cell {
+      const double avg = sweep_busbw(m);
+      if (!m.priced || avg < 0) return {"-", std::nullopt};
+      const double v = avg / m.fabric_musd;
+      return {format_fixed(v, 2) + " GB/s", v};
+    }));
+  } else if (collective) {
     rows.push_back(make_row("busbw per network $M", ms, [](const CompareMetrics& m) -> Cell {
       if (!m.priced || !m.collective_done) return {"-", std::nullopt};
       const double v = m.busbw_gbytes_per_s / m.fabric_musd;
@@ -348,6 +404,64 @@ std::string aligned_table_text(const FabricRuns& runs, std::vector<Row>& rows) {
   return out;
 }
 
+// A size sweep, one row per size as nccl-tests prints it: each run's time (us) and busbw (GB/s),
+// and with two runs the busbw ratio. Sizes are the union over the runs (a variant's --set may
+// change the sweep), ascending; "-" where a run has no such size or did not finish it.
+std::string sweep_table_text(const FabricRuns& runs, const std::vector<CompareMetrics>& ms) {
+  std::vector<int64_t> sizes;
+  for (const CompareMetrics& m : ms) {
+    for (const scenario::CollectiveRow& r : m.sweep) sizes.push_back(r.size_bytes);
+  }
+  if (sizes.empty()) return "";
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  auto find = [](const CompareMetrics& m, int64_t size) -> const scenario::CollectiveRow* {
+    for (const scenario::CollectiveRow& r : m.sweep) {
+      if (r.size_bytes == size && r.time_ps >= 0) return &r;
+    }
+    return nullptr;
+  };
+  const bool ratio = runs.size() == 2;
+  std::vector<std::vector<std::string>> lines;
+  std::vector<std::string> header{"size (B)"};
+  for (const auto& [name, result] : runs) {
+    header.push_back(name + " time (us)");
+    header.push_back(name + " busbw (GB/s)");
+  }
+  if (ratio) header.push_back("busbw " + runs[0].first + "/" + runs[1].first);
+  lines.push_back(std::move(header));
+  for (int64_t size : sizes) {
+    std::vector<std::string> line{std::to_string(size)};
+    for (const CompareMetrics& m : ms) {
+      const scenario::CollectiveRow* r = find(m, size);
+      line.push_back(r ? format_fixed(static_cast<double>(r->time_ps) * 1e-6, 2) : "-");
+      line.push_back(r ? format_fixed(r->busbw_gbytes_per_s, 2) : "-");
+    }
+    if (ratio) {
+      const scenario::CollectiveRow* a = find(ms[0], size);
+      const scenario::CollectiveRow* b = find(ms[1], size);
+      line.push_back(a && b && a->busbw_gbytes_per_s > 0 && b->busbw_gbytes_per_s > 0
+                         ? format_fixed(a->busbw_gbytes_per_s / b->busbw_gbytes_per_s, 3)
+                         : "");
+    }
+    lines.push_back(std::move(line));
+  }
+  std::vector<size_t> widths(lines.front().size());
+  for (const auto& line : lines) {
+    for (size_t i = 0; i < line.size(); ++i) widths[i] = std::max(widths[i], line[i].size());
+  }
+  std::string out = "\n  nccl-tests rows per size (every run's DIR/<run>/nccl-tests.csv has them):\n";
+  for (const auto& line : lines) {
+    std::string text = " ";
+    for (size_t i = 0; i < line.size(); ++i) {
+      text += std::string(3 + widths[i] - line[i].size(), ' ') + line[i];
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_compare_table(const FabricRuns& runs) {
@@ -363,7 +477,8 @@ std::string format_compare_table(const FabricRuns& runs) {
   add_outcome_rows(runs, ms, collective, training, rows);
   add_fabric_rows(ms, rows);
   add_cost_rows(ms, collective, training, rows);
-  return shared_text(runs.front().second, ms.front()) + aligned_table_text(runs, rows);
+  return shared_text(runs, ms.front()) + aligned_table_text(runs, rows) +
+         sweep_table_text(runs, ms);
 }
 
 std::string compare_csv_text(const FabricRuns& runs) {

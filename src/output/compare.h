@@ -25,6 +25,10 @@ struct CompareMetrics {
   bool collective_done = false;    // ... and it finished
   int64_t collective_time_ps = 0;  // 0 unless collective_done
   double busbw_gbytes_per_s = 0;   // nccl-tests busbw, GB/s = 1e9 B/s
+  // A size sweep (workload.max_size): every size's nccl-tests row, smallest first; empty for one
+  // size. collective_time_ps and busbw_gbytes_per_s above are then the first size's (compare.csv
+  // keeps them; each run's nccl-tests.csv has every size).
+  std::vector<scenario::CollectiveRow> sweep;
   bool training = false;           // the (first job's) workload is a training step
   bool training_done = false;      // ... and it finished
   int64_t step_time_ps = 0;        // 0 unless training_done

@@ -1,6 +1,9 @@
 #include "output/nccl_table.h"
 
+#include <algorithm>
 #include <cstdio>
+
+#include "core/units.h"
 
 namespace fabricsim::output {
 namespace {
@@ -24,8 +27,6 @@ std::string nccl_table_text(const std::vector<scenario::CollectiveRow>& rows) {
          "algorithm/protocol/channels\n";
   out += "#" + pad("(B)", 12) + pad("(elements)", 14) + pad("", 10) + pad("", 8) + pad("", 6) +
          pad("(us)", 11) + pad("(GB/s)", 9) + pad("(GB/s)", 9) + "\n";
-  double sum_busbw = 0;
-  int finished = 0;
   for (const scenario::CollectiveRow& r : rows) {
     const bool done = r.time_ps >= 0;
     out += " " + pad(std::to_string(r.size_bytes), 12) + pad(std::to_string(r.count), 14) +
@@ -33,17 +34,39 @@ std::string nccl_table_text(const std::vector<scenario::CollectiveRow>& rows) {
     if (done) {
       out += pad(fmt("%.2f", static_cast<double>(r.time_ps) * 1e-6), 11) +
              pad(fmt("%.2f", r.algbw_gbytes_per_s), 9) + pad(fmt("%.2f", r.busbw_gbytes_per_s), 9);
-      sum_busbw += r.busbw_gbytes_per_s;
-      ++finished;
     } else {
       out += pad("-", 11) + pad("-", 9) + pad("-", 9);
     }
     out += "  " + r.algorithm + "/" + r.protocol + "/" + std::to_string(r.channels) + "\n";
   }
   // nccl-tests' closing line: the mean busbw over the sizes run.
-  out += "# Avg bus bandwidth    : " +
-         (finished > 0 ? fmt("%g", sum_busbw / finished) : std::string("-")) + "\n";
+  const double avg = average_busbw(rows);
+  out += "# Avg bus bandwidth    : " + (avg >= 0 ? fmt("%g", avg) : std::string("-")) + "\n";
   return out;
+}
+
+double average_busbw(const std::vector<scenario::CollectiveRow>& rows) {
+  double sum_busbw = 0;
+  int finished = 0;
+  for (const scenario::CollectiveRow& r : rows) {
+    if (r.time_ps < 0) continue;
+    sum_busbw += r.busbw_gbytes_per_s;
+    ++finished;
+  }
+  return finished > 0 ? sum_busbw / finished : -1;
+}
+
+std::string sweep_description(const std::vector<scenario::CollectiveRow>& rows) {
+  const scenario::CollectiveRow& first = rows.front();
+  // The algorithm only when every size ran the same one (forced, or auto's choice throughout);
+  // otherwise the table's per-size column says which ran where.
+  const bool one_algorithm = std::all_of(rows.begin(), rows.end(), [&](const auto& r) {
+    return r.algorithm == first.algorithm;
+  });
+  return first.op + (one_algorithm ? " " + first.algorithm : std::string()) + ", " +
+         std::to_string(first.ranks) + " ranks, " +
+         std::to_string(rows.size()) + " sizes from " + format_bytes(first.size_bytes) + " to " +
+         format_bytes(rows.back().size_bytes);
 }
 
 std::string nccl_tests_csv_text(const std::vector<scenario::CollectiveRow>& rows) {

@@ -18,6 +18,13 @@ inline constexpr const char* kNcclTestsCsvHeader =
 // #wrong column: no data is computed), then what ran (algorithm, protocol, channels), and the
 // closing "# Avg bus bandwidth" line over finished rows. Unfinished rows show "-".
 std::string nccl_table_text(const std::vector<scenario::CollectiveRow>& rows);
+// nccl-tests' "# Avg bus bandwidth": the mean busbw over the finished rows; -1 when none finished.
+double average_busbw(const std::vector<scenario::CollectiveRow>& rows);
+// A size sweep (nccl-tests -b/-e/-f: one collective, several sizes) as one phrase for the
+// summary's and compare's header, where the first size alone would misdescribe it:
+// "all_reduce, 16 ranks, 19 sizes from 8 B to 64.00 MiB" ("all_reduce ring, ..." when every
+// size ran the same algorithm). REQUIRES: !rows.empty().
+std::string sweep_description(const std::vector<scenario::CollectiveRow>& rows);
 // One line per row; an unfinished row leaves time and bandwidths empty.
 std::string nccl_tests_csv_text(const std::vector<scenario::CollectiveRow>& rows);
 

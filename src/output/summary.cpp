@@ -41,6 +41,25 @@ std::string percent(double fraction) { return format_fixed(fraction * 100.0, 1) 
 // one part of them.
 using Rows = std::vector<std::pair<std::string, std::string>>;
 
+// A size sweep: r.collective is its first (smallest) size only, so the rows describe the sweep
+// and its headline figures, nccl-tests' (the largest size's busbw and the average over the
+// sizes); the nccl-tests table below has one row per size.
+void add_sweep_rows(const std::vector<scenario::CollectiveRow>& sizes, Rows& rows) {
+  const auto finished = std::count_if(sizes.begin(), sizes.end(),
+                                      [](const scenario::CollectiveRow& s) { return s.time_ps >= 0; });
+  rows.emplace_back("collective", sweep_description(sizes) + ", " + count(finished) + " finished" +
+                                      " (one row each in the nccl-tests table below)");
+  const scenario::CollectiveRow& largest = sizes.back();
+  const double avg = average_busbw(sizes);
+  rows.emplace_back("bandwidth",
+                    (largest.time_ps >= 0 ? "algbw " + format_fixed(largest.algbw_gbytes_per_s, 2) +
+                                                " GB/s, busbw " +
+                                                format_fixed(largest.busbw_gbytes_per_s, 2) + " GB/s"
+                                          : std::string("not finished")) +
+                        " at " + format_bytes(largest.size_bytes) + "; average busbw over the sizes " +
+                        (avg >= 0 ? format_fixed(avg, 2) + " GB/s" : std::string("-")));
+}
+
 // What ran and for how long: scenario, fabric, topology, simulated time, flows, the collective.
 void add_run_rows(const scenario::RunResult& r, const FlowStats& flows, Rows& rows) {
   rows.emplace_back("scenario", r.scenario_name + " (seed " + std::to_string(r.seed) + ")");
@@ -55,7 +74,9 @@ void add_run_rows(const scenario::RunResult& r, const FlowStats& flows, Rows& ro
                                                    : " (stopped before every flow finished)"));
   rows.emplace_back("flows", count(flows.completed) + " / " + count(flows.total) + " completed");
   const scenario::CollectiveResult& c = r.collective;
-  if (c.present && c.time_ps < 0) {  // stopped (stop_time, interrupted, QP errors) before the end
+  if (c.present && !r.jobs.empty() && r.jobs[0].collectives.size() > 1) {
+    add_sweep_rows(r.jobs[0].collectives, rows);
+  } else if (c.present && c.time_ps < 0) {  // stopped (stop_time, interrupted, QP errors) before the end
     rows.emplace_back("collective", c.op + " " + c.algorithm + ", " + count(c.ranks) + " ranks, " +
                                         format_bytes(c.size_bytes) + ", not finished");
   } else if (c.present) {

@@ -82,10 +82,12 @@ const std::vector<Knob> kTopologySizeKnobs = {
     bind(
         {.path = "hosts.count",
          .type = KnobType::kInt,
-         .description = "Number of hosts",
+         .description = "Number of hosts; 1 only with node.gpus_per_node (one node's GPUs on "
+                        "NVLink, run as a one-node job on a two-host fabric, as scaling.nodes "
+                        "runs 1)",
          .source = "SPEC §5 example; at most 2^24 (16.7 M), ~80x the largest AI cluster built "
                    "(~200k GPUs), so hosts x NICs per host fits int32",
-         .min = Bound{2},
+         .min = Bound{1},
          .max = Bound{16'777'216}},
         [](auto& s) -> auto& { return s.topology.hosts; }),
     bind(

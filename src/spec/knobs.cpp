@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "spec/did_you_mean.h"
+
 namespace fabricsim::scenario {
 namespace {
 
@@ -289,7 +291,7 @@ ParseResult<KnobValue> parse_knob_value(const Knob& k, std::string_view text) {
       for (const std::string& choice : k.choices) {
         if (choice == text) return checked(k, std::string(text), 0, 0);
       }
-      return failed("must be one of: " + join(k.choices));
+      return failed("must be one of: " + join(k.choices) + did_you_mean_suffix(text, k.choices));
     case KnobType::kString:
       return checked(k, std::string(text), 0, 0);
     case KnobType::kIntList:
@@ -366,7 +368,7 @@ std::string render_keys_markdown() {
       "structs. Nested keys may be written as YAML maps (`fabric: {link: {rate: 400Gbps}}`) and\n"
       "overridden on the command line with `--set fabric.link.rate=100Gbps`. Values with units\n"
       "need the unit: time ps|ns|us|ms|s, bytes B|KB|MB|GB|KiB|MiB|GiB, rate\n"
-      "bps|Kbps|Mbps|Gbps|Tbps, length m|cm|km.\n\n"
+      "bps|Kbps|Mbps|Gbps|Tbps (also b/s|Kb/s|Mb/s|Gb/s|Tb/s, as in `400 Gb/s`), length m|cm|km.\n\n"
       "| key | type | default | allowed | only with | description | default's source |\n"
       "|---|---|---|---|---|---|---|\n";
   for (const Knob& k : knobs()) {

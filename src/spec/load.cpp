@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/units.h"
+#include "spec/did_you_mean.h"
 #include "spec/knobs.h"
 #include "spec/load_checks.h"
 #include "spec/load_text.h"
@@ -67,6 +68,7 @@ class Loader {
         }
       }
     }
+    single_node();
     resolve_beside(out_.scenario.training.file);
     for (JobSpec& job : out_.scenario.jobs) resolve_beside(job.training.file);
     return std::move(out_);
@@ -101,7 +103,7 @@ class Loader {
       }
       if (find_knob(sub) == nullptr && !is_group(sub)) {
         if (const std::string hint = retired_key_hint(sub); !hint.empty()) fail(where, sub, hint);
-        fail(where, sub, "unknown key '" + parts.back() + "'; allowed: " + join(child_keys(group)));
+        fail(where, sub, unknown_key_message(parts.back(), child_keys(group)));
       }
       group = sub;
       if (dot == std::string::npos) break;
@@ -210,8 +212,7 @@ class Loader {
         walk(value, path);
       } else {
         if (const std::string hint = retired_key_hint(path); !hint.empty()) fail(where, path, hint);
-        fail(where, path,
-             "unknown key '" + key.Scalar() + "'; allowed: " + join(child_keys(group)));
+        fail(where, path, unknown_key_message(key.Scalar(), child_keys(group)));
       }
     }
   }
@@ -245,6 +246,32 @@ class Loader {
                  std::to_string(t.nics_per_host));
     }
     t.hosts = nics / t.nics_per_host;
+  }
+
+  // hosts.count: 1 with GPUs: one node, its GPUs on NVLink (an 8-GPU nccl-tests run). Every
+  // topology builder joins at least two hosts, so it runs as scaling.nodes runs one node
+  // (resolve/resolve.cpp scaling_point): a two-host fabric with a one-node job on it, which the
+  // summary's job row shows. Without GPUs one host has nothing to talk to.
+  void single_node() {
+    Scenario& s = out_.scenario;
+    if (!written("hosts.count") || s.topology.hosts != 1) return;
+    if (s.node.gpus_per_node == 0) {
+      fail(out_.locate("hosts.count"), "hosts.count",
+           "must be >= 2 without GPUs (a fabric joins at least 2 hosts); one host alone needs "
+           "node.gpus_per_node");
+    }
+    if (!s.jobs.empty()) {
+      fail(out_.locate("hosts.count"), "hosts.count",
+           "must be >= 2 with jobs: (each job takes whole nodes of the fabric)");
+    }
+    if (!s.scaling_nodes.empty()) return;  // scaling builds each node count's fabric itself
+    JobSpec job;
+    job.name = "job0";
+    job.nodes = 1;
+    job.workload = s.workload;
+    job.training = s.training;
+    s.jobs = {job};
+    s.topology.hosts = 2;
   }
 
   // topology.kind: dragonfly: p·a·g NICs set hosts.count; the fat-tree shape keys are unused.
@@ -315,13 +342,16 @@ class Loader {
           } else if (v.IsScalar() && v.Scalar() == "scattered") {
             job.placement = Placement::kScattered;
           } else {
-            fail(kw, path, "expected one of: contiguous, scattered");
+            fail(kw, path,
+                 "expected one of: contiguous, scattered" +
+                     did_you_mean_suffix(v.IsScalar() ? v.Scalar() : "",
+                                         {"contiguous", "scattered"}));
           }
         } else if (key == "workload" || key == "training") {
           sub_root[key] = v;
         } else {
           fail(kw, path,
-               "unknown key '" + key + "'; allowed: name, nodes, placement, workload, training");
+               unknown_key_message(key, {"name", "nodes", "placement", "workload", "training"}));
         }
       }
       if (job.nodes == 0) fail(here, base + ".nodes", "missing: how many nodes the job runs on");

@@ -2,9 +2,9 @@
 // against the knob registry (spec/knobs.h), producing a frozen Scenario.
 //
 // Every error is one line, `FILE:LINE: key.path: message`, so editors and CI can jump to it:
-//   default.yaml:4: fabric.link.rat: unknown key 'rat'; allowed: rate, cable
+//   default.yaml:4: fabric.link.rat: unknown key 'rat'; did you mean 'rate'? allowed: rate, cable
 //   default.yaml:4: fabric.link.rate: missing unit in '400'; expected a rate like 400Gbps
-//   --set:2: routing.ecmp.hash: must be one of: crc32, xor_fold
+//   --set:2: routing.ecmp.hash: must be one of: crc32, xor_fold; did you mean 'crc32'?
 //   default.yaml:9: (yaml): end of map not found
 // LINE is 1-based. An override is located as `--set:N` (or `--unset:N`), N counting that
 // option's occurrences from 1 in command-line order. Pseudo key paths name errors that belong to

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "spec/did_you_mean.h"
 #include "spec/scenario_file.h"
 
 namespace fabricsim::scenario {
@@ -14,6 +15,11 @@ std::string join(const std::vector<std::string>& items) {
 
 std::string join_path(const std::string& group, const std::string& key) {
   return group.empty() ? key : group + "." + key;
+}
+
+std::string unknown_key_message(const std::string& key, const std::vector<std::string>& allowed) {
+  return "unknown key '" + key + "'; " + did_you_mean_prefix(key, allowed) + "allowed: " +
+         join(allowed);
 }
 
 std::string expected_value(const Knob& k) {

@@ -212,7 +212,8 @@ struct Scenario {
   // acceleration ratio against the first (engine/run.h run_scenario); empty = one run.
   std::vector<int> scaling_nodes;
   workload::CollectiveConfig collective;  // the NCCL-style collective engine (collective.*)
-  // Named runs for `fabricsim compare` (spec/variants.h); `run` ignores them.
+  // Named runs for `fabricsim compare` (spec/variants.h); `run` simulates the file without them
+  // and notes it on stderr (cli/commands.cpp).
   std::vector<VariantSpec> variants;
   // Prices and power for the bill of materials (cost.*; resolve/cost/bom.h). Nothing in a run
   // depends on it.

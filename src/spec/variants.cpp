@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "spec/did_you_mean.h"
 #include "spec/load.h"
+#include "spec/load_text.h"
 
 namespace fabricsim::scenario {
 
@@ -56,7 +58,10 @@ std::vector<VariantSpec> read_variants(const YAML::Node& value, const std::strin
       } else if (key == "fabric") {
         if (!val.IsScalar() ||
             std::find(kFabrics.begin(), kFabrics.end(), val.Scalar()) == kFabrics.end()) {
-          fail(at, path, "expected one of: roce, ib, uet, tcp, iwarp");
+          fail(at, path,
+               "expected one of: roce, ib, uet, tcp, iwarp" +
+                   did_you_mean_suffix(val.IsScalar() ? val.Scalar() : "",
+                                       kFabrics));
         }
         v.fabric = val.Scalar();
       } else if (key == "set") {
@@ -76,7 +81,7 @@ std::vector<VariantSpec> read_variants(const YAML::Node& value, const std::strin
           v.set_lines.push_back(set_at);
         }
       } else {
-        fail(at, path, "unknown key '" + key + "'; allowed: name, fabric, set");
+        fail(at, path, unknown_key_message(key, {"name", "fabric", "set"}));
       }
     }
     if (v.name.empty()) fail(v.line, base + ".name", "missing: the variant's column name");

@@ -55,7 +55,7 @@ TEST_F(CliTest, LoaderErrorsExitTwoWithOneLine) {
 TEST_F(CliTest, BadOverrideExitsTwo) {
   const std::string file = write("good.yaml", kGood);
   expect_bad_input(file, "--set seed=1 --set fabric.link.rat=1Gbps",
-                   R"(^--set:2: fabric\.link\.rat: unknown key 'rat'; allowed: rate, cable, loss_rate$)");
+                   R"(^--set:2: fabric\.link\.rat: unknown key 'rat'; did you mean 'rate'\? allowed: rate, cable, loss_rate$)");
 }
 
 TEST_F(CliTest, MissingFileExitsTwo) {

@@ -141,7 +141,7 @@ TEST_F(InputLimitsTest, UnsetMakesAnAbRun) {
   EXPECT_EQ(compare.exit_code, 0) << compare.err;
   expect_bad_input(
       file, "--unset seed --unset fabric.roce.dcqcn_profil",
-      R"(^--unset:2: fabric\.roce\.dcqcn_profil: unknown key 'dcqcn_profil'; allowed: .*$)");
+      R"(^--unset:2: fabric\.roce\.dcqcn_profil: unknown key 'dcqcn_profil'; did you mean 'dcqcn_profile'\? allowed: .*$)");
   EXPECT_EQ(run("validate '" + file + "' --unset fabric.ib.mtu").exit_code, 0)
       << "a known key the file does not set is harmless";
   const CliOutcome tech = run("compare '" + file + "' --unset fabric.technology");

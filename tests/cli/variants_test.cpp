@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +72,64 @@ TEST_F(VariantsTest, FabricsBesideVariantsIsRefused) {
   EXPECT_EQ(o.exit_code, 2);
   ASSERT_EQ(o.err_lines.size(), 1u) << o.err;
   EXPECT_NE(o.err_lines[0].find("--fabrics"), std::string::npos);
+}
+
+// Issue 23 item 6: variants on different switches get one topology line each in compare's
+// header, named, each as that run's result.json describes its topology.
+TEST_F(VariantsTest, HeaderStatesEachVariantsTopology) {
+  std::string text = kFile;
+  text = text.substr(0, text.find("variants:\n")) +
+         "variants:\n"
+         "  - {name: radix4, fabric: roce}\n"
+         "  - {name: radix8, fabric: roce, set: [topology.radix=8]}\n";
+  const std::string file = write("v.yaml", text);
+  const fs::path out = dir_ / "topo";
+  const auto o = run("compare '" + file + "' --out '" + out.string() + "'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto described = [&](const std::string& name) {
+    const nlohmann::json t = nlohmann::json::parse(read_file(out / name / "result.json"))["topology"];
+    return t["description"].get<std::string>() + ": " + std::to_string(t["hosts"].get<int>()) +
+           " hosts, " + std::to_string(t["nics"].get<int>()) + " NICs, " +
+           std::to_string(t["switches"].get<int>()) + " switches, " +
+           std::to_string(t["links"].get<int>()) + " links";
+  };
+  const std::string four = described("radix4"), eight = described("radix8");
+  EXPECT_NE(four, eight) << "the override changed the switches";
+  const std::vector<std::string> lines = split_lines(o.out);
+  ASSERT_GE(lines.size(), 3u) << o.out;
+  EXPECT_EQ(lines[1], "  topology   radix4  " + four) << o.out;
+  EXPECT_EQ(lines[2], "             radix8  " + eight) << o.out;
+
+  // The same shape for every run stays one unnamed line.
+  const auto same = run("compare '" + file + "' --out '" + (dir_ / "same").string() +
+                        "' --set topology.radix=8");
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  const std::vector<std::string> same_lines = split_lines(same.out);
+  ASSERT_GE(same_lines.size(), 3u) << same.out;
+  EXPECT_EQ(same_lines[1], "  topology   " + eight) << same.out;
+  EXPECT_EQ(same_lines[2].rfind("  workload   ", 0), 0u) << same.out;
+}
+
+// Issue 23 item 6: `run` on a file with variants simulates the file itself (a sweep's runs need
+// that) and says so in one stderr line that names compare.
+TEST_F(VariantsTest, RunSaysItIgnoresTheVariants) {
+  const std::string file = write("v.yaml", kFile);
+  const auto o = run("run '" + file + "' --out '" + (dir_ / "run").string() + "'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  ASSERT_EQ(o.err_lines.size(), 1u) << o.err;
+  EXPECT_EQ(o.err_lines[0], "fabricsim: note: " + file +
+                                " has variants: (plain, small-mtu, ib); run simulates the file "
+                                "without them; `fabricsim compare " +
+                                file + "` runs each variant");
+  EXPECT_TRUE(fs::exists(dir_ / "run" / "result.json")) << "the base scenario ran";
+  EXPECT_FALSE(fs::exists(dir_ / "run" / "plain")) << "no variant ran";
+
+  std::string plain = kFile;
+  plain = plain.substr(0, plain.find("variants:\n"));
+  const std::string no_variants = write("plain.yaml", plain);
+  const auto p = run("run '" + no_variants + "' --out '" + (dir_ / "plain").string() + "'");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.err.find("variants"), std::string::npos) << "no note without variants: " << p.err;
 }
 
 TEST_F(VariantsTest, MalformedVariantsNameTheirKey) {

@@ -110,6 +110,52 @@ TEST(ParseRate, ExactDecimalRates) {
   EXPECT_FALSE(parse_rate_bps("400GB/s").ok) << "bytes per second is not accepted";
 }
 
+// Issue 23 item 6: a rate as fabricsim prints it (the fabric description's "400 Gb/s", the
+// summary's "400.0 Gbps") is accepted. Expected values are written out in bits per second.
+TEST(ParseRate, PrintedSpellings) {
+  EXPECT_EQ(rate_ok("400 Gb/s"), 400'000'000'000) << "the fabric description's form";
+  EXPECT_EQ(rate_ok("400Gb/s"), 400'000'000'000) << "without the space";
+  EXPECT_EQ(rate_ok("400 Gbps"), 400'000'000'000) << "the canonical unit with a space";
+  EXPECT_EQ(rate_ok("400.0 Gbps"), 400'000'000'000) << "format_rate's form";
+  EXPECT_EQ(rate_ok("1.6 Tb/s"), 1'600'000'000'000) << "Tb/s";
+  EXPECT_EQ(rate_ok("100 Mb/s"), 100'000'000) << "Mb/s";
+  EXPECT_EQ(rate_ok("10 Kb/s"), 10'000) << "Kb/s";
+  EXPECT_EQ(rate_ok("9 b/s"), 9) << "b/s";
+  EXPECT_EQ(rate_ok("25.78125 Gb/s"), 25'781'250'000) << "EDR lane rate, exact in b/s too";
+  EXPECT_EQ(format_rate_exact(400'000'000'000), "400Gbps")
+      << "the canonical (docs, messages) spelling does not change";
+}
+
+TEST(ParseRate, PrintedFormsReadBack) {
+  // format_rate keeps 4 significant digits: a value that has no more reads back exactly.
+  for (int64_t bps : {int64_t{9}, int64_t{100'000'000}, int64_t{1'000'000'000},
+                      int64_t{400'000'000'000}, int64_t{1'600'000'000'000}}) {
+    EXPECT_EQ(rate_ok(format_rate(static_cast<double>(bps))), bps) << format_rate(bps);
+  }
+  // The fabric description (engine/packet/harvest.cpp) prints whole Gb/s as "N Gb/s".
+  for (int64_t gbps : {1, 100, 400, 800, 1600}) {
+    EXPECT_EQ(rate_ok(std::to_string(gbps) + " Gb/s"), gbps * 1'000'000'000) << gbps;
+  }
+}
+
+TEST(ParseRate, BadRatesOneClearPhrase) {
+  EXPECT_EQ(parse_rate_bps("400GB/s").error,
+            "unknown unit 'GB/s' in '400GB/s'; rates are in bits per second (bps, Gbps, Gb/s ...), "
+            "not bytes: 1 GB/s = 8 Gb/s")
+      << "bytes per second is named as the mix-up";
+  EXPECT_EQ(parse_rate_bps("50 GBps").error,
+            "unknown unit 'GBps' in '50 GBps'; rates are in bits per second (bps, Gbps, Gb/s ...), "
+            "not bytes: 1 GB/s = 8 Gb/s");
+  EXPECT_EQ(parse_rate_bps("400 Gbit/s").error,
+            "unknown unit 'Gbit/s' in '400 Gbit/s'; expected one of: bps, Kbps, Mbps, Gbps, Tbps, "
+            "b/s, Kb/s, Mb/s, Gb/s, Tb/s");
+  EXPECT_EQ(parse_rate_bps("400 gb/s").error,
+            "unknown unit 'gb/s' in '400 gb/s'; expected one of: bps, Kbps, Mbps, Gbps, Tbps, "
+            "b/s, Kb/s, Mb/s, Gb/s, Tb/s")
+      << "units stay case-sensitive (Mb and MB differ by 8)";
+  EXPECT_EQ(parse_rate_bps("Gb/s").error, "'Gb/s' is not a rate; expected a rate like 400Gbps");
+}
+
 TEST(ParseLength, Metres) {
   EXPECT_DOUBLE_EQ(parse_length_m("3m").value, 3.0) << "metres";
   EXPECT_DOUBLE_EQ(parse_length_m("50cm").value, 0.5) << "centimetres";

@@ -39,6 +39,34 @@ TEST(GpuKeys, AGpuNodeGetsOneNicPerGpuUnlessTold) {
   EXPECT_EQ(c.topology.nics_per_host, 1) << "without GPUs a host has one NIC";
 }
 
+// Issue 23 item 6: hosts.count: 1 with GPUs is one node's GPUs, run as scaling.nodes runs one
+// node: a one-node job (the file's workload and training) on a two-host fabric.
+TEST(GpuKeys, OneHostWithGpusIsAOneNodeJob) {
+  const Scenario s = load_scenario_string(
+                         "name: x\nhosts: {count: 1}\nnode: {gpus_per_node: 8}\n"
+                         "workload: {kind: collective, op: all_gather, size: 2MiB}\n",
+                         "g.yaml")
+                         .scenario;
+  ASSERT_EQ(s.jobs.size(), 1u);
+  EXPECT_EQ(s.jobs[0].nodes, 1) << "one node";
+  EXPECT_EQ(s.jobs[0].workload.op, workload::CollOp::kAllGather) << "the file's workload";
+  EXPECT_EQ(s.jobs[0].workload.size_bytes, 2 << 20);
+  EXPECT_EQ(s.topology.hosts, 2) << "every topology builder joins at least two hosts";
+  EXPECT_EQ(load_error("name: x\nhosts: {count: 1}\nnode: {gpus_per_node: 8}\n"
+                       "workload: {kind: collective, size: 2MiB}\n"),
+            "")
+      << "it resolves";
+  EXPECT_EQ(load_error("name: x\nhosts: {count: 1}\nnode: {gpus_per_node: 8}\njobs:\n"
+                       "  - {name: a, nodes: 1, workload: {kind: collective}}\n"),
+            "g.yaml:2: hosts.count: must be >= 2 with jobs: (each job takes whole nodes of the "
+            "fabric)");
+  EXPECT_EQ(load_error("name: x\nhosts: {count: 1}\n"),
+            "g.yaml:2: hosts.count: must be >= 2 without GPUs (a fabric joins at least 2 hosts); "
+            "one host alone needs node.gpus_per_node");
+  const Scenario two = load_scenario_string("name: x\nnode: {gpus_per_node: 8}\n", "g.yaml").scenario;
+  EXPECT_TRUE(two.jobs.empty()) << "hosts.count left at its default is not a single node";
+}
+
 TEST(GpuKeys, JobsCarryTheirOwnWorkload) {
   EXPECT_EQ(load_error("name: x\nnode: {gpus_per_node: 8}\ntraining: {layers: 2}\njobs:\n"
                        "  - {name: a, nodes: 1, workload: {kind: collective, size: 1MiB}}\n"),
@@ -50,7 +78,8 @@ TEST(GpuKeys, JobsCarryTheirOwnWorkload) {
             "g.yaml:4: jobs[0].nodes: missing: how many nodes the job runs on");
   EXPECT_EQ(load_error("name: x\nnode: {gpus_per_node: 8}\njobs:\n"
                        "  - {name: a, nodes: 1, workload: {sizes: 1}}\n"),
-            "g.yaml:4: jobs[0].workload.sizes: unknown key 'sizes'; allowed: kind, op, algorithm, "
+            "g.yaml:4: jobs[0].workload.sizes: unknown key 'sizes'; did you mean 'size'? "
+            "allowed: kind, op, algorithm, "
             "protocol, channels, root, size, max_size, step_factor, data_type, slice, pattern, "
             "flow_size, senders, receiver, load, duration, size_cdf, flows, ping_pong, group_size");
 }

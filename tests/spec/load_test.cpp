@@ -124,11 +124,27 @@ TEST(LoadErrors, UnknownKeys) {
             "routing, workload, jobs, scaling, jobs_alone, stop_time, outputs, faults, node, training, collective, cost, variants")
       << "unknown top-level key lists the top-level keys";
   EXPECT_EQ(error_of("fabric:\n  link:\n    rat: 400Gbps\n"),
-            "s.yaml:3: fabric.link.rat: unknown key 'rat'; allowed: rate, cable, loss_rate")
+            "s.yaml:3: fabric.link.rat: unknown key 'rat'; did you mean 'rate'? allowed: rate, "
+            "cable, loss_rate")
       << "unknown nested key lists its siblings";
   EXPECT_EQ(error_of("fabric: {link: {rate: 1Gbps, colour: red}}\n"),
             "s.yaml:1: fabric.link.colour: unknown key 'colour'; allowed: rate, cable, loss_rate")
       << "flow style is checked the same way";
+}
+
+TEST(LoadScenario, RatesAsFabricsimPrintsThem) {
+  // 400 Gb/s = 400 x 10^9 bit/s; 1.6 Tb/s = 1.6 x 10^12 bit/s.
+  EXPECT_EQ(load("fabric: {link: {rate: 400 Gb/s}}\n").scenario.link.rate_bps, 400'000'000'000)
+      << "the fabric description's spelling";
+  EXPECT_EQ(load("fabric:\n  link:\n    rate: 1.6 Tb/s\n").scenario.link.rate_bps,
+            1'600'000'000'000);
+  EXPECT_EQ(load("name: x\n", {"fabric.link.rate=100Gb/s"}).scenario.link.rate_bps,
+            100'000'000'000)
+      << "--set reads the same spellings";
+  EXPECT_EQ(error_of("fabric: {link: {rate: 50GB/s}}\n"),
+            "s.yaml:1: fabric.link.rate: unknown unit 'GB/s' in '50GB/s'; rates are in bits per "
+            "second (bps, Gbps, Gb/s ...), not bytes: 1 GB/s = 8 Gb/s")
+      << "a byte rate is one clear line";
 }
 
 TEST(LoadErrors, MissingUnit) {
@@ -143,7 +159,9 @@ TEST(LoadErrors, MissingUnit) {
 TEST(LoadErrors, ImpossibleValues) {
   EXPECT_EQ(error_of("fabric: {link: {rate: 0Gbps}}\n"), "s.yaml:1: fabric.link.rate: must be between 1Mbps and 100Tbps")
       << "zero rate";
-  EXPECT_EQ(error_of("hosts:\n  count: 1\n"), "s.yaml:2: hosts.count: must be between 2 and 16777216")
+  EXPECT_EQ(error_of("hosts:\n  count: 1\n"),
+            "s.yaml:2: hosts.count: must be >= 2 without GPUs (a fabric joins at least 2 hosts); "
+            "one host alone needs node.gpus_per_node")
       << "one host has nobody to talk to";
   EXPECT_EQ(error_of("hosts: {nics_per_host: 0}\n"), "s.yaml:1: hosts.nics_per_host: must be between 1 and 64")
       << "a host without a NIC";
@@ -200,7 +218,7 @@ TEST(LoadErrors, WrongEnum) {
       << "the brief's example message";
   EXPECT_EQ(error_of("fabric: {technology: sctp}\n"),
             "s.yaml:1: fabric.technology: must be one of: roce, ib, uet, tcp, iwarp")
-      << "SCTP is not modelled";
+      << "SCTP is not modelled (and 2 edits from tcp, over the limit of 1 for 4 letters)";
 }
 
 TEST(LoadErrors, KeyOnlyValidForAnotherKind) {
@@ -275,7 +293,8 @@ TEST(SetOverrides, ApplyBeforeValidation) {
 
 TEST(SetOverrides, Errors) {
   EXPECT_EQ(error_of(kFullScenario, {"seed=1", "fabric.link.rat=1Gbps"}),
-            "--set:2: fabric.link.rat: unknown key 'rat'; allowed: rate, cable, loss_rate")
+            "--set:2: fabric.link.rat: unknown key 'rat'; did you mean 'rate'? allowed: rate, "
+            "cable, loss_rate")
       << "unknown path in the second override";
   EXPECT_EQ(error_of(kFullScenario, {"fabric.link.rate=400"}),
             "--set:1: fabric.link.rate: missing unit in '400'; expected a rate like 400Gbps")
@@ -309,7 +328,7 @@ TEST(LoadFile, MissingFileAndRealFile) {
     load_scenario_file(path.string());
     ADD_FAILURE() << "hosts.count 0 must throw";
   } catch (const LoadError& e) {
-    EXPECT_EQ(std::string(e.what()), path.string() + ":2: hosts.count: must be between 2 and 16777216")
+    EXPECT_EQ(std::string(e.what()), path.string() + ":2: hosts.count: must be between 1 and 16777216")
         << "the real path is the FILE part";
   }
   std::filesystem::remove(path);
