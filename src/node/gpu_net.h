@@ -210,8 +210,8 @@ class GpuNet final : public RankTransport {
   // settle_now false: the caller is inside settle(), which schedules the node's event.
   void flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t extra_ps, bool to_nic,
             int64_t head_start_ps = 0, bool settle_now = true);
-  // Starts a flow over fluid_res_ for an NVLS slot.
-  void nvls_flow(uint32_t slot);
+  // Starts the NVLS flow over fluid_res_ from a new slot of `head`.
+  void nvls_flow(uint32_t head, int64_t bytes, uint64_t cookie);
   // Hands the fluid network's finished flows to their slots and (re)schedules node's event.
   void settle(uint32_t node);
   void flow_done(uint32_t slot);

@@ -27,12 +27,7 @@ void GpuNet::nvls_reduce(const uint32_t* gpus, int n, uint32_t head, int64_t byt
   }
   fluid_res_.push_back(resource(ResourceKind::kNvlinkIn, node, head % gpn_));
   fluid_res_.push_back(resource(ResourceKind::kNvlsIn, node, head % gpn_));
-  const uint32_t slot = alloc_slot();
-  slots_[slot] = Slot{};
-  slots_[slot].src = slots_[slot].dst = slots_[slot].relay = head;
-  slots_[slot].bytes = bytes;
-  slots_[slot].cookie = cookie;
-  nvls_flow(slot);
+  nvls_flow(head, bytes, cookie);
 }
 
 void GpuNet::nvls_multicast(uint32_t head, const uint32_t* gpus, int n, int64_t bytes,
@@ -51,22 +46,22 @@ void GpuNet::nvls_multicast(uint32_t head, const uint32_t* gpus, int n, int64_t 
     fluid_res_.push_back(resource(ResourceKind::kNvlinkIn, node, gpus[i] % gpn_));
     fluid_res_.push_back(resource(ResourceKind::kNvlsIn, node, gpus[i] % gpn_));
   }
-  const uint32_t slot = alloc_slot();
-  slots_[slot] = Slot{};
-  slots_[slot].src = slots_[slot].dst = slots_[slot].relay = head;
-  slots_[slot].bytes = bytes;
-  slots_[slot].cookie = cookie;
-  nvls_flow(slot);
+  nvls_flow(head, bytes, cookie);
 }
 
-void GpuNet::nvls_flow(uint32_t slot) {
+void GpuNet::nvls_flow(uint32_t head, int64_t bytes, uint64_t cookie) {
   // A GPU listed twice would cross its port twice; the set is a set.
   for (size_t i = 0; i < fluid_res_.size(); ++i) {
     for (size_t j = i + 1; j < fluid_res_.size(); ++j) {
       if (fluid_res_[i] == fluid_res_[j]) throw std::logic_error("GpuNet: NVLS set repeats a GPU");
     }
   }
+  const uint32_t slot = alloc_slot();
   Slot& s = slots_[slot];
+  s = Slot{};
+  s.src = s.dst = s.relay = head;
+  s.bytes = bytes;
+  s.cookie = cookie;
   s.after = Step::kArrive;
   s.after_ps = spec_.nvlink_latency_ps;  // through the switch once, as a unicast
   s.to_nic = false;
