@@ -389,7 +389,7 @@ void GpuNet::flow_done(uint32_t slot) {
 void GpuNet::start(uint32_t slot) {
   Slot& s = slots_[slot];
   if (s.src / gpn_ == s.dst / gpn_) {
-    PairQueue& q = *order_queue(s, true);
+    PairQueue& q = order_queue(s);
     if (q.busy) {  // wait for the connection's earlier transfers
       s.next_in_pair = kNone;
       if (q.tail == kNone) {
@@ -425,24 +425,22 @@ void GpuNet::start_nvlink(uint32_t slot, bool settle_now) {
   flow(slot, hops, 2, Step::kArrive, 0, false, 0, settle_now);
 }
 
-GpuNet::PairQueue* GpuNet::order_queue(const Slot& s, bool create) {
-  const uint64_t pair = static_cast<uint64_t>(s.src) * gpn_ + s.dst % gpn_;
-  if (s.connection == 0) return &pair_[pair];
-  const ConnKey key{s.connection, pair};
-  if (create) return &conn_queues_[key];
-  const auto it = conn_queues_.find(key);
-  return it == conn_queues_.end() ? nullptr : &it->second;
+GpuNet::ConnKey GpuNet::conn_key(const Slot& s) const {
+  return ConnKey{s.connection, static_cast<uint64_t>(s.src) * gpn_ + s.dst % gpn_};
+}
+
+GpuNet::PairQueue& GpuNet::order_queue(const Slot& s) {
+  const ConnKey key = conn_key(s);
+  return s.connection == 0 ? pair_[key.pair] : conn_queues_[key];
 }
 
 void GpuNet::release_pair(uint32_t slot) {
   Slot& s = slots_[slot];
   s.holds_pair = false;
-  PairQueue& q = *order_queue(s, false);
+  PairQueue& q = order_queue(s);
   if (q.head == kNone) {
     q.busy = false;
-    if (s.connection != 0) {
-      conn_queues_.erase(ConnKey{s.connection, static_cast<uint64_t>(s.src) * gpn_ + s.dst % gpn_});
-    }
+    if (s.connection != 0) conn_queues_.erase(conn_key(s));
     return;
   }
   // The next transfer starts now. This runs inside settle(), which then schedules the node's

@@ -161,8 +161,10 @@ class GpuNet final : public RankTransport {
   void start_nvlink(uint32_t slot, bool settle_now = true);
   void release_pair(uint32_t slot);
   // The in-order queue of the slot's connection: pair_ for connection 0, else conn_queues_
-  // (created when asked, `create`; nullptr if absent).
-  PairQueue* order_queue(const Slot& s, bool create);
+  // (created at the connection's first transfer, erased when it goes idle).
+  struct ConnKey;
+  ConnKey conn_key(const Slot& s) const;
+  PairQueue& order_queue(const Slot& s);
   // The send-side stages of a cross-node transfer up to the NIC, and the receive side from it.
   struct Plan {
     Hop send1[kMaxHops];
