@@ -148,13 +148,15 @@ struct VlArbEntry {
 // IBA Vol 1 §7.9 link-level flow control: credits are 64-byte blocks, and FCTBS / FCCL are
 // 12-bit counts compared modulo 4096 (reference §1; Wireshark packet-infiniband.c field masks).
 // A sender may send N blocks while (FCCL - (FCTBS + N)) mod 4096 <= 2048, so a limit further
-// ahead than 2048 blocks would read as "behind" and stop the sender: 2048 blocks = 128 KiB is the
-// most a receiver can usefully advertise per VL, whatever its buffer (the half-range comparison is
-// the reference sheet's UNVERIFIED rule; the 12-bit fields and 64-byte blocks are verified). The
-// same construction bounds PCIe credits (half the counter range). docs/infiniband.md, "Buffers".
+// ahead than 2048 blocks would read as "behind": the receiver advertises FCCL = ABR + min(free
+// blocks, 2048), ABR being the blocks it has received (the reference's cap, UNVERIFIED in the
+// spec text; the 12-bit fields and 64-byte blocks are verified). The 2048 blocks = 128 KiB are a
+// window on the blocks in flight between a sender and the receiver's ABR, not a bound on what
+// the receiver holds: its buffer may be larger, and then fills as blocks arrive (net/credits.cpp;
+// docs/calibration.md "The credit window"). The same half-range construction bounds PCIe credits.
 inline constexpr int64_t kIbCreditBytes = 64;
 inline constexpr int64_t kIbMaxAdvertisedBlocks = 2048;
-inline constexpr int64_t kIbMaxVlBufferBytes = kIbMaxAdvertisedBlocks * kIbCreditBytes;  // 128 KiB
+inline constexpr int64_t kIbCreditWindowBytes = kIbMaxAdvertisedBlocks * kIbCreditBytes;  // 128 KiB
 // Receive buffer of a ConnectX port: "Port buffer size = 262016" bytes in the mlx5 sysfs
 // qos/buffer_size dump of NVIDIA's "HowTo Tune Receive Buffers on Mellanox Adapter Cards"
 // (community.mellanox.com DOC-2933, Ethernet mode, MLNX_OFED 4.2+). That InfiniBand mode shares
@@ -166,17 +168,16 @@ inline constexpr int64_t kConnectXPortBufferBytes = 262016;
 // instead of strict priority. Packets carry their VL in Packet::priority.
 struct IbLinkConfig {
   bool enabled = false;
-  // Receive buffer per (switch port, data VL), advertised as 64-byte credits; at most
-  // kIbMaxVlBufferBytes (larger values are refused). 0 = what a switch port advertises: the
-  // credit bound (128 KiB), or the switch's shared buffer split evenly over its ports and data
-  // VLs when that is smaller. No public per-port / per-VL buffer size of an NVIDIA Quantum or
-  // Quantum-2 switch was found (UNVERIFIED); the bound is what any switch whose per-VL share
-  // reaches 128 KiB advertises. Mellanox's OMNeT++ IB model uses 1000 credits per port
-  // ("Is4", InfiniScale IV) and 32 per VL in its fat-tree examples (ib_model modules.ini,
-  // examples/*/fat-tree.ini): reachable by setting this key.
+  // Receive buffer per (switch port, data VL), in 64-byte credits. 0 = the switch's shared
+  // buffer split evenly over its ports and data VLs (a static share: a Mellanox switch lends a
+  // VL's overflow from a public pool, US patent 10,079,782, which this does not model). No public
+  // per-port / per-VL buffer size of an NVIDIA Quantum or Quantum-2 switch was found
+  // (UNVERIFIED). Mellanox's OMNeT++ IB model uses 1000 credits per port ("Is4", InfiniScale IV)
+  // and 32 per VL in its fat-tree examples (ib_model modules.ini, examples/*/fat-tree.ini):
+  // reachable by setting this key.
   int64_t vl_buffer_bytes = 0;
-  // The same for a channel adapter's (HCA) receiving port. 0 = the credit bound, or the
-  // ConnectX port buffer (kConnectXPortBufferBytes) split over the data VLs when smaller.
+  // The same for a channel adapter's (HCA) receiving port. 0 = the ConnectX port buffer
+  // (kConnectXPortBufferBytes) split over the data VLs.
   int64_t hca_vl_buffer_bytes = 0;
   int data_vls = 1;  // operational data VLs (OpenSM max_op_vls is 5; what the SL2VL map uses)
   // SL -> VL, one table for every port (OpenSM programs the same map on all ports unless QoS

@@ -2,21 +2,27 @@
 // an InfiniBand fabric (shared/reference/infiniband.md §1-2).
 //
 //   sender port [fc_sent, fc_limit per VL] ──data──► receiving port [rx_blocks per VL]
-//        ▲                                                │ a packet leaves the switch (or
-//        └──────── flow-control packet (FCCL) ────────────┘ reaches the CA): its blocks are free
+//        ▲                                                │ received: ABR advances; leaves the
+//        └──────── flow-control packet (FCCL) ────────────┘ switch (or reaches the CA): free
 //
 // Credits count 64-byte blocks. A sender transmits a packet only when the far receiver has
 // advertised room for all of its blocks (FCCL - FCTBS >= blocks), so a healthy fabric never
 // drops for lack of buffer. The receiver returns credits in 6-byte flow-control packets that
 // travel the reverse direction of the cable with its delay, served ahead of data between
-// packets; each carries the absolute limit, so one packet covers everything freed before it
-// leaves (coalescing), and a lost one is repaired by the next (IBA §7.9, as the reference says).
+// packets; each carries the absolute limit, so one packet covers everything before it leaves
+// (coalescing), and a lost one is repaired by the next (IBA §7.9, as the reference says).
 //
-// Buffer sizes: every receiving port has a buffer per data VL, switch ports fabric.ib.vl_buffer,
-// HCA ports fabric.ib.hca_vl_buffer. The wire's 12-bit FCTBS/FCCL bound what a receiver can
-// advertise to 2048 blocks (config.h kIbMaxVlBufferBytes); the defaults respect it, and a larger
-// configured value is refused. The counts here are 32-bit absolute; with at most 2048 blocks
-// outstanding, the wire's modulo-4096 comparison gives the same answer.
+// The limit is FCCL = ABR + min(free blocks, 2048), ABR = blocks received (reference §1; the
+// same ABR + free as Mellanox's OMNeT++ model, ib_model ibuf.cc). The 12-bit FCTBS/FCCL make
+// 2048 blocks (128 KiB) the most a limit can run ahead of what was received: a window on the
+// blocks in flight on the cable, not a bound on what the receiver may hold. A receiver whose
+// free space exceeds the window therefore advances its limit as blocks arrive, not only as they
+// leave, and holds up to its whole buffer (config.h kIbMaxAdvertisedBlocks).
+//
+// Buffer sizes: every receiving port has a buffer per data VL, switch ports fabric.ib.vl_buffer
+// (default: the shared buffer split over ports and VLs), HCA ports fabric.ib.hca_vl_buffer. The
+// counts here are 32-bit absolute; with at most 2048 blocks ahead of ABR, the wire's modulo-4096
+// comparison gives the same answer.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -24,6 +30,7 @@
 
 #include "core/error.h"
 #include "net/network.h"
+#include "net/plane_choice.h"
 
 namespace fabricsim::net {
 
@@ -54,29 +61,17 @@ void Network::set_credit_buffers() {
   credit_return_broken_.assign(ports_.size(), 0);
   if (!ib_on_) return;
   const int vls = std::max(1, ib_.data_vls);
-  // A receiver never advertises more than the 12-bit credit arithmetic allows (config.h,
-  // kIbMaxVlBufferBytes): a configured buffer beyond it is refused, not clamped.
-  for (const auto& [key, bytes] : {std::pair{"fabric.ib.vl_buffer", ib_.vl_buffer_bytes},
-                                   std::pair{"fabric.ib.hca_vl_buffer", ib_.hca_vl_buffer_bytes}}) {
-    if (bytes > kIbMaxVlBufferBytes) {
-      throw InputError(key, std::to_string(bytes) + " bytes per VL exceeds the " +
-                                std::to_string(kIbMaxVlBufferBytes) + " bytes (" +
-                                std::to_string(kIbMaxAdvertisedBlocks) +
-                                " credits) a receiver can advertise: FCTBS/FCCL are 12-bit (IBA 7.9)");
-    }
-  }
   for (uint32_t id = 0; id < ports_.size(); ++id) {
     const Port& p = ports_[id];
     int64_t bytes;
-    if (p.is_nic) {
-      bytes = ib_.hca_vl_buffer_bytes > 0
-                  ? ib_.hca_vl_buffer_bytes
-                  : std::min(kIbMaxVlBufferBytes, kConnectXPortBufferBytes / vls);
+    // A plane selector stands for the NIC's own plane ports (net/plane_choice.h): its receive
+    // buffers are the ConnectX port buffer's, not a switch's share.
+    if (p.is_nic || is_plane_selector(switches_[p.switch_index])) {
+      bytes = ib_.hca_vl_buffer_bytes > 0 ? ib_.hca_vl_buffer_bytes : kConnectXPortBufferBytes / vls;
     } else {
       const Switch& sw = switches_[p.switch_index];
       const int64_t shared = switch_cfg_[p.switch_index].buffer_bytes;
-      bytes = ib_.vl_buffer_bytes > 0 ? ib_.vl_buffer_bytes
-                                      : std::min(kIbMaxVlBufferBytes, shared / sw.num_ports / vls);
+      bytes = ib_.vl_buffer_bytes > 0 ? ib_.vl_buffer_bytes : shared / sw.num_ports / vls;
       if (bytes * sw.num_ports * vls > shared) {
         throw InputError("fabric.ib.vl_buffer",
                          std::to_string(bytes) + " bytes x " + std::to_string(vls) + " VLs x " +
@@ -91,12 +86,11 @@ void Network::set_credit_buffers() {
     }
     queues_[id].rx_buffer_blocks = static_cast<uint32_t>(bytes / kIbCreditBytes);
   }
-  // Link initialization: every sender starts with the far receiver's whole buffer as its limit.
+  // Link initialization: every sender starts with the far receiver's empty buffer's limit.
   for (uint32_t id = 0; id < ports_.size(); ++id) {
     PortQueues& q = queues_[id];
-    for (int vl = 0; vl < kPriorities; ++vl) {
-      q.fc_limit_blocks[vl] = queues_[ports_[id].peer].rx_buffer_blocks;
-    }
+    const PortQueues& far = queues_[ports_[id].peer];
+    for (int vl = 0; vl < kPriorities; ++vl) q.fc_limit_blocks[vl] = credit_limit(far, vl);
   }
   wire_extra_bytes_ = 0;  // IB framing symbols are inside the 4x data rate's encoding overhead
 }
@@ -124,23 +118,33 @@ bool Network::credit_receive(uint32_t in_port, const Packet& pkt) {
     ++counters_.credit_violations;  // the sender overran its credits: a model defect if ever
     return false;
   }
+  // With more free space than the window, receiving advances ABR and with it the limit.
+  const bool limit_moves = q.rx_buffer_blocks - held > kIbMaxAdvertisedBlocks;
   held += blocks;
   q.peak_rx_blocks = std::max(q.peak_rx_blocks, held);
+  if (limit_moves) send_credit_update(in_port, pkt.priority);
   return true;
 }
 
 void Network::credit_release(uint32_t in_port, const Packet& pkt) {
   PortQueues& q = queues_[in_port];
   const uint32_t blocks = credit_blocks(pkt);
+  // Freeing moves the limit only while the free space is below the window.
+  const bool limit_moves = q.rx_buffer_blocks - q.rx_blocks[pkt.priority] < kIbMaxAdvertisedBlocks;
   q.rx_blocks[pkt.priority] -= blocks;
   q.rx_freed_blocks[pkt.priority] += blocks;
+  if (limit_moves) send_credit_update(in_port, pkt.priority);
+}
+
+void Network::send_credit_update(uint32_t in_port, int vl) {
   if (credit_return_broken_[in_port]) return;  // the fault: no flow-control packet goes out
-  const uint8_t bit = static_cast<uint8_t>(1u << pkt.priority);
+  PortQueues& q = queues_[in_port];
+  const uint8_t bit = static_cast<uint8_t>(1u << vl);
   if (q.fc_pending_mask & bit) return;  // the queued one will carry the new limit
   q.fc_pending_mask |= bit;
   Packet f;
   f.type = PacketType::kCredit;
-  f.qp = pkt.priority;
+  f.qp = static_cast<uint32_t>(vl);
   f.frame_bytes = kFlowControlPacketBytes;
   push_control(in_port, f);
   wake(in_port);
@@ -149,7 +153,7 @@ void Network::credit_release(uint32_t in_port, const Packet& pkt) {
 void Network::fill_credit_packet(uint32_t port, Packet& f) {
   PortQueues& q = queues_[port];
   q.fc_pending_mask &= static_cast<uint8_t>(~(1u << f.qp));
-  f.psn = q.rx_freed_blocks[f.qp] + q.rx_buffer_blocks;  // FCCL = ABR + free blocks
+  f.psn = credit_limit(q, static_cast<int>(f.qp));  // FCCL = ABR + min(free blocks, 2048)
   ++counters_.credit_packets;
 }
 
@@ -158,8 +162,9 @@ void Network::on_credit_packet(uint32_t port, const Packet& f) {
   PortQueues& q = queues_[port];
   const int vl = static_cast<int>(f.qp);
   if (static_cast<int32_t>(f.psn - q.fc_limit_blocks[vl]) > 0) q.fc_limit_blocks[vl] = f.psn;
-  // Invariant: never more credit than the receiver's buffer holds.
-  if (q.fc_limit_blocks[vl] - q.fc_sent_blocks[vl] > queues_[p.peer].rx_buffer_blocks) {
+  // Invariant: never more credit than the receiver's buffer holds, nor than the window.
+  if (q.fc_limit_blocks[vl] - q.fc_sent_blocks[vl] >
+      std::min<uint32_t>(queues_[p.peer].rx_buffer_blocks, kIbMaxAdvertisedBlocks)) {
     ++counters_.credit_violations;
   }
   const uint8_t bit = static_cast<uint8_t>(1u << vl);

@@ -49,7 +49,7 @@ void Network::restore_link(uint32_t port) {
     const PortQueues& far = queues_[ports_[id].peer];
     for (int vl = 0; vl < kPriorities; ++vl) {
       q.fc_sent_blocks[vl] = far.rx_freed_blocks[vl] + far.rx_blocks[vl];
-      q.fc_limit_blocks[vl] = far.rx_freed_blocks[vl] + far.rx_buffer_blocks;
+      q.fc_limit_blocks[vl] = credit_limit(far, vl);
     }
   }
   for (const uint32_t id : ends) {

@@ -538,6 +538,13 @@ class Network {
   void credit_block(uint32_t port, int vl);  // the VL's head waits for credits
   bool credit_receive(uint32_t in_port, const Packet& pkt);  // false: buffer overrun
   void fill_credit_packet(uint32_t port, Packet& f);  // as it leaves: the FCCL of now
+  void send_credit_update(uint32_t in_port, int vl);  // queue one flow-control packet
+  // FCCL of a receiving port's VL: ABR (blocks received) + min(free blocks, the 2048 window).
+  static uint32_t credit_limit(const PortQueues& q, int vl) {
+    const uint32_t free_blocks = q.rx_buffer_blocks - q.rx_blocks[vl];
+    return q.rx_freed_blocks[vl] + q.rx_blocks[vl] +
+           std::min<uint32_t>(free_blocks, kIbMaxAdvertisedBlocks);
+  }
   void credit_release(uint32_t in_port, const Packet& pkt);
   void on_credit_packet(uint32_t port, const Packet& pkt);
   int vl_arbitrate(uint32_t port, uint32_t ready);

@@ -303,16 +303,14 @@ int64_t packets_bound(const Scenario& sc, const Traffic& t, const ResourceEstima
   if (ib) {
     // InfiniBand: a packet is sent only against the receiver's credits, so what the fabric
     // holds is at most every receiving port's per-VL buffer (net/credits.cpp: a switch port
-    // advertises at most 128 KiB per VL and never more than its share of the shared buffer;
-    // an HCA port its ConnectX buffer split over the VLs).
+    // its share of the shared buffer; an HCA port its ConnectX buffer split over the VLs).
     const net::IbLinkConfig& l = sc.ib.link;
     const int64_t vls = std::max(1, l.data_vls);
-    const int64_t switch_vl = l.vl_buffer_bytes > 0 ? l.vl_buffer_bytes : net::kIbMaxVlBufferBytes;
     const int64_t hca_vl =
-        l.hca_vl_buffer_bytes > 0
-            ? l.hca_vl_buffer_bytes
-            : std::min(net::kIbMaxVlBufferBytes, net::kConnectXPortBufferBytes / vls);
-    buffer_bytes = std::min(buffer_bytes, pc.mul(e.ports - e.nics, vls, switch_vl));
+        l.hca_vl_buffer_bytes > 0 ? l.hca_vl_buffer_bytes : net::kConnectXPortBufferBytes / vls;
+    if (l.vl_buffer_bytes > 0) {
+      buffer_bytes = std::min(buffer_bytes, pc.mul(e.ports - e.nics, vls, l.vl_buffer_bytes));
+    }
     buffer_bytes = pc.add(buffer_bytes, pc.mul(e.nics, vls, hca_vl));
   }
   if (sc.nic_stall.nic >= 0) buffer_bytes = pc.add(buffer_bytes, sc.nic.rx_buffer_bytes);

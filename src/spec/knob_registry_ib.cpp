@@ -23,9 +23,9 @@ using transport::Operation;
 using transport::Service;
 using knob_bind::positive;
 using knob_bind::non_negative;
-// The credit bound (net/config.h kIbMaxVlBufferBytes): FCTBS/FCCL are 12-bit, so no receiver
-// advertises more than 2048 credits = 128 KiB per VL; a larger value is refused.
-const Bound credit_bound{static_cast<double>(net::kIbMaxVlBufferBytes)};
+// A VL buffer is bytes of a switch's shared buffer (fabric.switch.buffer's own bound); what it
+// may not exceed on a given switch is checked when the fabric is built (net/credits.cpp).
+const Bound buffer_bound{1024.0 * 1024 * 1024 * 1024};
 
 const std::vector<Knob> kInfinibandKnobs = {
     // No key here is conditional on fabric.technology: one scenario file may describe both fabrics
@@ -62,24 +62,23 @@ const std::vector<Knob> kInfinibandKnobs = {
     bind(
         {.path = "fabric.ib.vl_buffer",
          .type = KnobType::kBytes,
-         .description = "Receive buffer per switch port and data VL, advertised as "
-                        "64-byte credits (at most 128 KiB); 0 = 128 KiB, or switch "
-                        "buffer / ports / data VLs if smaller",
-         .source = "IBA 7.9: 12-bit FCTBS/FCCL, mod-4096 test <= 2048 credits; no "
-                   "public Quantum/Quantum-2 per-VL size (UNVERIFIED)",
+         .description = "Receive buffer per switch port and data VL in 64-byte credits "
+                        "(the sender's window stays 2048 credits = 128 KiB ahead of what "
+                        "was received); 0 = switch buffer / ports / data VLs",
+         .source = "IBA 7.9: FCCL = ABR + free blocks, at most 2048 ahead (12-bit "
+                   "FCTBS/FCCL); no public Quantum/Quantum-2 per-VL size (UNVERIFIED)",
          .min = non_negative,
-         .max = credit_bound},
+         .max = buffer_bound},
         [](auto& s) -> auto& { return s.ib.link.vl_buffer_bytes; }),
     bind(
         {.path = "fabric.ib.hca_vl_buffer",
          .type = KnobType::kBytes,
-         .description = "Receive buffer per HCA port and data VL, advertised as "
-                        "64-byte credits (at most 128 KiB); 0 = 128 KiB, or the "
-                        "ConnectX port buffer / data VLs if smaller",
+         .description = "Receive buffer per HCA port and data VL in 64-byte credits; "
+                        "0 = the ConnectX port buffer / data VLs",
          .source = "ConnectX port buffer 262016 B (NVIDIA DOC-2933 mlx5 qos/"
-                   "buffer_size; CX-6/7 UNVERIFIED), capped by IBA 7.9's 2048 credits",
+                   "buffer_size; CX-6/7 UNVERIFIED); IBA 7.9's window of 2048 credits",
          .min = non_negative,
-         .max = credit_bound},
+         .max = buffer_bound},
         [](auto& s) -> auto& { return s.ib.link.hca_vl_buffer_bytes; }),
     bind(
         {.path = "fabric.ib.data_vls",

@@ -90,11 +90,12 @@ BuiltTopology build_multi_plane(const TopologySpec& spec, const FabricParams& pa
     out = spec.kind == TopologyKind::kRail ? detail::build_rail(one, plane, net, &selectors)
                                            : detail::build_fat_tree(one, plane, net, &selectors);
   }
-  net.finalize();
+  // Selectors first: finalize() sizes an IB selector's buffers as the NIC's (net/credits.cpp).
   for (int i = 0; i < nics; ++i) {
     net::make_plane_selector(net.switch_at(static_cast<uint32_t>(i)),
                              static_cast<net::PlaneSplit>(spec.plane_split));
   }
+  net.finalize();
   out.nics = nics;
   out.hosts = spec.hosts;
   out.switches = static_cast<int>(net.num_switches());

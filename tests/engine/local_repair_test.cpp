@@ -275,9 +275,12 @@ TEST(LocalRepair, InfiniBandLinkBackUpIsUsedAfterTheSmActivatesItWithFreshCredit
     const net::PortQueues& q = net.queues(id);
     const net::PortQueues& far = net.queues(net.port(id).peer);
     for (int vl = 0; vl < net::kPriorities; ++vl) {
+      // IBA 7.9: FCCL = ABR + min(free blocks, 2048), and FCTBS = ABR after link init.
       EXPECT_EQ(q.fc_limit_blocks[vl] - q.fc_sent_blocks[vl],
-                far.rx_buffer_blocks - far.rx_blocks[vl])
-          << "port " << id << " VL " << vl << ": credits = the receiver's free blocks";
+                std::min<uint32_t>(far.rx_buffer_blocks - far.rx_blocks[vl],
+                                   net::kIbMaxAdvertisedBlocks))
+          << "port " << id << " VL " << vl << ": credits = the receiver's free blocks, at most "
+          << "the window";
     }
   }
   sim.run(300 * kPsPerUs);

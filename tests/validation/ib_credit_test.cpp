@@ -45,7 +45,8 @@ scenario::Scenario ib_leaf_spine(int radix, int hosts, int64_t vl_buffer) {
 }
 
 // Every port's credit state at this instant: the sender's available credits are in
-// [0, far receiver's buffer], and no receiver holds more than its buffer.
+// [0, min(far receiver's buffer, the 2048-block window)], and no receiver holds more than its
+// buffer.
 void expect_credit_invariants(const net::Network& net, const std::string& when) {
   for (uint32_t id = 0; id < net.num_ports(); ++id) {
     const net::PortQueues& q = net.queues(id);
@@ -56,6 +57,8 @@ void expect_credit_invariants(const net::Network& net, const std::string& when) 
       ASSERT_GE(available, 0) << "negative credits at port " << id << " VL " << vl << " " << when;
       ASSERT_LE(available, static_cast<int64_t>(far.rx_buffer_blocks))
           << "more credits than the receiver's buffer at port " << id << " VL " << vl << " " << when;
+      ASSERT_LE(available, net::kIbMaxAdvertisedBlocks)
+          << "more credits than the window at port " << id << " VL " << vl << " " << when;
       ASSERT_LE(q.rx_blocks[vl], q.rx_buffer_blocks)
           << "receiver over its VL buffer at port " << id << " " << when;
     }
@@ -172,80 +175,95 @@ TEST(IbCredits, StalledSwitchVlDiscardsAfterTheHeadOfQueueLifetime) {
   EXPECT_LT(sim.transport().message(0).rx_done_ps, 0) << "the flow cannot complete";
 }
 
-// ---- Default buffers: what a real receiver advertises, and the back-pressure it gives. ----
+// ---- Default buffers: what a real receiver holds and advertises, and the back-pressure. ----
 //
-// IBA §7.9: FCTBS and FCCL are 12-bit counts of 64-byte blocks compared modulo 4096, so no
-// receiver can usefully advertise more than 2048 credits = 131,072 bytes per VL (net/config.h).
+// IBA §7.9: FCTBS and FCCL are 12-bit counts of 64-byte blocks compared modulo 4096, so a
+// receiver's limit runs at most 2048 credits = 131,072 bytes ahead of the blocks it has received
+// (FCCL = ABR + min(free, 2048)); what it may hold is its whole VL buffer (net/config.h).
 
-TEST(IbCreditDefaults, EveryPortAdvertisesAtMostTheCreditBound) {
-  // Default switch buffer (64 MiB) over 8 ports and 1 VL would be 8 MiB per VL: the bound wins.
+TEST(IbCreditDefaults, EveryPortHoldsItsShareAndAdvertisesAtMostTheWindow) {
+  // Default switch buffer (64 MiB) over 8 ports and 1 VL: 8 MiB = 131,072 blocks per VL; the
+  // HCA the ConnectX port buffer, 262,016 B = 4094 blocks. Every sender starts with the window.
   scenario::Scenario sc = ib_leaf_spine(8, 16, 0);
   sc.switch_config.buffer_bytes = 64ll << 20;
-  {
+  auto expect = [&](auto buffer_blocks, const std::string& what) {
     scenario::Simulation sim(sc);
     const net::Network& net = sim.network();
     for (uint32_t id = 0; id < net.num_ports(); ++id) {
-      EXPECT_EQ(net.queues(id).rx_buffer_blocks, 2048u)
-          << "port " << id << (net.port(id).is_nic ? " (HCA)" : " (switch)");
+      const net::Port& p = net.port(id);
+      const uint32_t ports = p.is_nic ? 0 : net.switch_at(p.switch_index).num_ports;
+      const uint32_t blocks = buffer_blocks(p.is_nic, ports);
+      EXPECT_EQ(net.queues(id).rx_buffer_blocks, blocks)
+          << what << ": port " << id << (p.is_nic ? " (HCA)" : " (switch)");
+      const net::PortQueues& sender = net.queues(p.peer);
+      EXPECT_EQ(sender.fc_limit_blocks[0] - sender.fc_sent_blocks[0], std::min(blocks, 2048u))
+          << what << ": the sender into port " << id << " starts with min(buffer, window)";
     }
-  }
-  // Four data VLs: a switch port's share stays above the bound (64 MiB / 8 / 4 = 2 MiB), the
-  // ConnectX port buffer does not: 262,016 / 4 = 65,504 bytes = 1023 whole credits.
+  };
+  expect([](bool nic, uint32_t ports) { return nic ? 4094u : (64u << 20) / 64 / ports; },
+         "64 MiB, 1 VL");
+  // Four data VLs: a switch port's share 64 MiB / ports / 4; the ConnectX port buffer
+  // 262,016 / 4 = 65,504 bytes = 1023 whole credits, below the window.
   sc.ib.link.data_vls = 4;
-  {
-    scenario::Simulation sim(sc);
-    const net::Network& net = sim.network();
-    for (uint32_t id = 0; id < net.num_ports(); ++id) {
-      EXPECT_EQ(net.queues(id).rx_buffer_blocks, net.port(id).is_nic ? 1023u : 2048u)
-          << "port " << id;
-    }
-  }
-  // A 512 KiB switch buffer: a leaf's 8 ports get 65,536 bytes = 1024 credits each (the even
-  // split, below the bound), a spine's 4 ports (one per leaf) exactly the bound.
+  expect([](bool nic, uint32_t ports) { return nic ? 1023u : (64u << 20) / 64 / ports / 4; },
+         "64 MiB, 4 VLs");
+  // A 512 KiB switch buffer: a leaf's 8 ports get 65,536 bytes = 1024 credits each, a spine's 4
+  // ports exactly the window.
   sc.ib.link.data_vls = 1;
   sc.switch_config.buffer_bytes = 512 << 10;
-  scenario::Simulation sim(sc);
-  const net::Network& net = sim.network();
-  for (uint32_t id = 0; id < net.num_ports(); ++id) {
-    const net::Port& p = net.port(id);
-    if (p.is_nic) continue;
-    const uint32_t ports = net.switch_at(p.switch_index).num_ports;
-    ASSERT_TRUE(ports == 8 || ports == 4) << "leaf or spine";
-    EXPECT_EQ(net.queues(id).rx_buffer_blocks, ports == 8 ? 1024u : 2048u) << "port " << id;
-  }
+  expect([](bool nic, uint32_t ports) { return nic ? 4094u : (512u << 10) / 64 / ports; },
+         "512 KiB, 1 VL");
 }
 
-TEST(IbCreditDefaults, ABufferBeyondTheCreditBoundIsRefusedNotClamped) {
-  for (const bool hca : {false, true}) {
-    scenario::Scenario sc = ib_leaf_spine(8, 16, 0);
-    (hca ? sc.ib.link.hca_vl_buffer_bytes : sc.ib.link.vl_buffer_bytes) = 131'073;
-    try {
-      scenario::Simulation sim(sc);
-      FAIL() << "131,073 bytes per VL is one byte beyond 2048 credits";
-    } catch (const InputError& e) {
-      EXPECT_EQ(e.key_path(), hca ? "fabric.ib.hca_vl_buffer" : "fabric.ib.vl_buffer");
-      EXPECT_NE(std::string(e.what()).find("131072"), std::string::npos) << e.what();
-    }
-    (hca ? sc.ib.link.hca_vl_buffer_bytes : sc.ib.link.vl_buffer_bytes) = 131'072;
-    EXPECT_NO_THROW(scenario::Simulation{sc}) << "exactly the bound is allowed";
+TEST(IbCreditDefaults, ABufferBeyondTheSwitchShareIsRefusedNotClamped) {
+  // 16 MiB switch buffer (ib_leaf_spine) over a leaf's 8 ports: 2 MiB per port and VL at most.
+  scenario::Scenario sc = ib_leaf_spine(8, 16, (2 << 20) + 64);
+  try {
+    scenario::Simulation sim(sc);
+    FAIL() << "a VL buffer beyond the switch's share must be refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "fabric.ib.vl_buffer");
+    EXPECT_NE(std::string(e.what()).find("exceeds the switch buffer"), std::string::npos)
+        << e.what();
   }
-  // From a file: the one-line error names the file, the line and the key.
+  sc.ib.link.vl_buffer_bytes = 2 << 20;
+  EXPECT_NO_THROW(scenario::Simulation{sc}) << "exactly the share is allowed";
+  // Beyond 128 KiB is a buffer, not a refusal: the window bounds what is in flight, not held.
   const std::string yaml =
       "fabric:\n  technology: ib\n  ib:\n    vl_buffer: 256KiB\n"
       "topology: {kind: leaf_spine, radix: 8}\nhosts: {count: 16}\n";
-  try {
-    scenario::load_scenario_string(yaml, "buf.yaml");
-    FAIL() << "a 256 KiB VL buffer must be refused at load time";
-  } catch (const scenario::LoadError& e) {
-    EXPECT_EQ(e.key_path(), "fabric.ib.vl_buffer");
-    EXPECT_EQ(e.where().line, 4) << e.what();
+  EXPECT_NO_THROW(scenario::load_scenario_string(yaml, "buf.yaml"));
+}
+
+TEST(IbCreditDefaults, AVlBufferBeyondTheWindowHoldsMoreThanTheWindow) {
+  // Four senders on leaves 1-2 into NIC 0 at 100 Gb/s with 1 MiB per switch VL buffer: leaf 0's
+  // downlink drains a quarter of what arrives, so its ingress VL buffers (each fed by one spine
+  // at line rate) fill beyond the 2048-block window: the limit moves on arrival (ABR) while free
+  // space exceeds the window. Senders never hold more than the window of credits.
+  scenario::Scenario sc = ib_leaf_spine(8, 16, 1 << 20);
+  scenario::Simulation sim(sc);
+  for (const uint32_t s : {4u, 5u, 8u, 9u}) sim.transport().post(s, 0, 2'000'000, 0);
+  for (int64_t t = 10; t <= 400; t += 10) {
+    sim.run(t * kPsPerUs);
+    expect_credit_invariants(sim.network(), "at " + std::to_string(t) + " us");
   }
+  sim.run();
+  const net::Network& net = sim.network();
+  uint32_t peak = 0;
+  for (uint32_t id = 0; id < net.num_ports(); ++id) {
+    if (!net.port(id).is_nic) peak = std::max(peak, net.queues(id).peak_rx_blocks);
+  }
+  EXPECT_GT(peak, 2048u) << "some switch VL held more than the window";
+  EXPECT_LE(peak, (1u << 20) / 64);
+  EXPECT_EQ(net.counters().credit_violations, 0);
+  EXPECT_EQ(net.counters().dropped_packets, 0);
 }
 
 TEST(IbCreditDefaults, PermutationOnAK8FatTreeShowsBackPressure) {
-  // Issue 8's criterion: bench/permutation-k8.yaml as an IB subnet with default settings (static
-  // ftree routes, 64 MiB switches). Colliding flows fill the VL buffers of the shared path, so
-  // senders upstream must wait for credits; with megabyte VL buffers none ever did.
+  // Issue 8's criterion: bench/permutation-k8.yaml as an IB subnet (static ftree routes). Colliding
+  // flows fill the VL buffers of the shared path, so senders upstream must wait for credits.
+  // The VL buffer is what a 64-port switch's share of 64 MiB is (1 MiB): the default radix-8
+  // switch's share, 8 MiB, would hold the 2 MB flows' collisions whole.
   scenario::Scenario sc;
   sc.seed = 1;
   sc.technology = scenario::Technology::kInfiniband;
@@ -256,14 +274,15 @@ TEST(IbCreditDefaults, PermutationOnAK8FatTreeShowsBackPressure) {
   sc.workload.kind = workload::WorkloadKind::kPattern;
   sc.workload.pattern = workload::PatternKind::kPermutation;
   sc.workload.flow_size_bytes = 2'000'000;
+  sc.ib.link.vl_buffer_bytes = 1 << 20;
   const scenario::RunResult r = scenario::run_scenario(sc);
   ASSERT_TRUE(r.completed);
-  EXPECT_GT(r.counters.credit_waits, 0) << "credits must bind under default settings";
+  EXPECT_GT(r.counters.credit_waits, 0) << "credits must bind";
   EXPECT_EQ(r.counters.dropped_packets, 0) << "lossless";
   EXPECT_EQ(r.counters.credit_violations, 0);
   EXPECT_LE(r.counters.peak_vl_buffer_fraction, 1.0);
-  // A VL buffer of 2048 blocks holds at most 31 whole 65-block packets (2015 blocks, 98.4%).
-  EXPECT_GE(r.counters.peak_vl_buffer_fraction, 0.98) << "some VL buffer filled up";
+  // A VL buffer of 16,384 blocks holds at most 252 whole 65-block packets (16,380 blocks).
+  EXPECT_GE(r.counters.peak_vl_buffer_fraction, 0.99) << "some VL buffer filled up";
 }
 
 TEST(IbCreditDefaults, IncastSendersRunAheadOfTheBottleneckByNoMoreThanThePathBuffers) {
@@ -274,8 +293,9 @@ TEST(IbCreditDefaults, IncastSendersRunAheadOfTheBottleneckByNoMoreThanThePathBu
   // 3 m cables (15 ns each, less than one 330 ns packet) and one being clocked out. In payload:
   // 3 x 131072 x 4096/4122 + 5 x 4096 = 411,222 bytes. Without back-pressure (megabyte VL
   // buffers) each sender runs at line rate while NIC 0 takes a sixth: after 100 us the gap
-  // would be 5/6 x 1.25 MB, over 1 MB.
-  scenario::Scenario sc = ib_leaf_spine(8, 16, 0);
+  // would be 5/6 x 1.25 MB, over 1 MB. The VL buffers are set to the window (128 KiB), below
+  // the default share, so that buffer and window coincide.
+  scenario::Scenario sc = ib_leaf_spine(8, 16, 131072);
   sc.switch_config.buffer_bytes = 64ll << 20;
   scenario::Simulation sim(sc);
   constexpr int64_t kFlow = 2'000'000;
