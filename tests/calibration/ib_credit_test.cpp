@@ -164,7 +164,7 @@ TEST(IbCreditCalibration, TheCreditWindowSustainsLineRateUpToAbout240m) {
     const Measured m = run(sc);
     const double lo = gbps(std::max(a, b)), hi = gbps(std::min(a, b));
     check_figure(Figure{
-        .name = "goodput with the default 2048-credit VL buffers, " +
+        .name = "goodput with the default VL buffers (2048-credit window), " +
                 std::to_string(static_cast<int>(cable_m)) + " m cable, 400 Gb/s (IB)",
         .published = cable_m < 240 ? "line rate (cable below ~234-255 m)"
                                    : "31 packets per credit round trip (2P + S + L)",
