@@ -60,6 +60,7 @@ scenario::Scenario ib_fabric(const std::string& sl2vl, const std::string& high,
   sc.link.rate_bps = kRateBps;
   sc.link.cable_m = 3;
   sc.ib.link.data_vls = 2;
+  sc.ib.link.vl_buffer_bytes = 131072;  // the window: the shared-VL queue bound below
   sc.ib.sl2vl = sl2vl;
   sc.ib.vlarb_high = high;
   sc.ib.vlarb_low = low;
@@ -80,8 +81,9 @@ const char* const kNoHigh = "0:0";
 // Bulk: NICs 1, 2, 3 each send 4 MiB to NIC 4 on SL 0 from t = 0: 300 Gb/s into leaf0's one
 // uplink towards NIC 4's LID, so its VL 0 queue grows at 200 Gb/s (fluid: Q(t) = 2 R t bytes /
 // 8, a wait of 2t for a newcomer in the same FIFO) until the three bulk ingress ports' VL 0
-// buffers are full: each advertises 128 KiB (2048 credits, the IBA bound; docs/infiniband.md
-// "Buffers"), so the queue stops at 3 x 131072 bytes, a wait of at most 31.46 us (from ~16 us).
+// buffers are full: each holds 128 KiB (set so: 2048 credits, the IBA window; the default share
+// of these switches' buffer is 4 MiB per VL, docs/infiniband.md "Buffers"), so the queue stops at
+// 3 x 131072 bytes, a wait of at most 31.46 us (from ~16 us).
 // Victim: NIC 0 sends small RDMA WRITEs to NIC 4 on SL 1 at 20, 40, ..., 100 us, each finished
 // long before the next in the protected case. It shares leaf0's uplink, the spine's downlink and
 // leaf1's port to NIC 4 with the bulk; its own NIC link is idle otherwise.
