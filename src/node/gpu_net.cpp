@@ -480,7 +480,15 @@ void GpuNet::on_event(uint32_t target) {
         }
         return;
       }
+      if (spec_.ideal_fabric) {
+        s.step = Step::kIdealDelivered;
+        schedule(slot, sched_.now_ps + ideal_fabric_delay_ps(s.bytes));
+        return;
+      }
       transport_.post(s.src_nic, s.dst_nic, s.bytes, kTagBit | slot);
+      return;
+    case Step::kIdealDelivered:
+      delivered(slot);
       return;
     case Step::kReceive:
       receive(slot);
