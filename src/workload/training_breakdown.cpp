@@ -74,15 +74,11 @@ std::vector<uint32_t> pipeline_stages(const Dag& dag) {
   }
   for (size_t g = 0; g < dag.groups.size(); ++g) {
     if (!joins[g] || dag.groups[g].empty()) continue;
-    const uint32_t first = find_root(parent, dag.groups[g].front());
     for (uint32_t r : dag.groups[g]) {
-      const uint32_t root = find_root(parent, r);
+      const uint32_t a = find_root(parent, dag.groups[g].front());
+      const uint32_t b = find_root(parent, r);
       // The lower root wins, so each set's root is its lowest rank.
-      if (root < first) {
-        parent[first] = root;
-      } else if (root != first) {
-        parent[root] = find_root(parent, first);
-      }
+      if (a != b) parent[std::max(a, b)] = std::min(a, b);
     }
   }
   std::vector<uint32_t> stage(dag.ranks, kNone);

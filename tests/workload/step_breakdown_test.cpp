@@ -183,5 +183,22 @@ TEST(StepBreakdown, ConservationOnTensorPipelineDataParallelSteps) {
   EXPECT_EQ(pipeline_stages(step.dag), (std::vector<uint32_t>{0, 0, 0, 0, 1, 1, 1, 1}));
 }
 
+// Stages are the sets of ranks joined by non-pipeline collectives, numbered by lowest rank;
+// communicators list ranks in any order, and a pipeline send joins nothing.
+TEST(StepBreakdown, StagesAreRanksJoinedByNonPipelineCollectives) {
+  Dag dag;
+  dag.ranks = 6;
+  DagCollective c;
+  c.size_bytes = 1;
+  c.group = dag.add_group({5, 2, 1});
+  dag.add_collective(c, Phase::kTensorParallel, 0, {});
+  c.group = dag.add_group({4, 3});
+  dag.add_collective(c, Phase::kDataParallel, 0, {});
+  c.op = CollOp::kSend;
+  c.group = dag.add_group({0, 3});
+  dag.add_collective(c, Phase::kPipelineParallel, 0, {});
+  EXPECT_EQ(pipeline_stages(dag), (std::vector<uint32_t>{0, 1, 1, 2, 2, 1}));
+}
+
 }  // namespace step_breakdown_test
 }  // namespace fabricsim::workload
