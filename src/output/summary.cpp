@@ -126,7 +126,7 @@ void add_breakdown_rows(const scenario::TrainingResult& t, Rows& rows) {
       rows.emplace_back("  stage " + count(st.stage), breakdown_text(st) + ", rank " + count(st.rank));
     }
   }
-  if (t.ideal_step_ps >= 0) {
+  if (t.ideal_step_ps >= 0 && t.step_time_ps > 0) {
     rows.emplace_back(
         "  ideal network",
         "step " + format_time(t.ideal_step_ps) + "; network-attributable " +
