@@ -386,6 +386,16 @@ int compare_command(const CompareArgs& args) {
       return kExitBadInput;
     }
   }
+  // Every training compare has the ideal network's row (issue 23; docs/training.md "Ideal
+  // network"): each run is followed by the same step on the ideal network.
+  for (Prepared& p : runs) {
+    const scenario::Scenario& sc = p.loaded.scenario;
+    bool training = sc.workload.kind == workload::WorkloadKind::kTraining;
+    for (const scenario::JobSpec& job : sc.jobs) {
+      training |= job.workload.kind == workload::WorkloadKind::kTraining;
+    }
+    if (training && sc.node.gpus_per_node > 0) p.loaded.scenario.training.ideal_network = true;
+  }
   InterruptGuard interrupt;  // from here on a signal stops the run and the files are written
   const bool out_option = !args.out_dir.empty();
   const std::string out_dir = out_option ? args.out_dir : runs.front().loaded.scenario.output_dir;

@@ -50,6 +50,10 @@ RunResult run_scaling(const Scenario& sc, const RunOptions& options) {
       p.channels = c.channels;
       p.busbw_gbytes_per_s = c.time_ps >= 0 ? c.busbw_gbytes_per_s : 0;
     }
+    if (!last.jobs.empty() && last.jobs[0].training.ideal_step_ps >= 0) {
+      p.ideal_step_time_ps = last.jobs[0].training.ideal_step_ps;
+      p.ideal_efficiency = last.jobs[0].training.ideal_efficiency;
+    }
     if (p.step_time_ps > 0) {
       const double rate_per_node =
           scaling_work(last, p.gpus) / (static_cast<double>(p.step_time_ps) * 1e-12) / n;
@@ -95,6 +99,42 @@ RunResult run_with_baselines(const Scenario& sc, const RunOptions& options) {
   return r;
 }
 
+// training.ideal_network: the run, then the same scenario on the ideal network
+// (node::NodeSpec::ideal_fabric: cross-node messages take their size at the NIC line rate plus
+// two cable propagations; docs/training.md "Ideal network"); each training job gets the ideal
+// run's step and its own step - ideal step.
+RunResult run_with_ideal(const Scenario& sc, const RunOptions& options) {
+  Scenario real = sc;
+  real.training.ideal_network = false;
+  for (JobSpec& job : real.jobs) job.training.ideal_network = false;
+  RunResult r = run_scenario(real, options);
+  if (r.partial) return r;
+  Scenario ideal = real;
+  ideal.node.ideal_fabric = true;
+  ideal.trace.enabled = false;  // only the step times are used: trace.json is the real run's
+  const RunResult i = run_scenario(ideal, options);
+  if (i.partial) {
+    r.partial = true;
+    return r;
+  }
+  for (size_t j = 0; j < r.jobs.size() && j < i.jobs.size(); ++j) {
+    TrainingResult& t = r.jobs[j].training;
+    const TrainingResult& it = i.jobs[j].training;
+    if (!t.present || !it.present || it.step_time_ps < 0) continue;
+    t.ideal_step_ps = it.step_time_ps;
+    t.has_ideal_breakdown = it.has_breakdown;
+    t.ideal_breakdown = it.breakdown;
+    if (t.step_time_ps >= 0) {
+      t.network_ps = t.step_time_ps - t.ideal_step_ps;
+      if (t.step_time_ps > 0) {
+        t.ideal_efficiency =
+            static_cast<double>(t.ideal_step_ps) / static_cast<double>(t.step_time_ps);
+      }
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
 void check_buildable(const Scenario& sc) {
@@ -105,6 +145,11 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   const Resolved resolved = resolve(sc);
   if (!sc.scaling_nodes.empty()) return run_scaling(sc, options);
   if (sc.jobs_alone && sc.jobs.size() > 1) return run_with_baselines(sc, options);
+  bool ideal = sc.training.ideal_network;
+  for (const JobSpec& job : sc.jobs) ideal |= job.training.ideal_network;
+  if (ideal && sc.node.gpus_per_node > 0 && !sc.node.ideal_fabric) {
+    return run_with_ideal(sc, options);
+  }
   const auto wall_start = std::chrono::steady_clock::now();
 
   const std::unique_ptr<Engine> engine = make_engine(resolved);

@@ -230,7 +230,11 @@ int64_t GpuNet::idle_transfer_ps(uint32_t src, uint32_t dst, int64_t bytes) cons
     r = fluid_path(s, p.send2, p.n_send2, t, t, bytes, true, nullptr, nullptr);
   }
   const int64_t posted = post_time(r, bytes);
-  const int64_t delivered = posted + fabric_idle_ps(p.src_nic, p.dst_nic, bytes);
+  // The ideal network's crossing is the idle one too (the collective layer's latency model
+  // subtracts this figure: on the ideal machine it must be the ideal machine's).
+  const int64_t delivered = posted + (spec_.ideal_fabric
+                                          ? ideal_fabric_delay_ps(bytes)
+                                          : fabric_idle_ps(p.src_nic, p.dst_nic, bytes));
   r = fluid_path(s, p.recv1, p.n_recv1, std::max(posted, delivered - wire_ps(bytes)), delivered,
                  bytes, true, nullptr, nullptr);
   if (!spec_.gpudirect) {
@@ -255,7 +259,8 @@ double GpuNet::path_rate_bytes_per_s(uint32_t src, uint32_t dst) const {
       for (int i = 0; i < count; ++i) all[n++] = hops[i];
     }
     // The NIC's payload rate: the line rate less the transport's per-packet overheads.
-    rate_bps = transport_.payload_rate_bps(fabric_.link.rate_bps);
+    rate_bps = spec_.ideal_fabric ? static_cast<double>(fabric_.link.rate_bps)
+                                  : transport_.payload_rate_bps(fabric_.link.rate_bps);
   }
   // A resource crossed twice (host memory: written, then read) gives each crossing half.
   for (int i = 0; i < n; ++i) {
@@ -480,7 +485,15 @@ void GpuNet::on_event(uint32_t target) {
         }
         return;
       }
+      if (spec_.ideal_fabric) {
+        s.step = Step::kIdealDelivered;
+        schedule(slot, sched_.now_ps + ideal_fabric_delay_ps(s.bytes));
+        return;
+      }
       transport_.post(s.src_nic, s.dst_nic, s.bytes, kTagBit | slot);
+      return;
+    case Step::kIdealDelivered:
+      delivered(slot);
       return;
     case Step::kReceive:
       receive(slot);

@@ -94,6 +94,14 @@ class GpuNet final : public RankTransport {
   // No transfer or timer pending: the run may end.
   bool idle() const { return active_slots_ == 0; }
 
+  // node.ideal_fabric: from the post to the receiving NIC holding the message. The payload at
+  // the NIC's line rate (no headers, no queueing behind other messages: each message has the
+  // line to itself) plus two cable propagations (NIC -> switch -> NIC: the shortest path any
+  // fabric has; the switch adds nothing), docs/training.md "Ideal network".
+  int64_t ideal_fabric_delay_ps(int64_t bytes) const {
+    return wire_ps(bytes) + 2 * fabric_.link.propagation_ps();
+  }
+
   // The NIC GPU `gpu` uses (1:1, 1:2, 1:4 ... sharing from hosts.nics_per_host).
   uint32_t nic_of(uint32_t gpu) const;
   uint32_t resource(ResourceKind kind, uint32_t node, uint32_t index) const;
@@ -128,7 +136,8 @@ class GpuNet final : public RankTransport {
  private:
   // What a slot's next event does.
   enum class Step : uint8_t {
-    kStart, kStagedOut, kPost, kReceive, kStagedIn, kArrive, kTimer
+    kStart, kStagedOut, kPost, kReceive, kStagedIn, kArrive, kTimer,
+    kIdealDelivered  // node.ideal_fabric: the message is at the receiving NIC
   };
   struct Slot {
     uint32_t src = 0, dst = 0;  // NVLS: src = dst = the head

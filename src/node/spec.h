@@ -77,6 +77,13 @@ struct NodeSpec {
   // another rail first crosses NVLink to the local GPU on that rail and leaves from its NIC,
   // so inter-node traffic stays rail-aligned. NCCL enables it by default (NCCL_PXN_DISABLE=0).
   bool pxn = true;
+
+  // The ideal network (training.ideal_network; not a scenario key: engine/run.cpp sets it for
+  // the second run). The cross-node part of a transfer is no transport message: the receiving
+  // NIC has the message ideal_fabric_delay_ps(bytes) after it was posted (node/gpu_net.h), what
+  // a congestion-free fabric with no switch latency would give. NVLink, PCIe and host memory are
+  // modelled as always; SHARP is off (no switches to aggregate in).
+  bool ideal_fabric = false;
 };
 
 // PCIe transfer rate per direction, bits per second, of `lanes` lanes of `spec`'s generation:

@@ -1,4 +1,5 @@
 #include "output/compare.h"
+#include "output/compare_sweep.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -79,7 +80,28 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
     m.training_done = t.step_time_ps >= 0;
     if (m.training_done) {
       m.step_time_ps = t.step_time_ps;
+      m.compute_ps = t.compute_ps;
       m.exposed_comm_ps = t.exposed_comm_ps;
+      if (t.has_breakdown) {
+        m.compute_ps = t.breakdown.compute_ps;
+        m.bubble_ps = t.breakdown.bubble_ps;
+        m.skew_ps = t.breakdown.skew_ps;
+        m.exposed_comm_ps = t.breakdown.exposed_comm_ps;
+        for (const scenario::CommPart& c : t.breakdown.comm) {
+          auto it = std::find_if(m.exposed_by_parallelism.begin(), m.exposed_by_parallelism.end(),
+                                 [&](const auto& e) { return e.first == c.parallelism; });
+          if (it == m.exposed_by_parallelism.end()) {
+            m.exposed_by_parallelism.emplace_back(c.parallelism, c.time_ps);
+          } else {
+            it->second += c.time_ps;
+          }
+        }
+      }
+      if (t.ideal_step_ps >= 0) {
+        m.ideal_step_ps = t.ideal_step_ps;
+        m.network_ps = t.network_ps;
+        m.ideal_efficiency = t.ideal_efficiency;
+      }
     }
   }
   if (flows.total > 0 && flows.completed == flows.total) {
@@ -191,6 +213,52 @@ std::string shared_text(const FabricRuns& runs, const CompareMetrics& first_metr
   return out;
 }
 
+// A training step's breakdown (step = compute + bubble + skew + exposed communication, each
+// parallelism's share below it) and the ideal network's step beside it.
+void add_step_rows(const std::vector<CompareMetrics>& ms, std::vector<Row>& rows) {
+  rows.push_back(make_row("  compute", ms, [](const CompareMetrics& m) {
+    return time_cell(m.compute_ps, m.training_done);
+  }));
+  rows.push_back(make_row("  pipeline bubble", ms, [](const CompareMetrics& m) {
+    return time_cell(m.bubble_ps, m.training_done);
+  }));
+  if (std::any_of(ms.begin(), ms.end(), [](const CompareMetrics& m) { return m.skew_ps > 0; })) {
+    rows.push_back(make_row("  skew", ms, [](const CompareMetrics& m) {
+      return time_cell(m.skew_ps, m.training_done);
+    }));
+  }
+  rows.push_back(make_row("  exposed comm", ms, [](const CompareMetrics& m) {
+    return time_cell(m.exposed_comm_ps, m.training_done);
+  }));
+  std::vector<std::string> kinds;  // every parallelism any run exposed, in first-seen order
+  for (const CompareMetrics& m : ms) {
+    for (const auto& [kind, ps] : m.exposed_by_parallelism) {
+      if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+    }
+  }
+  for (const std::string& kind : kinds) {
+    rows.push_back(make_row("    " + kind, ms, [&kind](const CompareMetrics& m) {
+      int64_t ps = 0;
+      for (const auto& [k, v] : m.exposed_by_parallelism) ps += k == kind ? v : 0;
+      return time_cell(ps, m.training_done);
+    }));
+  }
+  if (std::none_of(ms.begin(), ms.end(),
+                   [](const CompareMetrics& m) { return m.ideal_step_ps >= 0; })) {
+    return;
+  }
+  rows.push_back(make_row("ideal-network step", ms, [](const CompareMetrics& m) {
+    return time_cell(m.ideal_step_ps, m.ideal_step_ps >= 0);
+  }));
+  rows.push_back(make_row("network-attributable", ms, [](const CompareMetrics& m) {
+    return time_cell(m.network_ps, m.ideal_step_ps >= 0 && m.training_done);
+  }));
+  rows.push_back(make_row("efficiency vs ideal", ms, [](const CompareMetrics& m) -> Cell {
+    if (m.ideal_step_ps < 0 || !m.training_done) return {"-", std::nullopt};
+    return {format_fixed(100 * m.ideal_efficiency, 1) + " %", m.ideal_efficiency};
+  }));
+}
+
 // The rows of what the workload achieved: flows, the collective or training step, ping-pong
 // latency, completion time, FCT, throughput and the steady-window goodput.
 void add_outcome_rows(const FabricRuns& runs, const std::vector<CompareMetrics>& ms,
@@ -222,9 +290,7 @@ void add_outcome_rows(const FabricRuns& runs, const std::vector<CompareMetrics>&
     rows.push_back(make_row("step time", ms, [](const CompareMetrics& m) {
       return time_cell(m.step_time_ps, m.training_done);
     }));
-    rows.push_back(make_row("exposed comm", ms, [](const CompareMetrics& m) {
-      return time_cell(m.exposed_comm_ps, m.training_done);
-    }));
+    add_step_rows(ms, rows);
   }
   if (std::any_of(ms.begin(), ms.end(),
                   [](const CompareMetrics& m) { return m.ping_pong_one_way_ps >= 0; })) {
@@ -404,61 +470,30 @@ std::string aligned_table_text(const FabricRuns& runs, std::vector<Row>& rows) {
   return out;
 }
 
-// A size sweep, one row per size as nccl-tests prints it: each run's time (us) and busbw (GB/s),
-// and with two runs the busbw ratio. Sizes are the union over the runs (a variant's --set may
-// change the sweep), ascending; "-" where a run has no such size or did not finish it.
-std::string sweep_table_text(const FabricRuns& runs, const std::vector<CompareMetrics>& ms) {
-  std::vector<int64_t> sizes;
-  for (const CompareMetrics& m : ms) {
-    for (const scenario::CollectiveRow& r : m.sweep) sizes.push_back(r.size_bytes);
+// compare.csv's training columns, each preceded by its comma; empty fields when the run has
+// no finished step (or no ideal run).
+std::string training_csv_fields(const CompareMetrics& m) {
+  const bool done = m.training_done;
+  auto field = [](bool present, const std::string& text) { return "," + (present ? text : ""); };
+  std::string out = field(done, std::to_string(m.compute_ps)) +
+                    field(done, std::to_string(m.bubble_ps)) +
+                    field(done, std::to_string(m.skew_ps));
+  int64_t other = 0;
+  for (const auto& [kind, ps] : m.exposed_by_parallelism) {
+    bool listed = false;
+    for (const char* k : kCompareCsvParallelisms) listed |= kind == k;
+    if (!listed) other += ps;
   }
-  if (sizes.empty()) return "";
-  std::sort(sizes.begin(), sizes.end());
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  auto find = [](const CompareMetrics& m, int64_t size) -> const scenario::CollectiveRow* {
-    for (const scenario::CollectiveRow& r : m.sweep) {
-      if (r.size_bytes == size && r.time_ps >= 0) return &r;
-    }
-    return nullptr;
-  };
-  const bool ratio = runs.size() == 2;
-  std::vector<std::vector<std::string>> lines;
-  std::vector<std::string> header{"size (B)"};
-  for (const auto& [name, result] : runs) {
-    header.push_back(name + " time (us)");
-    header.push_back(name + " busbw (GB/s)");
+  for (const char* k : kCompareCsvParallelisms) {
+    int64_t ps = 0;
+    for (const auto& [kind, v] : m.exposed_by_parallelism) ps += kind == k ? v : 0;
+    out += field(done, std::to_string(ps));
   }
-  if (ratio) header.push_back("busbw " + runs[0].first + "/" + runs[1].first);
-  lines.push_back(std::move(header));
-  for (int64_t size : sizes) {
-    std::vector<std::string> line{std::to_string(size)};
-    for (const CompareMetrics& m : ms) {
-      const scenario::CollectiveRow* r = find(m, size);
-      line.push_back(r ? format_fixed(static_cast<double>(r->time_ps) * 1e-6, 2) : "-");
-      line.push_back(r ? format_fixed(r->busbw_gbytes_per_s, 2) : "-");
-    }
-    if (ratio) {
-      const scenario::CollectiveRow* a = find(ms[0], size);
-      const scenario::CollectiveRow* b = find(ms[1], size);
-      line.push_back(a && b && a->busbw_gbytes_per_s > 0 && b->busbw_gbytes_per_s > 0
-                         ? format_fixed(a->busbw_gbytes_per_s / b->busbw_gbytes_per_s, 3)
-                         : "");
-    }
-    lines.push_back(std::move(line));
-  }
-  std::vector<size_t> widths(lines.front().size());
-  for (const auto& line : lines) {
-    for (size_t i = 0; i < line.size(); ++i) widths[i] = std::max(widths[i], line[i].size());
-  }
-  std::string out = "\n  nccl-tests rows per size (every run's DIR/<run>/nccl-tests.csv has them):\n";
-  for (const auto& line : lines) {
-    std::string text = " ";
-    for (size_t i = 0; i < line.size(); ++i) {
-      text += std::string(3 + widths[i] - line[i].size(), ' ') + line[i];
-    }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    out += text + "\n";
-  }
+  out += field(done, std::to_string(other));
+  const bool ideal = m.ideal_step_ps >= 0;
+  out += field(ideal, std::to_string(m.ideal_step_ps)) +
+         field(ideal && done, std::to_string(m.network_ps)) +
+         field(ideal && done && m.step_time_ps > 0, exact(m.ideal_efficiency));
   return out;
 }
 
@@ -503,7 +538,7 @@ std::string compare_csv_text(const FabricRuns& runs) {
            std::to_string(m.out_of_order_packets) + "," +
            (m.priced ? exact(m.cost_per_unit_usd) : "") + "," +
            (m.priced ? exact(m.power_per_unit_w) : "") + "," + std::to_string(m.host_cpu_ps) +
-           "\n";
+           training_csv_fields(m) + "\n";
   }
   return out;
 }

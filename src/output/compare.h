@@ -32,7 +32,18 @@ struct CompareMetrics {
   bool training = false;           // the (first job's) workload is a training step
   bool training_done = false;      // ... and it finished
   int64_t step_time_ps = 0;        // 0 unless training_done
-  int64_t exposed_comm_ps = 0;     // step - compute of the critical rank
+  // The critical rank's step breakdown (workload/step_breakdown.h): step = compute + bubble +
+  // skew + exposed communication; exposed_comm_ps without a breakdown = step - compute.
+  int64_t compute_ps = 0;
+  int64_t bubble_ps = 0;
+  int64_t skew_ps = 0;
+  int64_t exposed_comm_ps = 0;
+  // Exposed communication by parallelism (the collectives' phase name), every phase summed.
+  std::vector<std::pair<std::string, int64_t>> exposed_by_parallelism;
+  // training.ideal_network (every training compare runs it): -1 = not run or unfinished.
+  int64_t ideal_step_ps = -1;
+  int64_t network_ps = 0;       // step - ideal step
+  double ideal_efficiency = 0;  // ideal step / step
   // Completion time: the simulated time at which the last flow finished; -1 when some flow
   // never finished (then there is no completion time to compare).
   int64_t completion_ps = -1;
@@ -93,7 +104,14 @@ inline constexpr const char* kCompareCsvHeader =
     "fct_p50_ps,fct_p99_ps,aggregate_throughput_gbps,dropped_packets,pause_frames,credit_waits,"
     "credit_stalls,paused_ps,retransmitted_packets,timeouts,step_time_ps,exposed_comm_ps,partial,"
     "steady_mean_goodput_fraction,steady_min_goodput_fraction,out_of_order_packets,"
-    "fabric_cost_per_gpu_usd,network_power_per_gpu_w,host_cpu_ps";
+    "fabric_cost_per_gpu_usd,network_power_per_gpu_w,host_cpu_ps,compute_ps,bubble_ps,skew_ps,"
+    "exposed_tensor_parallel_ps,exposed_pipeline_parallel_ps,exposed_data_parallel_ps,"
+    "exposed_expert_parallel_ps,exposed_other_ps,ideal_step_time_ps,network_ps,ideal_efficiency";
+
+// The parallelisms compare.csv has a column for (exposed_<name>_ps); every other kind of
+// collective is summed into exposed_other_ps.
+inline constexpr const char* kCompareCsvParallelisms[] = {
+    "tensor_parallel", "pipeline_parallel", "data_parallel", "expert_parallel"};
 
 // Header, then one row per fabric in the given order. Integers exactly; doubles in the shortest
 // form that reads back to the same value (as result.json prints them). A metric that does not

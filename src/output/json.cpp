@@ -77,8 +77,36 @@ ordered_json collective_rows_json(const std::vector<scenario::CollectiveRow>& co
   return rows;
 }
 
+// A step breakdown (workload/step_breakdown.h): step = compute + bubble + skew + the comm parts.
+ordered_json breakdown_json(const scenario::StepBreakdownResult& b, bool with_stage) {
+  ordered_json comm = ordered_json::array();
+  for (const scenario::CommPart& c : b.comm) {
+    comm.push_back({{"parallelism", c.parallelism}, {"phase", c.phase}, {"time_ps", c.time_ps}});
+  }
+  ordered_json out;
+  if (with_stage) out["stage"] = b.stage;
+  out["rank"] = b.rank;
+  out["step_ps"] = b.step_ps;
+  out["compute_ps"] = b.compute_ps;
+  out["bubble_ps"] = b.bubble_ps;
+  out["skew_ps"] = b.skew_ps;
+  out["exposed_comm_ps"] = b.exposed_comm_ps;
+  out["comm"] = std::move(comm);
+  return out;
+}
+
 ordered_json training_json(const scenario::TrainingResult& t) {
   if (!t.present) return nullptr;
+  ordered_json stages = ordered_json::array();
+  for (const scenario::StepBreakdownResult& b : t.stages) stages.push_back(breakdown_json(b, true));
+  ordered_json ideal = nullptr;
+  if (t.ideal_step_ps >= 0) {
+    ideal = {{"step_time_ps", t.ideal_step_ps},
+             {"network_ps", t.step_time_ps >= 0 ? ordered_json(t.network_ps) : nullptr},
+             {"efficiency", t.step_time_ps > 0 ? ordered_json(t.ideal_efficiency) : nullptr},
+             {"breakdown", t.has_ideal_breakdown ? breakdown_json(t.ideal_breakdown, false)
+                                                 : ordered_json(nullptr)}};
+  }
   ordered_json comm = ordered_json::array();
   for (const scenario::PhaseComm& pc : t.comm) {
     comm.push_back({{"phase", pc.phase},
@@ -93,7 +121,10 @@ ordered_json training_json(const scenario::TrainingResult& t) {
           {"exposed_comm_ps", t.exposed_comm_ps},
           {"tflops_per_gpu", t.tflops_per_gpu},
           {"samples_per_step", t.samples_per_step},
-          {"comm", std::move(comm)}};
+          {"comm", std::move(comm)},
+          {"breakdown", t.has_breakdown ? breakdown_json(t.breakdown, false) : ordered_json(nullptr)},
+          {"stages", std::move(stages)},
+          {"ideal_network", std::move(ideal)}};
 }
 
 // GPU runs: per job its GPUs and what it ran (the nccl-tests rows, or the training step).
@@ -141,6 +172,11 @@ ordered_json scaling_json(const std::vector<scenario::ScalingPoint>& points) {
                    {"step_time_ps", p.step_time_ps},
                    {"acceleration_ratio",
                     p.step_time_ps > 0 ? ordered_json(p.acceleration_ratio) : nullptr}});
+    if (p.ideal_step_time_ps >= 0) {
+      pts.back()["ideal_step_time_ps"] = p.ideal_step_time_ps;
+      pts.back()["ideal_efficiency"] =
+          p.step_time_ps > 0 ? ordered_json(p.ideal_efficiency) : nullptr;
+    }
     if (!p.algorithm.empty()) {
       pts.back()["busbw_gbytes_per_s"] =
           p.busbw_gbytes_per_s > 0 ? ordered_json(p.busbw_gbytes_per_s) : nullptr;

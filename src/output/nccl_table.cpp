@@ -91,6 +91,8 @@ std::string scaling_table_text(const std::vector<scenario::ScalingPoint>& points
   std::string out = pad("nodes", 7) + pad("GPUs", 7) + pad("step (ms)", 12) +
                     pad("acceleration ratio", 20);
   const bool coll = !points.empty() && !points[0].algorithm.empty();
+  const bool ideal = !points.empty() && points[0].ideal_step_time_ps >= 0;
+  if (ideal) out += pad("ideal step (ms)", 17) + pad("of ideal", 10);
   if (coll) out += pad("busbw (GB/s)", 15) + "algorithm/protocol/channels";
   out += "\n";
   for (const scenario::ScalingPoint& p : points) {
@@ -100,6 +102,12 @@ std::string scaling_table_text(const std::vector<scenario::ScalingPoint>& points
              pad(fmt("%.3f", p.acceleration_ratio), 20);
     } else {
       out += pad("-", 12) + pad("-", 20);
+    }
+    if (ideal) {  // training.ideal_network: the ideal network's step and ideal / step
+      out += p.ideal_step_time_ps >= 0
+                 ? pad(fmt("%.3f", static_cast<double>(p.ideal_step_time_ps) * 1e-9), 17) +
+                       pad(p.step_time_ps > 0 ? fmt("%.3f", p.ideal_efficiency) : "-", 10)
+                 : pad("-", 17) + pad("-", 10);
     }
     if (coll) {
       out += pad(p.busbw_gbytes_per_s > 0 ? fmt("%.2f", p.busbw_gbytes_per_s) : "-", 15) +
@@ -122,6 +130,11 @@ std::string scaling_csv_text(const std::vector<scenario::ScalingPoint>& points) 
     }
     out += "," + (p.busbw_gbytes_per_s > 0 ? fmt("%.6f", p.busbw_gbytes_per_s) : "") + "," +
            p.algorithm + "," + p.protocol + "," + (p.channels > 0 ? std::to_string(p.channels) : "");
+    out += "," + (p.ideal_step_time_ps >= 0
+                      ? fmt("%.6f", static_cast<double>(p.ideal_step_time_ps) * 1e-6)
+                      : std::string()) +
+           "," + (p.ideal_step_time_ps >= 0 && p.step_time_ps > 0 ? fmt("%.6f", p.ideal_efficiency)
+                                                                  : std::string());
     out += "\n";
   }
   return out;

@@ -28,7 +28,7 @@ std::string sweep_description(const std::vector<scenario::CollectiveRow>& rows);
 // One line per row; an unfinished row leaves time and bandwidths empty.
 std::string nccl_tests_csv_text(const std::vector<scenario::CollectiveRow>& rows);
 
-inline constexpr const char* kScalingCsvHeader = "nodes,gpus,step_time_us,acceleration_ratio,busbw_gbytes_per_s,algorithm,protocol,channels";
+inline constexpr const char* kScalingCsvHeader = "nodes,gpus,step_time_us,acceleration_ratio,busbw_gbytes_per_s,algorithm,protocol,channels,ideal_step_time_us,ideal_efficiency";
 std::string scaling_table_text(const std::vector<scenario::ScalingPoint>& points);
 std::string scaling_csv_text(const std::vector<scenario::ScalingPoint>& points);
 

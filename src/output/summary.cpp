@@ -89,18 +89,69 @@ void add_run_rows(const scenario::RunResult& r, const FlowStats& flows, Rows& ro
   }
 }
 
+// "compute 1.2 ms + pipeline bubble 300 us [+ skew ..] + exposed communication 80 us (x%)".
+std::string breakdown_text(const scenario::StepBreakdownResult& b) {
+  const auto share = [&](int64_t ps) {
+    return b.step_ps > 0 ? " (" + percent(static_cast<double>(ps) / static_cast<double>(b.step_ps)) + ")"
+                         : std::string();
+  };
+  return "compute " + format_time(b.compute_ps) + " + pipeline bubble " + format_time(b.bubble_ps) +
+         share(b.bubble_ps) +
+         (b.skew_ps > 0 ? " + skew " + format_time(b.skew_ps) + share(b.skew_ps) : std::string()) +
+         " + exposed communication " + format_time(b.exposed_comm_ps) + share(b.exposed_comm_ps);
+}
+
+// The step breakdown (workload/step_breakdown.h) of the critical rank, its exposed
+// communication by parallelism and phase, each pipeline stage's, and the ideal network's step.
+void add_breakdown_rows(const scenario::TrainingResult& t, Rows& rows) {
+  const scenario::StepBreakdownResult& b = t.breakdown;
+  rows.emplace_back("  step", format_time(t.step_time_ps) + " = " + breakdown_text(b) +
+                                  ", critical rank " + count(b.rank));
+  std::string parallelism;  // the comm cells grouped by parallelism, in their order
+  for (size_t i = 0; i < b.comm.size();) {
+    size_t j = i;
+    int64_t sum = 0;
+    std::string phases;
+    for (; j < b.comm.size() && b.comm[j].parallelism == b.comm[i].parallelism; ++j) {
+      sum += b.comm[j].time_ps;
+      phases += (phases.empty() ? "" : ", ") + b.comm[j].phase + " " + format_time(b.comm[j].time_ps);
+    }
+    parallelism += (parallelism.empty() ? "" : "; ") + b.comm[i].parallelism + " " +
+                   format_time(sum) + " (" + phases + ")";
+    i = j;
+  }
+  if (!parallelism.empty()) rows.emplace_back("  exposed comm", parallelism);
+  if (t.stages.size() > 1) {
+    for (const scenario::StepBreakdownResult& st : t.stages) {
+      rows.emplace_back("  stage " + count(st.stage), breakdown_text(st) + ", rank " + count(st.rank));
+    }
+  }
+  if (t.ideal_step_ps >= 0 && t.step_time_ps > 0) {
+    rows.emplace_back(
+        "  ideal network",
+        "step " + format_time(t.ideal_step_ps) + "; network-attributable " +
+            format_time(t.network_ps) + " (" +
+            percent(static_cast<double>(t.network_ps) / static_cast<double>(t.step_time_ps)) +
+            " of the step); efficiency vs ideal " + percent(t.ideal_efficiency));
+  }
+}
+
 // A training job's step: compute and exposed communication, throughput, each phase's traffic.
 void add_training_rows(const scenario::TrainingResult& t, Rows& rows) {
   if (t.step_time_ps < 0) {
     rows.emplace_back("  step", "not finished");
     return;
   }
-  rows.emplace_back(
-      "  step",
-      format_time(t.step_time_ps) + " = compute " + format_time(t.compute_ps) +
-          " + exposed communication " + format_time(t.exposed_comm_ps) + " (" +
-          percent(static_cast<double>(t.exposed_comm_ps) / static_cast<double>(t.step_time_ps)) +
-          ")");
+  if (t.has_breakdown) {
+    add_breakdown_rows(t, rows);
+  } else {
+    rows.emplace_back(
+        "  step",
+        format_time(t.step_time_ps) + " = compute " + format_time(t.compute_ps) +
+            " + exposed communication " + format_time(t.exposed_comm_ps) + " (" +
+            percent(static_cast<double>(t.exposed_comm_ps) / static_cast<double>(t.step_time_ps)) +
+            ")");
+  }
   if (t.tflops_per_gpu > 0) {
     rows.emplace_back("  throughput", format_fixed(t.tflops_per_gpu, 1) + " model TFLOPS per GPU");
   }

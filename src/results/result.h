@@ -94,15 +94,47 @@ struct PhaseComm {
   int64_t time_ps = 0;  // sum of their durations (they may overlap each other and compute)
 };
 
+// Exposed communication of a step breakdown: one (parallelism, training phase) cell.
+struct CommPart {
+  std::string parallelism;  // the collective's phase: "tensor_parallel", "data_parallel", ...
+  std::string phase;        // the training phase it delayed: "forward", "backward", "optimizer"
+  int64_t time_ps = 0;
+};
+
+// One rank's step, split so that step_ps = compute + bubble + skew + the comm parts, exactly
+// (workload/step_breakdown.h defines each term; docs/training.md "Step breakdown").
+struct StepBreakdownResult {
+  int stage = -1;  // -1: the critical rank (the job); else the pipeline stage
+  int rank = 0;    // job-local rank
+  int64_t step_ps = 0;
+  int64_t compute_ps = 0;
+  int64_t bubble_ps = 0;  // waiting for compute on other pipeline stages
+  int64_t skew_ps = 0;    // waiting for compute on other ranks of its own stage
+  int64_t exposed_comm_ps = 0;  // the sum of `comm`
+  std::vector<CommPart> comm;   // non-zero cells, parallelism then phase in enum order
+};
+
 // One training step (workload.kind: training).
 struct TrainingResult {
   bool present = false;
   std::string source;  // "transformer" (the generator) or "astra-sim: FILE"
   int gpus = 0;
   int64_t step_time_ps = -1;  // -1 = did not finish
-  // The critical rank: the one with the most compute. step = compute + exposed communication.
+  // The critical rank: the one with the most compute. step = compute + exposed_comm_ps, where
+  // exposed_comm_ps is the rank's idle time (kept as before: bubble, skew and communication
+  // together; `breakdown` splits it).
   int64_t compute_ps = 0;
   int64_t exposed_comm_ps = 0;
+  bool has_breakdown = false;
+  StepBreakdownResult breakdown;            // the critical rank
+  std::vector<StepBreakdownResult> stages;  // per pipeline stage (its rank of most compute)
+  // training.ideal_network: the same step on the ideal network (-1 = not run or unfinished),
+  // and network-attributable time = step - ideal step.
+  int64_t ideal_step_ps = -1;
+  int64_t network_ps = 0;
+  double ideal_efficiency = 0;  // ideal step / step: the fraction of the ideal network's speed
+  bool has_ideal_breakdown = false;
+  StepBreakdownResult ideal_breakdown;  // the critical rank's, on the ideal network
   double tflops_per_gpu = 0;  // model FLOPs / step time / GPUs (generator only; 0 otherwise)
   double samples_per_step = 0;  // the global batch (generator); 0 = not known (imported)
   std::vector<PhaseComm> comm;
@@ -115,6 +147,9 @@ struct ScalingPoint {
   int gpus = 0;
   int64_t step_time_ps = -1;
   double acceleration_ratio = 0;
+  // training.ideal_network: the step on the ideal network (-1 = not run), and ideal / step.
+  int64_t ideal_step_time_ps = -1;
+  double ideal_efficiency = 0;
   // A collective workload: what the first collective resolved to and its nccl-tests busbw
   // (empty / 0 for training).
   std::string algorithm;

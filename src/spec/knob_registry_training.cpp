@@ -220,6 +220,17 @@ const std::vector<Knob> kTrainingKnobs = knob_bind::concat(
               .min = Bound{1},
               .max = Bound{1000}},
              [](auto& s) -> auto& { return s.training.steps; }),
+         bind(
+             {.path = "training.ideal_network",
+              .type = KnobType::kBool,
+              .description = "Also run the same step on an ideal network (every cross-node "
+                             "message takes its size at the NIC line rate plus two cable "
+                             "propagations, no queueing; NVLink/PCIe as modelled) and report "
+                             "network-attributable time = step - ideal step",
+              .source = "off: one run; the ideal network follows the analytical models' "
+                        "congestion-free transfer (ASTRA-sim analytical backend, Won et al. "
+                        "ISPASS'23) with latency at the speed-of-light floor (docs/training.md)"},
+             [](auto& s) -> auto& { return s.training.ideal_network; }),
      }});
 
 }  // namespace

@@ -80,35 +80,20 @@ TrainingEngine::TrainingEngine(Dag dag, std::vector<uint32_t> placement, Collect
 void TrainingEngine::expand(int steps) {
   const uint32_t n = ops_per_step_;
   const uint64_t total = static_cast<uint64_t>(n) * static_cast<uint64_t>(steps);
-  std::vector<std::vector<uint32_t>> carry(dag_.ranks);  // per rank, base ops step k+1 waits on
+  carry_.assign(dag_.ranks, {});
   {
     std::vector<std::vector<uint32_t>> all(dag_.ranks);
     for (uint32_t i = 0; i < n; ++i) {
       const DagOp& op = dag_.ops[i];
       if (op.kind != DagOp::Kind::kCompute) continue;
       all[op.rank].push_back(i);
-      if (op.phase == Phase::kUpdate) carry[op.rank].push_back(i);
+      if (op.phase == Phase::kUpdate) carry_[op.rank].push_back(i);
     }
     for (uint32_t r = 0; r < dag_.ranks; ++r) {
-      if (carry[r].empty()) carry[r] = std::move(all[r]);
+      if (carry_[r].empty()) carry_[r] = std::move(all[r]);
     }
   }
-  auto for_each_dep = [&](uint64_t idx, auto&& f) {
-    const uint32_t step = static_cast<uint32_t>(idx / n);
-    const uint32_t o = static_cast<uint32_t>(idx % n);
-    const DagOp& op = dag_.ops[o];
-    const uint32_t base = step * n;
-    for (uint32_t d = 0; d < op.num_deps; ++d) f(base + dag_.deps[op.first_dep + d]);
-    if (step == 0 || op.num_deps != 0) return;
-    const uint32_t prev = base - n;
-    if (op.kind == DagOp::Kind::kCompute) {
-      for (uint32_t c : carry[op.rank]) f(prev + c);
-    } else {
-      for (uint32_t r : dag_.groups[dag_.collectives[op.collective].group]) {
-        for (uint32_t c : carry[r]) f(prev + c);
-      }
-    }
-  };
+  auto for_each_dep = [this](uint64_t idx, auto&& f) { this->for_each_dep(idx, f); };
 
   kind_.resize(total);
   remaining_deps_.assign(total, 0);
@@ -130,6 +115,8 @@ void TrainingEngine::expand(int steps) {
   start_ps_.assign(total, -1);
   end_ps_.assign(total, -1);
   runner_id_.assign(total, -1);
+  stream_prev_.assign(total, kIdle);
+  last_ran_.assign(dag_.ranks, kIdle);
   ready_.assign(dag_.ranks, {});
   ready_head_.assign(dag_.ranks, 0);
   running_.assign(dag_.ranks, kIdle);
@@ -168,6 +155,8 @@ void TrainingEngine::try_start_rank(uint32_t rank) {
     head = 0;
   }
   running_[rank] = op;
+  stream_prev_[op] = last_ran_[rank];
+  last_ran_[rank] = op;
   start_ps_[op] = transport_.now_ps();
   const uint64_t cookie = kForeignCookie + (static_cast<uint64_t>(job_id_) << 32) + op;
   transport_.timer(dag_.ops[op % ops_per_step_].duration_ps, cookie);
@@ -284,6 +273,7 @@ TrainingResult TrainingEngine::result() const {
   }
   r.op_start_ps = start_ps_;
   r.op_end_ps = end_ps_;
+  add_breakdowns(r);
   return r;
 }
 

@@ -14,10 +14,10 @@
 #include "node/rank_transport.h"
 #include "workload/collective.h"
 #include "workload/dag.h"
+#include "workload/step_breakdown.h"
 
 namespace fabricsim::workload {
 
-inline constexpr int kPhases = static_cast<int>(Phase::kOther) + 1;
 inline constexpr int kCollOps = static_cast<int>(CollOp::kSend) + 1;
 
 // Replaces kAuto in a DagCollective (the scenario's collective settings); channels 0 = the
@@ -52,6 +52,11 @@ struct TrainingResult {
   // Per op of the expanded DAG (steps x Dag::ops, step-major): start and end, -1 = never ran.
   std::vector<int64_t> op_start_ps;
   std::vector<int64_t> op_end_ps;
+  // Where the time of the whole run went (workload/step_breakdown.h; StepBreakdown::per_step
+  // for one step): for the critical rank, and for the rank of most compute of each pipeline
+  // stage (stage 0 first). Empty stages and a zero `critical` when some op never ran.
+  StepBreakdown critical;
+  std::vector<StepBreakdown> stages;
 };
 
 class TrainingEngine {
@@ -96,6 +101,28 @@ class TrainingEngine {
   void start_collective(uint32_t op);
   void complete(uint32_t op);
   void drain();
+  // Fills r.critical and r.stages (workload/training_breakdown.cpp). REQUIRES: done().
+  void add_breakdowns(TrainingResult& r) const;
+  // Calls f(dep) for every dependency of expanded op `idx` (its step's copy of the DAG's, and
+  // for a root of step k > 0 the carry ops of step k - 1).
+  template <typename F>
+  void for_each_dep(uint64_t idx, F&& f) const {
+    const uint32_t n = ops_per_step_;
+    const uint32_t step = static_cast<uint32_t>(idx / n);
+    const uint32_t o = static_cast<uint32_t>(idx % n);
+    const DagOp& op = dag_.ops[o];
+    const uint32_t base = step * n;
+    for (uint32_t d = 0; d < op.num_deps; ++d) f(base + dag_.deps[op.first_dep + d]);
+    if (step == 0 || op.num_deps != 0) return;
+    const uint32_t prev = base - n;
+    if (op.kind == DagOp::Kind::kCompute) {
+      for (uint32_t c : carry_[op.rank]) f(prev + c);
+    } else {
+      for (uint32_t r : dag_.groups[dag_.collectives[op.collective].group]) {
+        for (uint32_t c : carry_[r]) f(prev + c);
+      }
+    }
+  }
 
   Dag dag_;
   std::vector<uint32_t> placement_;
@@ -115,6 +142,11 @@ class TrainingEngine {
   std::vector<int64_t> start_ps_;
   std::vector<int64_t> end_ps_;
   std::vector<int64_t> runner_id_;  // collectives: the runner's id, -1 = none
+  // Compute ops: the op that ran before on the same stream (kIdle = none); the breakdown's
+  // binding predecessor when the stream was busy.
+  std::vector<uint32_t> stream_prev_;
+  std::vector<uint32_t> last_ran_;                 // per rank: its stream's latest op
+  std::vector<std::vector<uint32_t>> carry_;       // per rank: base ops step k+1 waits on
 
   // Per rank compute stream: FIFO of ready ops, the running op (UINT32_MAX = idle).
   std::vector<std::vector<uint32_t>> ready_;

@@ -87,6 +87,9 @@ struct TrainingSpec {
   double clock_ghz = 1.0;
   TransformerSpec transformer;
   int steps = 1;  // iterations; step k+1 starts on a rank once step k's optimizer ran there
+  // Also run the step on the ideal network (node::NodeSpec::ideal_fabric; docs/training.md
+  // "Ideal network") and report step - ideal step. Off: one run.
+  bool ideal_network = false;
 };
 
 }  // namespace fabricsim::workload

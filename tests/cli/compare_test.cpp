@@ -251,6 +251,60 @@ TEST_F(CompareTest, TableAndResultDirectoriesAgree) {
       << "compare's roce result.json is byte-identical to `fabricsim run`'s";
 }
 
+// A training compare (issue 23): every run also runs the ideal network, whose step, the
+// network-attributable time and the breakdown rows appear in the table and in compare.csv, and
+// agree with each fabric's result.json; the breakdown adds up to the step.
+constexpr const char* kTraining = R"(name: compare-train
+seed: 1
+fabric:
+  technology: roce
+  link: {rate: 400Gbps, cable: 3m}
+topology: {kind: rail, radix: 16}
+hosts: {count: 2, nics_per_host: 8}
+node: {gpus_per_node: 8}
+workload: {kind: training}
+training: {layers: 2, hidden: 512, heads: 8, seq_length: 256, micro_batches: 2, tp: 4, pp: 2}
+)";
+
+TEST_F(CompareTest, TrainingCompareHasTheIdealNetworkAndTheBreakdown) {
+  const std::string file = write("train.yaml", kTraining);
+  const fs::path out = dir_ / "train";
+  const CliOutcome o = run("compare '" + file + "' --out '" + out.string() + "'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto rows = table_rows(o.out);
+  for (const char* label : {"compute", "pipeline bubble", "exposed comm", "ideal-network step",
+                            "network-attributable", "efficiency vs ideal"}) {
+    EXPECT_TRUE(rows.count(label)) << "the table has a '" << label << "' row:\n" << o.out;
+  }
+  const auto csv = parse_csv(read_file(out / "compare.csv"));
+  ASSERT_EQ(csv.size(), 3u) << "a header and a row per fabric";
+  const std::vector<std::string>& header = csv[0];
+  for (size_t r = 1; r < csv.size(); ++r) {
+    std::map<std::string, std::string> row;
+    for (size_t c = 0; c < header.size() && c < csv[r].size(); ++c) row[header[c]] = csv[r][c];
+    SCOPED_TRACE("fabric " + row["fabric"]);
+    const json result = json::parse(read_file(out / row["fabric"] / "result.json"));
+    const json& t = result.at("jobs").at(0).at("training");
+    const int64_t step = std::stoll(row["step_time_ps"]);
+    const int64_t ideal = std::stoll(row["ideal_step_time_ps"]);
+    EXPECT_EQ(step, t.at("step_time_ps").get<int64_t>());
+    EXPECT_EQ(ideal, t.at("ideal_network").at("step_time_ps").get<int64_t>());
+    EXPECT_LE(ideal, step) << "the ideal network is no slower here";
+    EXPECT_EQ(std::stoll(row["network_ps"]), step - ideal);
+    int64_t parts = std::stoll(row["compute_ps"]) + std::stoll(row["bubble_ps"]) +
+                    std::stoll(row["skew_ps"]);
+    for (const char* k : {"exposed_tensor_parallel_ps", "exposed_pipeline_parallel_ps",
+                          "exposed_data_parallel_ps", "exposed_expert_parallel_ps",
+                          "exposed_other_ps"}) {
+      parts += std::stoll(row[k]);
+    }
+    EXPECT_EQ(parts, step) << "compute + bubble + skew + exposed comm by parallelism = step";
+    EXPECT_EQ(std::stoll(row["exposed_comm_ps"]),
+              t.at("breakdown").at("exposed_comm_ps").get<int64_t>());
+    EXPECT_GT(std::stoll(row["bubble_ps"]), 0) << "pp 2: a pipeline bubble";
+  }
+}
+
 TEST_F(CompareTest, RingBusbwRatioIsTheHeaderOverhead) {
   const std::string file = write("small.yaml", kSmall);
   const fs::path out = dir_ / "results";

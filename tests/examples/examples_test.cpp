@@ -232,6 +232,25 @@ void check_result_json(const json& result, const std::string& name, const scenar
       EXPECT_EQ(t.at("step_time_ps").get<int64_t>(),
                 t.at("compute_ps").get<int64_t>() + t.at("exposed_comm_ps").get<int64_t>())
           << "step = compute + exposed communication";
+      // The breakdown splits that idle time: compute + bubble + skew + exposed comm, exactly.
+      const json& b = t.at("breakdown");
+      ASSERT_TRUE(b.is_object()) << name << ": a finished step has a breakdown";
+      int64_t comm = 0;
+      for (const json& c : b.at("comm")) comm += c.at("time_ps").get<int64_t>();
+      EXPECT_EQ(comm, b.at("exposed_comm_ps").get<int64_t>()) << "the comm cells sum up";
+      EXPECT_EQ(t.at("step_time_ps").get<int64_t>(),
+                b.at("compute_ps").get<int64_t>() + b.at("bubble_ps").get<int64_t>() +
+                    b.at("skew_ps").get<int64_t>() + comm)
+          << "step = compute + bubble + skew + exposed communication";
+      // The ideal network's row (gpt-step, scaling): network-attributable = step - ideal step.
+      if (sc.training.ideal_network) {
+        const json& ideal = t.at("ideal_network");
+        ASSERT_TRUE(ideal.is_object()) << name << ": training.ideal_network ran";
+        const int64_t ideal_ps = ideal.at("step_time_ps").get<int64_t>();
+        EXPECT_GT(ideal_ps, 0);
+        EXPECT_LE(ideal_ps, t.at("step_time_ps").get<int64_t>()) << "ideal step <= step";
+        EXPECT_EQ(ideal.at("network_ps").get<int64_t>(), t.at("step_time_ps").get<int64_t>() - ideal_ps);
+      }
     }
   } else {
     EXPECT_TRUE(result.at("collective").is_null()) << "a pattern has collective: null";

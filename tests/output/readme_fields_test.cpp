@@ -98,11 +98,18 @@ scenario::RunResult everything() {
   job.collectives.push_back(row);
   job.training.present = true;
   job.training.comm.emplace_back();
+  job.training.has_breakdown = true;
+  job.training.breakdown.comm.emplace_back();
+  job.training.stages.push_back(job.training.breakdown);
+  job.training.ideal_step_ps = 1;
+  job.training.has_ideal_breakdown = true;
+  job.training.ideal_breakdown = job.training.breakdown;
   job.slowdown = 1.5;
   r.jobs.push_back(job);
   scenario::ScalingPoint point;
   point.step_time_ps = 1;
   point.algorithm = "ring";  // a collective workload's point carries its algorithm and busbw
+  point.ideal_step_time_ps = 1;  // training.ideal_network
   r.scaling.push_back(point);
   scenario::NodeResourceLoad load;
   load.kind = "nvlink_out";

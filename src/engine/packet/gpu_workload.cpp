@@ -38,6 +38,26 @@ std::vector<int64_t> sweep_sizes(const workload::WorkloadSpec& w) {
 
 }  // namespace
 
+StepBreakdownResult breakdown_result(const workload::StepBreakdown& b) {
+  StepBreakdownResult out;
+  out.stage = b.stage;
+  out.rank = static_cast<int>(b.rank);
+  out.step_ps = b.span_ps;
+  out.compute_ps = b.compute_ps;
+  out.bubble_ps = b.bubble_ps;
+  out.skew_ps = b.skew_ps;
+  out.exposed_comm_ps = b.exposed_comm_ps();
+  for (int p = 0; p < workload::kPhases; ++p) {
+    for (int q = 0; q < workload::kStepPhases; ++q) {
+      if (b.comm_ps[p][q] == 0) continue;
+      out.comm.push_back(CommPart{workload::name(static_cast<workload::Phase>(p)),
+                                  workload::name(static_cast<workload::StepPhase>(q)),
+                                  b.comm_ps[p][q]});
+    }
+  }
+  return out;
+}
+
 workload::CollectiveSpec GpuWorkload::collective_spec(const Job& job, int64_t size) {
   const workload::WorkloadSpec& w = job.spec;
   workload::CollectiveSpec cs;
@@ -271,6 +291,13 @@ void GpuWorkload::fill(RunResult& r) const {
                              static_cast<double>(job.gpus.size()) * 1e-12;
         }
         t.samples_per_step = job.samples;
+        if (!tr.stages.empty()) {
+          t.has_breakdown = true;
+          t.breakdown = breakdown_result(tr.critical.per_step(tr.steps));
+          for (const workload::StepBreakdown& b : tr.stages) {
+            t.stages.push_back(breakdown_result(b.per_step(tr.steps)));
+          }
+        }
         for (int p = 0; p < workload::kPhases; ++p) {
           if (tr.comm_count[p] == 0) continue;
           PhaseComm pc;

@@ -17,6 +17,9 @@
 
 namespace fabricsim::scenario {
 
+// A workload-layer breakdown as result.json reports it (the non-zero comm cells).
+StepBreakdownResult breakdown_result(const workload::StepBreakdown& b);
+
 class GpuWorkload {
  public:
   // Builds every job (placement, DAGs); throws InputError naming the key at fault.

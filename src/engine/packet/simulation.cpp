@@ -93,7 +93,8 @@ Simulation::Simulation(const Resolved& resolved)
     for (int n = 0; n < topo_.hosts; ++n) {
       leaf_of_node[n] = net_.leaf_slot_of_nic(static_cast<uint32_t>(n * sc_.topology.nics_per_host));
     }
-    if (net_.sharp_enabled()) gpu_net_->attach_sharp(net_);
+    // The ideal network has no switches to aggregate in (node::NodeSpec::ideal_fabric).
+    if (net_.sharp_enabled() && !sc_.node.ideal_fabric) gpu_net_->attach_sharp(net_);
     gpu_workload_ = std::make_unique<GpuWorkload>(sc_, *gpu_net_, leaf_of_node);
   }
   if (sc_.steady_window) {  // pattern runs only (resolve/resolve.cpp)
