@@ -44,7 +44,9 @@ using preflight::kHashBucketBytes;
 using preflight::kHashNodeBytes;
 using preflight::kMallocOverheadBytes;
 using preflight::kMaxBytes;
+using preflight::fabric_drivers;
 using preflight::Traffic;
+using preflight::workload_drivers;
 using preflight::traffic_of;
 
 // Bytes of one ring that has been used at all: the first grow() allocates 8 slots (core/ring.h).
@@ -137,7 +139,7 @@ int64_t routing_bytes(const Scenario& sc, const topo::ShapeCounts& shape, Resour
 // The key whose count drives the workload's memory most: named when the arithmetic overflows.
 std::string workload_key(const Scenario& sc) {
   return !sc.jobs.empty() && sc.node.gpus_per_node > 0             ? "jobs"
-         : sc.workload.kind == workload::WorkloadKind::kTraining   ? "training.micro_batches"
+         : sc.workload.kind == workload::WorkloadKind::kTraining   ? "training"
          : sc.node.gpus_per_node > 0                               ? "workload.size"
          : sc.workload.kind == workload::WorkloadKind::kCollective ? "workload.slice"
          : sc.workload.pattern == workload::PatternKind::kFlows    ? "workload.flows"
@@ -420,8 +422,8 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   e.switches = shape.switches;
   e.cables = shape.cables;
   e.ports = topo_c.mul(2, shape.cables);
-  e.parts.push_back({"topology", topology_bytes(sc, e, ib), "hosts.count"});
-  e.parts.push_back({"routing", routing_bytes(sc, shape, e, ib), "hosts.count"});
+  e.parts.push_back({"topology", topology_bytes(sc, e, ib), "hosts.count", fabric_drivers()});
+  e.parts.push_back({"routing", routing_bytes(sc, shape, e, ib), "hosts.count", fabric_drivers()});
 
   // ---- workload and transport ----
   Traffic t = traffic_of(sc, e.nics);
@@ -438,8 +440,9 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   const std::string wkey = workload_key(sc);
   const Checked wc{wkey};
   const WorkloadBytes work = workload_bytes(sc, t, wc);
-  e.parts.push_back({"workload", work.bytes, wkey});
-  e.parts.push_back({"transport", transport_bytes(sc, t, e.nics, wc), wkey});
+  const std::vector<std::string> wdrivers = workload_drivers(sc);
+  e.parts.push_back({"workload", work.bytes, wkey, wdrivers});
+  e.parts.push_back({"transport", transport_bytes(sc, t, e.nics, wc), wkey, wdrivers});
   add_load_balancing_part(sc, t, wc, e);
 
   // ---- packets held in queues and on cables ----
@@ -455,7 +458,8 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // moment, up to twice that, and an event may sit in any bucket: counted twice more.
   const int64_t pending =
       topo_c.add(topo_c.add(topo_c.mul(e.ports, 4), topo_c.mul(t.qps, 2)), e.nics + 4);
-  e.parts.push_back({"events", topo_c.mul(4 * pending, sizeof(Event)), "hosts.count"});
+  e.parts.push_back(
+      {"events", topo_c.mul(4 * pending, sizeof(Event)), "hosts.count", fabric_drivers()});
 
   // ---- capture and the run's result ----
   const Checked cc{"outputs.pcap.frames"};
@@ -467,7 +471,7 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // run_scenario builds one FlowRecord per message (reserved exactly) while the simulation is
   // still alive.
   const int64_t records = wc.mul(t.messages, sizeof(FlowRecord));
-  e.parts.push_back({"flow records", records, wkey});
+  e.parts.push_back({"flow records", records, wkey, wdrivers});
   if (sc.steady_window) {
     // engine/packet/steady_window.h: at most kMaxSnapshots + 1 copies of every flow's byte count
     // (the last while the oldest ones are thinned out).

@@ -102,4 +102,38 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
 }
 
 
+// The keys the workload's parts (workload, transport, flow records) grow with, most direct
+// first: what a refusal names when the file sets them.
+std::vector<std::string> workload_drivers(const Scenario& sc) {
+  if (!sc.jobs.empty() && sc.node.gpus_per_node > 0) return {"jobs", "node.gpus_per_node"};
+  if (sc.workload.kind == workload::WorkloadKind::kTraining) {
+    if (sc.training.source == workload::TrainingSource::kAstra) {
+      return {"training.file", "hosts.count", "node.gpus_per_node", "training.steps"};
+    }
+    // The generator's ops: GPUs x layers x micro-batches (transformer_ops_estimate), x steps.
+    return {"hosts.count",          "node.gpus_per_node", "training.layers",
+            "training.micro_batches", "training.global_batch", "training.steps",
+            "training.tp",          "training.pp",        "training.dp",
+            "scaling.nodes"};
+  }
+  if (sc.node.gpus_per_node > 0) {
+    return {"workload.size", "workload.max_size", "hosts.count", "node.gpus_per_node"};
+  }
+  if (sc.workload.kind == workload::WorkloadKind::kCollective) {
+    return {"workload.size", "workload.slice", "hosts.count"};
+  }
+  if (sc.workload.pattern == workload::PatternKind::kFlows) return {"workload.flows"};
+  if (sc.workload.pattern == workload::PatternKind::kPoisson) {
+    return {"workload.duration", "workload.load", "hosts.count", "workload.flow_size"};
+  }
+  return {"workload.pattern", "workload.flow_size", "hosts.count"};
+}
+
+// The keys the fabric's parts (topology, routing, events) grow with.
+const std::vector<std::string>& fabric_drivers() {
+  static const std::vector<std::string> keys{"hosts.count", "hosts.nics_per_host",
+                                             "topology.radix", "topology.tiers"};
+  return keys;
+}
+
 }  // namespace fabricsim::scenario::preflight

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "spec/scenario.h"
@@ -79,5 +80,11 @@ struct Traffic {
 
 // `n` = the topology's NICs.
 Traffic traffic_of(const Scenario& sc, int64_t n);
+
+// The scenario keys the workload's parts (workload, transport, flow records) grow with, most
+// direct first, and those the fabric's parts (topology, routing, events) grow with: what a
+// refusal names when the file sets them (ResourceEstimate's MemoryPart::drivers).
+std::vector<std::string> workload_drivers(const Scenario& sc);
+const std::vector<std::string>& fabric_drivers();
 
 }  // namespace fabricsim::scenario::preflight

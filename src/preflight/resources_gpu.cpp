@@ -16,6 +16,10 @@ namespace {
 // Training DAGs up to this many ops are built to be counted exactly (the GPT-3 175B step on
 // 1,024 GPUs is 2.1 M ops, 0.24 s and ~325 MB); larger ones are bounded in closed form.
 constexpr int64_t kBuildToCountOps = int64_t{1} << 24;
+// An imported workload is built to be counted only below this bound of its ops (astra_ops_bound
+// overestimates, and an importer's groups and dependency lists cost more per op than the
+// generator's): 2^22 ops is ~650 MB at the generator's ~155 B per op.
+constexpr int64_t kBuildImportToCountOps = int64_t{1} << 22;
 
 // The machine as CollectiveEngine::resolve sees it (it asks only for GPUs per node and path
 // rates), in closed form: NVLink x efficiency inside a node, the slower of the NIC and PCIe
@@ -88,6 +92,22 @@ int64_t collective_messages(const workload::CollectiveRecord& r, int64_t g, int6
   return c * nodes * 4 * pieces((size + c - 1) / c);
 }
 
+// The bytes those messages carry across the fabric, by the same cut: a ring moves
+// 2(g-1)/g x S (all-reduce; counted high for the one-pass ops) over each of `nodes` node
+// boundaries, a tree 2 x S over each of its nodes - 1 edges (half up and half down in each of
+// two trees), the others S up and down through each node, P2P its remote pairs' shares.
+int64_t collective_net_bytes(const workload::CollectiveRecord& r, int64_t g, int64_t nodes,
+                             int64_t gpn) {
+  if (nodes < 2 || g < 2) return 0;
+  const int64_t size = std::max<int64_t>(r.size_bytes, 1);
+  using workload::CollOp;
+  if (r.op == CollOp::kAllToAll) return g * (g - gpn) * std::max<int64_t>(1, size / g);
+  if (r.op == CollOp::kSend || r.op == CollOp::kSendRecv) return g * size;
+  if (r.algorithm == workload::CollAlgorithm::kRing) return nodes * 2 * (g - 1) * (size / g);
+  if (r.algorithm == workload::CollAlgorithm::kTree) return 2 * (nodes - 1) * size;
+  return nodes * 4 * size;
+}
+
 // One job's machine and collective engine: resolves a collective's `auto` choices (algorithm,
 // protocol, channels) as the run will.
 class JobResolver {
@@ -126,6 +146,7 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
     const workload::CollectiveRecord r =
         engine.resolve(w.op, w.algorithm, w.protocol, w.channels, s, all);
     t.messages += collective_messages(r, g, nodes, gpn);
+    t.net_bytes += collective_net_bytes(r, g, nodes, gpn);
     t.total_bytes += s;
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(s, 1 << 20));
     ++t.collectives;
@@ -133,6 +154,16 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
     if (w.max_size_bytes <= 0 || s > w.max_size_bytes / w.step_factor) break;
   }
   return sweep_units;
+}
+
+// A DAG too large to build, counted from its bound of `ops` per step.
+void count_bound(int64_t ops, int64_t steps, GpuTraffic& t) {
+  t.dag_ops += steps * ops;
+  t.dag_deps += steps * 2 * ops;
+  t.messages += steps * ops;  // at most a message per op and channel-slice: a bound
+  t.collectives += steps * ops;
+  t.total_bytes = std::max<int64_t>(t.total_bytes, 1);
+  t.bounded = true;
 }
 
 // The job's training DAG, imported or generated. A generated step too large to build
@@ -145,7 +176,11 @@ std::optional<workload::Dag> training_dag(const JobSpec& job, int64_t g, int64_t
     opt.gpus = static_cast<uint32_t>(g);
     opt.gpus_per_node = static_cast<uint32_t>(gpn);
     opt.clock_hz = static_cast<int64_t>(job.training.clock_ghz * 1e9 + 0.5);
-    return workload::import_astra(job.training.file, opt);
+    // Sized before it is expanded: a large imported workload is bounded from its records.
+    const int64_t bound = workload::astra_ops_bound(job.training.file, opt);
+    if (bound <= kBuildImportToCountOps) return workload::import_astra(job.training.file, opt);
+    count_bound(bound, std::max(1, job.training.steps), t);
+    return std::nullopt;
   }
   workload::check_transformer(job.training.transformer, static_cast<uint32_t>(g));
   // Counting by building the DAG costs what the run's DAG costs: above ~16 M ops (GBs)
@@ -154,12 +189,7 @@ std::optional<workload::Dag> training_dag(const JobSpec& job, int64_t g, int64_t
   const int64_t bound =
       workload::transformer_ops_estimate(job.training.transformer, static_cast<uint32_t>(g));
   if (bound > kBuildToCountOps) {
-    const int64_t steps = std::max(1, job.training.steps);
-    t.dag_ops += steps * bound;
-    t.dag_deps += steps * 2 * bound;
-    t.messages += steps * bound;  // at most a message per op and channel-slice: a bound
-    t.collectives += steps * bound;
-    t.total_bytes = std::max<int64_t>(t.total_bytes, 1);
+    count_bound(bound, std::max(1, job.training.steps), t);
     return std::nullopt;
   }
   return workload::make_transformer_step(job.training.transformer, static_cast<uint32_t>(g)).dag;
@@ -196,6 +226,8 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
         group);
     const int64_t m = collective_messages(r, static_cast<int64_t>(group.size()), group_nodes, gpn);
     t.messages += steps * m;
+    t.net_bytes +=
+        steps * collective_net_bytes(r, static_cast<int64_t>(group.size()), group_nodes, gpn);
     t.total_bytes += c.size_bytes;
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(c.size_bytes, 1 << 20));
     t.collectives += steps;

@@ -36,6 +36,16 @@ class CollectiveEngine final : public CollectiveRunner {
   void on_timer(uint64_t cookie);
 
   const CollectiveConfig& config() const { return cfg_; }
+
+  // Work done, for a progress line (cli/progress.h): the nccl-tests sizes of the finished
+  // collectives plus, for each running one, its size x the share of its messages arrived.
+  // `net` counts only collectives whose ranks span more than one node (the ones whose bytes
+  // cross the packet-level fabric, where the run's events go). Walks the running collectives.
+  struct BytesDone {
+    double all = 0;
+    double net = 0;
+  };
+  BytesDone bytes_done() const;
   // trace.json (workload/trace_recorder.h): every message posted and arrived is reported to
   // `trace` (nullptr = none, the default: one untaken branch per message).
   void set_trace(TraceRecorder* trace) { trace_ = trace; }
@@ -44,6 +54,7 @@ class CollectiveEngine final : public CollectiveRunner {
   struct Running {
     std::unique_ptr<detail::Plan> plan;
     std::function<void(uint32_t)> done;
+    bool net = false;  // its ranks span more than one node
   };
   void validate(const CollectiveSpec& spec) const;
   // NVLS or NVLS-tree may be chosen by `auto` for this communicator.
@@ -64,6 +75,10 @@ class CollectiveEngine final : public CollectiveRunner {
   std::vector<Running> running_;
   TraceRecorder* trace_ = nullptr;
   mutable std::map<std::vector<uint32_t>, int> sharp_groups_;
+  // bytes_done(): finished collectives' sizes, and the first id that may still be running.
+  int64_t finished_bytes_ = 0;
+  int64_t finished_net_bytes_ = 0;
+  mutable size_t first_live_ = 0;
 };
 
 }  // namespace fabricsim::workload
