@@ -147,6 +147,10 @@ std::string workload_key(const Scenario& sc) {
                                                                    : "workload.pattern";
 }
 
+// Per training op, beyond its dependencies (12 B each below): the measured 155 B per op of
+// the GPT-3 175B step less its ~1.5 dependencies, rounded up.
+constexpr int64_t kDagBytesPerOp = 144;
+
 struct WorkloadBytes {
   int64_t bytes = 0;
   int64_t trace_compute_spans = 0;  // outputs.trace: one span per training compute op
@@ -162,11 +166,13 @@ WorkloadBytes workload_bytes(const Scenario& sc, const Traffic& t, const Checked
   work = wc.add(work, wc.mul(2, t.explicit_flows, sizeof(workload::ExplicitFlow)));
   if (sc.node.gpus_per_node > 0) {
     // The node layer, the collective engine and the training engines: per training op its DAG
-    // entry, dependency and per-op state (workload/training.h: ~17 words measured per op with
-    // the GPT-3 175B step), per collective its record and plan, per GPU its resources.
+    // entry, the generator's FLOPs, the engine's per-op state and the result's op times
+    // (measured: 325 MB for the GPT-3 175B step's 2.1 M ops, 155 B per op with its share of
+    // dependencies, workload/transformer.h), per collective its record and plan, per GPU its
+    // resources.
     const GpuTraffic g = gpu_traffic(sc);
     const int64_t gpus = Checked{"hosts.count"}.mul(sc.topology.hosts, sc.node.gpus_per_node);
-    work = wc.add(work, wc.mul(g.dag_ops, sizeof(workload::DagOp) + 2 * 96));
+    work = wc.add(work, wc.mul(g.dag_ops, kDagBytesPerOp));
     w.trace_compute_spans = g.dag_ops;
     work = wc.add(work, wc.mul(g.dag_deps, 3 * sizeof(uint32_t)));
     work = wc.add(work, wc.mul(g.collectives, 512));
@@ -450,7 +456,9 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // most twice the packets.
   e.packets = packets_bound(sc, t, e, ib, wc);
   const Checked pc{"fabric.switch.buffer"};
-  e.parts.push_back({"packets", pc.mul(2, e.packets, sizeof(net::Packet)), "fabric.switch.buffer"});
+  // At most the switches' buffers: their count and size.
+  e.parts.push_back({"packets", pc.mul(2, e.packets, sizeof(net::Packet)), "fabric.switch.buffer",
+                     {"fabric.switch.buffer", "hosts.count", "topology.radix"}});
 
   // ---- pending events (core/event_queue.h) ----
   // At most a transmit-done, an arrival, a control arrival and a PFC/credit timer per port, two

@@ -55,18 +55,35 @@ class ClosedFormRanks final : public node::RankTransport {
   double nvlink_ = 0, net_ = 0;
 };
 
+// Messages of one ring connection carrying `data` bytes per channel, as make_ring_stream
+// (workload/collective_ring.cpp) cuts them: loops of at most n x chunk, near-equal, each block
+// of a loop cut into ceil(block / slice) slices, every slice one message at each of `steps`.
+int64_t ring_stream_messages(int64_t data, int64_t n, int64_t steps, int64_t chunk,
+                             int64_t slice) {
+  const int64_t per_loop = n * chunk;
+  const int64_t loops = std::max<int64_t>(1, (data + per_loop - 1) / per_loop);
+  int64_t messages = 0;
+  for (int64_t l = 0; l < loops; ++l) {
+    const int64_t loop_bytes = data / loops + (l < data % loops ? 1 : 0);
+    const int64_t block = (loop_bytes + n - 1) / n;
+    messages += steps * std::max<int64_t>(1, (block + slice - 1) / slice);
+  }
+  return messages;
+}
+
 // Transport messages of one collective over `g` GPUs on `nodes` nodes, as the engine cuts it
-// (workload/collective_*.cpp): a message per slice (Simple ring: 2 steps = 1 MiB; otherwise one
-// step: 512 KiB Simple, 576,000 B LL128, 32 KiB LL), a piece per channel and step.
-//   ring: per channel `nodes` hops cross a node boundary at each of 2(g-1) steps (all-reduce),
-//         each carrying S / (g x channels) in slices;
+// (workload/collective_*.cpp), with the FIFO step of the protocol (collective_engine.cpp
+// build_params: buffer / NCCL_STEPS x the protocol's efficiency):
+//   ring: per channel `nodes` of its hops cross a node boundary, each carrying the channel's
+//         share in the ring's loops and slices (Simple: 4-step chunks, 2-step slices) at every
+//         step (2(g-1) for an all-reduce, g-1 for an all-gather or reduce-scatter);
 //   tree: two trees per channel over the nodes, half the channel's share each, up and down;
 //   hierarchical / halving-doubling: S / channels per channel crosses each node boundary
-//         up and down (4 crossings per node per channel) in slices;
+//         up and down (4 crossings per node per channel) in steps;
 //   P2P (all-to-all, send): a stream per remote pair in 128 KiB chunks.
-// Counted high where it must guess (the slice size of the protocol, the steps of the op).
+// Counted high where it must guess (the tree's and the hierarchical cuts).
 int64_t collective_messages(const workload::CollectiveRecord& r, int64_t g, int64_t nodes,
-                            int64_t gpn) {
+                            int64_t gpn, const workload::CollectiveConfig& cfg) {
   if (nodes < 2 || g < 2) return 0;  // NVLink only: no transport message
   const int64_t size = std::max<int64_t>(r.size_bytes, 1);
   const int64_t c = std::max(1, r.channels);
@@ -77,12 +94,26 @@ int64_t collective_messages(const workload::CollectiveRecord& r, int64_t g, int6
     const int64_t remote_pairs = r.op == CollOp::kAllToAll ? g * (g - gpn) : g;
     return remote_pairs * chunks;
   }
-  const int64_t slice = r.protocol == workload::Protocol::kLL      ? (32 << 10)
-                        : r.protocol == workload::Protocol::kLL128 ? 576000
-                                                                   : (512 << 10);
-  auto pieces = [&](int64_t bytes) { return std::max<int64_t>(1, (bytes + slice - 1) / slice); };
+  const int proto = r.protocol == workload::Protocol::kLL      ? workload::kProtoLL
+                    : r.protocol == workload::Protocol::kLL128 ? workload::kProtoLL128
+                                                               : workload::kProtoSimple;
+  const int64_t step = std::max<int64_t>(
+      1, static_cast<int64_t>(static_cast<double>(cfg.buffer_bytes[proto]) / cfg.nccl_steps *
+                              cfg.efficiency[proto]));
+  auto pieces = [&](int64_t bytes) { return std::max<int64_t>(1, (bytes + step - 1) / step); };
   if (r.algorithm == workload::CollAlgorithm::kRing) {
-    return c * nodes * 2 * (g - 1) * pieces((size + g * c - 1) / (g * c));
+    const bool ring_family =
+        r.op == CollOp::kAllReduce || r.op == CollOp::kAllGather || r.op == CollOp::kReduceScatter;
+    const bool simple = proto == workload::kProtoSimple && ring_family;
+    const int64_t chunk = step * (simple ? cfg.ring_chunk_steps : 1);
+    const int64_t slice = step * (simple ? cfg.ring_slice_steps : 1);
+    const int64_t steps = r.op == CollOp::kAllReduce ? 2 * (g - 1) : g - 1;
+    int64_t messages = 0;
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const int64_t data = std::max<int64_t>(1, size / c + (ch < size % c ? 1 : 0));
+      messages += nodes * ring_stream_messages(data, g, steps, chunk, slice);
+    }
+    return messages;
   }
   if (r.algorithm == workload::CollAlgorithm::kTree) {
     // Two trees per channel, each over the nodes (nodes - 1 edges) carrying half the channel's
@@ -129,6 +160,7 @@ class JobResolver {
     cs.ranks = ranks;
     return engine_.resolve(cs);
   }
+  const workload::CollectiveConfig& config() const { return engine_.config(); }
 
  private:
   ClosedFormRanks machine_;
@@ -145,7 +177,7 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
   for (int64_t s = w.size_bytes;; s *= w.step_factor) {
     const workload::CollectiveRecord r =
         engine.resolve(w.op, w.algorithm, w.protocol, w.channels, s, all);
-    t.messages += collective_messages(r, g, nodes, gpn);
+    t.messages += collective_messages(r, g, nodes, gpn, engine.config());
     t.net_bytes += collective_net_bytes(r, g, nodes, gpn);
     t.total_bytes += s;
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(s, 1 << 20));
@@ -224,7 +256,8 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
         c.op, c.algorithm == workload::CollAlgorithm::kAuto ? w.algorithm : c.algorithm,
         c.protocol == workload::Protocol::kAuto ? w.protocol : c.protocol, w.channels, c.size_bytes,
         group);
-    const int64_t m = collective_messages(r, static_cast<int64_t>(group.size()), group_nodes, gpn);
+    const int64_t m = collective_messages(r, static_cast<int64_t>(group.size()), group_nodes, gpn,
+                                          engine.config());
     t.messages += steps * m;
     t.net_bytes +=
         steps * collective_net_bytes(r, static_cast<int64_t>(group.size()), group_nodes, gpn);

@@ -193,7 +193,8 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
   if (trace_) trace_->begin(id, r, spec, *plan);  // before finalize drops the edge lists
   finalize(*plan);
   records_.push_back(r);
-  running_.push_back({std::move(plan), std::move(done), nodes.size() > 1});
+  running_.push_back({std::move(plan), std::move(done),
+                      progress_units(spec.op, spec.ranks.size(), r.size_bytes, nodes.size() > 1)});
   // NCCL's baseLatency is charged once, before the first step (P2P operations have none in
   // tuning.cc).
   // NVLS and NVLS-tree: base 0 plus the NVLink hwLatency (25 us), once; CollNet base 0.
@@ -335,28 +336,34 @@ void CollectiveEngine::on_timer(uint64_t ck) {
 
 void CollectiveEngine::finish(uint32_t id) {
   records_[id].end_ps = rt_.now_ps();
-  finished_bytes_ += records_[id].size_bytes;
-  if (running_[id].net) finished_net_bytes_ += records_[id].size_bytes;
+  finished_units_ += running_[id].units;
   if (trace_) trace_->finish(id, records_[id]);
   std::function<void(uint32_t)> done = std::move(running_[id].done);
   running_[id].plan.reset();
   if (done) done(id);
 }
 
-CollectiveEngine::BytesDone CollectiveEngine::bytes_done() const {
-  BytesDone b{static_cast<double>(finished_bytes_), static_cast<double>(finished_net_bytes_)};
+double CollectiveEngine::progress_units(CollOp op, size_t ranks, int64_t size_bytes,
+                                        bool spans_nodes) {
+  if (!spans_nodes) return kIntraNodeCollectiveUnits;
+  const double n = static_cast<double>(ranks);
+  const double sends = op == CollOp::kAllReduce                          ? 2 * (n - 1)
+                       : op == CollOp::kSend || op == CollOp::kSendRecv ? 1
+                                                                         : n - 1;
+  return 1 + static_cast<double>(size_bytes) * sends / kProgressPacketBytes;
+}
+
+double CollectiveEngine::work_done() const {
+  double done = finished_units_;
   // Collectives mostly end in the order they start: skip the finished prefix once.
   while (first_live_ < running_.size() && !running_[first_live_].plan) ++first_live_;
   for (size_t id = first_live_; id < running_.size(); ++id) {
     const detail::Plan* plan = running_[id].plan.get();
     if (!plan || plan->messages == 0) continue;
-    const double share = static_cast<double>(plan->messages - plan->remaining) /
-                         static_cast<double>(plan->messages);
-    const double bytes = static_cast<double>(records_[id].size_bytes) * share;
-    b.all += bytes;
-    if (running_[id].net) b.net += bytes;
+    done += running_[id].units * static_cast<double>(plan->messages - plan->remaining) /
+            static_cast<double>(plan->messages);
   }
-  return b;
+  return done;
 }
 
 }  // namespace fabricsim::workload

@@ -50,7 +50,7 @@ std::vector<int64_t> sweep_sizes(const workload::WorkloadSpec& w) {
 
 }  // namespace
 
-void GpuWorkload::add_dag_bytes(const workload::Dag& dag, const std::vector<uint32_t>& gpus,
+void GpuWorkload::add_dag_units(const workload::Dag& dag, const std::vector<uint32_t>& gpus,
                                 uint32_t gpn, int steps) {
   // Per communicator: whether its GPUs span nodes (the training engine runs no collective of a
   // one-rank group or of zero bytes).
@@ -61,20 +61,16 @@ void GpuWorkload::add_dag_bytes(const workload::Dag& dag, const std::vector<uint
   for (const workload::DagOp& op : dag.ops) {
     if (op.kind != workload::DagOp::Kind::kCollective) continue;
     const workload::DagCollective& c = dag.collectives[op.collective];
-    if (dag.groups[c.group].size() < 2 || c.size_bytes <= 0) continue;
-    const double bytes = static_cast<double>(c.size_bytes) * steps;
-    total_bytes_ += bytes;
-    if (spans[c.group]) total_net_bytes_ += bytes;
+    const size_t n = dag.groups[c.group].size();
+    if (n < 2 || c.size_bytes <= 0) continue;
+    total_collective_units_ +=
+        steps * workload::CollectiveEngine::progress_units(c.op, n, c.size_bytes, spans[c.group]);
   }
 }
 
 GpuWorkload::Work GpuWorkload::progress_work() const {
-  const workload::CollectiveEngine::BytesDone b = coll_.bytes_done();
-  const bool net = total_net_bytes_ > 0;
-  const double done_bytes = net ? b.net : b.all;
-  const double total_bytes = net ? total_net_bytes_ : total_bytes_;
-  return {static_cast<double>(finished_units_) + done_bytes / kProgressBytesPerUnit,
-          static_cast<double>(total_units_) + total_bytes / kProgressBytesPerUnit};
+  return {static_cast<double>(finished_units_) + coll_.work_done(),
+          static_cast<double>(total_units_) + total_collective_units_};
 }
 
 double GpuWorkload::progress_fraction() const {
@@ -167,8 +163,8 @@ GpuWorkload::GpuWorkload(const Scenario& sc, node::RankTransport& rt,
       total_units_ += job.sizes.size();
       const bool net = job.gpus.front() / gpn != job.gpus.back() / gpn;
       for (int64_t size : job.sizes) {
-        total_bytes_ += static_cast<double>(size);
-        if (net) total_net_bytes_ += static_cast<double>(size);
+        total_collective_units_ +=
+            workload::CollectiveEngine::progress_units(w.op, job.gpus.size(), size, net);
       }
     } else if (w.kind == workload::WorkloadKind::kTraining) {
       const workload::TrainingSpec& t = js.training;
@@ -199,7 +195,7 @@ GpuWorkload::GpuWorkload(const Scenario& sc, node::RankTransport& rt,
       job.training = std::make_unique<workload::TrainingEngine>(
           std::move(dag), job.gpus, coll_, rt_, static_cast<uint32_t>(j), defaults, t.steps);
       total_units_ += job.training->total_ops();
-      add_dag_bytes(job.training->dag(), job.gpus, gpn, std::max(1, t.steps));
+      add_dag_units(job.training->dag(), job.gpus, gpn, std::max(1, t.steps));
     } else {
       throw InputError(sc.jobs.empty() ? "workload.kind" : "jobs[" + std::to_string(j) + "].workload.kind",
                        "a GPU scenario runs collectives or training steps; flow patterns run on "

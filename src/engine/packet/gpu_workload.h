@@ -32,23 +32,16 @@ class GpuWorkload {
   // Progress: finished units (collectives of sweeps, ops of training DAGs) out of the total.
   uint64_t total_units() const { return total_units_; }
   uint64_t finished_units() const { return finished_units_; }
-  // The share of the run's work done, 0..1, for the progress line: units (ops, sweep sizes)
-  // plus collective bytes counted in kProgressBytesPerUnit, done over known up front. The bytes
-  // are those of collectives spanning nodes when any does (the packet-level fabric is where a
-  // run spends its events: a step whose DP all-reduce is left has most of its work left,
-  // however few ops that is), else of every collective. See progress_work().
+  // The share of the run's work done, 0..1, for the progress line: the work of its collectives
+  // (CollectiveEngine::progress_units: bytes across the fabric in 4 KiB packets, a fixed weight
+  // for one inside a node) plus one unit per training op, done over what is known up front.
+  // A step whose DP all-reduce is left has most of its work left, however few ops that is.
   double progress_fraction() const;
-  // What progress_fraction() divides: work done and total, in units.
   struct Work {
     double done = 0;
     double total = 0;
   };
   Work progress_work() const;
-  // A compute op costs a few events (its timer, its completion); a packet of a 4 KiB MTU costs
-  // a few per hop (transmit-done and arrival). Counting a collective's 4 KiB as one op makes
-  // the two kinds of work about as heavy as their events (docs/performance.md: wall time goes
-  // with events).
-  static constexpr double kProgressBytesPerUnit = 4096;
   // Jobs, their collective rows and training results; the first collective also goes to
   // r.collective (so compare and the summary show it as before).
   void fill(RunResult& r) const;
@@ -79,8 +72,8 @@ class GpuWorkload {
   void on_collective_done(uint32_t job, size_t index);
   void finish_job(uint32_t job);
   void poll_training();  // counts finished training ops, notes training jobs that ended
-  // Adds a training DAG's collective bytes (x steps) to total_bytes_ / total_net_bytes_.
-  void add_dag_bytes(const workload::Dag& dag, const std::vector<uint32_t>& gpus, uint32_t gpn,
+  // Adds a training DAG's collectives' progress units (x steps) to total_collective_units_.
+  void add_dag_units(const workload::Dag& dag, const std::vector<uint32_t>& gpus, uint32_t gpn,
                      int steps);
 
   node::RankTransport& rt_;
@@ -89,8 +82,7 @@ class GpuWorkload {
   size_t jobs_done_ = 0;
   uint64_t total_units_ = 0;
   uint64_t finished_units_ = 0;
-  double total_bytes_ = 0;      // every collective's size, x steps (progress)
-  double total_net_bytes_ = 0;  // those of collectives whose GPUs span nodes
+  double total_collective_units_ = 0;  // every collective's progress_units, x steps
   std::unique_ptr<workload::TraceRecorder> trace_;  // outputs.trace.enabled
 };
 
