@@ -40,6 +40,7 @@ namespace {
 
 using preflight::Checked;
 using preflight::grown_elements;
+using preflight::resident_grown_elements;
 using preflight::kHashBucketBytes;
 using preflight::kHashNodeBytes;
 using preflight::kMallocOverheadBytes;
@@ -147,9 +148,13 @@ std::string workload_key(const Scenario& sc) {
                                                                    : "workload.pattern";
 }
 
-// Per training op, beyond its dependencies (12 B each below): the measured 155 B per op of
-// the GPT-3 175B step less its ~1.5 dependencies, rounded up.
-constexpr int64_t kDagBytesPerOp = 144;
+// Per training op, beyond its dependencies (12 B each below): the DAG's DagOp (32 B, its
+// vector grown by push_back: up to 48 B resident) and the generator's FLOPs (8 B), the
+// TrainingEngine's per-op arrays (kind 1, remaining dependencies 4, dependents' offset 4, start
+// and end 16, runner id 8: workload/training.h) and the result's copy of the op times (16 B):
+// 97 B, rounded up. (The GPT-3 175B step measured 155 B per op with everything else its run
+// held, workload/transformer.h.)
+constexpr int64_t kDagBytesPerOp = 104;
 
 struct WorkloadBytes {
   int64_t bytes = 0;
@@ -175,7 +180,9 @@ WorkloadBytes workload_bytes(const Scenario& sc, const Traffic& t, const Checked
     work = wc.add(work, wc.mul(g.dag_ops, kDagBytesPerOp));
     w.trace_compute_spans = g.dag_ops;
     work = wc.add(work, wc.mul(g.dag_deps, 3 * sizeof(uint32_t)));
-    work = wc.add(work, wc.mul(g.collectives, 512));
+    // Per collective its CollectiveRecord (56 B) and the engine's running entry (48 B), both in
+    // vectors grown by push_back (up to twice that resident): 256 B.
+    work = wc.add(work, wc.mul(g.collectives, 256));
     // Measured: ResNet-50's 54 overlapping all-reduces over 128 GPUs take 6.3 MiB per channel,
     // 950 B per (rank x channel) of each plan; counted as 1 KiB.
     work = wc.add(work, wc.mul(g.plan_units, 1024));
@@ -191,7 +198,7 @@ WorkloadBytes workload_bytes(const Scenario& sc, const Traffic& t, const Checked
 int64_t roce_transport_bytes(const Scenario& sc, const Traffic& t, int64_t nics,
                              const Checked& wc) {
   const bool dcqcn = sc.roce.cc == transport::CongestionControl::kDcqcn;
-  int64_t transport = wc.mul(grown_elements(t.messages), sizeof(transport::Message));
+  int64_t transport = wc.mul(resident_grown_elements(t.messages), sizeof(transport::Message));
   transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
   const int64_t per_qp =
       sizeof(transport::Qp) + kMallocOverheadBytes + kHashNodeBytes + kHashBucketBytes +
@@ -231,7 +238,7 @@ int64_t uet_transport_bytes(const Scenario& sc, const Traffic& t, const Checked&
       kHashBucketBytes + slots * static_cast<int64_t>(sizeof(transport::UetTxSlot) + 4) +
       window / 8 + 3 * kMallocOverheadBytes +
       (sc.uet.nscc ? static_cast<int64_t>(sizeof(transport::Nscc)) + kMallocOverheadBytes : 0);
-  int64_t transport = wc.mul(grown_elements(t.messages), sizeof(transport::UetMessage));
+  int64_t transport = wc.mul(resident_grown_elements(t.messages), sizeof(transport::UetMessage));
   transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
   return wc.add(transport, wc.mul(grown_elements(t.qps), per_pdc));
 }
@@ -252,7 +259,7 @@ int64_t tcp_transport_bytes(const Scenario& sc, const Traffic& t, const Checked&
   const int64_t per_conn = sizeof(transport::TcpConn) + kHashNodeBytes + kHashBucketBytes +
                            slots * static_cast<int64_t>(sizeof(transport::TcpTxSlot) + 4) +
                            window / 8 + 3 * kMallocOverheadBytes;
-  int64_t transport = wc.mul(grown_elements(t.messages), sizeof(transport::TcpMessage));
+  int64_t transport = wc.mul(resident_grown_elements(t.messages), sizeof(transport::TcpMessage));
   transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
   return wc.add(transport, wc.mul(grown_elements(t.qps), per_conn));
 }

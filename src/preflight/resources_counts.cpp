@@ -13,12 +13,14 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
   Traffic t;
   if (sc.node.gpus_per_node > 0) {
     // GPU runs (preflight/resources_gpu.h): transport messages of the collectives; a connection
-    // per (source NIC, destination NIC) pair at most.
+    // per (source NIC, destination NIC) pair at most, and per GPU pair whose transfers cross
+    // the fabric (its collectives' rings, trees and P2P pairs) at most.
     const GpuTraffic g = gpu_traffic(sc);
     t.messages = g.messages;
     t.total_bytes = g.total_bytes;
     t.max_message_bytes = g.max_message_bytes;
     t.qps = std::min(Checked{"hosts.count"}.mul(n, n - 1), std::max<int64_t>(g.messages, 1));
+    if (g.pairs >= 0) t.qps = std::min(t.qps, std::max<int64_t>(g.pairs, 1));
     return t;
   }
   const int64_t pairs = Checked{"hosts.count"}.mul(n, n - 1);

@@ -139,6 +139,22 @@ int64_t collective_net_bytes(const workload::CollectiveRecord& r, int64_t g, int
   return nodes * 4 * size;
 }
 
+// The (source, destination) GPU pairs whose transfers cross the fabric, each a transport
+// connection at most: a ring's node boundaries per channel (channels start at different GPUs
+// of a node, so they may use different pairs), a tree's edges up and down in two trees per
+// channel, the other algorithms' up and down per node and channel, P2P every remote pair.
+int64_t collective_pairs(const workload::CollectiveRecord& r, int64_t g, int64_t nodes,
+                         int64_t gpn) {
+  if (nodes < 2 || g < 2) return 0;
+  const int64_t c = std::max(1, r.channels);
+  using workload::CollOp;
+  if (r.op == CollOp::kAllToAll) return g * (g - gpn);
+  if (r.op == CollOp::kSend || r.op == CollOp::kSendRecv) return g;
+  if (r.algorithm == workload::CollAlgorithm::kRing) return nodes * c;
+  if (r.algorithm == workload::CollAlgorithm::kTree) return 4 * (nodes - 1) * c;
+  return nodes * 4 * c;
+}
+
 // One job's machine and collective engine: resolves a collective's `auto` choices (algorithm,
 // protocol, channels) as the run will.
 class JobResolver {
@@ -174,17 +190,20 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
   std::vector<uint32_t> all(static_cast<size_t>(g));
   for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
   int64_t sweep_units = 0;
+  int64_t sweep_pairs = 0;  // the same GPUs at every size: the largest size's pairs
   for (int64_t s = w.size_bytes;; s *= w.step_factor) {
     const workload::CollectiveRecord r =
         engine.resolve(w.op, w.algorithm, w.protocol, w.channels, s, all);
     t.messages += collective_messages(r, g, nodes, gpn, engine.config());
     t.net_bytes += collective_net_bytes(r, g, nodes, gpn);
+    sweep_pairs = std::max(sweep_pairs, collective_pairs(r, g, nodes, gpn));
     t.total_bytes += s;
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(s, 1 << 20));
     ++t.collectives;
     sweep_units = std::max(sweep_units, g * r.channels);
     if (w.max_size_bytes <= 0 || s > w.max_size_bytes / w.step_factor) break;
   }
+  t.pairs += sweep_pairs;
   return sweep_units;
 }
 
@@ -196,6 +215,7 @@ void count_bound(int64_t ops, int64_t steps, GpuTraffic& t) {
   t.collectives += steps * ops;
   t.total_bytes = std::max<int64_t>(t.total_bytes, 1);
   t.bounded = true;
+  t.pairs = -1;  // not counted: every NIC pair
 }
 
 // The job's training DAG, imported or generated. A generated step too large to build
@@ -243,6 +263,7 @@ int64_t distinct_nodes(const std::vector<uint32_t>& group, int64_t gpn) {
 void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::WorkloadSpec& w,
                      const JobResolver& engine, int64_t gpn, GpuTraffic& t) {
   std::vector<int64_t> blocking_max(dag.groups.size(), 0);
+  std::vector<int64_t> group_pairs(dag.groups.size(), 0);  // a communicator reuses its pairs
   t.dag_ops += steps * static_cast<int64_t>(dag.ops.size());
   t.dag_deps += steps * static_cast<int64_t>(dag.deps.size());
   for (const workload::DagOp& op : dag.ops) {
@@ -264,6 +285,9 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
     t.total_bytes += c.size_bytes;
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(c.size_bytes, 1 << 20));
     t.collectives += steps;
+    group_pairs[c.group] =
+        std::max(group_pairs[c.group],
+                 collective_pairs(r, static_cast<int64_t>(group.size()), group_nodes, gpn));
     const int64_t units = static_cast<int64_t>(group.size()) * r.channels;
     if (op.phase == workload::Phase::kTensorParallel ||
         op.phase == workload::Phase::kPipelineParallel) {
@@ -273,6 +297,7 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
     }
   }
   for (int64_t u : blocking_max) t.plan_units += u;
+  for (int64_t p : group_pairs) t.pairs += p;
 }
 
 }  // namespace

@@ -42,6 +42,16 @@ RuntimeEstimate estimate_gpu_runtime(const Scenario& input, double nics) {
   const double mtu = static_cast<double>(sc.technology == Technology::kUet ? sc.uet.mtu_bytes
                                                                            : sc.roce.mtu_bytes);
   r.mean_links = mean_links(sc.topology, nics);
+  if (sc.topology.kind == topo::TopologyKind::kRail) {
+    // NCCL keeps a channel on one rail (its rings and trees pair NICs of the same index), so
+    // a transfer crosses its rail's leaf (2 links) when both hosts sit under the same one, a
+    // spine otherwise (4): of the other hosts, those sharing the rail leaf (its down ports).
+    const double hosts = sc.topology.hosts;
+    const double down = std::llround(sc.topology.radix * sc.topology.oversubscription /
+                                     (sc.topology.oversubscription + 1.0));
+    const double same = std::min(down, hosts) - 1;
+    r.mean_links = hosts > 1 ? (2 * same + 4 * (hosts - 1 - same)) / (hosts - 1) : 0;
+  }
   r.packet_hops = std::ceil(static_cast<double>(g.net_bytes) / mtu) * r.mean_links;
   r.events = r.packet_hops * kEventsPerPacketHop + static_cast<double>(g.dag_ops) * kEventsPerOp +
              static_cast<double>(g.messages) * kEventsPerMessage;

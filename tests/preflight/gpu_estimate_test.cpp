@@ -8,6 +8,8 @@
 //   DP all-reduce per TP rank t: GPU t <-> GPU 8 + t, a ring of 2 across the fabric
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "engine/run.h"
@@ -124,6 +126,29 @@ TEST(GpuEstimate, AstraBoundHoldsTheImportedDag) {
     EXPECT_GE(bound, static_cast<int64_t>(dag.ops.size())) << f.name;
     if (f.layers > 0) EXPECT_EQ(bound, 9 * 16 * f.layers) << f.name;
   }
+}
+
+// A large imported workload is sized from its records and never expanded by the pre-flight:
+// 1,000 data-parallel layers on 1,024 GPUs bound to 9 x 1,024 x 1,000 ops, above the 2^22 the
+// pre-flight builds to count, so the estimate takes the bound (the SimAI file of 1,789
+// records spent 32 s and 4.7 GB being expanded before the refusal).
+TEST(GpuEstimate, ALargeImportedWorkloadIsBoundedNotExpanded) {
+  const std::string path = ::testing::TempDir() + "/fabricsim_large_astra.txt";
+  {
+    std::ofstream f(path);
+    f << "DATA\n1000\n";
+    for (int i = 0; i < 1000; ++i) {
+      f << "layer" << i << " -1 1000 NONE 0 1000 NONE 0 1000 ALLREDUCE 4096 10\n";
+    }
+  }
+  const Scenario sc = resolved(
+      "name: big\ntopology: {kind: rail, radix: 64}\nhosts: {count: 128, nics_per_host: 8}\n"
+      "node: {gpus_per_node: 8}\nworkload: {kind: training}\n"
+      "training: {source: astra, file: " + path + ", clock_ghz: 1}\n");
+  const GpuTraffic t = gpu_traffic(sc);
+  EXPECT_TRUE(t.bounded);
+  EXPECT_EQ(t.dag_ops, int64_t{9} * 1024 * 1000);
+  std::remove(path.c_str());
 }
 
 }  // namespace gpu_estimate_test
