@@ -122,7 +122,7 @@ std::vector<std::string> workload_drivers(const Scenario& sc) {
     return {"workload.size", "workload.max_size", "hosts.count", "node.gpus_per_node"};
   }
   if (sc.workload.kind == workload::WorkloadKind::kCollective) {
-    return {"workload.size", "workload.slice", "hosts.count"};
+    return {"workload.slice", "workload.size", "hosts.count"};  // messages: size / slice
   }
   if (sc.workload.pattern == workload::PatternKind::kFlows) return {"workload.flows"};
   if (sc.workload.pattern == workload::PatternKind::kPoisson) {
