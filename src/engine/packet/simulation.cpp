@@ -111,7 +111,6 @@ Simulation::Simulation(const Resolved& resolved)
   }
   transport_->on_delivered = [this](uint32_t msg) {
     ++delivered_;
-    delivered_bytes_ += transport_->message(msg).size_bytes;
     if (steady_) steady_->on_completion();
     if (te_) te_->on_delivered(msg);
     // GPU transfers' transport messages belong to the node layer, whatever else is running.
@@ -483,9 +482,13 @@ bool Simulation::check_in(int64_t stop_time_ps, const ProgressFn& progress, cons
     if (gpu_workload_) {
       fraction = gpu_workload_->progress_fraction();
     } else {
+      // A flow pattern: the payload that reached its receivers, packet by packet (the
+      // transport's counter; a retransmitted duplicate counts again, hence the cap at 1), so a
+      // permutation of equal flows, which all complete at the end, moves from the start.
       if (progress_total_bytes_ < 0) progress_total_bytes_ = workload_->total_pattern_bytes();
       fraction = progress_total_bytes_ > 0
-                     ? static_cast<double>(delivered_bytes_) / progress_total_bytes_
+                     ? static_cast<double>(transport_->counters().data_bytes_delivered) /
+                           static_cast<double>(progress_total_bytes_)
                      : static_cast<double>(delivered_) /
                            std::max<double>(1.0, static_cast<double>(workload_->total_messages()));
     }
