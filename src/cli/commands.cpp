@@ -181,6 +181,36 @@ bool parse_fits(const std::string& file, const MemoryLimitArg& arg, int64_t limi
   return false;
 }
 
+// The keys that size `part` which the file (or a --set) writes, in the part's order.
+std::vector<std::string> size_drivers_set(const scenario::LoadedScenario& loaded,
+                                          const scenario::MemoryPart& part) {
+  std::vector<std::string> set;
+  const std::vector<std::string> keys =
+      part.drivers.empty() ? std::vector<std::string>{part.key} : part.drivers;
+  for (const std::string& k : keys) {
+    if (loaded.locations.count(k) != 0) set.push_back(k);
+  }
+  return set;
+}
+
+// What to change to make the run smaller: the keys the file sets that size the largest part,
+// with their lines, or that it sets none of them.
+std::string drivers_note(const scenario::LoadedScenario& loaded, const scenario::MemoryPart& part,
+                         const std::vector<std::string>& set) {
+  if (set.empty()) {
+    return "the " + part.name + " part is sized by keys the file does not set (" +
+           join(part.drivers.empty() ? std::vector<std::string>{part.key} : part.drivers) +
+           ", all at their defaults)";
+  }
+  std::string out;
+  for (const std::string& k : set) {
+    const scenario::SourceLocation at = loaded.locate(k);
+    out += (out.empty() ? "" : ", ") + k +
+           (at.file == "--set" || at.line <= 0 ? "" : " (line " + std::to_string(at.line) + ")");
+  }
+  return "the " + part.name + " part grows with " + out;
+}
+
 struct Preflight {
   scenario::ResourceEstimate estimate;
   int64_t peak_bytes = 0;  // the whole process's projected peak
@@ -207,12 +237,15 @@ Preflight preflight(const scenario::LoadedScenario& loaded, const MemoryLimitArg
                            static_cast<double>(held) + static_cast<double>(p.estimate.peak_bytes());
   p.peak_bytes = std::max(peak_rss_bytes(), static_cast<int64_t>(std::min(projected, 9.0e18)));
   if (limit > 0 && p.peak_bytes > limit) {
+    const scenario::MemoryPart& largest = p.estimate.largest();
+    const std::vector<std::string> set = size_drivers_set(loaded, largest);
     const InputError e(
-        p.estimate.largest().key,
+        set.empty() ? largest.key : set.front(),
         "estimated peak memory " + format_bytes(p.peak_bytes) + " exceeds the limit " +
             format_bytes(limit) +
             (arg.max_memory.empty() ? " (available memory; see --max-memory)" : " (--max-memory)") +
-            ": " + scenario::describe_parts(p.estimate));
+            ": " + scenario::describe_parts(p.estimate) + "; " +
+            drivers_note(loaded, largest, set));
     p.error = scenario::format_input_error(loaded, e);
   }
   return p;

@@ -67,7 +67,13 @@ void block(std::ostringstream& out, const Described& d) {
   out << "simulation: estimated peak memory " << format_bytes(d.estimate.peak_bytes()) << " ("
       << scenario::describe_parts(d.estimate) << ")\n";
   const scenario::RuntimeEstimate& rt = d.runtime;
-  if (rt.estimated) {
+  if (rt.estimated && rt.gpu) {
+    out << "  estimated run time " << format_fixed(rt.fastest_s, rt.fastest_s < 10 ? 2 : 0) << "-"
+        << format_fixed(rt.slowest_s, rt.slowest_s < 10 ? 2 : 0) << " s: " << format_count(rt.events)
+        << " events (" << format_count(rt.packet_hops)
+        << " data packet-hops, the DAG's ops and the transport's messages) at 6.0-13.8 M events/s "
+           "(docs/performance.md)\n";
+  } else if (rt.estimated) {
     out << "  estimated run time " << format_fixed(rt.fastest_s, rt.fastest_s < 10 ? 2 : 0) << "-"
         << format_fixed(rt.slowest_s, rt.slowest_s < 10 ? 2 : 0) << " s: " << format_count(rt.packet_hops)
         << " data packet-hops (" << format_fixed(rt.mean_links, 2)

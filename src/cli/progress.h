@@ -4,8 +4,10 @@
 //   [roce 2/2] [########............]  40.0%  sim 1.234 ms  12.35 M ev/s  0:03 elapsed, ETA 0:05
 //
 // The run label appears in `compare` (which fabric is running, of how many); the percentage is
-// scenario::ProgressSample::fraction; events per second and the ETA are measured from the wall
-// clock since the run began (ETA = elapsed x (1 - fraction) / fraction, the rate so far held).
+// scenario::ProgressSample::fraction, the work done (DAG ops and collective bytes of a GPU run,
+// bytes delivered of a flow pattern) against the work known before the run began, never the
+// simulated time; events per second and the ETA are measured from the wall clock since the run
+// began (ETA = elapsed x (1 - fraction) / fraction, the rate so far held).
 #pragma once
 
 #include <chrono>

@@ -11,8 +11,10 @@ namespace fabricsim::scenario {
 
 // Where a run stands, for a progress line (cli/progress.h).
 struct ProgressSample {
-  double fraction = 0;      // of the work done, 0..1: messages delivered / messages the workload
-                            // posts, or the share of stop_time elapsed if that is larger
+  double fraction = 0;      // of the work done, 0..1, against the work known up front: a GPU
+                            // run's DAG ops and collective bytes (GpuWorkload::progress_work),
+                            // a flow pattern's bytes delivered, a NIC collective's messages; or
+                            // the share of a user-set stop_time elapsed if that is larger
   int64_t sim_time_ps = 0;  // simulated time reached
   int64_t events = 0;       // events processed so far
 };

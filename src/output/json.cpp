@@ -95,6 +95,14 @@ ordered_json breakdown_json(const scenario::StepBreakdownResult& b, bool with_st
   return out;
 }
 
+// A step that did not finish (interrupted, stop_time) says how far it got: compute_ps,
+// exposed_comm_ps and comm then cover its finished ops until elapsed_ps.
+void add_progress_fields(const scenario::TrainingResult& t, ordered_json& j) {
+  j["ops_finished"] = t.ops_finished;
+  j["ops_total"] = t.ops_total;
+  j["elapsed_ps"] = t.elapsed_ps;
+}
+
 ordered_json training_json(const scenario::TrainingResult& t) {
   if (!t.present) return nullptr;
   ordered_json stages = ordered_json::array();
@@ -114,9 +122,10 @@ ordered_json training_json(const scenario::TrainingResult& t) {
                     {"bytes", pc.bytes},
                     {"time_ps", pc.time_ps}});
   }
-  return {{"source", t.source},
+  ordered_json j = {{"source", t.source},
           {"gpus", t.gpus},
-          {"step_time_ps", t.step_time_ps},
+          {"finished", t.finished()},
+          {"step_time_ps", t.finished() ? ordered_json(t.step_time_ps) : nullptr},
           {"compute_ps", t.compute_ps},
           {"exposed_comm_ps", t.exposed_comm_ps},
           {"tflops_per_gpu", t.tflops_per_gpu},
@@ -125,6 +134,8 @@ ordered_json training_json(const scenario::TrainingResult& t) {
           {"breakdown", t.has_breakdown ? breakdown_json(t.breakdown, false) : ordered_json(nullptr)},
           {"stages", std::move(stages)},
           {"ideal_network", std::move(ideal)}};
+  add_progress_fields(t, j);
+  return j;
 }
 
 // GPU runs: per job its GPUs and what it ran (the nccl-tests rows, or the training step).

@@ -138,8 +138,19 @@ void add_breakdown_rows(const scenario::TrainingResult& t, Rows& rows) {
 
 // A training job's step: compute and exposed communication, throughput, each phase's traffic.
 void add_training_rows(const scenario::TrainingResult& t, Rows& rows) {
-  if (t.step_time_ps < 0) {
-    rows.emplace_back("  step", "not finished");
+  if (!t.finished()) {
+    // Obviously partial: how far the step got, then what its finished ops did until then.
+    rows.emplace_back("  step", "NOT FINISHED: " + count(t.ops_finished) + " of " +
+                                    count(t.ops_total) + " ops done in " +
+                                    format_time(t.elapsed_ps) + " simulated");
+    rows.emplace_back("  so far", "compute " + format_time(t.compute_ps) +
+                                      " + exposed communication " +
+                                      format_time(t.exposed_comm_ps) + " (finished ops only)");
+    for (const scenario::PhaseComm& pc : t.comm) {
+      rows.emplace_back("  " + pc.phase, count(pc.collectives) + " collectives finished, " +
+                                             format_bytes(pc.bytes) + ", " +
+                                             format_time(pc.time_ps) + " summed");
+    }
     return;
   }
   if (t.has_breakdown) {

@@ -40,11 +40,14 @@ namespace {
 
 using preflight::Checked;
 using preflight::grown_elements;
+using preflight::resident_grown_elements;
 using preflight::kHashBucketBytes;
 using preflight::kHashNodeBytes;
 using preflight::kMallocOverheadBytes;
 using preflight::kMaxBytes;
+using preflight::fabric_drivers;
 using preflight::Traffic;
+using preflight::workload_drivers;
 using preflight::traffic_of;
 
 // Bytes of one ring that has been used at all: the first grow() allocates 8 slots (core/ring.h).
@@ -137,13 +140,21 @@ int64_t routing_bytes(const Scenario& sc, const topo::ShapeCounts& shape, Resour
 // The key whose count drives the workload's memory most: named when the arithmetic overflows.
 std::string workload_key(const Scenario& sc) {
   return !sc.jobs.empty() && sc.node.gpus_per_node > 0             ? "jobs"
-         : sc.workload.kind == workload::WorkloadKind::kTraining   ? "training.micro_batches"
+         : sc.workload.kind == workload::WorkloadKind::kTraining   ? "training"
          : sc.node.gpus_per_node > 0                               ? "workload.size"
          : sc.workload.kind == workload::WorkloadKind::kCollective ? "workload.slice"
          : sc.workload.pattern == workload::PatternKind::kFlows    ? "workload.flows"
          : sc.workload.pattern == workload::PatternKind::kPoisson  ? "workload.duration"
                                                                    : "workload.pattern";
 }
+
+// Per training op, beyond its dependencies (12 B each below): the DAG's DagOp (32 B, its
+// vector grown by push_back: up to 48 B resident) and the generator's FLOPs (8 B), the
+// TrainingEngine's per-op arrays (kind 1, remaining dependencies 4, dependents' offset 4, start
+// and end 16, runner id 8: workload/training.h) and the result's copy of the op times (16 B):
+// 97 B, rounded up. (The GPT-3 175B step measured 155 B per op with everything else its run
+// held, workload/transformer.h.)
+constexpr int64_t kDagBytesPerOp = 104;
 
 struct WorkloadBytes {
   int64_t bytes = 0;
@@ -160,14 +171,18 @@ WorkloadBytes workload_bytes(const Scenario& sc, const Traffic& t, const Checked
   work = wc.add(work, wc.mul(2, t.explicit_flows, sizeof(workload::ExplicitFlow)));
   if (sc.node.gpus_per_node > 0) {
     // The node layer, the collective engine and the training engines: per training op its DAG
-    // entry, dependency and per-op state (workload/training.h: ~17 words measured per op with
-    // the GPT-3 175B step), per collective its record and plan, per GPU its resources.
+    // entry, the generator's FLOPs, the engine's per-op state and the result's op times
+    // (measured: 325 MB for the GPT-3 175B step's 2.1 M ops, 155 B per op with its share of
+    // dependencies, workload/transformer.h), per collective its record and plan, per GPU its
+    // resources.
     const GpuTraffic g = gpu_traffic(sc);
     const int64_t gpus = Checked{"hosts.count"}.mul(sc.topology.hosts, sc.node.gpus_per_node);
-    work = wc.add(work, wc.mul(g.dag_ops, sizeof(workload::DagOp) + 2 * 96));
+    work = wc.add(work, wc.mul(g.dag_ops, kDagBytesPerOp));
     w.trace_compute_spans = g.dag_ops;
     work = wc.add(work, wc.mul(g.dag_deps, 3 * sizeof(uint32_t)));
-    work = wc.add(work, wc.mul(g.collectives, 512));
+    // Per collective its CollectiveRecord (56 B) and the engine's running entry (48 B), both in
+    // vectors grown by push_back (up to twice that resident): 256 B.
+    work = wc.add(work, wc.mul(g.collectives, 256));
     // Measured: ResNet-50's 54 overlapping all-reduces over 128 GPUs take 6.3 MiB per channel,
     // 950 B per (rank x channel) of each plan; counted as 1 KiB.
     work = wc.add(work, wc.mul(g.plan_units, 1024));
@@ -183,7 +198,7 @@ WorkloadBytes workload_bytes(const Scenario& sc, const Traffic& t, const Checked
 int64_t roce_transport_bytes(const Scenario& sc, const Traffic& t, int64_t nics,
                              const Checked& wc) {
   const bool dcqcn = sc.roce.cc == transport::CongestionControl::kDcqcn;
-  int64_t transport = wc.mul(grown_elements(t.messages), sizeof(transport::Message));
+  int64_t transport = wc.mul(resident_grown_elements(t.messages), sizeof(transport::Message));
   transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
   const int64_t per_qp =
       sizeof(transport::Qp) + kMallocOverheadBytes + kHashNodeBytes + kHashBucketBytes +
@@ -223,7 +238,7 @@ int64_t uet_transport_bytes(const Scenario& sc, const Traffic& t, const Checked&
       kHashBucketBytes + slots * static_cast<int64_t>(sizeof(transport::UetTxSlot) + 4) +
       window / 8 + 3 * kMallocOverheadBytes +
       (sc.uet.nscc ? static_cast<int64_t>(sizeof(transport::Nscc)) + kMallocOverheadBytes : 0);
-  int64_t transport = wc.mul(grown_elements(t.messages), sizeof(transport::UetMessage));
+  int64_t transport = wc.mul(resident_grown_elements(t.messages), sizeof(transport::UetMessage));
   transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
   return wc.add(transport, wc.mul(grown_elements(t.qps), per_pdc));
 }
@@ -244,7 +259,7 @@ int64_t tcp_transport_bytes(const Scenario& sc, const Traffic& t, const Checked&
   const int64_t per_conn = sizeof(transport::TcpConn) + kHashNodeBytes + kHashBucketBytes +
                            slots * static_cast<int64_t>(sizeof(transport::TcpTxSlot) + 4) +
                            window / 8 + 3 * kMallocOverheadBytes;
-  int64_t transport = wc.mul(grown_elements(t.messages), sizeof(transport::TcpMessage));
+  int64_t transport = wc.mul(resident_grown_elements(t.messages), sizeof(transport::TcpMessage));
   transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
   return wc.add(transport, wc.mul(grown_elements(t.qps), per_conn));
 }
@@ -283,13 +298,13 @@ void add_load_balancing_part(const Scenario& sc, const Traffic& t, const Checked
     e.parts.push_back(
         {"load balancing",
          wc.mul(e.switches, net::kFlowletSlots * sizeof(net::FlowletSlot) + kMallocOverheadBytes),
-         "routing.load_balancing"});
+         "routing.load_balancing", {}});
   } else if (sc.ecmp.load_balancing == routing::LoadBalancing::kTe) {
     const int64_t hops = 2 * std::max(1, sc.topology.tiers);
     const int64_t per_flow = sizeof(routing::TeController::Flow) + kMallocOverheadBytes +
                              hops * (sizeof(uint32_t) + 2 * sizeof(net::TeRule)) + sizeof(int32_t);
     e.parts.push_back(
-        {"load balancing", wc.mul(grown_elements(t.messages), per_flow), "routing.load_balancing"});
+        {"load balancing", wc.mul(grown_elements(t.messages), per_flow), "routing.load_balancing", {}});
   }
 }
 
@@ -352,7 +367,7 @@ int64_t add_flow_paths_part(const Scenario& sc, const Traffic& t, ResourceEstima
   const int64_t per_flow = 80 + kMallocOverheadBytes + paths * path_bytes;  // FlowPaths::PerMsg
   const int64_t open = fc.mul(e.packets, 32 + kMallocOverheadBytes + path_bytes);
   e.parts.push_back(
-      {"flow paths", fc.add(fc.mul(t.messages, per_flow), open), "outputs.flows.path"});
+      {"flow paths", fc.add(fc.mul(t.messages, per_flow), open), "outputs.flows.path", {}});
   return fc.mul(t.messages, paths * hops * 20);
 }
 
@@ -368,7 +383,7 @@ int64_t add_trace_part(const Scenario& sc, const Traffic& t, int64_t trace_compu
   const Checked tc{"outputs.trace.max_flows"};
   if (sc.node.gpus_per_node > 0) {
     const int64_t spans = tc.mul(grown_elements(trace_compute_spans), sizeof(workload::TraceSpan));
-    e.parts.push_back({"trace spans", spans, "outputs.trace.enabled"});
+    e.parts.push_back({"trace spans", spans, "outputs.trace.enabled", {}});
     e.result_bytes = tc.add(e.result_bytes, spans);
     return tc.mul(trace_compute_spans, 24 + 2 * 260);
   }
@@ -418,8 +433,8 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   e.switches = shape.switches;
   e.cables = shape.cables;
   e.ports = topo_c.mul(2, shape.cables);
-  e.parts.push_back({"topology", topology_bytes(sc, e, ib), "hosts.count"});
-  e.parts.push_back({"routing", routing_bytes(sc, shape, e, ib), "hosts.count"});
+  e.parts.push_back({"topology", topology_bytes(sc, e, ib), "hosts.count", fabric_drivers()});
+  e.parts.push_back({"routing", routing_bytes(sc, shape, e, ib), "hosts.count", fabric_drivers()});
 
   // ---- workload and transport ----
   Traffic t = traffic_of(sc, e.nics);
@@ -436,8 +451,9 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   const std::string wkey = workload_key(sc);
   const Checked wc{wkey};
   const WorkloadBytes work = workload_bytes(sc, t, wc);
-  e.parts.push_back({"workload", work.bytes, wkey});
-  e.parts.push_back({"transport", transport_bytes(sc, t, e.nics, wc), wkey});
+  const std::vector<std::string> wdrivers = workload_drivers(sc);
+  e.parts.push_back({"workload", work.bytes, wkey, wdrivers});
+  e.parts.push_back({"transport", transport_bytes(sc, t, e.nics, wc), wkey, wdrivers});
   add_load_balancing_part(sc, t, wc, e);
 
   // ---- packets held in queues and on cables ----
@@ -445,7 +461,9 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // most twice the packets.
   e.packets = packets_bound(sc, t, e, ib, wc);
   const Checked pc{"fabric.switch.buffer"};
-  e.parts.push_back({"packets", pc.mul(2, e.packets, sizeof(net::Packet)), "fabric.switch.buffer"});
+  // At most the switches' buffers: their count and size.
+  e.parts.push_back({"packets", pc.mul(2, e.packets, sizeof(net::Packet)), "fabric.switch.buffer",
+                     {"fabric.switch.buffer", "hosts.count", "topology.radix"}});
 
   // ---- pending events (core/event_queue.h) ----
   // At most a transmit-done, an arrival, a control arrival and a PFC/credit timer per port, two
@@ -453,7 +471,8 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // moment, up to twice that, and an event may sit in any bucket: counted twice more.
   const int64_t pending =
       topo_c.add(topo_c.add(topo_c.mul(e.ports, 4), topo_c.mul(t.qps, 2)), e.nics + 4);
-  e.parts.push_back({"events", topo_c.mul(4 * pending, sizeof(Event)), "hosts.count"});
+  e.parts.push_back(
+      {"events", topo_c.mul(4 * pending, sizeof(Event)), "hosts.count", fabric_drivers()});
 
   // ---- capture and the run's result ----
   const Checked cc{"outputs.pcap.frames"};
@@ -461,22 +480,22 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // is captured too without counting towards the limit: at most one per data frame received.
   const int64_t frames = cc.mul(sc.capture.max_frames, ib ? 2 : 1);
   const int64_t capture = cc.mul(grown_elements(frames), sizeof(CapturedFrame));
-  e.parts.push_back({"capture", capture, "outputs.pcap.frames"});
+  e.parts.push_back({"capture", capture, "outputs.pcap.frames", {}});
   // run_scenario builds one FlowRecord per message (reserved exactly) while the simulation is
   // still alive.
   const int64_t records = wc.mul(t.messages, sizeof(FlowRecord));
-  e.parts.push_back({"flow records", records, wkey});
+  e.parts.push_back({"flow records", records, wkey, wdrivers});
   if (sc.steady_window) {
     // engine/packet/steady_window.h: at most kMaxSnapshots + 1 copies of every flow's byte count
     // (the last while the oldest ones are thinned out).
     e.parts.push_back({"steady-window samples",
                        wc.mul(t.messages, SteadyWindow::bytes_per_flow() * 2),
-                       "outputs.steady_window"});
+                       "outputs.steady_window", {}});
   }
   // outputs.timeseries: the samplers' samples (preflight/telemetry_estimate.h).
   const TelemetryEstimate tel = estimate_telemetry(sc.timeseries, sc.stop_time_ps, e.ports, t.qps);
   if (sc.timeseries.interval_ps > 0) {
-    e.parts.push_back({"time series", tel.simulation_bytes, "outputs.timeseries.max_samples"});
+    e.parts.push_back({"time series", tel.simulation_bytes, "outputs.timeseries.max_samples", {}});
   }
   e.result_bytes = wc.add(records, cc.mul(frames, sizeof(CapturedFrame)));
   const int64_t path_text = add_flow_paths_part(sc, t, e);

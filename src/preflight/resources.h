@@ -23,6 +23,9 @@ struct MemoryPart {
   std::string name;  // "topology", "routing", "transport", "workload", "packets", ...
   int64_t bytes = 0;
   std::string key;
+  // The scenario keys whose values the part grows with (a refusal names those the file sets:
+  // size_drivers_set in cli/commands.cpp); empty = just `key`.
+  std::vector<std::string> drivers;
 };
 
 struct ResourceEstimate {

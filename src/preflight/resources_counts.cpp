@@ -13,12 +13,14 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
   Traffic t;
   if (sc.node.gpus_per_node > 0) {
     // GPU runs (preflight/resources_gpu.h): transport messages of the collectives; a connection
-    // per (source NIC, destination NIC) pair at most.
+    // per (source NIC, destination NIC) pair at most, and per GPU pair whose transfers cross
+    // the fabric (its collectives' rings, trees and P2P pairs) at most.
     const GpuTraffic g = gpu_traffic(sc);
     t.messages = g.messages;
     t.total_bytes = g.total_bytes;
     t.max_message_bytes = g.max_message_bytes;
     t.qps = std::min(Checked{"hosts.count"}.mul(n, n - 1), std::max<int64_t>(g.messages, 1));
+    if (g.pairs >= 0) t.qps = std::min(t.qps, std::max<int64_t>(g.pairs, 1));
     return t;
   }
   const int64_t pairs = Checked{"hosts.count"}.mul(n, n - 1);
@@ -101,5 +103,39 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
   return t;
 }
 
+
+// The keys the workload's parts (workload, transport, flow records) grow with, most direct
+// first: what a refusal names when the file sets them.
+std::vector<std::string> workload_drivers(const Scenario& sc) {
+  if (!sc.jobs.empty() && sc.node.gpus_per_node > 0) return {"jobs", "node.gpus_per_node"};
+  if (sc.workload.kind == workload::WorkloadKind::kTraining) {
+    if (sc.training.source == workload::TrainingSource::kAstra) {
+      return {"training.file", "hosts.count", "node.gpus_per_node", "training.steps"};
+    }
+    // The generator's ops: GPUs x layers x micro-batches (transformer_ops_estimate), x steps.
+    return {"hosts.count",          "node.gpus_per_node", "training.layers",
+            "training.micro_batches", "training.global_batch", "training.steps",
+            "training.tp",          "training.pp",        "training.dp",
+            "scaling.nodes"};
+  }
+  if (sc.node.gpus_per_node > 0) {
+    return {"workload.size", "workload.max_size", "hosts.count", "node.gpus_per_node"};
+  }
+  if (sc.workload.kind == workload::WorkloadKind::kCollective) {
+    return {"workload.slice", "workload.size", "hosts.count"};  // messages: size / slice
+  }
+  if (sc.workload.pattern == workload::PatternKind::kFlows) return {"workload.flows"};
+  if (sc.workload.pattern == workload::PatternKind::kPoisson) {
+    return {"workload.duration", "workload.load", "hosts.count", "workload.flow_size"};
+  }
+  return {"workload.pattern", "workload.flow_size", "hosts.count"};
+}
+
+// The keys the fabric's parts (topology, routing, events) grow with.
+const std::vector<std::string>& fabric_drivers() {
+  static const std::vector<std::string> keys{"hosts.count", "hosts.nics_per_host",
+                                             "topology.radix", "topology.tiers"};
+  return keys;
+}
 
 }  // namespace fabricsim::scenario::preflight

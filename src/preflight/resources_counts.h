@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "spec/scenario.h"
@@ -77,7 +78,24 @@ struct Traffic {
   int64_t qps = 0;
 };
 
+// The elements' worth of memory resident at the peak of a vector grown by push_back to `n`
+// elements of at least 128 KiB: at the last doubling the old buffer (cap / 2, all written) and
+// the first cap / 2 slots of the new one are resident; the rest of the new buffer is fresh
+// mmap'd pages (glibc serves such allocations by mmap: M_MMAP_THRESHOLD, whose dynamic
+// adjustment stays below each doubled size), not resident until written, and only n <= cap
+// ever are. So cap = bit_ceil(n), not grown_elements' cap + cap / 2 of address space.
+inline int64_t resident_grown_elements(int64_t n) {
+  if (n <= 0) return 0;
+  return static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(n)));
+}
+
 // `n` = the topology's NICs.
 Traffic traffic_of(const Scenario& sc, int64_t n);
+
+// The scenario keys the workload's parts (workload, transport, flow records) grow with, most
+// direct first, and those the fabric's parts (topology, routing, events) grow with: what a
+// refusal names when the file sets them (ResourceEstimate's MemoryPart::drivers).
+std::vector<std::string> workload_drivers(const Scenario& sc);
+const std::vector<std::string>& fabric_drivers();
 
 }  // namespace fabricsim::scenario::preflight

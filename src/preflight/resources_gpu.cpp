@@ -16,6 +16,10 @@ namespace {
 // Training DAGs up to this many ops are built to be counted exactly (the GPT-3 175B step on
 // 1,024 GPUs is 2.1 M ops, 0.24 s and ~325 MB); larger ones are bounded in closed form.
 constexpr int64_t kBuildToCountOps = int64_t{1} << 24;
+// An imported workload is built to be counted only below this bound of its ops (astra_ops_bound
+// overestimates, and an importer's groups and dependency lists cost more per op than the
+// generator's): 2^22 ops is ~650 MB at the generator's ~155 B per op.
+constexpr int64_t kBuildImportToCountOps = int64_t{1} << 22;
 
 // The machine as CollectiveEngine::resolve sees it (it asks only for GPUs per node and path
 // rates), in closed form: NVLink x efficiency inside a node, the slower of the NIC and PCIe
@@ -51,18 +55,35 @@ class ClosedFormRanks final : public node::RankTransport {
   double nvlink_ = 0, net_ = 0;
 };
 
+// Messages of one ring connection carrying `data` bytes per channel, as make_ring_stream
+// (workload/collective_ring.cpp) cuts them: loops of at most n x chunk, near-equal, each block
+// of a loop cut into ceil(block / slice) slices, every slice one message at each of `steps`.
+int64_t ring_stream_messages(int64_t data, int64_t n, int64_t steps, int64_t chunk,
+                             int64_t slice) {
+  const int64_t per_loop = n * chunk;
+  const int64_t loops = std::max<int64_t>(1, (data + per_loop - 1) / per_loop);
+  int64_t messages = 0;
+  for (int64_t l = 0; l < loops; ++l) {
+    const int64_t loop_bytes = data / loops + (l < data % loops ? 1 : 0);
+    const int64_t block = (loop_bytes + n - 1) / n;
+    messages += steps * std::max<int64_t>(1, (block + slice - 1) / slice);
+  }
+  return messages;
+}
+
 // Transport messages of one collective over `g` GPUs on `nodes` nodes, as the engine cuts it
-// (workload/collective_*.cpp): a message per slice (Simple ring: 2 steps = 1 MiB; otherwise one
-// step: 512 KiB Simple, 576,000 B LL128, 32 KiB LL), a piece per channel and step.
-//   ring: per channel `nodes` hops cross a node boundary at each of 2(g-1) steps (all-reduce),
-//         each carrying S / (g x channels) in slices;
+// (workload/collective_*.cpp), with the FIFO step of the protocol (collective_engine.cpp
+// build_params: buffer / NCCL_STEPS x the protocol's efficiency):
+//   ring: per channel `nodes` of its hops cross a node boundary, each carrying the channel's
+//         share in the ring's loops and slices (Simple: 4-step chunks, 2-step slices) at every
+//         step (2(g-1) for an all-reduce, g-1 for an all-gather or reduce-scatter);
 //   tree: two trees per channel over the nodes, half the channel's share each, up and down;
 //   hierarchical / halving-doubling: S / channels per channel crosses each node boundary
-//         up and down (4 crossings per node per channel) in slices;
+//         up and down (4 crossings per node per channel) in steps;
 //   P2P (all-to-all, send): a stream per remote pair in 128 KiB chunks.
-// Counted high where it must guess (the slice size of the protocol, the steps of the op).
+// Counted high where it must guess (the tree's and the hierarchical cuts).
 int64_t collective_messages(const workload::CollectiveRecord& r, int64_t g, int64_t nodes,
-                            int64_t gpn) {
+                            int64_t gpn, const workload::CollectiveConfig& cfg) {
   if (nodes < 2 || g < 2) return 0;  // NVLink only: no transport message
   const int64_t size = std::max<int64_t>(r.size_bytes, 1);
   const int64_t c = std::max(1, r.channels);
@@ -73,12 +94,26 @@ int64_t collective_messages(const workload::CollectiveRecord& r, int64_t g, int6
     const int64_t remote_pairs = r.op == CollOp::kAllToAll ? g * (g - gpn) : g;
     return remote_pairs * chunks;
   }
-  const int64_t slice = r.protocol == workload::Protocol::kLL      ? (32 << 10)
-                        : r.protocol == workload::Protocol::kLL128 ? 576000
-                                                                   : (512 << 10);
-  auto pieces = [&](int64_t bytes) { return std::max<int64_t>(1, (bytes + slice - 1) / slice); };
+  const int proto = r.protocol == workload::Protocol::kLL      ? workload::kProtoLL
+                    : r.protocol == workload::Protocol::kLL128 ? workload::kProtoLL128
+                                                               : workload::kProtoSimple;
+  const int64_t step = std::max<int64_t>(
+      1, static_cast<int64_t>(static_cast<double>(cfg.buffer_bytes[proto]) / cfg.nccl_steps *
+                              cfg.efficiency[proto]));
+  auto pieces = [&](int64_t bytes) { return std::max<int64_t>(1, (bytes + step - 1) / step); };
   if (r.algorithm == workload::CollAlgorithm::kRing) {
-    return c * nodes * 2 * (g - 1) * pieces((size + g * c - 1) / (g * c));
+    const bool ring_family =
+        r.op == CollOp::kAllReduce || r.op == CollOp::kAllGather || r.op == CollOp::kReduceScatter;
+    const bool simple = proto == workload::kProtoSimple && ring_family;
+    const int64_t chunk = step * (simple ? cfg.ring_chunk_steps : 1);
+    const int64_t slice = step * (simple ? cfg.ring_slice_steps : 1);
+    const int64_t steps = r.op == CollOp::kAllReduce ? 2 * (g - 1) : g - 1;
+    int64_t messages = 0;
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const int64_t data = std::max<int64_t>(1, size / c + (ch < size % c ? 1 : 0));
+      messages += nodes * ring_stream_messages(data, g, steps, chunk, slice);
+    }
+    return messages;
   }
   if (r.algorithm == workload::CollAlgorithm::kTree) {
     // Two trees per channel, each over the nodes (nodes - 1 edges) carrying half the channel's
@@ -86,6 +121,38 @@ int64_t collective_messages(const workload::CollectiveRecord& r, int64_t g, int6
     return c * 2 * (nodes - 1) * 2 * pieces((size + 2 * c - 1) / (2 * c));
   }
   return c * nodes * 4 * pieces((size + c - 1) / c);
+}
+
+// The bytes those messages carry across the fabric, by the same cut: a ring moves
+// 2(g-1)/g x S (all-reduce; counted high for the one-pass ops) over each of `nodes` node
+// boundaries, a tree 2 x S over each of its nodes - 1 edges (half up and half down in each of
+// two trees), the others S up and down through each node, P2P its remote pairs' shares.
+int64_t collective_net_bytes(const workload::CollectiveRecord& r, int64_t g, int64_t nodes,
+                             int64_t gpn) {
+  if (nodes < 2 || g < 2) return 0;
+  const int64_t size = std::max<int64_t>(r.size_bytes, 1);
+  using workload::CollOp;
+  if (r.op == CollOp::kAllToAll) return g * (g - gpn) * std::max<int64_t>(1, size / g);
+  if (r.op == CollOp::kSend || r.op == CollOp::kSendRecv) return g * size;
+  if (r.algorithm == workload::CollAlgorithm::kRing) return nodes * 2 * (g - 1) * (size / g);
+  if (r.algorithm == workload::CollAlgorithm::kTree) return 2 * (nodes - 1) * size;
+  return nodes * 4 * size;
+}
+
+// The (source, destination) GPU pairs whose transfers cross the fabric, each a transport
+// connection at most: a ring's node boundaries per channel (channels start at different GPUs
+// of a node, so they may use different pairs), a tree's edges up and down in two trees per
+// channel, the other algorithms' up and down per node and channel, P2P every remote pair.
+int64_t collective_pairs(const workload::CollectiveRecord& r, int64_t g, int64_t nodes,
+                         int64_t gpn) {
+  if (nodes < 2 || g < 2) return 0;
+  const int64_t c = std::max(1, r.channels);
+  using workload::CollOp;
+  if (r.op == CollOp::kAllToAll) return g * (g - gpn);
+  if (r.op == CollOp::kSend || r.op == CollOp::kSendRecv) return g;
+  if (r.algorithm == workload::CollAlgorithm::kRing) return nodes * c;
+  if (r.algorithm == workload::CollAlgorithm::kTree) return 4 * (nodes - 1) * c;
+  return nodes * 4 * c;
 }
 
 // One job's machine and collective engine: resolves a collective's `auto` choices (algorithm,
@@ -109,6 +176,7 @@ class JobResolver {
     cs.ranks = ranks;
     return engine_.resolve(cs);
   }
+  const workload::CollectiveConfig& config() const { return engine_.config(); }
 
  private:
   ClosedFormRanks machine_;
@@ -122,17 +190,32 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
   std::vector<uint32_t> all(static_cast<size_t>(g));
   for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
   int64_t sweep_units = 0;
+  int64_t sweep_pairs = 0;  // the same GPUs at every size: the largest size's pairs
   for (int64_t s = w.size_bytes;; s *= w.step_factor) {
     const workload::CollectiveRecord r =
         engine.resolve(w.op, w.algorithm, w.protocol, w.channels, s, all);
-    t.messages += collective_messages(r, g, nodes, gpn);
+    t.messages += collective_messages(r, g, nodes, gpn, engine.config());
+    t.net_bytes += collective_net_bytes(r, g, nodes, gpn);
+    sweep_pairs = std::max(sweep_pairs, collective_pairs(r, g, nodes, gpn));
     t.total_bytes += s;
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(s, 1 << 20));
     ++t.collectives;
     sweep_units = std::max(sweep_units, g * r.channels);
     if (w.max_size_bytes <= 0 || s > w.max_size_bytes / w.step_factor) break;
   }
+  t.pairs += sweep_pairs;
   return sweep_units;
+}
+
+// A DAG too large to build, counted from its bound of `ops` per step.
+void count_bound(int64_t ops, int64_t steps, GpuTraffic& t) {
+  t.dag_ops += steps * ops;
+  t.dag_deps += steps * 2 * ops;
+  t.messages += steps * ops;  // at most a message per op and channel-slice: a bound
+  t.collectives += steps * ops;
+  t.total_bytes = std::max<int64_t>(t.total_bytes, 1);
+  t.bounded = true;
+  t.pairs = -1;  // not counted: every NIC pair
 }
 
 // The job's training DAG, imported or generated. A generated step too large to build
@@ -145,7 +228,11 @@ std::optional<workload::Dag> training_dag(const JobSpec& job, int64_t g, int64_t
     opt.gpus = static_cast<uint32_t>(g);
     opt.gpus_per_node = static_cast<uint32_t>(gpn);
     opt.clock_hz = static_cast<int64_t>(job.training.clock_ghz * 1e9 + 0.5);
-    return workload::import_astra(job.training.file, opt);
+    // Sized before it is expanded: a large imported workload is bounded from its records.
+    const int64_t bound = workload::astra_ops_bound(job.training.file, opt);
+    if (bound <= kBuildImportToCountOps) return workload::import_astra(job.training.file, opt);
+    count_bound(bound, std::max(1, job.training.steps), t);
+    return std::nullopt;
   }
   workload::check_transformer(job.training.transformer, static_cast<uint32_t>(g));
   // Counting by building the DAG costs what the run's DAG costs: above ~16 M ops (GBs)
@@ -154,12 +241,7 @@ std::optional<workload::Dag> training_dag(const JobSpec& job, int64_t g, int64_t
   const int64_t bound =
       workload::transformer_ops_estimate(job.training.transformer, static_cast<uint32_t>(g));
   if (bound > kBuildToCountOps) {
-    const int64_t steps = std::max(1, job.training.steps);
-    t.dag_ops += steps * bound;
-    t.dag_deps += steps * 2 * bound;
-    t.messages += steps * bound;  // at most a message per op and channel-slice: a bound
-    t.collectives += steps * bound;
-    t.total_bytes = std::max<int64_t>(t.total_bytes, 1);
+    count_bound(bound, std::max(1, job.training.steps), t);
     return std::nullopt;
   }
   return workload::make_transformer_step(job.training.transformer, static_cast<uint32_t>(g)).dag;
@@ -181,6 +263,7 @@ int64_t distinct_nodes(const std::vector<uint32_t>& group, int64_t gpn) {
 void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::WorkloadSpec& w,
                      const JobResolver& engine, int64_t gpn, GpuTraffic& t) {
   std::vector<int64_t> blocking_max(dag.groups.size(), 0);
+  std::vector<int64_t> group_pairs(dag.groups.size(), 0);  // a communicator reuses its pairs
   t.dag_ops += steps * static_cast<int64_t>(dag.ops.size());
   t.dag_deps += steps * static_cast<int64_t>(dag.deps.size());
   for (const workload::DagOp& op : dag.ops) {
@@ -194,11 +277,17 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
         c.op, c.algorithm == workload::CollAlgorithm::kAuto ? w.algorithm : c.algorithm,
         c.protocol == workload::Protocol::kAuto ? w.protocol : c.protocol, w.channels, c.size_bytes,
         group);
-    const int64_t m = collective_messages(r, static_cast<int64_t>(group.size()), group_nodes, gpn);
+    const int64_t m = collective_messages(r, static_cast<int64_t>(group.size()), group_nodes, gpn,
+                                          engine.config());
     t.messages += steps * m;
+    t.net_bytes +=
+        steps * collective_net_bytes(r, static_cast<int64_t>(group.size()), group_nodes, gpn);
     t.total_bytes += c.size_bytes;
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(c.size_bytes, 1 << 20));
     t.collectives += steps;
+    group_pairs[c.group] =
+        std::max(group_pairs[c.group],
+                 collective_pairs(r, static_cast<int64_t>(group.size()), group_nodes, gpn));
     const int64_t units = static_cast<int64_t>(group.size()) * r.channels;
     if (op.phase == workload::Phase::kTensorParallel ||
         op.phase == workload::Phase::kPipelineParallel) {
@@ -208,6 +297,7 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
     }
   }
   for (int64_t u : blocking_max) t.plan_units += u;
+  for (int64_t p : group_pairs) t.pairs += p;
 }
 
 }  // namespace

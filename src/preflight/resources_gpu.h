@@ -21,7 +21,15 @@ struct GpuTraffic {
   // (data- and expert-parallel) may overlap every other, blocking ones (tensor, pipeline) one
   // at a time per communicator.
   int64_t plan_units = 0;
+  // Bytes the transport messages carry across the fabric (each message once, as
+  // collective_messages cuts them): what the run's packet events scale with.
+  int64_t net_bytes = 0;
+  // (source, destination) GPU pairs whose transfers cross the fabric: an upper bound on the
+  // transport connections; -1 = not counted (a DAG too large to build).
+  int64_t pairs = 0;
   int64_t dag_ops = 0;       // training DAG ops over every job (x steps)
+  bool bounded = false;      // a DAG too large to build: ops and messages are upper bounds and
+                             // net_bytes is not counted
   int64_t dag_deps = 0;
 };
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "preflight/resources_gpu.h"
+#include "resolve/fabric.h"
 #include "workload/collective.h"
 #include "workload/workload.h"
 
@@ -26,20 +28,51 @@ double mean_links(const topo::TopologySpec& t, double nics) {
 
 double packets(double bytes, double mtu) { return std::ceil(bytes / mtu); }
 
+// A GPU run: the bytes its collectives move across the fabric in MTU packets over the mean
+// path, the ops of its training DAGs and its transport messages, in events at the rates above.
+RuntimeEstimate estimate_gpu_runtime(const Scenario& input, double nics) {
+  RuntimeEstimate r;
+  Scenario sc = input;
+  resolve_fabric(sc);  // the IB MTU as the run will use it
+  const GpuTraffic g = gpu_traffic(sc);
+  if (g.bounded) {
+    r.why_not = "training step too large to count its messages (over 16 M DAG ops): not estimated";
+    return r;
+  }
+  const double mtu = static_cast<double>(sc.technology == Technology::kUet ? sc.uet.mtu_bytes
+                                                                           : sc.roce.mtu_bytes);
+  r.mean_links = mean_links(sc.topology, nics);
+  if (sc.topology.kind == topo::TopologyKind::kRail) {
+    // NCCL keeps a channel on one rail (its rings and trees pair NICs of the same index), so
+    // a transfer crosses its rail's leaf (2 links) when both hosts sit under the same one, a
+    // spine otherwise (4): of the other hosts, those sharing the rail leaf (its down ports).
+    const double hosts = sc.topology.hosts;
+    const double down = std::llround(sc.topology.radix * sc.topology.oversubscription /
+                                     (sc.topology.oversubscription + 1.0));
+    const double same = std::min(down, hosts) - 1;
+    r.mean_links = hosts > 1 ? (2 * same + 4 * (hosts - 1 - same)) / (hosts - 1) : 0;
+  }
+  r.packet_hops = std::ceil(static_cast<double>(g.net_bytes) / mtu) * r.mean_links;
+  r.events = r.packet_hops * kEventsPerPacketHop + static_cast<double>(g.dag_ops) * kEventsPerOp +
+             static_cast<double>(g.messages) * kEventsPerMessage;
+  r.fastest_s = r.events / kGpuFastestEventsPerSecond;
+  r.slowest_s = r.events / kGpuSlowestEventsPerSecond;
+  r.gpu = true;
+  r.estimated = true;
+  return r;
+}
+
 }  // namespace
 
 RuntimeEstimate estimate_runtime(const Scenario& sc) {
   RuntimeEstimate r;
   const topo::TopologySpec& t = sc.topology;
-  if (sc.node.gpus_per_node > 0 || !sc.jobs.empty()) {
-    r.why_not = "GPU nodes and jobs: not estimated (their traffic follows the training step)";
-    return r;
-  }
   if (t.kind == topo::TopologyKind::kFile) {
     r.why_not = "topology files: not estimated (no closed form for their path lengths)";
     return r;
   }
   const double n = static_cast<double>(t.hosts) * t.nics_per_host;
+  if (sc.node.gpus_per_node > 0) return estimate_gpu_runtime(sc, n);
   const double mtu = static_cast<double>(sc.technology == Technology::kUet ? sc.uet.mtu_bytes
                                                                            : sc.roce.mtu_bytes);
   const workload::WorkloadSpec& w = sc.workload;

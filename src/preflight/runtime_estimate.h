@@ -21,8 +21,25 @@ namespace fabricsim::scenario {
 inline constexpr double kSlowestHopsPerSecond = 1.3e6;
 inline constexpr double kFastestHopsPerSecond = 2.4e6;
 
+// GPU runs (collectives, training steps) are estimated in events instead: the node layer, the
+// collective engine and the training engine add events per message and per op that a packet-hop
+// rate does not see. docs/performance.md measured 6.0 M events/s (examples/gpt-step.yaml,
+// session 13: 62.05 M events in 10.3 s, NVLink fair sharing on) to 13.8 M events/s
+// (bench/training-1024.yaml, issue 10: 382.0 M in 27.6 s); 3.37 events per data packet-hop
+// (training-1024: 382.0 M events for 113.3 M packet-hops, the node layer's and the ACKs' events
+// included).
+inline constexpr double kGpuSlowestEventsPerSecond = 6.0e6;
+inline constexpr double kGpuFastestEventsPerSecond = 13.8e6;
+inline constexpr double kEventsPerPacketHop = 3.37;
+// A compute op: its timer and its completion; a transport message: the node layer's PCIe
+// stages at either end (node/gpu_net.h) and its completion.
+inline constexpr double kEventsPerOp = 2;
+inline constexpr double kEventsPerMessage = 4;
+
 struct RuntimeEstimate {
   bool estimated = false;
+  bool gpu = false;         // estimated in events (the GPU model above)
+  double events = 0;        // GPU: packet-hops x kEventsPerPacketHop + ops and messages
   std::string why_not;      // when not estimated
   double packet_hops = 0;   // data packet-hops
   double mean_links = 0;    // per packet, the assumption above

@@ -138,6 +138,13 @@ struct TrainingResult {
   double tflops_per_gpu = 0;  // model FLOPs / step time / GPUs (generator only; 0 otherwise)
   double samples_per_step = 0;  // the global batch (generator); 0 = not known (imported)
   std::vector<PhaseComm> comm;
+  // Not finished (interrupted, or stopped by stop_time): step_time_ps stays -1 and compute_ps,
+  // exposed_comm_ps and comm cover what was done until elapsed_ps: the ops that finished (an op
+  // still running is not counted).
+  bool finished() const { return step_time_ps >= 0; }
+  int64_t ops_finished = 0;  // DAG ops (x steps) done
+  int64_t ops_total = 0;
+  int64_t elapsed_ps = 0;    // simulated time since the job started, to its end or the stop
 };
 
 // Step time against node count (training.scaling_nodes): acceleration ratio = how close N nodes

@@ -546,4 +546,21 @@ Dag import_astra(const std::string& path, const AstraOptions& opt) {
   return Converter(file, opt).run();
 }
 
+int64_t astra_ops_bound(const std::string& path, const AstraOptions& opt) {
+  const astra::File file = astra::parse_file(path, kKey);
+  const int64_t layers = static_cast<int64_t>(file.layers.size());
+  // Forward passes: every layer once, plus FWD_IN_BCKWD's recomputation from the checkpoint
+  // below each initiating layer (at most the layers below it).
+  int64_t forwards = layers;
+  for (int64_t i : file.header.checkpoint_initiates) {
+    int64_t below = 0;
+    for (int64_t c : file.header.checkpoints) {
+      if (c < i) below = std::max(below, c);
+    }
+    forwards += std::clamp<int64_t>(i - below, 0, layers);
+  }
+  const int64_t g = std::max<uint32_t>(opt.gpus, 1);
+  return 3 * g * forwards + 6 * g * layers;
+}
+
 }  // namespace fabricsim::workload

@@ -22,4 +22,11 @@ struct AstraOptions {
 // message) (core/error.h) for anything it cannot represent, naming the file's line.
 Dag import_astra(const std::string& path, const AstraOptions& opt);
 
+// An upper bound on the ops import_astra would build on opt.gpus GPUs, from the parsed records
+// alone (nothing expanded), for the memory pre-flight (preflight/resources_gpu.cpp): per layer
+// forward (each recomputation again) a compute op per GPU, at most one collective per GPU and an
+// update delay per GPU; per layer backward twice that (input and weight gradients). Throws
+// ImportError for a file that cannot be parsed.
+int64_t astra_ops_bound(const std::string& path, const AstraOptions& opt);
+
 }  // namespace fabricsim::workload

@@ -102,6 +102,7 @@ void CollectiveEngine::finalize(Plan& plan) const {
   for (Conn& c : plan.conns) {
     c.messages = plan.streams[c.stream].messages;
     plan.remaining += c.messages;
+    plan.messages += c.messages;
     if (c.npreds > 0 || c.nsuccs > 0) {
       c.slot = static_cast<int32_t>(plan.sat.size());
       plan.sat.emplace_back();
@@ -192,7 +193,8 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
   if (trace_) trace_->begin(id, r, spec, *plan);  // before finalize drops the edge lists
   finalize(*plan);
   records_.push_back(r);
-  running_.push_back({std::move(plan), std::move(done)});
+  running_.push_back({std::move(plan), std::move(done),
+                      progress_units(spec.op, spec.ranks.size(), r.size_bytes, nodes.size() > 1)});
   // NCCL's baseLatency is charged once, before the first step (P2P operations have none in
   // tuning.cc).
   // NVLS and NVLS-tree: base 0 plus the NVLink hwLatency (25 us), once; CollNet base 0.
@@ -334,10 +336,34 @@ void CollectiveEngine::on_timer(uint64_t ck) {
 
 void CollectiveEngine::finish(uint32_t id) {
   records_[id].end_ps = rt_.now_ps();
+  finished_units_ += running_[id].units;
   if (trace_) trace_->finish(id, records_[id]);
   std::function<void(uint32_t)> done = std::move(running_[id].done);
   running_[id].plan.reset();
   if (done) done(id);
+}
+
+double CollectiveEngine::progress_units(CollOp op, size_t ranks, int64_t size_bytes,
+                                        bool spans_nodes) {
+  if (!spans_nodes) return kIntraNodeCollectiveUnits;
+  const double n = static_cast<double>(ranks);
+  const double sends = op == CollOp::kAllReduce                          ? 2 * (n - 1)
+                       : op == CollOp::kSend || op == CollOp::kSendRecv ? 1
+                                                                         : n - 1;
+  return 1 + static_cast<double>(size_bytes) * sends / kProgressPacketBytes;
+}
+
+double CollectiveEngine::work_done() const {
+  double done = finished_units_;
+  // Collectives mostly end in the order they start: skip the finished prefix once.
+  while (first_live_ < running_.size() && !running_[first_live_].plan) ++first_live_;
+  for (size_t id = first_live_; id < running_.size(); ++id) {
+    const detail::Plan* plan = running_[id].plan.get();
+    if (!plan || plan->messages == 0) continue;
+    done += running_[id].units * static_cast<double>(plan->messages - plan->remaining) /
+            static_cast<double>(plan->messages);
+  }
+  return done;
 }
 
 }  // namespace fabricsim::workload

@@ -36,6 +36,20 @@ class CollectiveEngine final : public CollectiveRunner {
   void on_timer(uint64_t cookie);
 
   const CollectiveConfig& config() const { return cfg_; }
+
+  // Work, for a progress line (cli/progress.h), in units of one 4 KiB packet crossing the
+  // fabric (a few events each: docs/performance.md, 3.37 events per data packet-hop). A
+  // collective whose ranks span nodes weighs the bytes its ranks send, size x 2(n-1) for an
+  // all-reduce (n-1 for the one-pass ops, 1 for a send), in such packets; one inside a node
+  // weighs kIntraNodeCollectiveUnits whatever its size: NVLink's events go with its chunks,
+  // not its bytes (measured: an 8 MiB TP all-reduce of examples/gpt-step.yaml costs ~3,300
+  // events, a 2 MiB one of tests/engine/training_progress_test.cpp ~8,700).
+  static constexpr double kProgressPacketBytes = 4096;
+  static constexpr double kIntraNodeCollectiveUnits = 640;
+  static double progress_units(CollOp op, size_t ranks, int64_t size_bytes, bool spans_nodes);
+  // The units of the finished collectives plus, for each running one, its units x the share of
+  // its messages arrived. Walks the running collectives.
+  double work_done() const;
   // trace.json (workload/trace_recorder.h): every message posted and arrived is reported to
   // `trace` (nullptr = none, the default: one untaken branch per message).
   void set_trace(TraceRecorder* trace) { trace_ = trace; }
@@ -44,6 +58,7 @@ class CollectiveEngine final : public CollectiveRunner {
   struct Running {
     std::unique_ptr<detail::Plan> plan;
     std::function<void(uint32_t)> done;
+    double units = 0;  // progress_units
   };
   void validate(const CollectiveSpec& spec) const;
   // NVLS or NVLS-tree may be chosen by `auto` for this communicator.
@@ -64,6 +79,9 @@ class CollectiveEngine final : public CollectiveRunner {
   std::vector<Running> running_;
   TraceRecorder* trace_ = nullptr;
   mutable std::map<std::vector<uint32_t>, int> sharp_groups_;
+  // work_done(): finished collectives' units, and the first id that may still be running.
+  double finished_units_ = 0;
+  mutable size_t first_live_ = 0;
 };
 
 }  // namespace fabricsim::workload

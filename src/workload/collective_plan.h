@@ -102,6 +102,7 @@ struct Plan {
   std::vector<std::array<uint8_t, kSlotRing>> sat;
   std::vector<std::array<uint8_t, kSlotRing>> cons;
   int64_t remaining = 0;  // messages not yet arrived
+  int64_t messages = 0;   // every connection's messages: `remaining` when the plan starts
 
   uint32_t add_stream(Stream s) {
     streams.push_back(std::move(s));

@@ -231,6 +231,13 @@ uint64_t Workload::total_messages() const {
   return static_cast<uint64_t>(num_nics_) * ring_steps_ * ring_slices_;
 }
 
+int64_t Workload::total_pattern_bytes() const {
+  if (ping_pong_ || is_collective()) return 0;
+  int64_t sum = 0;
+  for (const PlannedFlow& f : planned_) sum += f.size_bytes;
+  return sum;
+}
+
 void Workload::start() {
   if (ping_pong_) {
     ping_pong_->start();

@@ -57,6 +57,9 @@ class Workload {
   }
   // Messages the whole workload posts (for progress reporting).
   uint64_t total_messages() const;
+  // Their payload summed for a flow pattern (0 for a collective or ping-pong, whose messages are
+  // all alike): a progress line counts bytes, so one large flow weighs as much as it takes.
+  int64_t total_pattern_bytes() const;
   bool is_collective() const { return spec_.kind == WorkloadKind::kCollective; }
   bool collective_done() const { return ring_remaining_ == 0; }
   int64_t collective_end_ps() const { return ring_end_ps_; }

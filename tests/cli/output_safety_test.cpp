@@ -212,6 +212,35 @@ TEST_F(OutputSafetyTest, CompareReplacesTheWholeDirectory) {
   EXPECT_EQ(parse_csv(read_file(out / "compare.csv")).size(), 2u) << "header and the roce row";
 }
 
+// Issue 23 item 5: Ctrl-C on a training run writes the step as far as it got, marked
+// unfinished (no step time), with the ops done, the compute and the communication so far; the
+// summary says so.
+TEST_F(OutputSafetyTest, SigintOnATrainingRunWritesTheStepSoFar) {
+  const std::string file = std::string(FABRICSIM_SOURCE_DIR) + "/examples/gpt-step.yaml";
+  const fs::path out = dir_ / "out";
+  const pid_t pid = spawn({"run", file, "--out", out.string()});
+  ASSERT_GT(pid, 0) << "spawn fabricsim";
+  const int status = interrupt_when_running(pid, out, SIGINT);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
+  const json result = json::parse(read_file(out / "result.json"));
+  EXPECT_EQ(result.at("partial"), true);
+  const json& t = result.at("jobs").at(0).at("training");
+  EXPECT_EQ(t.at("finished"), false);
+  EXPECT_TRUE(t.at("step_time_ps").is_null()) << "no step time for a step that did not end";
+  // gpt-step: 32 GPUs x (10 x 24 layers x 8 micro-batches + 3 x 8 + 1) compute ops, 4 TP
+  // all-reduces per layer and micro-batch for each of 4 DP replicas, 32 DP buckets' all-reduces
+  // (the summary of a whole run: "data_parallel 32 collectives").
+  EXPECT_EQ(t.at("ops_total"), 32 * (10 * 24 * 8 + 3 * 8 + 1) + 4 * 4 * 24 * 8 + 32);
+  EXPECT_LT(t.at("ops_finished").get<int64_t>(), t.at("ops_total").get<int64_t>());
+  EXPECT_EQ(t.at("elapsed_ps"), result.at("sim_time_ps")) << "the job started at 0";
+  EXPECT_EQ(t.at("compute_ps").get<int64_t>() + t.at("exposed_comm_ps").get<int64_t>(),
+            t.at("elapsed_ps").get<int64_t>());
+  const std::string summary = read_file(dir_ / "stdout.txt");
+  EXPECT_NE(summary.find("PARTIAL: interrupted"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("NOT FINISHED: "), std::string::npos) << summary;
+  EXPECT_NE(summary.find(" of 65344 ops done"), std::string::npos) << summary;
+}
+
 TEST_F(OutputSafetyTest, SigintStopsTheRunAndWritesAPartialResult) {
   const std::string file = write("long.yaml", kLong);
   const fs::path out = dir_ / "out";

@@ -246,9 +246,9 @@ TEST(ResourceEstimate, OverflowingCountsAreRefusedWithTheirKey) {
 
 TEST(ResourceEstimate, DescribesTheLargestPartsFirst) {
   ResourceEstimate e;
-  e.parts = {{"topology", 3 << 20, "hosts.count"},
-             {"routing", 5 << 20, "hosts.count"},
-             {"events", 10, "hosts.count"}};
+  e.parts = {{"topology", 3 << 20, "hosts.count", {}},
+             {"routing", 5 << 20, "hosts.count", {}},
+             {"events", 10, "hosts.count", {}}};
   EXPECT_EQ(describe_parts(e), "routing 5.000 MiB, topology 3.000 MiB") << "tiny parts left out";
   EXPECT_EQ(e.largest().name, "routing");
   e.output_bytes = 10 << 20;

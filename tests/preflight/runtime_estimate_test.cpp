@@ -41,10 +41,11 @@ TEST(RuntimeEstimate, RingAllReduceAndLeafSpine) {
 }
 
 TEST(RuntimeEstimate, SaysWhatItCannotEstimate) {
-  const RuntimeEstimate r = of("hosts: {count: 16, nics_per_host: 8}\nnode: {gpus_per_node: 8}\n"
-                               "topology: {kind: fat_tree, tiers: 2, radix: 16}\n");
+  const LoadedScenario s =
+      load_scenario(std::string(FABRICSIM_SOURCE_DIR) + "/examples/topology-file.yaml");
+  const RuntimeEstimate r = estimate_runtime(s.scenario);
   EXPECT_FALSE(r.estimated);
-  EXPECT_NE(r.why_not.find("GPU"), std::string::npos);
+  EXPECT_NE(r.why_not.find("topology files"), std::string::npos) << r.why_not;
 }
 
 }  // namespace runtime_estimate_test

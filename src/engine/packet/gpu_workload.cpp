@@ -23,6 +23,18 @@ bool is_reduction(CollOp op) {
   return op == CollOp::kAllReduce || op == CollOp::kReduceScatter || op == CollOp::kReduce;
 }
 
+// A step that did not finish: what its finished ops did until t.elapsed_ps (`tr`: the engine's
+// figures over finished ops only). step_time_ps stays -1.
+void fill_unfinished_step(const workload::TrainingResult& tr, TrainingResult& t) {
+  t.compute_ps = tr.compute_ps;
+  t.exposed_comm_ps = std::max<int64_t>(0, t.elapsed_ps - tr.compute_ps);
+  for (int p = 0; p < workload::kPhases; ++p) {
+    if (tr.comm_count[p] == 0) continue;
+    t.comm.push_back({workload::name(static_cast<workload::Phase>(p)), tr.comm_count[p],
+                      tr.comm_bytes[p], tr.comm_ps[p]});
+  }
+}
+
 std::string placement_name(Placement p) {
   return p == Placement::kScattered ? "scattered" : "contiguous";
 }
@@ -56,6 +68,34 @@ StepBreakdownResult breakdown_result(const workload::StepBreakdown& b) {
     }
   }
   return out;
+}
+
+void GpuWorkload::add_dag_units(const workload::Dag& dag, const std::vector<uint32_t>& gpus,
+                                uint32_t gpn, int steps) {
+  // Per communicator: whether its GPUs span nodes (the training engine runs no collective of a
+  // one-rank group or of zero bytes).
+  std::vector<int8_t> spans(dag.groups.size(), 0);
+  for (size_t g = 0; g < dag.groups.size(); ++g) {
+    for (uint32_t r : dag.groups[g]) spans[g] |= gpus[r] / gpn != gpus[dag.groups[g][0]] / gpn;
+  }
+  for (const workload::DagOp& op : dag.ops) {
+    if (op.kind != workload::DagOp::Kind::kCollective) continue;
+    const workload::DagCollective& c = dag.collectives[op.collective];
+    const size_t n = dag.groups[c.group].size();
+    if (n < 2 || c.size_bytes <= 0) continue;
+    total_collective_units_ +=
+        steps * workload::CollectiveEngine::progress_units(c.op, n, c.size_bytes, spans[c.group]);
+  }
+}
+
+GpuWorkload::Work GpuWorkload::progress_work() const {
+  return {static_cast<double>(finished_units_) + coll_.work_done(),
+          static_cast<double>(total_units_) + total_collective_units_};
+}
+
+double GpuWorkload::progress_fraction() const {
+  const Work w = progress_work();
+  return w.total > 0 ? std::clamp(w.done / w.total, 0.0, 1.0) : 0.0;
 }
 
 workload::CollectiveSpec GpuWorkload::collective_spec(const Job& job, int64_t size) {
@@ -141,6 +181,11 @@ GpuWorkload::GpuWorkload(const Scenario& sc, node::RankTransport& rt,
         coll_.resolve(collective_spec(job, size));  // throws InputError if it cannot run
       }
       total_units_ += job.sizes.size();
+      const bool net = job.gpus.front() / gpn != job.gpus.back() / gpn;
+      for (int64_t size : job.sizes) {
+        total_collective_units_ +=
+            workload::CollectiveEngine::progress_units(w.op, job.gpus.size(), size, net);
+      }
     } else if (w.kind == workload::WorkloadKind::kTraining) {
       const workload::TrainingSpec& t = js.training;
       workload::Dag dag;
@@ -170,6 +215,7 @@ GpuWorkload::GpuWorkload(const Scenario& sc, node::RankTransport& rt,
       job.training = std::make_unique<workload::TrainingEngine>(
           std::move(dag), job.gpus, coll_, rt_, static_cast<uint32_t>(j), defaults, t.steps);
       total_units_ += job.training->total_ops();
+      add_dag_units(job.training->dag(), job.gpus, gpn, std::max(1, t.steps));
     } else {
       throw InputError(sc.jobs.empty() ? "workload.kind" : "jobs[" + std::to_string(j) + "].workload.kind",
                        "a GPU scenario runs collectives or training steps; flow patterns run on "
@@ -281,7 +327,13 @@ void GpuWorkload::fill(RunResult& r) const {
       t.present = true;
       t.source = job.training_source;
       t.gpus = static_cast<int>(job.gpus.size());
-      if (job.training->done()) {
+      const bool finished = job.training->done();
+      t.ops_finished = job.training->finished_ops();
+      t.ops_total = job.training->total_ops();
+      t.elapsed_ps = (finished ? job.end_ps : rt_.now_ps()) - job.start_ps;
+      if (!finished) {
+        fill_unfinished_step(job.training->result(), t);
+      } else {
         const workload::TrainingResult tr = job.training->result();
         t.step_time_ps = tr.step_ps;
         t.compute_ps = tr.compute_ps;

@@ -35,6 +35,16 @@ class GpuWorkload {
   // Progress: finished units (collectives of sweeps, ops of training DAGs) out of the total.
   uint64_t total_units() const { return total_units_; }
   uint64_t finished_units() const { return finished_units_; }
+  // The share of the run's work done, 0..1, for the progress line: the work of its collectives
+  // (CollectiveEngine::progress_units: bytes across the fabric in 4 KiB packets, a fixed weight
+  // for one inside a node) plus one unit per training op, done over what is known up front.
+  // A step whose DP all-reduce is left has most of its work left, however few ops that is.
+  double progress_fraction() const;
+  struct Work {
+    double done = 0;
+    double total = 0;
+  };
+  Work progress_work() const;
   // Jobs, their collective rows and training results; the first collective also goes to
   // r.collective (so compare and the summary show it as before).
   void fill(RunResult& r) const;
@@ -65,6 +75,9 @@ class GpuWorkload {
   void on_collective_done(uint32_t job, size_t index);
   void finish_job(uint32_t job);
   void poll_training();  // counts finished training ops, notes training jobs that ended
+  // Adds a training DAG's collectives' progress units (x steps) to total_collective_units_.
+  void add_dag_units(const workload::Dag& dag, const std::vector<uint32_t>& gpus, uint32_t gpn,
+                     int steps);
 
   node::RankTransport& rt_;
   workload::CollectiveEngine coll_;
@@ -72,6 +85,7 @@ class GpuWorkload {
   size_t jobs_done_ = 0;
   uint64_t total_units_ = 0;
   uint64_t finished_units_ = 0;
+  double total_collective_units_ = 0;  // every collective's progress_units, x steps
   std::unique_ptr<workload::TraceRecorder> trace_;  // outputs.trace.enabled
 };
 

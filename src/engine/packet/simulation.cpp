@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/checked.h"
 #include "core/error.h"
 #include "net/load_balance.h"
 #include "net/plane_choice.h"
@@ -473,11 +474,26 @@ bool Simulation::check_in(int64_t stop_time_ps, const ProgressFn& progress, cons
     return false;
   }
   if (progress) {
-    const double total = std::max<double>(1.0, static_cast<double>(workload_->total_messages()));
-    double fraction = gpu_workload_ ? static_cast<double>(gpu_workload_->finished_units()) /
-                                          std::max<double>(1.0, gpu_workload_->total_units())
-                                    : static_cast<double>(delivered_) / total;
-    if (stop_time_ps > 0) {
+    // The work done against the work known up front (cli/progress.h): a GPU run's ops and
+    // collective bytes, a flow pattern's bytes delivered, a NIC collective's messages. The share
+    // of stop_time elapsed counts only when the user set one (the run surely ends there);
+    // simulated time is otherwise no measure of work (a step's last all-reduce can take most of
+    // the wall time in a sliver of simulated time).
+    double fraction = 0;
+    if (gpu_workload_) {
+      fraction = gpu_workload_->progress_fraction();
+    } else {
+      // A flow pattern: the payload that reached its receivers, packet by packet (the
+      // transport's counter; a retransmitted duplicate counts again, hence the cap at 1), so a
+      // permutation of equal flows, which all complete at the end, moves from the start.
+      if (progress_total_bytes_ < 0) progress_total_bytes_ = workload_->total_pattern_bytes();
+      fraction = progress_total_bytes_ > 0
+                     ? static_cast<double>(transport_->counters().data_bytes_delivered) /
+                           static_cast<double>(progress_total_bytes_)
+                     : static_cast<double>(delivered_) /
+                           std::max<double>(1.0, static_cast<double>(workload_->total_messages()));
+    }
+    if (stop_time_ps > 0 && stop_time_ps < kSimHorizonPs) {
       fraction = std::max(fraction, static_cast<double>(sched_.now_ps) / stop_time_ps);
     }
     progress(ProgressSample{std::min(fraction, 1.0), sched_.now_ps, events_});

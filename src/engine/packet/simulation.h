@@ -167,6 +167,7 @@ class Simulation final : public Engine {
   int64_t stop_marker_ps_ = -1;  // the time limit of the latest run() call
   bool interrupted_ = false;
   uint64_t delivered_ = 0;
+  int64_t progress_total_bytes_ = -1;   // workload_->total_pattern_bytes(), -1 = not asked yet
   std::vector<CapturedFrame> captured_;
   int64_t captured_packets_ = 0;  // captured frames that go to trace.pcap
   std::unique_ptr<FlowPaths> flow_paths_;  // outputs.flows.path

@@ -1,0 +1,157 @@
+// Issue 23 item 4: the pre-flight's view of GPU runs (preflight/resources_gpu.h) and the run-time
+// estimate of a training step (preflight/runtime_estimate.h), against counts derived here from
+// the model's shape (Megatron-LM formulas, docs/training.md) and against what a run of the same
+// scenario really posts (its transport messages and its events: deterministic counts, not
+// timings or memory).
+//
+//   node 0: GPUs 0-7 (TP 8, NVLink) ---- rail fabric, 8 rails ---- node 1: GPUs 8-15
+//   DP all-reduce per TP rank t: GPU t <-> GPU 8 + t, a ring of 2 across the fabric
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "engine/run.h"
+#include "preflight/resources.h"
+#include "preflight/resources_gpu.h"
+#include "preflight/runtime_estimate.h"
+#include "resolve/resolve.h"
+#include "spec/load.h"
+#include "workload/astra_import.h"
+#include "workload/dag.h"
+
+namespace fabricsim::scenario {
+namespace gpu_estimate_test {
+
+std::string training_yaml(int nodes, int layers, int m, int tp, int pp, bool overlap) {
+  return "name: est\nseed: 1\nfabric:\n  technology: roce\n  link: {rate: 400Gbps, cable: 3m}\n"
+         "  pfc: {enabled: true}\n  roce: {cc: dcqcn}\n"
+         "topology: {kind: rail, radix: 16}\nhosts: {count: " +
+         std::to_string(nodes) +
+         ", nics_per_host: 8}\nnode: {gpus_per_node: 8}\nworkload: {kind: training}\n"
+         "training: {layers: " +
+         std::to_string(layers) + ", hidden: 1024, heads: 8, seq_length: 1024, micro_batch: 1, " +
+         "micro_batches: " + std::to_string(m) + ", tp: " + std::to_string(tp) +
+         ", pp: " + std::to_string(pp) +
+         ", overlap_grad_reduce: " + (overlap ? "true" : "false") + "}\n";
+}
+
+Scenario resolved(const std::string& yaml) {
+  Scenario sc = load_scenario_string(yaml, "est.yaml").scenario;
+  (void)resolve(sc);
+  return sc;
+}
+
+// The generator's ops (workload/transformer.cpp), one gradient bucket per stage and TP rank:
+//   compute per rank: 10 per layer of its stage and micro-batch (2 forward, 8 backward), one
+//     optimizer step; the last stage's ranks 3 more per micro-batch (logits forward, its two
+//     backward GEMMs);
+//   TP all-reduces: 4 per layer and micro-batch per DP replica (Shoeybi et al. §3), tp > 1;
+//   PP sends: per micro-batch, one activation and one gradient per rank and stage boundary;
+//   DP all-reduces: one per stage and TP rank (dp > 1); the tied embedding's all-reduce over
+//     the first and last stage: one per DP replica and TP rank (pp > 1).
+int64_t generator_ops(int64_t g, int64_t layers, int64_t m, int64_t tp, int64_t pp) {
+  const int64_t dp = g / (tp * pp);
+  const int64_t per_stage = tp * dp;
+  int64_t ops = g * (10 * (layers / pp) * m + 1) + per_stage * 3 * m;
+  if (tp > 1) ops += dp * 4 * layers * m;
+  ops += 2 * (pp - 1) * per_stage * m;
+  if (dp > 1) ops += pp * tp;
+  if (pp > 1) ops += per_stage;
+  return ops;
+}
+
+TEST(GpuEstimate, TrainingDagOpsFollowTheModelShape) {
+  struct Case {
+    int nodes, layers, m, tp, pp;
+  };
+  for (const Case c : {Case{2, 2, 2, 8, 1}, Case{4, 4, 4, 8, 2}, Case{2, 4, 3, 4, 2},
+                       Case{4, 8, 8, 8, 4}}) {
+    const Scenario sc = resolved(training_yaml(c.nodes, c.layers, c.m, c.tp, c.pp, false));
+    const GpuTraffic t = gpu_traffic(sc);
+    EXPECT_EQ(t.dag_ops, generator_ops(int64_t{c.nodes} * 8, c.layers, c.m, c.tp, c.pp))
+        << c.nodes << " nodes, " << c.layers << " layers, m " << c.m << ", tp " << c.tp
+        << ", pp " << c.pp;
+    EXPECT_FALSE(t.bounded);
+  }
+}
+
+// The transport messages the estimate counts are those the run posts: the DP all-reduce rings
+// cut as the engine cuts them (loops, slices), the TP all-reduces on NVLink posting none.
+TEST(GpuEstimate, TrainingMessagesAreThoseTheRunPosts) {
+  const std::string yaml = training_yaml(2, 2, 2, 8, 1, false);
+  const Scenario sc = resolved(yaml);
+  const GpuTraffic t = gpu_traffic(sc);
+  const RunResult r = run_scenario(load_scenario_string(yaml, "est.yaml").scenario);
+  ASSERT_TRUE(r.jobs.at(0).training.finished());
+  EXPECT_EQ(t.messages, static_cast<int64_t>(r.flows.size()));
+  EXPECT_EQ(estimate_resources(sc).messages, static_cast<int64_t>(r.flows.size()));
+}
+
+// describe's run time for a training step: its events, which a run counts exactly. The model
+// (packet-hops x 3.37 + 2 per op + 4 per message, docs/performance.md) is an estimate: within
+// a factor 2 either way of the events the step takes.
+TEST(GpuEstimate, TrainingRunTimeEstimateCountsTheStepsEvents) {
+  const std::string yaml = training_yaml(2, 2, 2, 8, 1, true);
+  const RuntimeEstimate e = estimate_runtime(resolved(yaml));
+  ASSERT_TRUE(e.estimated) << e.why_not;
+  EXPECT_TRUE(e.gpu);
+  const RunResult r = run_scenario(load_scenario_string(yaml, "est.yaml").scenario);
+  const double events = static_cast<double>(r.run.events);
+  std::cout << "  estimated " << e.events << " events, the run " << events << "\n";
+  EXPECT_GT(e.events, events / 2);
+  EXPECT_LT(e.events, events * 2);
+  EXPECT_DOUBLE_EQ(e.slowest_s, e.events / kGpuSlowestEventsPerSecond);
+  EXPECT_DOUBLE_EQ(e.fastest_s, e.events / kGpuFastestEventsPerSecond);
+}
+
+// Imported workloads are sized from their records before anything is expanded: the bound is
+// 9 ops per GPU and layer without recomputation (3 forward, 6 backward: compute, collective,
+// update delay) and holds the DAG the importer builds.
+TEST(GpuEstimate, AstraBoundHoldsTheImportedDag) {
+  const std::string dir = std::string(FABRICSIM_SOURCE_DIR) + "/tests/workload/data/astra-sim/";
+  struct File {
+    const char* name;
+    int layers;
+  };
+  for (const File f : {File{"Resnet50_DataParallel.txt", 54}, File{"MLP_ModelParallel.txt", 0},
+                       File{"microAllReduce.txt", 0}}) {
+    workload::AstraOptions opt;
+    opt.gpus = 16;
+    opt.gpus_per_node = 8;
+    opt.clock_hz = 1'000'000'000;
+    const int64_t bound = workload::astra_ops_bound(dir + f.name, opt);
+    const workload::Dag dag = workload::import_astra(dir + f.name, opt);
+    EXPECT_GE(bound, static_cast<int64_t>(dag.ops.size())) << f.name;
+    if (f.layers > 0) {
+      EXPECT_EQ(bound, 9 * 16 * f.layers) << f.name;
+    }
+  }
+}
+
+// A large imported workload is sized from its records and never expanded by the pre-flight:
+// 1,000 data-parallel layers on 1,024 GPUs bound to 9 x 1,024 x 1,000 ops, above the 2^22 the
+// pre-flight builds to count, so the estimate takes the bound (the issue's SimAI file of 1,789
+// records spent 32 s and 4.7 GB being expanded before the refusal).
+TEST(GpuEstimate, ALargeImportedWorkloadIsBoundedNotExpanded) {
+  const std::string path = ::testing::TempDir() + "/fabricsim_large_astra.txt";
+  {
+    std::ofstream f(path);
+    f << "DATA\n1000\n";
+    for (int i = 0; i < 1000; ++i) {
+      f << "layer" << i << " -1 1000 NONE 0 1000 NONE 0 1000 ALLREDUCE 4096 10\n";
+    }
+  }
+  const Scenario sc = resolved(
+      "name: big\ntopology: {kind: rail, radix: 64}\nhosts: {count: 128, nics_per_host: 8}\n"
+      "node: {gpus_per_node: 8}\nworkload: {kind: training}\n"
+      "training: {source: astra, file: " + path + ", clock_ghz: 1}\n");
+  const GpuTraffic t = gpu_traffic(sc);
+  EXPECT_TRUE(t.bounded);
+  EXPECT_EQ(t.dag_ops, int64_t{9} * 1024 * 1000);
+  std::remove(path.c_str());
+}
+
+}  // namespace gpu_estimate_test
+}  // namespace fabricsim::scenario
