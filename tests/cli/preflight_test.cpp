@@ -318,7 +318,13 @@ TEST_P(EstimateVsMeasured, EstimateBoundsTheMeasuredPeak) {
   std::cout << "  " << GetParam() << ": estimate " << estimate / 1048576 << " MiB, measured "
             << m.peak_rss_bytes / 1048576 << " MiB, ratio " << ratio << "\n";
   EXPECT_GE(estimate, m.peak_rss_bytes - 1048576.0) << "never below the measured peak";
-  EXPECT_LE(ratio, dcqcn ? 8.0 : 2.0) << "estimate / measured peak";
+  // The packet part bounds what the switches can hold. On an IB fabric that is every ingress VL
+  // buffer full, each the switch's share of its buffer since session 14's credit window
+  // (docs/infiniband.md "Buffers"), as on a PFC fabric; a run without fan-in never comes near
+  // it: hierarchical-allreduce's rings measured 2.36x. DCQCN's examples run incasts whose PFC
+  // headroom is sized for the worst case.
+  const bool ib = read_file(file).find("technology: ib") != std::string::npos;
+  EXPECT_LE(ratio, dcqcn ? 8.0 : ib ? 3.0 : 2.0) << "estimate / measured peak";
 }
 
 std::vector<std::string> scenario_files() {
