@@ -396,10 +396,28 @@ TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
   check_run_json(out, result, name);
   ASSERT_NO_FATAL_FAILURE(check_flows_csv(out, result, sc));
   ASSERT_NO_FATAL_FAILURE(check_links_csv(out, result));
+
+  // Deterministic for a seed: the same example run again into the same directory and once into
+  // another gives byte-identical result.json and flows.csv (run.json holds wall-clock statistics
+  // and is left out). The run checked above is the first of the three (it was a test of its own,
+  // DeterministicForASeed, that ran the example a fourth time: 75 of the label's 123 s).
+  std::map<std::string, std::string> first;
+  for (const char* f : {"result.json", "flows.csv"}) {
+    first[f] = read_file(out / f);
+    ASSERT_FALSE(first[f].empty()) << f << " empty after run 1 of " << name;
+  }
+  const std::vector<fs::path> again = {out, scratch / "b"};
+  for (size_t i = 0; i < again.size(); ++i) {
+    const CliOutcome rerun = run_example(name, again[i], sets, scratch);
+    ASSERT_EQ(rerun.exit_code, 0) << "run " << i + 2 << " of " << name << " failed:\n" << rerun.err;
+    for (const char* f : {"result.json", "flows.csv"}) {
+      EXPECT_EQ(read_file(again[i] / f), first[f])
+          << f << " of run " << i + 2 << " (--out " << again[i] << ") differs from run 1 of "
+          << name;
+    }
+  }
 }
 
-// The same example run twice into one directory and once into another gives byte-identical
-// result.json and flows.csv (run.json holds wall-clock statistics and is left out).
 // An example with variants: is a comparison: `fabricsim compare` runs every variant (shrunk like
 // the example) and prints one column per variant, each of whose flows finished.
 class VariantExampleTest : public ::testing::TestWithParam<std::string> {};
@@ -452,28 +470,6 @@ TEST(Examples, AiFabricsComparesTheThreeFabrics) {
       << "the note says the uet run left RoCE's PFC switch out:\n" << r.out;
   const json uet = json::parse(read_file(out / "uet" / "result.json"));
   EXPECT_EQ(uet.at("counters").at("pause_frames"), 0);
-}
-
-TEST_P(ExampleTest, DeterministicForASeed) {
-  const std::string name = GetParam();
-  const std::vector<std::string> sets = shrink_sets(name);
-  ScratchDir scratch("fabricsim_examples");
-  std::map<std::string, std::string> first;
-  const std::vector<fs::path> outs = {scratch / "a", scratch / "a", scratch / "b"};
-  for (size_t i = 0; i < outs.size(); ++i) {
-    const CliOutcome r = run_example(name, outs[i], sets, scratch);
-    ASSERT_EQ(r.exit_code, 0) << "run " << i + 1 << " of " << name << " failed:\n" << r.err;
-    for (const char* f : {"result.json", "flows.csv"}) {
-      const std::string bytes = read_file(outs[i] / f);
-      ASSERT_FALSE(bytes.empty()) << f << " empty after run " << i + 1 << " of " << name;
-      if (i == 0) {
-        first[f] = bytes;
-      } else {
-        EXPECT_EQ(bytes, first[f]) << f << " of run " << i + 1 << " (--out " << outs[i]
-                                   << ") differs from run 1 of " << name;
-      }
-    }
-  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleTest,
