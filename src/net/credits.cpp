@@ -95,6 +95,12 @@ void Network::set_credit_buffers() {
   wire_extra_bytes_ = 0;  // IB framing symbols are inside the 4x data rate's encoding overhead
 }
 
+uint32_t Network::credit_limit(const PortQueues& q, int vl) {
+  const uint32_t free_blocks = q.rx_buffer_blocks - q.rx_blocks[vl];
+  return q.rx_freed_blocks[vl] + q.rx_blocks[vl] +
+         std::min<uint32_t>(free_blocks, kIbMaxAdvertisedBlocks);
+}
+
 void Network::credit_block(uint32_t port, int vl) {
   Port& p = ports_[port];
   const uint8_t bit = static_cast<uint8_t>(1u << vl);

@@ -540,11 +540,7 @@ class Network {
   void fill_credit_packet(uint32_t port, Packet& f);  // as it leaves: the FCCL of now
   void send_credit_update(uint32_t in_port, int vl);  // queue one flow-control packet
   // FCCL of a receiving port's VL: ABR (blocks received) + min(free blocks, the 2048 window).
-  static uint32_t credit_limit(const PortQueues& q, int vl) {
-    const uint32_t free_blocks = q.rx_buffer_blocks - q.rx_blocks[vl];
-    return q.rx_freed_blocks[vl] + q.rx_blocks[vl] +
-           std::min<uint32_t>(free_blocks, kIbMaxAdvertisedBlocks);
-  }
+  static uint32_t credit_limit(const PortQueues& q, int vl);
   void credit_release(uint32_t in_port, const Packet& pkt);
   void on_credit_packet(uint32_t port, const Packet& pkt);
   int vl_arbitrate(uint32_t port, uint32_t ready);

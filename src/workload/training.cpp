@@ -93,7 +93,6 @@ void TrainingEngine::expand(int steps) {
       if (carry_[r].empty()) carry_[r] = std::move(all[r]);
     }
   }
-  auto for_each_dep = [this](uint64_t idx, auto&& f) { this->for_each_dep(idx, f); };
 
   kind_.resize(total);
   remaining_deps_.assign(total, 0);
