@@ -201,14 +201,13 @@ void add_sweep(CLI::App& app, Subcommands& c) {
       "Seed i of every point is the file's seed + i. Finished runs (DIR/points/<id>/result.json) "
       "are skipped when the same command runs again. Exit: 0 all runs succeeded, 1 some failed "
       "(listed, the rest written), 2 bad input (nothing run). See docs/sweep.md.");
-  c.sweep->add_option("file", c.sweep_args.file, "Scenario YAML file")->required();
+  c.sweep->add_option("file", c.sweep_args.file, "Scenario YAML file (not with --collect)");
   c.sweep
       ->add_option("--param", c.sweep_args.params,
                    "A key and its values, e.g. --param fabric.ecn.kmin=50KB,100KB (repeatable; "
                    "the sweep runs every combination)")
       ->allow_extra_args(false)
-      ->type_name("KEY=V1,V2,...")
-      ->required();
+      ->type_name("KEY=V1,V2,...");
   c.sweep->add_option("--seeds", c.sweep_args.seeds, "Seeds per point (default 1)")->type_name("N");
   c.sweep
       ->add_option("--jobs", c.sweep_args.jobs, "Runs at once (default: the processors available)")
@@ -218,6 +217,22 @@ void add_sweep(CLI::App& app, Subcommands& c) {
   add_set_option(c.sweep, c.sweep_args.sets);
   add_unset_option(c.sweep, c.sweep_args.unsets);
   add_max_memory_option(c.sweep, c.sweep_args.max_memory);
+  c.sweep->add_flag("--slurm", c.sweep_args.slurm,
+                    "Write the runs left to do as Slurm job arrays (DIR/slurm/sweep-K.sbatch, one "
+                    "run per task; --jobs J throttles each array to J tasks at once) instead of "
+                    "running them here");
+  c.sweep->add_flag("--submit", c.sweep_args.submit, "With --slurm: submit the arrays with sbatch");
+  c.sweep
+      ->add_option("--sbatch", c.sweep_args.sbatch_args,
+                   "With --slurm: an extra #SBATCH option, e.g. --sbatch=--partition=gpu "
+                   "(repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("OPTION");
+  c.sweep
+      ->add_option("--collect", c.sweep_args.collect_dir,
+                   "Build sweep.csv, sweep_aggregate.csv and sweep.json of a --slurm sweep from "
+                   "what its tasks wrote in DIR")
+      ->type_name("DIR");
 }
 
 // report (cli/report.h, docs/report.md): report.html of an existing result directory.

@@ -1,5 +1,5 @@
 // `fabricsim sweep FILE --param KEY=V1,V2,... [--param ...] [--seeds N] [--jobs J] [--out DIR]`
-// (docs/sweep.md): the cartesian product of the --param values, each point run with N seeds,
+// [--slurm [--submit] [--sbatch ARG]...] and `fabricsim sweep --collect DIR` (docs/sweep.md): the cartesian product of the --param values, each point run with N seeds,
 // every run a separate `fabricsim run` process of this binary, at most J at once.
 //
 // Seeds: the file's seed (after --set) is seed 0 of every point; seed i is that plus i (mod
@@ -29,6 +29,12 @@ struct SweepArgs : MemoryLimitArg {
   int seeds = 1;
   int jobs = 0;         // 0 = the processors this process may use
   std::string out_dir;  // "" = outputs.dir + "-sweep"
+  // On a Slurm cluster (cli/sweep_slurm.h): write job arrays instead of running here, submit
+  // them, extra #SBATCH lines; or collect what the tasks of DIR wrote.
+  bool slurm = false;
+  bool submit = false;
+  std::vector<std::string> sbatch_args;
+  std::string collect_dir;
 };
 
 int sweep_command(const SweepArgs& args);
