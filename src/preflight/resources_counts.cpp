@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "preflight/resources_gpu.h"
+#include "workload/size_distributions.h"
 #include "workload/workload.h"
 
 namespace fabricsim::scenario::preflight {
@@ -89,7 +90,7 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
       t.messages = Checked{"workload.duration"}.of(mean + 4.0 * std::sqrt(mean) + 1.0);
       t.sorted = true;
       t.qps = std::min(t.messages, pairs);
-      t.max_message_bytes = w.size_cdf.empty() ? w.flow_size_bytes : w.size_cdf.back().size_bytes;
+      t.max_message_bytes = workload::largest_flow_size(w);
       t.total_bytes =
           Checked{"workload.duration"}.of(static_cast<double>(t.messages) * workload::mean_size(w));
       break;

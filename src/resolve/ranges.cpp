@@ -10,6 +10,7 @@
 #include "core/event_queue.h"
 #include "core/units.h"
 #include "topo/topology.h"
+#include "workload/size_distributions.h"
 #include "workload/workload.h"
 
 namespace fabricsim::scenario {
@@ -100,11 +101,14 @@ Demand poisson_demand(const workload::WorkloadSpec& w, Wide nics, Wide mtu, Wide
   // Each NIC offers load x line rate for the duration (workload.cpp plan_pattern), spread over
   // the n-1 others; the last arrival comes just before the duration ends.
   Demand d;
-  d.size_key = w.size_cdf.empty() ? "workload.flow_size" : "workload.size_cdf";
+  d.size_key = w.size_distribution != workload::SizeDistribution::kCustom
+                   ? "workload.size_distribution"
+               : w.size_cdf.empty() ? "workload.flow_size"
+                                    : "workload.size_cdf";
   d.count_key = "workload.duration";
   d.start_key = "workload.duration";
   d.expected = true;
-  const int64_t largest = w.size_cdf.empty() ? w.flow_size_bytes : w.size_cdf.back().size_bytes;
+  const int64_t largest = workload::largest_flow_size(w);
   const double mean = workload::mean_size(w);  // as plan_pattern draws the sizes
   const long double offered_bytes = static_cast<long double>(w.load) * rate_bps / 8 *
                                     static_cast<long double>(w.duration_ps) * 1e-12L;

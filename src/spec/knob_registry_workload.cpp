@@ -220,6 +220,20 @@ const std::vector<Knob> kWorkloadKnobs = {
          .source = "empty: every flow is flow_size",
          .only_with = {pattern, poisson}},
         [](auto& s) -> auto& { return s.workload.size_cdf; }),
+    bind_enum(
+        {.path = "workload.size_distribution",
+         .description = "Poisson: a published flow-size table by name instead of size_cdf: "
+                        "web_search (DCTCP), fb_hadoop (Facebook Hadoop), ali_storage (Alibaba "
+                        "storage 2019); custom = size_cdf or flow_size",
+         .source = "HPCC's traffic_gen tables (alibaba-edu/High-Precision-Congestion-Control "
+                   "@9f4be2a; Li et al. SIGCOMM 2019 §5.1; docs/traffic-patterns.md)",
+         .only_with = {pattern, poisson}},
+        std::vector<std::pair<std::string, workload::SizeDistribution>>{
+            {"custom", workload::SizeDistribution::kCustom},
+            {"web_search", workload::SizeDistribution::kWebSearch},
+            {"fb_hadoop", workload::SizeDistribution::kFbHadoop},
+            {"ali_storage", workload::SizeDistribution::kAliStorage}},
+        [](auto& s) -> auto& { return s.workload.size_distribution; }),
     bind(
         {.path = "workload.flows",
          .type = KnobType::kFlowList,

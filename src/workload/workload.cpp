@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "workload/size_distributions.h"
 
 namespace fabricsim::workload {
 
@@ -14,14 +15,15 @@ namespace {
 constexpr uint64_t kPatternStream = 0x574B4C44;  // "WKLD"
 
 int64_t sample_size(const WorkloadSpec& spec, Rng& rng) {
-  if (spec.size_cdf.empty()) return spec.flow_size_bytes;
+  const std::vector<SizeCdfPoint>& cdf = effective_size_cdf(spec);
+  if (cdf.empty()) return spec.flow_size_bytes;
   // Inverse-transform sampling of the piecewise-linear CDF.
   const double u = rng.uniform();
   double prev_p = 0.0;
-  int64_t prev_size = spec.size_cdf.front().size_bytes;
-  for (const SizeCdfPoint& pt : spec.size_cdf) {
+  int64_t prev_size = cdf.front().size_bytes;
+  for (const SizeCdfPoint& pt : cdf) {
     if (u <= pt.cumulative) {
-      if (pt.cumulative <= prev_p) return pt.size_bytes;
+      if (pt.cumulative <= prev_p) return std::max<int64_t>(1, pt.size_bytes);
       const double f = (u - prev_p) / (pt.cumulative - prev_p);
       return std::max<int64_t>(
           1, prev_size + static_cast<int64_t>(std::llround(f * (pt.size_bytes - prev_size))));
@@ -29,16 +31,17 @@ int64_t sample_size(const WorkloadSpec& spec, Rng& rng) {
     prev_p = pt.cumulative;
     prev_size = pt.size_bytes;
   }
-  return spec.size_cdf.back().size_bytes;
+  return cdf.back().size_bytes;
 }
 
 }  // namespace
 
 double mean_size(const WorkloadSpec& spec) {
-  if (spec.size_cdf.empty()) return static_cast<double>(spec.flow_size_bytes);
+  const std::vector<SizeCdfPoint>& cdf = effective_size_cdf(spec);
+  if (cdf.empty()) return static_cast<double>(spec.flow_size_bytes);
   double mean = 0, prev_p = 0;
-  int64_t prev_size = spec.size_cdf.front().size_bytes;
-  for (const SizeCdfPoint& pt : spec.size_cdf) {
+  int64_t prev_size = cdf.front().size_bytes;
+  for (const SizeCdfPoint& pt : cdf) {
     mean += (pt.cumulative - prev_p) * 0.5 * static_cast<double>(prev_size + pt.size_bytes);
     prev_p = pt.cumulative;
     prev_size = pt.size_bytes;
@@ -123,6 +126,10 @@ void check(const WorkloadSpec& spec, int num_nics, bool gpu_ranks) {
   }
   if (spec.pattern == PatternKind::kPoisson) {
     if (!(spec.load > 0 && spec.load <= 1)) throw InputError("workload.load", "must be in (0, 1]");
+    if (spec.size_distribution != SizeDistribution::kCustom && !spec.size_cdf.empty()) {
+      throw InputError("workload.size_distribution",
+                       "give a named distribution or workload.size_cdf, not both");
+    }
     if (spec.duration_ps <= 0) throw InputError("workload.duration", "must be > 0");
   }
 }

@@ -15,11 +15,17 @@ enum class WorkloadKind : uint8_t { kPattern, kCollective, kTraining };
 enum class PatternKind : uint8_t { kPermutation, kIncast, kAllToAll, kPoisson, kFlows, kPingPong, kGroupShift };
 
 // A flow-size distribution as a piecewise-linear CDF: (size_bytes, cumulative probability)
-// points with probabilities non-decreasing from >0 to exactly 1.
+// points with probabilities non-decreasing to exactly 1. A draw below the first point's
+// probability is the first size, unless the first point is (0 B, 0) (the named tables of
+// workload/size_distributions.h): then the first segment starts at 0 bytes.
 struct SizeCdfPoint {
   int64_t size_bytes = 0;
   double cumulative = 0.0;
 };
+
+// workload.size_distribution (workload/size_distributions.h): a published flow-size table by
+// name, or kCustom (workload.size_cdf, or every flow flow_size).
+enum class SizeDistribution : uint8_t { kCustom, kWebSearch, kFbHadoop, kAliStorage };
 
 // One flow of an explicit list (pattern: flows): an RDMA WRITE of size_bytes from src to dst
 // NIC, posted at start_ps.
@@ -51,6 +57,7 @@ struct WorkloadSpec {
   double load = 0.5;                  // poisson: offered load as a fraction of NIC line rate
   int64_t duration_ps = 0;            // poisson: arrivals are generated in [0, duration)
   std::vector<SizeCdfPoint> size_cdf; // poisson: flow sizes; empty = fixed flow_size_bytes
+  SizeDistribution size_distribution = SizeDistribution::kCustom;  // poisson: a named table
   std::vector<ExplicitFlow> flows;    // flows: the list, posted at their start times
   PingPongSpec ping_pong;             // ping_pong: the pairs and their round trips
   int group_nics = 0;  // group_shift: NICs per group (0 = the Dragonfly's p·a, set at build)

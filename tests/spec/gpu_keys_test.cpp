@@ -82,7 +82,8 @@ TEST(GpuKeys, JobsCarryTheirOwnWorkload) {
             "g.yaml:4: jobs[0].workload.sizes: unknown key 'sizes'; did you mean 'size'? "
             "allowed: kind, op, algorithm, "
             "protocol, channels, root, size, max_size, step_factor, data_type, slice, pattern, "
-            "flow_size, senders, receiver, load, duration, size_cdf, flows, ping_pong, group_size");
+            "flow_size, senders, receiver, load, duration, size_cdf, size_distribution, flows, ping_pong, "
+            "group_size");
 }
 
 TEST(GpuKeys, ScalingNodesMustIncreaseAndFit) {
