@@ -231,6 +231,41 @@ const std::vector<Knob> kTrainingKnobs = knob_bind::concat(
                         "congestion-free transfer (ASTRA-sim analytical backend, Won et al. "
                         "ISPASS'23) with latency at the speed-of-light floor (docs/training.md)"},
              [](auto& s) -> auto& { return s.training.ideal_network; }),
+         bind(
+             {.path = "training.straggler_ranks",
+              .type = KnobType::kIntList,
+              .description = "Job-local ranks that compute training.straggler_slowdown times "
+                             "slower (stragglers)",
+              .source = "none: every GPU computes at the profile's rate; ASTRA-sim users' "
+                        "requests for stragglers (astra-sim#292, #73, #139)",
+              .min = Bound{0}},
+             [](auto& s) -> auto& { return s.training.variation.straggler_ranks; }),
+         bind(
+             {.path = "training.straggler_slowdown",
+              .type = KnobType::kDouble,
+              .description = "Compute-time multiplier of the straggler ranks (1.2 = 20% slower)",
+              .source = "1: no slowdown",
+              .min = Bound{0.01},
+              .max = Bound{100.0}},
+             [](auto& s) -> auto& { return s.training.variation.straggler_slowdown; }),
+         bind(
+             {.path = "training.straggler_from",
+              .type = KnobType::kTime,
+              .description = "The stragglers slow down for compute ops starting at or after "
+                             "this time (throttling that sets in during the run)",
+              .source = "0: the whole run",
+              .min = Bound{0}},
+             [](auto& s) -> auto& { return s.training.variation.straggler_from_ps; }),
+         bind(
+             {.path = "training.compute_jitter",
+              .type = KnobType::kDouble,
+              .description = "Sigma of a lognormal factor of mean 1 on every compute op's "
+                             "duration, drawn per op from the seed",
+              .source = "0: no jitter (UNVERIFIED for real GPUs: kernel-time spread depends on "
+                        "clocks, power capping and the kernel; set it from a measurement)",
+              .min = Bound{0.0},
+              .max = Bound{2.0}},
+             [](auto& s) -> auto& { return s.training.variation.jitter_sigma; }),
      }});
 
 }  // namespace

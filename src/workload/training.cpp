@@ -158,7 +158,9 @@ void TrainingEngine::try_start_rank(uint32_t rank) {
   last_ran_[rank] = op;
   start_ps_[op] = transport_.now_ps();
   const uint64_t cookie = kForeignCookie + (static_cast<uint64_t>(job_id_) << 32) + op;
-  transport_.timer(dag_.ops[op % ops_per_step_].duration_ps, cookie);
+  transport_.timer(variation_.duration_ps(rank, op, dag_.ops[op % ops_per_step_].duration_ps,
+                                          start_ps_[op]),
+                   cookie);
 }
 
 void TrainingEngine::start_collective(uint32_t op) {

@@ -9,10 +9,12 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "node/rank_transport.h"
 #include "workload/collective.h"
+#include "workload/compute_variation.h"
 #include "workload/dag.h"
 #include "workload/step_breakdown.h"
 
@@ -71,6 +73,8 @@ class TrainingEngine {
                  node::RankTransport& transport, uint32_t job_id, CollectiveDefaults defaults = {},
                  int steps = 1);
 
+  // Stragglers and jitter (workload/compute_variation.h); call before start().
+  void set_compute_variation(ComputeVariationModel model) { variation_ = std::move(model); }
   // Starts the step(s) now (transport.now_ps()).
   void start();
   void on_timer(uint64_t cookie);
@@ -152,6 +156,7 @@ class TrainingEngine {
   std::vector<std::vector<uint32_t>> ready_;
   std::vector<size_t> ready_head_;
   std::vector<uint32_t> running_;
+  ComputeVariationModel variation_;  // inactive: every op its nominal duration
 
   std::vector<uint32_t> pending_;  // finished ops whose dependents are not released yet
   bool draining_ = false;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "workload/compute_variation.h"
+
 namespace fabricsim::workload {
 
 // Dense BF16/FP16 Tensor-core peak of one GPU (docs/reference/gpu-node.md §1.1).
@@ -90,6 +92,8 @@ struct TrainingSpec {
   // Also run the step on the ideal network (node::NodeSpec::ideal_fabric; docs/training.md
   // "Ideal network") and report step - ideal step. Off: one run.
   bool ideal_network = false;
+  // Stragglers and compute jitter (workload/compute_variation.h).
+  ComputeVariation variation;
 };
 
 }  // namespace fabricsim::workload

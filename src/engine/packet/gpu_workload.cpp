@@ -212,8 +212,12 @@ GpuWorkload::GpuWorkload(const Scenario& sc, node::RankTransport& rt,
       defaults.algorithm = w.algorithm;
       defaults.protocol = w.protocol;
       defaults.channels = w.channels;
+      const uint32_t ranks = dag.ranks;
       job.training = std::make_unique<workload::TrainingEngine>(
           std::move(dag), job.gpus, coll_, rt_, static_cast<uint32_t>(j), defaults, t.steps);
+      // Each job its own draws: the scenario's seed and the job's index.
+      job.training->set_compute_variation(workload::ComputeVariationModel(
+          t.variation, ranks, sc.seed ^ (static_cast<uint64_t>(j) * 0xA24BAED4963EE407ull)));
       total_units_ += job.training->total_ops();
       add_dag_units(job.training->dag(), job.gpus, gpn, std::max(1, t.steps));
     } else {
