@@ -3,6 +3,8 @@
 // The DAG builder is transformer.cpp.
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <string>
 
 #include "core/error.h"
@@ -244,9 +246,10 @@ void check_transformer(const TransformerSpec& spec, uint32_t gpus) {
     if (spec.moe_experts == 0) bad("training.moe.imbalance", "needs training.moe.experts > 0");
     const double most = static_cast<double>(spec.moe_experts) / spec.moe_top_k;
     if (spec.moe_imbalance > most) {
+      std::ostringstream bound;
+      bound << std::setprecision(4) << most;
       bad("training.moe.imbalance",
-          "an expert gets at most every token: imbalance <= experts / top_k = " +
-              std::to_string(most));
+          "an expert gets at most every token: imbalance <= experts / top_k = " + bound.str());
     }
   }
   if (spec.bucket_params < 0) bad("training.bucket_params", "must be >= 0");
