@@ -131,7 +131,8 @@ class Builder {
       for (uint32_t job_rank : dag_->groups[gi]) {
         const uint32_t r = job_rank - base_;
         int64_t end = coll;
-        if (delay_ps > 0) end = dag_->add_compute(job_rank, delay_ps, Phase::kUpdate, layer, {coll});
+        if (delay_ps > 0)
+          end = dag_->add_compute(job_rank, delay_ps, Phase::kUpdate, layer, {coll});
         if (blocking) {
           tail_[r] = end;
         } else {

@@ -19,8 +19,8 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -41,7 +41,6 @@ using astra_detail::Scope;
 
 constexpr const char* kKey = "training.file";
 constexpr int64_t kPsPerSecond = 1'000'000'000'000;
-
 
 class Converter {
  public:
@@ -101,8 +100,8 @@ class Converter {
       }
       if (h_.vpp > 1 && std::max<int64_t>(h_.ga, 1) % h_.pp != 0) {
         fail(h_.line, "ga: " + std::to_string(h_.ga) + " micro-batches are not a multiple of " +
-                          pp + ", which the interleaved schedule (vpp: " +
-                          std::to_string(h_.vpp) + ") needs (Megatron-core schedules.py)");
+                          pp + ", which the interleaved schedule (vpp: " + std::to_string(h_.vpp) +
+                          ") needs (Megatron-core schedules.py)");
       }
     }
     // With pp: 1, vpp and ga enter SimAI only through its pipeline formulas, which vanish:
@@ -425,7 +424,8 @@ class Converter {
     }
     bool ok = a < n && len > 0 && a + static_cast<size_t>(ga) * len <= n;
     for (size_t k = 1; ok && k < static_cast<size_t>(ga); ++k) {
-      for (size_t i = 0; ok && i < len; ++i) ok = f_.layers[a + k * len + i].name == f_.layers[a + i].name;
+      for (size_t i = 0; ok && i < len; ++i)
+        ok = f_.layers[a + k * len + i].name == f_.layers[a + i].name;
     }
     if (!ok) {
       fail(f_.count_line, "pp: " + std::to_string(h_.pp) + " with ga: " + std::to_string(ga) +
@@ -457,9 +457,11 @@ class Converter {
     const uint32_t sg = layout_.gpus;
     std::vector<Builder> b;
     b.reserve(pp);
-    for (int s = 0; s < pp; ++s) b.emplace_back(&dag_, layout_, opt_, static_cast<uint32_t>(s) * sg);
+    for (int s = 0; s < pp; ++s)
+      b.emplace_back(&dag_, layout_, opt_, static_cast<uint32_t>(s) * sg);
     auto link = [&](int from, int to, uint32_t r) {
-      return dag_.add_group({static_cast<uint32_t>(from) * sg + r, static_cast<uint32_t>(to) * sg + r});
+      return dag_.add_group(
+          {static_cast<uint32_t>(from) * sg + r, static_cast<uint32_t>(to) * sg + r});
     };
     std::vector<std::vector<uint32_t>> down(pp), up(pp);  // [stage][rank]
     for (int s = 0; s < pp; ++s) {
@@ -483,8 +485,8 @@ class Converter {
         c.op = CollOp::kSend;
         c.size_bytes = h_.pp_comm_bytes;
         c.group = groups[r];
-        ids.push_back(dag_.add_collective(c, Phase::kPipelineParallel,
-                                          static_cast<uint32_t>(layer), after));
+        ids.push_back(
+            dag_.add_collective(c, Phase::kPipelineParallel, static_cast<uint32_t>(layer), after));
       }
       return ids;
     };

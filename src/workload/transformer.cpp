@@ -47,8 +47,8 @@ uint32_t Builder::compute(int stage, int d, int t, double flops, Phase phase, ui
   return id;
 }
 
-uint32_t Builder::collective(CollOp op, int64_t bytes, uint32_t group, Phase phase,
-                             uint32_t layer, const std::vector<uint32_t>& after) {
+uint32_t Builder::collective(CollOp op, int64_t bytes, uint32_t group, Phase phase, uint32_t layer,
+                             const std::vector<uint32_t>& after) {
   DagCollective c;
   c.op = op;
   c.size_bytes = bytes;
@@ -172,8 +172,7 @@ void Builder::ep_alltoall(Front& front, int stage, uint32_t layer, bool to_hot) 
       for (int i = 0; i < ep_; ++i) {
         for (uint32_t op : front[slot(i + ep_ * k, t)]) after.push_back(op);
       }
-      std::vector<uint32_t> done{collective(CollOp::kAllToAll, even,
-                                            ep_group_[stage][t * edp + k],
+      std::vector<uint32_t> done{collective(CollOp::kAllToAll, even, ep_group_[stage][t * edp + k],
                                             Phase::kExpertParallel, layer, after)};
       if (skewed) {
         const auto& groups = to_hot ? to_hot_[stage] : from_hot_[stage];
@@ -286,8 +285,7 @@ void Builder::backward_block(int stage, int chunk, int j) {
   const bool last = j == m_ - 1;
   const int vs = chunk * pp_ + stage;
   if (vs < pp_ * v_ - 1) {
-    for (size_t i = 0; i < front.size(); ++i)
-      front[i].push_back(grad_sent_[(vs + 1) * m_ + j][i]);
+    for (size_t i = 0; i < front.size(); ++i) front[i].push_back(grad_sent_[(vs + 1) * m_ + j][i]);
   } else {
     const double flops =
         2.0 * s_.micro_batch * s_.seq_length * s_.hidden * static_cast<double>(vocab_);
@@ -311,8 +309,9 @@ void Builder::backward_block(int stage, int chunk, int j) {
   }
   if (last && (vs == 0 || vs == pp_ * v_ - 1)) {
     // Word embeddings V.h/tp (tied with the output layer: a copy on the first and last stage;
-    // untied, the input table on the first and the output layer's own on the last) and, on the first stage, position embeddings s.h: registered first in the model, so
-    // Megatron's reversed bucket order makes them the last unit; ready at the end of backward.
+    // untied, the input table on the first and the output layer's own on the last) and, on the
+    // first stage, position embeddings s.h: registered first in the model, so Megatron's reversed
+    // bucket order makes them the last unit; ready at the end of backward.
     Unit u;
     u.dense_params = vocab_ * s_.hidden / tp_;
     if (vs == 0) u.dense_params += int64_t{s_.seq_length} * s_.hidden / tp_;

@@ -82,7 +82,7 @@ int64_t expert_params(const TransformerSpec& spec);
 // interleaved 1F1B of §2.2.2 (forward_backward_pipelining_with_interleaving).
 struct PipelineBlock {
   bool backward = false;
-  int chunk = 0;        // model chunk: the stage's virtual stage chunk x pp + stage
+  int chunk = 0;  // model chunk: the stage's virtual stage chunk x pp + stage
   int micro_batch = 0;
 };
 std::vector<PipelineBlock> pipeline_schedule(int pp, int virtual_stages, int micro_batches,

@@ -51,9 +51,8 @@ void Builder::gradients_and_update() {
         const int64_t params = expert ? units[u].expert_params : units[u].dense_params;
         filled += params;
         (expert ? out_.stage_expert_params : out_.stage_dense_params)[st] += params;
-        const bool close =
-            filled > 0 && (filled >= bucket || u + 1 == units.size() ||
-                           (units[u].chunk_end && s_.overlap_grad_reduce));
+        const bool close = filled > 0 && (filled >= bucket || u + 1 == units.size() ||
+                                          (units[u].chunk_end && s_.overlap_grad_reduce));
         if (!close) continue;
         if (reducers > 1) {
           const int groups = expert ? ep_ : 1;
@@ -112,8 +111,7 @@ void Builder::gradients_and_update() {
       for (int t = 0; t < tp_; ++t) {
         std::vector<uint32_t> after = front_[st][slot(d, t)];
         for (uint32_t c : reduce_of[st][slot(d, t)]) after.push_back(c);
-        update[st][slot(d, t)] = {dag_.add_compute(rank(t, d, st), s_.optimizer_ps,
-                                                   Phase::kUpdate,
+        update[st][slot(d, t)] = {dag_.add_compute(rank(t, d, st), s_.optimizer_ps, Phase::kUpdate,
                                                    static_cast<uint32_t>(s_.layers + 1), after)};
       }
     }
@@ -123,9 +121,9 @@ void Builder::gradients_and_update() {
   for (const Bucket& b : buckets) {
     std::vector<uint32_t> after;
     for (uint32_t sl : b.slots) after.push_back(update[b.stage][sl].front());
-    const uint32_t c = collective(CollOp::kAllGather, b.params * s_.bytes_per_element, b.group,
-                                  Phase::kDataParallel, static_cast<uint32_t>(s_.layers + 1),
-                                  after);
+    const uint32_t c =
+        collective(CollOp::kAllGather, b.params * s_.bytes_per_element, b.group,
+                   Phase::kDataParallel, static_cast<uint32_t>(s_.layers + 1), after);
     for (uint32_t sl : b.slots) gathered[b.stage][sl].push_back(c);
   }
   for (int st = 0; st < pp_; ++st) {

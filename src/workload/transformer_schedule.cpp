@@ -31,8 +31,7 @@ std::vector<PipelineBlock> pipeline_schedule(int pp, int virtual_stages, int mic
     return order;
   }
   const int total = m * v;
-  const int warm =
-      m == p ? total : std::min((p - stage - 1) * 2 + (v - 1) * p, total);
+  const int warm = m == p ? total : std::min((p - stage - 1) * 2 + (v - 1) * p, total);
   auto block = [&](int k, bool backward) {
     const int in_group = k % (p * v);
     int chunk = in_group / p;

@@ -41,8 +41,8 @@ std::string simai_text(int pp, int vpp, int ga, int64_t pp_comm) {
 TEST(AstraPipeline, PointToPointMessagesAreTwoPerMicroBatchAndVirtualStageBoundary) {
   for (int vpp : {1, 2}) {
     const int pp = 4, ga = 8;
-    const Dag d = import_astra(write_temp("simai_pp", simai_text(pp, vpp, ga, 65536)),
-                               options(8 * pp));
+    const Dag d =
+        import_astra(write_temp("simai_pp", simai_text(pp, vpp, ga, 65536)), options(8 * pp));
     expect_well_formed(d);
     int64_t sends = 0;
     std::set<int> offsets;
@@ -75,8 +75,12 @@ TEST(AstraPipeline, EveryStageRunsTheFileOnItsOwnGpus) {
   for (const Coll& c : collectives(d)) {
     if (c.op == CollOp::kSend) continue;
     for (uint32_t r : c.ranks) EXPECT_EQ(r / 8, c.ranks[0] / 8) << "inside one stage";
-    if (c.phase == Phase::kTensorParallel) EXPECT_EQ(c.ranks.size(), 2u);
-    if (c.size == 4096) EXPECT_EQ(c.ranks.size(), 4u);
+    if (c.phase == Phase::kTensorParallel) {
+      EXPECT_EQ(c.ranks.size(), 2u);
+    }
+    if (c.size == 4096) {
+      EXPECT_EQ(c.ranks.size(), 4u);
+    }
   }
 }
 
@@ -86,8 +90,8 @@ TEST(AstraPipeline, BubbleIsSimaisPMinusOneOverGaTimesVpp) {
   const int pp = 4, ga = 8;
   const int64_t per_mb = 4 * (100 + 100 + 100) * int64_t{1000};  // ps, forward + backward
   for (int vpp : {1, 2}) {
-    const Dag d = import_astra(write_temp("simai_pp", simai_text(pp, vpp, ga, 4096)),
-                               options(8 * pp));
+    const Dag d =
+        import_astra(write_temp("simai_pp", simai_text(pp, vpp, ga, 4096)), options(8 * pp));
     const int64_t ideal = ga * per_mb;
     EXPECT_EQ(makespan(d, 0), ideal + (pp - 1) * per_mb / vpp) << "vpp " << vpp;
   }

@@ -76,7 +76,7 @@ TEST(SequenceParallel, EachTensorAllReduceBecomesReduceScatterPlusAllGatherOfThe
     spec.sequence_parallel = true;
     const TransformerStep step = make_transformer_step(spec, 8);
     const Tally sp = tally(step);
-    const int64_t bsh = 2 * 512 * 1024, l = 8, m = 4, dp = 2, tp = 2;
+    const int64_t bsh = 2 * 512 * 1024, l = 8, m = 4, dp = 2;
     // Korthikanti §4.2.2: 4 all-gathers and 4 reduce-scatters per layer and micro-batch (forward
     // and backward) instead of 4 all-reduces, +2 each with the recomputed forward; per TP group.
     const int64_t per_layer = recompute ? 6 : 4;
@@ -197,8 +197,8 @@ TEST(GroupedQueryAttention, Llama2_70BParameterCountIsThePublishedModelsWithinOn
   spec.tp = 8;
   spec.pp = 8;
   const int64_t h = 8192;
-  const int64_t llama = 80 * (2 * h * h + 2 * h * 1024 + 3 * h * 28672 + 2 * h) +
-                        2 * int64_t{32000} * h + h;
+  const int64_t llama =
+      80 * (2 * h * h + 2 * h * 1024 + 3 * h * 28672 + 2 * h) + 2 * int64_t{32000} * h + h;
   EXPECT_EQ(llama, 68'976'648'192);
   const TransformerStep step = make_transformer_step(spec, 64);
   int64_t total = 0;  // the first and last stage's embedding tables: input and output layer
