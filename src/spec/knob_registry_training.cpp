@@ -206,8 +206,9 @@ const std::vector<Knob> kTrainingKnobs = knob_bind::concat(
               .description = "Distributed optimizer (ZeRO-1/2): DP gradient buckets are "
                              "reduce-scattered (grad_bytes) and the updated parameters "
                              "all-gathered (bytes_per_element) instead of one all-reduce",
-              .source = "off: Megatron-LM default; --use-distributed-optimizer (Megatron-LM "
-                        "dist_optimizer.md); Rajbhandari et al. 2020 'ZeRO' §5, §7.2"},
+              .source = "off: Megatron-LM default; --use-distributed-optimizer (Megatron Core "
+                        "User Guide, 'Distributed Optimizer'); Rajbhandari et al. 2020 'ZeRO' "
+                        "§5, §7.2"},
              [](auto& s) -> auto& { return s.training.transformer.distributed_optimizer; }),
          bind(
              {.path = "training.moe.imbalance",

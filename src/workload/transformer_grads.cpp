@@ -13,8 +13,10 @@ namespace fabricsim::workload::transformer_detail {
 // reduced as soon as their last unit's gradient exists on every rank of the group (Megatron-
 // core DistributedDataParallel, overlap_grad_reduce); the optimizer waits for all of them.
 //
-// Distributed optimizer (Megatron --use-distributed-optimizer, docs/source/api-guide/
-// dist_optimizer.md of Megatron-LM: "reduce-scatter gradients", "all-gather updated params";
+// Distributed optimizer (Megatron --use-distributed-optimizer; Megatron Core User Guide,
+// "Distributed Optimizer", docs.nvidia.com/megatron-core/developer-guide/latest/
+// distrib_optimizer.html: the contiguous grad buffer carries the reduce-scatter of the grads
+// and the all-gather of the params; bf16 params with fp32 grads: 6 + 12/d bytes per parameter;
 // ZeRO stage 1/2 of Rajbhandari et al. 2020, §7.2.1: reduce-scatter + all-gather moves what one
 // all-reduce moves): each bucket is reduce-scattered in the gradient type (grad_bytes, fp32),
 // each rank updates its 1/dp shard, then the bucket's parameters are all-gathered in the
