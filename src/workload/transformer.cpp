@@ -164,20 +164,21 @@ void Builder::ep_alltoall(Front& front, int stage, uint32_t layer, bool to_hot) 
   if (ep_ == 1) return;
   const int edp = dp_ / ep_;
   const bool skewed = moe_.hot != moe_.other;
-  const int64_t even = skewed ? std::llround(moe_.other * ep_ * ep_bytes_) : ep_bytes_;
-  const int64_t excess = skewed ? std::llround((moe_.hot - moe_.other) * ep_bytes_) : 0;
+  const int64_t even_bytes = skewed ? std::llround(moe_.other * ep_ * ep_bytes_) : ep_bytes_;
+  const int64_t excess_bytes = skewed ? std::llround((moe_.hot - moe_.other) * ep_bytes_) : 0;
   for (int t = 0; t < tp_; ++t) {
     for (int k = 0; k < edp; ++k) {
       std::vector<uint32_t> after;
       for (int i = 0; i < ep_; ++i) {
         for (uint32_t op : front[slot(i + ep_ * k, t)]) after.push_back(op);
       }
-      std::vector<uint32_t> done{collective(CollOp::kAllToAll, even, ep_group_[stage][t * edp + k],
-                                            Phase::kExpertParallel, layer, after)};
+      std::vector<uint32_t> done{collective(CollOp::kAllToAll, even_bytes,
+                                            ep_group_[stage][t * edp + k], Phase::kExpertParallel,
+                                            layer, after)};
       if (skewed) {
         const auto& groups = to_hot ? to_hot_[stage] : from_hot_[stage];
         for (int i = 1; i < ep_; ++i) {
-          done.push_back(collective(CollOp::kSend, excess, groups[(t * edp + k) * ep_ + i],
+          done.push_back(collective(CollOp::kSend, excess_bytes, groups[(t * edp + k) * ep_ + i],
                                     Phase::kExpertParallel, layer, after));
         }
       }

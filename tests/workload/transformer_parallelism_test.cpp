@@ -105,10 +105,10 @@ TEST(SequenceParallel, EachTensorAllReduceBecomesReduceScatterPlusAllGatherOfThe
   }
 }
 
-TEST(SequenceParallel, OnTheIdealRunnerTheStepCostsWhatTheAllReducesCost) {
-  // Closed-form runner: a collective takes latency + size x ps/byte. The reduce-scatter and
-  // all-gather of one all-reduce's size each take one all-reduce's time here, so only the
-  // compute-only step (latency 0, 0 ps/byte) is comparable: equal with and without SP.
+TEST(SequenceParallel, WithFreeCommunicationTheStepIsUnchanged) {
+  // Closed-form runner: a collective takes latency + size x ps/byte, whatever its kind, so a
+  // reduce-scatter costs what an all-reduce does there; only the step with free communication
+  // (latency 0, 0 ps/byte) compares: SP moves no compute, so it is the same.
   TransformerSpec spec = small();
   const int64_t plain = run_dag(make_transformer_step(spec, 8).dag, 0, 0).step_ps;
   spec.sequence_parallel = true;
