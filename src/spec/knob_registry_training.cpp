@@ -39,6 +39,15 @@ const IntKey ints[] = {
      static_cast<double>(workload::kMaxHidden)},
     {"training.heads", "Attention heads (divides hidden; tp divides it)", kGpt3,
      &workload::TransformerSpec::heads, 1},
+    {"training.kv_heads",
+     "Key/value heads (grouped-query attention, Megatron --num-query-groups); divides heads, "
+     "tp divides it; 0 = heads (multi-head attention)",
+     "0: GPT-3's multi-head attention (Brown et al. 2020); GQA: Ainslie et al. 2023, Llama 2 "
+     "70B uses 8 (Touvron et al. 2023 §2.2, Table 1)",
+     &workload::TransformerSpec::kv_heads, 0},
+    {"training.ffn_hidden", "FFN inner size (tp divides it); 0 = 4 x hidden",
+     "0: GPT-3's d_ff = 4 d_model (Brown et al. 2020 §2.1; Megatron --ffn-hidden-size default)",
+     &workload::TransformerSpec::ffn_hidden, 0},
     {"training.seq_length", "Sequence length s in tokens", kGpt3 /* context 2048 */,
      &workload::TransformerSpec::seq_length, 1, static_cast<double>(workload::kMaxSeqLength)},
     {"training.vocab", "Vocabulary V before padding",
@@ -65,6 +74,12 @@ const IntKey ints[] = {
      1},
     {"training.pp", "Pipeline-parallel degree (stages; 1F1B schedule)",
      "Narayanan et al. SC'21 §2.2; 1 = off", &workload::TransformerSpec::pp, 1},
+    {"training.virtual_stages",
+     "Model chunks per pipeline stage: > 1 runs the interleaved 1F1B schedule (bubble / v, v x "
+     "the pipeline messages); pp x virtual_stages divides layers, pp divides micro_batches",
+     "1: non-interleaved 1F1B; interleaved: Narayanan et al. SC'21 §2.2.2 (Megatron "
+     "--num-layers-per-virtual-pipeline-stage)",
+     &workload::TransformerSpec::virtual_stages, 1, 1024},
     {"training.dp",
      "Data-parallel degree; 0 = the job's GPUs / (tp x pp); tp x pp x dp = the job's GPUs",
      "Megatron derives dp from the world size", &workload::TransformerSpec::dp, 0},
@@ -159,6 +174,53 @@ const std::vector<Knob> kTrainingKnobs = knob_bind::concat(
               .source = "off: Megatron-LM default; 96 vs 72 FLOPs factor, Narayanan et al. "
                         "SC'21 §5.1"},
              [](auto& s) -> auto& { return s.training.transformer.recompute; }),
+         bind(
+             {.path = "training.swiglu",
+              .type = KnobType::kBool,
+              .description = "SwiGLU MLP: FC1 outputs 2 x ffn_hidden (gate and value), three "
+                             "h x ffn_hidden matrices, MLP FLOPs x 1.5",
+              .source = "off: GPT-3's GeLU MLP; SwiGLU: Shazeer 2020, used by Llama 2 (Touvron "
+                        "et al. 2023 §2.2; Megatron --swiglu)"},
+             [](auto& s) -> auto& { return s.training.transformer.swiglu; }),
+         bind(
+             {.path = "training.untie_embeddings",
+              .type = KnobType::kBool,
+              .description = "The output layer has its own weight instead of sharing the word "
+                             "embedding's: no embedding-gradient all-reduce between the first "
+                             "and last pipeline stage",
+              .source = "off: tied, GPT-2/3 and Megatron's default; on for Llama 2 (Touvron et "
+                        "al. 2023; Megatron --untie-embeddings-and-output-weights)"},
+             [](auto& s) -> auto& { return s.training.transformer.untie_embeddings; }),
+         bind(
+             {.path = "training.sequence_parallel",
+              .type = KnobType::kBool,
+              .description = "Sequence parallelism: each TP all-reduce becomes a reduce-scatter "
+                             "+ all-gather of the same size; layer-norm and dropout activations "
+                             "split over tp (no effect at tp 1)",
+              .source = "off: Megatron-LM default; Korthikanti et al. 2022 'Reducing Activation "
+                        "Recomputation in Large Transformer Models' §4.2.2 (--sequence-parallel)"},
+             [](auto& s) -> auto& { return s.training.transformer.sequence_parallel; }),
+         bind(
+             {.path = "training.distributed_optimizer",
+              .type = KnobType::kBool,
+              .description = "Distributed optimizer (ZeRO-1/2): DP gradient buckets are "
+                             "reduce-scattered (grad_bytes) and the updated parameters "
+                             "all-gathered (bytes_per_element) instead of one all-reduce",
+              .source = "off: Megatron-LM default; --use-distributed-optimizer (Megatron Core "
+                        "User Guide, 'Distributed Optimizer'); Rajbhandari et al. 2020 'ZeRO' "
+                        "§5, §7.2"},
+             [](auto& s) -> auto& { return s.training.transformer.distributed_optimizer; }),
+         bind(
+             {.path = "training.moe.imbalance",
+              .type = KnobType::kDouble,
+              .description = "MoE routing imbalance: the hottest expert's token load over the "
+                             "mean (1 = balanced, at most experts / top_k); its EP rank receives "
+                             "and computes that much more, the others less",
+              .source = "1: balanced routing, the load-balancing loss's goal (Fedus et al. 2022 "
+                        "'Switch Transformers' §2.2); set it from a router trace",
+              .min = Bound{1},
+              .max = Bound{static_cast<double>(workload::kMaxExperts)}},
+             [](auto& s) -> auto& { return s.training.transformer.moe_imbalance; }),
          bind_enum(
              {.path = "training.gpu",
               .description =

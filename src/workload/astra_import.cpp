@@ -18,11 +18,15 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
+#include "workload/astra_builder.h"
 #include "workload/astra_format.h"
+#include "workload/transformer.h"
 
 namespace fabricsim::workload {
 namespace {
@@ -31,159 +35,12 @@ using astra::Comm;
 using astra::CommScope;
 using astra::CommType;
 using astra::Policy;
+using astra_detail::Builder;
+using astra_detail::Layout;
+using astra_detail::Scope;
 
 constexpr const char* kKey = "training.file";
 constexpr int64_t kPsPerSecond = 1'000'000'000'000;
-
-// Who takes part in a collective. kMp / kDp are the policy's two dimensions; kAll is every GPU.
-enum class Scope : uint8_t { kAll, kMp, kDp, kEp, kDpEp };
-
-struct Layout {
-  uint32_t gpus = 0;
-  uint32_t inner = 1;       // size of the consecutive-rank dimension
-  bool inner_is_mp = true;  // which of MP / DP is the consecutive one
-  uint32_t tp = 1, ep = 0;  // SimAI: tp = model_parallel_NPU_group, ep = `ep:` (0 = not given)
-};
-
-// Rank sets, in communicator rank order.
-std::vector<std::vector<uint32_t>> partition(const Layout& l, Scope s) {
-  std::vector<std::vector<uint32_t>> out;
-  const uint32_t g = l.gpus;
-  auto blocks = [&](uint32_t size) {  // consecutive ranks
-    for (uint32_t b = 0; b < g / size; ++b) {
-      out.emplace_back();
-      for (uint32_t k = 0; k < size; ++k) out.back().push_back(b * size + k);
-    }
-  };
-  auto strided = [&](uint32_t stride) {  // one rank from each consecutive block
-    for (uint32_t k = 0; k < stride; ++k) {
-      out.emplace_back();
-      for (uint32_t b = 0; b < g / stride; ++b) out.back().push_back(b * stride + k);
-    }
-  };
-  switch (s) {
-    case Scope::kAll:
-      blocks(g);
-      break;
-    case Scope::kMp:
-      l.inner_is_mp ? blocks(l.inner) : strided(l.inner);
-      break;
-    case Scope::kDp:
-      l.inner_is_mp ? strided(l.inner) : blocks(l.inner);
-      break;
-    case Scope::kEp:
-    case Scope::kDpEp: {
-      // SimAI: DP groups take one rank per TP group (stride tp). EP groups are ep consecutive TP
-      // groups at the same TP position; DP_EP groups the TP groups ep apart (the rest of DP).
-      const uint32_t dp = g / l.tp;
-      for (uint32_t k = 0; k < l.tp; ++k) {
-        if (s == Scope::kEp) {
-          for (uint32_t b = 0; b < dp / l.ep; ++b) {
-            out.emplace_back();
-            for (uint32_t m = 0; m < l.ep; ++m) out.back().push_back((b * l.ep + m) * l.tp + k);
-          }
-        } else {
-          for (uint32_t i = 0; i < l.ep; ++i) {
-            out.emplace_back();
-            for (uint32_t m = 0; m < dp / l.ep; ++m)
-              out.back().push_back((i + m * l.ep) * l.tp + k);
-          }
-        }
-      }
-      break;
-    }
-  }
-  return out;
-}
-
-// Builds the DAG rank by rank: each rank runs its ops in program order (tail_), and an op may
-// also have to wait for a non-blocking collective issued earlier (pending_).
-class Builder {
- public:
-  using Handles = std::vector<int64_t>;  // per rank: the op that ends a collective, -1 = none
-
-  Builder(Dag* dag, const Layout& layout, const AstraOptions& opt)
-      : dag_(dag), layout_(layout), opt_(opt), tail_(layout.gpus, -1), pending_(layout.gpus) {}
-
-  void compute(Phase phase, uint32_t layer, int64_t duration_ps) {
-    if (duration_ps == 0) return;  // ASTRA-sim waits 0 cycles: nothing to run
-    for (uint32_t r = 0; r < layout_.gpus; ++r) {
-      tail_[r] = dag_->add_compute(r, duration_ps, phase, layer, take_deps(r));
-    }
-  }
-
-  // One collective per group of `scope`, then each member's update delay. Blocking: the
-  // member's next op follows the delay. Non-blocking: returns the delay (or collective) per
-  // rank, for a later wait(); the step ends only when every op has, so nothing is lost.
-  Handles collective(Scope scope, CollOp op, int64_t size_bytes, Phase phase, uint32_t layer,
-                     int64_t delay_ps, bool blocking) {
-    Handles done(layout_.gpus, -1);
-    const std::vector<uint32_t>& groups = groups_of(scope);
-    const uint32_t members = static_cast<uint32_t>(dag_->groups[groups[0]].size());
-    if (members < 2) return done;  // a group of one moves no data (ASTRA-sim: inactive dataset)
-    for (uint32_t gi : groups) {
-      std::vector<uint32_t> deps;
-      for (uint32_t r : dag_->groups[gi]) {
-        if (tail_[r] >= 0) deps.push_back(static_cast<uint32_t>(tail_[r]));
-        deps.insert(deps.end(), pending_[r].begin(), pending_[r].end());
-        if (blocking) pending_[r].clear();
-      }
-      std::sort(deps.begin(), deps.end());
-      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-      DagCollective c;
-      c.op = op;
-      c.algorithm = opt_.algorithm;
-      c.protocol = opt_.protocol;
-      c.size_bytes = size_bytes;
-      c.group = gi;
-      const uint32_t coll = dag_->add_collective(c, phase, layer, deps);
-      for (uint32_t r : dag_->groups[gi]) {
-        int64_t end = coll;
-        if (delay_ps > 0) end = dag_->add_compute(r, delay_ps, Phase::kUpdate, layer, {coll});
-        if (blocking) {
-          tail_[r] = end;
-        } else {
-          done[r] = end;
-        }
-      }
-    }
-    return done;
-  }
-
-  void wait(const Handles& h) {
-    for (uint32_t r = 0; r < layout_.gpus; ++r) {
-      if (h[r] >= 0) pending_[r].push_back(static_cast<uint32_t>(h[r]));
-    }
-  }
-
-  uint32_t group_size(Scope scope) {
-    return static_cast<uint32_t>(dag_->groups[groups_of(scope)[0]].size());
-  }
-
- private:
-  std::vector<uint32_t> take_deps(uint32_t r) {
-    std::vector<uint32_t> deps = std::move(pending_[r]);
-    pending_[r].clear();
-    if (tail_[r] >= 0) deps.push_back(static_cast<uint32_t>(tail_[r]));
-    std::sort(deps.begin(), deps.end());
-    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    return deps;
-  }
-  const std::vector<uint32_t>& groups_of(Scope s) {
-    std::vector<uint32_t>& ids = group_ids_[static_cast<int>(s)];
-    if (ids.empty()) {
-      for (auto& ranks : partition(layout_, s)) ids.push_back(dag_->add_group(std::move(ranks)));
-    }
-    return ids;
-  }
-
-  Dag* dag_;
-  Layout layout_;
-  const AstraOptions& opt_;
-  std::vector<int64_t> tail_;
-  std::vector<std::vector<uint32_t>> pending_;
-  std::vector<uint32_t> group_ids_[5];
-};
 
 class Converter {
  public:
@@ -201,8 +58,12 @@ class Converter {
     dag_.ranks = opt_.gpus;
     const size_t slash = f_.path.find_last_of('/');
     dag_.name = slash == std::string::npos ? f_.path : f_.path.substr(slash + 1);
-    Builder b(&dag_, layout_, opt_);
-    build(b);
+    if (stages() > 1) {
+      build_pipeline();
+    } else {
+      Builder b(&dag_, layout_, opt_);
+      build(b);
+    }
     return std::move(dag_);
   }
 
@@ -222,15 +83,30 @@ class Converter {
       fail(h_.line, "all_gpus: " + std::to_string(h_.all_gpus) + " but the scenario has " +
                         std::to_string(opt_.gpus) + " GPUs");
     }
+    // SimAI (Workload.cc initialize_workload, Layer.cc report) reads the file as one pipeline
+    // stage's step on all_gpus / pp GPUs: ga micro-batches, each stage alike, the pipeline
+    // accounted analytically (bubble (pp - 1) / (ga x vpp) of the stage's time, 2 x vpp x ga
+    // transfers of pp_comm bytes). Here every stage runs the file on its own GPUs and the
+    // pipeline is simulated: build_pipeline().
     if (h_.pp > 1) {
-      fail(h_.line, "pp: " + std::to_string(h_.pp) +
-                        ": SimAI accounts pipeline stages analytically (bubble and pp_comm "
-                        "formulas), not as traffic between GPUs; only pp: 1 can be imported");
+      const std::string pp = "pp: " + std::to_string(h_.pp);
+      if (opt_.gpus % h_.pp != 0) {
+        fail(h_.line, pp + " does not divide the scenario's " + std::to_string(opt_.gpus) +
+                          " GPUs into pipeline stages");
+      }
+      if (h_.pp_comm_bytes <= 0) {
+        fail(h_.line, pp + " needs pp_comm BYTES, the activation a stage sends per micro-batch "
+                           "(SimAI warns 'Input workload format mismatch' without it)");
+      }
+      if (h_.vpp > 1 && std::max<int64_t>(h_.ga, 1) % h_.pp != 0) {
+        fail(h_.line, "ga: " + std::to_string(h_.ga) + " micro-batches are not a multiple of " +
+                          pp + ", which the interleaved schedule (vpp: " + std::to_string(h_.vpp) +
+                          ") needs (Megatron-core schedules.py)");
+      }
     }
-    // vpp and ga enter SimAI only through its pipeline formulas (Layer.cc: bubble
-    // (pp - 1) / (ga * vpp), exposed 2 * vpp * ga * pp_comm), which vanish at pp: 1: accepted,
-    // without effect, as in SimAI.
-    if (h_.pp_comm_bytes > 0) {
+    // With pp: 1, vpp and ga enter SimAI only through its pipeline formulas, which vanish:
+    // accepted, without effect, as in SimAI.
+    if (h_.pp <= 1 && h_.pp_comm_bytes > 0) {
       fail(h_.line, "pp_comm " + std::to_string(h_.pp_comm_bytes) +
                         " bytes describes pipeline traffic, which cannot be imported (pp: 1)");
     }
@@ -238,12 +114,13 @@ class Converter {
 
   Layout make_layout() const {
     Layout l;
-    l.gpus = opt_.gpus;
+    l.gpus = opt_.gpus / static_cast<uint32_t>(stages());  // one pipeline stage's GPUs
     const uint32_t per_node = std::max<uint32_t>(opt_.gpus_per_node, 1);
     const int64_t m = h_.model_parallel_npu_group;
     auto divides = [&](int64_t size, const std::string& what) {
       if (size > l.gpus || l.gpus % size != 0) {
-        fail(h_.line, what + " " + std::to_string(size) + " does not divide the scenario's " +
+        fail(h_.line, what + " " + std::to_string(size) + " does not divide the " +
+                          (stages() > 1 ? "pipeline stage's " : "scenario's ") +
                           std::to_string(l.gpus) + " GPUs");
       }
     };
@@ -504,21 +381,160 @@ class Converter {
       case Policy::kHybridModelData:
       case Policy::kTransformer:
       case Policy::kTransformerFwdInBckwd: {
-        const bool transformer = p == Policy::kTransformer || p == Policy::kTransformerFwdInBckwd;
         for (uint32_t i = 0; i < n; ++i) forward(b, i);
-        for (uint32_t i = n; i-- > 0;) {
-          if (p == Policy::kTransformerFwdInBckwd) recompute(b, i);
-          b.compute(Phase::kInputGrad, i, cycles(i, &astra::Layer::ig_cycles));
-          Builder::Handles ig(opt_.gpus, -1);
-          // Non-transformer loops skip layer 0's input-gradient collective (`index > 0`);
-          // SimAI made the transformer one blocking.
-          if (transformer || i > 0) ig = comm(b, f_.layers[i].ig, i, false, transformer && simai_);
-          b.compute(Phase::kWeightGrad, i, cycles(i, &astra::Layer::wg_cycles));
-          comm(b, f_.layers[i].wg, i, true, false);
-          b.wait(ig);  // is_input_grad_comm_finished_blocking() before the next layer
-        }
+        for (uint32_t i = n; i-- > 0;) backward(b, i);
         return;
       }
+    }
+  }
+
+  // One layer's backward in the model-parallel loops (Workload.cc iterate_hybrid_parallel_*):
+  // input gradient and its collective, weight gradient and its (non-blocking) collective.
+  void backward(Builder& b, uint32_t i) {
+    const Policy p = h_.policy;
+    const bool transformer = p == Policy::kTransformer || p == Policy::kTransformerFwdInBckwd;
+    const astra::Layer& l = f_.layers[i];
+    if (p == Policy::kTransformerFwdInBckwd) recompute(b, i);
+    b.compute(Phase::kInputGrad, i, ps(l.ig_cycles, l.line));
+    Builder::Handles ig(opt_.gpus, -1);
+    // Non-transformer loops skip layer 0's input-gradient collective (`index > 0`);
+    // SimAI made the transformer one blocking.
+    if (transformer || i > 0) ig = comm(b, l.ig, i, false, transformer && simai_);
+    b.compute(Phase::kWeightGrad, i, ps(l.wg_cycles, l.line));
+    comm(b, l.wg, i, true, false);
+    b.wait(ig);  // is_input_grad_comm_finished_blocking() before the next layer
+  }
+
+  int stages() const { return static_cast<int>(std::max<int64_t>(h_.pp, 1)); }
+
+  // The ga micro-batches in the file: ga consecutive runs of L records with the same names,
+  // starting at the first record whose name occurs exactly ga times (AICB's SimAI files: per
+  // micro-batch embedding_layer ... final_column, after the step's gradient records and before
+  // its loss and optimizer records). Returns {first record, L}.
+  std::pair<size_t, size_t> micro_batch_runs(int64_t ga) const {
+    const size_t n = f_.layers.size();
+    if (ga <= 1) return {0, n};
+    std::map<std::string, int64_t> count;
+    for (const astra::Layer& l : f_.layers) ++count[l.name];
+    size_t a = 0;
+    while (a < n && count[f_.layers[a].name] != ga) ++a;
+    size_t len = 0;
+    for (size_t i = a + 1; i < n && len == 0; ++i) {
+      if (f_.layers[i].name == f_.layers[a].name) len = i - a;
+    }
+    bool ok = a < n && len > 0 && a + static_cast<size_t>(ga) * len <= n;
+    for (size_t k = 1; ok && k < static_cast<size_t>(ga); ++k) {
+      for (size_t i = 0; ok && i < len; ++i)
+        ok = f_.layers[a + k * len + i].name == f_.layers[a + i].name;
+    }
+    if (!ok) {
+      fail(f_.count_line, "pp: " + std::to_string(h_.pp) + " with ga: " + std::to_string(ga) +
+                              ": the records are not ga repeated runs of one micro-batch's "
+                              "layers, so the pipeline cannot be laid out");
+    }
+    return {a, len};
+  }
+
+  // pp > 1: stage s runs the file on GPUs [s G/pp, (s+1) G/pp) (Megatron's order, pipeline
+  // outermost), micro-batch by micro-batch in the 1F1B schedule, interleaved with vpp > 1
+  // (workload::pipeline_schedule, as the generator): each micro-batch's records split into vpp
+  // model chunks of equal record counts, chunk c of stage s being virtual stage c x pp + s.
+  // Between consecutive virtual stages each rank sends pp_comm bytes per micro-batch forward
+  // (activations) and backward (gradients), to the same rank of the next stage: the
+  // 2 x vpp x ga transfers of SimAI's exposed PP time (Layer.cc). The step's records before the
+  // micro-batches run forward first and backward last (their weight-gradient collectives are
+  // the step's DP reduction); those after, after the stage's last forward.
+  void build_pipeline() {
+    const int pp = stages();
+    const int v = static_cast<int>(std::max<int64_t>(h_.vpp, 1));
+    const int ga = static_cast<int>(std::max<int64_t>(h_.ga, 1));
+    const auto [first, len] = micro_batch_runs(ga);
+    if (len < static_cast<size_t>(v)) {
+      fail(h_.line, "vpp: " + std::to_string(v) + " model chunks but a micro-batch has only " +
+                        std::to_string(len) + " records");
+    }
+    const size_t n = f_.layers.size(), post = first + static_cast<size_t>(ga) * len;
+    const uint32_t sg = layout_.gpus;
+    std::vector<Builder> b;
+    b.reserve(pp);
+    for (int s = 0; s < pp; ++s)
+      b.emplace_back(&dag_, layout_, opt_, static_cast<uint32_t>(s) * sg);
+    auto link = [&](int from, int to, uint32_t r) {
+      return dag_.add_group(
+          {static_cast<uint32_t>(from) * sg + r, static_cast<uint32_t>(to) * sg + r});
+    };
+    std::vector<std::vector<uint32_t>> down(pp), up(pp);  // [stage][rank]
+    for (int s = 0; s < pp; ++s) {
+      for (uint32_t r = 0; r < sg; ++r) {
+        if (s + 1 < pp || v > 1) down[s].push_back(link(s, (s + 1) % pp, r));
+        if (s > 0 || v > 1) up[s].push_back(link(s, (s + pp - 1) % pp, r));
+      }
+    }
+    const int vstages = pp * v;
+    std::vector<std::vector<uint32_t>> act(vstages * ga), grad(vstages * ga);  // [vs ga + j][r]
+    auto records = [&](int chunk, int j) {
+      const size_t lo = first + j * len + chunk * len / v;
+      return std::make_pair(lo, first + j * len + (chunk + 1) * len / v);
+    };
+    auto send = [&](Builder& stage, const std::vector<uint32_t>& groups, size_t layer) {
+      std::vector<uint32_t> ids;
+      for (uint32_t r = 0; r < sg; ++r) {
+        std::vector<uint32_t> after;
+        if (stage.tail(r) >= 0) after.push_back(static_cast<uint32_t>(stage.tail(r)));
+        DagCollective c;
+        c.op = CollOp::kSend;
+        c.size_bytes = h_.pp_comm_bytes;
+        c.group = groups[r];
+        ids.push_back(
+            dag_.add_collective(c, Phase::kPipelineParallel, static_cast<uint32_t>(layer), after));
+      }
+      return ids;
+    };
+    std::vector<std::vector<PipelineBlock>> order(pp);
+    std::vector<size_t> last_forward(pp, 0), next(pp, 0);
+    for (int s = 0; s < pp; ++s) {
+      order[s] = pipeline_schedule(pp, v, ga, s);
+      for (size_t k = 0; k < order[s].size(); ++k)
+        if (!order[s][k].backward) last_forward[s] = k;
+      for (size_t i = 0; i < first; ++i) forward(b[s], static_cast<uint32_t>(i));
+    }
+    std::vector<std::vector<bool>> fwd_done(vstages, std::vector<bool>(ga, false));
+    std::vector<std::vector<bool>> bwd_done(vstages, std::vector<bool>(ga, false));
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (int s = 0; s < pp; ++s) {
+        while (next[s] < order[s].size()) {
+          const PipelineBlock blk = order[s][next[s]];
+          const int vs = blk.chunk * pp + s, j = blk.micro_batch;
+          const bool ready = blk.backward ? (vs == vstages - 1 || bwd_done[vs + 1][j])
+                                          : (vs == 0 || fwd_done[vs - 1][j]);
+          if (!ready) break;
+          const auto [lo, hi] = records(blk.chunk, j);
+          if (!blk.backward) {
+            if (vs > 0)
+              for (uint32_t r = 0; r < sg; ++r) b[s].also_wait(r, act[(vs - 1) * ga + j][r]);
+            for (size_t i = lo; i < hi; ++i) forward(b[s], static_cast<uint32_t>(i));
+            if (vs < vstages - 1) act[vs * ga + j] = send(b[s], down[s], hi - 1);
+            fwd_done[vs][j] = true;
+            if (next[s] == last_forward[s]) {
+              for (size_t i = post; i < n; ++i) forward(b[s], static_cast<uint32_t>(i));
+              for (size_t i = n; i-- > post;) backward(b[s], static_cast<uint32_t>(i));
+            }
+          } else {
+            if (vs < vstages - 1)
+              for (uint32_t r = 0; r < sg; ++r) b[s].also_wait(r, grad[(vs + 1) * ga + j][r]);
+            for (size_t i = hi; i-- > lo;) backward(b[s], static_cast<uint32_t>(i));
+            if (vs > 0) grad[vs * ga + j] = send(b[s], up[s], lo);
+            bwd_done[vs][j] = true;
+          }
+          ++next[s];
+          progress = true;
+        }
+      }
+    }
+    for (int s = 0; s < pp; ++s) {
+      if (next[s] != order[s].size()) fail(h_.line, "the pipeline schedule cannot proceed");
+      for (size_t i = first; i-- > 0;) backward(b[s], static_cast<uint32_t>(i));
     }
   }
 
@@ -560,7 +576,12 @@ int64_t astra_ops_bound(const std::string& path, const AstraOptions& opt) {
     forwards += std::clamp<int64_t>(i - below, 0, layers);
   }
   const int64_t g = std::max<uint32_t>(opt.gpus, 1);
-  return 3 * g * forwards + 6 * g * layers;
+  // With pp > 1 every stage runs the file on its own G/pp GPUs (the same total), and each GPU
+  // sends at most 2 x vpp x ga pipeline messages.
+  const astra::Header& h = file.header;
+  const int64_t sends =
+      h.pp > 1 ? 2 * g * std::max<int64_t>(h.vpp, 1) * std::max<int64_t>(h.ga, 1) : 0;
+  return 3 * g * forwards + 6 * g * layers + sends;
 }
 
 }  // namespace fabricsim::workload

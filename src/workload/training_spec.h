@@ -30,6 +30,14 @@ struct TransformerSpec {
   int layers = 24;
   int hidden = 2048;
   int heads = 16;
+  // Grouped-query attention (Ainslie et al. 2023; Megatron --num-query-groups): key/value heads
+  // shared by groups of query heads. 0 = heads (multi-head attention, GPT-3).
+  int kv_heads = 0;
+  // FFN inner size; 0 = 4 x hidden (GPT-3, Brown et al. 2020 §2.1: d_ff = 4 d_model).
+  int ffn_hidden = 0;
+  // Gated linear unit (Megatron --swiglu; Shazeer 2020): FC1 produces 2 x ffn_hidden (gate and
+  // value), so the MLP has three h x ffn_hidden matrices. Off: GPT-3's GeLU MLP.
+  bool swiglu = false;
   int seq_length = 2048;
   int vocab = 50257;
   // Megatron pads the vocabulary to a multiple of this x tp (--make-vocab-size-divisible-by,
@@ -43,6 +51,11 @@ struct TransformerSpec {
   int micro_batches = 1;
   int global_batch = 0;
 
+  // Megatron --untie-embeddings-and-output-weights: the output layer has its own V x h weight
+  // (Llama 2 does, Touvron et al. 2023), so the first and last stage do not all-reduce a shared
+  // embedding gradient. Off: GPT's tied embeddings (Radford et al. 2019; Megatron's default).
+  bool untie_embeddings = false;
+
   int bytes_per_element = 2;  // bf16 activations and weights (gpu-node.md §5)
   int grad_bytes = 4;         // fp32 gradient accumulation/reduction (Megatron DDP grad buffer)
   bool recompute = false;     // full activation recomputation: one extra forward per layer
@@ -54,12 +67,26 @@ struct TransformerSpec {
   int pp = 1;
   int dp = 0;
   int ep = 1;
+  // Sequence parallelism (Korthikanti et al. 2022 §4.2.2; Megatron --sequence-parallel): each
+  // TP all-reduce becomes a reduce-scatter + all-gather of the same size, and the layer norm
+  // and dropout activations are split over tp.
+  bool sequence_parallel = false;
+  // Model chunks per pipeline stage (Narayanan et al. SC'21 §2.2.2 interleaved 1F1B; Megatron
+  // --num-layers-per-virtual-pipeline-stage): 1 = the non-interleaved 1F1B schedule.
+  int virtual_stages = 1;
+  // Megatron --use-distributed-optimizer (ZeRO-1 sharding of the optimizer state; gradients
+  // reduce-scattered, parameters all-gathered: Rajbhandari et al. 2020 §5, §7).
+  bool distributed_optimizer = false;
 
   // Mixture of experts: 0 experts = dense. Every `moe_every`-th layer (1 = all) is MoE; each
   // token goes to top_k experts of the dense FFN's size.
   int moe_experts = 0;
   int moe_top_k = 2;  // Switch/GShard-style top-2 (Lepikhin et al. 2020); UNVERIFIED as "typical"
   int moe_every = 1;
+  // Routing imbalance: the hottest expert's token load over the mean load (1 = the balanced
+  // routing of an auxiliary-loss-trained router in the limit; Fedus et al. 2022 §2.2 define the
+  // expert capacity factor against the same mean). At most experts / top_k (every token to it).
+  double moe_imbalance = 1.0;
 
   // Throughput: compute time = FLOPs / (peak x efficiency).
   std::string gpu = "h100-sxm";

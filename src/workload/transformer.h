@@ -26,6 +26,7 @@ struct TransformerStep {
   int64_t bucket_params = 0;     // DDP bucket size in parameters (0 = one bucket)
   std::vector<int64_t> stage_dense_params;   // per rank of each stage, reduced over DP
   std::vector<int64_t> stage_expert_params;  // per rank of each stage, reduced over expert-DP
+  int virtual_stages = 1;                    // model chunks per stage
 };
 
 // Dense peak of the spec's GPU in TFLOPS (peak_tflops override or the profile).
@@ -56,7 +57,45 @@ TransformerStep make_transformer_step(const TransformerSpec& spec, uint32_t gpus
 
 // FLOPs of one transformer layer's forward pass for one micro-batch, whole layer (before /tp):
 // attention 8bsh^2 + 4bs^2h, MLP 16bsh^2 (x top_k in an MoE layer). Narayanan et al. SC'21 §5.1.
+// With g key/value heads the QKV projection is 2bsh(h + 2gh/a); with ffn_hidden F the MLP is
+// 4bshF, x 1.5 with SwiGLU (Megatron-LM training.py num_floating_point_operations).
 double attention_forward_flops(const TransformerSpec& spec);
 double mlp_forward_flops(const TransformerSpec& spec, bool moe);
+// The column-parallel GEMM's share of the above: QKV, and FC1 (x top_k in an MoE layer).
+double attention_column_flops(const TransformerSpec& spec);
+double mlp_column_flops(const TransformerSpec& spec, bool moe);
+
+// kv_heads, or heads when 0 (multi-head attention); ffn_hidden, or 4 x hidden when 0.
+int kv_heads(const TransformerSpec& spec);
+int64_t ffn_hidden(const TransformerSpec& spec);
+
+// Parameters of one layer, whole (before /tp), weights + biases + layer norms: attention
+// 4h^2 + 6h and MLP 8h^2 + 7h for GPT-3 (Narayanan et al. §5.1: 12h^2 + 13h); one expert's
+// FFN (the MLP without its layer norm).
+int64_t attention_params(const TransformerSpec& spec);
+int64_t mlp_params(const TransformerSpec& spec);
+int64_t expert_params(const TransformerSpec& spec);
+
+// One pipeline stage's schedule: forward or backward blocks of (model chunk, micro-batch) in
+// the order the stage runs them. virtual_stages 1: 1F1B (Narayanan et al. SC'21 §2.2.1;
+// Megatron-core schedules.py forward_backward_pipelining_without_interleaving); > 1: the
+// interleaved 1F1B of §2.2.2 (forward_backward_pipelining_with_interleaving).
+struct PipelineBlock {
+  bool backward = false;
+  int chunk = 0;  // model chunk: the stage's virtual stage chunk x pp + stage
+  int micro_batch = 0;
+};
+std::vector<PipelineBlock> pipeline_schedule(int pp, int virtual_stages, int micro_batches,
+                                             int stage);
+
+// MoE routing imbalance (training.moe.imbalance f) over an EP group: the share of the tokens
+// routed to experts that the EP rank holding the hottest expert receives, and each other rank.
+// The hottest expert gets f x mean, the other E - 1 experts share the rest equally; a rank
+// holds E / ep experts. Balanced: 1/ep each.
+struct MoeShares {
+  double hot = 0;
+  double other = 0;
+};
+MoeShares moe_rank_shares(const TransformerSpec& spec);
 
 }  // namespace fabricsim::workload

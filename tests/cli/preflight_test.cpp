@@ -286,6 +286,7 @@ const std::map<std::string, std::vector<std::string>> kShrinkSets = {
     {"examples/sharp-vs-ring.yaml", {"hosts.count=4", "workload.size=64MiB"}},
     {"examples/scaling.yaml",
      {"scaling.nodes=1,2,4", "training.layers=2", "training.micro_batches=2"}},
+    {"examples/llama-70b-1024.yaml", {"hosts.count=64", "training.seq_length=128"}},
 };
 
 TEST_P(EstimateVsMeasured, EstimateBoundsTheMeasuredPeak) {

@@ -51,6 +51,9 @@ const std::map<std::string, std::vector<std::string>> kShrink = {
     {"hierarchical-allreduce.yaml", {"workload.max_size=64MiB"}},
     {"gpt-step.yaml", {"training.layers=4", "training.micro_batches=2"}},
     {"scaling.yaml", {"scaling.nodes=1,2,4", "training.layers=2", "training.micro_batches=2"}},
+    // 512 GPUs (dp 8) instead of 1,024, sequence 128: still TP 8 + SP, PP 8 interleaved (v 2),
+    // distributed optimizer and GQA on the same rail fabric (15 M events; 49 M unshrunk).
+    {"llama-70b-1024.yaml", {"hosts.count=64", "training.seq_length=128"}},
     // 2 and 4 nodes at 64 MiB instead of 2 to 64 nodes at 1 GiB (tests/calibration's
     // nccl_scale_test runs the large points).
     {"nccl-scale.yaml", {"scaling.nodes=2,4", "workload.size=64MiB"}},
