@@ -494,6 +494,11 @@ std::string training_csv_fields(const CompareMetrics& m) {
   out += field(ideal, std::to_string(m.ideal_step_ps)) +
          field(ideal && done, std::to_string(m.network_ps)) +
          field(ideal && done && m.step_time_ps > 0, exact(m.ideal_efficiency));
+  // Steps per hour, and per million USD of network (the table's "steps/hour per network $M").
+  const bool rate = done && m.step_time_ps > 0;
+  const double per_hour = rate ? 3600e12 / static_cast<double>(m.step_time_ps) : 0;
+  out += field(rate, exact(per_hour)) +
+         field(rate && m.priced && m.fabric_musd > 0, exact(per_hour / m.fabric_musd));
   return out;
 }
 

@@ -321,8 +321,11 @@ TEST_F(ReportTest, CompareOverlaysEachRunsCdf) {
   const json* metrics = chart_titled(charts, html, "Key metrics");
   ASSERT_NE(metrics, nullptr);
   EXPECT_EQ(values_of(*metrics).size(), 4u) << "completion time and FCT p99 for two runs";
-  EXPECT_NE(html.find("<td>completion_time_ps</td><td class=\"num\">1000000</td>"),
+  // The table shows each figure in its unit to four significant digits (issue 23), not the
+  // file's raw picoseconds.
+  EXPECT_NE(html.find("<td>completion_time_ps</td><td class=\"num\">1.000 us</td>"),
             std::string::npos);
+  EXPECT_EQ(html.find(">1000000<"), std::string::npos);
 }
 
 TEST_F(ReportTest, BadDirectoryIsAReportError) {

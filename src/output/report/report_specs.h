@@ -16,6 +16,7 @@ struct Axes {
   std::string y_title;
   bool x_log = false;  // log scale (callers check every x > 0)
   bool y_log = false;
+  bool x_categorical = false;  // errorbar_spec: x values are names, not numbers (no line)
 };
 
 // Lines, one per series: rows {x, y, series}. `step`: step-after interpolation (CDFs, sampled
@@ -26,6 +27,13 @@ Json line_spec(Json rows, const Axes& axes, bool step);
 // give the order. One colour per group, a legend when more than one group.
 Json grouped_bar_spec(Json rows, const std::vector<std::string>& categories,
                       const std::vector<std::string>& groups, const Axes& axes);
+
+// Horizontal stacked bars, one per category: rows {category, part, order, value}; parts stack
+// in `order`, coloured in the order `parts` lists them; each bar's total is written at its end
+// with `unit` ("12.34 ms"). `categories` gives the top-to-bottom order.
+Json stacked_bar_spec(Json rows, const std::vector<std::string>& categories,
+                      const std::vector<std::string>& parts, const Axes& axes,
+                      const std::string& unit);
 
 // Small multiples, one bar chart per metric with its own y scale: rows {metric, group, value};
 // `metrics` and `groups` give the order.
