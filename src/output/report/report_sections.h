@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "output/report/report_page.h"
+#include "output/report/report_specs.h"
 
 namespace fabricsim::output::report {
 
@@ -49,6 +50,10 @@ struct StepBar {
 };
 // The bars of (name, result.json) pairs: one per run with a breakdown, then the ideal network
 // (one bar when every run's ideal step is the same, else one after each run).
+// The colour of a step part or timeline kind ("compute", "pipeline bubble", "exposed TP",
+// "tensor_parallel", ...), the same in every step chart; and a palette of `names`.
+std::string step_colour(const std::string& name);
+Palette step_palette(const std::vector<std::string>& names);
 std::vector<StepBar> step_bars(const std::vector<std::pair<std::string, Json>>& results);
 std::vector<Block> step_blocks(const std::vector<std::pair<std::string, std::filesystem::path>>& runs);
 // Collectives against NCCL's model, one rank per stage over time, utilization per tier and rail.

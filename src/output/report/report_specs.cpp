@@ -46,6 +46,17 @@ Json color_scale(const Json& domain) {
   return {{"name", "color"}, {"type", "ordinal"}, {"domain", domain}, {"range", "category"}};
 }
 
+// A colour scale from a palette (its names, in its order), or the category scheme over `domain`.
+Json palette_scale(const Palette& palette, const Json& domain) {
+  if (palette.empty()) return color_scale(domain);
+  Json names = Json::array(), colours = Json::array();
+  for (const auto& [name, colour] : palette) {
+    names.push_back(name);
+    colours.push_back(colour);
+  }
+  return {{"name", "color"}, {"type", "ordinal"}, {"domain", names}, {"range", colours}};
+}
+
 Json value_signal(const char* field) {
   return {{"signal", std::string("format(datum.") + field + ", ',.4~r')"}};
 }
@@ -231,7 +242,8 @@ Json heatmap_spec(Json rows, const std::vector<std::string>& row_order,
   return spec;
 }
 
-Json gantt_spec(Json rows, const std::vector<std::string>& lanes, const Axes& axes) {
+Json gantt_spec(Json rows, const std::vector<std::string>& lanes, const Axes& axes,
+                const Palette& palette) {
   // Lanes of 22 px at most 900 px in all: a few lanes stay legible, 64 still fit.
   const int height = std::max(60, std::min(22 * static_cast<int>(lanes.size()), 900));
   Json spec = base_spec(std::move(rows), 900, height);
@@ -246,7 +258,7 @@ Json gantt_spec(Json rows, const std::vector<std::string>& lanes, const Axes& ax
                         {"domain", lanes},
                         {"range", "height"},
                         {"padding", 0.15}},
-                   color_scale({{"data", "table"}, {"field", "kind"}})});
+                   palette_scale(palette, {{"data", "table"}, {"field", "kind"}})});
   Json y_axis = {{"orient", "left"},
                  {"scale", "y"},
                  {"title", axes.y_title},
@@ -332,7 +344,7 @@ Json errorbar_spec(Json rows, const std::vector<std::string>& xs, const Axes& ax
 
 Json stacked_bar_spec(Json rows, const std::vector<std::string>& categories,
                       const std::vector<std::string>& parts, const Axes& axes,
-                      const std::string& unit) {
+                      const std::string& unit, const Palette& palette) {
   constexpr int kBarHeight = 34;
   Json spec = base_spec(std::move(rows), kWidth,
                         kBarHeight * static_cast<int>(std::max<size_t>(1, categories.size())));
@@ -360,10 +372,15 @@ Json stacked_bar_spec(Json rows, const std::vector<std::string>& categories,
             {"domain", categories},
             {"range", "height"},
             {"padding", 0.25}},
-       color_scale(parts)});
+       palette_scale(palette, parts)});
   Json y_axis = {{"orient", "left"}, {"scale", "y"}, {"labelLimit", 220}};
   spec["axes"] = Json::array({axis("bottom", "x", axes.x_title), y_axis});
-  spec["legends"] = Json::array({Json{{"fill", "color"}, {"title", "part"}}});
+  // The legend below the chart: on the right it would sit on the totals written past each bar.
+  spec["legends"] = Json::array({Json{{"fill", "color"},
+                                      {"title", "part"},
+                                      {"orient", "bottom"},
+                                      {"direction", "horizontal"},
+                                      {"columns", 4}}});
   Json bars = {{"type", "rect"},
                {"from", {{"data", "table"}}},
                {"encode",

@@ -99,6 +99,25 @@ const Json* ideal_breakdown(const Json& training) {
 
 }  // namespace
 
+std::string step_colour(const std::string& name) {
+  // Tableau-10 hues (Vega's default scheme), fixed per meaning so that the stacked bars and the
+  // timeline agree: compute blue, waiting on other compute greys, each parallelism its own hue.
+  std::string key = name.rfind("exposed ", 0) == 0 ? name.substr(8) : name;
+  key = short_parallelism(key);
+  static const std::map<std::string, std::string> kColours = {
+      {"compute", "#4c78a8"}, {"pipeline bubble", "#bab0ac"}, {"skew", "#9d755d"},
+      {"TP", "#54a24b"},      {"PP", "#b279a2"},              {"DP", "#f58518"},
+      {"EP", "#e45756"},      {"SP", "#72b7b2"}};
+  const auto it = kColours.find(key);
+  return it == kColours.end() ? "#eeca3b" : it->second;
+}
+
+Palette step_palette(const std::vector<std::string>& names) {
+  Palette p;
+  for (const std::string& n : names) p.emplace_back(n, step_colour(n));
+  return p;
+}
+
 const Json* step_training(const Json& result) {
   if (!result.contains("jobs") || !result["jobs"].is_array()) return nullptr;
   for (const Json& job : result["jobs"]) {
@@ -176,7 +195,8 @@ Block stacked_step_block(const std::vector<StepBar>& bars) {
       "send, every training phase summed). The ideal network runs the same DAG with no "
       "contention (training.ideal_network). From each run's result.json jobs[].training.";
   block.spec = stacked_bar_spec(std::move(rows), categories, parts,
-                                {std::string("time (") + unit.name + ")", ""}, unit.name);
+                                {std::string("time (") + unit.name + ")", ""}, unit.name,
+                                step_palette(parts));
   return block;
 }
 

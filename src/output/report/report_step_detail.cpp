@@ -224,7 +224,14 @@ Block timeline_block(const DetailRun& run, bool several) {
       "than 1/2000 of the run apart are drawn merged; " +
       std::to_string(rows.size()) + " bars from " + std::to_string(total) +
       " spans. trace.json (outputs.trace) has every rank.";
-  b.spec = gantt_spec(std::move(rows), lane_names, {"time (" + unit_name + ")", "rank"});
+  std::vector<std::string> kinds;
+  for (const Json& row : rows) {
+    const std::string k = row["kind"].get<std::string>();
+    if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) kinds.push_back(k);
+  }
+  std::sort(kinds.begin(), kinds.end());
+  b.spec = gantt_spec(std::move(rows), lane_names, {"time (" + unit_name + ")", "rank"},
+                      step_palette(kinds));
   return b;
 }
 
