@@ -146,6 +146,7 @@ ordered_json training_json(const scenario::TrainingResult& t) {
           {"samples_per_step", t.samples_per_step},
           {"comm", std::move(comm)},
           {"collectives", std::move(colls)},
+          {"step_timeline_dropped", t.stage_timeline_dropped},
           {"breakdown", t.has_breakdown ? breakdown_json(t.breakdown, false) : ordered_json(nullptr)},
           {"stages", std::move(stages)},
           {"ideal_network", std::move(ideal)}};

@@ -166,7 +166,7 @@ struct TrainingResult {
   std::vector<StepCollective> collectives;  // finished step only; largest total time first
   // One rank per pipeline stage (stage order, then start time), at most kStageTimelineSpans
   // spans per rank: the first ones by start (step_timeline.csv; the report's step timeline).
-  static constexpr size_t kStageTimelineSpans = 4000;
+  static constexpr size_t kStageTimelineSpans = 10000;
   std::vector<StageSpan> stage_timeline;
   int64_t stage_timeline_dropped = 0;  // spans of those ranks beyond the bound
   // Not finished (interrupted, or stopped by stop_time): step_time_ps stays -1 and compute_ps,

@@ -220,7 +220,7 @@ Block timeline_block(const DetailRun& run, bool several) {
   b.caption =
       "The ops of the rank the breakdown names for each pipeline stage: its compute stream, and "
       "below it the collectives and sends it took part in, coloured by parallelism. "
-      "step_timeline.csv keeps at most 4,000 spans per rank (the first); spans of one kind less "
+      "step_timeline.csv keeps at most 10,000 spans per rank (the first); spans of one kind less "
       "than 1/2000 of the run apart are drawn merged; " +
       std::to_string(rows.size()) + " bars from " + std::to_string(total) +
       " spans. trace.json (outputs.trace) has every rank.";
