@@ -257,12 +257,13 @@ std::vector<Block> sweep_blocks(const fs::path& dir) {
         b.caption =
             "Mean over seeds with its 95% confidence interval (Student's t; docs/sweep.md), "
             "from sweep_aggregate.csv; no bar where a point has one ok run.";
-        // A categorical parameter (some value not a number) is drawn as points only.
+        // A categorical parameter (some value not starting with a number: fabric names,
+        // algorithms) is drawn as points only; quantities with a unit ("20KB") keep the line.
         bool numeric = true;
         for (const std::string& x : xs) {
           char* end = nullptr;
           std::strtod(x.c_str(), &end);
-          numeric &= !x.empty() && end == x.c_str() + x.size();
+          numeric &= end != x.c_str();
         }
         Axes axes{agg->header[p], m};
         axes.x_categorical = !numeric;
