@@ -12,8 +12,7 @@
 
 namespace fabricsim::output {
 
-inline constexpr const char* kStepTimelineCsvHeader =
-    "job,stage,rank,start_ps,end_ps,kind,label";
+inline constexpr const char* kStepTimelineCsvHeader = "job,stage,rank,start_ps,end_ps,kind,label";
 
 // Header, then every job's spans in order (job index, then stage, then start). Integers exact.
 std::string step_timeline_csv_text(const std::vector<scenario::JobResult>& jobs);

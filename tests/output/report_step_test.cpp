@@ -145,7 +145,8 @@ TEST_F(ReportStepTest, TrainingCompareOpensWithTheStep) {
   double longest_ps = 0;
   for (const char* fabric : {"ib", "roce"}) {
     const json result = json::parse(read_file(out / fabric / "result.json"));
-    longest_ps = std::max(longest_ps, result.at("jobs").at(0).at("training").at("step_time_ps").get<double>());
+    longest_ps = std::max(longest_ps,
+                          result.at("jobs").at(0).at("training").at("step_time_ps").get<double>());
   }
   for (const char* fabric : {"ib", "roce"}) {
     SCOPED_TRACE(fabric);
@@ -222,7 +223,8 @@ TEST_F(ReportStepTest, TrainingRunOpensWithTheStep) {
     const auto it = expected.find(row["part"].get<std::string>());
     if (it == expected.end()) continue;
     const double v = row["value"].get<double>();
-    EXPECT_TRUE(same_time(v, it->second, b.at("step_ps").get<double>())) << it->first << ": " << v << " against " << it->second;
+    EXPECT_TRUE(same_time(v, it->second, b.at("step_ps").get<double>()))
+        << it->first << ": " << v << " against " << it->second;
   }
   for (const std::string& cell : number_cells(html)) {
     EXPECT_LE(significant_digits(cell), 4) << "'" << cell << "'";

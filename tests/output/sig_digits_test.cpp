@@ -11,15 +11,15 @@ namespace sig_digits_test {
 
 TEST(SigDigits, FourSignificantDigitsWrittenOut) {
   EXPECT_EQ(format_sig(10200), "10200");
-  EXPECT_EQ(format_sig(123456), "123500");      // 1.23456e5 rounded at the 4th digit
+  EXPECT_EQ(format_sig(123456), "123500");  // 1.23456e5 rounded at the 4th digit
   EXPECT_EQ(format_sig(0.4613811323), "0.4614");
   EXPECT_EQ(format_sig(5050), "5050");
   EXPECT_EQ(format_sig(3.14159), "3.142");
-  EXPECT_EQ(format_sig(-2.5), "-2.5");           // trailing zeros dropped
+  EXPECT_EQ(format_sig(-2.5), "-2.5");  // trailing zeros dropped
   EXPECT_EQ(format_sig(1000), "1000");
   EXPECT_EQ(format_sig(0), "0");
   EXPECT_EQ(format_sig(-0.0), "0");
-  EXPECT_EQ(format_sig(9999.6), "10000");        // the carry into the next decade
+  EXPECT_EQ(format_sig(9999.6), "10000");  // the carry into the next decade
   EXPECT_EQ(format_sig(0.00012345, 3), "0.000123");
   EXPECT_EQ(format_sig(64066.8), "64070");
 }

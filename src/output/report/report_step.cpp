@@ -49,27 +49,30 @@ struct TimeUnit {
   double per_ps;
   const char* name;
 };
-TimeUnit unit_for(double max_ps) { return max_ps >= 1e9 ? TimeUnit{1e-9, "ms"} : TimeUnit{1e-6, "us"}; }
+TimeUnit unit_for(double max_ps) {
+  return max_ps >= 1e9 ? TimeUnit{1e-9, "ms"} : TimeUnit{1e-6, "us"};
+}
 
 std::string time_cell(int64_t ps) { return ps < 0 ? "-" : format_time(ps); }
 
 // "tensor_parallel" -> "TP": the short names Megatron-LM's papers use.
 std::string short_parallelism(const std::string& p) {
-  static const std::map<std::string, std::string> kShort = {
-      {"tensor_parallel", "TP"}, {"pipeline_parallel", "PP"}, {"data_parallel", "DP"},
-      {"expert_parallel", "EP"}, {"sequence_parallel", "SP"}};
+  static const std::map<std::string, std::string> kShort = {{"tensor_parallel", "TP"},
+                                                            {"pipeline_parallel", "PP"},
+                                                            {"data_parallel", "DP"},
+                                                            {"expert_parallel", "EP"},
+                                                            {"sequence_parallel", "SP"}};
   const auto it = kShort.find(p);
   return it == kShort.end() ? p : it->second;
 }
 
 // The parts of one breakdown in a fixed order: compute, bubble, skew, then exposed communication
 // per parallelism (every phase summed), in the order `parallelisms` lists them.
-std::vector<std::pair<std::string, int64_t>> parts_of(const Json& b,
-                                                      const std::vector<std::string>& parallelisms) {
-  std::vector<std::pair<std::string, int64_t>> parts = {
-      {"compute", ps_of(b, "compute_ps")},
-      {"pipeline bubble", ps_of(b, "bubble_ps")},
-      {"skew", ps_of(b, "skew_ps")}};
+std::vector<std::pair<std::string, int64_t>> parts_of(
+    const Json& b, const std::vector<std::string>& parallelisms) {
+  std::vector<std::pair<std::string, int64_t>> parts = {{"compute", ps_of(b, "compute_ps")},
+                                                        {"pipeline bubble", ps_of(b, "bubble_ps")},
+                                                        {"skew", ps_of(b, "skew_ps")}};
   for (const std::string& p : parallelisms) {
     int64_t sum = 0;
     if (b.contains("comm") && b["comm"].is_array()) {
@@ -94,7 +97,7 @@ const Json* ideal_breakdown(const Json& training) {
   if (!training.contains("ideal_network") || !training["ideal_network"].is_object()) return nullptr;
   const Json& ideal = training["ideal_network"];
   return ideal.contains("breakdown") && ideal["breakdown"].is_object() ? &ideal["breakdown"]
-                                                                        : nullptr;
+                                                                       : nullptr;
 }
 
 }  // namespace
@@ -105,8 +108,9 @@ std::string step_colour(const std::string& name) {
   std::string key = name.rfind("exposed ", 0) == 0 ? name.substr(8) : name;
   key = short_parallelism(key);
   static const std::map<std::string, std::string> kColours = {
-      {"compute", "#4c78a8"}, {"pipeline bubble", "#bab0ac"}, {"skew", "#9d755d"},
-      {"TP", "#54a24b"},      {"PP", "#b279a2"},              {"DP", "#f58518"},
+      {"compute", "#4c78a8"}, {"pipeline bubble", "#bab0ac"},
+      {"skew", "#9d755d"},    {"TP", "#54a24b"},
+      {"PP", "#b279a2"},      {"DP", "#f58518"},
       {"EP", "#e45756"},      {"SP", "#72b7b2"}};
   const auto it = kColours.find(key);
   return it == kColours.end() ? "#eeca3b" : it->second;
@@ -241,9 +245,8 @@ Block network_time_block(const std::vector<StepRun>& runs) {
       "Network-attributable time = step − the same step on the ideal network; efficiency = "
       "ideal step / step. Steps per hour = 3600 s / step; per $M: per million USD of network "
       "(result.json cost.fabric_usd, docs/cost.md). From result.json jobs[].training.";
-  b.html = html_table({"run", "step", "ideal-network step", "network-attributable",
-                       "share of step", "efficiency vs ideal", "steps/hour",
-                       "steps/hour per network $M"},
+  b.html = html_table({"run", "step", "ideal-network step", "network-attributable", "share of step",
+                       "efficiency vs ideal", "steps/hour", "steps/hour per network $M"},
                       rows);
   return b;
 }
@@ -254,7 +257,8 @@ Block breakdown_table_block(const std::vector<StepRun>& runs) {
   std::vector<std::string> parallelisms;
   for (const StepRun& r : runs) {
     if (!r.training) continue;
-    if (r.training->contains("breakdown")) collect_parallelisms((*r.training)["breakdown"], parallelisms);
+    if (r.training->contains("breakdown"))
+      collect_parallelisms((*r.training)["breakdown"], parallelisms);
     if (r.training->contains("stages") && (*r.training)["stages"].is_array()) {
       for (const Json& s : (*r.training)["stages"]) collect_parallelisms(s, parallelisms);
     }

@@ -128,7 +128,8 @@ std::vector<Block> busbw_blocks(const std::vector<DetailRun>& runs) {
       " costliest kinds at most) against NCCL's own tuning model for the same collective "
       "(src/graph/tuning.cc: the busbw nccl-tests approaches alone on the fabric). Point-to-"
       "point sends have no model. From result.json jobs[].training.collectives.";
-  chart.spec = grouped_bar_spec(std::move(rows), categories, groups, {"collective", "busbw (GB/s)"});
+  chart.spec =
+      grouped_bar_spec(std::move(rows), categories, groups, {"collective", "busbw (GB/s)"});
   Block numbers;
   numbers.title = "Collectives of the step";
   std::vector<std::string> header = {"collective"};
@@ -154,9 +155,11 @@ struct StageBar {
 constexpr double kMergeFraction = 1.0 / 2000;  // of the step: below a pixel at 900 px
 
 Block timeline_block(const DetailRun& run, bool several) {
-  const std::string title = "Timeline of one rank per pipeline stage" + (several ? ": " + run.name : "");
+  const std::string title =
+      "Timeline of one rank per pipeline stage" + (several ? ": " + run.name : "");
   const std::optional<Table> t = read_table(run.dir / "step_timeline.csv");
-  if (!t) return note_block(title, "step_timeline.csv is absent (written for a finished training step)");
+  if (!t)
+    return note_block(title, "step_timeline.csv is absent (written for a finished training step)");
   const int job = t->column("job"), stage = t->column("stage"), rank = t->column("rank");
   const int start = t->column("start_ps"), end = t->column("end_ps");
   const int kind = t->column("kind"), label = t->column("label");
@@ -186,7 +189,8 @@ Block timeline_block(const DetailRun& run, bool several) {
     lane_names.push_back(key.second);
     std::vector<StageBar> merged;
     for (const StageBar& s : spans) {
-      if (!merged.empty() && merged.back().kind == s.kind && s.start_ps - merged.back().end_ps <= gap) {
+      if (!merged.empty() && merged.back().kind == s.kind &&
+          s.start_ps - merged.back().end_ps <= gap) {
         merged.back().end_ps = std::max(merged.back().end_ps, s.end_ps);
         ++merged.back().merged;
         continue;
@@ -253,7 +257,8 @@ std::vector<Block> load_blocks(const std::vector<DetailRun>& runs) {
     }
   }
   if (tiers.empty()) {
-    blocks.push_back(note_block("Utilization per tier during the step", "no run's result.json has links.tiers"));
+    blocks.push_back(
+        note_block("Utilization per tier during the step", "no run's result.json has links.tiers"));
   } else {
     Block b;
     b.title = "Utilization per tier during the step";
@@ -293,9 +298,10 @@ std::vector<Block> load_blocks(const std::vector<DetailRun>& runs) {
       if (count[static_cast<size_t>(rail)] == 0) continue;
       const std::string label = "rail " + std::to_string(rail);
       if (std::find(rails.begin(), rails.end(), label) == rails.end()) rails.push_back(label);
-      rail_rows.push_back({{"category", label},
-                           {"group", r.name},
-                           {"value", sum[static_cast<size_t>(rail)] / count[static_cast<size_t>(rail)]}});
+      rail_rows.push_back(
+          {{"category", label},
+           {"group", r.name},
+           {"value", sum[static_cast<size_t>(rail)] / count[static_cast<size_t>(rail)]}});
     }
   }
   if (!rails.empty()) {
