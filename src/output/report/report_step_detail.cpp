@@ -1,6 +1,6 @@
 // report.html's step section, continued (output/report/report_sections.h): the step's collectives
 // against NCCL's model, the timeline of one rank per pipeline stage (step_timeline.csv), and the
-// fabric's load during the step per tier and per rail.
+// fabric's load per tier and per rail over the window the network carried traffic.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -239,8 +239,28 @@ Block timeline_block(const DetailRun& run, bool several) {
   return b;
 }
 
+// The window utilization is measured over, per run: T = result.json links.span_ps, from the
+// first cross-node flow's post to the last finish, against the step. A step whose only
+// network traffic is its data-parallel reduction has a T much shorter than the step, and
+// 100% over T is not 100% over the step.
+std::string window_text(const std::vector<DetailRun>& runs) {
+  std::string text;
+  for (const DetailRun& r : runs) {
+    const Json& links = r.result.value("links", Json::object());
+    const Json* t = step_training(r.result);
+    if (!links.is_object() || !links.contains("span_ps") || !links["span_ps"].is_number()) continue;
+    text += (text.empty() ? "" : "; ") + r.name + ": T = " +
+            format_time(links["span_ps"].get<int64_t>());
+    if (t && t->contains("step_time_ps") && (*t)["step_time_ps"].is_number()) {
+      text += " of a " + format_time((*t)["step_time_ps"].get<int64_t>()) + " step";
+    }
+  }
+  return text.empty() ? "" : " (" + text + ")";
+}
+
 // Mean utilization per tier (result.json links.tiers) and per rail (links.csv NIC uplinks).
 std::vector<Block> load_blocks(const std::vector<DetailRun>& runs) {
+  const std::string window = window_text(runs);
   std::vector<Block> blocks;
   Json tier_rows = Json::array();
   std::vector<std::string> tiers, names;
@@ -258,14 +278,16 @@ std::vector<Block> load_blocks(const std::vector<DetailRun>& runs) {
   }
   if (tiers.empty()) {
     blocks.push_back(
-        note_block("Utilization per tier during the step", "no run's result.json has links.tiers"));
+        note_block("Utilization per tier over the network's busy window",
+                   "no run's result.json has links.tiers"));
   } else {
     Block b;
-    b.title = "Utilization per tier during the step";
+    b.title = "Utilization per tier over the network's busy window";
     b.caption =
-        "Mean utilization (fraction of line rate over the run's traffic span, which for a "
-        "training run is its step) per tier and direction; tier 0 = NICs' links. From "
-        "result.json links.tiers.";
+        "Mean utilization per tier and direction: wire bytes over line rate x T, T from the "
+        "first cross-node flow's post to the last finish" +
+        window + "; tier 0 = NICs' links (NVLink traffic is not on them). From result.json "
+        "links.tiers.";
     b.spec = grouped_bar_spec(std::move(tier_rows), tiers, names, {"tier", "mean utilization"});
     blocks.push_back(std::move(b));
   }
@@ -306,10 +328,10 @@ std::vector<Block> load_blocks(const std::vector<DetailRun>& runs) {
   }
   if (!rails.empty()) {
     Block b;
-    b.title = "Utilization per rail during the step";
+    b.title = "Utilization per rail over the network's busy window";
     b.caption =
         "Mean utilization of the NICs' uplinks per rail (NIC index mod NICs per host), over the "
-        "run's traffic span. From links.csv.";
+        "same T" + window + ". From links.csv.";
     b.spec = grouped_bar_spec(std::move(rail_rows), rails, names, {"rail", "mean utilization"});
     blocks.push_back(std::move(b));
   }
