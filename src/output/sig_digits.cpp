@@ -51,8 +51,13 @@ std::string format_sig(double v, int digits) {
 
 std::string format_sig_like(double half_width, double mean, int digits) {
   if (!std::isfinite(half_width)) return "-";
-  const int decimals = decimals_for(mean, std::clamp(digits, 1, 15));
-  if (decimals < 0) return format_sig(half_width, digits);
+  digits = std::clamp(digits, 1, 15);
+  const int decimals = decimals_for(mean, digits);
+  // The half-width's own four digits when they stop before the mean's last decimal (64801
+  // beside 10200 -> "64800"); else cut at the mean's last decimal (0.02134 beside 0.4614 ->
+  // "0.0213").
+  const int own = decimals_for(half_width, digits);
+  if (decimals < 0 || (own >= 0 && own <= decimals)) return format_sig(half_width, digits);
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", decimals, half_width);
   return trim_zeros(text);

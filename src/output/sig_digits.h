@@ -14,8 +14,9 @@ namespace fabricsim::output {
 // ("1.235e-05"): fixed notation would print a row of zeros. NaN and infinities -> "-".
 std::string format_sig(double v, int digits = 4);
 
-// `half_width` with as many decimals as format_sig(mean) has, so that "mean ± half" lines up
-// ("10200 ± 5050", "0.4614 ± 0.0213"); "-" when not finite.
+// `half_width` to at most `digits` significant digits and no more decimals than
+// format_sig(mean) has, so that "mean ± half" reads at one precision ("10200 ± 5050",
+// "10200 ± 64800", "0.4614 ± 0.0213"); "-" when not finite.
 std::string format_sig_like(double half_width, double mean, int digits = 4);
 
 }  // namespace fabricsim::output

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
+
+#include "output/sweep_table.h"
 
 namespace fabricsim::output {
 namespace sig_digits_test {
@@ -35,7 +38,29 @@ TEST(SigDigits, HalfWidthTakesTheMeansDecimals) {
   EXPECT_EQ(format_sig(10200) + " ± " + format_sig_like(5050, 10200), "10200 ± 5050");
   EXPECT_EQ(format_sig_like(0.02134, 0.46138), "0.0213");
   EXPECT_EQ(format_sig_like(0.4, 12.5), "0.4");
+  EXPECT_EQ(format_sig_like(64801, 10200), "64800");  // four digits, not five
   EXPECT_EQ(format_sig_like(NAN, 1), "-");
+}
+
+// The terminal's sweep summary (issue 23 saw "1.02e+04 ± 5050"): mean and half-width written
+// out. Two seeds of 5100 and 15300 us: mean 10200; sd 7212.5, half-width t(0.975, 1) = 12.706
+// x 7212.5 / sqrt 2 = 64800 to four digits, no decimals as the mean has none.
+TEST(SigDigits, SweepSummaryWritesNumbersOut) {
+  SweepTable t;
+  t.keys = {"hosts.count"};
+  t.points = {{"16"}};
+  t.seeds = {1, 2};
+  for (uint64_t seed : t.seeds) {
+    SweepRun r;
+    r.seed = seed;
+    r.ok = true;
+    r.metrics["completion_time_us"] = seed == 1 ? 5100 : 15300;
+    t.runs.push_back(r);
+  }
+  std::ostringstream out;
+  print_sweep_summary(out, t);
+  EXPECT_NE(out.str().find("hosts.count=16  10200 ± 64800"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("e+"), std::string::npos) << out.str();
 }
 
 }  // namespace sig_digits_test
