@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -229,6 +230,60 @@ TEST_F(ReportStepTest, TrainingRunOpensWithTheStep) {
   for (const std::string& cell : number_cells(html)) {
     EXPECT_LE(significant_digits(cell), 4) << "'" << cell << "'";
   }
+}
+
+// The timeline's bounds (docs/report.md): spans of one kind closer than 1/2000 of the run merge
+// into one bar, and at most kMaxTimelineEvents (5,000) bars are drawn, the longest.
+TEST_F(ReportStepTest, TimelineMergesNeighboursAndCapsTheBars) {
+  ScratchDir work("report_step_timeline");
+  const fs::path dir = work.path() / "run";
+  fs::create_directories(dir);
+  std::ofstream(dir / "result.json")
+      << R"({"scenario":"synthetic","technology":"ib","jobs":[{"training":{"finished":true}}]})";
+  // 4 stages x 1,500 compute spans of 1 ns every 100 ns, and beside each a 2 ns collective:
+  // 150 us in all, merge distance 75 ns < the 98 ns gaps, so 12,000 bars before the cap.
+  std::string csv = "job,stage,rank,start_ps,end_ps,kind,label\n";
+  for (int stage = 0; stage < 4; ++stage) {
+    for (int k = 0; k < 1500; ++k) {
+      const int64_t at = int64_t{k} * 100000;
+      csv += "0," + std::to_string(stage) + "," + std::to_string(stage * 8) + "," +
+             std::to_string(at) + "," + std::to_string(at + 1000) + ",compute,forward\n";
+      csv += "0," + std::to_string(stage) + "," + std::to_string(stage * 8) + "," +
+             std::to_string(at + 1000) + "," + std::to_string(at + 3000) +
+             ",tensor_parallel,all_reduce\n";
+    }
+  }
+  std::ofstream(dir / "step_timeline.csv") << csv;
+  const std::string html = output::report_html(dir);
+  const json charts = specs_of(html);
+  const json* timeline = chart_titled(charts, html, "Timeline of one rank per pipeline stage");
+  ASSERT_NE(timeline, nullptr);
+  const json& rows = (*timeline)["spec"]["data"][0]["values"];
+  EXPECT_EQ(rows.size(), 5000u);
+  for (const json& row : rows) {
+    EXPECT_EQ(row["kind"], "tensor_parallel") << "the 6,000 longer spans come first";
+  }
+  EXPECT_NE(html.find("5000 bars from 12000 spans"), std::string::npos);
+
+  // Ten back-to-back compute spans (gap 0, within 1/2000 of the run): one bar, labelled with
+  // the count.
+  const fs::path one = work.path() / "merged";
+  fs::create_directories(one);
+  fs::copy_file(dir / "result.json", one / "result.json");
+  std::string merged = "job,stage,rank,start_ps,end_ps,kind,label\n";
+  for (int k = 0; k < 10; ++k) {
+    merged += "0,0,0," + std::to_string(k * 1000) + "," + std::to_string(k * 1000 + 1000) +
+              ",compute,forward\n";
+  }
+  std::ofstream(one / "step_timeline.csv") << merged;
+  const std::string html1 = output::report_html(one);
+  const json charts1 = specs_of(html1);
+  const json* t1 = chart_titled(charts1, html1, "Timeline of one rank per pipeline stage");
+  ASSERT_NE(t1, nullptr);
+  const json& bars = (*t1)["spec"]["data"][0]["values"];
+  ASSERT_EQ(bars.size(), 1u);
+  EXPECT_EQ(bars[0]["label"], "forward x10");
+  EXPECT_DOUBLE_EQ(bars[0]["end"].get<double>(), 10000 * 1e-6);  // in us
 }
 
 }  // namespace report_step_test

@@ -146,7 +146,19 @@ std::vector<Block> compare_blocks(const Table& compare,
         zero += (zero.empty() ? "" : ", ") + std::string(m.title);
         continue;
       }
-      metrics.push_back(per_nic ? row_label(m.title, true) : m.title);
+      // Times of 10 ms and more in ms: a 95 ms step reads "95.35", not "95,350" us.
+      double largest = 0;
+      for (const Json& row : cell) largest = std::max(largest, row["value"].get<double>());
+      if (m.scale == 1e-6 && largest >= 1e4) {
+        std::string title = cell.front()["metric"].get<std::string>();
+        const size_t at = title.rfind("(us)");
+        if (at != std::string::npos) title.replace(at, 4, "(ms)");
+        for (Json& row : cell) {
+          row["metric"] = title;
+          row["value"] = row["value"].get<double>() * 1e-3;
+        }
+      }
+      metrics.push_back(cell.front()["metric"].get<std::string>());
       for (Json& row : cell) rows.push_back(std::move(row));
     }
     if (metrics.empty()) {
