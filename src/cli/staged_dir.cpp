@@ -33,6 +33,7 @@ constexpr std::string_view kOwnFiles[] = {
     "routes.csv",
     "nccl-tests.csv",
     "scaling.csv",
+    "step_timeline.csv",  // training runs (output/step_timeline.h)
     "ping_pong.csv",
     "timeseries_ports.csv",  // outputs.timeseries (output/timeseries.h)
     "timeseries_qps.csv",

@@ -13,6 +13,7 @@
 #include "output/flow_stats.h"
 #include "output/marker.h"
 #include "output/nccl_table.h"
+#include "output/sig_digits.h"
 #include "output/usd.h"
 #include "output/write.h"
 
@@ -343,7 +344,7 @@ void add_fabric_rows(const std::vector<CompareMetrics>& ms, std::vector<Row>& ro
                           [](const CompareMetrics& m) { return count_cell(m.credit_waits); }));
   rows.push_back(make_row("IB credit stalls", ms,
                           [](const CompareMetrics& m) { return count_cell(m.credit_stalls); }));
-  rows.push_back(make_row("pause/credit wait", ms, [](const CompareMetrics& m) -> Cell {
+  rows.push_back(make_row("pause/credit wait, port sum", ms, [](const CompareMetrics& m) -> Cell {
     return {format_time(m.paused_ps), std::nullopt};
   }));
   rows.push_back(make_row("retransmits", ms, [](const CompareMetrics& m) {
@@ -425,7 +426,7 @@ void add_cost_rows(const std::vector<CompareMetrics>& ms, bool collective, bool 
     rows.push_back(make_row("steps/hour per network $M", ms, [](const CompareMetrics& m) -> Cell {
       if (!m.priced || !m.training_done || m.step_time_ps <= 0) return {"-", std::nullopt};
       const double v = 3600e12 / static_cast<double>(m.step_time_ps) / m.fabric_musd;
-      return {format_fixed(v, 1), v};
+      return {format_sig(v), v};  // four significant digits, as every other figure
     }));
   } else {
     rows.push_back(make_row("throughput per network $M", ms, [](const CompareMetrics& m) -> Cell {
@@ -494,6 +495,11 @@ std::string training_csv_fields(const CompareMetrics& m) {
   out += field(ideal, std::to_string(m.ideal_step_ps)) +
          field(ideal && done, std::to_string(m.network_ps)) +
          field(ideal && done && m.step_time_ps > 0, exact(m.ideal_efficiency));
+  // Steps per hour, and per million USD of network (the table's "steps/hour per network $M").
+  const bool rate = done && m.step_time_ps > 0;
+  const double per_hour = rate ? 3600e12 / static_cast<double>(m.step_time_ps) : 0;
+  out += field(rate, exact(per_hour)) +
+         field(rate && m.priced && m.fabric_musd > 0, exact(per_hour / m.fabric_musd));
   return out;
 }
 

@@ -106,7 +106,8 @@ inline constexpr const char* kCompareCsvHeader =
     "steady_mean_goodput_fraction,steady_min_goodput_fraction,out_of_order_packets,"
     "fabric_cost_per_gpu_usd,network_power_per_gpu_w,host_cpu_ps,compute_ps,bubble_ps,skew_ps,"
     "exposed_tensor_parallel_ps,exposed_pipeline_parallel_ps,exposed_data_parallel_ps,"
-    "exposed_expert_parallel_ps,exposed_other_ps,ideal_step_time_ps,network_ps,ideal_efficiency";
+    "exposed_expert_parallel_ps,exposed_other_ps,ideal_step_time_ps,network_ps,ideal_efficiency,"
+    "steps_per_hour,steps_per_hour_per_musd";
 
 // The parallelisms compare.csv has a column for (exposed_<name>_ps); every other kind of
 // collective is summed into exposed_other_ps.

@@ -122,6 +122,20 @@ ordered_json training_json(const scenario::TrainingResult& t) {
                     {"bytes", pc.bytes},
                     {"time_ps", pc.time_ps}});
   }
+  ordered_json colls = ordered_json::array();
+  for (const scenario::StepCollective& c : t.collectives) {
+    colls.push_back(
+        {{"parallelism", c.parallelism},
+         {"op", c.op},
+         {"ranks", c.ranks},
+         {"size_bytes", c.size_bytes},
+         {"count", c.count},
+         {"mean_time_ps", c.mean_time_ps},
+         {"busbw_gbytes_per_s", c.busbw_gbytes_per_s},
+         {"expected_busbw_gbytes_per_s",
+          c.expected_busbw_gbytes_per_s > 0 ? ordered_json(c.expected_busbw_gbytes_per_s)
+                                            : ordered_json(nullptr)}});
+  }
   ordered_json j = {{"source", t.source},
           {"gpus", t.gpus},
           {"finished", t.finished()},
@@ -131,6 +145,8 @@ ordered_json training_json(const scenario::TrainingResult& t) {
           {"tflops_per_gpu", t.tflops_per_gpu},
           {"samples_per_step", t.samples_per_step},
           {"comm", std::move(comm)},
+          {"collectives", std::move(colls)},
+          {"step_timeline_dropped", t.stage_timeline_dropped},
           {"breakdown", t.has_breakdown ? breakdown_json(t.breakdown, false) : ordered_json(nullptr)},
           {"stages", std::move(stages)},
           {"ideal_network", std::move(ideal)}};

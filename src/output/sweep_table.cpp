@@ -7,6 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "output/sig_digits.h"
 #include "output/sweep_stats.h"
 
 namespace fabricsim::output {
@@ -194,11 +195,6 @@ std::string point_label(const SweepTable& t, size_t p) {
   return label;
 }
 
-std::string g4(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
 
 }  // namespace
 
@@ -297,7 +293,10 @@ void print_sweep_summary(std::ostream& out, const SweepTable& t) {
         out << "-\n";
         continue;
       }
-      out << g4(s.mean) << " ± " << (s.ci95_half_width ? g4(*s.ci95_half_width) : "-")
+      // Four significant digits written out, the half-width to the mean's decimals: "10200 ±
+      // 5050", never "1.02e+04 ± 5050" (issue 23).
+      out << format_sig(s.mean) << " ± "
+          << (s.ci95_half_width ? format_sig_like(*s.ci95_half_width, s.mean) : "-")
           << (s.n < static_cast<int>(t.seeds.size()) ? "  (" + std::to_string(s.n) + " runs)" : "")
           << "\n";
     }

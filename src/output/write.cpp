@@ -11,6 +11,7 @@
 #include "output/nccl_table.h"
 #include "output/pcap/pcap_trace.h"
 #include "output/ping_pong_table.h"
+#include "output/step_timeline.h"
 #include "output/timeseries.h"
 
 namespace fabricsim::output {
@@ -43,6 +44,10 @@ void write_run_files(const std::filesystem::path& root, const scenario::RunResul
     rows.insert(rows.end(), job.collectives.begin(), job.collectives.end());
   }
   if (!rows.empty()) write_file(root / "nccl-tests.csv", nccl_tests_csv_text(rows));
+  // Training: one rank per pipeline stage, bounded (output/step_timeline.h).
+  if (has_step_timeline(result.jobs)) {
+    write_file(root / "step_timeline.csv", step_timeline_csv_text(result.jobs));
+  }
   if (!result.scaling.empty()) write_file(root / "scaling.csv", scaling_csv_text(result.scaling));
   if (!result.ping_pong.empty()) {
     write_file(root / "ping_pong.csv", ping_pong_csv_text(result.ping_pong));

@@ -2,6 +2,7 @@
 // byte-identical for the same scenario and seed; `run` holds the host's own statistics.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -114,6 +115,30 @@ struct StepBreakdownResult {
   std::vector<CommPart> comm;   // non-zero cells, parallelism then phase in enum order
 };
 
+// The collectives of a training step grouped by (parallelism, op, ranks, size): measured
+// against NCCL's tuning model for the same collective (the nccl-tests expectation on an
+// uncontended fabric), for the report's per-collective busbw chart.
+struct StepCollective {
+  std::string parallelism;  // the op's phase: "tensor_parallel", "data_parallel", ...
+  std::string op;           // "all_reduce", ...
+  int ranks = 0;
+  int64_t size_bytes = 0;       // nccl-tests size
+  int64_t count = 0;            // collectives of the group in the run (every step)
+  int64_t mean_time_ps = 0;     // over the group's finished collectives
+  double busbw_gbytes_per_s = 0;           // from mean_time_ps (nccl-tests busbw factor)
+  double expected_busbw_gbytes_per_s = 0;  // from NCCL's model; 0 = no model (point-to-point)
+};
+
+// One op on one rank of a pipeline stage (the stage's breakdown rank), for step_timeline.csv.
+struct StageSpan {
+  int stage = 0;
+  int rank = 0;           // job-local
+  int64_t start_ps = 0;   // since the job started
+  int64_t end_ps = 0;
+  std::string kind;       // "compute" or the collective's parallelism ("tensor_parallel", ...)
+  std::string label;      // compute: its phase ("forward", ...); collective: its op
+};
+
 // One training step (workload.kind: training).
 struct TrainingResult {
   bool present = false;
@@ -138,6 +163,12 @@ struct TrainingResult {
   double tflops_per_gpu = 0;  // model FLOPs / step time / GPUs (generator only; 0 otherwise)
   double samples_per_step = 0;  // the global batch (generator); 0 = not known (imported)
   std::vector<PhaseComm> comm;
+  std::vector<StepCollective> collectives;  // finished step only; largest total time first
+  // One rank per pipeline stage (stage order, then start time), at most kStageTimelineSpans
+  // spans per rank: the first ones by start (step_timeline.csv; the report's step timeline).
+  static constexpr size_t kStageTimelineSpans = 10000;
+  std::vector<StageSpan> stage_timeline;
+  int64_t stage_timeline_dropped = 0;  // spans of those ranks beyond the bound
   // Not finished (interrupted, or stopped by stop_time): step_time_ps stays -1 and compute_ps,
   // exposed_comm_ps and comm cover what was done until elapsed_ps: the ops that finished (an op
   // still running is not counted).

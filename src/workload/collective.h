@@ -75,6 +75,10 @@ struct CollectiveRecord {
   int64_t end_ps = -1;  // -1 = not finished
   int64_t messages = 0;   // transfers posted
   int64_t wire_bytes = 0;  // bytes moved, protocol overhead included
+  // NCCL's tuning model (workload/nccl_model.h) for the algorithm and protocol chosen: the time
+  // nccl-tests would approach on an uncontended fabric. -1 = no model (point-to-point, or an
+  // algorithm NCCL's model does not cover and no ring prediction was made).
+  int64_t predicted_ps = -1;
 };
 
 // Starts collectives and reports when they end. CollectiveEngine (workload/collective_engine.h)

@@ -270,6 +270,7 @@ CollectiveRecord CollectiveEngine::resolve(const CollectiveSpec& spec) const {
         best = pr.time_us;
         r.algorithm = a;
         r.protocol = proto_enum(p);
+        r.predicted_ps = static_cast<int64_t>(pr.time_us * 1e6 + 0.5);
       }
     }
   }

@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <stdexcept>
@@ -26,8 +27,11 @@ inline uint32_t be32(const std::string& s, size_t at) {
          (uint32_t(uint8_t(s[at + 2])) << 8) | uint32_t(uint8_t(s[at + 3]));
 }
 
-// Throws std::runtime_error for a file it cannot decode.
-inline PngStats png_stats(const std::string& png) {
+// Throws std::runtime_error for a file it cannot decode. Pixels are counted in rows
+// [row_begin, row_end) only (a region of the page, e.g. its first section); width and height
+// are the whole image's.
+inline PngStats png_stats(const std::string& png, uint32_t row_begin = 0,
+                          uint32_t row_end = UINT32_MAX) {
   if (png.size() < 33 || png.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0) {
     throw std::runtime_error("not a PNG");
   }
@@ -98,7 +102,9 @@ inline PngStats png_stats(const std::string& png) {
     }
   }
   std::set<uint32_t> colours;
-  for (size_t i = 0; i < img.size(); i += bytes_per_pixel) {
+  const size_t first = size_t(std::min(row_begin, st.height)) * stride;
+  const size_t last = size_t(std::min(row_end, st.height)) * stride;
+  for (size_t i = first; i < last; i += bytes_per_pixel) {
     const uint32_t rgb = (uint32_t(img[i]) << 16) | (uint32_t(img[i + 1]) << 8) | img[i + 2];
     const uint32_t background = (uint32_t(img[0]) << 16) | (uint32_t(img[1]) << 8) | img[2];
     if (rgb != background) ++st.non_background_pixels;

@@ -44,18 +44,22 @@ class ReportBrowserTest : public ::testing::Test {
 
   // Chromium on `html` with a fresh profile in `work`: `action` is --dump-dom or
   // --screenshot=FILE. Virtual time lets the page's async rendering finish before the dump.
-  CliOutcome chromium_on(const fs::path& html, const fs::path& work, const std::string& action) {
+  CliOutcome chromium_on(const fs::path& html, const fs::path& work, const std::string& action,
+                         uint32_t width = 1200) {
     const std::string command =
         browser_ + " --headless=new --no-sandbox --disable-gpu --enable-logging=stderr --v=0 " +
         "--no-first-run --user-data-dir=" + shell_quote((work / "profile").string()) +
-        " --virtual-time-budget=10000 --window-size=1200,3000 " + action + " " +
+        " --virtual-time-budget=10000 --window-size=" + std::to_string(width) + ",3000 " +
+        action + " " +
         shell_quote("file://" + fs::absolute(html).string());
     return run_shell("timeout 60 " + command, work);
   }
 
-  // Renders `html`, checks the DOM and a screenshot; returns the number of charts.
-  size_t expect_renders(const fs::path& html, const fs::path& work) {
-    const CliOutcome dom = chromium_on(html, work, "--dump-dom");
+  // Renders `html` `width` px wide, checks the DOM and a screenshot; returns the number of
+  // charts. The DOM is kept in dom_, the screenshot in shot_.
+  size_t expect_renders(const fs::path& html, const fs::path& work, uint32_t width = 1200) {
+    const CliOutcome dom = chromium_on(html, work, "--dump-dom", width);
+    dom_ = dom.out;
     EXPECT_EQ(dom.exit_code, 0) << dom.err;
     const std::string& d = dom.out;
     EXPECT_NE(d.find("data-fs-status=\"ok\""), std::string::npos)
@@ -82,12 +86,14 @@ class ReportBrowserTest : public ::testing::Test {
     EXPECT_NE(d.find("<svg"), std::string::npos);
 
     const fs::path png = work / "shot.png";
-    const CliOutcome shot = chromium_on(html, work, "--screenshot=" + shell_quote(png.string()));
+    const CliOutcome shot =
+        chromium_on(html, work, "--screenshot=" + shell_quote(png.string()), width);
     EXPECT_EQ(shot.exit_code, 0) << shot.err;
     EXPECT_TRUE(fs::exists(png)) << shot.err;
     if (fs::exists(png)) {
-      const test_support::PngStats s = test_support::png_stats(read_file(png));
-      EXPECT_EQ(s.width, 1200u);
+      shot_ = read_file(png);
+      const test_support::PngStats s = test_support::png_stats(shot_);
+      EXPECT_EQ(s.width, width);
       EXPECT_EQ(s.height, 3000u);
       // Charts, axes and text cover well over 1% of the page, in many colours (a blank page is
       // one colour; text alone on white is greys).
@@ -98,6 +104,8 @@ class ReportBrowserTest : public ::testing::Test {
   }
 
   std::string browser_;
+  std::string dom_;
+  std::string shot_;
 };
 
 // A run: examples/report.yaml (incast, PFC + DCQCN, time series and trace), then `fabricsim
@@ -136,6 +144,43 @@ TEST_F(ReportBrowserTest, CompareReportRenders) {
   EXPECT_TRUE(fs::exists(out / "roce" / "report.html"));
   // Table (no chart), key metrics, FCT CDF (a collective's flows), utilization per tier.
   EXPECT_EQ(expect_renders(out / "report.html", work.path()), 3u);
+}
+
+// A training compare (issue 23): examples/gpt-step.yaml shrunk to 2 layers and 2 micro-batches,
+// on IB and RoCE, at 1400 px as a reader's laptop shows it. The page opens with the step section
+// (stacked breakdown with the ideal network, network-attributable time, collectives against
+// NCCL's model, the timeline of one rank per stage, utilization per tier and rail), and the
+// flow-level charts come after under their NCCL-chunk heading; the step's charts are drawn
+// (marks, no Vega error), and the top of the screenshot, where the step section is, is not blank.
+TEST_F(ReportBrowserTest, TrainingCompareReportShowsTheStepFirst) {
+  ScratchDir work("report_browser_training");
+  const fs::path out = work.path() / "cmp";
+  const CliOutcome r = run_fabricsim(
+      "compare " + shell_quote((kSourceDir / "examples" / "gpt-step.yaml").string()) +
+          " --fabrics ib,roce --set training.layers=2 --set training.micro_batches=2 --out " +
+          shell_quote(out.string()),
+      work.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CliOutcome rep = run_fabricsim("report " + shell_quote(out.string()), work.path());
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  // Stacked step, collectives, two timelines, tier and rail utilization; key metrics; FCT CDF.
+  EXPECT_EQ(expect_renders(out / "report.html", work.path(), 1400), 8u);
+  const size_t step = dom_.find("<h2>Step</h2>");
+  ASSERT_NE(step, std::string::npos);
+  EXPECT_EQ(dom_.find("<h2>"), step) << "the step is the first section";
+  EXPECT_LT(step, dom_.find("<h2>Flow level: NCCL chunk messages</h2>"));
+  // The step's first chart has its bars: 2 fabrics + the ideal network, at least compute and
+  // exposed TP each.
+  const std::regex first_chart("<h3>Where the step goes</h3>[^]*?<div class=\"chart\" id=\"chart-0\"[^>]*data-marks=\"([0-9]+)\"");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(dom_, m, first_chart)) << "the stacked step chart is chart-0";
+  EXPECT_GE(std::stoi(m[1]), 6);
+  ASSERT_FALSE(shot_.empty());
+  // The first 1,200 rows hold the step section's first charts and tables: well covered, in
+  // the charts' colours.
+  const test_support::PngStats top = test_support::png_stats(shot_, 0, 1200);
+  EXPECT_GT(top.non_background_pixels, uint64_t{1400} * 1200 / 20);
+  EXPECT_GT(top.distinct_colours, 16u);
 }
 
 TEST_F(ReportBrowserTest, SweepReportRenders) {

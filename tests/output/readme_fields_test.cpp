@@ -16,6 +16,7 @@
 #include "output/links_csv.h"
 #include "output/pcap/pcap_trace.h"
 #include "output/ping_pong_table.h"
+#include "output/step_timeline.h"
 #include "output/timeseries.h"
 
 namespace fabricsim::output {
@@ -98,6 +99,9 @@ scenario::RunResult everything() {
   job.collectives.push_back(row);
   job.training.present = true;
   job.training.comm.emplace_back();
+  scenario::StepCollective coll;
+  coll.expected_busbw_gbytes_per_s = 1;  // null without a model
+  job.training.collectives.push_back(coll);
   job.training.has_breakdown = true;
   job.training.breakdown.comm.emplace_back();
   job.training.stages.push_back(job.training.breakdown);
@@ -157,6 +161,7 @@ TEST(ReadmeFields, CsvColumnsAreListed) {
   EXPECT_EQ(readme_keys("credits.csv"), csv_columns(credits_csv_text({})));
   EXPECT_EQ(readme_keys("nccl-tests.csv"), csv_columns(kNcclTestsCsvHeader));
   EXPECT_EQ(readme_keys("scaling.csv"), csv_columns(kScalingCsvHeader));
+  EXPECT_EQ(readme_keys("step_timeline.csv"), csv_columns(kStepTimelineCsvHeader));
   EXPECT_EQ(readme_keys("ping_pong.csv"), csv_columns(ping_pong_csv_text({})));
   EXPECT_EQ(readme_keys("timeseries_ports.csv"), csv_columns(kTimeseriesPortsHeader));
   EXPECT_EQ(readme_keys("timeseries_qps.csv"), csv_columns(kTimeseriesQpsHeader));

@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
@@ -303,6 +306,75 @@ TEST_F(ReportTest, SweepDrawsEachMetricAgainstEachParameterWithCi) {
   EXPECT_NE(html.find("exit 1: boom"), std::string::npos);
 }
 
+// The kinds of chart a sweep draws (issue 23): values with a number first ("20KB") are a
+// quantity, joined by a line; names (fabric.technology: ib, roce) are categories, points only.
+std::set<std::string> mark_types(const json& chart) {
+  std::set<std::string> types;
+  for (const json& group : chart["spec"]["marks"]) {
+    for (const json& m : group.value("marks", json::array())) types.insert(m["type"]);
+  }
+  return types;
+}
+
+TEST_F(ReportTest, SweepJoinsQuantitiesAndNotCategories) {
+  ScratchDir dir("report_sweep_categorical");
+  test_support::write_sweep_fixture(dir.path() / "sizes");
+  const std::string sizes = output::report_html(dir.path() / "sizes");
+  const json size_charts = specs_of(sizes);
+  const json* kmin = chart_titled(size_charts, sizes, "fct_p99_us against fabric.ecn.kmin");
+  ASSERT_NE(kmin, nullptr);
+  EXPECT_EQ(mark_types(*kmin), (std::set<std::string>{"line", "symbol", "rule"}));
+  fs::create_directories(dir.path() / "fabrics");
+  std::ofstream(dir.path() / "fabrics" / "sweep_aggregate.csv")
+      << "point,fabric.technology,runs_ok,runs_failed,fct_p99_us_mean,fct_p99_us_sd,"
+         "fct_p99_us_ci95\n0,ib,3,0,10200,10,5050\n1,roce,3,0,12000,10,300\n";
+  const std::string fabrics = output::report_html(dir.path() / "fabrics");
+  const json fabric_charts = specs_of(fabrics);
+  const json* tech = chart_titled(fabric_charts, fabrics, "fct_p99_us against fabric.technology");
+  ASSERT_NE(tech, nullptr);
+  EXPECT_EQ(mark_types(*tech), (std::set<std::string>{"symbol", "rule"}));
+}
+
+// Every axis and legend with numbers uses one format: four significant digits, no exponent.
+TEST_F(ReportTest, AxesShareOneNumberFormat) {
+  ScratchDir dir("report_axes");
+  test_support::write_run_fixture(dir.path());
+  const json charts = specs_of(output::report_html(dir.path()));
+  size_t formatted = 0;
+  std::function<void(const json&)> visit = [&](const json& j) {
+    if (j.is_object()) {
+      if (j.contains("format") && j["format"].is_string()) {
+        EXPECT_EQ(j["format"], ",.4~r");
+        ++formatted;
+      }
+      for (const auto& [k, v] : j.items()) visit(v);
+    } else if (j.is_array()) {
+      for (const json& v : j) visit(v);
+    }
+  };
+  for (const json& c : charts) visit(c["spec"]);
+  EXPECT_GT(formatted, 10u);
+}
+
+// A fabric priced per NIC (no GPUs) is never charted as "per GPU" (issue 23).
+TEST_F(ReportTest, NicOnlyCompareSaysPerNic) {
+  ScratchDir dir("report_per_nic");
+  std::ofstream(dir.path() / "compare.csv")
+      << "fabric,flows_total,fabric_cost_per_gpu_usd,network_power_per_gpu_w\n"
+         "ib,40,1250.25,20\nroce,40,980.25,25\n";
+  for (const char* run : {"ib", "roce"}) {
+    test_support::write_run_fixture(dir.path() / run);
+    json result = json::parse(test_support::read_file(dir.path() / run / "result.json"));
+    result["cost"] = {{"priced", true}, {"per", "nic"}, {"fabric_usd", 1e5}, {"units", 40}};
+    std::ofstream(dir.path() / run / "result.json") << result.dump();
+  }
+  const std::string html = output::report_html(dir.path());
+  EXPECT_EQ(html.find("per GPU"), std::string::npos);
+  EXPECT_NE(html.find("<td>network cost per NIC</td><td class=\"num\">1250 USD</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("network power per NIC (W)"), std::string::npos);
+}
+
 TEST_F(ReportTest, CompareOverlaysEachRunsCdf) {
   ScratchDir dir("report_compare");
   std::ofstream(dir.path() / "compare.csv")
@@ -321,8 +393,11 @@ TEST_F(ReportTest, CompareOverlaysEachRunsCdf) {
   const json* metrics = chart_titled(charts, html, "Key metrics");
   ASSERT_NE(metrics, nullptr);
   EXPECT_EQ(values_of(*metrics).size(), 4u) << "completion time and FCT p99 for two runs";
-  EXPECT_NE(html.find("<td>completion_time_ps</td><td class=\"num\">1000000</td>"),
+  // The table shows each figure in its unit to four significant digits (issue 23), not the
+  // file's raw picoseconds.
+  EXPECT_NE(html.find("<td>completion_time_ps</td><td class=\"num\">1.000 us</td>"),
             std::string::npos);
+  EXPECT_EQ(html.find(">1000000<"), std::string::npos);
 }
 
 TEST_F(ReportTest, BadDirectoryIsAReportError) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "engine/packet/step_detail.h"
 #include "workload/astra_import.h"
 #include "workload/transformer.h"
 
@@ -363,6 +364,7 @@ void GpuWorkload::fill(RunResult& r) const {
           pc.time_ps = tr.comm_ps[p];
           t.comm.push_back(pc);
         }
+        add_step_detail(*job.training, coll_, job.start_ps, t);
       }
     }
     r.jobs.push_back(std::move(jr));

@@ -1,7 +1,10 @@
 #include "output/report/report.h"
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 
+#include "core/units.h"
 #include "output/report/report_sections.h"
 #include "output/report/vega_bundle.h"
 
@@ -18,11 +21,9 @@ bool is_file(const fs::path& file) {
   return fs::is_regular_file(file, ec);
 }
 
-std::string format_us(double ps) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.6g us", ps * 1e-6);
-  return text;
-}
+// The flow-level heading of a training run or compare: its "flows" are not the step's
+// collectives but the chunk messages NCCL splits them into.
+constexpr const char* kChunkHeading = "Flow level: NCCL chunk messages";
 
 Page run_page(const fs::path& dir) {
   const Json result = report::read_json(dir / "result.json").value_or(Json::object());
@@ -31,11 +32,17 @@ Page run_page(const fs::path& dir) {
   std::string sub = "Run of " + result.value("technology", std::string("?")) + ": " +
                     result.value("fabric", std::string(""));
   if (result.contains("sim_time_ps") && result["sim_time_ps"].is_number()) {
-    sub += "; simulated " + format_us(result["sim_time_ps"].get<double>());
+    sub += "; simulated " + format_time(result["sim_time_ps"].get<int64_t>());
   }
   if (result.value("partial", false)) sub += "; PARTIAL (interrupted)";
   page.subtitle = sub;
-  page.sections.emplace_back("Flows", report::flow_blocks(dir, result));
+  // A training run opens with its step; its flows are NCCL's chunk messages, after it.
+  const bool training = report::step_training(result) != nullptr;
+  if (training) {
+    page.sections.emplace_back(
+        "Step", report::step_blocks({{result.value("technology", std::string("run")), dir}}));
+  }
+  page.sections.emplace_back(training ? kChunkHeading : "Flows", report::flow_blocks(dir, result));
   page.sections.emplace_back("Links", report::link_blocks(dir, result));
   page.sections.emplace_back("Time series", report::telemetry_blocks(dir));
   page.sections.emplace_back("Timeline", report::timeline_blocks(dir));
@@ -59,7 +66,20 @@ Page compare_page(const fs::path& dir) {
       report::read_json(runs.front().second / "result.json").value_or(Json::object());
   page.title = first.value("scenario", dir.filename().string());
   page.subtitle = "Comparison of " + names;
-  page.sections.emplace_back("Comparison", report::compare_blocks(compare, runs));
+  bool training = false;
+  for (const auto& [name, run_dir] : runs) {
+    training |= report::step_training(
+                    report::read_json(run_dir / "result.json").value_or(Json::object())) != nullptr;
+  }
+  if (training) page.sections.emplace_back("Step", report::step_blocks(runs));
+  std::vector<Block> blocks = report::compare_blocks(compare, runs, training);
+  // compare_blocks: the table and key metrics first, then the flow-level charts.
+  const auto flow_begin = std::find_if(blocks.begin(), blocks.end(),
+                                       [](const Block& b) { return b.title == "FCT CDF"; });
+  std::vector<Block> flows(std::make_move_iterator(flow_begin), std::make_move_iterator(blocks.end()));
+  blocks.erase(flow_begin, blocks.end());
+  page.sections.emplace_back("Comparison", std::move(blocks));
+  page.sections.emplace_back(training ? kChunkHeading : "Flows and links", std::move(flows));
   // Each run's own report (compare with outputs.report writes them first), by relative link.
   std::string links;
   for (const auto& [name, run_dir] : runs) {
@@ -71,7 +91,9 @@ Page compare_page(const fs::path& dir) {
     Block b;
     b.title = "Each run's report";
     b.html = "<ul>\n" + links + "</ul>\n";
-    page.sections.back().second.push_back(std::move(b));
+    for (auto& [heading, section] : page.sections) {
+      if (heading == "Comparison") section.push_back(std::move(b));
+    }
   }
   return page;
 }

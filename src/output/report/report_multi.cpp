@@ -1,6 +1,11 @@
 // report.html blocks of a compare directory and of a sweep directory (output/report/report_sections.h).
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <map>
+
+#include "core/units.h"
+#include "output/sig_digits.h"
 
 #include "output/report/report_sections.h"
 #include "output/report/report_specs.h"
@@ -11,6 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // compare.csv columns drawn side by side: (column, title with unit, scale to that unit).
+// Sums over ports say so: a reader would otherwise take them for one port's time.
 struct CompareMetric {
   const char* column;
   const char* title;
@@ -21,15 +27,59 @@ constexpr CompareMetric kCompareMetrics[] = {
     {"collective_time_ps", "collective time (us)", 1e-6},
     {"busbw_gbytes_per_s", "busbw (GB/s)", 1},
     {"step_time_ps", "step time (us)", 1e-6},
-    {"fct_p50_ps", "FCT p50 (us)", 1e-6},
-    {"fct_p99_ps", "FCT p99 (us)", 1e-6},
+    {"network_ps", "network-attributable time (us)", 1e-6},
+    {"steps_per_hour_per_musd", "steps/hour per network $M", 1},
+    {"fct_p50_ps", "chunk FCT p50 (us)", 1e-6},
+    {"fct_p99_ps", "chunk FCT p99 (us)", 1e-6},
     {"aggregate_throughput_gbps", "throughput (Gb/s)", 1},
-    {"paused_ps", "paused / credit-wait time (us)", 1e-6},
+    {"paused_ps", "paused / credit-wait time, summed over ports (us)", 1e-6},
     {"dropped_packets", "dropped packets", 1},
     {"retransmitted_packets", "retransmitted packets", 1},
-    {"fabric_cost_per_gpu_usd", "fabric cost per GPU (USD)", 1},
+    {"fabric_cost_per_gpu_usd", "network cost per GPU (USD)", 1},
     {"network_power_per_gpu_w", "network power per GPU (W)", 1},
 };
+
+// The table's row label of a compare.csv column: what it is, in words, and what it sums.
+std::string row_label(const std::string& column, bool per_nic) {
+  static const std::map<std::string, std::string> kLabels = {
+      {"paused_ps", "paused / credit-wait time, summed over ports"},
+      {"pause_frames", "PFC pause frames, summed over ports"},
+      {"credit_waits", "IB credit waits, summed over ports"},
+      {"dropped_packets", "dropped packets, summed over switches"},
+      {"fabric_cost_per_gpu_usd", "network cost per GPU"},
+      {"network_power_per_gpu_w", "network power per GPU"},
+      {"network_ps", "network-attributable time (step - ideal)"},
+      {"ideal_efficiency", "efficiency vs ideal network"},
+      {"steps_per_hour_per_musd", "steps/hour per network $M"},
+      {"fct_p50_ps", "FCT p50 (NCCL chunk messages for training)"},
+      {"fct_p99_ps", "FCT p99 (NCCL chunk messages for training)"}};
+  const auto it = kLabels.find(column);
+  std::string label = it == kLabels.end() ? column : it->second;
+  if (per_nic) {
+    const size_t at = label.find("per GPU");
+    if (at != std::string::npos) label.replace(at, 7, "per NIC");
+  }
+  return label;
+}
+
+// A compare.csv cell in its unit with at most four significant digits: "2.734 ms", "381.2 GB/s",
+// "12.35 M" (counts from 10,000 on), never raw picoseconds or 17-digit doubles.
+std::string unit_cell(const std::string& column, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size()) return text.empty() ? "-" : text;
+  auto ends_with = [&](const char* suffix) {
+    const std::string s = suffix;
+    return column.size() >= s.size() && column.compare(column.size() - s.size(), s.size(), s) == 0;
+  };
+  if (ends_with("_ps")) return format_time(static_cast<int64_t>(std::llround(v)));
+  if (ends_with("_gbytes_per_s")) return format_sig(v) + " GB/s";
+  if (ends_with("_gbps")) return format_rate(v * 1e9);
+  if (ends_with("_usd")) return format_sig(v) + " USD";
+  if (ends_with("_w")) return format_sig(v) + " W";
+  if (v == std::floor(v) && std::fabs(v) >= 1e4) return format_count(v);
+  return format_sig(v);
+}
 
 std::vector<std::string> strings_of(const std::vector<std::pair<std::string, fs::path>>& runs) {
   std::vector<std::string> names;
@@ -40,22 +90,36 @@ std::vector<std::string> strings_of(const std::vector<std::pair<std::string, fs:
 }  // namespace
 
 std::vector<Block> compare_blocks(const Table& compare,
-                                  const std::vector<std::pair<std::string, fs::path>>& runs) {
+                                  const std::vector<std::pair<std::string, fs::path>>& runs,
+                                  bool training) {
   std::vector<Block> blocks;
   const std::vector<std::string> names = strings_of(runs);
+  // Priced per NIC (no GPUs) in every run that says: the cost rows say "per NIC".
+  bool per_nic = !runs.empty();
+  for (const auto& [name, dir] : runs) {
+    const Json result = read_json(dir / "result.json").value_or(Json::object());
+    const Json& cost = result.value("cost", Json::object());
+    per_nic &= cost.is_object() && cost.value("per", std::string()) == "nic";
+  }
   // The table, metrics as rows and runs as columns, as `fabricsim compare` prints it.
   {
     Block b;
     b.title = "Comparison table";
-    b.caption = "compare.csv, one column per run (times in ps, as the file has them).";
+    b.caption =
+        "compare.csv, one column per run, each figure in its unit to four significant digits "
+        "(the file has them exactly: integer ps, full doubles); empty cells: not measured.";
     std::vector<std::string> header = {"metric"};
     for (size_t r = 0; r < compare.size(); ++r) header.push_back(compare.field(r, 0));
     std::vector<std::vector<std::string>> rows;
     for (size_t c = 1; c < compare.header.size(); ++c) {
-      std::vector<std::string> row = {compare.header[c]};
-      for (size_t r = 0; r < compare.size(); ++r)
-        row.push_back(compare.field(r, static_cast<int>(c)));
-      rows.push_back(std::move(row));
+      std::vector<std::string> row = {row_label(compare.header[c], per_nic)};
+      bool any = false;
+      for (size_t r = 0; r < compare.size(); ++r) {
+        const std::string text = compare.field(r, static_cast<int>(c));
+        any |= !text.empty();
+        row.push_back(unit_cell(compare.header[c], text));
+      }
+      if (any) rows.push_back(std::move(row));
     }
     b.html = html_table(header, rows);
     blocks.push_back(std::move(b));
@@ -72,8 +136,9 @@ std::vector<Block> compare_blocks(const Table& compare,
       for (size_t r = 0; r < compare.size(); ++r) {
         const auto v = compare.number(r, col);
         if (!v) continue;
-        cell.push_back(
-            {{"metric", m.title}, {"group", compare.field(r, 0)}, {"value", *v * m.scale}});
+        cell.push_back({{"metric", per_nic ? row_label(m.title, true) : m.title},
+                        {"group", compare.field(r, 0)},
+                        {"value", *v * m.scale}});
         nonzero |= *v != 0;
       }
       if (cell.empty()) continue;
@@ -81,7 +146,19 @@ std::vector<Block> compare_blocks(const Table& compare,
         zero += (zero.empty() ? "" : ", ") + std::string(m.title);
         continue;
       }
-      metrics.push_back(m.title);
+      // Times of 10 ms and more in ms: a 95 ms step reads "95.35", not "95,350" us.
+      double largest = 0;
+      for (const Json& row : cell) largest = std::max(largest, row["value"].get<double>());
+      if (m.scale == 1e-6 && largest >= 1e4) {
+        std::string title = cell.front()["metric"].get<std::string>();
+        const size_t at = title.rfind("(us)");
+        if (at != std::string::npos) title.replace(at, 4, "(ms)");
+        for (Json& row : cell) {
+          row["metric"] = title;
+          row["value"] = row["value"].get<double>() * 1e-3;
+        }
+      }
+      metrics.push_back(cell.front()["metric"].get<std::string>());
       for (Json& row : cell) rows.push_back(std::move(row));
     }
     if (metrics.empty()) {
@@ -113,7 +190,8 @@ std::vector<Block> compare_blocks(const Table& compare,
   } else {
     blocks.push_back(fct_cdf_block(series, "each run's flows.csv"));
   }
-  // Per-tier utilization by run.
+  // Per-tier utilization by run (a training compare has it in its step section).
+  if (training) return blocks;
   Json rows = Json::array();
   std::vector<std::string> labels;
   for (const auto& [name, dir] : runs) {
@@ -191,7 +269,17 @@ std::vector<Block> sweep_blocks(const fs::path& dir) {
         b.caption =
             "Mean over seeds with its 95% confidence interval (Student's t; docs/sweep.md), "
             "from sweep_aggregate.csv; no bar where a point has one ok run.";
-        b.spec = errorbar_spec(std::move(rows), xs, {agg->header[p], m});
+        // A categorical parameter (some value not starting with a number: fabric names,
+        // algorithms) is drawn as points only; quantities with a unit ("20KB") keep the line.
+        bool numeric = true;
+        for (const std::string& x : xs) {
+          char* end = nullptr;
+          std::strtod(x.c_str(), &end);
+          numeric &= end != x.c_str();
+        }
+        Axes axes{agg->header[p], m};
+        axes.x_categorical = !numeric;
+        b.spec = errorbar_spec(std::move(rows), xs, axes);
         blocks.push_back(std::move(b));
       }
     }

@@ -54,7 +54,8 @@ p.sub, p.caption { color: #555; margin-top: 0.2em; font-size: 0.9em; }
 p.note { color: #7a5b00; background: #fff8e0; padding: 0.3em 0.6em; font-size: 0.9em; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
 th, td { border: 1px solid #ddd; padding: 2px 8px; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+div.scroll { overflow-x: auto; max-width: 100%; }
 pre#fs-errors { color: #b00; background: #fee; padding: 0.5em; white-space: pre-wrap; }
 )css";
 
@@ -77,7 +78,9 @@ Block note_block(const std::string& title, const std::string& why) {
 
 std::string html_table(const std::vector<std::string>& header,
                        const std::vector<std::vector<std::string>>& rows) {
-  std::string out = "<table><tr>";
+  // Wrapped so that a wide table (a compare of many fabrics) scrolls instead of running off
+  // the page.
+  std::string out = "<div class=\"scroll\"><table><tr>";
   for (const std::string& h : header) out += "<th>" + html_escape(h) + "</th>";
   out += "</tr>\n";
   for (const auto& row : rows) {
@@ -87,7 +90,7 @@ std::string html_table(const std::vector<std::string>& header,
     }
     out += "</tr>\n";
   }
-  return out + "</table>\n";
+  return out + "</table></div>\n";
 }
 
 std::string page_html(const Page& page) {

@@ -5,8 +5,10 @@
 #include <map>
 #include <set>
 
+#include "core/units.h"
 #include "output/report/report_sections.h"
 #include "output/report/report_specs.h"
+#include "output/sig_digits.h"
 
 namespace fabricsim::output::report {
 namespace {
@@ -173,11 +175,12 @@ Block class_breakdown(const Json& result, const Table* flows) {
   return b;
 }
 
-// A fraction such as a utilization, to four significant digits (0.7605, not 0.76051319961...).
-std::string four_digits(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", v);
-  return text;
+// A hottest-links cell in its unit, four significant digits at most: utilization as a fraction
+// ("0.7605"), the peak queue in bytes ("4.189 KiB"), counts exact below 10,000 ("12.35 K" on).
+std::string link_cell(const std::string& column, double v) {
+  if (column == "peak_queue_bytes") return format_bytes(static_cast<int64_t>(v));
+  if (column == "utilization" || v != std::floor(v)) return format_sig(v);
+  return std::fabs(v) < 1e4 ? format_sig(v) : format_count(v);
 }
 
 std::string tier_label(const Json& group) {
@@ -385,10 +388,10 @@ Block hottest_links_block(const Json& result, const std::optional<Table>& links)
     for (const Json& e : result["hottest_links"]) {
       std::vector<std::string> row;
       for (const std::string& c : hot_cols) {
-        row.push_back(!e.contains(c)           ? ""
-                      : e[c].is_string()       ? e[c].get<std::string>()
-                      : e[c].is_number_float() ? four_digits(e[c].get<double>())
-                                               : e[c].dump());
+        row.push_back(!e.contains(c)      ? ""
+                      : e[c].is_string()  ? e[c].get<std::string>()
+                      : e[c].is_number() ? link_cell(c, e[c].get<double>())
+                                          : e[c].dump());
       }
       hot_rows.push_back(std::move(row));
     }
@@ -405,7 +408,7 @@ Block hottest_links_block(const Json& result, const std::optional<Table>& links)
       for (const std::string& c : hot_cols) {
         const int col = links->column(c);
         const auto v = links->number(order[i], col);
-        row.push_back(c == "utilization" && v ? four_digits(*v) : links->field(order[i], col));
+        row.push_back(v ? link_cell(c, *v) : links->field(order[i], col));
       }
       hot_rows.push_back(std::move(row));
     }

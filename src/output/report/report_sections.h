@@ -3,12 +3,14 @@
 // when the file is absent or holds nothing to draw. docs/report.md lists them with their files.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "output/report/report_page.h"
+#include "output/report/report_specs.h"
 
 namespace fabricsim::output::report {
 
@@ -34,10 +36,36 @@ std::vector<Block> timeline_blocks(const std::filesystem::path& dir);
 // The Gantt chart of trace.json (report_trace.cpp); nullopt when the file is absent.
 std::optional<Block> trace_timeline_block(const std::filesystem::path& file);
 
+// The step section of a training run or compare, first on the page (report_step.cpp,
+// report_step_detail.cpp): `runs` = (name, run directory); each run's first training job.
+// jobs[].training of `result` (the first job that has one), or nullptr.
+const Json* step_training(const Json& result);
+// One stacked bar of "Where the step goes": a run's critical-rank breakdown, or the ideal
+// network's. parts: compute, pipeline bubble, skew, exposed <parallelism>..., in ps; they sum to
+// step_ps exactly (result.json's breakdown does).
+struct StepBar {
+  std::string name;
+  int64_t step_ps = 0;
+  std::vector<std::pair<std::string, int64_t>> parts;
+};
+// The bars of (name, result.json) pairs: one per run with a breakdown, then the ideal network
+// (one bar when every run's ideal step is the same, else one after each run).
+// The colour of a step part or timeline kind ("compute", "pipeline bubble", "exposed TP",
+// "tensor_parallel", ...), the same in every step chart; and a palette of `names`.
+std::string step_colour(const std::string& name);
+Palette step_palette(const std::vector<std::string>& names);
+std::vector<StepBar> step_bars(const std::vector<std::pair<std::string, Json>>& results);
+std::vector<Block> step_blocks(const std::vector<std::pair<std::string, std::filesystem::path>>& runs);
+// Collectives against NCCL's model, one rank per stage over time, utilization per tier and rail.
+std::vector<Block> step_detail_blocks(
+    const std::vector<std::pair<std::string, std::filesystem::path>>& runs);
+
 // A compare directory (report_multi.cpp): the compare table, the variants' FCT CDFs overlaid,
 // key metrics side by side, per-tier utilization by variant. `runs` = (name, run directory).
+// `training`: a training compare, whose step section (step_blocks) has the per-tier utilization.
 std::vector<Block> compare_blocks(
-    const Table& compare, const std::vector<std::pair<std::string, std::filesystem::path>>& runs);
+    const Table& compare, const std::vector<std::pair<std::string, std::filesystem::path>>& runs,
+    bool training = false);
 
 // A sweep directory (report_multi.cpp): each metric of sweep_aggregate.csv against each
 // parameter, mean with 95% CI error bars; failed runs from sweep.csv.

@@ -7,6 +7,7 @@ namespace fabricsim::output::report {
 namespace {
 
 constexpr int kWidth = 640;
+constexpr const char* kNumberFormat = ",.4~r";
 constexpr int kHeight = 260;
 
 Json base_spec(Json rows, int width = kWidth, int height = kHeight) {
@@ -36,16 +37,28 @@ Json linear_or_log(const char* name, bool log, const char* field, const char* ra
 }
 
 Json axis(const char* orient, const char* scale, const std::string& title) {
+  // ",.4~r": four significant digits, never an exponent ("40,000", not "4e+4"), on every axis.
   return {{"orient", orient}, {"scale", scale},       {"title", title},
-          {"grid", true},     {"labelOverlap", true}, {"format", ",.4~g"}};
+          {"grid", true},     {"labelOverlap", true}, {"format", kNumberFormat}};
 }
 
 Json color_scale(const Json& domain) {
   return {{"name", "color"}, {"type", "ordinal"}, {"domain", domain}, {"range", "category"}};
 }
 
+// A colour scale from a palette (its names, in its order), or the category scheme over `domain`.
+Json palette_scale(const Palette& palette, const Json& domain) {
+  if (palette.empty()) return color_scale(domain);
+  Json names = Json::array(), colours = Json::array();
+  for (const auto& [name, colour] : palette) {
+    names.push_back(name);
+    colours.push_back(colour);
+  }
+  return {{"name", "color"}, {"type", "ordinal"}, {"domain", names}, {"range", colours}};
+}
+
 Json value_signal(const char* field) {
-  return {{"signal", std::string("format(datum.") + field + ", ',.4~g')"}};
+  return {{"signal", std::string("format(datum.") + field + ", ',.4~r')"}};
 }
 
 }  // namespace
@@ -87,6 +100,17 @@ Json grouped_bar_spec(Json rows, const std::vector<std::string>& categories,
   Json x_axis = axis("bottom", "x", axes.x_title);
   x_axis.erase("format");
   x_axis["grid"] = false;
+  // Band labels are never dropped (labelOverlap would hide some); long ones are slanted so that
+  // neighbours do not overlap, and cut at 200 px.
+  x_axis["labelOverlap"] = false;
+  size_t longest = 0;
+  for (const std::string& c : categories) longest = std::max(longest, c.size());
+  if (longest * 7 > static_cast<size_t>(kWidth) / std::max<size_t>(1, categories.size())) {
+    x_axis["labelAngle"] = -30;
+    x_axis["labelAlign"] = "right";
+    x_axis["labelBaseline"] = "top";
+    x_axis["labelLimit"] = 200;
+  }
   spec["axes"] = Json::array({x_axis, axis("left", "y", axes.y_title)});
   if (groups.size() > 1) spec["legends"] = Json::array({Json{{"fill", "color"}}});
   Json bar = {{"type", "rect"},
@@ -138,7 +162,7 @@ Json metric_bars_spec(Json rows, const std::vector<std::string>& metrics,
                   {"y2", {{"scale", "y"}, {"value", 0}}},
                   {"fill", {{"scale", "color"}, {"field", "group"}}},
                   {"tooltip", value_signal("value")}}}}}};
-  Json y_axis = {{"orient", "left"}, {"scale", "y"}, {"format", ",.4~g"}, {"tickCount", 4}};
+  Json y_axis = {{"orient", "left"}, {"scale", "y"}, {"format", ",.4~r"}, {"tickCount", 4}};
   // The metric's name above its cell (a text mark: `parent` is the cell's metric row).
   Json name = {{"type", "text"},
                {"encode",
@@ -201,7 +225,7 @@ Json heatmap_spec(Json rows, const std::vector<std::string>& row_order,
                  {"labelFontSize", 9}};
   spec["axes"] = Json::array({x_axis, y_axis});
   spec["legends"] =
-      Json::array({Json{{"fill", "color"}, {"title", value_title}, {"format", "~g"}}});
+      Json::array({Json{{"fill", "color"}, {"title", value_title}, {"format", kNumberFormat}}});
   spec["marks"] = Json::array(
       {Json{{"type", "rect"},
             {"from", {{"data", "table"}}},
@@ -214,12 +238,14 @@ Json heatmap_spec(Json rows, const std::vector<std::string>& row_order,
                 {"fill", {{"scale", "color"}, {"field", "value"}}},
                 {"tooltip",
                  {{"signal",
-                   "datum.row + ' -> ' + datum.col + ': ' + format(datum.value, '.3~g')"}}}}}}}}});
+                   "datum.row + ' -> ' + datum.col + ': ' + format(datum.value, ',.4~r')"}}}}}}}}});
   return spec;
 }
 
-Json gantt_spec(Json rows, const std::vector<std::string>& lanes, const Axes& axes) {
-  const int height = std::max(60, std::min(14 * static_cast<int>(lanes.size()), 900));
+Json gantt_spec(Json rows, const std::vector<std::string>& lanes, const Axes& axes,
+                const Palette& palette) {
+  // Lanes of 22 px at most 900 px in all: a few lanes stay legible, 64 still fit.
+  const int height = std::max(60, std::min(22 * static_cast<int>(lanes.size()), 900));
   Json spec = base_spec(std::move(rows), 900, height);
   spec["scales"] =
       Json::array({Json{{"name", "x"},
@@ -232,7 +258,7 @@ Json gantt_spec(Json rows, const std::vector<std::string>& lanes, const Axes& ax
                         {"domain", lanes},
                         {"range", "height"},
                         {"padding", 0.15}},
-                   color_scale({{"data", "table"}, {"field", "kind"}})});
+                   palette_scale(palette, {{"data", "table"}, {"field", "kind"}})});
   Json y_axis = {{"orient", "left"},
                  {"scale", "y"},
                  {"title", axes.y_title},
@@ -252,7 +278,7 @@ Json gantt_spec(Json rows, const std::vector<std::string>& lanes, const Axes& ax
                 {"fill", {{"scale", "color"}, {"field", "kind"}}},
                 {"tooltip",
                  {{"signal",
-                   "datum.label + ' (' + format(datum.end - datum.start, '.4~g') + ')'"}}}}}}}}});
+                   "datum.label + ' (' + format(datum.end - datum.start, ',.4~r') + ')'"}}}}}}}}});
   return spec;
 }
 
@@ -284,12 +310,14 @@ Json errorbar_spec(Json rows, const std::vector<std::string>& xs, const Axes& ax
   Json enter_xy = {{"x", x_dodged},
                    {"y", {{"scale", "y"}, {"field", "mean"}}},
                    {"stroke", {{"scale", "color"}, {"field", "series"}}}};
+  // Points joined by a line only along a numeric axis: a line between categorical values
+  // (fabric names, algorithms) would suggest an order and values in between that do not exist.
   Json line = {{"type", "line"}, {"from", {{"data", "series"}}}, {"encode", {{"enter", enter_xy}}}};
   Json points = enter_xy;
   points["fill"] = {{"scale", "color"}, {"field", "series"}};
   points["tooltip"] = {{"signal",
-                        "format(datum.mean, ',.4~g') + (datum.hi != null ? ' ± ' + format(datum.hi "
-                        "- datum.mean, ',.3~g') : '')"}};
+                        "format(datum.mean, ',.4~r') + (datum.hi != null ? ' ± ' + format(datum.hi "
+                        "- datum.mean, ',.4~r') : '')"}};
   Json symbol = {
       {"type", "symbol"}, {"from", {{"data", "series"}}}, {"encode", {{"enter", points}}}};
   Json bars = {{"type", "rule"},
@@ -309,7 +337,74 @@ Json errorbar_spec(Json rows, const std::vector<std::string>& xs, const Axes& ax
            {"source", "series"},
            {"transform", Json::array({Json{{"type", "filter"},
                                            {"expr", "datum.lo != null && datum.hi != null"}}})}}})},
-      {"marks", Json::array({line, symbol, bars})}}});
+      {"marks", axes.x_categorical ? Json::array({symbol, bars})
+                                    : Json::array({line, symbol, bars})}}});
+  return spec;
+}
+
+Json stacked_bar_spec(Json rows, const std::vector<std::string>& categories,
+                      const std::vector<std::string>& parts, const Axes& axes,
+                      const std::string& unit, const Palette& palette) {
+  constexpr int kBarHeight = 34;
+  Json spec = base_spec(std::move(rows), kWidth,
+                        kBarHeight * static_cast<int>(std::max<size_t>(1, categories.size())));
+  spec["data"][0]["transform"] = Json::array(
+      {Json{{"type", "stack"},
+            {"groupby", Json::array({"category"})},
+            {"sort", {{"field", "order"}}},
+            {"field", "value"}}});
+  spec["data"].push_back({{"name", "totals"},
+                          {"source", "table"},
+                          {"transform", Json::array({Json{{"type", "aggregate"},
+                                                          {"groupby", Json::array({"category"})},
+                                                          {"fields", Json::array({"value"})},
+                                                          {"ops", Json::array({"sum"})},
+                                                          {"as", Json::array({"total"})}}})}});
+  spec["scales"] = Json::array(
+      {Json{{"name", "x"},
+            {"type", "linear"},
+            {"domain", {{"data", "totals"}, {"field", "total"}}},
+            {"range", "width"},
+            {"nice", true},
+            {"zero", true}},
+       Json{{"name", "y"},
+            {"type", "band"},
+            {"domain", categories},
+            {"range", "height"},
+            {"padding", 0.25}},
+       palette_scale(palette, parts)});
+  Json y_axis = {{"orient", "left"}, {"scale", "y"}, {"labelLimit", 220}};
+  spec["axes"] = Json::array({axis("bottom", "x", axes.x_title), y_axis});
+  // The legend below the chart: on the right it would sit on the totals written past each bar.
+  spec["legends"] = Json::array({Json{{"fill", "color"},
+                                      {"title", "part"},
+                                      {"orient", "bottom"},
+                                      {"direction", "horizontal"},
+                                      {"columns", 4}}});
+  Json bars = {{"type", "rect"},
+               {"from", {{"data", "table"}}},
+               {"encode",
+                {{"enter",
+                  {{"x", {{"scale", "x"}, {"field", "y0"}}},
+                   {"x2", {{"scale", "x"}, {"field", "y1"}}},
+                   {"y", {{"scale", "y"}, {"field", "category"}}},
+                   {"height", {{"scale", "y"}, {"band", 1}}},
+                   {"fill", {{"scale", "color"}, {"field", "part"}}},
+                   {"tooltip",
+                    {{"signal", std::string("datum.part + ': ' + format(datum.value, '") +
+                                    kNumberFormat + "') + ' " + unit + "'"}}}}}}}};
+  // The total at the end of each bar, one label per bar: labels never sit on the segments.
+  Json totals = {{"type", "text"},
+                 {"from", {{"data", "totals"}}},
+                 {"encode",
+                  {{"enter",
+                    {{"x", {{"scale", "x"}, {"field", "total"}, {"offset", 4}}},
+                     {"y", {{"scale", "y"}, {"field", "category"}, {"band", 0.5}}},
+                     {"baseline", {{"value", "middle"}}},
+                     {"fontSize", {{"value", 11}}},
+                     {"text", {{"signal", std::string("format(datum.total, '") + kNumberFormat +
+                                              "') + ' " + unit + "'"}}}}}}}};
+  spec["marks"] = Json::array({bars, totals});
   return spec;
 }
 
