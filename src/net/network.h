@@ -62,6 +62,10 @@ struct alignas(64) Port {
   uint32_t far_index = 0;
   uint8_t backlog_mask = 0;      // bit p set: priority queue p is non-empty
   uint8_t paused_mask = 0;       // priorities stopped by PFC from the far end
+  // Classes the PFC watchdog declared stormed (ignore PAUSE, drop), or IB VLs stalled past the
+  // head-of-queue lifetime. Here and not in PortQueues: every enqueue of a PFC or IB fabric
+  // tests it, and on a cold PortQueues line it cost a miss per hop.
+  uint8_t storm_mask = 0;
   bool far_cut_through : 1 = false;  // far end forwards from the header (arrival = head time)
   bool tx_event_pending : 1 = false;
   bool arrive_event_pending : 1 = false;
@@ -121,7 +125,6 @@ struct alignas(64) PortQueues {
   int64_t pause_until_ps[kPriorities] = {};
   int64_t paused_since_ps[kPriorities] = {};
   int64_t pause_timer_ps = -1;  // when the pending kPauseExpire fires (-1 = none)
-  uint8_t storm_mask = 0;       // classes the watchdog declared stormed (ignore PAUSE, drop)
   bool watchdog_pending = false;
   int64_t last_pause_rx_ps = 0;
   // counters
