@@ -54,7 +54,7 @@ Event EventQueue::pop_mixed() {
 }
 
 // Buckets drained with more events than this free their buffer (see refill).
-constexpr size_t kKeptBucketEvents = 64;
+constexpr size_t kKeptBucketEvents = 256;
 
 void EventQueue::refill() {
   // REQUIRES: now_ consumed and late_ empty, and some bucket holds events.
@@ -87,7 +87,9 @@ void EventQueue::refill() {
     if (from.size() > kKeptBucketEvents) {
       // A drained large bucket gives its buffer back: with 704 buckets, each keeping the
       // capacity of its own fullest moment would add up far beyond the events ever pending
-      // at once (examples/topology-file.yaml: +2.3 MB peak RSS against the 65-bucket heap).
+      // at once (examples/topology-file.yaml: +2.3 MB peak RSS against the 65-bucket heap,
+      // bench/permutation-k32 +90 MB). 256: at 64 the regrowth cost the k=16 bench +4 %
+      // instructions; at 1024 topology-file still peaked 1.9 MB above main.
       EventBuf drained;
       from.swap(drained);
     } else {
