@@ -16,7 +16,9 @@
 // events of every owner exactly as the sequential run does: the SST / UNISON rule, where ties
 // break on what an event acts on, not on a global insertion count.
 // An event carries no callback: `kind` selects the handler in the simulation's dispatch switch
-// and `target` the component, so scheduling never allocates once the buckets have grown.
+// and `target` the component, so scheduling allocates only when a bucket grows (a bucket that
+// held more than 256 events frees its buffer once drained, event_queue.cpp: so a bucket may
+// regrow, by doubling, many times in a run; no allocation is per event).
 //
 // Structure: a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan, "Faster algorithms for the shortest
 // path problem", JACM 1990) on 6-bit digits instead of bits. A discrete-event simulator's keys are
