@@ -53,25 +53,52 @@ Event EventQueue::pop_mixed() {
   return late_pop();
 }
 
+// Buckets drained with more events than this free their buffer (see refill).
+constexpr size_t kKeptBucketEvents = 256;
+
 void EventQueue::refill() {
   // REQUIRES: now_ consumed and late_ empty, and some bucket holds events.
   now_.clear();
   head_ = 0;
-  int i = 1;
-  while (buckets_[i].empty()) ++i;
-  EventBuf& from = buckets_[i];
-  // The new reference time is the bucket's minimum; its events all differ from the old one in
-  // bit i-1, and from the new one only in lower bits, so each lands in a lower bucket.
-  int64_t min_ps = from[0].time_ps;
-  for (const Event& e : from) min_ps = e.time_ps < min_ps ? e.time_ps : min_ps;
-  last_ps_ = min_ps;
-  for (const Event& e : from) {
-    const uint64_t diff = static_cast<uint64_t>(e.time_ps ^ last_ps_);
-    (diff == 0 ? now_ : buckets_[64 - __builtin_clzll(diff)]).push_back(e);
+  const int level = __builtin_ctz(level_mask_);
+  const int digit = __builtin_ctzll(digit_mask_[level]);
+  digit_mask_[level] &= ~(uint64_t{1} << digit);
+  if (digit_mask_[level] == 0) level_mask_ &= ~(1u << level);
+  EventBuf& from = buckets_[level][digit];
+  if (level == 0) {
+    // Every event of a level-0 bucket has one time (all digits above the lowest are last_ps_'s,
+    // the lowest is the bucket's): the bucket is the new instant, taken whole.
+    last_ps_ = from[0].time_ps;
+    now_.swap(from);
+  } else {
+    // The new reference time is the bucket's minimum; its events all share the digits from
+    // `level` up with it, so each lands in a lower level (or is of the new instant).
+    int64_t min_ps = from[0].time_ps;
+    for (const Event& e : from) min_ps = e.time_ps < min_ps ? e.time_ps : min_ps;
+    last_ps_ = min_ps;
+    for (const Event& e : from) {
+      const uint64_t diff = static_cast<uint64_t>(e.time_ps ^ last_ps_);
+      if (diff == 0) {
+        now_.push_back(e);
+      } else {
+        place(e, diff);
+      }
+    }
+    if (from.size() > kKeptBucketEvents) {
+      // A drained large bucket gives its buffer back: with 704 buckets, each keeping the
+      // capacity of its own fullest moment would add up far beyond the events ever pending
+      // at once (examples/topology-file.yaml: +2.3 MB peak RSS against the 65-bucket heap,
+      // bench/permutation-k32 +90 MB). 256: at 64 the regrowth cost the k=16 bench +4 %
+      // instructions; at 1024 topology-file still peaked 1.9 MB above main.
+      EventBuf drained;
+      from.swap(drained);
+    } else {
+      from.clear();
+    }
   }
-  from.clear();
   // now_ is already in insertion order: appends come in sequence order, and a bucket is only
-  // ever redistributed into buckets that are empty at that moment. So a stable sort on `order`
+  // ever redistributed into buckets that are empty at that moment (every bucket of a lower
+  // level; the instant's own buffer was consumed). So a stable sort on `order`
   // alone gives (order, seq). Most instants hold one to three events (2.8 on average in the
   // k=16 permutation benchmark): an insertion sort handles them; large synchronized instants
   // (a few per cent of them, up to ~1,000 events) take std::sort on the full key.

@@ -176,7 +176,7 @@ void Network::on_credit_packet(uint32_t port, const Packet& f) {
   const uint8_t bit = static_cast<uint8_t>(1u << vl);
   if ((p.paused_mask & bit) && credits_fit(port, q.cls[vl].ring.front())) {
     unpause(port, vl);
-    if (p.is_nic) q.storm_mask &= static_cast<uint8_t>(~bit);  // a reported NIC stall ended
+    if (p.is_nic) p.storm_mask &= static_cast<uint8_t>(~bit);  // a reported NIC stall ended
     wake(port);
   }
 }
@@ -250,15 +250,15 @@ void Network::on_credit_watchdog(uint32_t port) {
   int64_t next = std::numeric_limits<int64_t>::max();
   for (int vl = 0; vl < kPriorities; ++vl) {
     const uint8_t bit = static_cast<uint8_t>(1u << vl);
-    if (!p.is_nic && (q.storm_mask & bit)) {
+    if (!p.is_nic && (p.storm_mask & bit)) {
       if (now >= q.credit_stalled_until_ps) {
-        q.storm_mask &= static_cast<uint8_t>(~bit);  // the stalled VL may carry traffic again
+        p.storm_mask &= static_cast<uint8_t>(~bit);  // the stalled VL may carry traffic again
       } else {
         next = std::min(next, q.credit_stalled_until_ps);
       }
       continue;
     }
-    if (!(p.paused_mask & bit) || (q.storm_mask & bit)) continue;
+    if (!(p.paused_mask & bit) || (p.storm_mask & bit)) continue;
     if (now - q.paused_since_ps[vl] < hoq) {
       next = std::min(next, q.paused_since_ps[vl] + hoq);
       continue;
@@ -266,7 +266,7 @@ void Network::on_credit_watchdog(uint32_t port) {
     // The head packet has waited a whole head-of-queue lifetime for credits: a credit stall.
     ++counters_.credit_stalls;
     if (counters_.first_credit_stall_ps < 0) counters_.first_credit_stall_ps = now;
-    q.storm_mask |= bit;
+    p.storm_mask |= bit;
     if (p.is_nic) continue;  // a channel adapter has no HOQ discard: reported, left waiting
     // A switch port discards the stalled VL's packets and, as the IBA VL stall state does, what
     // arrives for it during 8 lifetimes.

@@ -445,8 +445,8 @@ void Network::enqueue(uint32_t port, const Packet& pkt) {
     in.priority = pkt.in_class;
     return in;
   };
-  // The storm mask sits on a cold line of PortQueues: read it only where a watchdog can set it.
-  if (!p.up || ((sw.pfc_on || ib_on_) && (queues_[port].storm_mask & cls))) {
+  // Only a PFC or IB fabric has a watchdog to set the storm mask (on the Port's line).
+  if (!p.up || ((sw.pfc_on || ib_on_) && (p.storm_mask & cls))) {
     // A failed link, or a queue the PFC watchdog declared stormed / a stalled IB VL: the
     // arrival is discarded.
     if (ib_on_) credit_release(sw.first_port + pkt.in_port, ingress());

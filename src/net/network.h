@@ -62,6 +62,10 @@ struct alignas(64) Port {
   uint32_t far_index = 0;
   uint8_t backlog_mask = 0;      // bit p set: priority queue p is non-empty
   uint8_t paused_mask = 0;       // priorities stopped by PFC from the far end
+  // Classes the PFC watchdog declared stormed (ignore PAUSE, drop), or IB VLs stalled past the
+  // head-of-queue lifetime. Here and not in PortQueues: every enqueue of a PFC or IB fabric
+  // tests it, and on a cold PortQueues line it cost a miss per hop.
+  uint8_t storm_mask = 0;
   bool far_cut_through : 1 = false;  // far end forwards from the header (arrival = head time)
   bool tx_event_pending : 1 = false;
   bool arrive_event_pending : 1 = false;
@@ -86,8 +90,19 @@ static_assert(sizeof(ClassQueue) == 32, "ClassQueue: two per cache line");
 
 // Colder per-port state: the priority queues and counters. Link utilization will come from
 // fixed-interval samplers, not per-packet counters (STYLE §12).
-struct PortQueues {
+// 64-byte aligned so that its lines are the same in every port (at 32-byte alignment every
+// other PortQueues started mid-line and each group below straddled two lines).
+struct alignas(64) PortQueues {
   ClassQueue cls[kPriorities];
+  // PFC where this port receives (a switch ingress port, or a stalled NIC's buffer): what a
+  // lossless hop's admission and release read and write, together in one cache line (they were
+  // on two; cachegrind at k=32 put ~5 % of the run's LL misses in each of pfc_admit_switch and
+  // pfc_release_switch). headroom_used_bytes: in the dynamic mode, how much of ingress_bytes
+  // sits in the PG's headroom (the rest is in the switch's shared pool).
+  uint32_t ingress_bytes[kPriorities] = {};
+  uint32_t headroom_used_bytes[kPriorities] = {};
+  uint8_t xoff_mask = 0;     // lossless classes for which PAUSE is in force upstream
+  bool refresh_pending = false;
   uint32_t node = 0;  // owning node
   int64_t prop_ps = 0;
   int64_t drops = 0;
@@ -99,25 +114,17 @@ struct PortQueues {
   // with data that a later control frame may overtake. Rare, hence here and not in Port.
   Ring<InFlight> ctrl_line;
   bool ctrl_arrive_pending = false;
-  // PFC where this port receives (a switch ingress port, or a stalled NIC's buffer).
-  uint32_t ingress_bytes[kPriorities] = {};
-  uint8_t xoff_mask = 0;     // lossless classes for which PAUSE is in force upstream
-  bool refresh_pending = false;
   // Static mode (and NIC ports): per class, XOFF threshold + headroom; drop beyond.
   int64_t pfc_limit_bytes = 0;
   int64_t pfc_xoff_bytes = 0;
   int64_t pfc_xon_bytes = 0;  // static: XON threshold; dynamic: XON_TH (SAI)
-  // Per class: PFC headroom (both modes), and in the dynamic mode how much of ingress_bytes
-  // sits in it (the rest is in the switch's shared pool).
-  int64_t pfc_headroom_bytes = 0;
+  int64_t pfc_headroom_bytes = 0;  // per class: PFC headroom (both modes)
   int64_t pfc_xon_offset_bytes = 0;  // dynamic mode: XON once bytes <= limit - this
-  uint32_t headroom_used_bytes[kPriorities] = {};
   int64_t peak_headroom_bytes = 0;  // most headroom any class of this port held
   // PFC where this port sends and is paused by its peer.
   int64_t pause_until_ps[kPriorities] = {};
   int64_t paused_since_ps[kPriorities] = {};
   int64_t pause_timer_ps = -1;  // when the pending kPauseExpire fires (-1 = none)
-  uint8_t storm_mask = 0;       // classes the watchdog declared stormed (ignore PAUSE, drop)
   bool watchdog_pending = false;
   int64_t last_pause_rx_ps = 0;
   // counters
@@ -190,29 +197,33 @@ struct TeRule {
   uint32_t port = 0;
 };
 
-struct Switch {
+// 64-byte aligned, its first line holding everything a hop through the switch reads besides the
+// forwarding table (whose vectors start the second line): first_port and peak_buffer_bytes
+// used to sit on a fourth line, read on every enqueue and dequeue.
+struct alignas(64) Switch {
   // Hot: read for every packet the switch forwards (first cache line).
   // The shared pool: the switch buffer less the PFC headroom reserved for every lossless
   // (port, priority) in the dynamic mode. Headroom bytes are never counted in buffer_used_bytes.
   int64_t buffer_bytes = 0;
   int64_t buffer_used_bytes = 0;
+  int64_t peak_buffer_bytes = 0;
   double dt_alpha = 1.0;
   uint32_t hash_seed = 0;
   int32_t leaf_slot = -1;  // this switch's leaf slot if NICs are cabled to it, else -1
+  uint32_t first_port = 0;
+  float pfc_alpha = 1.0f;     // PfcConfig::alpha, for the dynamic threshold
   EcmpHash hash = EcmpHash::kCrc32;
   bool pfc_on = false;        // copies of the config, kept in the hot line
   bool ecn_on = false;
   uint8_t lossless_mask = 0;  // PFC classes (0 when PFC is off)
   bool pfc_dynamic = false;   // lossless PGs: dynamic threshold on the shared pool (net/pfc.cpp)
-  float pfc_alpha = 1.0f;     // its alpha (PfcConfig::alpha)
   // Lossy admission extras (issue 11): a per-port, per-class cap (0 = none) and packet
   // trimming (net/trim.cpp). trim_mask is 0 when trimming is off, so the drop path pays one
-  // test for it.
-  int64_t port_queue_bytes = 0;
+  // test for it; the other trimming fields are cold (below).
   uint8_t trim_mask = 0;
-  uint8_t trim_priority = 7;
-  uint16_t trim_header_bytes = 64;
-  bool trim_newest = false;  // TrimVictim::kArrivalOrNewest
+  bool route_by_lid = false;  // forwarding (below): the key is the DLID, not the leaf slot
+  uint8_t lb = 0;             // SwitchLb: how a multi-port group is resolved
+  int64_t port_queue_bytes = 0;
   // Forwarding (filled by routing/). Ethernet: routes depend only on the switch the destination
   // NIC is cabled to (its leaf slot), so the table has one entry per leaf, not per NIC: it stays
   // small enough to live in cache. InfiniBand (route_by_lid): one entry per DLID, the linear
@@ -222,12 +233,13 @@ struct Switch {
   // routing (the group's first port is the static LFT port), Ethernet adaptive routing, flowlets
   // or a TE controller's per-flow rules (net/load_balance.h). kLbHash keeps forwarding to one
   // predictable branch.
-  bool route_by_lid = false;
-  uint8_t lb = 0;  // SwitchLb: how a multi-port group is resolved
   std::vector<uint16_t> group_of_key;
   std::vector<uint32_t> group_offsets;
   std::vector<uint32_t> group_ports;
   // Cold.
+  uint8_t trim_priority = 7;
+  uint16_t trim_header_bytes = 64;
+  bool trim_newest = false;  // TrimVictim::kArrivalOrNewest
   // Load balancing state (net/load_balance.h), allocated when the mode is set, never per packet.
   // The flowlet table is written while forwarding, by the const select path: mutable.
   int64_t flowlet_gap_ps = 0;
@@ -239,9 +251,7 @@ struct Switch {
   uint8_t plane_split = 0;
   mutable uint32_t plane_next = 0;
   DragonflySwitch dfly;  // kLbDragonfly only
-  int64_t peak_buffer_bytes = 0;
   uint32_t node = 0;
-  uint32_t first_port = 0;
   uint32_t num_ports = 0;
   int tier = 0;
 };

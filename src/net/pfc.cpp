@@ -271,7 +271,7 @@ void Network::on_pause_frame(uint32_t port, const Packet& frame) {
   bool resumed = false;
   for (int c = 0; c < kPriorities; ++c) {
     const uint8_t cls = static_cast<uint8_t>(1u << c);
-    if (!(frame.qp & cls) || (q.storm_mask & cls)) continue;
+    if (!(frame.qp & cls) || (p.storm_mask & cls)) continue;
     if (quanta == 0) {
       if (p.paused_mask & cls) {
         unpause(port, c);
@@ -335,10 +335,10 @@ void Network::on_pfc_watchdog(uint32_t port) {
   int64_t next = std::numeric_limits<int64_t>::max();
   for (int c = 0; c < kPriorities; ++c) {
     const uint8_t cls = static_cast<uint8_t>(1u << c);
-    if (q.storm_mask & cls) {
+    if (p.storm_mask & cls) {
       // Restore once the far end has sent no PAUSE for a whole period.
       if (now - q.last_pause_rx_ps >= wd) {
-        q.storm_mask &= static_cast<uint8_t>(~cls);
+        p.storm_mask &= static_cast<uint8_t>(~cls);
       } else {
         next = std::min(next, q.last_pause_rx_ps + wd);
       }
@@ -350,7 +350,7 @@ void Network::on_pfc_watchdog(uint32_t port) {
       continue;
     }
     // A PFC storm: stop obeying PAUSE for this class and drop what waits in it.
-    q.storm_mask |= cls;
+    p.storm_mask |= cls;
     ++counters_.watchdog_storms;
     unpause(port, c);
     discard_class(port, c, DropReason::kWatchdog);

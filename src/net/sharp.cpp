@@ -138,7 +138,7 @@ bool Network::sharp_take(uint32_t nic, uint8_t paused, Packet& out) {
 void Network::sharp_emit(uint32_t port, const Packet& pkt) {
   ++in_flight_;
   Port& p = ports_[port];
-  if (!p.up || (queues_[port].storm_mask & (1u << pkt.priority))) {
+  if (!p.up || (p.storm_mask & (1u << pkt.priority))) {
     drop(port, pkt, DropReason::kLinkDown);
     return;
   }
