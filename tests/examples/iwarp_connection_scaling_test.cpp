@@ -85,6 +85,7 @@ TEST(ConnectionScalingExample, SixtyFourKConnectionsStayInsideThePreflightEstima
   EXPECT_EQ(e.qps, 2 * 32768) << "both NICs' pairs open 32768 QPs each";
   ScratchDir scratch("fabricsim_connection_scaling_64k");
   int64_t rss[2] = {0, 0};
+  int64_t events[2] = {0, 0};
   double wall = 0;
   int i = 0;
   for (const std::string& set : {std::string("fabric.roce.qps_per_pair=1"), many}) {
@@ -96,6 +97,7 @@ TEST(ConnectionScalingExample, SixtyFourKConnectionsStayInsideThePreflightEstima
     const json run = json::parse(read_file(out / "run.json"));
     rss[i] = run.at("peak_rss_bytes").get<int64_t>();
     wall = run.at("wall_seconds").get<double>();
+    events[i] = run.at("events").get<int64_t>();
     const json res = json::parse(read_file(out / "result.json"));
     if (i == 1) {
       EXPECT_EQ(res.at("context_cache").at("max_connections_per_nic"), 65536);
@@ -103,10 +105,15 @@ TEST(ConnectionScalingExample, SixtyFourKConnectionsStayInsideThePreflightEstima
     ++i;
   }
   std::printf("  64k connections per NIC: peak RSS %.1f MiB (2 connections: %.1f MiB), "
-              "estimate %.1f MiB, %.3f s wall\n",
-              rss[1] / 1048576.0, rss[0] / 1048576.0, e.peak_bytes() / 1048576.0, wall);
+              "estimate %.1f MiB, %.3f s wall, events %lld (2 connections: %lld)\n",
+              rss[1] / 1048576.0, rss[0] / 1048576.0, e.peak_bytes() / 1048576.0, wall,
+              static_cast<long long>(events[1]), static_cast<long long>(events[0]));
   EXPECT_LE(rss[1] - rss[0], e.peak_bytes()) << "the run needed more than the estimate";
-  EXPECT_LT(wall, 5.0) << "64k connections should take well under a second";
+  // The work follows the messages (the same 1,858 in both runs), not the connections: 64k of
+  // them add events only for the messages' own per-QP ACKs and timers (18,943 against 15,559
+  // here), never one per idle connection. Counted in events, not seconds (a wall bound fails
+  // under load and is not a unit test's business: docs/performance.md).
+  EXPECT_LT(events[1], 2 * events[0]) << "events grew with the connections";
 }
 
 }  // namespace iwarp_connection_scaling_test
