@@ -15,6 +15,7 @@
 #include "node/rank_transport.h"
 #include "workload/collective.h"
 #include "workload/training.h"
+#include "workload/training_spec.h"
 
 namespace fabricsim::workload::fakes {
 
@@ -106,6 +107,23 @@ inline TrainingResult run_dag(Dag dag, int64_t latency_ps, int64_t ps_per_byte, 
   transport.run();
   EXPECT_TRUE(engine.done()) << "every op of the DAG ran";
   return engine.result();
+}
+
+// A scaled-down GPT-3-like model (GPT-3 shapes: h = 128 x heads' dim, s = 2048-class context,
+// GPT-2 vocabulary) on tp 2 x pp 2 x dp 2 = 8 GPUs: the generator tests' common shape.
+inline TransformerSpec gpt_like() {
+  TransformerSpec s;
+  s.layers = 8;
+  s.hidden = 1024;
+  s.heads = 16;
+  s.seq_length = 512;
+  s.vocab = 50257;
+  s.micro_batch = 2;
+  s.micro_batches = 4;
+  s.tp = 2;
+  s.pp = 2;
+  s.dp = 2;
+  return s;
 }
 
 }  // namespace fabricsim::workload::fakes

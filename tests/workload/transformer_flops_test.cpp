@@ -17,24 +17,8 @@
 namespace fabricsim::workload {
 namespace transformer_flops_test {
 
+using fakes::gpt_like;
 using fakes::run_dag;
-
-// A scaled-down GPT-3-like model (GPT-3 shapes: h = 128 x heads' dim, s = 2048-class context,
-// GPT-2 vocabulary) on tp 2 x pp 2 x dp 2 = 8 GPUs.
-TransformerSpec gpt_like() {
-  TransformerSpec s;
-  s.layers = 8;
-  s.hidden = 1024;
-  s.heads = 16;
-  s.seq_length = 512;
-  s.vocab = 50257;
-  s.micro_batch = 2;
-  s.micro_batches = 4;
-  s.tp = 2;
-  s.pp = 2;
-  s.dp = 2;
-  return s;
-}
 
 int64_t padded_vocab(int64_t v, int64_t multiple) {
   return (v + multiple - 1) / multiple * multiple;

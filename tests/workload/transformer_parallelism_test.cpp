@@ -17,23 +17,8 @@
 namespace fabricsim::workload {
 namespace transformer_parallelism_test {
 
+using fakes::gpt_like;
 using fakes::run_dag;
-
-// GPT-3-like shapes scaled down, tp 2 x pp 2 x dp 2 = 8 GPUs (as transformer_flops_test).
-TransformerSpec small() {
-  TransformerSpec s;
-  s.layers = 8;
-  s.hidden = 1024;
-  s.heads = 16;
-  s.seq_length = 512;
-  s.vocab = 50257;
-  s.micro_batch = 2;
-  s.micro_batches = 4;
-  s.tp = 2;
-  s.pp = 2;
-  s.dp = 2;
-  return s;
-}
 
 using Key = std::pair<Phase, CollOp>;
 
@@ -70,7 +55,7 @@ double ring_bytes_per_rank(CollOp op, int64_t size, int n) {
 
 TEST(SequenceParallel, EachTensorAllReduceBecomesReduceScatterPlusAllGatherOfTheSameSize) {
   for (bool recompute : {false, true}) {
-    TransformerSpec spec = small();
+    TransformerSpec spec = gpt_like();
     spec.recompute = recompute;
     const Tally plain = tally(make_transformer_step(spec, 8));
     spec.sequence_parallel = true;
@@ -109,14 +94,14 @@ TEST(SequenceParallel, WithFreeCommunicationTheStepIsUnchanged) {
   // Closed-form runner: a collective takes latency + size x ps/byte, whatever its kind, so a
   // reduce-scatter costs what an all-reduce does there; only the step with free communication
   // (latency 0, 0 ps/byte) compares: SP moves no compute, so it is the same.
-  TransformerSpec spec = small();
+  TransformerSpec spec = gpt_like();
   const int64_t plain = run_dag(make_transformer_step(spec, 8).dag, 0, 0).step_ps;
   spec.sequence_parallel = true;
   EXPECT_EQ(run_dag(make_transformer_step(spec, 8).dag, 0, 0).step_ps, plain);
 }
 
 TEST(DistributedOptimizer, GradientsReduceScatteredInFp32ParametersAllGatheredInBf16) {
-  TransformerSpec spec = small();
+  TransformerSpec spec = gpt_like();
   spec.distributed_optimizer = true;
   const TransformerStep step = make_transformer_step(spec, 8);
   const Tally t = tally(step);
@@ -156,7 +141,7 @@ TEST(DistributedOptimizer, GradientsReduceScatteredInFp32ParametersAllGatheredIn
 }
 
 TEST(GroupedQueryAttention, AttentionFlopsFollowMegatronsFormula) {
-  TransformerSpec spec = small();
+  TransformerSpec spec = gpt_like();
   spec.kv_heads = 4;  // 16 query heads in 4 groups
   const double b = 2, s = 512, h = 1024, g = 4, a = 16;
   // Megatron-LM training.py: attention forward 4bsh^2 (1 + g/a + s/h) (its 12 = 3 x 4: forward
@@ -214,7 +199,7 @@ TEST(GroupedQueryAttention, Llama2_70BParameterCountIsThePublishedModelsWithinOn
 TEST(MoeImbalance, TheHottestRankReceivesImbalanceTimesTheMeanAndComputesAsMuchMore) {
   // One expert per EP rank (experts = ep = 4), top-1, so the hottest expert's rank gets f x
   // the mean of the routed tokens.
-  TransformerSpec spec = small();
+  TransformerSpec spec = gpt_like();
   spec.tp = 1;
   spec.pp = 1;
   spec.dp = 4;
@@ -284,15 +269,15 @@ TEST(ParallelismErrors, BadSettingsNameTheirKey) {
     }
     return "(accepted)";
   };
-  TransformerSpec s = small();
+  TransformerSpec s = gpt_like();
   s.kv_heads = 3;
   EXPECT_EQ(key_of(s, 8), "training.kv_heads") << "3 does not divide 16 heads";
   s.kv_heads = 1;
   EXPECT_EQ(key_of(s, 8), "training.kv_heads") << "tp 2 does not divide 1 group";
-  s = small();
+  s = gpt_like();
   s.ffn_hidden = 1001;
   EXPECT_EQ(key_of(s, 8), "training.ffn_hidden");
-  s = small();
+  s = gpt_like();
   s.virtual_stages = 2;
   s.micro_batches = 3;
   EXPECT_EQ(key_of(s, 8), "training.micro_batches") << "3 micro-batches, pp 2";
@@ -300,11 +285,11 @@ TEST(ParallelismErrors, BadSettingsNameTheirKey) {
   EXPECT_EQ(key_of(s, 8), "(accepted)");
   s.virtual_stages = 3;
   EXPECT_EQ(key_of(s, 8), "training.virtual_stages") << "pp x v = 6 does not divide 8 layers";
-  s = small();
+  s = gpt_like();
   s.pp = 1;
   s.virtual_stages = 2;
   EXPECT_EQ(key_of(s, 4), "training.virtual_stages") << "no pipeline to interleave";
-  s = small();
+  s = gpt_like();
   s.moe_imbalance = 2;
   EXPECT_EQ(key_of(s, 8), "training.moe.imbalance") << "dense model";
   s.moe_experts = 4;
