@@ -18,6 +18,7 @@ namespace fabricsim::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using output::write_atomically;
 using sweep_detail::BadInput;
 
 constexpr const char* kPlanFile = "plan.json";
@@ -28,20 +29,6 @@ std::string shell_quote(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
-}
-
-// Writes `text` to `path` through a temporary file renamed into place, so a reader (sbatch, a
-// collect running beside) never sees half a file.
-void write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
 }
 
 // `name` looked up in $PATH as a shell would (run_children starts a path, not a name); the name

@@ -48,18 +48,6 @@ std::string csv_text(std::string text) {
   return text;
 }
 
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot rename " + tmp.string() + ": " + ec.message());
-}
 
 // The metrics some ok run has, in sweep_metrics() order.
 std::vector<const SweepMetric*> present_metrics(const SweepTable& t) {
@@ -195,8 +183,20 @@ std::string point_label(const SweepTable& t, size_t p) {
   return label;
 }
 
-
 }  // namespace
+
+void write_atomically(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("cannot rename " + tmp.string() + ": " + ec.message());
+}
 
 const std::vector<SweepMetric>& sweep_metrics() {
   static const std::vector<SweepMetric> metrics = {

@@ -48,6 +48,10 @@ struct SweepTable {
   std::vector<SweepRun> runs;                    // point-major, then seed order
 };
 
+// Writes `text` to `path` through `path`.tmp renamed into place, so a reader never sees half a
+// file. Throws std::runtime_error naming the file that failed.
+void write_atomically(const std::filesystem::path& path, const std::string& text);
+
 // Writes DIR/sweep.csv, DIR/sweep_aggregate.csv and DIR/sweep.json (each through a temporary
 // file renamed into place). Throws std::runtime_error naming the file that failed.
 void write_sweep_files(const std::filesystem::path& dir, const SweepTable& table);
