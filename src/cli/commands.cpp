@@ -290,6 +290,9 @@ int run_command(const RunArgs& args) {
     scenario::RunOptions options;
     options.progress = bar.callback();
     options.stop = interrupt.flag();
+    // Memory follows what is in flight (issue 24 item 1): no record per flow is kept, and
+    // flows.csv is written into the staging directory while the records are read.
+    options.flows = {.keep_records = false, .csv_dir = staged ? staged->path() : std::filesystem::path()};
     try {
       result = scenario::run_scenario(loaded.scenario, options);
     } catch (const InputError& e) {
@@ -447,6 +450,7 @@ int compare_command(const CompareArgs& args) {
       bar.begin_run(runs[i].fabric, static_cast<int>(i + 1), static_cast<int>(runs.size()));
       options.progress = bar.callback();
       options.stop = interrupt.flag();
+      options.flows = {.keep_records = false, .csv_dir = staged ? staged->path() : std::filesystem::path()};
       try {
         results.emplace_back(runs[i].fabric,
                              scenario::run_scenario(runs[i].loaded.scenario, options));

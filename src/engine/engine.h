@@ -23,6 +23,9 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
+  // What becomes of the per-flow records (engine/run_control.h); before start_workload(). Without
+  // it every record is kept and no flows.csv is written.
+  virtual void set_flow_harvest(const FlowHarvest& flows) = 0;
   // Posts the scenario's workload (callers that post their own messages may skip it).
   virtual void start_workload() = 0;
   // Posts one message of `size_bytes` from NIC src to NIC dst now; returns its id (dense from

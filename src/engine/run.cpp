@@ -67,6 +67,13 @@ RunResult run_scaling(const Scenario& sc, const RunOptions& options) {
   return last;
 }
 
+// A run only its step or end times are read from: no flow record kept, no flows.csv written.
+RunOptions without_flows(const RunOptions& options) {
+  RunOptions o = options;
+  o.flows = FlowHarvest{.keep_records = false, .csv_dir = {}};
+  return o;
+}
+
 // jobs_alone: the run with every job, then each job alone on the nodes it had, so that the
 // interference each job suffers is measured against its own baseline.
 RunResult run_with_baselines(const Scenario& sc, const RunOptions& options) {
@@ -84,7 +91,7 @@ RunResult run_with_baselines(const Scenario& sc, const RunOptions& options) {
     }
     alone.jobs = {spec};
     alone.trace.enabled = false;  // only its end time is used: trace.json is the shared run's
-    const RunResult a = run_scenario(alone, options);
+    const RunResult a = run_scenario(alone, without_flows(options));
     if (a.partial) {
       r.partial = true;
       break;
@@ -112,7 +119,7 @@ RunResult run_with_ideal(const Scenario& sc, const RunOptions& options) {
   Scenario ideal = real;
   ideal.node.ideal_fabric = true;
   ideal.trace.enabled = false;  // only the step times are used: trace.json is the real run's
-  const RunResult i = run_scenario(ideal, options);
+  const RunResult i = run_scenario(ideal, without_flows(options));
   if (i.partial) {
     r.partial = true;
     return r;
@@ -153,6 +160,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
 
   const std::unique_ptr<Engine> engine = make_engine(resolved);
+  engine->set_flow_harvest(options.flows);
   engine->start_workload();
   // Without a stop_time the run still ends at the horizon (core/checked.h), so the clock, and
   // every time derived from it, stays inside int64; it then reports unfinished flows.

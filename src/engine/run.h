@@ -16,6 +16,9 @@ struct RunOptions {
   // When set and nonzero (a signal handler sets it: cli/interrupt.h), the simulation stops at its
   // next check and the result covers what happened until then, marked RunResult::partial.
   const StopFlag* stop = nullptr;
+  // What becomes of the per-flow records (engine/run_control.h): kept by default; the CLI keeps
+  // none and streams flows.csv into its output's staging directory.
+  FlowHarvest flows;
 };
 
 // Throws fabricsim::InputError (core/error.h) naming the scenario key path when the scenario

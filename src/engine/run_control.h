@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 
 namespace fabricsim::scenario {
@@ -22,6 +23,19 @@ using ProgressFn = std::function<void(const ProgressSample&)>;
 
 // Set to nonzero from a signal handler (cli/interrupt.h) to stop a run early.
 using StopFlag = volatile std::sig_atomic_t;
+
+// What the harvest does with the run's per-flow records (issue 24 item 1). The statistics
+// (RunResult::flow_summary) are always computed, as each record is read.
+struct FlowHarvest {
+  // Keep every record in RunResult::flows (a library caller's tests and tools read them; memory:
+  // one record per message). The CLI keeps none.
+  bool keep_records = true;
+  // When set, write flows.csv into a new hidden file in this directory while the records are
+  // read (RunResult::flows_csv; output::write_run_files moves it into place). The CLI's
+  // staging directory, so that the file is on the outputs' file system and never in memory
+  // (a tmpfs /tmp would be).
+  std::filesystem::path csv_dir;
+};
 
 // How often (in events) run() reports progress and looks at its stop flag: 2^18 events, a few
 // tens of milliseconds of wall time at 5-10 M events/s, and no cost per event beyond a mask test.

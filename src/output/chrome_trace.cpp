@@ -190,16 +190,12 @@ std::string ps_to_us_text(int64_t ps) {
   return out + "." + digits;
 }
 
-FlowSample flow_sample(int64_t flows, int64_t max_flows) {
-  FlowSample s;
-  if (flows <= 0) return s;
-  const int64_t cap = std::max<int64_t>(1, max_flows);
-  s.stride = flows <= cap ? 1 : (flows + cap - 1) / cap;
-  s.kept = (flows + s.stride - 1) / s.stride;
-  return s;
-}
-
 namespace {
+
+// Every flow of the run: the harvest's count, or a hand-built result's records.
+int64_t flows_total(const scenario::RunResult& r) {
+  return std::max(r.flow_summary.stats.total, static_cast<int64_t>(r.flows.size()));
+}
 
 // The metadata events naming each host (process) and track (thread) and fixing their order.
 void append_track_metadata(std::string& out, const std::vector<Track>& tracks) {
@@ -283,7 +279,7 @@ void append_other_data(std::string& out, const scenario::RunResult& r, bool gpu,
   append_kv(out, "seed", static_cast<int64_t>(r.seed));
   append_kv(out, "sim_end_ps", log.sim_end_ps);
   if (!gpu) {
-    append_kv(out, "flows_total", static_cast<int64_t>(r.flows.size()));
+    append_kv(out, "flows_total", flows_total(r));
     append_kv(out, "flows_written", sample.kept);
     append_kv(out, "flow_sample_every", sample.stride);
     append_kv(out, "max_flows", log.max_flows);
@@ -296,6 +292,8 @@ void append_other_data(std::string& out, const scenario::RunResult& r, bool gpu,
 std::string chrome_trace_json_text(const scenario::RunResult& r) {
   const workload::TraceLog& log = r.trace;
   const bool gpu = !r.jobs.empty();
+  // The records kept (a library caller's), or the harvest's every k-th (RunResult::trace_flows).
+  const std::vector<scenario::FlowRecord>& traced = r.flows.empty() ? r.trace_flows : r.flows;
   std::vector<Placed> placed;
   std::vector<Track> tracks;
   FlowSample sample;
@@ -304,12 +302,16 @@ std::string chrome_trace_json_text(const scenario::RunResult& r) {
   } else {
     // Flow ids are 0 .. n-1 (run.cpp numbers them in post order), so "every k-th by id"
     // keeps ids 0, k, 2k, ...: ceil(n / k) flows.
-    sample = flow_sample(static_cast<int64_t>(r.flows.size()), log.max_flows);
+    sample = flow_sample(flows_total(r), log.max_flows);
+    if (r.flows.empty() && !r.trace_flows.empty()) {  // the harvest's sample (results/result.h)
+      sample.stride = r.trace_flow_stride;
+      sample.kept = static_cast<int64_t>(r.trace_flows.size());
+    }
     const uint32_t nics_per_host =
         r.topology.hosts > 0 && r.topology.nics % r.topology.hosts == 0 && r.topology.nics > 0
             ? static_cast<uint32_t>(r.topology.nics / r.topology.hosts)
             : 1;
-    place_flows(r.flows, sample.stride, log.sim_end_ps, nics_per_host, placed, tracks);
+    place_flows(traced, sample.stride, log.sim_end_ps, nics_per_host, placed, tracks);
   }
   std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
     return std::tie(a.pid, a.tid, a.item) < std::tie(b.pid, b.tid, b.item);
@@ -326,7 +328,7 @@ std::string chrome_trace_json_text(const scenario::RunResult& r) {
     if (gpu) {
       append_span_event(out, log, p);
     } else {
-      append_flow_event(out, r.flows[p.item], log.sim_end_ps, p);
+      append_flow_event(out, traced[p.item], log.sim_end_ps, p);
     }
   }
   append_other_data(out, r, gpu, sample);

@@ -20,12 +20,7 @@ std::string ps_to_us_text(int64_t ps);
 // REQUIRES result.trace.enabled.
 std::string chrome_trace_json_text(const scenario::RunResult& result);
 
-// Flows a trace of `flows` flows keeps at `max_flows`: the stride k = ceil(flows / max_flows)
-// (1 = all) and the count kept, ceil(flows / k).
-struct FlowSample {
-  int64_t stride = 1;
-  int64_t kept = 0;
-};
-FlowSample flow_sample(int64_t flows, int64_t max_flows);
+using scenario::FlowSample;  // results/flow_summary.h
+using scenario::flow_sample;
 
 }  // namespace fabricsim::output

@@ -63,7 +63,7 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 
 CompareMetrics compare_metrics(const scenario::RunResult& r) {
   CompareMetrics m;
-  const FlowStats flows = compute_flow_stats(r.flows);
+  const FlowStats& flows = r.flow_summary.stats;
   m.flows_total = flows.total;
   m.flows_completed = flows.completed;
   m.collective = r.collective.present;
@@ -106,8 +106,7 @@ CompareMetrics compare_metrics(const scenario::RunResult& r) {
     }
   }
   if (flows.total > 0 && flows.completed == flows.total) {
-    for (const scenario::FlowRecord& f : r.flows)
-      m.completion_ps = std::max(m.completion_ps, f.finish_ps);
+    m.completion_ps = std::max(m.completion_ps, r.flow_summary.last_finish_ps);
   }
   m.fct_p50_ps = flows.fct_p50_ps;
   m.fct_p99_ps = flows.fct_p99_ps;

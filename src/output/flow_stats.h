@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/quantile_digest.h"
+#include "results/flow_summary.h"
 #include "results/result.h"
 
 namespace fabricsim::output {
@@ -15,20 +17,10 @@ namespace fabricsim::output {
 // integers from percent rounded to 1e-4, so p99.9 of 1000 values is exactly the 999th.
 // REQUIRES: `sorted` ascending and non-empty; 0 <= percent <= 100.
 int64_t percentile_nearest_rank(const std::vector<int64_t>& sorted, double percent);
-// The same rank as an index into a sorted list of n >= 1 values (for non-integer data).
-size_t nearest_rank_index(size_t n, double percent);
 
-struct FlowStats {
-  int64_t total = 0;
-  int64_t completed = 0;
-  // Flow completion times over completed flows; 0 when none completed.
-  int64_t fct_p50_ps = 0;
-  int64_t fct_p99_ps = 0;
-  int64_t fct_max_ps = 0;
-  // Mean of FCT / ideal FCT over completed flows with a known ideal; 0 when there are none.
-  double mean_slowdown = 0;
-};
+using scenario::FlowStats;  // results/flow_summary.h
 
+// The statistics of a whole list (results/flow_summary.h's builder over it).
 FlowStats compute_flow_stats(const std::vector<scenario::FlowRecord>& flows);
 
 }  // namespace fabricsim::output

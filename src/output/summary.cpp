@@ -411,12 +411,12 @@ std::string tables_text(const scenario::RunResult& r) {
   if (!r.scaling.empty()) out += "\n  scaling (step time per node count):\n" + scaling_table_text(r.scaling);
   // Issue 13: FCT by size bucket and by class (only when there is more than one of either),
   // and the busiest ports. output/fct_breakdown.h, output/links_csv.h.
-  const std::vector<FctGroup> by_size = fct_by_size(r.flows);
+  const std::vector<FctGroup> by_size = r.flow_summary.by_size;
   if (by_size.size() > 1) {
     out += "\n" + fct_groups_text("FCT by flow size (nearest-rank; slowdown = FCT / ideal):",
                                    by_size);
   }
-  const std::vector<FctGroup> by_class = fct_by_class(r.flows);
+  const std::vector<FctGroup> by_class = r.flow_summary.by_class;
   if (by_class.size() > 1) {
     out += "\n" + fct_groups_text("FCT by class (IB SL / Ethernet priority):", by_class);
   }
@@ -428,7 +428,7 @@ std::string tables_text(const scenario::RunResult& r) {
 }  // namespace
 
 std::string format_summary(const scenario::RunResult& r) {
-  const FlowStats flows = compute_flow_stats(r.flows);
+  const FlowStats& flows = r.flow_summary.stats;
   Rows rows;
   add_run_rows(r, flows, rows);
   add_job_rows(r, rows);

@@ -34,7 +34,15 @@ void write_run_files(const std::filesystem::path& root, const scenario::RunResul
   if (ec) throw std::runtime_error("cannot create " + root.string() + ": " + ec.message());
   write_marker(root);
   write_file(root / "result.json", result_json_text(result));
-  write_file(root / "flows.csv", flows_csv_text(result.flows, result.flow_paths));
+  // flows.csv: the file the harvest wrote (the CLI's runs), else the records the caller kept.
+  if (result.flows_csv) {
+    result.flows_csv->place(root / "flows.csv");
+  } else {
+    if (static_cast<int64_t>(result.flows.size()) < result.flow_summary.stats.total) {
+      throw std::logic_error("write_run_files: the run kept neither its flow records nor flows.csv");
+    }
+    write_file(root / "flows.csv", flows_csv_text(result.flows, result.flow_paths));
+  }
   write_file(root / "links.csv", links_csv_text(result.link_rows));
   write_file(root / "run.json", run_json_text(result.run));
   if (!result.sm_routes.empty()) write_file(root / "routes.csv", routes_csv_text(result.sm_routes));

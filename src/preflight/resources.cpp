@@ -54,16 +54,6 @@ using preflight::traffic_of;
 template <typename T>
 constexpr int64_t kMinRingBytes = 8 * static_cast<int64_t>(sizeof(T)) + kMallocOverheadBytes;
 
-// Decimal digits of a non-negative count.
-int64_t digits(int64_t v) {
-  int64_t d = 1;
-  for (; v >= 10; v /= 10) ++d;
-  return d;
-}
-constexpr int64_t kTimeDigits = 16;
-constexpr int64_t kSlowdownChars = 12;  // "%.6f" of a slowdown below 10^5
-constexpr int64_t kRetransmitDigits = 6;
-
 // The net::Network arrays (network.h) finalize() lays out: per port, NIC, switch, node, cable.
 int64_t topology_bytes(const Scenario& sc, const ResourceEstimate& e, bool ib) {
   const Checked topo_c{"hosts.count"};
@@ -345,9 +335,9 @@ int64_t packets_bound(const Scenario& sc, const Traffic& t, const ResourceEstima
 // UET's entropies, adaptive routing, flowlets, TE, PLB, Dragonfly, planes) may fill all
 // kMaxFlowPaths. A path has at most 2 x tiers ports on a fat-tree or rail fabric; 8 covers a
 // Dragonfly's Valiant detour (local, global, local, global, local between two NIC links) and is
-// assumed for topology files. Returns the bytes of path text flows.csv will hold.
-int64_t add_flow_paths_part(const Scenario& sc, const Traffic& t, ResourceEstimate& e) {
-  if (!sc.flow_paths) return 0;
+// assumed for topology files. flows.csv's path text is written row by row (results/flows_csv.h).
+void add_flow_paths_part(const Scenario& sc, const Traffic& t, ResourceEstimate& e) {
+  if (!sc.flow_paths) return;
   const Checked fc{"outputs.flows.path"};
   const bool one_path = sc.technology != Technology::kUet &&
                         sc.ecmp.load_balancing == routing::LoadBalancing::kEcmp && !sc.roce.spray &&
@@ -368,7 +358,6 @@ int64_t add_flow_paths_part(const Scenario& sc, const Traffic& t, ResourceEstima
   const int64_t open = fc.mul(e.packets, 32 + kMallocOverheadBytes + path_bytes);
   e.parts.push_back(
       {"flow paths", fc.add(fc.mul(t.messages, per_flow), open), "outputs.flows.path", {}});
-  return fc.mul(t.messages, paths * hops * 20);
 }
 
 // outputs.trace (workload/trace_recorder.h, output/chrome_trace.cpp; docs/trace.md). Traffic
@@ -389,16 +378,6 @@ int64_t add_trace_part(const Scenario& sc, const Traffic& t, int64_t trace_compu
   }
   const int64_t kept = std::min(t.messages, sc.trace.max_flows);
   return tc.mul(kept, 24 + 2 * 260);
-}
-
-// flows.csv is one string (output/csv.cpp), doubling as it grows: per flow 13 fields and
-// their separators; ids and sizes as long as their largest value, the four times in
-// picoseconds (16 digits: up to 2.7 simulated hours), the slowdown as "%.6f" and the payload
-// counters one digit longer than a message (retransmissions).
-int64_t flows_csv_row_chars(const Traffic& t, int64_t nics) {
-  return 13 + digits(t.messages) + 2 * digits(nics) + digits(t.max_message_bytes) +
-         4 * kTimeDigits + kSlowdownChars + 3 * (digits(t.max_message_bytes) + 1) +
-         kRetransmitDigits;
 }
 
 }  // namespace
@@ -481,10 +460,21 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   const int64_t frames = cc.mul(sc.capture.max_frames, ib ? 2 : 1);
   const int64_t capture = cc.mul(grown_elements(frames), sizeof(CapturedFrame));
   e.parts.push_back({"capture", capture, "outputs.pcap.frames", {}});
-  // run_scenario builds one FlowRecord per message (reserved exactly) while the simulation is
-  // still alive.
-  const int64_t records = wc.mul(t.messages, sizeof(FlowRecord));
-  e.parts.push_back({"flow records", records, wkey, wdrivers});
+  // The harvest keeps no record per message (engine/run_control.h FlowHarvest, as the CLI runs
+  // it): the flow summary's digests, flows.csv's write buffer, and with a capture every
+  // message's size, with a pattern's trace every k-th record (results/flow_summary.h).
+  // The buffer is reserved whole but only the rows written into it are resident: at most 256
+  // characters a row (results/flows_csv.h; a path column aside, counted with the flow paths).
+  const int64_t csv_buffer = std::min(static_cast<int64_t>(FlowsCsvWriter::kBufferBytes) + 4096,
+                                      wc.mul(t.messages, 256));
+  int64_t records = wc.add(flow_summary_bytes_bound(t.messages), csv_buffer);
+  if (sc.capture.max_frames > 0) records = wc.add(records, wc.mul(t.messages, sizeof(int64_t)));
+  if (sc.trace.enabled && sc.node.gpus_per_node == 0) {
+    records = wc.add(records, wc.mul(std::min<int64_t>(t.messages, std::max<int64_t>(
+                                                                       1, sc.trace.max_flows)),
+                                     sizeof(FlowRecord)));
+  }
+  e.parts.push_back({"flow summary", records, wkey, wdrivers});
   if (sc.steady_window) {
     // engine/packet/steady_window.h: at most kMaxSnapshots + 1 copies of every flow's byte count
     // (the last while the oldest ones are thinned out).
@@ -498,19 +488,16 @@ ResourceEstimate estimate_resources(const Scenario& input) {
     e.parts.push_back({"time series", tel.simulation_bytes, "outputs.timeseries.max_samples", {}});
   }
   e.result_bytes = wc.add(records, cc.mul(frames, sizeof(CapturedFrame)));
-  const int64_t path_text = add_flow_paths_part(sc, t, e);
+  add_flow_paths_part(sc, t, e);
   const int64_t trace_output = add_trace_part(sc, t, work.trace_compute_spans, e);
   e.result_bytes = wc.add(e.result_bytes, tel.result_bytes);
 
   // ---- writing outputs, after the simulation is freed ----
-  // flows.csv's text; the FCT percentiles sort a copy of the FCTs (output/flow_stats.cpp). The
-  // capture is rewritten per frame into its own buffer (IB: one decoded record per frame).
-  const int64_t csv_row = flows_csv_row_chars(t, e.nics);
-  int64_t outputs = wc.add(e.result_bytes, grown_elements(wc.mul(t.messages, csv_row)));
-  outputs = wc.add(outputs, wc.mul(grown_elements(t.messages), sizeof(int64_t)));
+  // flows.csv was written during the harvest (a bounded buffer, counted above). The capture is
+  // rewritten per frame into its own buffer (IB: one decoded record per frame).
+  int64_t outputs = e.result_bytes;
   if (ib) outputs = wc.add(outputs, cc.mul(frames, sizeof(CapturedFrame)));
   outputs = wc.add(outputs, trace_output);
-  outputs = wc.add(outputs, grown_elements(path_text));
   outputs = wc.add(outputs, wc.add(tel.result_bytes, tel.output_bytes));
   e.output_bytes = outputs;
   // The sum stays below the bound too (so simulation_bytes() cannot overflow); the part that

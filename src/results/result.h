@@ -4,10 +4,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "net/packet.h"
+#include "results/flow_summary.h"
+#include "results/flows_csv.h"
 #include "spec/telemetry_types.h"
 #include "transport/config.h"
 #include "workload/ping_pong.h"
@@ -470,7 +473,17 @@ struct RunResult {
   std::vector<ScalingPoint> scaling;
   std::vector<NodeResourceLoad> node_resources;  // GPU runs: per resource kind that carried bytes
   FabricCounters counters;
+  // Every flow's record, in id order: only when the caller asked to keep them
+  // (FlowHarvest::keep_records, engine/run.h; the library's default). `fabricsim` keeps none
+  // (issue 24 item 1): it reads flow_summary and the flows.csv written during the harvest.
   std::vector<FlowRecord> flows;
+  FlowSummary flow_summary;  // every flow's statistics, whether or not the records are kept
+  std::shared_ptr<const FlowsCsvFile> flows_csv;  // flows.csv, when FlowHarvest::csv_dir was set
+  // outputs.trace.enabled (pattern runs): the flows trace.json draws, every k-th by id
+  // (output/chrome_trace.h flow_sample); outputs.pcap: every message's size, by id.
+  std::vector<FlowRecord> trace_flows;
+  int64_t trace_flow_stride = 1;  // trace_flows holds the flows whose id is a multiple of it
+  std::vector<int64_t> message_bytes;
   std::vector<workload::PingPongStats> ping_pong;  // pattern: ping_pong, one per pair
   double aggregate_throughput_gbps = 0;  // delivered payload bits / (last finish - first start)
   CostResult cost;                       // the fabric's bill of materials (cost.*)

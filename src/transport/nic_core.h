@@ -122,6 +122,7 @@ class NicCore : public Transport {
       case kMsgComplete:
         --pending_completions_;
         if (on_delivered) on_delivered(target);
+        if constexpr (requires(T& t) { t.on_completed(target); }) self().on_completed(target);
         return;
       case kCtxRx:
         on_ctx_rx(target);

@@ -14,8 +14,8 @@ namespace fabricsim::transport {
 namespace {
 
 // Payload sent over a connection's messages (retransmissions included).
-template <typename Messages>
-int64_t sent_over(const std::vector<uint32_t>& ids, const Messages& msgs) {
+template <typename Ids, typename Messages>
+int64_t sent_over(const Ids& ids, const Messages& msgs) {
   int64_t sum = 0;
   for (const uint32_t id : ids) sum += msgs[id].sent_bytes;
   return sum;
@@ -35,7 +35,8 @@ void RoceTransport::sample_qps(std::vector<QpSample>& out, bool with_bytes) cons
       s.cc = "dcqcn";
       s.rate_bps = rps_[i].rate_bps();
     }
-    if (with_bytes) s.sent_bytes = sent_over(q.msgs, msgs_);
+    // Its retired messages' bytes, then the live ones' (issue 24 item 1).
+    if (with_bytes) s.sent_bytes = q.retired_sent_bytes + sent_over(q.msgs, msgs_);
     out.push_back(s);
   }
 }

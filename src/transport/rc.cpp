@@ -156,8 +156,7 @@ uint32_t RoceTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
   m.src_nic = src_nic;
   m.dst_nic = dst_nic;
   q.psn_end += m.npkts;
-  const uint32_t id = static_cast<uint32_t>(msgs_.size());
-  msgs_.push_back(m);
+  const uint32_t id = msgs_.push_back(m);
   q.msgs.push_back(id);
   if (!q.failed) ++unacked_messages_;  // a failed QP completes nothing more
   activate(qp_id);
@@ -447,6 +446,38 @@ void RoceTransport::acknowledge(Qp& q, uint32_t ack_upto) {
     }
   }
   if (q.snd_nxt < q.snd_una) rewind(q, q.snd_una);
+  retire_front();
+}
+
+bool RoceTransport::retire_messages(RetireFn retire) {
+  // A re-issued READ request can still reach the responder after its message completed (the
+  // responses that completed it overtook it), so READ keeps every record.
+  if (cfg_.operation == Operation::kRead) return false;
+  retire_ = std::move(retire);
+  retire_front();
+  return true;
+}
+
+// A message is final when the application has seen it (its kMsgComplete ran), its sender has
+// seen it acknowledged, and every payload byte it sent has arrived or been reported dropped (no
+// duplicate is on its way). Then no position of its QP points at it (una_msg, rx_msg and
+// nxt_msg are past it; READ never retires) and no packet names it: it is the oldest message of
+// its QP, and both are released. Called where a message can become final (an acknowledgement,
+// a completion); one whose last duplicate was still in flight then is retired at a later call.
+void RoceTransport::retire_front() {
+  if (!retire_) return;
+  while (!msgs_.empty()) {
+    const uint32_t id = msgs_.front_id();
+    const Message& m = msgs_[id];
+    if (!m.app_done || m.tx_done_ps < 0 || m.sent_bytes != m.delivered_bytes + m.dropped_bytes) {
+      return;
+    }
+    Qp& q = qps_[m.qp];
+    q.retired_sent_bytes += m.sent_bytes;
+    q.msgs.pop_front();
+    retire_(id, m);
+    msgs_.pop_front();
+  }
 }
 
 void RoceTransport::rewind(Qp& q, uint32_t psn) {

@@ -23,6 +23,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/id_list.h"
+#include "core/id_window.h"
 #include "core/ring.h"
 #include "core/scheduler.h"
 #include "net/network.h"
@@ -43,6 +45,7 @@ struct Message : MessageRecord {
   uint32_t qp = 0;
   uint32_t first_psn = 0;
   uint32_t npkts = 0;
+  bool app_done = false;  // its kMsgComplete has run: the application has seen it
 };
 
 struct Qp {
@@ -52,7 +55,8 @@ struct Qp {
   uint8_t priority = 0;          // Ethernet traffic class, or the IB VL of its SL
   uint8_t sl = 0;                // IB service level (pcap's LRH.SL)
   uint8_t plane = 0;             // IB multi-plane: the plane (HCA port) the QP is bound to
-  std::vector<uint32_t> msgs;    // every message posted, in order
+  IdList msgs;                   // its messages in posting order, from the oldest not retired
+  int64_t retired_sent_bytes = 0;  // sent_bytes of its retired messages (telemetry's total)
   // requester
   uint32_t psn_end = 0;          // next PSN to assign to a new message
   int64_t last_ready_ps = 0;     // ready_ps of the latest message: WQEs are processed in order
@@ -152,7 +156,14 @@ class RoceTransport final : public NicCore<RoceTransport> {
   int64_t failure_unrecovered_connections() const override { return failure_unrecovered_qps(); }
 
   const Message& message(uint32_t id) const override { return msgs_[id]; }
-  uint32_t num_messages() const override { return static_cast<uint32_t>(msgs_.size()); }
+  uint32_t num_messages() const override { return msgs_.end_id(); }
+  uint32_t first_live_message() const override { return msgs_.front_id(); }
+  bool retire_messages(RetireFn retire) override;
+  // NicCore's kMsgComplete, after on_delivered: the message may now be retired.
+  void on_completed(uint32_t msg) {
+    msgs_[msg].app_done = true;
+    retire_front();
+  }
   const Qp& qp(uint32_t id) const { return qps_[id]; }
   uint32_t num_qps() const { return static_cast<uint32_t>(qps_.size()); }
   const TransportCounters& counters() const override { return counters_; }
@@ -253,7 +264,11 @@ class RoceTransport final : public NicCore<RoceTransport> {
   std::vector<Qp> qps_;
   DcqcnParams dcqcn_;
   std::vector<DcqcnRp> rps_;  // per QP when cc is dcqcn
-  std::vector<Message> msgs_;
+  // Every message not yet retired (all of them unless retire_messages() was called), by id.
+  IdWindow<Message> msgs_;
+  RetireFn retire_;
+  // Hands the oldest messages that nothing can change any more to retire_ and frees them.
+  void retire_front();
   std::vector<uint16_t> nic_lid_;  // InfiniBand: [plane x NICs + NIC]
   uint32_t planes_ = 1;
   std::vector<uint32_t> plane_next_;  // per NIC: the next plane a new QP is bound to

@@ -49,10 +49,13 @@ void RoceTransport::on_read_request(const Packet& p) {
   if (p.psn < q.resp_next || q.resp_next >= q.resp_end) {
     // Idle, or a re-issued READ: serve from the PSN it asks for.
     q.resp_next = p.psn;
-    q.resp_msg = static_cast<uint32_t>(
-        std::upper_bound(q.msgs.begin(), q.msgs.end(), p.psn,
-                         [this](uint32_t psn, uint32_t id) { return psn < msgs_[id].first_psn; }) -
-        q.msgs.begin() - 1);
+    q.resp_msg = q.msgs.first() +
+                 static_cast<uint32_t>(std::upper_bound(q.msgs.begin(), q.msgs.end(), p.psn,
+                                                        [this](uint32_t psn, uint32_t id) {
+                                                          return psn < msgs_[id].first_psn;
+                                                        }) -
+                                       q.msgs.begin()) -
+                 1;
   }
   q.resp_end = std::max(q.resp_end, m.first_psn + m.npkts);
   activate_responder(p.qp);

@@ -111,8 +111,22 @@ class Transport {
   // Called once per message when the receiving application sees its last byte.
   std::function<void(uint32_t msg)> on_delivered;
 
+  // The record of message `id`; REQUIRES first_live_message() <= id < num_messages().
   virtual const MessageRecord& message(uint32_t id) const = 0;
-  virtual uint32_t num_messages() const = 0;
+  virtual uint32_t num_messages() const = 0;  // ids given so far (the next post's id)
+
+  // Retirement (issue 24 item 1): a transport that supports it hands each message's final
+  // record to the function given here once nothing can change it again (the application has
+  // seen it, the sender has seen it acknowledged, every byte it put on the wire has arrived or
+  // been reported dropped), oldest id first with no id skipped, and then frees it, so that the
+  // records held follow the messages in flight. message(id) is then valid only from
+  // first_live_message() on. Returns false (and keeps every record) when it does not support it.
+  using RetireFn = std::function<void(uint32_t id, const MessageRecord& m)>;
+  virtual bool retire_messages(RetireFn retire) {
+    (void)retire;
+    return false;
+  }
+  virtual uint32_t first_live_message() const { return 0; }
   virtual const TransportCounters& counters() const = 0;
 
   // The transport's own scheduled events (core/scheduler.h kinds it schedules: timers, NIC

@@ -143,7 +143,9 @@ TEST_F(Preflight, RunRefusesTheReportedCasesQuickly) {
   // A flow list. The 1.66 M-flow list of the issue cannot be a quick test: yaml-cpp alone needs
   // 18 s and 4 GB to load it (docs/reliability.md ("Pre-flight memory estimate"); the loader's limits are item 1).
   // tests/preflight/resources_test.cpp estimates that list in-process; here 4,000 flows show the
-  // per-flow parts (one FlowRecord each, exactly) and the refusal under a limit they exceed.
+  // per-flow part (the flow summary's digests: 5 values of 8 bytes per flow, twice resident at
+  // most, results/flow_summary.h, plus flows.csv's buffer at 256 characters a row) and the
+  // refusal under a limit they exceed.
   std::string flows =
       "topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 128}\n"
       "workload:\n  kind: pattern\n  pattern: flows\n  flows:\n";
@@ -153,8 +155,7 @@ TEST_F(Preflight, RunRefusesTheReportedCasesQuickly) {
   }
   file = write("flows.yaml", flows);
   const CliOutcome v = run("validate " + file + " --max-memory 1000GiB");
-  EXPECT_NE(v.out.find("flow records " +
-                       fabricsim::format_bytes(4000 * sizeof(fabricsim::scenario::FlowRecord))),
+  EXPECT_NE(v.out.find("flow summary " + fabricsim::format_bytes(4000 * 5 * 8 * 2 + 4000 * 256)),
             std::string::npos)
       << v.out;
   const double estimate = estimate_in(v.out);
@@ -340,7 +341,12 @@ TEST_P(EstimateVsMeasured, EstimateBoundsTheMeasuredPeak) {
   // it: hierarchical-allreduce's rings measured 2.36x. DCQCN's examples run incasts whose PFC
   // headroom is sized for the worst case.
   const bool ib = read_file(file).find("technology: ib") != std::string::npos;
-  EXPECT_LE(ratio, dcqcn ? 8.0 : ib ? 3.0 : 2.0) << "estimate / measured peak";
+  // A GPU run's transport part counts every message record, but RoCE/IB retire a message's
+  // record once it is final (issue 24 item 1) and the window of live records cannot be bounded
+  // before the run: at most 17 % of straggler's 18,432 and 11 % of gpt-step's 49,152 messages
+  // were live at once (session 16). Those runs measure less than the records counted.
+  const bool gpu = read_file(file).find("gpus_per_node") != std::string::npos;
+  EXPECT_LE(ratio, dcqcn ? 8.0 : ib ? 3.0 : gpu ? 2.5 : 2.0) << "estimate / measured peak";
 }
 
 std::vector<std::string> scenario_files() {

@@ -367,7 +367,8 @@ outputs:
 }
 
 TEST(ChromeTrace, PreflightCountsTheTrace) {
-  // A traffic pattern: the written flow spans (at most max_flows) add to the output estimate;
+  // A traffic pattern: the written flow spans (at most max_flows) and the records kept for them
+  // add to the output estimate;
   // a training run: one TraceSpan per compute op is a part of its own.
   std::string off = kIncast;
   off = off.substr(0, off.find("outputs:"));
@@ -375,7 +376,7 @@ TEST(ChromeTrace, PreflightCountsTheTrace) {
   const scenario::Scenario b = scenario::load_scenario_string(kIncast, "b.yaml").scenario;
   EXPECT_EQ(scenario::estimate_resources(b).output_bytes -
                 scenario::estimate_resources(a).output_bytes,
-            8 * (24 + 2 * 260));
+            8 * (24 + 2 * 260 + static_cast<int64_t>(sizeof(scenario::FlowRecord))));
   const scenario::ResourceEstimate t =
       scenario::estimate_resources(scenario::load_scenario_string(kTraining, "t.yaml").scenario);
   bool found = false;

@@ -102,6 +102,7 @@ TEST(FctBreakdown, GroupsBySizeAndClassCountUnfinishedFlowsApart) {
   const nlohmann::ordered_json j = [&] {
     scenario::RunResult r;
     r.flows = flows;
+    r.flow_summary = scenario::summarize_flows(r.flows);
     return result_to_json(r);
   }();
   ASSERT_EQ(j["fct_by_size"].size(), 3u);
@@ -117,12 +118,14 @@ TEST(FctBreakdown, GroupsBySizeAndClassCountUnfinishedFlowsApart) {
 TEST(FctBreakdown, SummaryShowsABreakdownOnlyWithMoreThanOneGroup) {
   scenario::RunResult one;
   one.flows = {flow(1000, 100, 50), flow(2000, 200, 50)};
+  one.flow_summary = scenario::summarize_flows(one.flows);
   const std::string a = format_summary(one);
   EXPECT_EQ(a.find("FCT by flow size"), std::string::npos);
   EXPECT_EQ(a.find("FCT by class"), std::string::npos);
 
   scenario::RunResult two;
   two.flows = {flow(1000, 100, 50, 0), flow(2'000'000, 200, 50, 5)};
+  two.flow_summary = scenario::summarize_flows(two.flows);
   const std::string b = format_summary(two);
   EXPECT_NE(b.find("FCT by flow size"), std::string::npos) << b;
   EXPECT_NE(b.find("1MB-10MB"), std::string::npos) << b;

@@ -36,6 +36,7 @@ scenario::RunResult sample_result() {
   unfinished.id = 1;
   unfinished.finish_ps = -1;
   r.flows = {done, unfinished};
+  r.flow_summary = scenario::summarize_flows(r.flows);
   r.completed = false;
   r.aggregate_throughput_gbps = 4276.53;
   r.counters.dropped_packets = 3;

@@ -124,6 +124,7 @@ scenario::RunResult everything() {
   scenario::FlowRecord flow;
   flow.finish_ps = 1;
   r.flows.push_back(flow);  // fct_by_size, fct_by_class
+  r.flow_summary = scenario::summarize_flows(r.flows);
   scenario::LinkRow link;
   link.tx_bytes = 1;
   r.link_rows.push_back(link);  // hottest_links

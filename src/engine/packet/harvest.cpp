@@ -3,6 +3,7 @@
 #include "engine/packet/harvest.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "core/error.h"
@@ -85,65 +86,20 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
   return d;
 }
 
-// flows.csv: one record per transport message, with its ideal FCT on its own path; the span
-// [first start, last finish] the link loads are measured over.
+// The flow table: the records the transport retired during the run are in `flows` already; the
+// rest are read now, in id order (engine/packet/flow_recorder.h). The span [first start, last
+// finish] the link loads are measured over.
 struct FlowSpan {
   int64_t first_start = -1;
   int64_t last_finish = -1;
 };
-FlowSpan harvest_flows(const Simulation& sim, bool finished, RunResult& r) {
-  const Scenario& resolved = sim.scenario();
+FlowSpan harvest_flows(const Simulation& sim, bool finished, FlowRecorder& flows, RunResult& r) {
   const transport::Transport& transport = sim.transport();
-  const routing::EcmpRoutes& routes = sim.routes();
-  // The link a message's ideal FCT is computed on: its shortest path's (EcmpRoutes::path_link),
-  // whose bottleneck on a multi-plane fabric is one plane port; a per-packet split sends every
-  // message over all P planes at once, up to the NIC's own rate (topo/multi_plane.h).
-  const bool packet_split =
-      resolved.topology.planes > 1 &&
-      resolved.topology.plane_split == static_cast<uint8_t>(net::PlaneSplit::kPacket);
-  auto ideal_link = [&](uint32_t src, uint32_t dst) {
-    net::LinkConfig link = routes.path_link(src, dst, resolved.link);
-    if (packet_split) {
-      link.rate_bps = std::min(resolved.link.rate_bps, link.rate_bps * resolved.topology.planes);
-    }
-    return link;
-  };
-  int64_t first_start = -1, last_finish = -1, finished_bytes = 0;
-  r.flows.reserve(transport.num_messages());
-  for (uint32_t id = 0; id < transport.num_messages(); ++id) {
-    const transport::MessageRecord& m = transport.message(id);
-    FlowRecord f;
-    f.id = id;
-    f.src_nic = m.src_nic;
-    f.dst_nic = m.dst_nic;
-    f.size_bytes = m.size_bytes;
-    f.start_ps = m.post_ps;
-    f.finish_ps = m.rx_done_ps;
-    f.ideal_fct_ps = transport.ideal_fct_ps(m.size_bytes, routes.switch_hops(m.src_nic, m.dst_nic),
-                                            ideal_link(m.src_nic, m.dst_nic),
-                                            resolved.switch_config, resolved.nic);
-    f.sent_bytes = m.sent_bytes;
-    f.delivered_bytes = m.delivered_bytes;
-    f.dropped_bytes = m.dropped_bytes;
-    f.retransmitted_packets = m.retransmitted_packets;
-    f.traffic_class = m.traffic_class;
-    f.qp = m.connection;
-    if (const FlowPaths* paths = sim.flow_paths()) f.path = paths->text(id);
-    if (f.finish_ps < 0) {
-      r.completed = false;
-    } else {
-      finished_bytes += m.size_bytes;
-      last_finish = std::max(last_finish, f.finish_ps);
-    }
-    if (first_start < 0 || f.start_ps < first_start) first_start = f.start_ps;
-    r.flows.push_back(f);
+  for (uint32_t id = flows.next_id(); id < transport.num_messages(); ++id) {
+    flows.add(id, transport.message(id));
   }
-  if (!finished) r.completed = false;
-  if (last_finish > first_start) {
-    r.aggregate_throughput_gbps =
-        static_cast<double>(finished_bytes) * 8.0 / (static_cast<double>(last_finish - first_start) * 1e-3);
-  }
-  return FlowSpan{first_start, last_finish};
+  flows.finish(finished, r);
+  return FlowSpan{r.flow_summary.first_start_ps, r.flow_summary.last_finish_ps};
 }
 
 // The steady window's goodput and the NICs' context caches.
@@ -379,7 +335,7 @@ void harvest_ports(Simulation& sim, RunResult& r) {
 
 }  // namespace
 
-RunResult harvest(Simulation& sim, bool finished) {
+RunResult harvest(Simulation& sim, bool finished, FlowRecorder& flows) {
   const Scenario& sc = sim.scenario();
   const net::Network& net = sim.network();
   const topo::BuiltTopology& topo = sim.topology();
@@ -402,7 +358,7 @@ RunResult harvest(Simulation& sim, bool finished) {
   r.topology.switches = topo.switches;
   r.topology.links = topo.cables;
   r.topology.tiers = topo.tiers;
-  const FlowSpan span = harvest_flows(sim, finished, r);
+  const FlowSpan span = harvest_flows(sim, finished, flows, r);
   harvest_steady_and_cache(sim, r);
   const int64_t first_start = span.first_start, last_finish = span.last_finish;
   // Link utilization over the span of the traffic (LinkLoads): first flow start to last flow

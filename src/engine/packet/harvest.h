@@ -12,7 +12,8 @@ namespace fabricsim::scenario {
 // Everything but the host's own statistics (RunResult::run's wall time and peak RSS, which the
 // caller measures). `finished`: run() ended by itself, not at its time limit or stop flag.
 // Call once, after run() and finish_telemetry(): it closes the network's pause accounting and
-// moves the captured frames out.
-RunResult harvest(Simulation& sim, bool finished);
+// moves the captured frames out. `flows` has the records the transport retired during the run;
+// the rest are read into it here.
+RunResult harvest(Simulation& sim, bool finished, FlowRecorder& flows);
 
 }  // namespace fabricsim::scenario

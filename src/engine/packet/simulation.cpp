@@ -554,9 +554,21 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
   return true;
 }
 
+void Simulation::set_flow_harvest(const FlowHarvest& flows) {
+  flow_recorder_ = std::make_unique<FlowRecorder>(*this, flows);
+  // The steady window reads every message's bytes at its snapshots and the TE controller the
+  // active flows' delivered bytes: with either, every record stays.
+  if (steady_ || te_) return;
+  transport_->retire_messages([rec = flow_recorder_.get()](uint32_t id,
+                                                           const transport::MessageRecord& m) {
+    rec->add(id, m);
+  });
+}
+
 RunResult Simulation::harvest(bool finished) {
   finish_telemetry();  // the last, partial interval ends where the run did
-  return scenario::harvest(*this, finished);
+  if (!flow_recorder_) flow_recorder_ = std::make_unique<FlowRecorder>(*this, FlowHarvest{});
+  return scenario::harvest(*this, finished, *flow_recorder_);
 }
 
 }  // namespace fabricsim::scenario

@@ -15,6 +15,7 @@
 #include "routing/subnet_manager.h"
 #include "routing/te_controller.h"
 #include "engine/packet/flow_paths.h"
+#include "engine/packet/flow_recorder.h"
 #include "engine/packet/gpu_workload.h"
 #include "engine/run_control.h"
 #include "results/result.h"
@@ -41,6 +42,9 @@ class Simulation final : public Engine {
   Simulation& operator=(const Simulation&) = delete;
 
   // Engine (engine/engine.h).
+  // Creates the flow recorder; when nothing reads past messages during the run (no steady
+  // window, no TE controller) the transport retires them into it as they finish.
+  void set_flow_harvest(const FlowHarvest& flows) override;
   void start_workload() override;
   uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag) override {
     return transport_->post(src_nic, dst_nic, size_bytes, tag);
@@ -72,6 +76,7 @@ class Simulation final : public Engine {
   transport::RoceTransport* roce() { return roce_; }
   const transport::RoceTransport* roce() const { return roce_; }
   workload::Workload& workload() { return *workload_; }
+  const workload::Workload& workload() const { return *workload_; }
   // The GPU layer (node.gpus_per_node > 0), else nullptr: GPUs as ranks over the fabric.
   node::GpuNet* gpu_net() { return gpu_net_.get(); }
   // GPU scenarios: the jobs (collectives, training steps) running on gpu_net(); else nullptr.
@@ -171,6 +176,7 @@ class Simulation final : public Engine {
   std::vector<CapturedFrame> captured_;
   int64_t captured_packets_ = 0;  // captured frames that go to trace.pcap
   std::unique_ptr<FlowPaths> flow_paths_;  // outputs.flows.path
+  std::unique_ptr<FlowRecorder> flow_recorder_;  // set_flow_harvest(); else made by harvest()
   bool capturing_ = false;  // the capture budget is not yet spent
 };
 

@@ -332,6 +332,13 @@ MessageBytes message_bytes_of(const std::vector<scenario::FlowRecord>& flows) {
   };
 }
 
+MessageBytes message_bytes_of(const scenario::RunResult& r) {
+  if (r.message_bytes.empty()) return message_bytes_of(r.flows);
+  return [&sizes = r.message_bytes](uint32_t msg) -> int64_t {
+    return msg < sizes.size() ? sizes[msg] : -1;
+  };
+}
+
 std::vector<uint8_t> frame_bytes(const scenario::CapturedFrame& frame,
                                  const MessageBytes& message_bytes, const Verbs& verbs) {
   const Packet& p = frame.pkt;

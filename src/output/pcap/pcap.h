@@ -113,6 +113,9 @@ bool bth_ack_req(const net::Packet& pkt, const Verbs& verbs = {});
 using MessageBytes = std::function<int64_t(uint32_t msg)>;
 // Lookup into a run's flows (FlowRecord ids are message ids).
 MessageBytes message_bytes_of(const std::vector<scenario::FlowRecord>& flows);
+// A run's: its message sizes by id (RunResult::message_bytes, the harvest's when frames were
+// captured), else its kept records.
+MessageBytes message_bytes_of(const scenario::RunResult& r);
 
 // The bytes of one captured frame as a capture on that link shows them (no FCS).
 // REQUIRES: a kPause frame sent by a NIC has src_nic = that NIC.

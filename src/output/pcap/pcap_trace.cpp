@@ -91,7 +91,7 @@ IbPacketFields fields_at(const scenario::CapturedFrame& frame, const IbCaptureCo
 }
 
 IbCaptureContext context_of(const scenario::RunResult& r) {
-  return IbCaptureContext{verbs_of(r), &r.nic_lid, message_bytes_of(r.flows)};
+  return IbCaptureContext{verbs_of(r), &r.nic_lid, message_bytes_of(r)};
 }
 
 }  // namespace
@@ -116,14 +116,14 @@ void check_trace(const scenario::RunResult& r) {
     ib_captured_packets(r.captured, context_of(r));
     return;
   }
-  const MessageBytes lookup = message_bytes_of(r.flows);
+  const MessageBytes lookup = message_bytes_of(r);
   const Verbs verbs = verbs_of(r);
   for (const scenario::CapturedFrame& f : r.captured) frame_bytes(f, lookup, verbs);
 }
 
 void write_trace_pcap(const std::string& path, const scenario::RunResult& r) {
   if (!r.infiniband) {
-    write_pcap_file(path, r.captured, message_bytes_of(r.flows), verbs_of(r));
+    write_pcap_file(path, r.captured, message_bytes_of(r), verbs_of(r));
     return;
   }
   const std::vector<IbCapturedPacket> packets = ib_captured_packets(r.captured, context_of(r));
