@@ -113,6 +113,26 @@ TEST(GpuNetIdeal, TwoSendersShareTheReceivingLineFairly) {
   EXPECT_NEAR(static_cast<double>(arr.of(2)), 2 * kWirePs + kLatencyPs, kTolPs);
 }
 
+TEST(GpuNetIdeal, StagedTransfersCrossTheLinesToo) {
+  // Without GPUDirect the NIC reads the host bounce buffer: the line out joins that stage and
+  // the line in the stage into host memory on the far side. Both messages cross both lines,
+  // the pair's in order.
+  scenario::Scenario sc = ideal_two_nodes();
+  sc.node.gpudirect = false;
+  scenario::Simulation sim(sc);
+  Arrivals arr(sim);
+  sim.gpu_net()->send(0, 8, kSize, 1);
+  sim.gpu_net()->send(0, 8, kSize, 2);
+  sim.run();
+  ASSERT_GT(arr.of(1), 0);
+  ASSERT_GT(arr.of(2), 0);
+  EXPECT_GT(arr.of(2), arr.of(1)) << "one pair, in order";
+  EXPECT_GE(arr.of(2), 2 * kWirePs) << "no faster than the line";
+  const node::GpuNet& g = *sim.gpu_net();
+  EXPECT_EQ(g.server(g.resource(node::ResourceKind::kNicLineOut, 0, 0)).bytes, 2 * kSize);
+  EXPECT_EQ(g.server(g.resource(node::ResourceKind::kNicLineIn, 1, 0)).bytes, 2 * kSize);
+}
+
 TEST(GpuNetIdeal, TheRealMachineHasNoLineResources) {
   scenario::Scenario sc = ideal_two_nodes();
   sc.node.ideal_fabric = false;
