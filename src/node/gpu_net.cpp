@@ -39,7 +39,9 @@ GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
                                           switches_per_node_,
                                           static_cast<uint32_t>(spec.sockets),
                                           gpn_,
-                                          gpn_};
+                                          gpn_,
+                                          spec.ideal_fabric ? nics_per_node_ : 0,
+                                          spec.ideal_fabric ? nics_per_node_ : 0};
   for (int k = 1; k < kResourceKinds; ++k) kind_base_[k] = kind_base_[k - 1] + count[k - 1];
   const int64_t nvlink =
       std::llround(static_cast<double>(spec.nvlink_rate_bps) * spec.nvlink_efficiency);
@@ -49,7 +51,7 @@ GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
       1, std::llround(static_cast<double>(nvlink) * spec.nvls_efficiency));
   const int64_t rate[kResourceKinds] = {
       nvlink, nvlink, pcie, pcie, pcie, pcie, uplink, uplink, spec.host_memory_rate_bps,
-      nvls,   nvls};
+      nvls,   nvls,   fabric.link.rate_bps, fabric.link.rate_bps};
   std::vector<FluidServer> node;
   for (int k = 0; k < kResourceKinds; ++k) {
     for (uint32_t i = 0; i < count[k]; ++i) node.push_back(FluidServer{rate[k], 0, 0, 0});
@@ -79,6 +81,8 @@ const char* resource_name(ResourceKind kind) {
     case ResourceKind::kHostMemory: return "host_memory";
     case ResourceKind::kNvlsOut: return "nvls_out";
     case ResourceKind::kNvlsIn: return "nvls_in";
+    case ResourceKind::kNicLineOut: return "nic_line_out";
+    case ResourceKind::kNicLineIn: return "nic_line_in";
   }
   return "?";
 }
@@ -171,6 +175,20 @@ int GpuNet::host_to_gpu(uint32_t gpu, Hop* out) const {
   out[1] = {resource(ResourceKind::kUplinkDown, p.node, p.gpu_switch), lat};
   out[2] = {resource(ResourceKind::kGpuPcieDown, p.node, p.local), lat};
   return 3;
+}
+
+int GpuNet::ideal_send_hops(const Hop* hops, int n, uint32_t relay, Hop* out) const {
+  const Place p = place(relay);
+  std::copy(hops, hops + n, out);
+  out[n] = {resource(ResourceKind::kNicLineOut, p.node, p.nic), 0};  // cut-through
+  return n + 1;
+}
+
+int GpuNet::ideal_recv_hops(const Hop* hops, int n, uint32_t dst, Hop* out) const {
+  const Place p = place(dst);
+  out[0] = {resource(ResourceKind::kNicLineIn, p.node, p.nic), 0};
+  std::copy(hops, hops + n, out + 1);
+  return n + 1;
 }
 
 GpuNet::Plan GpuNet::plan(uint32_t src, uint32_t dst) const {
@@ -359,6 +377,12 @@ void GpuNet::settle(uint32_t node) {
   for (const auto& [tag, rate_bps] : ps_.rated()) {
     const auto slot = static_cast<uint32_t>(tag);
     Slot& s = slots_[slot];
+    if (spec_.ideal_fabric) {
+      // The flow crosses the NIC's line too (ideal_send_hops): its first byte is on the line
+      // after_ps from now, and its end is the last byte's (flow_done). Nothing to post.
+      s.post_ps = sched_.now_ps + s.after_ps;
+      continue;
+    }
     const Place p = place(s.relay);
     const int32_t k =
         std::max(1, ps_.crossings(resource(ResourceKind::kNicPcieIn, p.node, p.nic)));
@@ -377,6 +401,7 @@ void GpuNet::flow_done(uint32_t slot) {
   Slot& s = slots_[slot];
   const int64_t now = sched_.now_ps;
   if (s.holds_pair) release_pair(slot);
+  if (s.holds_nic_pair) release_nic_pair(slot);
   if (!s.to_nic) {
     s.step = s.after;
     schedule(slot, now + s.after_ps);
@@ -385,6 +410,11 @@ void GpuNet::flow_done(uint32_t slot) {
   // The sending NIC has every byte after_ps from now. The receiver may not complete before
   // that, however early the transport delivered (a shared PCIe slows the message down).
   s.sent_ps = now + s.after_ps;
+  if (spec_.ideal_fabric) {  // the flow ended with the last byte leaving on the NIC's line
+    s.step = Step::kIdealDelivered;
+    schedule(slot, s.sent_ps + ideal_latency_ps());
+    return;
+  }
   if (s.delivered_ps >= 0) {
     s.step = Step::kReceive;
     schedule(slot, std::max(s.sent_ps, s.delivered_ps));
@@ -413,7 +443,9 @@ void GpuNet::start(uint32_t slot) {
   s.relay = p.relay;
   s.src_nic = p.src_nic;
   s.dst_nic = p.dst_nic;
-  if (spec_.gpudirect) {
+  if (spec_.gpudirect && spec_.ideal_fabric) {
+    ideal_send(slot);
+  } else if (spec_.gpudirect) {
     flow(slot, p.send1, p.n_send1, Step::kPost, 0, true);
   } else {  // NCCL's proxy posts once the copy into the host bounce buffer is complete
     flow(slot, p.send1, p.n_send1, Step::kStagedOut, spec_.staged_cpu_ps, false);
@@ -428,6 +460,50 @@ void GpuNet::start_nvlink(uint32_t slot, bool settle_now) {
       {resource(ResourceKind::kNvlinkIn, s.dst / gpn_, s.dst % gpn_), spec_.nvlink_latency_ps}};
   s.holds_pair = true;
   flow(slot, hops, 2, Step::kArrive, 0, false, 0, settle_now);
+}
+
+void GpuNet::ideal_send(uint32_t slot) {
+  Slot& s = slots_[slot];
+  PairQueue& q = ideal_pairs_[uint64_t{s.src_nic} * (gpus_ / gpn_ * nics_per_node_) + s.dst_nic];
+  if (q.busy) {  // behind the pair's earlier messages
+    s.next_in_pair = kNone;
+    if (q.tail == kNone) {
+      q.head = slot;
+    } else {
+      slots_[q.tail].next_in_pair = slot;
+    }
+    q.tail = slot;
+    return;
+  }
+  q.busy = true;
+  start_ideal_send(slot, true);
+}
+
+void GpuNet::start_ideal_send(uint32_t slot, bool settle_now) {
+  Slot& s = slots_[slot];
+  s.holds_nic_pair = true;
+  // The stage that feeds the NIC: GPU memory (GPUDirect) or the host bounce buffer (staged).
+  const Plan p = plan(s.src, s.dst);
+  Hop hops[kMaxHops];
+  const int n = spec_.gpudirect ? ideal_send_hops(p.send1, p.n_send1, p.relay, hops)
+                                : ideal_send_hops(p.send2, p.n_send2, p.relay, hops);
+  flow(slot, hops, n, Step::kPost, 0, true, 0, settle_now);
+}
+
+void GpuNet::release_nic_pair(uint32_t slot) {
+  Slot& s = slots_[slot];
+  s.holds_nic_pair = false;
+  const uint64_t key = uint64_t{s.src_nic} * (gpus_ / gpn_ * nics_per_node_) + s.dst_nic;
+  PairQueue& q = ideal_pairs_[key];
+  if (q.head == kNone) {
+    ideal_pairs_.erase(key);
+    return;
+  }
+  // Inside settle() (flow_done), which then schedules the node's event for the arrival.
+  const uint32_t next = q.head;
+  q.head = slots_[next].next_in_pair;
+  if (q.head == kNone) q.tail = kNone;
+  start_ideal_send(next, false);
 }
 
 GpuNet::ConnKey GpuNet::conn_key(const Slot& s) const {
@@ -471,6 +547,10 @@ void GpuNet::on_event(uint32_t target) {
       return;
     case Step::kStagedOut: {
       const Plan p = plan(s.src, s.dst);
+      if (spec_.ideal_fabric) {
+        ideal_send(slot);
+        return;
+      }
       flow(slot, p.send2, p.n_send2, Step::kPost, 0, true);
       return;
     }
@@ -483,11 +563,6 @@ void GpuNet::on_event(uint32_t target) {
           throw std::logic_error("GpuNet: the fabric refused a SHARP post on tree " +
                                  std::to_string(s.sharp_tree));
         }
-        return;
-      }
-      if (spec_.ideal_fabric) {
-        s.step = Step::kIdealDelivered;
-        schedule(slot, sched_.now_ps + ideal_fabric_delay_ps(s.bytes));
         return;
       }
       transport_.post(s.src_nic, s.dst_nic, s.bytes, kTagBit | slot);
@@ -544,10 +619,19 @@ void GpuNet::receive(uint32_t slot) {
   // as the tandem formula's first-byte entry).
   const int64_t first = std::max(s.post_ps, s.delivered_ps - wire_ps(s.bytes));
   const Plan p = plan(s.src, s.dst);
+  // On the ideal network the NIC's line in is shared too: the messages arriving together at
+  // one NIC split its line rate (the big switch's output port, ideal_recv_hops).
+  Hop ideal[kMaxHops];
+  const Hop* hops = p.recv1;
+  int n = p.n_recv1;
+  if (spec_.ideal_fabric) {
+    n = ideal_recv_hops(p.recv1, p.n_recv1, s.dst, ideal);
+    hops = ideal;
+  }
   if (spec_.gpudirect) {
-    flow(slot, p.recv1, p.n_recv1, Step::kArrive, 0, false, now - first);
+    flow(slot, hops, n, Step::kArrive, 0, false, now - first);
   } else {  // the proxy sees the completion, then the copy out of the bounce buffer runs
-    flow(slot, p.recv1, p.n_recv1, Step::kStagedIn, spec_.staged_cpu_ps, false, now - first);
+    flow(slot, hops, n, Step::kStagedIn, spec_.staged_cpu_ps, false, now - first);
   }
 }
 

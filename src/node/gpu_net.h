@@ -46,8 +46,13 @@ enum class ResourceKind : uint8_t {
   // reach the full port, and busbw 2(N-1)/(N+1) x 370.8 = 577 GB/s instead of the measured 480).
   kNvlsOut,
   kNvlsIn,
+  // node.ideal_fabric only (none on the real machine, where the NIC's line is the packet
+  // model's): each NIC's line to the fabric and from it at fabric.link.rate, the two ports of
+  // the ideal network's big switch (docs/training.md "Ideal network").
+  kNicLineOut,
+  kNicLineIn,
 };
-inline constexpr int kResourceKinds = 11;
+inline constexpr int kResourceKinds = 13;
 // "nvlink_out", "pcie_gpu_up", ... (result.json node_resources).
 const char* resource_name(ResourceKind kind);
 
@@ -94,13 +99,14 @@ class GpuNet final : public RankTransport {
   // No transfer or timer pending: the run may end.
   bool idle() const { return active_slots_ == 0; }
 
-  // node.ideal_fabric: from the post to the receiving NIC holding the message. The payload at
-  // the NIC's line rate (no headers, no queueing behind other messages: each message has the
-  // line to itself) plus two cable propagations (NIC -> switch -> NIC: the shortest path any
-  // fabric has; the switch adds nothing), docs/training.md "Ideal network".
-  int64_t ideal_fabric_delay_ps(int64_t bytes) const {
-    return wire_ps(bytes) + 2 * fabric_.link.propagation_ps();
-  }
+  // node.ideal_fabric on an idle machine: from the post to the receiving NIC holding the
+  // message. The payload at the NIC's line rate (no headers) plus the fixed latency
+  // ideal_latency_ps. Under load the running machine shares each NIC's line among the messages
+  // crossing it (kNicLineOut / kNicLineIn), docs/training.md "Ideal network".
+  int64_t ideal_fabric_delay_ps(int64_t bytes) const { return wire_ps(bytes) + ideal_latency_ps(); }
+  // Two cable propagations (NIC -> switch -> NIC: the shortest path any fabric has; the
+  // switch adds nothing).
+  int64_t ideal_latency_ps() const { return 2 * fabric_.link.propagation_ps(); }
 
   // The NIC GPU `gpu` uses (1:1, 1:2, 1:4 ... sharing from hosts.nics_per_host).
   uint32_t nic_of(uint32_t gpu) const;
@@ -137,7 +143,7 @@ class GpuNet final : public RankTransport {
   // What a slot's next event does.
   enum class Step : uint8_t {
     kStart, kStagedOut, kPost, kReceive, kStagedIn, kArrive, kTimer,
-    kIdealDelivered  // node.ideal_fabric: the message is at the receiving NIC
+    kIdealDelivered  // node.ideal_fabric: the message's last byte is at the receiving NIC
   };
   struct Slot {
     uint32_t src = 0, dst = 0;  // NVLS: src = dst = the head
@@ -157,6 +163,7 @@ class GpuNet final : public RankTransport {
     int64_t delivered_ps = -1;  // transport delivery at the receiving NIC (-1: not yet)
     uint32_t next_in_pair = kNone;  // the next NVLink transfer waiting for this GPU pair
     bool holds_pair = false;        // an NVLink transfer holding its pair's turn
+    bool holds_nic_pair = false;    // node.ideal_fabric: a send holding its NIC pair's turn
     int32_t sharp_tree = -1;        // a SHARP operation: the tree its NIC streams into
     uint64_t connection = 0;        // NVLink: the ordering domain (RankTransport::send)
   };
@@ -168,6 +175,11 @@ class GpuNet final : public RankTransport {
     bool busy = false;
   };
   void start_nvlink(uint32_t slot, bool settle_now = true);
+  // node.ideal_fabric: the send stage into the NIC and onto its line, in order per (sending
+  // NIC, receiving NIC) as on the real transport's queue pair (ideal_pairs_).
+  void ideal_send(uint32_t slot);
+  void start_ideal_send(uint32_t slot, bool settle_now);
+  void release_nic_pair(uint32_t slot);
   void release_pair(uint32_t slot);
   // The in-order queue of the slot's connection: pair_ for connection 0, else conn_queues_
   // (created at the connection's first transfer, erased when it goes idle).
@@ -209,6 +221,10 @@ class GpuNet final : public RankTransport {
   // of its line).
   int64_t post_time(int64_t latency_ps, double rate_bps, int64_t bytes, int sharing) const;
   int64_t wire_ps(int64_t bytes) const;  // payload at the NIC's line rate
+  // node.ideal_fabric: a send stage into the NIC followed by the relay's NIC line out, and a
+  // receive stage from the NIC preceded by the destination's NIC line in (into `out`).
+  int ideal_send_hops(const Hop* hops, int n, uint32_t relay, Hop* out) const;
+  int ideal_recv_hops(const Hop* hops, int n, uint32_t dst, Hop* out) const;
   int64_t fabric_idle_ps(uint32_t src_nic, uint32_t dst_nic, int64_t bytes) const;
   uint32_t alloc_slot();
   void free_slot(uint32_t slot);
@@ -270,6 +286,9 @@ class GpuNet final : public RankTransport {
     }
   };
   std::unordered_map<ConnKey, PairQueue, ConnKeyHash> conn_queues_;
+  // node.ideal_fabric: per (sending NIC x NICs + receiving NIC) with a send on the line, the
+  // sends waiting behind it; erased when the pair goes idle.
+  std::unordered_map<uint64_t, PairQueue> ideal_pairs_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
   uint32_t active_slots_ = 0;

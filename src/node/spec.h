@@ -79,10 +79,11 @@ struct NodeSpec {
   bool pxn = true;
 
   // The ideal network (training.ideal_network; not a scenario key: engine/run.cpp sets it for
-  // the second run). The cross-node part of a transfer is no transport message: the receiving
-  // NIC has the message ideal_fabric_delay_ps(bytes) after it was posted (node/gpu_net.h), what
-  // a congestion-free fabric with no switch latency would give. NVLink, PCIe and host memory are
-  // modelled as always; SHARP is off (no switches to aggregate in).
+  // the second run). The cross-node part of a transfer is no transport message but a crossing
+  // of a non-blocking big switch: each NIC's line out and line in is a fluid resource at the
+  // line rate (one message per NIC pair at a time, pairs sharing fairly), plus two cable
+  // propagations; alone, a message takes ideal_fabric_delay_ps(bytes) (node/gpu_net.h). NVLink,
+  // PCIe and host memory are modelled as always; SHARP is off (no switches to aggregate in).
   bool ideal_fabric = false;
 };
 

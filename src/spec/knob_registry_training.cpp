@@ -285,13 +285,16 @@ const std::vector<Knob> kTrainingKnobs = knob_bind::concat(
          bind(
              {.path = "training.ideal_network",
               .type = KnobType::kBool,
-              .description = "Also run the same step on an ideal network (every cross-node "
-                             "message takes its size at the NIC line rate plus two cable "
-                             "propagations, no queueing; NVLink/PCIe as modelled) and report "
-                             "network-attributable time = step - ideal step",
-              .source = "off: one run; the ideal network follows the analytical models' "
-                        "congestion-free transfer (ASTRA-sim analytical backend, Won et al. "
-                        "ISPASS'23) with latency at the speed-of-light floor (docs/training.md)"},
+              .description = "Also run the same step on an ideal network (a non-blocking big "
+                             "switch: each NIC's line in and out serializes at the line rate, "
+                             "one message per NIC pair at a time, pairs sharing fairly; no "
+                             "headers, no contention inside, two cable propagations; "
+                             "NVLink/PCIe as modelled) and report network-attributable time = "
+                             "step - ideal step",
+              .source = "off: one run; the ideal network is the big switch of ASTRA-sim's "
+                        "congestion-aware analytical backend (its Switch topology) at "
+                        "message grain, with latency at the speed-of-light floor "
+                        "(docs/training.md)"},
              [](auto& s) -> auto& { return s.training.ideal_network; }),
          bind(
              {.path = "training.straggler_ranks",
