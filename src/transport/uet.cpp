@@ -161,8 +161,7 @@ uint32_t UetTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_byt
   q.backlog_bytes += static_cast<int64_t>(m.npkts - 1) * uet_data_frame_bytes(cfg_, cfg_.mtu_bytes) +
                      uet_data_frame_bytes(cfg_, static_cast<uint32_t>(
                          size_bytes - static_cast<int64_t>(m.npkts - 1) * cfg_.mtu_bytes));
-  const uint32_t id = static_cast<uint32_t>(msgs_.size());
-  msgs_.push_back(m);
+  const uint32_t id = msgs_.push_back(m);
   q.msgs.push_back(id);
   ++unacked_messages_;
   activate(id_pdc);
@@ -404,6 +403,34 @@ void UetTransport::advance_una(uint32_t id) {
     ++q.una_msg;
   }
   failure_.reached(q.lost_end, q.snd_una, sched_.now_ps);
+  retire_front();
+}
+
+bool UetTransport::retire_messages(RetireFn retire) {
+  retire_ = std::move(retire);
+  retire_front();
+  return true;
+}
+
+// A message is final when the application has seen it, every PSN of it is acknowledged and
+// every payload byte it sent has arrived, been reported dropped or arrived trimmed (no copy is
+// on its way, and no retransmission can be queued: its slots are acknowledged). It is then the
+// oldest message of its PDC, whose nxt_msg and una_msg are past it; no packet names it again.
+void UetTransport::retire_front() {
+  if (!retire_) return;
+  while (!msgs_.empty()) {
+    const uint32_t id = msgs_.front_id();
+    const UetMessage& m = msgs_[id];
+    if (!m.app_done || m.tx_done_ps < 0 ||
+        m.sent_bytes != m.delivered_bytes + m.dropped_bytes + m.trimmed_bytes) {
+      return;
+    }
+    UetPdc& q = pdcs_[m.pdc];
+    q.retired_sent_bytes += m.sent_bytes;
+    q.msgs.pop_front();
+    retire_(id, m);
+    msgs_.pop_front();
+  }
 }
 
 void UetTransport::on_ack(const Packet& p) {

@@ -23,6 +23,8 @@
 
 #include "core/ring.h"
 #include "core/scheduler.h"
+#include "core/id_list.h"
+#include "core/id_window.h"
 #include "core/slot_table.h"
 #include "net/network.h"
 #include "transport/nic_core.h"
@@ -95,6 +97,10 @@ struct UetMessage : MessageRecord {
   uint32_t npkts = 0;
   uint32_t rcvd_pkts = 0;   // distinct packets the receiver has placed
   bool delivered = false;   // the receiver delivered it (exactly once)
+  bool app_done = false;    // its kMsgComplete has run: the application has seen it
+  // Payload of its packets that reached the receiver trimmed to a header (each resent): with
+  // delivered and dropped bytes it accounts for every byte sent (retirement's test).
+  int64_t trimmed_bytes = 0;
 };
 
 // Sender state of one PSN in the window (slot psn % window).
@@ -116,7 +122,8 @@ struct UetPdc {
   uint32_t src_nic = 0;
   uint32_t dst_nic = 0;
   uint8_t ctl_ev = 0;  // EV counter of the PDC's control packets (credits, credit requests)
-  std::vector<uint32_t> msgs;
+  IdList msgs;  // its messages in posting order, from the oldest not retired
+  int64_t retired_sent_bytes = 0;  // sent_bytes of its retired messages (telemetry's total)
   // sender
   uint32_t psn_end = 0;   // next PSN to assign
   uint32_t snd_nxt = 0;   // next new PSN to send
@@ -151,7 +158,14 @@ class UetTransport final : public NicCore<UetTransport> {
   uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
                 int sl = -1) override;
   const UetMessage& message(uint32_t id) const override { return msgs_[id]; }
-  uint32_t num_messages() const override { return static_cast<uint32_t>(msgs_.size()); }
+  uint32_t num_messages() const override { return msgs_.end_id(); }
+  uint32_t first_live_message() const override { return msgs_.front_id(); }
+  bool retire_messages(RetireFn retire) override;
+  // NicCore's kMsgComplete, after on_delivered: the message may now be retired.
+  void on_completed(uint32_t msg) {
+    msgs_[msg].app_done = true;
+    retire_front();
+  }
   const TransportCounters& counters() const override { return counters_; }
   int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const net::LinkConfig& link,
                        const net::SwitchConfig& sw, const net::NicConfig& nic) const override;
@@ -236,7 +250,11 @@ class UetTransport final : public NicCore<UetTransport> {
   std::vector<UetPdc> pdcs_;
   std::vector<std::unique_ptr<Nscc>> nscc_;  // per PDC when cfg.nscc (allocated at setup)
   std::vector<UetEntropy> lb_;               // per PDC
-  std::vector<UetMessage> msgs_;
+  // Every message not yet retired (all of them unless retire_messages() was called), by id.
+  IdWindow<UetMessage> msgs_;
+  RetireFn retire_;
+  // Hands the oldest messages that nothing can change any more to retire_ and frees them.
+  void retire_front();
   std::vector<UetPacer> pacers_;  // per NIC: its RCCC receiver pacer
   SlotTable<AckInfo> acks_;
   std::vector<uint32_t> delivery_order_;

@@ -19,6 +19,12 @@ void UetTransport::on_data(const Packet& p) {
     if (s.psn == p.psn) note_target(p.qp, s.pull_target);
   }
   if (p.flags & net::kFlagTrimmed) {
+    // The payload the switch cut off, for the message's accounting (retire_front).
+    UetMessage& tm = msgs_[p.msg];
+    const uint32_t index = p.psn - tm.first_psn;
+    tm.trimmed_bytes += index + 1 == tm.npkts
+                            ? tm.size_bytes - static_cast<int64_t>(index) * cfg_.mtu_bytes
+                            : static_cast<int64_t>(cfg_.mtu_bytes);
     // Only the header arrived: NACK it at once so the sender resends it (htsim processTrimmed).
     // TRIMMED_LASTHOP when the switch that trimmed it faces this NIC (net::kFlagTrimmedLastHop).
     ++counters_.trims_seen;
