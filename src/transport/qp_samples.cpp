@@ -65,7 +65,7 @@ void TcpTransport::sample_qps(std::vector<QpSample>& out, bool with_bytes) const
     s.dst_nic = c.dst_nic;
     s.cc = kCc[static_cast<int>(cfg_.cc)];
     s.window_bytes = c.cwnd;
-    if (with_bytes) s.sent_bytes = sent_over(c.msgs, msgs_);
+    if (with_bytes) s.sent_bytes = c.retired_sent_bytes + sent_over(c.msgs, msgs_);
     out.push_back(s);
   }
 }

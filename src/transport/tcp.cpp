@@ -124,8 +124,7 @@ uint32_t TcpTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_byt
   m.src_nic = src_nic;
   m.dst_nic = dst_nic;
   c.stream_end += m.stream_bytes;
-  const uint32_t id = static_cast<uint32_t>(msgs_.size());
-  msgs_.push_back(m);
+  const uint32_t id = msgs_.push_back(m);
   c.msgs.push_back(id);
   ++unacked_messages_;
   activate(cid);
@@ -199,7 +198,7 @@ void TcpTransport::grow_tx(TcpConn& c) {
 void TcpTransport::attribute(uint32_t msg, int64_t start, int64_t len,
                              int64_t MessageRecord::*field) {
   // A kernel segment may hold the tail of one message and the heads of the next ones.
-  while (len > 0 && msg < msgs_.size()) {
+  while (len > 0 && msg < msgs_.end_id()) {
     TcpMessage& m = msgs_[msg];
     const int64_t end = m.end_byte();
     if (start < end) {
@@ -244,6 +243,11 @@ void TcpTransport::send_segment(uint32_t id, Packet& p) {
     s->tcp_bytes = static_cast<uint16_t>(tcp_segment_tcp_bytes(cfg_, static_cast<uint32_t>(len)));
     s->sends = 0;
     c.snd_nxt_byte += len;
+    // Past every message now wholly sent, at once (not at the next send): a finished message's
+    // position must not hold it back from retirement while the connection idles.
+    while (c.nxt_msg < c.msgs.size() && msgs_[c.msgs[c.nxt_msg]].end_byte() <= c.snd_nxt_byte) {
+      ++c.nxt_msg;
+    }
   }
   s->state = kTcpInFlight;
   s->sent_ps = now;
@@ -285,6 +289,35 @@ int64_t TcpTransport::ideal_fct_ps(int64_t size_bytes, int switch_hops, const ne
 double TcpTransport::payload_rate_bps(int64_t link_rate_bps) const {
   const double frame = tcp_data_frame_bytes(cfg_, seg_payload_) + net::kWireOnlyBytes;
   return static_cast<double>(link_rate_bps) * seg_payload_ / frame;
+}
+
+bool TcpTransport::retire_messages(RetireFn retire) {
+  retire_ = std::move(retire);
+  retire_front();
+  return true;
+}
+
+// A message is final when the application has seen it, its last byte is acknowledged and every
+// payload byte attributed to it (a segment may carry the tail of one message and the head of the
+// next) has arrived or been reported dropped. It is the oldest message of its connection; it
+// leaves only once every position of the connection (sending, acknowledged, ready, received) is
+// past it; send_segment moves the sending position past a message as soon as it is wholly sent.
+void TcpTransport::retire_front() {
+  if (!retire_) return;
+  while (!msgs_.empty()) {
+    const uint32_t id = msgs_.front_id();
+    const TcpMessage& m = msgs_[id];
+    if (!m.app_done || m.tx_done_ps < 0 || m.sent_bytes != m.delivered_bytes + m.dropped_bytes) {
+      return;
+    }
+    TcpConn& c = conns_[m.conn];
+    const uint32_t pos = c.msgs.first();
+    if (c.nxt_msg <= pos || c.una_msg <= pos || c.ready_msg <= pos || c.rx_msg <= pos) return;
+    c.retired_sent_bytes += m.sent_bytes;
+    c.msgs.pop_front();
+    retire_(id, m);
+    msgs_.pop_front();
+  }
 }
 
 }  // namespace fabricsim::transport

@@ -24,6 +24,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/id_list.h"
+#include "core/id_window.h"
 #include "core/ring.h"
 #include "core/rng.h"
 #include "core/scheduler.h"
@@ -67,6 +69,7 @@ struct TcpMessage : MessageRecord {
   int64_t first_byte = 0;    // stream offset of its first byte
   int64_t stream_bytes = 0;  // bytes it occupies in the stream (size, at least 1)
   bool delivered = false;
+  bool app_done = false;  // its kMsgComplete has run: the application has seen it
   int64_t end_byte() const { return first_byte + stream_bytes; }
 };
 
@@ -91,7 +94,8 @@ struct TcpConn {
   // destination, index within the pair), not of the connection's number, which follows
   // global post order (core/event_queue.h).
   uint16_t sport = 0;
-  std::vector<uint32_t> msgs;
+  IdList msgs;  // its messages in posting order, from the oldest not retired
+  int64_t retired_sent_bytes = 0;  // sent_bytes of its retired messages (telemetry's total)
   // ---- sender ----
   int64_t stream_end = 0;      // bytes posted
   int64_t ready_end = 0;       // bytes whose message is ready to send
@@ -163,7 +167,14 @@ class TcpTransport final : public NicCore<TcpTransport> {
   uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
                 int sl = -1) override;
   const TcpMessage& message(uint32_t id) const override { return msgs_[id]; }
-  uint32_t num_messages() const override { return static_cast<uint32_t>(msgs_.size()); }
+  uint32_t num_messages() const override { return msgs_.end_id(); }
+  uint32_t first_live_message() const override { return msgs_.front_id(); }
+  bool retire_messages(RetireFn retire) override;
+  // NicCore's kMsgComplete, after on_delivered: the message may now be retired.
+  void on_completed(uint32_t msg) {
+    msgs_[msg].app_done = true;
+    retire_front();
+  }
   const TransportCounters& counters() const override { return counters_; }
   int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const net::LinkConfig& link,
                        const net::SwitchConfig& sw, const net::NicConfig& nic) const override;
@@ -251,7 +262,11 @@ class TcpTransport final : public NicCore<TcpTransport> {
   uint32_t seg_payload_ = 0;   // application bytes of a full segment
   uint32_t window_segs_ = 0;
   std::vector<TcpConn> conns_;
-  std::vector<TcpMessage> msgs_;
+  // Every message not yet retired (all of them unless retire_messages() was called), by id.
+  IdWindow<TcpMessage> msgs_;
+  RetireFn retire_;
+  // Hands the oldest messages that nothing can change any more to retire_ and frees them.
+  void retire_front();
   SlotTable<AckInfo> acks_;
   std::unordered_map<uint64_t, uint32_t> conn_index_;  // post time only: pair -> first connection
   std::vector<uint32_t> pair_turn_;  // per pair (first connection / connections_per_pair): next

@@ -161,6 +161,7 @@ void TcpTransport::advance_una(uint32_t id, uint32_t cum) {
     ++c.una_msg;
   }
   failure_.reached(c.lost_end, c.snd_una, sched_.now_ps);
+  retire_front();
   // RFC 6298 §5.2-5.3: stop the timer when everything is acknowledged, else restart it.
   if (c.snd_una == c.snd_nxt) {
     c.rto_deadline_ps = -1;

@@ -101,3 +101,34 @@ TEST(FlowRetirement, UetWithTrimsAndWithDropsIsTheSame) {
 
 }  // namespace flow_retirement_test
 }  // namespace fabricsim::scenario
+
+namespace fabricsim::scenario {
+namespace flow_retirement_test {
+
+// TCP (kernel stack) and iWARP: a segment may carry the tail of one message and the head of the
+// next; lossy incast with retransmissions, and Poisson flows that leave connections idle.
+TEST(FlowRetirement, TcpAndIwarpAreTheSame) {
+  for (const char* tech : {"tcp", "iwarp"}) {
+    const std::string incast =
+        std::string("fabric: {technology: ") + tech +
+        ", link: {rate: 100Gbps, cable: 3m}, switch: {buffer: 1MiB}}\n"
+        "topology: {kind: leaf_spine, radix: 8}\nhosts: {count: 16}\n"
+        "workload: {kind: pattern, pattern: incast, senders: 8, flow_size: 512KB}\n";
+    const std::string poisson =
+        std::string("fabric: {technology: ") + tech + ", link: {rate: 100Gbps, cable: 3m}}\n"
+        "topology: {kind: leaf_spine, radix: 8}\nhosts: {count: 16}\n"
+        "workload: {kind: pattern, pattern: poisson, load: 0.5, duration: 100us,\n"
+        "           size_cdf: [[1KB, 0.5], [64KB, 0.9], [1MB, 1.0]]}\n";
+    for (const std::string& yaml : {incast, poisson}) {
+      uint32_t left = 1;
+      const RunResult kept = run(yaml, false);
+      const RunResult retired = run(yaml, true, &left);
+      ASSERT_GT(kept.flows.size(), 0u);
+      expect_same_flows(kept, retired);
+      EXPECT_EQ(left, 0u) << tech << ": every message retired";
+    }
+  }
+}
+
+}  // namespace flow_retirement_test
+}  // namespace fabricsim::scenario
