@@ -424,18 +424,7 @@ void GpuNet::flow_done(uint32_t slot) {
 void GpuNet::start(uint32_t slot) {
   Slot& s = slots_[slot];
   if (s.src / gpn_ == s.dst / gpn_) {
-    PairQueue& q = order_queue(s);
-    if (q.busy) {  // wait for the connection's earlier transfers
-      s.next_in_pair = kNone;
-      if (q.tail == kNone) {
-        q.head = slot;
-      } else {
-        slots_[q.tail].next_in_pair = slot;
-      }
-      q.tail = slot;
-      return;
-    }
-    q.busy = true;
+    if (wait_in(order_queue(s), slot)) return;  // behind the connection's earlier transfers
     start_nvlink(slot);
     return;
   }
@@ -452,6 +441,21 @@ void GpuNet::start(uint32_t slot) {
   }
 }
 
+bool GpuNet::wait_in(PairQueue& q, uint32_t slot) {
+  if (!q.busy) {
+    q.busy = true;
+    return false;
+  }
+  slots_[slot].next_in_pair = kNone;
+  if (q.tail == kNone) {
+    q.head = slot;
+  } else {
+    slots_[q.tail].next_in_pair = slot;
+  }
+  q.tail = slot;
+  return true;
+}
+
 void GpuNet::start_nvlink(uint32_t slot, bool settle_now) {
   Slot& s = slots_[slot];
   // NVSwitch is non-blocking: only the two GPU ports are shared.
@@ -465,17 +469,7 @@ void GpuNet::start_nvlink(uint32_t slot, bool settle_now) {
 void GpuNet::ideal_send(uint32_t slot) {
   Slot& s = slots_[slot];
   PairQueue& q = ideal_pairs_[uint64_t{s.src_nic} * (gpus_ / gpn_ * nics_per_node_) + s.dst_nic];
-  if (q.busy) {  // behind the pair's earlier messages
-    s.next_in_pair = kNone;
-    if (q.tail == kNone) {
-      q.head = slot;
-    } else {
-      slots_[q.tail].next_in_pair = slot;
-    }
-    q.tail = slot;
-    return;
-  }
-  q.busy = true;
+  if (wait_in(q, slot)) return;  // behind the pair's earlier messages
   start_ideal_send(slot, true);
 }
 

@@ -174,6 +174,8 @@ class GpuNet final : public RankTransport {
     uint32_t head = kNone, tail = kNone;  // waiting slots
     bool busy = false;
   };
+  // `slot` waits at the tail of `q` when q is busy (true); else q becomes busy (false).
+  bool wait_in(PairQueue& q, uint32_t slot);
   void start_nvlink(uint32_t slot, bool settle_now = true);
   // node.ideal_fabric: the send stage into the NIC and onto its line, in order per (sending
   // NIC, receiving NIC) as on the real transport's queue pair (ideal_pairs_).
