@@ -31,6 +31,7 @@ class IdWindow {
     }
     pages_[page][id & (kPageRecords - 1)] = value;
     ++end_;
+    if (end_ - front_ > max_live_) max_live_ = end_ - front_;
     return id;
   }
 
@@ -44,6 +45,7 @@ class IdWindow {
   uint32_t end_id() const { return end_; }      // one past the newest id (ids given so far)
   bool empty() const { return front_ == end_; }
   uint32_t live() const { return end_ - front_; }
+  uint32_t max_live() const { return max_live_; }  // the most records live at once so far
 
   // Releases the oldest live record. REQUIRES: !empty().
   void pop_front() {
@@ -73,6 +75,7 @@ class IdWindow {
   std::unique_ptr<T[]> spare_;
   uint32_t front_ = 0;
   uint32_t end_ = 0;
+  uint32_t max_live_ = 0;
 };
 
 }  // namespace fabricsim

@@ -439,6 +439,7 @@ ordered_json run_stats_to_json(const scenario::RunStats& s) {
   j["data_packet_hops"] = s.data_packet_hops;
   j["peak_rss_bytes"] = s.peak_rss_bytes;
   j["sim_time_ps"] = s.sim_time_ps;
+  j["peak_live_messages"] = s.peak_live_messages;
   return j;
 }
 

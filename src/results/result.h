@@ -408,6 +408,9 @@ struct RunStats {
   int64_t data_packet_hops = 0;  // data packets crossing one link
   int64_t peak_rss_bytes = 0;
   int64_t sim_time_ps = 0;
+  // The most transport message records held at once (transports retire finished messages:
+  // issue 24 item 1); deterministic, but a fact about the simulator's memory, not the fabric.
+  int64_t peak_live_messages = 0;
 };
 
 // The fabric's bill of materials (resolve/cost/bom.h), as compare and result.json show it.

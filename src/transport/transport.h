@@ -127,6 +127,9 @@ class Transport {
     return false;
   }
   virtual uint32_t first_live_message() const { return 0; }
+  // The most message records held at once (every message when nothing was retired): run.json's
+  // peak_live_messages, what the pre-flight's transport part would need to model retirement.
+  virtual uint32_t peak_live_messages() const { return num_messages(); }
   virtual const TransportCounters& counters() const = 0;
 
   // The transport's own scheduled events (core/scheduler.h kinds it schedules: timers, NIC

@@ -160,6 +160,7 @@ class UetTransport final : public NicCore<UetTransport> {
   const UetMessage& message(uint32_t id) const override { return msgs_[id]; }
   uint32_t num_messages() const override { return msgs_.end_id(); }
   uint32_t first_live_message() const override { return msgs_.front_id(); }
+  uint32_t peak_live_messages() const override { return msgs_.max_live(); }
   bool retire_messages(RetireFn retire) override;
   // NicCore's kMsgComplete, after on_delivered: the message may now be retired.
   void on_completed(uint32_t msg) {

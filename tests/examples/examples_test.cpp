@@ -272,8 +272,13 @@ void check_run_json(const fs::path& out, const json& result, const std::string& 
   std::set<std::string> keys;
   for (const auto& [key, value] : run.items()) keys.insert(key);
   EXPECT_EQ(keys, (std::set<std::string>{"events", "wall_seconds", "events_per_second",
-                                         "data_packet_hops", "peak_rss_bytes", "sim_time_ps"}))
+                                         "data_packet_hops", "peak_rss_bytes", "sim_time_ps",
+                                         "peak_live_messages"}))
       << "run.json keys";
+  // At most every message of the run (flows.csv's rows) held at once, at least one if any.
+  const int64_t flows = result.at("flows").at("total").get<int64_t>();
+  EXPECT_GE(run.value("peak_live_messages", 0ll), std::min<int64_t>(flows, 1)) << "run.json";
+  EXPECT_LE(run.value("peak_live_messages", 0ll), flows) << "run.json: peak live messages";
   EXPECT_GT(run.value("events", 0ll), 0) << "run.json counts events";
   EXPECT_GT(run.value("data_packet_hops", 0ll), 0) << "run.json counts data packet-hops";
   EXPECT_GT(run.value("peak_rss_bytes", 0ll), 0) << "run.json reports peak RSS";

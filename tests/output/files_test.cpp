@@ -83,7 +83,8 @@ TEST(RunJson, ExactKeys) {
   for (const auto& [key, value] : j.items()) keys.push_back(key);
   std::sort(keys.begin(), keys.end());
   EXPECT_EQ(keys, (std::vector<std::string>{"data_packet_hops", "events", "events_per_second",
-                                            "peak_rss_bytes", "sim_time_ps", "wall_seconds"}))
+                                            "peak_live_messages", "peak_rss_bytes", "sim_time_ps",
+                                            "wall_seconds"}))
       << "run.json has exactly these keys";
   EXPECT_EQ(j["events"], 56128) << "events";
 }

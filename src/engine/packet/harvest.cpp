@@ -371,6 +371,7 @@ RunResult harvest(Simulation& sim, bool finished, FlowRecorder& flows) {
   harvest_failure(sim, r);
   harvest_ports(sim, r);
   r.run.events = sim.events();
+  r.run.peak_live_messages = sim.transport().peak_live_messages();
   r.run.sim_time_ps = r.sim_time_ps;
   return r;
 }
