@@ -1,6 +1,5 @@
 #include "output/fct_breakdown.h"
 
-
 namespace fabricsim::output {
 
 std::vector<FctGroup> fct_by_size(const std::vector<scenario::FlowRecord>& flows) {

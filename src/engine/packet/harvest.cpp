@@ -3,7 +3,6 @@
 #include "engine/packet/harvest.h"
 
 #include <algorithm>
-#include <memory>
 #include <string>
 
 #include "core/error.h"
