@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "../support/gpu_arrivals.h"
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
@@ -43,19 +44,7 @@ scenario::Scenario ideal_two_nodes() {
   return sc;
 }
 
-struct Arrivals {
-  std::vector<std::pair<uint64_t, int64_t>> at;
-  explicit Arrivals(scenario::Simulation& sim) {
-    node::GpuNet* g = sim.gpu_net();
-    g->on_arrived = [this, g](uint64_t cookie) { at.emplace_back(cookie, g->now_ps()); };
-  }
-  int64_t of(uint64_t cookie) const {
-    for (const auto& [c, t] : at) {
-      if (c == cookie) return t;
-    }
-    return -1;
-  }
-};
+using test_support::Arrivals;  // tests/support/gpu_arrivals.h
 
 // Rounding: the fluid model keeps remaining bytes in 1/65536 byte and rounds ends to the
 // nearest picosecond at each re-share, so a few ps.
@@ -63,7 +52,8 @@ constexpr double kTolPs = 4.0;
 
 TEST(GpuNetIdeal, OneMessageIsItsLineTimePlusTheIdlePath) {
   scenario::Simulation sim(ideal_two_nodes());
-  Arrivals arr(sim);
+  Arrivals arr;
+  arr.attach(sim);
   sim.gpu_net()->send(0, 8, kSize, 1);
   sim.run();
   EXPECT_NEAR(static_cast<double>(arr.of(1)), kWirePs + kLatencyPs, kTolPs) << "W + L";
@@ -77,7 +67,8 @@ TEST(GpuNetIdeal, TwoReceiversShareTheSendingLineFairly) {
   // (the real NIC serves its queue pairs round-robin): both last bytes leave at 2W, and each
   // receiving line, alone, passes them on as they come: both arrive at 2W + L.
   scenario::Simulation sim(ideal_two_nodes());
-  Arrivals arr(sim);
+  Arrivals arr;
+  arr.attach(sim);
   sim.gpu_net()->send(0, 8, kSize, 1);
   sim.gpu_net()->send(0, 9, kSize, 2);
   sim.run();
@@ -93,7 +84,8 @@ TEST(GpuNetIdeal, OnePairsMessagesGoInOrder) {
   // Two messages NIC0 -> NIC8: one queue pair, first in first out. The first leaves at W and
   // arrives at W + L; the second starts when the first has left and arrives at 2W + L.
   scenario::Simulation sim(ideal_two_nodes());
-  Arrivals arr(sim);
+  Arrivals arr;
+  arr.attach(sim);
   sim.gpu_net()->send(0, 8, kSize, 1);
   sim.gpu_net()->send(0, 8, kSize, 2);
   sim.run();
@@ -105,7 +97,8 @@ TEST(GpuNetIdeal, TwoSendersShareTheReceivingLineFairly) {
   // NIC0 -> NIC8 and NIC1 -> NIC8: each sending line alone, but NIC8's line in takes 2S at
   // 50 GB/s, half each: both arrive at 2W + L (the big switch's output port).
   scenario::Simulation sim(ideal_two_nodes());
-  Arrivals arr(sim);
+  Arrivals arr;
+  arr.attach(sim);
   sim.gpu_net()->send(0, 8, kSize, 1);
   sim.gpu_net()->send(1, 8, kSize, 2);
   sim.run();
@@ -120,7 +113,8 @@ TEST(GpuNetIdeal, StagedTransfersCrossTheLinesToo) {
   scenario::Scenario sc = ideal_two_nodes();
   sc.node.gpudirect = false;
   scenario::Simulation sim(sc);
-  Arrivals arr(sim);
+  Arrivals arr;
+  arr.attach(sim);
   sim.gpu_net()->send(0, 8, kSize, 1);
   sim.gpu_net()->send(0, 8, kSize, 2);
   sim.run();

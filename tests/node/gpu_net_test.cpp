@@ -20,6 +20,7 @@
 
 #include "core/error.h"
 #include "spec/load.h"
+#include "../support/gpu_arrivals.h"
 #include "engine/packet/simulation.h"
 
 namespace fabricsim {
@@ -38,20 +39,7 @@ scenario::Scenario two_nodes(int gpus, int nics_per_host) {
   return sc;
 }
 
-// Records when each cookie arrived.
-struct Arrivals {
-  std::vector<std::pair<uint64_t, int64_t>> at;
-  void attach(scenario::Simulation& sim) {
-    node::GpuNet* g = sim.gpu_net();
-    g->on_arrived = [this, g](uint64_t cookie) { at.emplace_back(cookie, g->now_ps()); };
-  }
-  int64_t of(uint64_t cookie) const {
-    for (const auto& [c, t] : at) {
-      if (c == cookie) return t;
-    }
-    return -1;
-  }
-};
+using test_support::Arrivals;  // tests/support/gpu_arrivals.h
 
 // Usable bytes per second of one PCIe Gen5 x16 direction, from the PCIe figures above.
 double pcie_gen5_x16_bytes_per_s() { return 16 * 32e9 * 128.0 / 130.0 / 8.0 * 256.0 / 280.0; }
