@@ -1,4 +1,5 @@
-// Nearest-rank percentiles and flow statistics (output/flow_stats.h).
+// Nearest-rank percentiles (core/quantile_digest.h, which computes every percentile the
+// outputs show) and flow statistics (output/flow_stats.h).
 #include "output/flow_stats.h"
 
 #include <gtest/gtest.h>
@@ -6,8 +7,17 @@
 #include <numeric>
 #include <vector>
 
+#include "core/quantile_digest.h"
+
 namespace fabricsim::output {
 namespace flow_stats_test {
+
+// The p-th percentile of `values` as the flow summary computes it.
+int64_t percentile_nearest_rank(const std::vector<int64_t>& values, double percent) {
+  QuantileDigest<int64_t> q;
+  for (const int64_t v : values) q.add(v);
+  return q.percentile(percent);
+}
 
 std::vector<int64_t> one_to(int64_t n) {
   std::vector<int64_t> v(static_cast<size_t>(n));
