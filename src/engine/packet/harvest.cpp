@@ -86,19 +86,13 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
 }
 
 // The flow table: the records the transport retired during the run are in `flows` already; the
-// rest are read now, in id order (engine/packet/flow_recorder.h). The span [first start, last
-// finish] the link loads are measured over.
-struct FlowSpan {
-  int64_t first_start = -1;
-  int64_t last_finish = -1;
-};
-FlowSpan harvest_flows(const Simulation& sim, bool finished, FlowRecorder& flows, RunResult& r) {
+// rest are read now, in id order (engine/packet/flow_recorder.h).
+void harvest_flows(const Simulation& sim, bool finished, FlowRecorder& flows, RunResult& r) {
   const transport::Transport& transport = sim.transport();
   for (uint32_t id = flows.next_id(); id < transport.num_messages(); ++id) {
     flows.add(id, transport.message(id));
   }
   flows.finish(finished, r);
-  return FlowSpan{r.flow_summary.first_start_ps, r.flow_summary.last_finish_ps};
 }
 
 // The steady window's goodput and the NICs' context caches.
@@ -357,13 +351,14 @@ RunResult harvest(Simulation& sim, bool finished, FlowRecorder& flows) {
   r.topology.switches = topo.switches;
   r.topology.links = topo.cables;
   r.topology.tiers = topo.tiers;
-  const FlowSpan span = harvest_flows(sim, finished, flows, r);
+  harvest_flows(sim, finished, flows, r);
   harvest_steady_and_cache(sim, r);
-  const int64_t first_start = span.first_start, last_finish = span.last_finish;
   // Link utilization over the span of the traffic (LinkLoads): first flow start to last flow
   // finish (the end of the simulation if some flow never finished), extended to the end of the
   // last frame sent, so that bytes and time cover one interval.
-  r.links = link_loads(net, first_start, r.completed ? last_finish : r.sim_time_ps);
+  const FlowSummary& span = r.flow_summary;
+  r.links = link_loads(net, span.first_start_ps,
+                       r.completed ? span.last_finish_ps : r.sim_time_ps);
   harvest_workload(sim, r);
   harvest_fabric(sim, r);
   harvest_counters(sim, r);
