@@ -9,9 +9,9 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
+#include "core/flat_map.h"
 #include "core/scheduler.h"
 #include "node/fluid.h"
 #include "node/fluid_ps.h"
@@ -282,15 +282,18 @@ class GpuNet final : public RankTransport {
     uint64_t pair = 0;
     bool operator==(const ConnKey&) const = default;
   };
+  struct IdentityHash {
+    size_t operator()(uint64_t k) const { return static_cast<size_t>(k); }
+  };
   struct ConnKeyHash {
     size_t operator()(const ConnKey& k) const {
       return static_cast<size_t>(k.connection * 0x9E3779B97F4A7C15ull ^ k.pair);
     }
   };
-  std::unordered_map<ConnKey, PairQueue, ConnKeyHash> conn_queues_;
+  FlatMap<ConnKey, PairQueue, ConnKeyHash> conn_queues_;
   // node.ideal_fabric: per (sending NIC x NICs + receiving NIC) with a send on the line, the
   // sends waiting behind it; erased when the pair goes idle.
-  std::unordered_map<uint64_t, PairQueue> ideal_pairs_;
+  FlatMap<uint64_t, PairQueue, IdentityHash> ideal_pairs_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
   uint32_t active_slots_ = 0;
