@@ -53,8 +53,21 @@ Event EventQueue::pop_mixed() {
   return late_pop();
 }
 
-// Buckets drained with more events than this free their buffer (see refill).
-constexpr size_t kKeptBucketEvents = 256;
+EventQueue::~EventQueue() {
+  auto free_chain = [](EventChunk* k) {
+    while (k != nullptr) {
+      EventChunk* next = k->next;
+      delete k;
+      k = next;
+    }
+  };
+  for (auto& level : buckets_) {
+    for (EventChain& c : level) free_chain(c.head);
+  }
+  free_chain(free_);
+}
+
+EventChunk* EventQueue::new_chunk() { return new EventChunk; }
 
 void EventQueue::refill() {
   // REQUIRES: now_ consumed and late_ empty, and some bucket holds events.
@@ -64,36 +77,46 @@ void EventQueue::refill() {
   const int digit = __builtin_ctzll(digit_mask_[level]);
   digit_mask_[level] &= ~(uint64_t{1} << digit);
   if (digit_mask_[level] == 0) level_mask_ &= ~(1u << level);
-  EventBuf& from = buckets_[level][digit];
+  EventChain from = buckets_[level][digit];
+  buckets_[level][digit] = EventChain{};
+  auto used = [&from](const EventChunk* k) {
+    return k == from.tail ? from.tail_used : EventChunk::kEvents;
+  };
   if (level == 0) {
     // Every event of a level-0 bucket has one time (all digits above the lowest are last_ps_'s,
     // the lowest is the bucket's): the bucket is the new instant, taken whole.
-    last_ps_ = from[0].time_ps;
-    now_.swap(from);
+    last_ps_ = from.head->events[0].time_ps;
+    for (EventChunk* k = from.head; k != nullptr;) {
+      EventChunk* next = k->next;
+      for (uint32_t i = 0, n = used(k); i < n; ++i) now_.push_back(k->events[i]);
+      give_chunk(k);
+      k = next;
+    }
   } else {
     // The new reference time is the bucket's minimum; its events all share the digits from
     // `level` up with it, so each lands in a lower level (or is of the new instant).
-    int64_t min_ps = from[0].time_ps;
-    for (const Event& e : from) min_ps = e.time_ps < min_ps ? e.time_ps : min_ps;
-    last_ps_ = min_ps;
-    for (const Event& e : from) {
-      const uint64_t diff = static_cast<uint64_t>(e.time_ps ^ last_ps_);
-      if (diff == 0) {
-        now_.push_back(e);
-      } else {
-        place(e, diff);
+    int64_t min_ps = from.head->events[0].time_ps;
+    for (const EventChunk* k = from.head; k != nullptr; k = k->next) {
+      for (uint32_t i = 0, n = used(k); i < n; ++i) {
+        min_ps = k->events[i].time_ps < min_ps ? k->events[i].time_ps : min_ps;
       }
     }
-    if (from.size() > kKeptBucketEvents) {
-      // A drained large bucket gives its buffer back: with 704 buckets, each keeping the
-      // capacity of its own fullest moment would add up far beyond the events ever pending
-      // at once (examples/topology-file.yaml: +2.3 MB peak RSS against the 65-bucket heap,
-      // bench/permutation-k32 +90 MB). 256: at 64 the regrowth cost the k=16 bench +4 %
-      // instructions; at 1024 topology-file still peaked 1.9 MB above main.
-      EventBuf drained;
-      from.swap(drained);
-    } else {
-      from.clear();
+    last_ps_ = min_ps;
+    // Each chunk goes back to the free list once its events are placed, so the lower buckets
+    // go on filling the chunks just read (in cache) rather than cold ones.
+    for (EventChunk* k = from.head; k != nullptr;) {
+      for (uint32_t i = 0, n = used(k); i < n; ++i) {
+        const Event& e = k->events[i];
+        const uint64_t diff = static_cast<uint64_t>(e.time_ps ^ last_ps_);
+        if (diff == 0) {
+          now_.push_back(e);
+        } else {
+          place(e, diff);
+        }
+      }
+      EventChunk* next = k->next;
+      give_chunk(k);
+      k = next;
     }
   }
   // now_ is already in insertion order: appends come in sequence order, and a bucket is only

@@ -103,6 +103,48 @@ TEST(EventQueue, MatchesAnOrderedSetUnderMixedPushes) {
   EXPECT_TRUE(ref.empty());
 }
 
+// Buckets are chains of 42-event chunks (core/event_queue.h): times spread over every 6-bit
+// level, with bursts of hundreds of events at one time and in one bucket, so chains of many
+// chunks are redistributed, drained and their chunks reused, against an ordered set.
+TEST(EventQueue, ChunkedBucketsKeepTheOrderAcrossLevelsAndBursts) {
+  EventQueue q;
+  std::set<std::tuple<int64_t, uint32_t, uint32_t, uint64_t, uint32_t>> ref;
+  Rng rng(3, 4);
+  uint64_t seq = 0;
+  uint32_t label = 0;
+  auto push = [&](int64_t t) {
+    const auto kind = static_cast<uint32_t>(rng.below(3));
+    const auto owner = static_cast<uint32_t>(rng.below(1000));
+    q.push(t, kind, label, owner);
+    ref.emplace(t, kind, rank_at(t, owner), seq++, label++);
+  };
+  int64_t now = 0;
+  for (int round = 0; round < 60; ++round) {
+    // A burst at one future time, a spread over up to 2^(6 x level) ps ahead, and pops.
+    const int level = static_cast<int>(rng.below(7));
+    const int64_t span = int64_t{1} << (6 * level + 1);
+    const int64_t burst_at = now + 1 + static_cast<int64_t>(rng.below(static_cast<uint64_t>(span)));
+    for (int i = 0; i < 300; ++i) push(burst_at);
+    for (int i = 0; i < 300; ++i) {
+      push(now + 1 + static_cast<int64_t>(rng.below(static_cast<uint64_t>(span))));
+    }
+    for (int i = 0; i < 500 && !q.empty(); ++i) {
+      const Event e = q.pop();
+      const auto [t, kind, owner, s, target] = *ref.begin();
+      ref.erase(ref.begin());
+      ASSERT_EQ(e.time_ps, t) << "round " << round;
+      ASSERT_EQ(e.target, target) << "round " << round;
+      now = e.time_ps;
+    }
+  }
+  while (!q.empty()) {
+    const Event e = q.pop();
+    ASSERT_EQ(e.target, std::get<4>(*ref.begin()));
+    ref.erase(ref.begin());
+  }
+  EXPECT_TRUE(ref.empty());
+}
+
 // What a partitioned run needs (issue 21 item 3): two owners' events, pushed in two different
 // interleavings (each owner's own pushes in the same order, as its handlers would make them),
 // run in the same order. Under the old (time, global insertion) rule the two runs differ.
