@@ -41,7 +41,7 @@ void Network::restore_link(uint32_t port) {
     PortQueues& q = queues_[id];
     // PFC: a PAUSE sent before the failure may have been lost; this receiver starts from XON
     // and pauses its peer again if its ingress bytes still call for it.
-    q.xoff_mask = 0;
+    set_xoff(id, 0);
     if (!ib_on_) continue;
     // IB link initialization restarts the credit counters (IBA 7.9; reference §1): the sender
     // may use what the far receiver's buffer has free now. Blocks lost on the cable when it

@@ -143,6 +143,7 @@ void Network::finalize() {
   }
   port_tx_bytes_.assign(ports_.size(), 0);
   nic_stalled_.assign(nic_port_.size(), 0);
+  switch_xoff_pgs_.assign(switches_.size(), 0);
   switch_rng_.clear();
   for (uint32_t sw = 0; sw < switches_.size(); ++sw) {
     switch_rng_.emplace_back(seed_, 0x53570000ull + sw);  // "SW" streams

@@ -9,6 +9,7 @@
 // with its delay and stops only the classes it names at the far end, for quanta x 512 bit
 // times unless refreshed; the sender refreshes at half that period while still above XOFF.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -118,6 +119,16 @@ void Network::set_pfc_thresholds() {
   }
 }
 
+void Network::set_xoff(uint32_t port, uint8_t mask) {
+  PortQueues& q = queues_[port];
+  const int32_t sw = ports_[port].switch_index;
+  if (sw >= 0) {
+    switch_xoff_pgs_[sw] += static_cast<uint32_t>(std::popcount(mask)) -
+                            static_cast<uint32_t>(std::popcount(q.xoff_mask));
+  }
+  q.xoff_mask = mask;
+}
+
 bool Network::pfc_admit(uint32_t in_port, const Packet& pkt) {
   PortQueues& q = queues_[in_port];
   uint32_t& held = q.ingress_bytes[pkt.priority];
@@ -125,7 +136,7 @@ bool Network::pfc_admit(uint32_t in_port, const Packet& pkt) {
   held += pkt.frame_bytes;
   const uint8_t cls = static_cast<uint8_t>(1u << pkt.priority);
   if (held >= q.pfc_xoff_bytes && !(q.xoff_mask & cls)) {
-    q.xoff_mask |= cls;
+    set_xoff(in_port, q.xoff_mask | cls);
     send_pause(in_port, cls, pfc_of(in_port).pause_quanta);
   }
   return true;
@@ -137,7 +148,7 @@ void Network::pfc_release(uint32_t in_port, const Packet& pkt) {
   uint32_t& held = q.ingress_bytes[pkt.priority];
   held -= pkt.frame_bytes;
   if ((q.xoff_mask & cls) && held <= q.pfc_xon_bytes) {
-    q.xoff_mask &= static_cast<uint8_t>(~cls);
+    set_xoff(in_port, q.xoff_mask & static_cast<uint8_t>(~cls));
     send_pause(in_port, cls, 0);  // RESUME
   }
 }
@@ -175,7 +186,7 @@ bool Network::pfc_admit_switch(Switch& sw, uint32_t in_port, const Packet& pkt) 
   }
   held += pkt.frame_bytes;
   if (xoff && !(q.xoff_mask & cls)) {
-    q.xoff_mask |= cls;
+    set_xoff(in_port, q.xoff_mask | cls);
     send_pause(in_port, cls, pfc_of(in_port).pause_quanta);
   }
   return true;
@@ -205,9 +216,12 @@ void Network::pfc_release_switch(Switch& sw, uint32_t in_port, const Packet& pkt
   room -= from_room;
   sw.buffer_used_bytes -= pkt.frame_bytes - from_room;
   q.ingress_bytes[c] -= pkt.frame_bytes;
+  // Most departures leave a switch with no PG in XOFF: the dense per-switch count (in cache)
+  // says so without reading xoff_mask, a line of PortQueues this hop touches nowhere else.
+  if (switch_xoff_pgs_[static_cast<size_t>(&sw - switches_.data())] == 0) return;
   const uint8_t cls = static_cast<uint8_t>(1u << c);
   if ((q.xoff_mask & cls) && pfc_dynamic_xon_ready(in_port, c)) {
-    q.xoff_mask &= static_cast<uint8_t>(~cls);
+    set_xoff(in_port, q.xoff_mask & static_cast<uint8_t>(~cls));
     send_pause(in_port, cls, 0);  // RESUME
   }
 }
@@ -243,7 +257,7 @@ void Network::on_pfc_refresh(uint32_t port) {
       if ((q.xoff_mask & (1u << c)) && pfc_dynamic_xon_ready(port, c)) resume |= 1u << c;
     }
     if (resume != 0) {
-      q.xoff_mask &= static_cast<uint8_t>(~resume);
+      set_xoff(port, q.xoff_mask & static_cast<uint8_t>(~resume));
       send_pause(port, resume, 0);
       if (q.xoff_mask == 0) return;
     }
