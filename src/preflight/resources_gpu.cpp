@@ -1,6 +1,8 @@
 #include "preflight/resources_gpu.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <optional>
 #include <vector>
 
@@ -176,6 +178,20 @@ class JobResolver {
     cs.ranks = ranks;
     return engine_.resolve(cs);
   }
+  // The collective's cross-fabric credit windows summed (CollectiveEngine::cross_node_window).
+  int64_t window(workload::CollOp op, workload::CollAlgorithm a, workload::Protocol p,
+                 int channels, int64_t size_bytes, const std::vector<uint32_t>& ranks,
+                 int root) const {
+    workload::CollectiveSpec cs;
+    cs.op = op;
+    cs.algorithm = a;
+    cs.protocol = p;
+    cs.channels = channels;
+    cs.size_bytes = size_bytes;
+    cs.ranks = ranks;
+    cs.root = root;
+    return engine_.cross_node_window(cs);
+  }
   const workload::CollectiveConfig& config() const { return engine_.config(); }
 
  private:
@@ -191,12 +207,15 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
   for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
   int64_t sweep_units = 0;
   int64_t sweep_pairs = 0;  // the same GPUs at every size: the largest size's pairs
+  int64_t sweep_window = 0;  // one size at a time: the largest size's live messages
   for (int64_t s = w.size_bytes;; s *= w.step_factor) {
     const workload::CollectiveRecord r =
         engine.resolve(w.op, w.algorithm, w.protocol, w.channels, s, all);
     t.messages += collective_messages(r, g, nodes, gpn, engine.config());
     t.net_bytes += collective_net_bytes(r, g, nodes, gpn);
     sweep_pairs = std::max(sweep_pairs, collective_pairs(r, g, nodes, gpn));
+    sweep_window = std::max(
+        sweep_window, engine.window(w.op, w.algorithm, w.protocol, w.channels, s, all, w.root));
     t.total_bytes += s;
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(s, 1 << 20));
     ++t.collectives;
@@ -204,6 +223,7 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
     if (w.max_size_bytes <= 0 || s > w.max_size_bytes / w.step_factor) break;
   }
   t.pairs += sweep_pairs;
+  if (t.live_messages >= 0) t.live_messages += sweep_window;
   return sweep_units;
 }
 
@@ -216,6 +236,7 @@ void count_bound(int64_t ops, int64_t steps, GpuTraffic& t) {
   t.total_bytes = std::max<int64_t>(t.total_bytes, 1);
   t.bounded = true;
   t.pairs = -1;  // not counted: every NIC pair
+  t.live_messages = -1;  // not counted: every message
 }
 
 // The job's training DAG, imported or generated. A generated step too large to build
@@ -264,6 +285,13 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
                      const JobResolver& engine, int64_t gpn, GpuTraffic& t) {
   std::vector<int64_t> blocking_max(dag.groups.size(), 0);
   std::vector<int64_t> group_pairs(dag.groups.size(), 0);  // a communicator reuses its pairs
+  // Live messages, as the plan units: every asynchronous collective's window may be posted at
+  // once, a blocking one's only one at a time per communicator.
+  std::vector<int64_t> blocking_window(dag.groups.size(), 0);
+  int64_t async_window = 0;
+  // A step repeats its collectives over the same communicators and sizes: one plan built per
+  // distinct (communicator, op, size, root).
+  std::map<std::tuple<uint32_t, workload::CollOp, int64_t, int>, int64_t> windows;
   t.dag_ops += steps * static_cast<int64_t>(dag.ops.size());
   t.dag_deps += steps * static_cast<int64_t>(dag.deps.size());
   for (const workload::DagOp& op : dag.ops) {
@@ -289,14 +317,32 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
         std::max(group_pairs[c.group],
                  collective_pairs(r, static_cast<int64_t>(group.size()), group_nodes, gpn));
     const int64_t units = static_cast<int64_t>(group.size()) * r.channels;
+    const auto key = std::make_tuple(c.group, c.op, c.size_bytes, c.root);
+    auto it = windows.find(key);
+    if (it == windows.end()) {
+      it = windows
+               .emplace(key, group_nodes < 2
+                                 ? 0
+                                 : engine.window(c.op, r.algorithm, r.protocol, r.channels,
+                                                 c.size_bytes, group, c.root))
+               .first;
+    }
     if (op.phase == workload::Phase::kTensorParallel ||
         op.phase == workload::Phase::kPipelineParallel) {
       blocking_max[c.group] = std::max(blocking_max[c.group], units);
+      blocking_window[c.group] = std::max(blocking_window[c.group], it->second);
     } else {
       t.plan_units += units;
+      async_window += it->second;
     }
   }
   for (int64_t u : blocking_max) t.plan_units += u;
+  // Step k + 1's first ops on a rank wait for step k's optimizer update there (training.cpp
+  // expand), which waits for the step's gradient reduction: what may still run when the next
+  // step starts is step k's tail, so at most two steps' collectives overlap.
+  int64_t window = async_window;
+  for (int64_t w_ : blocking_window) window += w_;
+  if (t.live_messages >= 0) t.live_messages += std::min<int64_t>(steps, 2) * window;
   for (int64_t p : group_pairs) t.pairs += p;
 }
 

@@ -27,6 +27,13 @@ struct GpuTraffic {
   // (source, destination) GPU pairs whose transfers cross the fabric: an upper bound on the
   // transport connections; -1 = not counted (a DAG too large to build).
   int64_t pairs = 0;
+  // Transport messages live at once, at most (posted and not yet retired: the records the
+  // transport keeps, core/id_window.h): per collective the windows of its connections that
+  // cross the fabric (CollectiveEngine::cross_node_window), summed over the collectives that
+  // may run at once as plan_units counts them (a sweep's largest size; in a DAG every
+  // asynchronous collective plus each communicator's largest blocking one, over two steps when
+  // the job runs more than one); -1 = not counted (a DAG too large to build).
+  int64_t live_messages = 0;
   int64_t dag_ops = 0;       // training DAG ops over every job (x steps)
   bool bounded = false;      // a DAG too large to build: ops and messages are upper bounds and
                              // net_bytes is not counted

@@ -37,6 +37,14 @@ class CollectiveEngine final : public CollectiveRunner {
 
   const CollectiveConfig& config() const { return cfg_; }
 
+  // The messages `spec` may have posted across the fabric and not yet had credited back, at
+  // most, at any moment: the sum of the windows of its connections between different nodes
+  // (NCCL_STEPS credits each; nccl_steps / slice steps on a ring, whose credit frees a slice's
+  // FIFO slots: try_send's `c.outstanding < c.window`), SHARP's included. The memory
+  // pre-flight's bound on the transport messages a collective keeps live
+  // (preflight/resources_gpu.cpp). Builds the plan without running it.
+  int64_t cross_node_window(const CollectiveSpec& spec) const;
+
   // Work, for a progress line (cli/progress.h), in units of one 4 KiB packet crossing the
   // fabric (a few events each: docs/performance.md, 3.37 events per data packet-hop). A
   // collective whose ranks span nodes weighs the bytes its ranks send, size x 2(n-1) for an
@@ -68,6 +76,10 @@ class CollectiveEngine final : public CollectiveRunner {
   // once per GPU set, as NCCL sets up CollNet once per communicator.
   int sharp_group_of(const CollectiveSpec& spec, CollAlgorithm a) const;
   detail::BuildParams build_params(const CollectiveRecord& r) const;
+  // The connections and streams of `spec` resolved to `r`; bind_sharp: also set up its SHARP
+  // group on the rank transport (a run), not only name one (a count).
+  std::unique_ptr<detail::Plan> build_plan(const CollectiveSpec& spec, const CollectiveRecord& r,
+                                           bool bind_sharp) const;
   void finalize(detail::Plan& plan) const;
   void kick(uint32_t id);
   void try_send(uint32_t id, detail::Plan& plan, uint32_t e);
