@@ -184,15 +184,19 @@ std::unique_ptr<Plan> CollectiveEngine::build_plan(const CollectiveSpec& spec,
   return plan;
 }
 
-int64_t CollectiveEngine::cross_node_window(const CollectiveSpec& spec) const {
+CollectiveEngine::CrossNodeTraffic CollectiveEngine::cross_node_traffic(
+    const CollectiveSpec& spec) const {
   const std::unique_ptr<Plan> plan = build_plan(spec, resolve(spec), false);
   const uint32_t gpn = rt_.gpus_per_node();
-  int64_t window = 0;
+  CrossNodeTraffic t;
   for (const Conn& c : plan->conns) {
     // A SHARP connection's src = dst (its GPU): it crosses the fabric to the switches and back.
-    if (c.kind == ConnKind::kSharp || c.src / gpn != c.dst / gpn) window += c.window;
+    if (c.kind == ConnKind::kSharp) t.window += c.window;
+    if (c.kind != ConnKind::kUnicast || c.src / gpn == c.dst / gpn) continue;
+    t.window += c.window;
+    t.messages += plan->streams[c.stream].messages;
   }
-  return window;
+  return t;
 }
 
 uint32_t CollectiveEngine::start(const CollectiveSpec& spec,

@@ -37,13 +37,20 @@ class CollectiveEngine final : public CollectiveRunner {
 
   const CollectiveConfig& config() const { return cfg_; }
 
-  // The messages `spec` may have posted across the fabric and not yet had credited back, at
-  // most, at any moment: the sum of the windows of its connections between different nodes
-  // (NCCL_STEPS credits each; nccl_steps / slice steps on a ring, whose credit frees a slice's
-  // FIFO slots: try_send's `c.outstanding < c.window`), SHARP's included. The memory
-  // pre-flight's bound on the transport messages a collective keeps live
-  // (preflight/resources_gpu.cpp). Builds the plan without running it.
-  int64_t cross_node_window(const CollectiveSpec& spec) const;
+  // What `spec` posts across the fabric, from its plan (built, not run): for the memory
+  // pre-flight (preflight/resources_gpu.cpp).
+  struct CrossNodeTraffic {
+    // Transport messages: those of its GPU-to-GPU connections between different nodes (a
+    // SHARP connection's go to the switches' aggregation instead, net/sharp.cpp).
+    int64_t messages = 0;
+    // Messages posted and not yet credited back at any moment, at most: the sum of those
+    // connections' windows, SHARP's included (NCCL_STEPS credits each; nccl_steps / slice
+    // steps on a ring, whose credit frees a slice's FIFO slots: try_send's
+    // `c.outstanding < c.window`). A message is credited only after it arrived, so this bounds
+    // the messages not yet delivered.
+    int64_t window = 0;
+  };
+  CrossNodeTraffic cross_node_traffic(const CollectiveSpec& spec) const;
 
   // Work, for a progress line (cli/progress.h), in units of one 4 KiB packet crossing the
   // fabric (a few events each: docs/performance.md, 3.37 events per data packet-hop). A
