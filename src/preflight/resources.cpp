@@ -185,14 +185,17 @@ WorkloadBytes workload_bytes(const Scenario& sc, const Traffic& t, const Checked
 
 // The message records a transport holds at its peak, and the message ids its connections list
 // (core/id_window.h, core/id_list.h). Records live in pages of kPageRecords covering the ids
-// from the oldest live message to the newest: with a bound on the live messages (GPU runs:
-// the collectives' credit windows, preflight/resources_gpu.h), those span the live pages plus
-// a partly used page at each end, one of which may be the spare kept for the next push_back;
-// without one (a pattern, or retirement off: the steady window, TE), every record, kept in a
-// vector until session 16 and counted as one grown by push_back. A connection's id list keeps
-// its ids not yet retired and up to as many dropped ones (erased once they are half of it,
-// or 32), in a vector of at most twice that: 2 x (2 x live + 32 per connection) ids at most,
-// and never more than twice every id.
+// from the oldest live message to the newest. With a bound on the messages not yet credited
+// (GPU runs: the collectives' credit windows, resources_gpu.h live_messages): ceil(live / page)
+// pages, one more straddling a page boundary and the spare IdWindow keeps. A record outlives its
+// credit until its acknowledgement arrives and every older id retired (retirement is in id
+// order), so the ids spanned may exceed the windows (two-jobs: 1,268 against 512); the rounding
+// up to whole pages is the slack for that, checked on every GPU example by the examples test
+// (docs/performance.md). Without a bound (patterns; retirement off: the steady window, TE), every
+// record, counted as a vector grown by push_back (bit_ceil, at or above the pages). A
+// connection's id list keeps its ids not yet retired and up to as many dropped ones (erased once
+// they are half of it, or 32), in a vector of at most twice that: 2 x (2 x live + 32 per
+// connection) ids, and never more than twice every id.
 struct MessageMemory {
   int64_t records = 0;
   int64_t list_ids = 0;
