@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/event_queue.h"
+#include "core/id_window.h"
 #include "core/rng.h"
 #include "core/units.h"
 #include "engine/packet/flow_paths.h"
@@ -182,14 +183,47 @@ WorkloadBytes workload_bytes(const Scenario& sc, const Traffic& t, const Checked
   return w;
 }
 
+// The message records a transport holds at its peak, and the message ids its connections list
+// (core/id_window.h, core/id_list.h). Records live in pages of kPageRecords covering the ids
+// from the oldest live message to the newest. With a bound on the messages not yet credited
+// (GPU runs: the collectives' credit windows, resources_gpu.h live_messages): ceil(live / page)
+// pages, one more straddling a page boundary and the spare IdWindow keeps. A record outlives its
+// credit until its acknowledgement arrives and every older id retired (retirement is in id
+// order), so the ids spanned may exceed the windows (two-jobs: 1,268 against 512); the rounding
+// up to whole pages is the slack for that, checked on every GPU example by the examples test
+// (docs/performance.md). Without a bound (patterns; retirement off: the steady window, TE), every
+// record, counted as a vector grown by push_back (bit_ceil, at or above the pages). A
+// connection's id list keeps its ids not yet retired and up to as many dropped ones (erased once
+// they are half of it, or 32), in a vector of at most twice that: 2 x (2 x live + 32 per
+// connection) ids, and never more than twice every id.
+struct MessageMemory {
+  int64_t records = 0;
+  int64_t list_ids = 0;
+  int64_t page_table_bytes = 0;
+};
+MessageMemory message_memory(const Traffic& t) {
+  MessageMemory m;
+  m.records = resident_grown_elements(t.messages);
+  m.list_ids = 2 * t.messages;
+  if (t.live_messages < 0) return m;
+  constexpr int64_t kPage = IdWindow<transport::Message>::kPageRecords;
+  const int64_t pages = (t.live_messages + kPage - 1) / kPage + 2;
+  m.records = std::min(m.records, pages * kPage);
+  m.list_ids = std::min(m.list_ids, 2 * (2 * t.live_messages + 32 * t.qps));
+  // A pointer per page ever used, in a vector grown by resize: at most twice that.
+  m.page_table_bytes = 2 * ((t.messages + kPage - 1) / kPage) * static_cast<int64_t>(sizeof(void*));
+  return m;
+}
+
 // RoceTransport (transport/rc.h): msgs_ grows by push_back; each QP keeps its message ids
 // (push_back too: at most twice what it holds) and is indexed by qp_index_; a DCQCN reaction
 // point per QP; an out-of-order responder's reorder bitmap per QP; per NIC its round-robin ring.
 int64_t roce_transport_bytes(const Scenario& sc, const Traffic& t, int64_t nics,
                              const Checked& wc) {
   const bool dcqcn = sc.roce.cc == transport::CongestionControl::kDcqcn;
-  int64_t transport = wc.mul(resident_grown_elements(t.messages), sizeof(transport::Message));
-  transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
+  const MessageMemory mm = message_memory(t);
+  int64_t transport = wc.mul(mm.records, sizeof(transport::Message));
+  transport = wc.add(transport, wc.add(wc.mul(mm.list_ids, sizeof(uint32_t)), mm.page_table_bytes));
   const int64_t per_qp =
       sizeof(transport::Qp) + kMallocOverheadBytes + kHashNodeBytes + kHashBucketBytes +
       (sc.roce.out_of_order ? (static_cast<int64_t>(sc.roce.reorder_buffer_packets) + 63) / 64 * 8 +
@@ -228,8 +262,9 @@ int64_t uet_transport_bytes(const Scenario& sc, const Traffic& t, const Checked&
       kHashBucketBytes + slots * static_cast<int64_t>(sizeof(transport::UetTxSlot) + 4) +
       window / 8 + 3 * kMallocOverheadBytes +
       (sc.uet.nscc ? static_cast<int64_t>(sizeof(transport::Nscc)) + kMallocOverheadBytes : 0);
-  int64_t transport = wc.mul(resident_grown_elements(t.messages), sizeof(transport::UetMessage));
-  transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
+  const MessageMemory mm = message_memory(t);
+  int64_t transport = wc.mul(mm.records, sizeof(transport::UetMessage));
+  transport = wc.add(transport, wc.add(wc.mul(mm.list_ids, sizeof(uint32_t)), mm.page_table_bytes));
   return wc.add(transport, wc.mul(grown_elements(t.qps), per_pdc));
 }
 
@@ -249,8 +284,9 @@ int64_t tcp_transport_bytes(const Scenario& sc, const Traffic& t, const Checked&
   const int64_t per_conn = sizeof(transport::TcpConn) + kHashNodeBytes + kHashBucketBytes +
                            slots * static_cast<int64_t>(sizeof(transport::TcpTxSlot) + 4) +
                            window / 8 + 3 * kMallocOverheadBytes;
-  int64_t transport = wc.mul(resident_grown_elements(t.messages), sizeof(transport::TcpMessage));
-  transport = wc.add(transport, wc.mul(2, t.messages, sizeof(uint32_t)));
+  const MessageMemory mm = message_memory(t);
+  int64_t transport = wc.mul(mm.records, sizeof(transport::TcpMessage));
+  transport = wc.add(transport, wc.add(wc.mul(mm.list_ids, sizeof(uint32_t)), mm.page_table_bytes));
   return wc.add(transport, wc.mul(grown_elements(t.qps), per_conn));
 }
 
@@ -467,7 +503,14 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // characters a row (results/flows_csv.h; a path column aside, counted with the flow paths).
   const int64_t csv_buffer = std::min(static_cast<int64_t>(FlowsCsvWriter::kBufferBytes) + 4096,
                                       wc.mul(t.messages, 256));
-  int64_t records = wc.add(flow_summary_bytes_bound(t.messages), csv_buffer);
+  // A GPU run's messages all use one class (GpuNet posts them on the QP's default SL or
+  // priority) and are at most max_message_bytes of data, on the wire at most twice that (LL's
+  // efficiency 0.5, the lowest: workload/collective_config.h): size buckets up to that one.
+  const bool gpu = sc.node.gpus_per_node > 0;
+  const int64_t records_bytes =
+      gpu ? flow_summary_bytes_bound(t.messages, fct_bucket(2 * t.max_message_bytes) + 1, 1)
+          : flow_summary_bytes_bound(t.messages);
+  int64_t records = wc.add(records_bytes, csv_buffer);
   if (sc.capture.max_frames > 0) records = wc.add(records, wc.mul(t.messages, sizeof(int64_t)));
   if (sc.trace.enabled && sc.node.gpus_per_node == 0) {
     records = wc.add(records, wc.mul(std::min<int64_t>(t.messages, std::max<int64_t>(

@@ -22,6 +22,7 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
     t.max_message_bytes = g.max_message_bytes;
     t.qps = std::min(Checked{"hosts.count"}.mul(n, n - 1), std::max<int64_t>(g.messages, 1));
     if (g.pairs >= 0) t.qps = std::min(t.qps, std::max<int64_t>(g.pairs, 1));
+    if (g.live_messages >= 0) t.live_messages = std::min(g.live_messages, g.messages);
     return t;
   }
   const int64_t pairs = Checked{"hosts.count"}.mul(n, n - 1);

@@ -74,6 +74,9 @@ struct Traffic {
   int64_t explicit_flows = 0;
   int64_t total_bytes = 0;         // payload that can be in the fabric at once (at most all of it)
   int64_t inflight_messages = -1;  // messages that can be outstanding at once (-1: all of them)
+  // Messages posted and not yet retired at once, at most (GPU runs: GpuTraffic::live_messages);
+  // -1: all of them.
+  int64_t live_messages = -1;
   int64_t max_message_bytes = 0;
   int64_t qps = 0;
 };

@@ -1,6 +1,8 @@
 #include "preflight/resources_gpu.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <optional>
 #include <vector>
 
@@ -55,74 +57,6 @@ class ClosedFormRanks final : public node::RankTransport {
   double nvlink_ = 0, net_ = 0;
 };
 
-// Messages of one ring connection carrying `data` bytes per channel, as make_ring_stream
-// (workload/collective_ring.cpp) cuts them: loops of at most n x chunk, near-equal, each block
-// of a loop cut into ceil(block / slice) slices, every slice one message at each of `steps`.
-int64_t ring_stream_messages(int64_t data, int64_t n, int64_t steps, int64_t chunk,
-                             int64_t slice) {
-  const int64_t per_loop = n * chunk;
-  const int64_t loops = std::max<int64_t>(1, (data + per_loop - 1) / per_loop);
-  int64_t messages = 0;
-  for (int64_t l = 0; l < loops; ++l) {
-    const int64_t loop_bytes = data / loops + (l < data % loops ? 1 : 0);
-    const int64_t block = (loop_bytes + n - 1) / n;
-    messages += steps * std::max<int64_t>(1, (block + slice - 1) / slice);
-  }
-  return messages;
-}
-
-// Transport messages of one collective over `g` GPUs on `nodes` nodes, as the engine cuts it
-// (workload/collective_*.cpp), with the FIFO step of the protocol (collective_engine.cpp
-// build_params: buffer / NCCL_STEPS x the protocol's efficiency):
-//   ring: per channel `nodes` of its hops cross a node boundary, each carrying the channel's
-//         share in the ring's loops and slices (Simple: 4-step chunks, 2-step slices) at every
-//         step (2(g-1) for an all-reduce, g-1 for an all-gather or reduce-scatter);
-//   tree: two trees per channel over the nodes, half the channel's share each, up and down;
-//   hierarchical / halving-doubling: S / channels per channel crosses each node boundary
-//         up and down (4 crossings per node per channel) in steps;
-//   P2P (all-to-all, send): a stream per remote pair in 128 KiB chunks.
-// Counted high where it must guess (the tree's and the hierarchical cuts).
-int64_t collective_messages(const workload::CollectiveRecord& r, int64_t g, int64_t nodes,
-                            int64_t gpn, const workload::CollectiveConfig& cfg) {
-  if (nodes < 2 || g < 2) return 0;  // NVLink only: no transport message
-  const int64_t size = std::max<int64_t>(r.size_bytes, 1);
-  const int64_t c = std::max(1, r.channels);
-  using workload::CollOp;
-  if (r.op == CollOp::kAllToAll || r.op == CollOp::kSend || r.op == CollOp::kSendRecv) {
-    const int64_t per_peer = std::max<int64_t>(1, r.op == CollOp::kAllToAll ? size / g : size);
-    const int64_t chunks = (per_peer + (128 << 10) - 1) / (128 << 10);
-    const int64_t remote_pairs = r.op == CollOp::kAllToAll ? g * (g - gpn) : g;
-    return remote_pairs * chunks;
-  }
-  const int proto = r.protocol == workload::Protocol::kLL      ? workload::kProtoLL
-                    : r.protocol == workload::Protocol::kLL128 ? workload::kProtoLL128
-                                                               : workload::kProtoSimple;
-  const int64_t step = std::max<int64_t>(
-      1, static_cast<int64_t>(static_cast<double>(cfg.buffer_bytes[proto]) / cfg.nccl_steps *
-                              cfg.efficiency[proto]));
-  auto pieces = [&](int64_t bytes) { return std::max<int64_t>(1, (bytes + step - 1) / step); };
-  if (r.algorithm == workload::CollAlgorithm::kRing) {
-    const bool ring_family =
-        r.op == CollOp::kAllReduce || r.op == CollOp::kAllGather || r.op == CollOp::kReduceScatter;
-    const bool simple = proto == workload::kProtoSimple && ring_family;
-    const int64_t chunk = step * (simple ? cfg.ring_chunk_steps : 1);
-    const int64_t slice = step * (simple ? cfg.ring_slice_steps : 1);
-    const int64_t steps = r.op == CollOp::kAllReduce ? 2 * (g - 1) : g - 1;
-    int64_t messages = 0;
-    for (int64_t ch = 0; ch < c; ++ch) {
-      const int64_t data = std::max<int64_t>(1, size / c + (ch < size % c ? 1 : 0));
-      messages += nodes * ring_stream_messages(data, g, steps, chunk, slice);
-    }
-    return messages;
-  }
-  if (r.algorithm == workload::CollAlgorithm::kTree) {
-    // Two trees per channel, each over the nodes (nodes - 1 edges) carrying half the channel's
-    // share, up (reduce) and down (broadcast).
-    return c * 2 * (nodes - 1) * 2 * pieces((size + 2 * c - 1) / (2 * c));
-  }
-  return c * nodes * 4 * pieces((size + c - 1) / c);
-}
-
 // The bytes those messages carry across the fabric, by the same cut: a ring moves
 // 2(g-1)/g x S (all-reduce; counted high for the one-pass ops) over each of `nodes` node
 // boundaries, a tree 2 x S over each of its nodes - 1 edges (half up and half down in each of
@@ -176,6 +110,20 @@ class JobResolver {
     cs.ranks = ranks;
     return engine_.resolve(cs);
   }
+  // The collective's messages across the fabric and their credit windows, from its plan.
+  workload::CollectiveEngine::CrossNodeTraffic traffic(workload::CollOp op, workload::CollAlgorithm a, workload::Protocol p,
+                 int channels, int64_t size_bytes, const std::vector<uint32_t>& ranks,
+                 int root) const {
+    workload::CollectiveSpec cs;
+    cs.op = op;
+    cs.algorithm = a;
+    cs.protocol = p;
+    cs.channels = channels;
+    cs.size_bytes = size_bytes;
+    cs.ranks = ranks;
+    cs.root = root;
+    return engine_.cross_node_traffic(cs);
+  }
   const workload::CollectiveConfig& config() const { return engine_.config(); }
 
  private:
@@ -191,12 +139,15 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
   for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
   int64_t sweep_units = 0;
   int64_t sweep_pairs = 0;  // the same GPUs at every size: the largest size's pairs
+  int64_t sweep_window = 0;  // one size at a time: the largest size's live messages
   for (int64_t s = w.size_bytes;; s *= w.step_factor) {
     const workload::CollectiveRecord r =
         engine.resolve(w.op, w.algorithm, w.protocol, w.channels, s, all);
-    t.messages += collective_messages(r, g, nodes, gpn, engine.config());
+    const auto cross = engine.traffic(w.op, w.algorithm, w.protocol, w.channels, s, all, w.root);
+    t.messages += cross.messages;
     t.net_bytes += collective_net_bytes(r, g, nodes, gpn);
     sweep_pairs = std::max(sweep_pairs, collective_pairs(r, g, nodes, gpn));
+    sweep_window = std::max(sweep_window, cross.window);
     t.total_bytes += s;
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(s, 1 << 20));
     ++t.collectives;
@@ -204,6 +155,7 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
     if (w.max_size_bytes <= 0 || s > w.max_size_bytes / w.step_factor) break;
   }
   t.pairs += sweep_pairs;
+  if (t.live_messages >= 0) t.live_messages += sweep_window;
   return sweep_units;
 }
 
@@ -216,6 +168,7 @@ void count_bound(int64_t ops, int64_t steps, GpuTraffic& t) {
   t.total_bytes = std::max<int64_t>(t.total_bytes, 1);
   t.bounded = true;
   t.pairs = -1;  // not counted: every NIC pair
+  t.live_messages = -1;  // not counted: every message
 }
 
 // The job's training DAG, imported or generated. A generated step too large to build
@@ -264,6 +217,15 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
                      const JobResolver& engine, int64_t gpn, GpuTraffic& t) {
   std::vector<int64_t> blocking_max(dag.groups.size(), 0);
   std::vector<int64_t> group_pairs(dag.groups.size(), 0);  // a communicator reuses its pairs
+  // Live messages, as the plan units: every asynchronous collective's window may be posted at
+  // once, a blocking one's only one at a time per communicator.
+  std::vector<int64_t> blocking_window(dag.groups.size(), 0);
+  int64_t async_window = 0;
+  // A step repeats its collectives over the same communicators and sizes: one plan built per
+  // distinct (communicator, op, size, root).
+  std::map<std::tuple<uint32_t, workload::CollOp, int64_t, int>,
+           workload::CollectiveEngine::CrossNodeTraffic>
+      plans;
   t.dag_ops += steps * static_cast<int64_t>(dag.ops.size());
   t.dag_deps += steps * static_cast<int64_t>(dag.deps.size());
   for (const workload::DagOp& op : dag.ops) {
@@ -277,9 +239,17 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
         c.op, c.algorithm == workload::CollAlgorithm::kAuto ? w.algorithm : c.algorithm,
         c.protocol == workload::Protocol::kAuto ? w.protocol : c.protocol, w.channels, c.size_bytes,
         group);
-    const int64_t m = collective_messages(r, static_cast<int64_t>(group.size()), group_nodes, gpn,
-                                          engine.config());
-    t.messages += steps * m;
+    const auto key = std::make_tuple(c.group, c.op, c.size_bytes, c.root);
+    auto it = plans.find(key);
+    if (it == plans.end()) {
+      it = plans
+               .emplace(key, group_nodes < 2
+                                 ? workload::CollectiveEngine::CrossNodeTraffic{}
+                                 : engine.traffic(c.op, r.algorithm, r.protocol, r.channels,
+                                                  c.size_bytes, group, c.root))
+               .first;
+    }
+    t.messages += steps * it->second.messages;
     t.net_bytes +=
         steps * collective_net_bytes(r, static_cast<int64_t>(group.size()), group_nodes, gpn);
     t.total_bytes += c.size_bytes;
@@ -292,11 +262,19 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
     if (op.phase == workload::Phase::kTensorParallel ||
         op.phase == workload::Phase::kPipelineParallel) {
       blocking_max[c.group] = std::max(blocking_max[c.group], units);
+      blocking_window[c.group] = std::max(blocking_window[c.group], it->second.window);
     } else {
       t.plan_units += units;
+      async_window += it->second.window;
     }
   }
   for (int64_t u : blocking_max) t.plan_units += u;
+  // Step k + 1's first ops on a rank wait for step k's optimizer update there (training.cpp
+  // expand), which waits for the step's gradient reduction: what may still run when the next
+  // step starts is step k's tail, so at most two steps' collectives overlap.
+  int64_t window = async_window;
+  for (int64_t w_ : blocking_window) window += w_;
+  if (t.live_messages >= 0) t.live_messages += std::min<int64_t>(steps, 2) * window;
   for (int64_t p : group_pairs) t.pairs += p;
 }
 

@@ -1,8 +1,8 @@
 // The memory pre-flight's view of a GPU scenario (node.gpus_per_node > 0): how many transport
-// messages its collectives and training steps post, and how large its DAGs are. Closed-form per
-// collective from the engine's message sizes (workload/collective_config.h), summed over the
-// collectives of every job; a training job's DAG is built to count them (it is what the run
-// builds first anyway). See preflight/resources.h.
+// messages its collectives and training steps post, how many can be live at once, and how large
+// its DAGs are. Each distinct collective's plan is built as the engine builds it (not run),
+// summed over the collectives of every job; a training job's DAG is built to count them (it is
+// what the run builds first anyway). See preflight/resources.h.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,10 @@
 namespace fabricsim::scenario {
 
 struct GpuTraffic {
-  int64_t messages = 0;      // transport messages (cross-node transfers) over the whole run
+  // Transport messages (cross-node transfers) over the whole run: every collective's plan is
+  // built as the engine builds it (CollectiveEngine::cross_node_traffic) and its connections
+  // between nodes counted, one plan per distinct collective of a DAG.
+  int64_t messages = 0;
   int64_t total_bytes = 0;   // the collectives' sizes summed (bounds what is in flight)
   int64_t max_message_bytes = 0;
   int64_t collectives = 0;
@@ -21,12 +24,21 @@ struct GpuTraffic {
   // (data- and expert-parallel) may overlap every other, blocking ones (tensor, pipeline) one
   // at a time per communicator.
   int64_t plan_units = 0;
-  // Bytes the transport messages carry across the fabric (each message once, as
-  // collective_messages cuts them): what the run's packet events scale with.
+  // Bytes the transport messages carry across the fabric (each message once; closed form per
+  // algorithm, resources_gpu.cpp collective_net_bytes): what the run's packet events scale with.
   int64_t net_bytes = 0;
   // (source, destination) GPU pairs whose transfers cross the fabric: an upper bound on the
   // transport connections; -1 = not counted (a DAG too large to build).
   int64_t pairs = 0;
+  // Transport messages not yet credited back at once, at most: per collective the credit
+  // windows of its connections between nodes (CollectiveEngine::cross_node_traffic), summed
+  // over the collectives that may run at once as plan_units counts them (a sweep's largest
+  // size; in a DAG every asynchronous collective plus each communicator's largest blocking
+  // one, over two steps when the job runs more than one). A record stays a little longer (until
+  // its acknowledgement and every older id retired: core/id_window.h); the transport part adds
+  // whole pages for that (resources.cpp message_memory). -1 = not counted (a DAG too large to
+  // build).
+  int64_t live_messages = 0;
   int64_t dag_ops = 0;       // training DAG ops over every job (x steps)
   bool bounded = false;      // a DAG too large to build: ops and messages are upper bounds and
                              // net_bytes is not counted

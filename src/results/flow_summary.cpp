@@ -1,6 +1,7 @@
 #include "results/flow_summary.h"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cmath>
 
@@ -104,17 +105,31 @@ FlowSample flow_sample(int64_t flows, int64_t max_flows) {
   return s;
 }
 
-int64_t flow_summary_bytes_bound(int64_t flows) {
-  constexpr int64_t kDigests = 1 + 2 * kFctBuckets + 2 * 16;
+int64_t flow_summary_bytes_bound(int64_t flows, int size_buckets, int classes) {
+  if (flows <= 0) return 0;
   constexpr auto kExact = static_cast<int64_t>(QuantileDigest<int64_t>::kExactValues);
-  // A sketch's buckets: log(1e12) / log(gamma) for values spanning 12 decades (1 ps to 1 s of
-  // FCT, or slowdowns of 1e-6 to 1e6), again at most twice resident.
-  const double gamma = (1 + QuantileDigest<int64_t>::kRelativeError) /
-                       (1 - QuantileDigest<int64_t>::kRelativeError);
-  const auto buckets = static_cast<int64_t>(std::log(1e12) / std::log(gamma)) + 1;
-  const int64_t values = std::min(flows > INT64_MAX / 5 ? INT64_MAX : 5 * flows, kDigests * kExact);
-  const int64_t sketches = flows > kExact ? kDigests * buckets : 0;
-  return 2 * 8 * (values + sketches);
+  const int64_t n = std::min<int64_t>(flows, int64_t{1} << 60);  // bit_ceil stays in range
+  // Values one family of k digests holds between them (their vectors' capacities; each value
+  // 8 bytes): one digest holds all n flows' values, bit_ceil(n) slots, at most kExact; several
+  // hold n_1 + ... + n_k = n in bit_ceil(n_i) < 2 n_i slots, each at most kExact.
+  auto family = [&](int64_t k) {
+    if (k <= 1) return std::min(static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(n))), kExact);
+    return std::min(2 * n, k * kExact);
+  };
+  const int64_t ks = std::clamp(size_buckets, 1, kFctBuckets);
+  const int64_t kc = std::max(classes, 1);
+  int64_t values = family(1) + 2 * family(ks) + 2 * family(kc);
+  if (n > kExact) {
+    // A digest passing kExact values doubles its vector once more (kExact + 1 written) before
+    // to_sketch frees it: one digest at a time, as add() feeds them one after another. Each
+    // digest that did keeps its sketch: log(1e12) / log(gamma) buckets for values spanning 12
+    // decades (1 ps to 1 s of FCT, or slowdowns of 1e-6 to 1e6), at most twice resident.
+    const double gamma = (1 + QuantileDigest<int64_t>::kRelativeError) /
+                         (1 - QuantileDigest<int64_t>::kRelativeError);
+    const auto buckets = static_cast<int64_t>(std::log(1e12) / std::log(gamma)) + 1;
+    values += kExact + 1 + 2 * (1 + 2 * ks + 2 * kc) * buckets;
+  }
+  return 8 * values;
 }
 
 FlowSummary summarize_flows(const std::vector<FlowRecord>& flows) {

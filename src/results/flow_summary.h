@@ -109,11 +109,12 @@ struct FlowSample {
 FlowSample flow_sample(int64_t flows, int64_t max_flows);
 
 // At most the resident bytes a FlowSummaryBuilder of `flows` flows holds (the pre-flight's "flow
-// summary" part): each completed flow adds one value to 5 digests (all FCTs; its size bucket's
-// FCT and slowdown; its class's FCT and slowdown), a digest keeps at most kExactValues of them,
-// resident at most twice over while its vector doubles, and there are 11 + 2 x 16 digests at
-// most (IB has 16 service levels, Ethernet 8 priorities); each sketch adds its buckets.
-int64_t flow_summary_bytes_bound(int64_t flows);
+// summary" part), when their sizes fall in at most `size_buckets` of the kFctBuckets and they
+// use at most `classes` traffic classes: each completed flow adds one value to 5 digests (all
+// FCTs; its size bucket's FCT and slowdown; its class's FCT and slowdown), a digest keeps at
+// most kExactValues of them in a vector grown by push_back (whose capacity is resident at
+// most: the old buffer plus the written part of the new one), then a sketch of buckets.
+int64_t flow_summary_bytes_bound(int64_t flows, int size_buckets = kFctBuckets, int classes = 16);
 
 // The summary of a whole list (a hand-built RunResult's, or a library caller's own records).
 FlowSummary summarize_flows(const std::vector<FlowRecord>& flows);

@@ -139,13 +139,9 @@ void CollectiveEngine::finalize(Plan& plan) const {
   }
 }
 
-uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
-                                 std::function<void(uint32_t id)> done) {
-  CollectiveRecord r = resolve(spec);
-  if (records_.size() >= kIdLimit) {
-    throw InputError("workload", "more than 2^24 collectives in one run");
-  }
-  const uint32_t id = static_cast<uint32_t>(records_.size());
+std::unique_ptr<Plan> CollectiveEngine::build_plan(const CollectiveSpec& spec,
+                                                   const CollectiveRecord& r,
+                                                   bool bind_sharp) const {
   auto plan = std::make_unique<Plan>();
   plan->protocol = proto_index(r.protocol);
   const bool chain = spec.op == CollOp::kBroadcast || spec.op == CollOp::kReduce;
@@ -169,10 +165,10 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
   } else if (r.algorithm == CollAlgorithm::kTree) {
     detail::build_tree(*plan, spec, bp);
   } else if (r.algorithm == CollAlgorithm::kNvls && nodes.size() > 1) {
-    bp.sharp_group = sharp_group_of(spec, r.algorithm);
+    bp.sharp_group = bind_sharp ? sharp_group_of(spec, r.algorithm) : 0;
     detail::build_nvls_sharp(*plan, spec, bp);
   } else if (r.algorithm == CollAlgorithm::kCollnet) {
-    bp.sharp_group = sharp_group_of(spec, r.algorithm);
+    bp.sharp_group = bind_sharp ? sharp_group_of(spec, r.algorithm) : 0;
     detail::build_collnet(*plan, spec, bp);
   } else if (r.algorithm == CollAlgorithm::kNvls) {
     detail::build_nvls(*plan, spec, bp);
@@ -185,6 +181,35 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
   } else {
     detail::build_ring(*plan, spec, bp);
   }
+  return plan;
+}
+
+CollectiveEngine::CrossNodeTraffic CollectiveEngine::cross_node_traffic(
+    const CollectiveSpec& spec) const {
+  const std::unique_ptr<Plan> plan = build_plan(spec, resolve(spec), false);
+  const uint32_t gpn = rt_.gpus_per_node();
+  CrossNodeTraffic t;
+  for (const Conn& c : plan->conns) {
+    // A SHARP connection's src = dst (its GPU): it crosses the fabric to the switches and back.
+    if (c.kind == ConnKind::kSharp) t.window += c.window;
+    if (c.kind != ConnKind::kUnicast || c.src / gpn == c.dst / gpn) continue;
+    t.window += c.window;
+    t.messages += plan->streams[c.stream].messages;
+  }
+  return t;
+}
+
+uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
+                                 std::function<void(uint32_t id)> done) {
+  CollectiveRecord r = resolve(spec);
+  if (records_.size() >= kIdLimit) {
+    throw InputError("workload", "more than 2^24 collectives in one run");
+  }
+  const uint32_t id = static_cast<uint32_t>(records_.size());
+  auto plan = build_plan(spec, r, true);
+  const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
+  const bool nvls = r.algorithm == CollAlgorithm::kNvls || r.algorithm == CollAlgorithm::kNvlsTree ||
+                    r.algorithm == CollAlgorithm::kCollnet;
   if (plan->conns.size() >= kConnLimit) {
     throw InputError("workload.ranks", "collective needs " + std::to_string(plan->conns.size()) +
                                            " connections; at most 2^20 are supported");

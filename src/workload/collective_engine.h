@@ -37,6 +37,21 @@ class CollectiveEngine final : public CollectiveRunner {
 
   const CollectiveConfig& config() const { return cfg_; }
 
+  // What `spec` posts across the fabric, from its plan (built, not run): for the memory
+  // pre-flight (preflight/resources_gpu.cpp).
+  struct CrossNodeTraffic {
+    // Transport messages: those of its GPU-to-GPU connections between different nodes (a
+    // SHARP connection's go to the switches' aggregation instead, net/sharp.cpp).
+    int64_t messages = 0;
+    // Messages posted and not yet credited back at any moment, at most: the sum of those
+    // connections' windows, SHARP's included (NCCL_STEPS credits each; nccl_steps / slice
+    // steps on a ring, whose credit frees a slice's FIFO slots: try_send's
+    // `c.outstanding < c.window`). A message is credited only after it arrived, so this bounds
+    // the messages not yet delivered.
+    int64_t window = 0;
+  };
+  CrossNodeTraffic cross_node_traffic(const CollectiveSpec& spec) const;
+
   // Work, for a progress line (cli/progress.h), in units of one 4 KiB packet crossing the
   // fabric (a few events each: docs/performance.md, 3.37 events per data packet-hop). A
   // collective whose ranks span nodes weighs the bytes its ranks send, size x 2(n-1) for an
@@ -68,6 +83,10 @@ class CollectiveEngine final : public CollectiveRunner {
   // once per GPU set, as NCCL sets up CollNet once per communicator.
   int sharp_group_of(const CollectiveSpec& spec, CollAlgorithm a) const;
   detail::BuildParams build_params(const CollectiveRecord& r) const;
+  // The connections and streams of `spec` resolved to `r`; bind_sharp: also set up its SHARP
+  // group on the rank transport (a run), not only name one (a count).
+  std::unique_ptr<detail::Plan> build_plan(const CollectiveSpec& spec, const CollectiveRecord& r,
+                                           bool bind_sharp) const;
   void finalize(detail::Plan& plan) const;
   void kick(uint32_t id);
   void try_send(uint32_t id, detail::Plan& plan, uint32_t e);

@@ -143,9 +143,10 @@ TEST_F(Preflight, RunRefusesTheReportedCasesQuickly) {
   // A flow list. The 1.66 M-flow list of the issue cannot be a quick test: yaml-cpp alone needs
   // 18 s and 4 GB to load it (docs/reliability.md ("Pre-flight memory estimate"); the loader's limits are item 1).
   // tests/preflight/resources_test.cpp estimates that list in-process; here 4,000 flows show the
-  // per-flow part (the flow summary's digests: 5 values of 8 bytes per flow, twice resident at
-  // most, results/flow_summary.h, plus flows.csv's buffer at 256 characters a row) and the
-  // refusal under a limit they exceed.
+  // per-flow part (the flow summary's digests, results/flow_summary.h: the all-flows vector
+  // bit_ceil(4000) = 4096 values, the size buckets' and classes' FCT and slowdown digests below
+  // 2 x 4000 values each family, 8 bytes a value; plus flows.csv's buffer at 256 characters a
+  // row) and the refusal under a limit they exceed.
   std::string flows =
       "topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 128}\n"
       "workload:\n  kind: pattern\n  pattern: flows\n  flows:\n";
@@ -155,7 +156,8 @@ TEST_F(Preflight, RunRefusesTheReportedCasesQuickly) {
   }
   file = write("flows.yaml", flows);
   const CliOutcome v = run("validate " + file + " --max-memory 1000GiB");
-  EXPECT_NE(v.out.find("flow summary " + fabricsim::format_bytes(4000 * 5 * 8 * 2 + 4000 * 256)),
+  EXPECT_NE(v.out.find("flow summary " + fabricsim::format_bytes(
+                           (4096 + 2 * 8000 + 2 * 8000) * 8 + 4000 * 256)),
             std::string::npos)
       << v.out;
   const double estimate = estimate_in(v.out);

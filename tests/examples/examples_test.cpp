@@ -23,6 +23,8 @@
 #include "../support/cli_runner.h"
 #include "output/csv.h"
 #include "output/links_csv.h"
+#include "preflight/resources_gpu.h"
+#include "resolve/resolve.h"
 #include "spec/load.h"
 
 namespace fabricsim {
@@ -368,9 +370,8 @@ void check_links_csv(const fs::path& out, const json& result) {
 // 1 MiB of rounding) and not far above it: the packet part bounds what the switches can hold,
 // on an IB fabric every ingress VL buffer full (docs/infiniband.md "Buffers"); DCQCN's
 // examples run incasts whose PFC headroom is sized for the worst case; a GPU run's transport
-// part counts every message record, but RoCE/IB retire a record once it is final (issue 24
-// item 1) and the window of live records cannot be bounded before the run (at most 17 % of
-// straggler's and 11 % of gpt-step's messages were live at once, session 16). Measured here on
+// part counts the message records its collectives' credit windows can keep live
+// (preflight/resources_gpu.h live_messages). Measured here on
 // the run the test makes anyway (it was a second, full-size run per example in tests/cli
 // until session 16: 129 of the suite's 458 test-seconds).
 void expect_estimate_bounds_peak(const std::string& name, const std::vector<std::string>& sets,
@@ -404,9 +405,32 @@ void expect_estimate_bounds_peak(const std::string& name, const std::vector<std:
   // shrunk runs, whose parts are a few MiB (ib-vs-roce at 32 hosts: 1.1 MiB of parts, peak
   // 10.5 MiB, estimate 9.6 MiB).
   EXPECT_GE(estimate, peak - 2.0 * 1048576) << name << ": the estimate is below the measured peak";
-  EXPECT_LE(ratio, dcqcn ? 8.0 : ib ? 3.0 : gpu ? 2.5 : 2.0)
-      << name << ": estimate " << estimate / 1048576 << " MiB, measured " << peak / 1048576
-      << " MiB";
+  if (gpu) {
+    // Issue 23 item 4: a GPU run's estimate within 1.5x of its peak, less the packet part,
+    // which is the only bound the model gives (the switches' shared buffers full: on these
+    // small fabrics 5-12 MiB, while the collectives' rings and trees, one sender per receiver,
+    // leave the queues nearly empty). llama-70b-1024 is still above (3.5x at 64 hosts): its
+    // asynchronous DP collectives are counted as if all ran at once, for their plans (the
+    // workload part) and their live messages (docs/performance.md "Pre-flight memory
+    // estimate against the measured peak").
+    static const std::regex packets_re(R"(packets ([0-9.]+) (B|KiB|MiB|GiB))");
+    double packets = 0;
+    if (std::smatch pm; std::regex_search(v.out, pm, packets_re)) {
+      packets = std::stod(pm[1]);
+      for (const char* unit : {"B", "KiB", "MiB", "GiB"}) {
+        if (pm[2] == unit) break;
+        packets *= 1024;
+      }
+    }
+    const double limit = name == "llama-70b-1024.yaml" ? 4.0 : 1.5;
+    EXPECT_LE((estimate - packets) / peak, limit)
+        << name << ": estimate " << estimate / 1048576 << " MiB of which packets "
+        << packets / 1048576 << " MiB, measured " << peak / 1048576 << " MiB";
+  } else {
+    EXPECT_LE(ratio, dcqcn ? 8.0 : ib ? 3.0 : 2.0)
+        << name << ": estimate " << estimate / 1048576 << " MiB, measured " << peak / 1048576
+        << " MiB";
+  }
 #endif
 }
 
@@ -457,6 +481,27 @@ TEST_P(ExampleTest, RunsAndWritesConsistentResults) {
   const json result = json::parse(read_file(out / "result.json"));
   ASSERT_NO_FATAL_FAILURE(check_result_json(result, name, sc, out, r, gpus, collective, training));
   check_run_json(out, result, name);
+  if (gpus) {
+    // The pre-flight's bound on live transport messages (preflight/resources_gpu.h), in the
+    // whole pages of records the estimate counts for it, holds the most records the run kept at
+    // once (core/id_window.h): the credit windows bound the messages not yet credited, while a
+    // record stays until acknowledged and until every older id retired (two-jobs: 1,268 ids
+    // spanned against windows of 512).
+    scenario::Scenario resolved = sc;
+    (void)scenario::resolve(resolved);
+    if (!resolved.scaling_nodes.empty()) {
+      resolved = scenario::scaling_point(
+          resolved, *std::max_element(resolved.scaling_nodes.begin(), resolved.scaling_nodes.end()));
+    }
+    const scenario::GpuTraffic t = scenario::gpu_traffic(resolved);
+    const json run = json::parse(read_file(out / "run.json"));
+    if (t.live_messages >= 0) {
+      constexpr int64_t kPage = 4096;  // IdWindow's kPageRecords
+      const int64_t pages = (std::min(t.live_messages, t.messages) + kPage - 1) / kPage;
+      EXPECT_LE(run.at("peak_live_messages").get<int64_t>(), pages * kPage)
+          << name << ": more messages live at once than the pre-flight's bound";
+    }
+  }
   ASSERT_NO_FATAL_FAILURE(check_flows_csv(out, result, sc));
   ASSERT_NO_FATAL_FAILURE(check_links_csv(out, result));
 

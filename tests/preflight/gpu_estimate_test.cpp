@@ -89,6 +89,46 @@ TEST(GpuEstimate, TrainingMessagesAreThoseTheRunPosts) {
   EXPECT_EQ(estimate_resources(sc).messages, static_cast<int64_t>(r.flows.size()));
 }
 
+// The live-message bound (GpuTraffic::live_messages) against a count by hand. A ring
+// all-reduce over 2 nodes x 8 GPUs, Simple protocol, 2 channels: each channel's ring
+//
+//   node 0: 0 -> 1 -> ... -> 7 --fabric--> node 1: 8 -> 9 -> ... -> 15 --fabric--> back to 0
+//
+// crosses the fabric twice, and a ring connection may have nccl_steps / ring_slice_steps =
+// 8 / 2 = 4 slices posted and not yet credited (collective_ring.cpp build_ring; NCCL's
+// sliceSteps): 2 channels x 2 crossings x 4 = 16 messages live at most, at every size of the
+// sweep (one size runs at a time). With 3 nodes, 3 crossings per channel: 24.
+TEST(GpuEstimate, LiveMessagesAreTheCrossNodeCreditWindows) {
+  auto yaml = [](int nodes) {
+    return "name: live\nseed: 1\nfabric:\n  technology: roce\n  link: {rate: 400Gbps, cable: 3m}\n"
+           "topology: {kind: rail, radix: 16}\nhosts: {count: " +
+           std::to_string(nodes) +
+           ", nics_per_host: 8}\nnode: {gpus_per_node: 8}\n"
+           "workload: {kind: collective, op: all_reduce, algorithm: ring, protocol: simple, "
+           "channels: 2, size: 1MiB, max_size: 64MiB, step_factor: 8}\n";
+  };
+  const Scenario two = resolved(yaml(2));
+  const GpuTraffic t2 = gpu_traffic(two);
+  EXPECT_EQ(two.collective.nccl_steps, 8) << "the hand count assumes NCCL's default NCCL_STEPS";
+  EXPECT_EQ(t2.live_messages, 2 * 2 * 4);
+  EXPECT_LT(t2.live_messages, t2.messages) << "a bound below the total, else it bounds nothing";
+  EXPECT_EQ(gpu_traffic(resolved(yaml(3))).live_messages, 2 * 3 * 4);
+}
+
+// A training step: every asynchronous collective may overlap every other. Two nodes, TP 8, DP
+// 2: the DP all-reduces are 8 rings of 2 ranks (GPU t and 8 + t), both hops across the fabric;
+// the TP all-reduces stay on NVLink (no transport message). The bound is at least what a run
+// could post at once if all 8 overlapped, 8 x 2 x window x channels, and the run's own count
+// of messages bounds it from above.
+TEST(GpuEstimate, TrainingLiveMessagesCountTheOverlappingDpRings) {
+  const Scenario sc = resolved(training_yaml(2, 2, 2, 8, 1, false));
+  const GpuTraffic t = gpu_traffic(sc);
+  ASSERT_GT(t.live_messages, 0);
+  // Per DP ring: 2 crossings x window (4 on a Simple ring, 8 otherwise) x its channels (>= 1).
+  EXPECT_GE(t.live_messages, 8 * 2 * 4);
+  EXPECT_EQ(t.live_messages % (8 * 2), 0) << "8 rings, 2 crossings each";
+}
+
 // describe's run time for a training step: its events, which a run counts exactly. The model
 // (packet-hops x 3.37 + 2 per op + 4 per message, docs/performance.md) is an estimate: within
 // a factor 2 either way of the events the step takes.

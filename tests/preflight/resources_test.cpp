@@ -103,9 +103,12 @@ TEST(ResourceEstimate, CollectiveMessagesAreRanksTimesStepsTimesSlices) {
   EXPECT_EQ(sim.transport().num_messages(), 224u) << "what the run really posted";
   EXPECT_EQ(e.qps, sim.roce()->num_qps()) << "one QP per rank to its successor";
   EXPECT_GE(part(e, "transport"), 224 * static_cast<int64_t>(sizeof(transport::Message)));
-  // The flow summary: 5 digest values of 8 bytes per flow, twice resident at most, and
-  // flows.csv's buffer, 256 characters a row (results/flow_summary.h, results/flows_csv.h).
-  EXPECT_EQ(part(e, "flow summary"), 224 * 5 * 8 * 2 + 224 * 256);
+  // The flow summary: each flow's value in 5 digests of 8-byte values (results/flow_summary.h):
+  // the all-flows digest's vector bit_ceil(224) = 256 slots, the size buckets' and the classes'
+  // (FCT and slowdown each) below 2 x 224 slots between them, a pattern's flows not known to
+  // keep to one bucket or class; and flows.csv's buffer, 256 characters a row
+  // (results/flows_csv.h).
+  EXPECT_EQ(part(e, "flow summary"), (256 + 2 * 448 + 2 * 448) * 8 + 224 * 256);
 }
 
 TEST(ResourceEstimate, PatternMessagesAndQps) {
