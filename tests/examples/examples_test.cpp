@@ -422,10 +422,16 @@ void expect_estimate_bounds_peak(const std::string& name, const std::vector<std:
         packets *= 1024;
       }
     }
-    const double limit = name == "llama-70b-1024.yaml" ? 4.0 : 1.5;
-    EXPECT_LE((estimate - packets) / peak, limit)
+    const bool llama = name == "llama-70b-1024.yaml";
+    EXPECT_LE((estimate - packets) / peak, llama ? 4.0 : 1.5)
         << name << ": estimate " << estimate / 1048576 << " MiB of which packets "
         << packets / 1048576 << " MiB, measured " << peak / 1048576 << " MiB";
+    // The whole estimate, packets included: issue 23 item 4's 1.5x is not met with them
+    // (session 17: moe-step 2.12x, straggler 1.93x, llama-70b-1024 above 4x), so this holds
+    // the whole figure to what it reaches today, with room for the peak's run-to-run noise.
+    EXPECT_LE(ratio, llama ? 6.0 : 2.5)
+        << name << ": estimate " << estimate / 1048576 << " MiB, measured " << peak / 1048576
+        << " MiB";
   } else {
     EXPECT_LE(ratio, dcqcn ? 8.0 : ib ? 3.0 : 2.0)
         << name << ": estimate " << estimate / 1048576 << " MiB, measured " << peak / 1048576
