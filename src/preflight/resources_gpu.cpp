@@ -101,19 +101,23 @@ class JobResolver {
   workload::CollectiveRecord resolve(workload::CollOp op, workload::CollAlgorithm a,
                                      workload::Protocol p, int channels, int64_t size_bytes,
                                      const std::vector<uint32_t>& ranks) const {
-    workload::CollectiveSpec cs;
-    cs.op = op;
-    cs.algorithm = a;
-    cs.protocol = p;
-    cs.channels = channels;
-    cs.size_bytes = size_bytes;
-    cs.ranks = ranks;
-    return engine_.resolve(cs);
+    return engine_.resolve(spec(op, a, p, channels, size_bytes, ranks, 0));
   }
   // The collective's messages across the fabric and their credit windows, from its plan.
-  workload::CollectiveEngine::CrossNodeTraffic traffic(workload::CollOp op, workload::CollAlgorithm a, workload::Protocol p,
-                 int channels, int64_t size_bytes, const std::vector<uint32_t>& ranks,
-                 int root) const {
+  workload::CollectiveEngine::CrossNodeTraffic traffic(workload::CollOp op,
+                                                      workload::CollAlgorithm a,
+                                                      workload::Protocol p, int channels,
+                                                      int64_t size_bytes,
+                                                      const std::vector<uint32_t>& ranks,
+                                                      int root) const {
+    return engine_.cross_node_traffic(spec(op, a, p, channels, size_bytes, ranks, root));
+  }
+  const workload::CollectiveConfig& config() const { return engine_.config(); }
+
+ private:
+  static workload::CollectiveSpec spec(workload::CollOp op, workload::CollAlgorithm a,
+                                       workload::Protocol p, int channels, int64_t size_bytes,
+                                       const std::vector<uint32_t>& ranks, int root) {
     workload::CollectiveSpec cs;
     cs.op = op;
     cs.algorithm = a;
@@ -122,11 +126,8 @@ class JobResolver {
     cs.size_bytes = size_bytes;
     cs.ranks = ranks;
     cs.root = root;
-    return engine_.cross_node_traffic(cs);
+    return cs;
   }
-  const workload::CollectiveConfig& config() const { return engine_.config(); }
-
- private:
   ClosedFormRanks machine_;
   workload::CollectiveEngine engine_;
 };
