@@ -531,9 +531,7 @@ class Network {
   bool pfc_admit_switch(Switch& sw, uint32_t in_port, const Packet& pkt);
   void pfc_release_switch(Switch& sw, uint32_t in_port, const Packet& pkt);
   bool pfc_dynamic_xon_ready(uint32_t in_port, int cls) const;
-  // Every change of a receiving port's PortQueues::xoff_mask goes through here: it keeps
-  // switch_xoff_pgs_ (below) equal to the XOFF bits over each switch's ports.
-  void set_xoff(uint32_t port, uint8_t mask);
+  void set_xoff(uint32_t port, uint8_t mask);  // every xoff_mask change: keeps switch_xoff_pgs_
   void send_pause(uint32_t port, uint8_t classes, int quanta);
   void on_pause_frame(uint32_t port, const Packet& pkt);
   void arm_pause_timer(uint32_t port, int64_t at_ps);
@@ -573,8 +571,7 @@ class Network {
   uint32_t wire_extra_bytes_ = kWireOnlyBytes;  // Ethernet preamble/SFD + IFG
   std::vector<int64_t> port_tx_bytes_;      // wire bytes sent per port (dense: stays cached)
   std::vector<Rng> switch_rng_;             // per switch, for ECN marking
-  // Per switch: (port, class) pairs in XOFF, the popcount of its ports' xoff_mask (set_xoff).
-  // Dense (4 bytes a switch) so that a lossless dequeue tests it in cache.
+  // Per switch: its ports' XOFF bits (set_xoff), dense so a lossless dequeue tests it in cache.
   std::vector<uint32_t> switch_xoff_pgs_;
   std::vector<uint8_t> nic_stalled_;
   std::vector<uint8_t> qp_plane_;  // per QP: its plane (kLbHcaPorts selectors only)

@@ -11,7 +11,6 @@
 
 #include "core/error.h"
 #include "core/event_queue.h"
-#include "core/id_window.h"
 #include "core/rng.h"
 #include "core/units.h"
 #include "engine/packet/flow_paths.h"
@@ -21,17 +20,15 @@
 #include "net/plane_choice.h"
 #include "preflight/resources_counts.h"
 #include "preflight/resources_gpu.h"
+#include "preflight/resources_transport.h"
 #include "preflight/telemetry_estimate.h"
 #include "resolve/fabric.h"
 #include "resolve/resolve.h"
-#include "resolve/uet_setup.h"
 #include "results/result.h"
 #include "routing/te_controller.h"
 #include "topo/file_topology.h"
 #include "topo/topology.h"
-#include "transport/dcqcn.h"
 #include "transport/rc.h"
-#include "transport/tcp.h"
 #include "transport/uet.h"
 #include "workload/dag.h"
 #include "workload/workload.h"
@@ -46,14 +43,12 @@ using preflight::kHashBucketBytes;
 using preflight::kHashNodeBytes;
 using preflight::kMallocOverheadBytes;
 using preflight::kMaxBytes;
+using preflight::kMinRingBytes;
+using preflight::transport_bytes;
 using preflight::fabric_drivers;
 using preflight::Traffic;
 using preflight::workload_drivers;
 using preflight::traffic_of;
-
-// Bytes of one ring that has been used at all: the first grow() allocates 8 slots (core/ring.h).
-template <typename T>
-constexpr int64_t kMinRingBytes = 8 * static_cast<int64_t>(sizeof(T)) + kMallocOverheadBytes;
 
 // The net::Network arrays (network.h) finalize() lays out: per port, NIC, switch, node, cable.
 int64_t topology_bytes(const Scenario& sc, const ResourceEstimate& e, bool ib) {
@@ -181,138 +176,6 @@ WorkloadBytes workload_bytes(const Scenario& sc, const Traffic& t, const Checked
   }
   w.bytes = work;
   return w;
-}
-
-// The message records a transport holds at its peak, and the message ids its connections list
-// (core/id_window.h, core/id_list.h). Records live in pages of kPageRecords covering the ids
-// from the oldest live message to the newest. With a bound on the messages not yet credited
-// (GPU runs: the collectives' credit windows, resources_gpu.h live_messages): ceil(live / page)
-// pages, one more straddling a page boundary and the spare IdWindow keeps. A record outlives its
-// credit until its acknowledgement arrives and every older id retired (retirement is in id
-// order), so the ids spanned may exceed the windows (two-jobs: 1,268 against 512); the rounding
-// up to whole pages is the slack for that, checked on every GPU example by the examples test
-// (docs/performance.md). Without a bound (patterns; retirement off: the steady window, TE), every
-// record, counted as a vector grown by push_back (bit_ceil, at or above the pages). A
-// connection's id list keeps its ids not yet retired and up to as many dropped ones (erased once
-// they are half of it, or 32), in a vector of at most twice that: 2 x (2 x live + 32 per
-// connection) ids, and never more than twice every id.
-struct MessageMemory {
-  int64_t records = 0;
-  int64_t list_ids = 0;
-  int64_t page_table_bytes = 0;
-};
-MessageMemory message_memory(const Traffic& t) {
-  MessageMemory m;
-  m.records = resident_grown_elements(t.messages);
-  m.list_ids = 2 * t.messages;
-  if (t.live_messages < 0) return m;
-  constexpr int64_t kPage = IdWindow<transport::Message>::kPageRecords;
-  const int64_t pages = (t.live_messages + kPage - 1) / kPage + 2;
-  m.records = std::min(m.records, pages * kPage);
-  m.list_ids = std::min(m.list_ids, 2 * (2 * t.live_messages + 32 * t.qps));
-  // A pointer per page ever used, in a vector grown by resize: at most twice that.
-  m.page_table_bytes = 2 * ((t.messages + kPage - 1) / kPage) * static_cast<int64_t>(sizeof(void*));
-  return m;
-}
-
-// RoceTransport (transport/rc.h): msgs_ grows by push_back; each QP keeps its message ids
-// (push_back too: at most twice what it holds) and is indexed by qp_index_; a DCQCN reaction
-// point per QP; an out-of-order responder's reorder bitmap per QP; per NIC its round-robin ring.
-int64_t roce_transport_bytes(const Scenario& sc, const Traffic& t, int64_t nics,
-                             const Checked& wc) {
-  const bool dcqcn = sc.roce.cc == transport::CongestionControl::kDcqcn;
-  const MessageMemory mm = message_memory(t);
-  int64_t transport = wc.mul(mm.records, sizeof(transport::Message));
-  transport = wc.add(transport, wc.add(wc.mul(mm.list_ids, sizeof(uint32_t)), mm.page_table_bytes));
-  const int64_t per_qp =
-      sizeof(transport::Qp) + kMallocOverheadBytes + kHashNodeBytes + kHashBucketBytes +
-      (sc.roce.out_of_order ? (static_cast<int64_t>(sc.roce.reorder_buffer_packets) + 63) / 64 * 8 +
-                                  kMallocOverheadBytes
-                            : 0);
-  transport = wc.add(transport, wc.mul(grown_elements(t.qps), per_qp));
-  if (dcqcn)
-    transport = wc.add(transport, wc.mul(grown_elements(t.qps), sizeof(transport::DcqcnRp)));
-  return wc.add(transport, wc.mul(nics, sizeof(Ring<uint32_t>) + sizeof(int64_t) +
-                                            kMinRingBytes<uint32_t> + sizeof(uint16_t)));
-}
-
-// UetTransport (transport/uet.h) instead: a message record, and per connection (PDC) its
-// sender window of 32-byte slots (grown by doubling to the PSN span in flight: the window of
-// maxwnd = 1.5 x BDP packets, with one doubling for the holes losses leave, at most the PSN
-// window of 4 windows), the receiver's bitmap of the PSN window, the retransmission FIFO,
-// NSCC's state, the entropy state and the post-time index.
-int64_t uet_transport_bytes(const Scenario& sc, const Traffic& t, const Checked& wc) {
-  const transport::UetDerived d = transport::uet_derive(sc.uet, uet_network(sc));
-  const int64_t frame =
-      transport::uet_data_frame_bytes(sc.uet, static_cast<uint32_t>(sc.uet.mtu_bytes));
-  const int64_t wnd_bytes =
-      sc.uet.nscc_overrides.max_cwnd_bytes.value_or(d.bdp_bytes + d.bdp_bytes / 2);
-  const int64_t wnd_pkts = std::clamp<int64_t>((wnd_bytes + frame - 1) / frame, 1, 1 << 14);
-  const int64_t window = std::clamp<int64_t>(
-      static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(4 * wnd_pkts))), 64, 16384);
-  // Nor more than the largest message's packets (a connection's messages rarely overlap by
-  // more than one window); the first allocation is 16 slots (UetTransport::grow_tx).
-  const int64_t msg_pkts =
-      std::max<int64_t>(1, (t.max_message_bytes + sc.uet.mtu_bytes - 1) / sc.uet.mtu_bytes);
-  const int64_t slots = std::clamp<int64_t>(
-      static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::min(2 * wnd_pkts, msg_pkts)))),
-      16, window);
-  const int64_t per_pdc =
-      sizeof(transport::UetPdc) + sizeof(transport::UetEntropy) + kHashNodeBytes +
-      kHashBucketBytes + slots * static_cast<int64_t>(sizeof(transport::UetTxSlot) + 4) +
-      window / 8 + 3 * kMallocOverheadBytes +
-      (sc.uet.nscc ? static_cast<int64_t>(sizeof(transport::Nscc)) + kMallocOverheadBytes : 0);
-  const MessageMemory mm = message_memory(t);
-  int64_t transport = wc.mul(mm.records, sizeof(transport::UetMessage));
-  transport = wc.add(transport, wc.add(wc.mul(mm.list_ids, sizeof(uint32_t)), mm.page_table_bytes));
-  return wc.add(transport, wc.mul(grown_elements(t.qps), per_pdc));
-}
-
-// TcpTransport (transport/tcp.h): a message record, and per connection its sender ring of
-// 32-byte segment slots (grown by doubling from 16 to twice the window in flight, at most the
-// receive window's segments, and no more than the largest message's segments), the resend
-// FIFO (4 B per slot), the receiver's bitmap of the segment window and the post-time index.
-int64_t tcp_transport_bytes(const Scenario& sc, const Traffic& t, const Checked& wc) {
-  const int64_t mss = transport::tcp_payload_per_segment(sc.tcp);
-  const int64_t window = std::bit_ceil(static_cast<uint64_t>(
-      std::clamp<int64_t>(2 * (sc.tcp.rwnd_bytes + mss - 1) / mss, 64, 1 << 20)));
-  const int64_t wnd_segs = (sc.tcp.rwnd_bytes + mss - 1) / mss;
-  const int64_t msg_segs = std::max<int64_t>(1, (t.max_message_bytes + mss - 1) / mss);
-  const int64_t slots = std::clamp<int64_t>(
-      static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::min(2 * wnd_segs, msg_segs)))),
-      16, window);
-  const int64_t per_conn = sizeof(transport::TcpConn) + kHashNodeBytes + kHashBucketBytes +
-                           slots * static_cast<int64_t>(sizeof(transport::TcpTxSlot) + 4) +
-                           window / 8 + 3 * kMallocOverheadBytes;
-  const MessageMemory mm = message_memory(t);
-  int64_t transport = wc.mul(mm.records, sizeof(transport::TcpMessage));
-  transport = wc.add(transport, wc.add(wc.mul(mm.list_ids, sizeof(uint32_t)), mm.page_table_bytes));
-  return wc.add(transport, wc.mul(grown_elements(t.qps), per_conn));
-}
-
-// The transport part: RoCE's, or UET's or TCP's instead, plus the NICs' context caches.
-int64_t transport_bytes(const Scenario& sc, const Traffic& t, int64_t nics, const Checked& wc) {
-  int64_t transport = roce_transport_bytes(sc, t, nics, wc);
-  if (sc.technology == Technology::kUet) transport = uet_transport_bytes(sc, t, wc);
-  if (sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp) {
-    transport = tcp_transport_bytes(sc, t, wc);
-  }
-  // iWARP connections use the cache too; kernel TCP keeps its state on the host.
-  if (sc.context_cache.enabled && sc.technology != Technology::kUet &&
-      sc.technology != Technology::kTcp) {
-    // The NICs' context caches (net/nic_context_cache.h): per cached context a slot and at most
-    // four index words (the index doubles at load 1/2); a context at each end of every QP, at
-    // most `entries` cached per NIC; per NIC its read ring and the two rings of packets and QPs
-    // waiting for a context.
-    const Checked cc{"fabric.nic.context_cache.entries"};
-    const int64_t cached = std::min(cc.mul(2, t.qps), cc.mul(nics, sc.context_cache.entries));
-    transport =
-        wc.add(transport, cc.mul(grown_elements(cached), net::NicContextCache::kSlotBytes + 16));
-    transport = wc.add(
-        transport, cc.mul(nics, sc.context_cache.outstanding_misses * 8 +
-                                    2 * kMinRingBytes<uint32_t> + 4 * kMallocOverheadBytes + 256));
-  }
-  return transport;
 }
 
 // Load balancing (net/load_balance.h, routing/te_controller.h): flowlets keep a fixed table per

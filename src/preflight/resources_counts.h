@@ -24,6 +24,10 @@ constexpr int64_t kMaxBytes = int64_t{1} << 62;
 // than it holds. Counted once per separately allocated vector or ring.
 constexpr int64_t kMallocOverheadBytes = 16;
 
+// Bytes of one ring that has been used at all: the first grow() allocates 8 slots (core/ring.h).
+template <typename T>
+constexpr int64_t kMinRingBytes = 8 * static_cast<int64_t>(sizeof(T)) + kMallocOverheadBytes;
+
 // libstdc++'s unordered_map<uint64_t, uint32_t> (RoceTransport::qp_index_): a node is the next
 // pointer plus the pair (std::hash<uint64_t> is not cached) in one malloc chunk, and the bucket
 // array holds one pointer per bucket, at least one bucket per element (max_load_factor 1).
