@@ -71,13 +71,17 @@ void block(std::ostringstream& out, const Described& d) {
     out << "  estimated run time " << format_fixed(rt.fastest_s, rt.fastest_s < 10 ? 2 : 0) << "-"
         << format_fixed(rt.slowest_s, rt.slowest_s < 10 ? 2 : 0) << " s: " << format_count(rt.events)
         << " events (" << format_count(rt.packet_hops)
-        << " data packet-hops, the DAG's ops and the transport's messages) at 6.0-13.8 M events/s "
-           "(docs/performance.md)\n";
+        << " data packet-hops, the DAG's ops and the transport's messages) at "
+        << format_fixed(scenario::kGpuSlowestEventsPerSecond / 1e6, 1) << "-"
+        << format_fixed(scenario::kGpuFastestEventsPerSecond / 1e6, 1)
+        << " M events/s (docs/performance.md)\n";
   } else if (rt.estimated) {
     out << "  estimated run time " << format_fixed(rt.fastest_s, rt.fastest_s < 10 ? 2 : 0) << "-"
         << format_fixed(rt.slowest_s, rt.slowest_s < 10 ? 2 : 0) << " s: " << format_count(rt.packet_hops)
         << " data packet-hops (" << format_fixed(rt.mean_links, 2)
-        << " links per packet to a random destination) at 1.3-2.4 M/s (docs/performance.md)\n";
+        << " links per packet to a random destination) at "
+        << format_fixed(scenario::kSlowestHopsPerSecond / 1e6, 2) << "-"
+        << format_fixed(scenario::kFastestHopsPerSecond / 1e6, 1) << " M/s (docs/performance.md)\n";
   } else {
     out << "  run time: " << rt.why_not << "\n";
   }
