@@ -32,6 +32,11 @@ uint64_t cookie(uint64_t kind, uint32_t id, uint32_t conn, int64_t m) {
          (static_cast<uint64_t>(conn) << kConnShift) | (static_cast<uint64_t>(m) & kMsgMask);
 }
 
+// The algorithms whose latency is NVLS's or CollNet's own (tuning.cc), not the ring's or tree's.
+bool nvls_family(CollAlgorithm a) {
+  return a == CollAlgorithm::kNvls || a == CollAlgorithm::kNvlsTree || a == CollAlgorithm::kCollnet;
+}
+
 }  // namespace
 
 CollectiveEngine::CollectiveEngine(node::RankTransport& rt, const CollectiveConfig& cfg)
@@ -145,8 +150,7 @@ std::unique_ptr<Plan> CollectiveEngine::build_plan(const CollectiveSpec& spec,
   auto plan = std::make_unique<Plan>();
   plan->protocol = proto_index(r.protocol);
   const bool chain = spec.op == CollOp::kBroadcast || spec.op == CollOp::kReduce;
-  const bool nvls = r.algorithm == CollAlgorithm::kNvls || r.algorithm == CollAlgorithm::kNvlsTree ||
-                    r.algorithm == CollAlgorithm::kCollnet;
+  const bool nvls = nvls_family(r.algorithm);
   // tuning.cc: Simple broadcast/reduce take the tree's hwLatency per step; neither they nor the
   // tree floor intra-node hops at the net overhead.
   plan->latency_algorithm =
@@ -208,8 +212,7 @@ uint32_t CollectiveEngine::start(const CollectiveSpec& spec,
   const uint32_t id = static_cast<uint32_t>(records_.size());
   auto plan = build_plan(spec, r, true);
   const auto nodes = detail::nodes_of(spec.ranks, rt_.gpus_per_node());
-  const bool nvls = r.algorithm == CollAlgorithm::kNvls || r.algorithm == CollAlgorithm::kNvlsTree ||
-                    r.algorithm == CollAlgorithm::kCollnet;
+  const bool nvls = nvls_family(r.algorithm);
   if (plan->conns.size() >= kConnLimit) {
     throw InputError("workload.ranks", "collective needs " + std::to_string(plan->conns.size()) +
                                            " connections; at most 2^20 are supported");
