@@ -409,6 +409,34 @@ uint32_t Network::select_egress(const Switch& sw, const Packet& k) const {
   return sw.group_ports[begin + ecmp_hash(sw.hash, t, sw.hash_seed) % n];
 }
 
+uint32_t Network::forward_port(uint32_t sw_index, uint32_t in_local, Packet& pkt) const {
+  const Switch& sw = switches_[sw_index];
+  pkt.in_port = static_cast<uint16_t>(in_local);
+  pkt.in_class = pkt.priority;
+  return sw.lb < kLbDragonfly    ? select_egress(sw, pkt)
+         : sw.lb == kLbDragonfly ? dragonfly_egress(sw_index, in_local, pkt)
+                                 : hca_port_egress(sw, in_local, qp_plane_[pkt.qp]);
+}
+
+uint32_t Network::egress_members(uint32_t sw_index, const Packet& k, const uint32_t** ports) const {
+  const Switch& sw = switches_[sw_index];
+  uint32_t key;
+  if (sw.route_by_lid) {
+    key = k.entropy;
+    if (key >= sw.group_of_key.size()) return 0;
+  } else {
+    key = nic_leaf_slot_[k.dst_nic];
+    if (static_cast<int32_t>(key) == sw.leaf_slot) {
+      *ports = &nic_switch_port_[k.dst_nic];
+      return 1;
+    }
+  }
+  const uint16_t g = sw.group_of_key[key];
+  if (g == kNoRoute) return 0;
+  *ports = sw.group_ports.data() + sw.group_offsets[g];
+  return sw.group_offsets[g + 1] - sw.group_offsets[g];
+}
+
 void Network::switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& pkt) {
   // SHARP packets are consumed by the switch's aggregation unit; the one flag test is all an
   // ordinary packet pays for it.

@@ -398,6 +398,8 @@ ordered_json result_to_json(const scenario::RunResult& r) {
   ordered_json j;
   j["scenario"] = r.scenario_name;
   j["seed"] = r.seed;
+  j["mode"] = r.engine_mode;  // mode: packet or flow (docs/modes.md)
+  if (!r.engine_notes.empty()) j["mode_notes"] = r.engine_notes;
   j["technology"] = r.infiniband ? "ib" : r.uet ? "uet" : r.tcp ? "tcp" : r.iwarp ? "iwarp" : "roce";  // fabric.technology of the run
   j["fabric"] = r.fabric_description;
   j["sim_time_ps"] = r.sim_time_ps;

@@ -64,6 +64,10 @@ void add_sweep_rows(const std::vector<scenario::CollectiveRow>& sizes, Rows& row
 void add_run_rows(const scenario::RunResult& r, const FlowStats& flows, Rows& rows) {
   rows.emplace_back("scenario", r.scenario_name + " (seed " + std::to_string(r.seed) + ")");
   if (!r.fabric_description.empty()) rows.emplace_back("fabric", r.fabric_description);
+  if (r.engine_mode != "packet") {  // docs/modes.md
+    rows.emplace_back("mode", r.engine_mode + ": fluid flows at max-min fair shares");
+    for (const std::string& note : r.engine_notes) rows.emplace_back("", note);
+  }
   const scenario::TopologySummary& t = r.topology;
   rows.emplace_back("topology", t.description + ": " + count(t.hosts) + " hosts, " + count(t.nics) +
                                     " NICs, " + count(t.switches) + " switches, " + count(t.links) +

@@ -308,6 +308,39 @@ void check_transport_features(const Scenario& sc) {
   }
 }
 
+// mode: flow (docs/modes.md): what a fluid flow has no meaning for is refused here, naming the
+// key, rather than run and silently ignored. What the fluid approximates (PFC, credits,
+// congestion control: every flow gets its max-min share at once) is stated in the result's
+// engine notes (engine/packet/simulation.cpp).
+void check_flow_mode(const Scenario& sc) {
+  if (sc.mode != EngineMode::kFlow) return;
+  const auto refuse = [](const char* key, const std::string& why) {
+    throw InputError(key, "mode: flow " + why + " (docs/modes.md); use mode: packet");
+  };
+  if (sc.capture.max_frames > 0) refuse("outputs.pcap.frames", "moves no frames to capture");
+  if (sc.steady_window) {
+    refuse("outputs.steady_window", "has no per-packet goodput inside a message to window");
+  }
+  if (sc.timeseries.interval_ps > 0) {
+    refuse("outputs.timeseries", "has no queues, pauses or congestion-control state to sample");
+  }
+  if (sc.flow_paths) refuse("outputs.flows.path", "does not record paths yet");
+  if (sc.ecmp.load_balancing == routing::LoadBalancing::kTe) {
+    refuse("routing.load_balancing", "does not run the TE controller");
+  }
+  if (sc.link.loss_rate > 0) refuse("fabric.link.loss_rate", "loses no packets");
+  if (sc.link_fail.switch_index >= 0) refuse("faults.link_down", "does not model failures yet");
+  if (sc.credit_loss.switch_index >= 0) {
+    refuse("faults.credit_loss", "has no InfiniBand credits to lose");
+  }
+  if (sc.nic_stall.nic >= 0) refuse("faults.nic_stall", "has no receive buffers to stall");
+  if (sc.plane_fail.plane >= 0) refuse("faults.plane_down", "does not model failures yet");
+  if (sc.sharp.enabled) refuse("fabric.sharp.enabled", "does not run SHARP aggregation trees");
+  if (sc.context_cache.enabled) {
+    refuse("fabric.nic.context_cache.enabled", "has no per-packet context lookups");
+  }
+}
+
 }  // namespace
 
 Resolved resolve(const Scenario& loaded) {
@@ -322,6 +355,7 @@ Resolved resolve(const Scenario& loaded) {
   check_planes(sc);  // resolve/planes.h
   check_dragonfly_classes(sc);  // may widen the lossless and ECN classes (routing/dragonfly.h)
   check_transport_features(sc);
+  check_flow_mode(sc);
   if (sc.topology.kind == topo::TopologyKind::kDragonfly && sc.workload.group_nics == 0) {
     const topo::DragonflyShape shape = topo::dragonfly_shape(sc.topology);
     sc.workload.group_nics = shape.p * shape.a;  // group_shift's groups are the Dragonfly's

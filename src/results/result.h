@@ -509,6 +509,10 @@ struct RunResult {
   bool uet = false;  // fabric.technology uet (transport/uet.h)
   bool tcp = false;    // fabric.technology tcp (transport/tcp.h, kernel stack)
   bool iwarp = false;  // fabric.technology iwarp (transport/tcp.h, offloaded)
+  // mode (docs/modes.md): "packet" or "flow", and for flow what the fluid model approximates
+  // or does not show on this scenario (the summary and result.json print them).
+  std::string engine_mode = "packet";
+  std::vector<std::string> engine_notes;
   std::string fabric_description;  // "InfiniBand NDR 4x (...), 400 Gb/s, 1 data VL(s), SM ftree..."
   transport::Service service = transport::Service::kRc;
   transport::Operation operation = transport::Operation::kWrite;

@@ -36,6 +36,18 @@ const std::vector<Knob> kScenarioKnobs = {
          .description = "Seed from which every random stream of the run is derived",
          .source = "any fixed value keeps runs reproducible"},
         [](auto& s) -> auto& { return s.seed; }),
+    bind_enum(
+        {.path = "mode",
+         .description = "Engine: packet (every byte as packets through queues, PFC, credits and "
+                        "congestion control) or flow (every message one fluid flow on the path "
+                        "packet mode would give it, max-min fair shares of the links; "
+                        "docs/modes.md says what it cannot show)",
+         .source = "packet: the reference; flow: max-min fluid sharing (Bertsekas & Gallager, "
+                   "Data Networks §6.5.2), as flow-level simulators use (m3's flowSim, "
+                   "Parsimon)"},
+        std::vector<std::pair<std::string, EngineMode>>{{"packet", EngineMode::kPacket},
+                                                        {"flow", EngineMode::kFlow}},
+        [](auto& s) -> auto& { return s.mode; }),
 };
 
 const std::vector<Knob> kFabricKnobs = {

@@ -184,9 +184,15 @@ struct JobSpec {
   std::vector<int> fixed_nodes;
 };
 
+// mode (docs/modes.md).
+enum class EngineMode : uint8_t { kPacket, kFlow };
+
 struct Scenario {
   std::string name = "unnamed";
   uint64_t seed = 1;
+  // mode: which engine runs the scenario (engine/engine.h, docs/modes.md): every byte as
+  // packets, or every message as a max-min fair fluid flow on its packet-mode path.
+  EngineMode mode = EngineMode::kPacket;
   Technology technology = Technology::kRoce;
   net::LinkConfig link;
   net::SwitchConfig switch_config;  // switch_config.ecn is resolved from `ecn` at build time

@@ -166,6 +166,12 @@ class RoceTransport final : public NicCore<RoceTransport> {
     retire_front();
   }
   const Qp& qp(uint32_t id) const { return qps_[id]; }
+  // The QP a message from src to dst on service level `sl` (-1 = the configured one) takes,
+  // made and rotated exactly as post() does: the flow engine (engine/flow) reads its header
+  // fields to walk the path packet mode would give the message.
+  uint32_t open_qp(uint32_t src_nic, uint32_t dst_nic, int sl) {
+    return qp_for(src_nic, dst_nic, sl < 0 ? cfg_.sl : sl);
+  }
   uint32_t num_qps() const { return static_cast<uint32_t>(qps_.size()); }
   const TransportCounters& counters() const override { return counters_; }
   // The DCQCN reaction point of a QP (REQUIRES: cc is dcqcn).

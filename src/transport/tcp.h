@@ -193,6 +193,9 @@ class TcpTransport final : public NicCore<TcpTransport> {
   const TcpConfig& config() const { return cfg_; }
   uint32_t num_connections() const { return static_cast<uint32_t>(conns_.size()); }
   const TcpConn& connection(uint32_t id) const { return conns_[id]; }
+  // The connection a message from src to dst takes, made and rotated exactly as post() does
+  // (the flow engine, engine/flow, reads its source port to walk the message's path).
+  uint32_t open_connection(uint32_t src_nic, uint32_t dst_nic) { return conn_for(src_nic, dst_nic); }
   // Segments a connection may have outstanding (sender ring and receiver bitmap size).
   uint32_t window_segments() const { return window_segs_; }
 

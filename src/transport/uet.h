@@ -177,6 +177,10 @@ class UetTransport final : public NicCore<UetTransport> {
   void sample_qps(std::vector<QpSample>& out, bool with_bytes) const override;
 
   const UetConfig& config() const { return cfg_; }
+  // The PDC of a message from src to dst, made as post() makes it, and the entropy value its
+  // next packet would carry (single-path: the PDC's one EV). For the flow engine (engine/flow).
+  uint32_t open_pdc(uint32_t src_nic, uint32_t dst_nic) { return pdc_for(src_nic, dst_nic); }
+  uint16_t pdc_entropy(uint32_t pdc) { return lb_[pdc].next(0); }
   const UetDerived& derived() const { return d_; }
   uint32_t num_pdcs() const { return static_cast<uint32_t>(pdcs_.size()); }
   const UetPdc& pdc(uint32_t id) const { return pdcs_[id]; }

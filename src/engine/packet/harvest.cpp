@@ -326,6 +326,35 @@ void harvest_ports(Simulation& sim, RunResult& r) {
   r.run.data_packet_hops = net.counters().data_packet_hops;
 }
 
+
+// mode: flow: what the fluid model stands in for on this scenario (docs/modes.md "What flow
+// mode cannot show"), so that no mechanism is dropped silently.
+void engine_notes(const Scenario& sc, RunResult& r) {
+  if (sc.mode != EngineMode::kFlow) return;
+  r.engine_mode = "flow";
+  auto& n = r.engine_notes;
+  n.push_back("every message is one fluid flow at its max-min fair share: no queues, so no "
+              "queueing delay, ECN marks, drops or retransmissions");
+  const bool lossless = sc.technology == Technology::kInfiniband ||
+                        (sc.technology == Technology::kRoce && sc.switch_config.pfc.enabled);
+  if (lossless) {
+    n.push_back(std::string(sc.technology == Technology::kInfiniband ? "credit-based flow control"
+                                                                      : "PFC") +
+                " is not simulated: no pauses, credit stalls, head-of-line blocking or storms");
+  }
+  if (sc.technology == Technology::kRoce && sc.roce.cc == transport::CongestionControl::kDcqcn) {
+    n.push_back("DCQCN is not simulated: flows take their fair share at once, as congestion "
+                "control converged to max-min fairness would");
+  }
+  if (sc.technology == Technology::kUet) {
+    n.push_back("NSCC/RCCC and trimming are not simulated: flows take their fair share at once");
+  }
+  if (sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp) {
+    n.push_back("TCP's slow start and loss recovery are not simulated: flows take their fair "
+                "share at once");
+  }
+}
+
 }  // namespace
 
 RunResult harvest(Simulation& sim, bool finished, FlowRecorder& flows) {
@@ -343,6 +372,7 @@ RunResult harvest(Simulation& sim, bool finished, FlowRecorder& flows) {
   }
   r.scenario_name = sc.name;
   r.seed = sc.seed;
+  engine_notes(sc, r);
   r.sim_time_ps = sim.scheduler().now_ps;
   r.partial = sim.interrupted();
   r.topology.description = topo.description;

@@ -10,6 +10,8 @@
 #include "net/wire.h"
 #include "routing/dragonfly.h"
 #include "resolve/planes.h"
+#include "engine/flow/flow_headers.h"
+#include "engine/flow/flow_transport.h"
 #include "engine/packet/harvest.h"
 #include "resolve/resolve.h"
 #include "topo/multi_plane.h"
@@ -76,6 +78,15 @@ Simulation::Simulation(const Resolved& resolved)
     }
     roce_ = roce.get();
     transport_ = std::move(roce);
+  }
+  if (sc_.mode == EngineMode::kFlow) {
+    // The flow engine (engine/flow/flow_transport.h) stands where the packet transport stood;
+    // the packet transport stays as the source of header fields and idle-path timing.
+    proto_transport_ = std::move(transport_);
+    transport_ = std::make_unique<FlowTransport>(net_, sched_, routes_, sc_.link,
+                                                 sc_.switch_config, *proto_transport_,
+                                                 flow_headers(sc_, *proto_transport_));
+    roce_ = nullptr;
   }
   if (ib && sc_.sharp.enabled) {  // resolve() refuses it on every other fabric
     net::SharpConfig sharp = sc_.sharp;

@@ -123,6 +123,8 @@ class Simulation final : public Engine {
   topo::BuiltTopology topo_;
   routing::EcmpRoutes routes_;
   std::unique_ptr<transport::Transport> transport_;
+  // mode: flow: the scenario's packet transport, behind transport_ (a FlowTransport).
+  std::unique_ptr<transport::Transport> proto_transport_;
   transport::RoceTransport* roce_ = nullptr;  // = transport_ when it is the RoCE/IB engine
   std::unique_ptr<workload::Workload> workload_;
   std::unique_ptr<node::GpuNet> gpu_net_;

@@ -1,0 +1,189 @@
+#include "engine/flow/flow_transport.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/error.h"
+
+namespace fabricsim::scenario {
+
+namespace {
+
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+std::vector<double> payload_capacities(const net::Network& net, const transport::Transport& t) {
+  std::vector<double> cap(net.num_ports());
+  for (uint32_t p = 0; p < net.num_ports(); ++p) {
+    cap[p] = t.payload_rate_bps(net.port(p).rate_bps);
+  }
+  return cap;
+}
+
+}  // namespace
+
+FlowTransport::FlowTransport(net::Network& net, Scheduler& sched,
+                             const routing::EcmpRoutes& routes, const net::LinkConfig& link,
+                             const net::SwitchConfig& sw, const transport::Transport& proto,
+                             HeaderFn header)
+    : net_(net),
+      sched_(sched),
+      routes_(routes),
+      link_(link),
+      sw_(sw),
+      proto_(proto),
+      header_(std::move(header)),
+      fabric_(payload_capacities(net, proto)),
+      walker_(net) {
+  // Wire bytes per payload byte at full-MTU packets: line rate / payload rate (per-packet
+  // headers, preamble and gap), the same at every rate.
+  constexpr int64_t kRefRateBps = 100'000'000'000;
+  wire_per_payload_ = static_cast<double>(kRefRateBps) / proto.payload_rate_bps(kRefRateBps);
+}
+
+uint32_t FlowTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
+                             uint64_t tag, int sl) {
+  Msg m;
+  m.hdr = header_(src_nic, dst_nic, sl);
+  m.rec.size_bytes = size_bytes;
+  m.rec.post_ps = sched_.now_ps;
+  m.rec.tag = tag;
+  m.rec.src_nic = src_nic;
+  m.rec.dst_nic = dst_nic;
+  m.rec.connection = m.hdr.connection;
+  m.rec.traffic_class = m.hdr.traffic_class;
+  const net::NicConfig& nic = net_.nic_config(src_nic);
+  const int hops = routes_.switch_hops(src_nic, dst_nic);
+  const net::LinkConfig link = routes_.path_link(src_nic, dst_nic, link_);
+  const int64_t overhead_ps = nic.send_overhead_ps(size_bytes);
+  // The idle-path completion less what the fluid accounts for itself (header comment).
+  const int64_t drain_alone_ps = static_cast<int64_t>(std::llround(
+      static_cast<double>(size_bytes) * 8e12 / proto_.payload_rate_bps(link.rate_bps)));
+  m.fixed_ps = std::max<int64_t>(
+      0, proto_.ideal_fct_ps(size_bytes, hops, link, sw_, nic) - overhead_ps - drain_alone_ps);
+  m.ack_ps = static_cast<int64_t>(hops + 1) * link.propagation_ps() +
+             static_cast<int64_t>(hops) * sw_.latency_ps + nic.tx_latency_ps + nic.rx_latency_ps;
+  if (m.hdr.connection >= conns_.size()) conns_.resize(m.hdr.connection + 1);
+  Conn& c = conns_[m.hdr.connection];
+  m.rec.ready_ps = std::max(sched_.now_ps + overhead_ps, c.last_ready_ps);
+  c.last_ready_ps = m.rec.ready_ps;
+  const uint32_t id = msgs_.push_back(m);
+  ++unacked_messages_;
+  if (c.head == kNone) {
+    c.head = c.tail = id;
+    // kCcTimer: the connection's head may start (target = message).
+    sched_.at(m.rec.ready_ps, kCcTimer, id, src_nic);
+  } else {
+    msgs_[c.tail].next = id;
+    c.tail = id;
+  }
+  return id;
+}
+
+void FlowTransport::start(uint32_t id) {
+  Msg& m = msgs_[id];
+  if (m.rec.size_bytes <= 0) {
+    drained(id);
+    return;
+  }
+  net::Packet pkt;
+  pkt.src_nic = m.rec.src_nic;
+  pkt.dst_nic = m.rec.dst_nic;
+  pkt.qp = m.hdr.qp;
+  pkt.entropy = m.hdr.entropy;
+  pkt.priority = m.hdr.priority;
+  pkt.type = net::PacketType::kData;
+  pkt.flags = net::kFlagFirst;
+  const auto load = [this](uint32_t port) { return fabric_.crossings(port); };
+  if (!walker_.walk(pkt, m.hdr.choice, load, path_)) {
+    throw InputError("mode", "flow mode: message " + std::to_string(id) + " from NIC " +
+                                 std::to_string(pkt.src_nic) + " to NIC " +
+                                 std::to_string(pkt.dst_nic) + " finds no route");
+  }
+  const double wire = static_cast<double>(m.rec.size_bytes) * wire_per_payload_;
+  for (const FluidFabric::Crossing& c : path_) {
+    net_.add_fluid_tx_bytes(c.link, static_cast<int64_t>(std::llround(wire * c.weight)));
+  }
+  m.rec.sent_bytes = m.rec.size_bytes;
+  ++counters_.data_packets_sent;  // one fluid "message" per posted message
+  counters_.data_bytes_sent += m.rec.size_bytes;
+  fabric_.add(path_.data(), static_cast<int>(path_.size()), m.rec.size_bytes, id, sched_.now_ps);
+  after_change();
+}
+
+void FlowTransport::drained(uint32_t id) {
+  Msg& m = msgs_[id];
+  sched_.at(sched_.now_ps + m.fixed_ps, kMsgComplete, id, m.rec.dst_nic);
+  ++pending_completions_;
+  // The connection's next message drains after this one.
+  Conn& c = conns_[m.hdr.connection];
+  c.head = m.next;
+  if (c.head == kNone) {
+    c.tail = kNone;
+  } else {
+    const Msg& n = msgs_[c.head];
+    sched_.at(std::max(sched_.now_ps, n.rec.ready_ps), kCcTimer, c.head, n.rec.src_nic);
+  }
+}
+
+void FlowTransport::deliver(uint32_t id) {
+  Msg& m = msgs_[id];
+  --pending_completions_;
+  --unacked_messages_;
+  m.delivered = true;
+  m.rec.rx_done_ps = sched_.now_ps;
+  m.rec.tx_done_ps = sched_.now_ps + m.ack_ps;
+  m.rec.delivered_bytes = m.rec.placed_bytes = m.rec.size_bytes;
+  counters_.data_bytes_delivered += m.rec.size_bytes;
+  if (on_delivered) on_delivered(id);
+  retire_front();
+}
+
+void FlowTransport::retire_front() {
+  if (!retire_) return;
+  while (!msgs_.empty() && msgs_[msgs_.front_id()].delivered) {
+    retire_(msgs_.front_id(), msgs_[msgs_.front_id()].rec);
+    msgs_.pop_front();
+  }
+}
+
+bool FlowTransport::retire_messages(RetireFn retire) {
+  retire_ = std::move(retire);
+  retire_front();
+  return true;
+}
+
+void FlowTransport::after_change() {
+  if (fabric_.dirty() && reshare_at_ps_ != sched_.now_ps) {
+    reshare_at_ps_ = sched_.now_ps;
+    sched_.at(sched_.now_ps, kNicWake, 0);  // kNicWake: the fabric's re-share (target unused)
+  }
+  for (const FluidFabric::EndEvent& e : fabric_.take_ends()) {
+    sched_.at(e.time_ps, kQpTimer, e.flow);  // kQpTimer: a flow's end (target = flow)
+  }
+  fabric_.take_ends().clear();
+}
+
+void FlowTransport::on_event(uint32_t kind, uint32_t target) {
+  switch (kind) {
+    case kCcTimer:
+      start(target);
+      break;
+    case kQpTimer:
+      if (fabric_.on_end(target, sched_.now_ps)) drained(static_cast<uint32_t>(fabric_.tag(target)));
+      after_change();
+      break;
+    case kNicWake:
+      reshare_at_ps_ = -1;
+      fabric_.reshare(sched_.now_ps);
+      after_change();
+      break;
+    case kMsgComplete:
+      deliver(target);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace fabricsim::scenario

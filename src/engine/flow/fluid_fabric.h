@@ -1,0 +1,124 @@
+// Max-min fair fluid sharing of the fabric's links (mode: flow, docs/modes.md). Every active flow
+// crosses a set of links, each with a weight: 1 for a flow on one path, the share of its bytes
+// for a sprayed flow whose fluid splits over several paths. Rates are max-min fair under
+// sum(weight x rate) <= capacity per link (progressive filling, Bertsekas & Gallager, "Data
+// Networks", 2nd ed., §6.5.2, with weighted crossings).
+//
+// Incremental: arrivals and departures mark their links dirty; reshare(now) re-fills only the
+// connected component of the sharing graph (links <-> flows) that holds a dirty link. A change
+// cannot move the max-min rates of a flow in another component (they share no constraint), so
+// the result equals a whole-fabric re-fill. All arrivals and departures of one instant cost one
+// re-fill (the owner calls reshare once per instant).
+//
+// Each flow has at most one pending end event (take_ends lists the flows whose event the owner
+// must schedule): when a new rate moves the end earlier a new event is asked for; when it moves
+// later, the pending one is left and on_end() reports it early, asking again for the true end.
+// So a finished flow has no event left and its id can be reused at once.
+//
+// Time is integer picoseconds, rates bits per second, remaining bytes a double brought up to
+// date at every re-fill of the flow's component. Deterministic: components are walked in the
+// order of the dirty list and of each link's flow list, ties in the filling broken by link id.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace fabricsim::scenario {
+
+class FluidFabric {
+ public:
+  struct Crossing {
+    uint32_t link = 0;
+    double weight = 1.0;
+  };
+
+  // One capacity per link (bits per second); REQUIRES: every capacity > 0.
+  explicit FluidFabric(std::vector<double> capacity_bps);
+
+  // A flow of `size_bytes` (> 0) over c[0..n) (each link at most once) becomes active at
+  // now_ps; it gets its rate at the next reshare(). Returns its id (ids are reused).
+  uint32_t add(const Crossing* c, int n, int64_t size_bytes, uint64_t tag, int64_t now_ps);
+  // Re-fills the components that changed since the last call (arrivals, departures).
+  void reshare(int64_t now_ps);
+  bool dirty() const { return !dirty_links_.empty(); }
+
+  // The end event of `flow` fired at now_ps. Returns true when the flow is done (it is removed
+  // and its links marked dirty: call reshare); false when its end moved later (take_ends asks
+  // for the new event).
+  bool on_end(uint32_t flow, int64_t now_ps);
+
+  // Flows whose end event the owner must schedule, with the time (cleared by the caller).
+  struct EndEvent {
+    uint32_t flow;
+    int64_t time_ps;
+  };
+  std::vector<EndEvent>& take_ends() { return ends_; }
+
+  uint64_t tag(uint32_t flow) const { return flows_[flow].tag; }
+  double rate_bps(uint32_t flow) const { return flows_[flow].rate_bps; }
+  uint32_t active_flows() const { return active_; }
+  // Flows crossing a link now (the adaptive path choice's load).
+  uint32_t crossings(uint32_t link) const { return static_cast<uint32_t>(links_[link].flows.size()); }
+  uint32_t flows_allocated() const { return static_cast<uint32_t>(flows_.size()); }
+  // Work counters for docs/performance.md: re-fills, and flow-crossings they visited.
+  int64_t refills() const { return refills_; }
+  int64_t refill_crossings() const { return refill_crossings_; }
+  int64_t largest_component_flows() const { return largest_component_; }
+
+ private:
+  struct Cross {
+    uint32_t link;
+    uint32_t pos;  // index in the link's flow list
+    double weight;
+  };
+  struct Flow {
+    std::vector<Cross> cross;  // reused when the record is recycled
+    double remaining_bytes = 0;
+    double rate_bps = 0;
+    double prev_rate_bps = 0;  // filling scratch: the rate before the re-fill
+    int64_t last_ps = 0;    // remaining_bytes is as of this time
+    int64_t end_ps = -1;    // when remaining reaches 0 at rate_bps (-1: not rated yet)
+    int64_t event_ps = -1;  // the pending end event (-1: none)
+    uint64_t tag = 0;
+    uint32_t mark = 0;      // component walk epoch
+    bool frozen = false;    // filling scratch
+    bool active = false;
+  };
+  struct Link {
+    double capacity_bps = 0;
+    std::vector<uint32_t> flows;
+    // filling scratch
+    double left_bps = 0;
+    int32_t unfrozen = 0;
+    double unfrozen_weight = 0;
+    uint32_t mark = 0;
+    uint32_t version = 0;
+  };
+
+  void advance(Flow& f, int64_t now_ps);
+  void fill(int64_t now_ps);  // progressive filling over comp_links_ / comp_flows_
+  void remove(uint32_t flow);
+  void set_end(uint32_t id, int64_t now_ps);
+
+  std::vector<Link> links_;
+  std::vector<Flow> flows_;
+  std::vector<uint32_t> free_;
+  uint32_t active_ = 0;
+  std::vector<uint32_t> dirty_links_;
+  std::vector<EndEvent> ends_;
+  uint32_t epoch_ = 0;
+  // scratch
+  std::vector<uint32_t> comp_links_;
+  std::vector<uint32_t> comp_flows_;
+  struct HeapEntry {
+    double level;
+    uint32_t link;
+    uint32_t version;
+  };
+  std::vector<HeapEntry> heap_;
+  int64_t refills_ = 0;
+  int64_t refill_crossings_ = 0;
+  int64_t largest_component_ = 0;
+};
+
+}  // namespace fabricsim::scenario
