@@ -105,7 +105,6 @@ void FlowTransport::start(uint32_t id) {
     net_.add_fluid_tx_bytes(c.link, static_cast<int64_t>(std::llround(wire * c.weight)));
   }
   m.rec.sent_bytes = m.rec.size_bytes;
-  ++counters_.data_packets_sent;  // one fluid "message" per posted message
   counters_.data_bytes_sent += m.rec.size_bytes;
   fabric_.add(path_.data(), static_cast<int>(path_.size()), m.rec.size_bytes, id, sched_.now_ps);
   after_change();

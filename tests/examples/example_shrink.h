@@ -1,0 +1,38 @@
+// The overrides that shrink a slow example for the test suite (examples_test.cpp and
+// flow_mode_examples_test.cpp run them): the same kind of workload, smaller.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fabricsim::example_shrink {
+
+// Overrides that bring an example well under 2 s of wall time while keeping its kind of
+// workload. Examples not listed already run fast as written.
+inline const std::map<std::string, std::vector<std::string>> kShrink = {
+    // 128 ranks x 64 MiB -> 32 ranks x 8 MiB: still a ring all-reduce on the same leaf-spine.
+    {"default.yaml", {"hosts.count=32", "workload.size=8MiB"}},
+    // The same shape for the ib-vs-roce comparison file (run here as its RoCE side).
+    {"ib-vs-roce.yaml", {"hosts.count=32", "workload.size=8MiB"}},
+    {"ai-fabrics.yaml", {"hosts.count=32", "workload.size=8MiB"}},
+    // GPU examples: the same sweep, collective or step, smaller.
+    {"nccl-tests-sweep.yaml", {"workload.max_size=64MiB"}},
+    {"nccl-tests-sweep-16x8.yaml", {"workload.max_size=4MiB", "workload.step_factor=8"}},
+    {"hierarchical-allreduce.yaml", {"workload.max_size=64MiB"}},
+    {"gpt-step.yaml", {"training.layers=4", "training.micro_batches=2"}},
+    {"scaling.yaml", {"scaling.nodes=1,2,4", "training.layers=2", "training.micro_batches=2"}},
+    // 512 GPUs (dp 8) instead of 1,024, sequence 128: still TP 8 + SP, PP 8 interleaved (v 2),
+    // distributed optimizer and GQA on the same rail fabric (15 M events; 49 M unshrunk).
+    {"llama-70b-1024.yaml", {"hosts.count=64", "training.seq_length=128"}},
+    // 2 and 4 nodes at 64 MiB instead of 2 to 64 nodes at 1 GiB (tests/calibration's
+    // nccl_scale_test runs the large points).
+    {"nccl-scale.yaml", {"scaling.nodes=2,4", "workload.size=64MiB"}},
+    // 2 layers instead of 8: the same straggler and jitter on the same 4 x 8 GPUs (the file's 8
+    // keep the pre-flight's fixed packet bound within 2x of the peak in EstimateVsMeasured).
+    {"straggler.yaml", {"training.layers=2"}},
+    // 4 nodes at 64 MiB instead of 16 at 1 GiB: the same algorithms on the same rail fabric.
+    {"sharp-vs-ring.yaml", {"hosts.count=4", "workload.size=64MiB"}},
+};
+
+}  // namespace fabricsim::example_shrink
