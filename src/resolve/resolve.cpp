@@ -324,17 +324,22 @@ void check_flow_mode(const Scenario& sc) {
   if (sc.timeseries.interval_ps > 0) {
     refuse("outputs.timeseries", "has no queues, pauses or congestion-control state to sample");
   }
-  if (sc.flow_paths) refuse("outputs.flows.path", "does not record paths yet");
+  const bool sprayed =
+      (sc.technology == Technology::kRoce && sc.roce.spray) ||
+      (sc.technology == Technology::kUet &&
+       sc.uet.load_balancing != transport::UetLoadBalancing::kSinglePath);
+  if (sc.flow_paths && sprayed) {
+    refuse("outputs.flows.path", "splits a sprayed message over every path, it has no packet "
+                                 "paths to list");
+  }
   if (sc.ecmp.load_balancing == routing::LoadBalancing::kTe) {
     refuse("routing.load_balancing", "does not run the TE controller");
   }
   if (sc.link.loss_rate > 0) refuse("fabric.link.loss_rate", "loses no packets");
-  if (sc.link_fail.switch_index >= 0) refuse("faults.link_down", "does not model failures yet");
   if (sc.credit_loss.switch_index >= 0) {
     refuse("faults.credit_loss", "has no InfiniBand credits to lose");
   }
   if (sc.nic_stall.nic >= 0) refuse("faults.nic_stall", "has no receive buffers to stall");
-  if (sc.plane_fail.plane >= 0) refuse("faults.plane_down", "does not model failures yet");
   if (sc.sharp.enabled) refuse("fabric.sharp.enabled", "does not run SHARP aggregation trees");
   if (sc.context_cache.enabled) {
     refuse("fabric.nic.context_cache.enabled", "has no per-packet context lookups");

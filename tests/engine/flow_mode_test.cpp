@@ -154,7 +154,7 @@ TEST(FlowMode, WhatAFluidCannotShowIsRefusedNamingTheKey) {
   const std::map<std::string, std::string> cases = {
       {"outputs: {pcap: {frames: 10}}\n", "outputs.pcap.frames"},
       {"fabric: {link: {loss_rate: 0.001}}\n", "fabric.link.loss_rate"},
-      {"faults: {link_down: {switch: 4, port: 2, at: 1us}}\n", "faults.link_down"},
+      {"faults: {nic_stall: {nic: 1, at: 1us}}\n", "faults.nic_stall"},
       {"outputs: {timeseries: {interval: 1us}}\n", "outputs.timeseries"},
   };
   for (const auto& [extra, key] : cases) {

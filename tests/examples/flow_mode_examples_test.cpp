@@ -27,15 +27,12 @@ const fs::path kSourceDir = FABRICSIM_SOURCE_DIR;
 
 // Refused examples: the key named, and why a fluid cannot show what the example is about.
 const std::map<std::string, std::string> kRefused = {
-    {"ecmp-polarization.yaml", "outputs.flows.path"},       // paths per flow: not recorded yet
     {"incast.yaml", "outputs.pcap.frames"},                 // a capture of frames
     {"iwarp-connection-scaling.yaml", "fabric.nic.context_cache.enabled"},  // per-packet lookups
     {"lb-permutation.yaml", "outputs.steady_window"},       // goodput inside messages
-    {"link-flap-training.yaml", "faults.link_down"},        // failures: not modelled yet
     {"pfc-storm.yaml", "faults.nic_stall"},                 // a stalled receive buffer and PFC
     {"report.yaml", "outputs.timeseries"},                  // queue and CC time series
     {"sharp-vs-ring.yaml", "fabric.sharp.enabled"},         // aggregation trees in switches
-    {"sm-failover.yaml", "faults.link_down"},
     {"uet-loss.yaml", "outputs.steady_window"},
     {"vl-qos.yaml", "outputs.pcap.frames"},
 };

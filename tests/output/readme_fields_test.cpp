@@ -128,6 +128,8 @@ scenario::RunResult everything() {
   scenario::LinkRow link;
   link.tx_bytes = 1;
   r.link_rows.push_back(link);  // hottest_links
+  r.engine_mode = "flow";
+  r.engine_notes = {"a note"};  // mode_notes
   return r;
 }
 

@@ -80,12 +80,8 @@ uint32_t FlowTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
   return id;
 }
 
-void FlowTransport::start(uint32_t id) {
-  Msg& m = msgs_[id];
-  if (m.rec.size_bytes <= 0) {
-    drained(id);
-    return;
-  }
+bool FlowTransport::walk(const Msg& m, uint32_t id) {
+  (void)id;
   net::Packet pkt;
   pkt.src_nic = m.rec.src_nic;
   pkt.dst_nic = m.rec.dst_nic;
@@ -95,11 +91,28 @@ void FlowTransport::start(uint32_t id) {
   pkt.type = net::PacketType::kData;
   pkt.flags = net::kFlagFirst;
   const auto load = [this](uint32_t port) { return fabric_.crossings(port); };
-  if (!walker_.walk(pkt, m.hdr.choice, load, path_)) {
-    throw InputError("mode", "flow mode: message " + std::to_string(id) + " from NIC " +
-                                 std::to_string(pkt.src_nic) + " to NIC " +
-                                 std::to_string(pkt.dst_nic) + " finds no route");
+  return walker_.walk(pkt, m.hdr.choice, load, path_);
+}
+
+void FlowTransport::report_path(uint32_t id) {
+  if (!on_path) return;
+  path_ports_.clear();
+  for (const FluidFabric::Crossing& c : path_) path_ports_.push_back(c.link);
+  on_path(id, path_ports_);
+}
+
+void FlowTransport::start(uint32_t id) {
+  Msg& m = msgs_[id];
+  if (m.rec.size_bytes <= 0) {
+    drained(id);
+    return;
   }
+  if (!walk(m, id)) {
+    throw InputError("mode", "flow mode: message " + std::to_string(id) + " from NIC " +
+                                 std::to_string(m.rec.src_nic) + " to NIC " +
+                                 std::to_string(m.rec.dst_nic) + " finds no route");
+  }
+  report_path(id);
   const double wire = static_cast<double>(m.rec.size_bytes) * wire_per_payload_;
   for (const FluidFabric::Crossing& c : path_) {
     net_.add_fluid_tx_bytes(c.link, static_cast<int64_t>(std::llround(wire * c.weight)));
@@ -107,6 +120,35 @@ void FlowTransport::start(uint32_t id) {
   m.rec.sent_bytes = m.rec.size_bytes;
   counters_.data_bytes_sent += m.rec.size_bytes;
   fabric_.add(path_.data(), static_cast<int>(path_.size()), m.rec.size_bytes, id, sched_.now_ps);
+  after_change();
+}
+
+void FlowTransport::on_links_changed(bool reroute_all) {
+  for (uint32_t p = 0; p < net_.num_ports(); ++p) {
+    fabric_.set_capacity(p, net_.port(p).up ? proto_.payload_rate_bps(net_.port(p).rate_bps) : 0.0);
+  }
+  for (uint32_t f = 0; f < fabric_.flows_allocated(); ++f) {
+    if (!fabric_.active(f)) continue;
+    bool down = false;
+    fabric_.for_each_link(f, [&](uint32_t port, double) { down |= !net_.port(port).up; });
+    if (!down && !reroute_all) continue;
+    const auto id = static_cast<uint32_t>(fabric_.tag(f));
+    // No route yet (every path through the failed cable): the flow stays where it is, stalled.
+    if (!walk(msgs_[id], id)) continue;
+    report_path(id);
+    // The old path was credited the whole message at its start: the bytes left move over.
+    old_path_.clear();
+    fabric_.for_each_link(f, [&](uint32_t port, double w) { old_path_.push_back({port, w}); });
+    const double left_wire =
+        fabric_.reroute(f, path_.data(), static_cast<int>(path_.size()), sched_.now_ps) *
+        wire_per_payload_;
+    for (const FluidFabric::Crossing& c : old_path_) {
+      net_.add_fluid_tx_bytes(c.link, -static_cast<int64_t>(std::llround(left_wire * c.weight)));
+    }
+    for (const FluidFabric::Crossing& c : path_) {
+      net_.add_fluid_tx_bytes(c.link, static_cast<int64_t>(std::llround(left_wire * c.weight)));
+    }
+  }
   after_change();
 }
 

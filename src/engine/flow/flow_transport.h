@@ -83,6 +83,18 @@ class FlowTransport final : public transport::Transport {
 
   const FluidFabric& fabric() const { return fabric_; }
 
+  // The fabric's links changed state or its forwarding changed (engine/packet/simulation.cpp
+  // calls it after a link fails or comes back, after a local repair and after the routes are
+  // reprogrammed). A failed cable carries nothing: the flows on it stall (a token 1 b/s) until
+  // they are re-routed. Re-routed are the flows that cross a failed cable, or with
+  // `reroute_all` (new routes) every active flow: each is walked again from its header, as its
+  // next packets would be forwarded, and keeps the bytes it has left. Loss recovery is not
+  // modelled: a stalled flow resumes the moment it has a path (docs/modes.md).
+  void on_links_changed(bool reroute_all);
+  // outputs.flows.path: called with each message's ports in hop order when it starts and when
+  // it is re-routed (single-path messages only: resolve refuses the path column with spraying).
+  std::function<void(uint32_t msg, const std::vector<uint32_t>& ports)> on_path;
+
  private:
   struct Msg {
     transport::MessageRecord rec;
@@ -103,6 +115,9 @@ class FlowTransport final : public transport::Transport {
   void deliver(uint32_t msg);          // the receiver has it
   void after_change();                 // schedules the re-share and the flows' end events
   void retire_front();
+  bool walk(const Msg& m, uint32_t id);  // into path_; throws when there is no route at start
+  void report_path(uint32_t id);
+  std::vector<uint32_t> path_ports_;
 
   net::Network& net_;
   Scheduler& sched_;
@@ -117,6 +132,7 @@ class FlowTransport final : public transport::Transport {
   IdWindow<Msg> msgs_;
   std::vector<Conn> conns_;
   std::vector<FluidFabric::Crossing> path_;
+  std::vector<FluidFabric::Crossing> old_path_;
   int64_t reshare_at_ps_ = -1;  // a re-share event is pending at this time
   transport::TransportCounters counters_;
   RetireFn retire_;

@@ -26,7 +26,7 @@ bool heap_after(double la, uint32_t a, double lb, uint32_t b) {
 FluidFabric::FluidFabric(std::vector<double> capacity_bps) {
   links_.resize(capacity_bps.size());
   for (size_t i = 0; i < capacity_bps.size(); ++i) {
-    if (!(capacity_bps[i] > 0)) throw std::invalid_argument("FluidFabric: a link has no capacity");
+    if (!(capacity_bps[i] >= 0)) throw std::invalid_argument("FluidFabric: negative capacity");
     links_[i].capacity_bps = capacity_bps[i];
   }
 }
@@ -43,12 +43,7 @@ uint32_t FluidFabric::add(const Crossing* c, int n, int64_t size_bytes, uint64_t
     flows_.emplace_back();
   }
   Flow& f = flows_[id];
-  f.cross.clear();
-  for (int i = 0; i < n; ++i) {
-    Link& l = links_[c[i].link];
-    f.cross.push_back({c[i].link, static_cast<uint32_t>(l.flows.size()), c[i].weight});
-    l.flows.push_back(id);
-  }
+  link_in(id, c, n);
   f.remaining_bytes = static_cast<double>(size_bytes);
   f.rate_bps = 0;
   f.last_ps = now_ps;
@@ -62,7 +57,40 @@ uint32_t FluidFabric::add(const Crossing* c, int n, int64_t size_bytes, uint64_t
   return id;
 }
 
+void FluidFabric::link_in(uint32_t id, const Crossing* c, int n) {
+  Flow& f = flows_[id];
+  f.cross.clear();
+  for (int i = 0; i < n; ++i) {
+    Link& l = links_[c[i].link];
+    f.cross.push_back({c[i].link, static_cast<uint32_t>(l.flows.size()), c[i].weight});
+    l.flows.push_back(id);
+  }
+}
+
 void FluidFabric::remove(uint32_t id) {
+  unlink(id);
+  flows_[id].active = false;
+  --active_;
+  free_.push_back(id);
+}
+
+double FluidFabric::reroute(uint32_t id, const Crossing* c, int n, int64_t now_ps) {
+  if (n <= 0) throw std::invalid_argument("FluidFabric::reroute: empty path");
+  Flow& f = flows_[id];
+  advance(f, now_ps);
+  unlink(id);
+  link_in(id, c, n);
+  dirty_links_.push_back(c[0].link);
+  return f.remaining_bytes;
+}
+
+void FluidFabric::set_capacity(uint32_t link, double capacity_bps) {
+  if (links_[link].capacity_bps == capacity_bps) return;
+  links_[link].capacity_bps = capacity_bps;
+  dirty_links_.push_back(link);
+}
+
+void FluidFabric::unlink(uint32_t id) {
   Flow& f = flows_[id];
   for (const Cross& c : f.cross) {
     Link& l = links_[c.link];
@@ -80,9 +108,6 @@ void FluidFabric::remove(uint32_t id) {
     // The component may split here: every link of the flow is re-filled.
     dirty_links_.push_back(c.link);
   }
-  f.active = false;
-  --active_;
-  free_.push_back(id);
 }
 
 void FluidFabric::advance(Flow& f, int64_t now_ps) {

@@ -32,7 +32,8 @@ class FluidFabric {
     double weight = 1.0;
   };
 
-  // One capacity per link (bits per second); REQUIRES: every capacity > 0.
+  // One capacity per link (bits per second); REQUIRES: every capacity >= 0 (0: a link that
+  // carries nothing, e.g. a failed cable; flows on it crawl at a token 1 b/s).
   explicit FluidFabric(std::vector<double> capacity_bps);
 
   // A flow of `size_bytes` (> 0) over c[0..n) (each link at most once) becomes active at
@@ -40,6 +41,20 @@ class FluidFabric {
   uint32_t add(const Crossing* c, int n, int64_t size_bytes, uint64_t tag, int64_t now_ps);
   // Re-fills the components that changed since the last call (arrivals, departures).
   void reshare(int64_t now_ps);
+  // A link's capacity changes (a failed cable: 0, its flows stall at a token rate until they
+  // are re-routed; back up: its rate again). Takes effect at the next reshare().
+  void set_capacity(uint32_t link, double capacity_bps);
+  double capacity_bps(uint32_t link) const { return links_[link].capacity_bps; }
+  // Moves an active flow onto other links at now_ps, keeping what it has left to send (a
+  // re-route after a failure or a routing change). Takes effect at the next reshare().
+  // Returns the bytes it had left.
+  double reroute(uint32_t flow, const Crossing* c, int n, int64_t now_ps);
+  bool active(uint32_t flow) const { return flow < flows_.size() && flows_[flow].active; }
+  // fn(link, weight) for each link flow `flow` crosses now, in the order given.
+  template <typename Fn>
+  void for_each_link(uint32_t flow, const Fn& fn) const {
+    for (const Cross& c : flows_[flow].cross) fn(c.link, c.weight);
+  }
   bool dirty() const { return !dirty_links_.empty(); }
 
   // The end event of `flow` fired at now_ps. Returns true when the flow is done (it is removed
@@ -98,6 +113,8 @@ class FluidFabric {
   void advance(Flow& f, int64_t now_ps);
   void fill(int64_t now_ps);  // progressive filling over comp_links_ / comp_flows_
   void remove(uint32_t flow);
+  void unlink(uint32_t flow);  // takes the flow off its links' lists, marking them dirty
+  void link_in(uint32_t flow, const Crossing* c, int n);
   void set_end(uint32_t id, int64_t now_ps);
 
   std::vector<Link> links_;

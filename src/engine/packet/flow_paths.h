@@ -32,6 +32,9 @@ class FlowPaths {
 
   // Every frame a port starts to transmit (the tap's callback); other than data it is ignored.
   void on_transmit(uint32_t port, const net::Packet& pkt);
+  // mode: flow (engine/flow/flow_transport.h): message `msg` took the ports `hops`, NIC port
+  // first, as a whole path (the flow engine moves no packets to follow).
+  void add_path(uint32_t msg, std::vector<uint32_t> hops) { complete(msg, std::move(hops)); }
 
   // The distinct complete paths of message `msg` as port ids, first seen first (at most
   // kMaxFlowPaths), and how many more distinct paths there were.

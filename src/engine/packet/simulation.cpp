@@ -83,9 +83,11 @@ Simulation::Simulation(const Resolved& resolved)
     // The flow engine (engine/flow/flow_transport.h) stands where the packet transport stood;
     // the packet transport stays as the source of header fields and idle-path timing.
     proto_transport_ = std::move(transport_);
-    transport_ = std::make_unique<FlowTransport>(net_, sched_, routes_, sc_.link,
-                                                 sc_.switch_config, *proto_transport_,
-                                                 flow_headers(sc_, *proto_transport_));
+    auto flow = std::make_unique<FlowTransport>(net_, sched_, routes_, sc_.link,
+                                                sc_.switch_config, *proto_transport_,
+                                                flow_headers(sc_, *proto_transport_));
+    flow_ = flow.get();
+    transport_ = std::move(flow);
     roce_ = nullptr;
   }
   if (ib && sc_.sharp.enabled) {  // resolve() refuses it on every other fabric
@@ -137,6 +139,11 @@ Simulation::Simulation(const Resolved& resolved)
   // neither, no tap is installed and the per-hop path is unchanged.
   capturing_ = sc_.capture.max_frames > 0;
   if (sc_.flow_paths) flow_paths_ = std::make_unique<FlowPaths>(net_);
+  if (flow_ && flow_paths_) {
+    flow_->on_path = [this](uint32_t msg, const std::vector<uint32_t>& ports) {
+      flow_paths_->add_path(msg, ports);
+    };
+  }
   if (capturing_ && flow_paths_) {
     net_.set_tap(net::Tap{this, &Simulation::tap_both});
   } else if (capturing_) {
@@ -267,6 +274,7 @@ void Simulation::on_link_fail(uint32_t port) {
       }
     }
   }
+  if (flow_) flow_->on_links_changed(false);
   if (link_failed_ps_ < 0) link_failed_ps_ = sched_.now_ps;
   // The control plane reacts later: the SM after its trap-triggered sweep and the programming
   // of new LFTs; RoCE once the routing protocol has converged.
@@ -287,6 +295,7 @@ void Simulation::on_local_repair(uint32_t cycle) {
   // Nothing to take out when routing already converged without the cable (a convergence
   // shorter than the detection delay) or when no group had an alternative: no local repair.
   if (changed > 0 && local_repair_ps_ < 0) local_repair_ps_ = sched_.now_ps;
+  if (flow_ && changed > 0) flow_->on_links_changed(false);
 }
 
 void Simulation::on_link_up(uint32_t target) {
@@ -311,6 +320,7 @@ void Simulation::on_link_up(uint32_t target) {
     return;
   }
   net_.restore_link(failed_port_);
+  if (flow_) flow_->on_links_changed(false);
   if (activate) {
     on_route_update();
     return;
@@ -335,6 +345,7 @@ void Simulation::on_route_update() {
     for (const uint32_t id : ends) net_.port(id).up = true;
   }
   if (routes_restored_ps_ < 0) routes_restored_ps_ = sched_.now_ps;
+  if (flow_) flow_->on_links_changed(true);
 }
 
 void Simulation::capture_hook(void* self, int64_t time_ps, uint32_t port, const net::Packet& pkt) {

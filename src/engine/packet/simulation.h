@@ -15,6 +15,7 @@
 #include "routing/subnet_manager.h"
 #include "routing/te_controller.h"
 #include "engine/packet/flow_paths.h"
+#include "engine/flow/flow_transport.h"
 #include "engine/packet/flow_recorder.h"
 #include "engine/packet/gpu_workload.h"
 #include "engine/run_control.h"
@@ -125,6 +126,7 @@ class Simulation final : public Engine {
   std::unique_ptr<transport::Transport> transport_;
   // mode: flow: the scenario's packet transport, behind transport_ (a FlowTransport).
   std::unique_ptr<transport::Transport> proto_transport_;
+  FlowTransport* flow_ = nullptr;  // = transport_ in flow mode
   transport::RoceTransport* roce_ = nullptr;  // = transport_ when it is the RoCE/IB engine
   std::unique_ptr<workload::Workload> workload_;
   std::unique_ptr<node::GpuNet> gpu_net_;
