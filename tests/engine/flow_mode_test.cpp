@@ -194,3 +194,48 @@ TEST(FlowMode, ASprayedMessageSplitsOverEveryPath) {
 
 }  // namespace flow_mode_test
 }  // namespace fabricsim::scenario
+
+namespace fabricsim::scenario {
+namespace flow_mode_failure_test {
+
+TEST(FlowMode, AFailedLinkStallsItsFlowUntilLocalRepairMovesIt) {
+  // 100 MB from NIC 0 to NIC 15 alone on k=4. Its edge uplink fails at 1 ms; the edge switch
+  // takes the port out of its group routing.ecmp.local_repair_delay (1 ms) later. The flow
+  // moves nothing in between (a token 1 b/s) and then drains the rest alone at the payload
+  // rate on the other uplink: it finishes 1 ms later than without the failure, the failed port
+  // carried the first millisecond's bytes, and flows.csv lists both paths.
+  const std::string base =
+      "mode: flow\nfabric: {technology: roce, link: {rate: 100Gbps, cable: 3m}}\n"
+      "topology: {kind: fat_tree, tiers: 3, radix: 4}\nhosts: {count: 16}\n"
+      "workload: {kind: pattern, pattern: flows, flows: [[0, 15, 100MB, 0us]]}\n"
+      "outputs: {flows: {path: true}}\n";
+  Simulation healthy(load_scenario_string(base, "h.yaml").scenario);
+  healthy.start_workload();
+  ASSERT_TRUE(healthy.run());
+  const int64_t fct0 = healthy.transport().message(0).rx_done_ps;
+  const std::vector<uint32_t> path = healthy.flow_paths()->paths(0).at(0);
+  ASSERT_EQ(path.size(), 6u);
+  const uint32_t uplink = path[1];  // edge -> agg
+  const net::Port& up = healthy.network().port(uplink);
+  ASSERT_GE(up.switch_index, 0);
+  const auto sw = static_cast<uint32_t>(up.switch_index);
+  const uint32_t local = uplink - healthy.network().switch_at(sw).first_port;
+  Simulation failed(load_scenario_string(
+      base + "faults: {link_down: {switch: " + std::to_string(sw) + ", port: " +
+          std::to_string(local) + ", at: 1ms}}\n",
+      "f.yaml").scenario);
+  failed.start_workload();
+  ASSERT_TRUE(failed.run());
+  const int64_t fct1 = failed.transport().message(0).rx_done_ps;
+  EXPECT_NEAR(static_cast<double>(fct1 - fct0), 1e9, 1e3) << "stalled for the 1 ms repair delay";
+  ASSERT_EQ(failed.flow_paths()->paths(0).size(), 2u) << "before and after the repair";
+  EXPECT_NE(failed.flow_paths()->paths(0)[1][1], uplink);
+  // From the message's ready time (after the NIC's send overhead) to 1 ms at 100 Gb/s of wire
+  // (payload rate x wire/payload = the line rate): 12.5 bytes per ns.
+  const double drained_ps = 1e9 - static_cast<double>(failed.transport().message(0).ready_ps);
+  EXPECT_NEAR(static_cast<double>(failed.network().port_tx_bytes(uplink)), drained_ps * 12.5e-3,
+              100.0);
+}
+
+}  // namespace flow_mode_failure_test
+}  // namespace fabricsim::scenario
