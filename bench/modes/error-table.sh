@@ -24,6 +24,7 @@ CASES=(
   "gpt-step (32 GPUs)|examples/gpt-step.yaml|"
   "two jobs|examples/two-jobs.yaml|"
   "resnet50 data-parallel|examples/resnet50-dp.yaml|"
+  "link failure during a training step|examples/link-flap-training.yaml|"
 )
 metric() {  # result.json -> "time_ps" for jobs/collectives, else "p50 p99"
   python3 - "$1" <<'PY'

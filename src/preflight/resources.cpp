@@ -337,7 +337,9 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // ---- packets held in queues and on cables ----
   // Each ring keeps the power-of-two capacity of its deepest backlog, so the slots held are at
   // most twice the packets.
-  e.packets = packets_bound(sc, t, e, ib, wc);
+  // mode: flow moves no packet (docs/modes.md): its messages and fluid flows instead.
+  const bool flow_mode = sc.mode == EngineMode::kFlow;
+  e.packets = flow_mode ? 0 : packets_bound(sc, t, e, ib, wc);
   const Checked pc{"fabric.switch.buffer"};
   // At most the switches' buffers: their count and size.
   e.parts.push_back({"packets", pc.mul(2, e.packets, sizeof(net::Packet)), "fabric.switch.buffer",

@@ -13,6 +13,8 @@
 #include "transport/rc.h"
 #include "transport/tcp.h"
 #include "transport/uet.h"
+#include "engine/flow/flow_transport.h"
+#include "engine/flow/fluid_fabric.h"
 
 namespace fabricsim::scenario::preflight {
 namespace {
@@ -124,15 +126,46 @@ int64_t tcp_transport_bytes(const Scenario& sc, const Traffic& t, const Checked&
   return wc.add(transport, wc.mul(grown_elements(t.qps), per_conn));
 }
 
+// mode: flow (engine/flow/flow_transport.h): a record per message held (retired once
+// delivered, as the packet transports' are: the same page-rounded bound) and a fluid flow per
+// message draining at once (one per connection at most), each with its crossings: the ports of
+// one path (at most 2 x tiers, and a Dragonfly's Valiant detour), or with spraying every port
+// of the paths' groups (radix^2 / 4 on a 3-tier fat-tree at most). Plus the fabric's per-port
+// link records (capacity, flow list, scratch).
+int64_t flow_engine_bytes(const Scenario& sc, const Traffic& t, const Checked& wc) {
+  const MessageMemory mm = message_memory(t);
+  // A connection drains one message at a time: at most one fluid flow per connection.
+  const int64_t held = std::min(t.live_messages >= 0 ? t.live_messages : t.messages, t.qps);
+  const bool sprayed =
+      (sc.technology == Technology::kRoce && sc.roce.spray) ||
+      (sc.technology == Technology::kUet &&
+       sc.uet.load_balancing != transport::UetLoadBalancing::kSinglePath);
+  const int64_t radix = std::max(4, sc.topology.radix);
+  const int64_t crossings = sprayed ? 2 + radix + radix * radix / 4 : 12;
+  const int64_t per_flow = static_cast<int64_t>(FluidFabric::flow_record_bytes()) +
+                           kMallocOverheadBytes +
+                           crossings * static_cast<int64_t>(FluidFabric::kCrossingBytes);
+  int64_t bytes = wc.mul(mm.records, FlowTransport::message_record_bytes());
+  bytes = wc.add(bytes, wc.mul(grown_elements(held), per_flow));
+  return bytes;
+}
+
 }  // namespace
 
-// The transport part: RoCE's, or UET's or TCP's instead, plus the NICs' context caches.
-int64_t transport_bytes(const Scenario& sc, const Traffic& t, int64_t nics, const Checked& wc) {
+// The transport part: RoCE's, or UET's or TCP's instead, plus the NICs' context caches. In
+// flow mode the packet transport holds its connections but no message (the flow engine's
+// records and fluid flows stand in for them).
+int64_t transport_bytes(const Scenario& sc, const Traffic& traffic, int64_t nics,
+                        const Checked& wc) {
+  const bool flow_mode = sc.mode == EngineMode::kFlow;
+  Traffic t = traffic;
+  if (flow_mode) t.messages = t.live_messages = 0;
   int64_t transport = roce_transport_bytes(sc, t, nics, wc);
   if (sc.technology == Technology::kUet) transport = uet_transport_bytes(sc, t, wc);
   if (sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp) {
     transport = tcp_transport_bytes(sc, t, wc);
   }
+  if (flow_mode) transport = wc.add(transport, flow_engine_bytes(sc, traffic, wc));
   // iWARP connections use the cache too; kernel TCP keeps its state on the host.
   if (sc.context_cache.enabled && sc.technology != Technology::kUet &&
       sc.technology != Technology::kTcp) {

@@ -82,6 +82,8 @@ class FlowTransport final : public transport::Transport {
   int64_t failure_unrecovered_connections() const override { return 0; }
 
   const FluidFabric& fabric() const { return fabric_; }
+  // Bytes of one message record (the pre-flight, preflight/resources.cpp).
+  static constexpr size_t message_record_bytes();
 
   // The fabric's links changed state or its forwarding changed (engine/packet/simulation.cpp
   // calls it after a link fails or comes back, after a local repair and after the routes are
@@ -137,5 +139,7 @@ class FlowTransport final : public transport::Transport {
   transport::TransportCounters counters_;
   RetireFn retire_;
 };
+
+constexpr size_t FlowTransport::message_record_bytes() { return sizeof(Msg); }
 
 }  // namespace fabricsim::scenario

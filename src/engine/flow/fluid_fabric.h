@@ -75,6 +75,10 @@ class FluidFabric {
   // Flows crossing a link now (the adaptive path choice's load).
   uint32_t crossings(uint32_t link) const { return static_cast<uint32_t>(links_[link].flows.size()); }
   uint32_t flows_allocated() const { return static_cast<uint32_t>(flows_.size()); }
+  // Bytes of one flow record without its crossings (the pre-flight, preflight/resources.cpp).
+  static constexpr size_t flow_record_bytes();
+  // Bytes per crossing: the flow's and the link's list entries.
+  static constexpr size_t kCrossingBytes = 16 + sizeof(uint32_t);
   // Work counters for docs/performance.md: re-fills, and flow-crossings they visited.
   int64_t refills() const { return refills_; }
   int64_t refill_crossings() const { return refill_crossings_; }
@@ -137,5 +141,7 @@ class FluidFabric {
   int64_t refill_crossings_ = 0;
   int64_t largest_component_ = 0;
 };
+
+constexpr size_t FluidFabric::flow_record_bytes() { return sizeof(Flow); }
 
 }  // namespace fabricsim::scenario
