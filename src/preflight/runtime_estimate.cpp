@@ -66,6 +66,13 @@ RuntimeEstimate estimate_gpu_runtime(const Scenario& input, double nics) {
 
 RuntimeEstimate estimate_runtime(const Scenario& sc) {
   RuntimeEstimate r;
+  if (sc.mode == EngineMode::kFlow) {
+    // The packet-hop and event rates above are the packet engine's; flow mode's cost is per
+    // message and per re-share of a sharing component, not yet modelled.
+    r.why_not = "mode: flow: not estimated (docs/modes.md and docs/performance.md have measured "
+                "speed-ups against packet mode)";
+    return r;
+  }
   const topo::TopologySpec& t = sc.topology;
   if (t.kind == topo::TopologyKind::kFile) {
     r.why_not = "topology files: not estimated (no closed form for their path lengths)";
