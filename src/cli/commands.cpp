@@ -363,6 +363,33 @@ bool prepare_runs(const CompareArgs& args, std::vector<Prepared>& runs) {
       if (fabrics.empty()) return false;
       for (const std::string& f : fabrics) plans.push_back({f, f, args.sets, {}});
     }
+    if (!args.modes.empty()) {  // --modes: every run once per engine mode
+      std::vector<std::string> modes;
+      for (size_t at = 0; at <= args.modes.size();) {
+        const size_t comma = std::min(args.modes.find(',', at), args.modes.size());
+        const std::string m = args.modes.substr(at, comma - at);
+        if (m != "packet" && m != "flow") {
+          std::cerr << "fabricsim: --modes: unknown mode '" << m << "'; allowed: packet, flow\n";
+          return false;
+        }
+        if (std::find(modes.begin(), modes.end(), m) != modes.end()) {
+          std::cerr << "fabricsim: --modes: " << m << " is listed twice\n";
+          return false;
+        }
+        modes.push_back(m);
+        at = comma + 1;
+      }
+      std::vector<Plan> expanded;
+      for (const Plan& plan : plans) {
+        for (const std::string& m : modes) {
+          Plan q = plan;
+          q.name += "-" + m;
+          q.sets.push_back("mode=" + m);
+          expanded.push_back(std::move(q));
+        }
+      }
+      plans = std::move(expanded);
+    }
     for (const Plan& plan : plans) {
       Prepared p{plan.name, {}, {}, ""};
       try {

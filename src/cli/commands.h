@@ -43,6 +43,9 @@ struct CompareArgs : MemoryLimitArg {
   std::vector<std::string> sets;    // key.path=value, scoped per fabric like the file's keys
   std::vector<std::string> unsets;  // key paths removed before `sets` apply
   std::string out_dir;              // "" = the scenario's outputs.dir
+  // --modes: comma-separated `mode` values; "" = the file's mode. Each run then runs once per
+  // mode, in columns <name>-<mode> (docs/modes.md).
+  std::string modes;
 };
 
 // Runs the scenario once per fabric (cli/fabric_scope.h: each run takes the keys common to all

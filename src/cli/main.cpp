@@ -145,6 +145,11 @@ void add_compare(CLI::App& app, Subcommands& c) {
                        "A file with variants: runs its variants instead (README, Compare fabrics)")
           ->type_name("LIST")
           ->capture_default_str();
+  c.compare
+      ->add_option("--modes", c.compare_args.modes,
+                   "Comma-separated engine modes (packet, flow; docs/modes.md): each fabric or "
+                   "variant runs once per mode, in columns named <fabric>-<mode>")
+      ->type_name("LIST");
   add_set_option(c.compare, c.compare_args.sets);
   add_max_memory_option(c.compare, c.compare_args.max_memory);
   add_unset_option(c.compare, c.compare_args.unsets);
