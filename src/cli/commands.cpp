@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cli/describe.h"
+#include "cli/choice_list.h"
 #include "cli/fabric_scope.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
@@ -50,40 +51,6 @@ std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
   return out;
-}
-
-std::string trim(const std::string& text) {
-  const size_t begin = text.find_first_not_of(" \t");
-  if (begin == std::string::npos) return "";
-  return text.substr(begin, text.find_last_not_of(" \t") - begin + 1);
-}
-
-// The fabrics named by --fabrics, in the order given; on a bad list prints the one-line error
-// and returns an empty list.
-std::vector<std::string> parse_fabrics(const std::string& list) {
-  const std::vector<std::string>& known = compare_fabrics();
-  const std::string allowed = "; allowed: " + join(known);
-  std::vector<std::string> fabrics;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = list.find(',', start);
-    const std::string name = trim(list.substr(start, comma - start));
-    std::string error;
-    if (name.empty()) {
-      error = "empty fabric name in '" + list + "'" + allowed + " (comma-separated, e.g. ib,roce)";
-    } else if (std::find(known.begin(), known.end(), name) == known.end()) {
-      error = "unknown fabric '" + name + "'" + allowed;
-    } else if (std::find(fabrics.begin(), fabrics.end(), name) != fabrics.end()) {
-      error = "'" + name + "' is listed twice" + allowed;
-    }
-    if (!error.empty()) {
-      std::cerr << "fabricsim: --fabrics: " << error << "\n";
-      return {};
-    }
-    fabrics.push_back(name);
-    if (comma == std::string::npos) return fabrics;
-    start = comma + 1;
-  }
 }
 
 // The keys each run left out, one aligned row per key under one note line:
@@ -359,26 +326,15 @@ bool prepare_runs(const CompareArgs& args, std::vector<Prepared>& runs) {
         plans.push_back(std::move(plan));
       }
     } else {
-      const std::vector<std::string> fabrics = parse_fabrics(args.fabrics);
+      const std::vector<std::string> fabrics =
+          parse_choice_list("--fabrics", "fabric", args.fabrics, compare_fabrics(), "ib,roce");
       if (fabrics.empty()) return false;
       for (const std::string& f : fabrics) plans.push_back({f, f, args.sets, {}});
     }
     if (!args.modes.empty()) {  // --modes: every run once per engine mode
-      std::vector<std::string> modes;
-      for (size_t at = 0; at <= args.modes.size();) {
-        const size_t comma = std::min(args.modes.find(',', at), args.modes.size());
-        const std::string m = args.modes.substr(at, comma - at);
-        if (m != "packet" && m != "flow") {
-          std::cerr << "fabricsim: --modes: unknown mode '" << m << "'; allowed: packet, flow\n";
-          return false;
-        }
-        if (std::find(modes.begin(), modes.end(), m) != modes.end()) {
-          std::cerr << "fabricsim: --modes: " << m << " is listed twice\n";
-          return false;
-        }
-        modes.push_back(m);
-        at = comma + 1;
-      }
+      const std::vector<std::string> modes =
+          parse_choice_list("--modes", "mode", args.modes, {"packet", "flow"}, "packet,flow");
+      if (modes.empty()) return false;
       std::vector<Plan> expanded;
       for (const Plan& plan : plans) {
         for (const std::string& m : modes) {
