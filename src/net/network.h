@@ -374,13 +374,11 @@ class Network {
   uint32_t egress_port(uint32_t sw, const Packet& pkt) const {
     return select_egress(switches_[sw], pkt);
   }
-  // The whole forwarding decision of switch `sw` for `pkt` arriving on its local port
-  // `in_local`, as switch_receive makes it (table modes, Dragonfly, a multi-plane HCA's port):
-  // the flow engine walks a message's path with it (engine/flow/flow_paths_walk.cpp).
+  // Switch `sw`'s whole forwarding decision for `pkt` arriving on local port `in_local`, as
+  // switch_receive makes it; the flow engine walks paths with it (engine/flow/path_walk.h).
   uint32_t forward_port(uint32_t sw, uint32_t in_local, Packet& pkt) const;
-  // The member ports of the group switch `sw` would choose among for `pkt` (table modes; the
-  // destination's own leaf port is a group of one). Returns the count (0: no route) and points
-  // *ports at them. For spraying and adaptive routing in the flow engine.
+  // The ports of the group `sw` chooses among for `pkt` (table modes; the destination's own
+  // leaf port: a group of one), their count (0: no route). Flow engine spraying and AR.
   uint32_t egress_members(uint32_t sw, const Packet& pkt, const uint32_t** ports) const;
   // Dragonfly (net/dragonfly_route.cpp): the group of every NIC and the seed of the Valiant
   // choice, set by routing::install_dragonfly with the switches' DragonflySwitch state.
@@ -447,8 +445,8 @@ class Network {
   // Bytes a frame occupies on the wire: the frame plus preamble/SFD and inter-frame gap.
   uint32_t wire_bytes(const Packet& pkt) const { return pkt.frame_bytes + wire_extra_bytes_; }
   int64_t port_tx_bytes(uint32_t port) const { return port_tx_bytes_[port]; }
-  // The flow engine (engine/flow) moves no frames: it credits a port the wire bytes of the
-  // messages that crossed it, so that links.csv's bytes and utilization mean the same.
+  // The flow engine moves no frames: it credits a port the wire bytes of the messages that
+  // crossed it (links.csv's bytes and utilization then mean the same).
   void add_fluid_tx_bytes(uint32_t port, int64_t wire_bytes) { port_tx_bytes_[port] += wire_bytes; }
   // Hint that a port's event is next: its state will be read soon.
   void prefetch_port(uint32_t port) const { __builtin_prefetch(&ports_[port]); }

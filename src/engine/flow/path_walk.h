@@ -39,9 +39,14 @@ class PathWalker {
 
  private:
   const net::Network& net_;
+  // The ports of the current and the next hop, with the packet as it reaches each.
   std::vector<FluidFabric::Crossing> layer_;
+  std::vector<net::Packet> layer_pkts_;
   std::vector<FluidFabric::Crossing> next_;
+  std::vector<net::Packet> next_pkts_;
   static void merge(std::vector<FluidFabric::Crossing>& v, uint32_t port, double w);
+  // Into next_ (merged by port: the first packet state to reach a port is kept).
+  void add_next(uint32_t port, double w, const net::Packet& pkt);
 };
 
 template <typename Load>
@@ -49,11 +54,15 @@ bool PathWalker::walk(net::Packet pkt, PathChoice choice, const Load& load,
                       std::vector<FluidFabric::Crossing>& out) {
   out.clear();
   layer_.clear();
+  layer_pkts_.clear();
   layer_.push_back({net_.nic_port(pkt.src_nic), 1.0});
+  layer_pkts_.push_back(pkt);
   // Paths are loop-free and at most a few dozen hops; the bound only stops a broken table.
   for (int hop = 0; hop < 256 && !layer_.empty(); ++hop) {
     next_.clear();
-    for (const FluidFabric::Crossing& c : layer_) {
+    next_pkts_.clear();
+    for (size_t i = 0; i < layer_.size(); ++i) {
+      const FluidFabric::Crossing c = layer_[i];
       merge(out, c.link, c.weight);
       const net::Port& p = net_.port(c.link);
       if (p.far_is_nic) {
@@ -62,29 +71,32 @@ bool PathWalker::walk(net::Packet pkt, PathChoice choice, const Load& load,
       }
       const uint32_t sw = p.far_index;
       const auto in_local = static_cast<uint32_t>(p.peer - net_.switch_at(sw).first_port);
-      net::Packet k = pkt;
+      // The packet as this switch forwards it: a Dragonfly switch may set its Valiant bit or
+      // move its class, and the next switches see that.
+      net::Packet k = layer_pkts_[i];
       const uint32_t fwd = net_.forward_port(sw, in_local, k);
       if (fwd == net::kNoPort) return false;
       const uint32_t* members = nullptr;
       const uint32_t n = choice == PathChoice::kForward ? 1 : net_.egress_members(sw, k, &members);
       if (n <= 1) {
-        merge(next_, fwd, c.weight);
+        add_next(fwd, c.weight, k);
       } else if (choice == PathChoice::kSpray) {
-        for (uint32_t i = 0; i < n; ++i) merge(next_, members[i], c.weight / n);
+        for (uint32_t m = 0; m < n; ++m) add_next(members[m], c.weight / n, k);
       } else {
         uint32_t best = fwd;
         auto best_load = load(fwd);
-        for (uint32_t i = 0; i < n; ++i) {
-          const auto l = load(members[i]);
+        for (uint32_t m = 0; m < n; ++m) {
+          const auto l = load(members[m]);
           if (l < best_load) {
-            best = members[i];
+            best = members[m];
             best_load = l;
           }
         }
-        merge(next_, best, c.weight);
+        add_next(best, c.weight, k);
       }
     }
     layer_.swap(next_);
+    layer_pkts_.swap(next_pkts_);
   }
   return layer_.empty();
 }
