@@ -136,10 +136,7 @@ int64_t flow_engine_bytes(const Scenario& sc, const Traffic& t, const Checked& w
   const MessageMemory mm = message_memory(t);
   // A connection drains one message at a time: at most one fluid flow per connection.
   const int64_t held = std::min(t.live_messages >= 0 ? t.live_messages : t.messages, t.qps);
-  const bool sprayed =
-      (sc.technology == Technology::kRoce && sc.roce.spray) ||
-      (sc.technology == Technology::kUet &&
-       sc.uet.load_balancing != transport::UetLoadBalancing::kSinglePath);
+  const bool sprayed = sprays_packets(sc);
   const int64_t radix = std::max(4, sc.topology.radix);
   const int64_t crossings = sprayed ? 2 + radix + radix * radix / 4 : 12;
   const int64_t per_flow = static_cast<int64_t>(FluidFabric::flow_record_bytes()) +

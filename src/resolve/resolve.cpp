@@ -324,10 +324,7 @@ void check_flow_mode(const Scenario& sc) {
   if (sc.timeseries.interval_ps > 0) {
     refuse("outputs.timeseries", "has no queues, pauses or congestion-control state to sample");
   }
-  const bool sprayed =
-      (sc.technology == Technology::kRoce && sc.roce.spray) ||
-      (sc.technology == Technology::kUet &&
-       sc.uet.load_balancing != transport::UetLoadBalancing::kSinglePath);
+  const bool sprayed = sprays_packets(sc);
   if (sc.flow_paths && sprayed) {
     refuse("outputs.flows.path", "splits a sprayed message over every path, it has no packet "
                                  "paths to list");

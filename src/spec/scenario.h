@@ -240,4 +240,12 @@ struct Scenario {
   PlaneFailSpec plane_fail;
 };
 
+// Whether every data packet may take another path (fabric.roce.spray on RoCE, UET's oblivious
+// and REPS load balancing): the flow engine splits such a message over every path.
+inline bool sprays_packets(const Scenario& sc) {
+  return (sc.technology == Technology::kRoce && sc.roce.spray) ||
+         (sc.technology == Technology::kUet &&
+          sc.uet.load_balancing != transport::UetLoadBalancing::kSinglePath);
+}
+
 }  // namespace fabricsim::scenario

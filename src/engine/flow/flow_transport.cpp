@@ -12,11 +12,14 @@ namespace {
 
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 
+// A port's fluid capacity: its payload rate, or nothing while its cable is down.
+double payload_capacity(const net::Network& net, const transport::Transport& t, uint32_t p) {
+  return net.port(p).up ? t.payload_rate_bps(net.port(p).rate_bps) : 0.0;
+}
+
 std::vector<double> payload_capacities(const net::Network& net, const transport::Transport& t) {
   std::vector<double> cap(net.num_ports());
-  for (uint32_t p = 0; p < net.num_ports(); ++p) {
-    cap[p] = t.payload_rate_bps(net.port(p).rate_bps);
-  }
+  for (uint32_t p = 0; p < net.num_ports(); ++p) cap[p] = payload_capacity(net, t, p);
   return cap;
 }
 
@@ -80,8 +83,7 @@ uint32_t FlowTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
   return id;
 }
 
-bool FlowTransport::walk(const Msg& m, uint32_t id) {
-  (void)id;
+bool FlowTransport::walk(const Msg& m) {
   net::Packet pkt;
   pkt.src_nic = m.rec.src_nic;
   pkt.dst_nic = m.rec.dst_nic;
@@ -107,7 +109,7 @@ void FlowTransport::start(uint32_t id) {
     drained(id);
     return;
   }
-  if (!walk(m, id)) {
+  if (!walk(m)) {
     throw InputError("mode", "flow mode: message " + std::to_string(id) + " from NIC " +
                                  std::to_string(m.rec.src_nic) + " to NIC " +
                                  std::to_string(m.rec.dst_nic) + " finds no route");
@@ -125,7 +127,7 @@ void FlowTransport::start(uint32_t id) {
 
 void FlowTransport::on_links_changed(bool reroute_all) {
   for (uint32_t p = 0; p < net_.num_ports(); ++p) {
-    fabric_.set_capacity(p, net_.port(p).up ? proto_.payload_rate_bps(net_.port(p).rate_bps) : 0.0);
+    fabric_.set_capacity(p, payload_capacity(net_, proto_, p));
   }
   for (uint32_t f = 0; f < fabric_.flows_allocated(); ++f) {
     if (!fabric_.active(f)) continue;
@@ -134,7 +136,7 @@ void FlowTransport::on_links_changed(bool reroute_all) {
     if (!down && !reroute_all) continue;
     const auto id = static_cast<uint32_t>(fabric_.tag(f));
     // No route yet (every path through the failed cable): the flow stays where it is, stalled.
-    if (!walk(msgs_[id], id)) continue;
+    if (!walk(msgs_[id])) continue;
     report_path(id);
     // The old path was credited the whole message at its start: the bytes left move over.
     old_path_.clear();

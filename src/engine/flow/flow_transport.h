@@ -117,7 +117,7 @@ class FlowTransport final : public transport::Transport {
   void deliver(uint32_t msg);          // the receiver has it
   void after_change();                 // schedules the re-share and the flows' end events
   void retire_front();
-  bool walk(const Msg& m, uint32_t id);  // into path_; throws when there is no route at start
+  bool walk(const Msg& m);  // into path_; false when some switch has no route
   void report_path(uint32_t id);
   std::vector<uint32_t> path_ports_;
 

@@ -14,14 +14,9 @@ void PathWalker::merge(std::vector<FluidFabric::Crossing>& v, uint32_t port, dou
 }
 
 void PathWalker::add_next(uint32_t port, double w, const net::Packet& pkt) {
-  for (FluidFabric::Crossing& c : next_) {
-    if (c.link == port) {
-      c.weight += w;
-      return;
-    }
-  }
-  next_.push_back({port, w});
-  next_pkts_.push_back(pkt);
+  const size_t before = next_.size();
+  merge(next_, port, w);
+  if (next_.size() > before) next_pkts_.push_back(pkt);
 }
 
 }  // namespace fabricsim::scenario
