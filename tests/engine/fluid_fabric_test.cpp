@@ -141,5 +141,38 @@ TEST(FluidFabric, ADepartureReSharesBothSidesOfASplitComponent) {
   EXPECT_NEAR(f.rate_bps(c), 6e9, 1);
 }
 
+TEST(FluidFabric, ARenewedFlowKeepsItsRateAndChangesNoOtherFlow) {
+  // Links 0 and 1 at 8 Gb/s. a (0.5 MB) and b (10 MB) share link 0 at 4 Gb/s each; c (10 MB)
+  // crosses link 1 alone at 8. a ends at 0.5e6 x 8 / 4e9 = 1 ms; its connection's next message
+  // (0.25 MB) carries on in the same record on the same link, so b still shares link 0 with it:
+  // 4 Gb/s, the next message ends 0.25e6 x 8 / 4e9 = 0.5 ms later, and no re-fill is asked.
+  FluidFabric f({8e9, 8e9});
+  const uint32_t a = add(f, {{0, 1.0}}, 500'000);
+  const uint32_t b = add(f, {{0, 1.0}}, 10'000'000);
+  const uint32_t c = add(f, {{1, 1.0}}, 10'000'000);
+  f.reshare(0);
+  f.take_ends().clear();
+  const std::vector<C> other{{1, 1.0}};
+  EXPECT_FALSE(f.renew(a, other.data(), 1, 250'000, 7, 1'000'000'000))
+      << "another link: the caller must end it and add the next message";
+  EXPECT_FALSE(f.renew(a, std::vector<C>{{0, 1.0}}.data(), 1, 250'000, 7, 999'999'999))
+      << "not at its end";
+  ASSERT_TRUE(f.renew(a, std::vector<C>{{0, 1.0}}.data(), 1, 250'000, 7, 1'000'000'000));
+  EXPECT_FALSE(f.dirty());
+  EXPECT_EQ(f.tag(a), 7u);
+  EXPECT_NEAR(f.rate_bps(a), 4e9, 1);
+  EXPECT_NEAR(f.rate_bps(b), 4e9, 1);
+  EXPECT_NEAR(f.rate_bps(c), 8e9, 1);
+  ASSERT_EQ(f.take_ends().size(), 1u);
+  EXPECT_EQ(f.take_ends()[0].flow, a);
+  EXPECT_EQ(f.take_ends()[0].time_ps, 1'500'000'000);
+  f.take_ends().clear();
+  // Its end then comes as any flow's: removed, b alone on link 0.
+  EXPECT_TRUE(f.on_end(a, 1'500'000'000));
+  f.reshare(1'500'000'000);
+  EXPECT_NEAR(f.rate_bps(b), 8e9, 1);
+  EXPECT_EQ(f.renewals(), 1);
+}
+
 }  // namespace fluid_fabric_test
 }  // namespace fabricsim::scenario

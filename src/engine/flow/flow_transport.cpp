@@ -114,6 +114,13 @@ void FlowTransport::start(uint32_t id) {
                                  std::to_string(m.rec.src_nic) + " to NIC " +
                                  std::to_string(m.rec.dst_nic) + " finds no route");
   }
+  begin(id);
+  fabric_.add(path_.data(), static_cast<int>(path_.size()), m.rec.size_bytes, id, sched_.now_ps);
+  after_change();
+}
+
+void FlowTransport::begin(uint32_t id) {
+  Msg& m = msgs_[id];
   report_path(id);
   const double wire = static_cast<double>(m.rec.size_bytes) * wire_per_payload_;
   for (const FluidFabric::Crossing& c : path_) {
@@ -121,8 +128,27 @@ void FlowTransport::start(uint32_t id) {
   }
   m.rec.sent_bytes = m.rec.size_bytes;
   counters_.data_bytes_sent += m.rec.size_bytes;
-  fabric_.add(path_.data(), static_cast<int>(path_.size()), m.rec.size_bytes, id, sched_.now_ps);
-  after_change();
+}
+
+bool FlowTransport::continue_connection(uint32_t flow) {
+  if (!fabric_.ends_at(flow, sched_.now_ps)) return false;
+  const auto id = static_cast<uint32_t>(fabric_.tag(flow));
+  const uint32_t next_id = msgs_[id].next;
+  if (next_id == kNone) return false;
+  const Msg& n = msgs_[next_id];
+  // A least-loaded choice must see the links without the message that ends (as start() would
+  // after the re-share): it goes the usual way.
+  if (n.rec.ready_ps > sched_.now_ps || n.rec.size_bytes <= 0 ||
+      n.hdr.choice == PathChoice::kLeastLoaded || !walk(n)) {
+    return false;
+  }
+  if (!fabric_.renew(flow, path_.data(), static_cast<int>(path_.size()), n.rec.size_bytes,
+                     next_id, sched_.now_ps)) {
+    return false;
+  }
+  complete(id);  // the connection's head is now next_id, draining
+  begin(next_id);
+  return true;
 }
 
 void FlowTransport::on_links_changed(bool reroute_all) {
@@ -154,16 +180,20 @@ void FlowTransport::on_links_changed(bool reroute_all) {
   after_change();
 }
 
-void FlowTransport::drained(uint32_t id) {
+void FlowTransport::complete(uint32_t id) {
   Msg& m = msgs_[id];
   sched_.at(sched_.now_ps + m.fixed_ps, kMsgComplete, id, m.rec.dst_nic);
   ++pending_completions_;
-  // The connection's next message drains after this one.
   Conn& c = conns_[m.hdr.connection];
   c.head = m.next;
-  if (c.head == kNone) {
-    c.tail = kNone;
-  } else {
+  if (c.head == kNone) c.tail = kNone;
+}
+
+void FlowTransport::drained(uint32_t id) {
+  complete(id);
+  // The connection's next message drains after this one.
+  const Conn& c = conns_[msgs_[id].hdr.connection];
+  if (c.head != kNone) {
     const Msg& n = msgs_[c.head];
     sched_.at(std::max(sched_.now_ps, n.rec.ready_ps), kCcTimer, c.head, n.rec.src_nic);
   }
@@ -213,7 +243,10 @@ void FlowTransport::on_event(uint32_t kind, uint32_t target) {
       start(target);
       break;
     case kQpTimer:
-      if (fabric_.on_end(target, sched_.now_ps)) drained(static_cast<uint32_t>(fabric_.tag(target)));
+      // A continued connection changes no link's share: nothing to re-fill.
+      if (!continue_connection(target) && fabric_.on_end(target, sched_.now_ps)) {
+        drained(static_cast<uint32_t>(fabric_.tag(target)));
+      }
       after_change();
       break;
     case kNicWake:

@@ -113,7 +113,12 @@ class FlowTransport final : public transport::Transport {
   };
 
   void start(uint32_t msg);            // the connection's head begins to drain now
+  void begin(uint32_t msg);            // start()'s bookkeeping: path, port bytes, counters
   void drained(uint32_t msg);          // its last byte left the sender
+  void complete(uint32_t msg);         // drained()'s own part: its delivery, the head moves on
+  // At flow `flow`'s end: the connection's next message, ready now and on the same crossings,
+  // carries on in the same fluid record (FluidFabric::renew). Returns false when it cannot.
+  bool continue_connection(uint32_t flow);
   void deliver(uint32_t msg);          // the receiver has it
   void after_change();                 // schedules the re-share and the flows' end events
   void retire_front();

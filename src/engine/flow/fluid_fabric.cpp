@@ -150,6 +150,23 @@ bool FluidFabric::on_end(uint32_t id, int64_t now_ps) {
   return false;
 }
 
+bool FluidFabric::renew(uint32_t id, const Crossing* c, int n, int64_t size_bytes, uint64_t tag,
+                        int64_t now_ps) {
+  if (!ends_at(id, now_ps) || size_bytes <= 0) return false;
+  Flow& f = flows_[id];
+  if (f.cross.size() != static_cast<size_t>(n)) return false;
+  for (int i = 0; i < n; ++i) {
+    if (f.cross[i].link != c[i].link || f.cross[i].weight != c[i].weight) return false;
+  }
+  ++renewals_;
+  f.remaining_bytes = static_cast<double>(size_bytes);
+  f.last_ps = now_ps;
+  f.tag = tag;
+  f.event_ps = -1;  // the event that brought us here is spent
+  set_end(id, now_ps);
+  return true;
+}
+
 void FluidFabric::reshare(int64_t now_ps) {
   if (dirty_links_.empty()) return;
   ++epoch_;

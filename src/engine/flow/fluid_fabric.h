@@ -62,6 +62,20 @@ class FluidFabric {
   // for the new event).
   bool on_end(uint32_t flow, int64_t now_ps);
 
+  // A connection's next message continuing where flow `flow` ends: called at the flow's end
+  // (now_ps == its end) instead of on_end. When the crossings equal the flow's own (same links
+  // and weights in order), the record carries on with `size_bytes` (> 0) and `tag` at the rate
+  // it has, and nothing is marked dirty: one flow leaving and one joining the same links in
+  // one instant leave every max-min rate as it was, so the component's re-fill is skipped.
+  // Returns false (nothing changed) otherwise: the owner then calls on_end and add.
+  bool renew(uint32_t flow, const Crossing* c, int n, int64_t size_bytes, uint64_t tag,
+             int64_t now_ps);
+  // Whether flow `flow`'s end is now (its pending event is its true end, not an early one).
+  bool ends_at(uint32_t flow, int64_t now_ps) const {
+    return active(flow) && flows_[flow].end_ps == now_ps;
+  }
+  int64_t renewals() const { return renewals_; }
+
   // Flows whose end event the owner must schedule, with the time (cleared by the caller).
   struct EndEvent {
     uint32_t flow;
@@ -140,6 +154,7 @@ class FluidFabric {
   int64_t refills_ = 0;
   int64_t refill_crossings_ = 0;
   int64_t largest_component_ = 0;
+  int64_t renewals_ = 0;
 };
 
 constexpr size_t FluidFabric::flow_record_bytes() { return sizeof(Flow); }
