@@ -85,23 +85,44 @@ uint32_t PsNetwork::start(const uint32_t* res, int n, int64_t size_bytes, double
   f.group = group;
   f.fresh = true;
   f.notify = notify;
-  for (const uint32_t r : f.res) {
-    Resource& x = res_[r];
+  f.pos.resize(f.res.size());
+  for (size_t i = 0; i < f.res.size(); ++i) {
+    Resource& x = res_[f.res[i]];
     x.bytes += size_bytes;
     if (x.active++ == 0) x.since_ps = now_ps;
+    f.pos[i] = static_cast<uint32_t>(x.flows.size());
+    x.flows.push_back(id);
   }
   g.flows.insert(std::lower_bound(g.flows.begin(), g.flows.end(), id), id);
   g.arrival_ps = now_ps;
+  g.dirty.push_back(f.res[0]);  // one resource reaches the flow's whole component
   return id;
 }
 
 void PsNetwork::finish(uint32_t id, int64_t now_ps) {
   Flow& f = flows_[id];
-  for (const uint32_t r : f.res) {
+  Group& g = groups_[f.group];
+  for (size_t i = 0; i < f.res.size(); ++i) {
+    const uint32_t r = f.res[i];
     Resource& x = res_[r];
     if (--x.active == 0) x.busy_ps += now_ps - x.since_ps;
+    // Off the resource's list: its last entry takes the freed slot.
+    const auto last_at = static_cast<uint32_t>(x.flows.size() - 1);
+    const uint32_t last = x.flows[last_at];
+    x.flows[f.pos[i]] = last;
+    x.flows.pop_back();
+    if (f.pos[i] != last_at) {
+      Flow& m = flows_[last];
+      for (size_t k = 0; k < m.res.size(); ++k) {
+        if (m.res[k] == r && m.pos[k] == last_at) {
+          m.pos[k] = f.pos[i];
+          break;
+        }
+      }
+    }
+    // The component may split here: each side is re-shared.
+    g.dirty.push_back(r);
   }
-  Group& g = groups_[f.group];
   g.flows.erase(std::lower_bound(g.flows.begin(), g.flows.end(), id));
   finished_.push_back(f.tag);
   free_flows_.push_back(id);
@@ -164,13 +185,49 @@ bool PsNetwork::take_schedule(uint32_t group, int64_t* time_ps) {
 
 void PsNetwork::share(uint32_t group) {
   Group& g = groups_[group];
+  // Each component holding a dirty resource, walked resource -> flows -> resources. A flow in
+  // no such component shares nothing with a flow that came or went: its rate stands.
+  if (++epoch_ == 0) {  // wrapped (2^32 shares): no stale mark may equal the new epoch
+    for (Resource& x : res_) x.mark = 0;
+    for (Flow& f : flows_) f.mark = 0;
+    epoch_ = 1;
+  }
+  for (const uint32_t start : g.dirty) {
+    if (res_[start].mark == epoch_) continue;
+    res_[start].mark = epoch_;
+    comp_res_.clear();
+    comp_flows_.clear();
+    comp_res_.push_back(start);
+    for (size_t i = 0; i < comp_res_.size(); ++i) {
+      for (const uint32_t id : res_[comp_res_[i]].flows) {
+        Flow& f = flows_[id];
+        if (f.mark == epoch_) continue;
+        f.mark = epoch_;
+        comp_flows_.push_back(id);
+        for (const uint32_t r : f.res) {
+          if (res_[r].mark != epoch_) {
+            res_[r].mark = epoch_;
+            comp_res_.push_back(r);
+          }
+        }
+      }
+    }
+    if (comp_flows_.empty()) continue;
+    // Ascending ids, the order a whole-group fill visits them in.
+    std::sort(comp_flows_.begin(), comp_flows_.end());
+    fill(comp_flows_);
+  }
+  g.dirty.clear();
+}
+
+void PsNetwork::fill(const std::vector<uint32_t>& flows) {
   // Only the resources the flows cross take part, and each round looks only at what is still
-  // unfrozen (both lists shrink as the levels fill). Outside share() every resource has
+  // unfrozen (both lists shrink as the levels fill). Outside fill() every resource has
   // unfrozen == 0: all flows end frozen.
   touched_.clear();
   unfrozen_.clear();
   bool any_cap = false;
-  for (const uint32_t id : g.flows) {
+  for (const uint32_t id : flows) {
     Flow& f = flows_[id];
     unfrozen_.push_back(id);
     any_cap |= f.cap_bps > 0;

@@ -7,7 +7,9 @@
 // A flow is one stage of one message crossing a set of resources at once (cut-through: the
 // NVSwitch crossbar and PCIe switches forward as bytes arrive, so a tandem is one flow whose rate
 // is its share on all of them). Resources come in groups (one per node: NVLink, PCIe and host
-// memory never cross nodes); an arrival or departure re-shares its group only.
+// memory never cross nodes); an arrival or departure re-shares only the flows of its group that
+// it can reach through shared resources (its connected component: the PCIe switch of one GPU
+// and NIC pair holds no resource of another's, so their flows never move each other's rates).
 //
 // Time is integer picoseconds; rates are bits per second. Remaining bytes are kept in 1/65536
 // byte fixed point and re-integerized at every event, so rounding never accumulates into drift.
@@ -83,9 +85,12 @@ class PsNetwork {
     double left_bps = 0;
     int32_t unfrozen = 0;
     bool bottleneck = false;
+    uint32_t mark = 0;            // component walk epoch
+    std::vector<uint32_t> flows;  // the flows crossing it now, one entry per crossing
   };
   struct Flow {
     std::vector<uint32_t> res;  // reused when the record is recycled
+    std::vector<uint32_t> pos;  // pos[i]: its index in res_[res[i]].flows
     int64_t remaining_q16 = 0;  // bytes x 65536
     int64_t last_ps = 0;        // remaining is as of this time
     int64_t end_ps = 0;         // when remaining reaches 0 at the current rate
@@ -96,17 +101,21 @@ class PsNetwork {
     uint32_t group = 0;
     bool fresh = false;  // started since the group's last share
     bool notify = false;
+    uint32_t mark = 0;   // component walk epoch
   };
   struct Group {
     std::vector<uint32_t> flows;  // active flow ids, ascending
     int64_t pending_ps = -1;      // the event time last handed out by take_schedule
     int64_t arrival_ps = -1;      // >= 0: flows arrived at this time and await a share
+    std::vector<uint32_t> dirty;  // resources whose flows changed since the last share
   };
 
   // Brings every flow of the group to now_ps at its current rate.
   void advance(Group& g, int64_t now_ps);
-  // Progressive filling over the group's flows; new rates, and new ends for changed rates.
+  // Progressive filling over the flows of each component of the group that holds a dirty
+  // resource; new rates, and new ends for changed rates.
   void share(uint32_t group);
+  void fill(const std::vector<uint32_t>& flows);  // one component's flows, ascending ids
   void finish(uint32_t flow, int64_t now_ps);
   static int64_t end_after(const Flow& f);  // time left at rate_bps, rounded to nearest ps
 
@@ -122,6 +131,9 @@ class PsNetwork {
   std::vector<uint32_t> touched_;
   std::vector<uint32_t> unfrozen_;
   std::vector<uint32_t> scratch_;
+  std::vector<uint32_t> comp_res_;
+  std::vector<uint32_t> comp_flows_;
+  uint32_t epoch_ = 0;
 };
 
 }  // namespace fabricsim::node

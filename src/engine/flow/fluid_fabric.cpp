@@ -169,7 +169,11 @@ bool FluidFabric::renew(uint32_t id, const Crossing* c, int n, int64_t size_byte
 
 void FluidFabric::reshare(int64_t now_ps) {
   if (dirty_links_.empty()) return;
-  ++epoch_;
+  if (++epoch_ == 0) {  // wrapped (2^32 re-shares): no stale mark may equal the new epoch
+    for (Link& l : links_) l.mark = 0;
+    for (Flow& f : flows_) f.mark = 0;
+    epoch_ = 1;
+  }
   for (size_t d = 0; d < dirty_links_.size(); ++d) {
     const uint32_t start = dirty_links_[d];
     if (links_[start].mark == epoch_) continue;
