@@ -303,13 +303,18 @@ TEST_P(EstimateVsMeasured, EstimateBoundsTheMeasuredPeak) {
 #endif
 #endif
   const fabricsim::test_support::ScratchDir dir("fabricsim_preflight_measure");
-  const std::string file = std::string(FABRICSIM_SOURCE_DIR) + "/" + GetParam();
+  // "FILE" or "FILE mode": the scenario in that engine mode (--set mode=...).
+  const std::string param = GetParam();
+  const size_t space = param.find(' ');
+  const std::string file = std::string(FABRICSIM_SOURCE_DIR) + "/" + param.substr(0, space);
+  const std::string mode = space == std::string::npos ? "packet" : param.substr(space + 1);
   const CliOutcome v = fabricsim::test_support::run_fabricsim(
-      "validate " + file + " --max-memory 1000GiB", dir.path());
+      "validate " + file + " --set mode=" + mode + " --max-memory 1000GiB", dir.path());
   ASSERT_EQ(v.exit_code, 0) << v.err;
   const double estimate = estimate_in(v.out);
   ASSERT_GT(estimate, 0) << v.out;
-  const std::vector<std::string> args{"run", file, "--out", (dir.path() / "out").string()};
+  const std::vector<std::string> args{"run", file, "--set", "mode=" + mode, "--out",
+                                      (dir.path() / "out").string()};
   const Measured m = run_measured(args, dir.path());
   ASSERT_EQ(m.exit_code, 0) << read_file(dir.path() / "m_err.txt");
   ASSERT_GT(m.peak_rss_bytes, 0);
@@ -323,9 +328,13 @@ TEST_P(EstimateVsMeasured, EstimateBoundsTheMeasuredPeak) {
 
 // The examples are measured by tests/examples on the run it makes anyway (at its shrunk sizes);
 // here the permutation benchmarks, unshrunk. bench/permutation-k24.yaml takes ~10 s: measured
-// by hand (docs/reliability.md "Pre-flight memory estimate").
+// by hand (docs/reliability.md "Pre-flight memory estimate"). In flow mode the pre-flight counts
+// the flow engine's records instead of packets (preflight/resources_transport.cpp): the k=16
+// permutation and the gpt-step (collectives, NVLink, the flow transport's message records).
+// Measured by hand: bench/training-1024.yaml in flow mode 183.9 MiB estimated, 65.1 MiB peak.
 std::vector<std::string> scenario_files() {
-  return {"bench/permutation-k8.yaml", "bench/permutation-k16.yaml"};
+  return {"bench/permutation-k8.yaml", "bench/permutation-k16.yaml",
+          "bench/permutation-k16.yaml flow", "examples/gpt-step.yaml flow"};
 }
 
 INSTANTIATE_TEST_SUITE_P(Benchmarks, EstimateVsMeasured,
