@@ -29,13 +29,10 @@ constexpr uint16_t kIpv4FlagsDf = 0x4000;
 constexpr uint8_t kIpv4Ttl = 64;           // Linux's default ip_default_ttl; no hop decrement
 constexpr uint8_t kIpProtoUdp = 17;        // IANA protocol number
 constexpr uint16_t kDefaultPKey = 0xFFFF;  // IBTA default partition, full member
-constexpr uint8_t kBthBecn = 0x40;         // BTH byte 4 bit 6 (rocev2.md §3, CNP example)
-constexpr uint8_t kBthAckReq = 0x80;       // BTH byte 8 bit 7: the A bit
 // ACK whose credit field 0b11111 advertises no end-to-end credit limit (RXE rxe_hdr.h
 // AETH_ACK_UNLIMITED; rocev2.md §3: ACK syndromes are 0x00-0x1F).
 constexpr uint8_t kAethAck = 0x1F;
 constexpr uint8_t kAethNakPsnError = 0x60;  // NAK: PSN sequence error (rocev2.md §3)
-constexpr uint32_t kMask24 = 0xFFFFFF;
 
 
 void put_mac(ByteWriter& b, const MacAddress& m) {

@@ -14,7 +14,6 @@
 namespace fabricsim::output {
 namespace {
 
-constexpr uint32_t kMask24 = 0xFFFFFF;
 constexpr uint8_t kLnhBth = 2;  // LRH.LNH: IBA local, BTH follows (infiniband.md §6)
 // LRH byte 0 = VL<<4 | LVer; byte 1 = SL<<4 | 2 reserved bits | LNH [WS LRH masks; K ib_hdrs.h].
 constexpr uint8_t kLrhVlMask = 0xF0;
@@ -25,8 +24,6 @@ constexpr uint8_t kBthSe = 0x80;
 constexpr uint8_t kBthMigReq = 0x40;
 constexpr int kBthPadShift = 4;
 constexpr uint8_t kBthFecn = 0x80;
-constexpr uint8_t kBthBecn = 0x40;
-constexpr uint8_t kBthAckReq = 0x80;
 constexpr size_t kBthResv8aOffset = net::kLrhBytes + 4;  // BTH byte 4, from the LRH
 
 
