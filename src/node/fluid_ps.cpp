@@ -32,7 +32,7 @@ PsNetwork::PsNetwork(uint32_t groups, uint32_t per_group, std::vector<int64_t> c
 
 int64_t PsNetwork::busy_ps(uint32_t resource, int64_t now_ps) const {
   const Resource& r = res_[resource];
-  return r.busy_ps + (r.active > 0 ? now_ps - r.since_ps : 0);
+  return r.busy_ps + (r.flows.empty() ? 0 : now_ps - r.since_ps);
 }
 
 int64_t PsNetwork::end_after(const Flow& f) {
@@ -89,7 +89,7 @@ uint32_t PsNetwork::start(const uint32_t* res, int n, int64_t size_bytes, double
   for (size_t i = 0; i < f.res.size(); ++i) {
     Resource& x = res_[f.res[i]];
     x.bytes += size_bytes;
-    if (x.active++ == 0) x.since_ps = now_ps;
+    if (x.flows.empty()) x.since_ps = now_ps;
     f.pos[i] = static_cast<uint32_t>(x.flows.size());
     x.flows.push_back(id);
   }
@@ -105,12 +105,12 @@ void PsNetwork::finish(uint32_t id, int64_t now_ps) {
   for (size_t i = 0; i < f.res.size(); ++i) {
     const uint32_t r = f.res[i];
     Resource& x = res_[r];
-    if (--x.active == 0) x.busy_ps += now_ps - x.since_ps;
     // Off the resource's list: its last entry takes the freed slot.
     const auto last_at = static_cast<uint32_t>(x.flows.size() - 1);
     const uint32_t last = x.flows[last_at];
     x.flows[f.pos[i]] = last;
     x.flows.pop_back();
+    if (x.flows.empty()) x.busy_ps += now_ps - x.since_ps;
     if (f.pos[i] != last_at) {
       Flow& m = flows_[last];
       for (size_t k = 0; k < m.res.size(); ++k) {

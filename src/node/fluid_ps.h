@@ -67,7 +67,9 @@ class PsNetwork {
   // Time with at least one flow active on the resource, up to now_ps.
   int64_t busy_ps(uint32_t resource, int64_t now_ps) const;
   // Flow crossings of the resource now.
-  int32_t crossings(uint32_t resource) const { return res_[resource].active; }
+  int32_t crossings(uint32_t resource) const {
+    return static_cast<int32_t>(res_[resource].flows.size());
+  }
   uint32_t active_flows(uint32_t group) const {
     return static_cast<uint32_t>(groups_[group].flows.size());
   }
@@ -79,8 +81,7 @@ class PsNetwork {
     int64_t capacity_bps = 0;
     int64_t bytes = 0;
     int64_t busy_ps = 0;   // closed busy periods
-    int64_t since_ps = 0;  // start of the open one when active > 0
-    int32_t active = 0;    // flow crossings now
+    int64_t since_ps = 0;  // start of the open one while flows is not empty
     // max-min scratch (unfrozen is 0 outside share())
     double left_bps = 0;
     int32_t unfrozen = 0;
