@@ -11,6 +11,7 @@
 namespace fabricsim::output {
 
 inline constexpr uint32_t kLinktypeEthernet = 1;
+// InfiniBand captures use LINKTYPE_ERF (197): output/pcap/pcap_erf.h.
 
 // The InfiniBand transport header (BTH) fields both writers set, RoCEv2's BTH being IBA's
 // (IBA vol 1 §9.2; rocev2.md §3): byte 4 bit 6 is BECN (a CNP carries it), byte 8 bit 7 the
@@ -18,7 +19,6 @@ inline constexpr uint32_t kLinktypeEthernet = 1;
 inline constexpr uint8_t kBthBecn = 0x40;
 inline constexpr uint8_t kBthAckReq = 0x80;
 inline constexpr uint32_t kMask24 = 0xFFFFFF;
-// InfiniBand captures use LINKTYPE_ERF (197): output/pcap/pcap_erf.h.
 
 namespace pcap_detail {
 inline void put_le(std::ostream& out, uint32_t v, int bytes) {
