@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -43,16 +44,37 @@ int64_t PsNetwork::end_after(const Flow& f) {
   return f.last_ps + static_cast<int64_t>(std::llround(ps));
 }
 
-void PsNetwork::advance(Group& g, int64_t now_ps) {
-  for (const uint32_t id : g.flows) {
-    Flow& f = flows_[id];
-    if (f.last_ps == now_ps) continue;
-    // Re-integerized at each event: the error is at most half a 1/65536 byte per event and does
-    // not compound, since the next end is computed from this value, not from the last end.
-    const double drained_q16 =
-        f.rate_bps * static_cast<double>(now_ps - f.last_ps) * kQ16 / kBitPsPerByteSecond;
-    f.remaining_q16 = std::max<int64_t>(0, f.remaining_q16 - std::llround(drained_q16));
-    f.last_ps = now_ps;
+void PsNetwork::bring_to(Flow& f, int64_t now_ps) {
+  if (f.last_ps == now_ps) return;
+  // Re-integerized at each rate change: the error is at most half a 1/65536 byte per change and
+  // does not compound, since the next end is computed from this value, not from the last end.
+  const double drained_q16 =
+      f.rate_bps * static_cast<double>(now_ps - f.last_ps) * kQ16 / kBitPsPerByteSecond;
+  f.remaining_q16 = std::max<int64_t>(0, f.remaining_q16 - std::llround(drained_q16));
+  f.last_ps = now_ps;
+}
+
+void PsNetwork::push_end(uint32_t flow) {
+  Group& g = groups_[flows_[flow].group];
+  // Stale entries (a flow re-rated or finished since) stay until they surface; when they
+  // outnumber the live flows three to one the heap is rebuilt from the live ends, so its size
+  // stays within a constant of the group's flows.
+  if (g.ends.size() > 4 * static_cast<size_t>(g.active) + 64) {
+    size_t keep = 0;
+    for (const End& e : g.ends) {
+      if (!stale(e)) g.ends[keep++] = e;
+    }
+    g.ends.resize(keep);
+    std::make_heap(g.ends.begin(), g.ends.end(), std::greater<>());
+  }
+  g.ends.push_back(End{flows_[flow].end_ps, flow, flows_[flow].gen});
+  std::push_heap(g.ends.begin(), g.ends.end(), std::greater<>());
+}
+
+void PsNetwork::drop_stale(Group& g) {
+  while (!g.ends.empty() && stale(g.ends.front())) {
+    std::pop_heap(g.ends.begin(), g.ends.end(), std::greater<>());
+    g.ends.pop_back();
   }
 }
 
@@ -72,7 +94,6 @@ uint32_t PsNetwork::start(const uint32_t* res, int n, int64_t size_bytes, double
     flows_.emplace_back();
   }
   Group& g = groups_[group];
-  advance(g, now_ps);
   Flow& f = flows_[id];
   f.res.assign(res, res + n);
   f.remaining_q16 = size_bytes * static_cast<int64_t>(kQ16);
@@ -83,8 +104,9 @@ uint32_t PsNetwork::start(const uint32_t* res, int n, int64_t size_bytes, double
   f.head_start_ps = head_start_ps;
   f.tag = tag;
   f.group = group;
-  f.fresh = true;
   f.notify = notify;
+  f.live = true;
+  ++f.gen;
   f.pos.resize(f.res.size());
   for (size_t i = 0; i < f.res.size(); ++i) {
     Resource& x = res_[f.res[i]];
@@ -93,7 +115,8 @@ uint32_t PsNetwork::start(const uint32_t* res, int n, int64_t size_bytes, double
     f.pos[i] = static_cast<uint32_t>(x.flows.size());
     x.flows.push_back(id);
   }
-  g.flows.insert(std::lower_bound(g.flows.begin(), g.flows.end(), id), id);
+  ++g.active;
+  g.fresh.push_back(id);
   g.arrival_ps = now_ps;
   g.dirty.push_back(f.res[0]);  // one resource reaches the flow's whole component
   return id;
@@ -123,7 +146,8 @@ void PsNetwork::finish(uint32_t id, int64_t now_ps) {
     // The component may split here: each side is re-shared.
     g.dirty.push_back(r);
   }
-  g.flows.erase(std::lower_bound(g.flows.begin(), g.flows.end(), id));
+  --g.active;
+  f.live = false;
   finished_.push_back(f.tag);
   free_flows_.push_back(id);
 }
@@ -132,37 +156,42 @@ void PsNetwork::on_event(uint32_t group, int64_t now_ps) {
   Group& g = groups_[group];
   if (g.pending_ps != now_ps) return;  // superseded: the group's next event moved
   g.pending_ps = -1;
-  advance(g, now_ps);
+  now_ps_ = now_ps;
   if (g.arrival_ps >= 0) {  // the instant's arrivals, shared once
     g.arrival_ps = -1;
     share(group);
-    for (const uint32_t id : g.flows) {
+    // In id order, as the rated() list reports them.
+    std::sort(g.fresh.begin(), g.fresh.end());
+    for (const uint32_t id : g.fresh) {
       Flow& f = flows_[id];
-      if (!f.fresh) continue;
-      f.fresh = false;
       if (f.head_start_ps > 0) {
         const double drained_q16 =
             f.rate_bps * static_cast<double>(f.head_start_ps) * kQ16 / kBitPsPerByteSecond;
         f.remaining_q16 = std::max<int64_t>(0, f.remaining_q16 - std::llround(drained_q16));
         f.end_ps = end_after(f);
+        push_end(id);
       }
       if (f.notify) rated_.emplace_back(f.tag, f.rate_bps);
     }
+    g.fresh.clear();
   }
   // A re-share can leave a flow with nothing left (or under half a picosecond of it): finish
-  // until no flow ends now, so the next completion event is strictly in the future.
+  // until no flow ends now, so the next completion event is strictly in the future. The flows
+  // ending at one instant finish in id order.
   for (;;) {
-    bool any = false;
-    for (size_t i = 0; i < g.flows.size();) {
-      const uint32_t id = g.flows[i];
-      if (flows_[id].end_ps <= now_ps) {
-        finish(id, now_ps);  // erases g.flows[i]
-        any = true;
-      } else {
-        ++i;
-      }
+    due_.clear();
+    drop_stale(g);
+    while (!g.ends.empty() && g.ends.front().end_ps <= now_ps) {
+      due_.push_back(g.ends.front().flow);
+      std::pop_heap(g.ends.begin(), g.ends.end(), std::greater<>());
+      g.ends.pop_back();
+      drop_stale(g);
     }
-    if (!any) break;
+    if (due_.empty()) break;
+    std::sort(due_.begin(), due_.end());
+    // A flow re-rated to the same end has two entries: it finishes once.
+    due_.erase(std::unique(due_.begin(), due_.end()), due_.end());
+    for (const uint32_t id : due_) finish(id, now_ps);
     share(group);
   }
 }
@@ -171,10 +200,8 @@ bool PsNetwork::take_schedule(uint32_t group, int64_t* time_ps) {
   Group& g = groups_[group];
   int64_t next = g.arrival_ps;  // arrivals are shared at their instant
   if (next < 0) {
-    for (const uint32_t id : g.flows) {
-      const int64_t e = flows_[id].end_ps;
-      if (next < 0 || e < next) next = e;
-    }
+    drop_stale(g);
+    if (!g.ends.empty()) next = g.ends.front().end_ps;
   }
   if (next == g.pending_ps) return false;
   g.pending_ps = next;
@@ -272,8 +299,10 @@ void PsNetwork::fill(const std::vector<uint32_t>& flows) {
       // Only a changed rate moves the end: a flow whose share is unchanged keeps the end it was
       // given, so re-shares elsewhere never jitter it by a rounding.
       if (level != f.rate_bps) {
+        bring_to(f, now_ps_);  // at the old rate, up to the change
         f.rate_bps = level;
         f.end_ps = end_after(f);
+        push_end(id);
       }
     }
     if (scratch_.empty()) throw std::logic_error("PsNetwork: max-min made no progress");

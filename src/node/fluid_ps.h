@@ -12,11 +12,16 @@
 // and NIC pair holds no resource of another's, so their flows never move each other's rates).
 //
 // Time is integer picoseconds; rates are bits per second. Remaining bytes are kept in 1/65536
-// byte fixed point and re-integerized at every event, so rounding never accumulates into drift.
-// Each group has at most one useful pending completion event (its earliest flow end): the owner
-// schedules it when take_schedule says so and passes it back to on_event, which ignores stale
-// ones by comparing the time. Deterministic: flows of a group are kept in id order, and nothing
-// iterates an unordered container. No allocation per event once the vectors have grown.
+// byte fixed point and brought to the present only when a flow's rate changes (lazily: a flow
+// whose share stands keeps the end it was given, so nothing about it needs the present), each
+// time re-integerized, so rounding never accumulates into drift.
+// Each group has at most one useful pending completion event (its earliest flow end, the top of
+// the group's heap of ends): the owner schedules it when take_schedule says so and passes it
+// back to on_event, which ignores stale ones by comparing the time. An event's cost is the
+// component it re-shares plus log(flows) per changed end, not the group's whole flow count.
+// Deterministic: flows finishing together finish in id order, fresh flows are rated in id
+// order, and nothing iterates an unordered container. No allocation per event once the vectors
+// have grown.
 #pragma once
 
 #include <cstdint>
@@ -70,9 +75,7 @@ class PsNetwork {
   int32_t crossings(uint32_t resource) const {
     return static_cast<int32_t>(res_[resource].flows.size());
   }
-  uint32_t active_flows(uint32_t group) const {
-    return static_cast<uint32_t>(groups_[group].flows.size());
-  }
+  uint32_t active_flows(uint32_t group) const { return groups_[group].active; }
   // Flow records ever allocated (reused through a free list): bounded by the peak in flight.
   uint32_t flows_allocated() const { return static_cast<uint32_t>(flows_.size()); }
 
@@ -92,31 +95,52 @@ class PsNetwork {
   struct Flow {
     std::vector<uint32_t> res;  // reused when the record is recycled
     std::vector<uint32_t> pos;  // pos[i]: its index in res_[res[i]].flows
-    int64_t remaining_q16 = 0;  // bytes x 65536
-    int64_t last_ps = 0;        // remaining is as of this time
+    int64_t remaining_q16 = 0;  // bytes x 65536, as of last_ps
+    int64_t last_ps = 0;        // remaining is as of this time (the last rate change)
     int64_t end_ps = 0;         // when remaining reaches 0 at the current rate
     double rate_bps = 0;
     double cap_bps = 0;
     int64_t head_start_ps = 0;
     uint64_t tag = 0;
     uint32_t group = 0;
-    bool fresh = false;  // started since the group's last share
     bool notify = false;
+    bool live = false;   // started and not finished
+    uint32_t gen = 0;    // incarnation of a recycled record: told apart in the heap of ends
     uint32_t mark = 0;   // component walk epoch
   };
+  // One flow's end as it was when pushed; stale once the flow's end moved or it finished.
+  struct End {
+    int64_t end_ps;
+    uint32_t flow;
+    uint32_t gen;
+    bool operator>(const End& o) const {
+      return end_ps != o.end_ps ? end_ps > o.end_ps : flow > o.flow;
+    }
+  };
   struct Group {
-    std::vector<uint32_t> flows;  // active flow ids, ascending
+    uint32_t active = 0;          // live flows
     int64_t pending_ps = -1;      // the event time last handed out by take_schedule
     int64_t arrival_ps = -1;      // >= 0: flows arrived at this time and await a share
     std::vector<uint32_t> dirty;  // resources whose flows changed since the last share
+    std::vector<uint32_t> fresh;  // flows started since the last share
+    std::vector<End> ends;        // min-heap of ends; may hold stale entries
   };
 
-  // Brings every flow of the group to now_ps at its current rate.
-  void advance(Group& g, int64_t now_ps);
+  bool stale(const End& e) const {
+    const Flow& f = flows_[e.flow];
+    return !f.live || f.gen != e.gen || f.end_ps != e.end_ps;
+  }
+  // A new end for the flow: pushed on its group's heap (compacted when stale entries dominate).
+  void push_end(uint32_t flow);
+  // Pops stale entries off the top of the group's heap.
+  void drop_stale(Group& g);
+  // Brings the flow's remaining bytes to now_ps at its current rate.
+  void bring_to(Flow& f, int64_t now_ps);
   // Progressive filling over the flows of each component of the group that holds a dirty
   // resource; new rates, and new ends for changed rates.
   void share(uint32_t group);
   void fill(const std::vector<uint32_t>& flows);  // one component's flows, ascending ids
+  int64_t now_ps_ = 0;  // the instant share() and fill() re-rate at
   void finish(uint32_t flow, int64_t now_ps);
   static int64_t end_after(const Flow& f);  // time left at rate_bps, rounded to nearest ps
 
@@ -134,6 +158,7 @@ class PsNetwork {
   std::vector<uint32_t> scratch_;
   std::vector<uint32_t> comp_res_;
   std::vector<uint32_t> comp_flows_;
+  std::vector<uint32_t> due_;  // on_event: flows whose end has come
   uint32_t epoch_ = 0;
 };
 

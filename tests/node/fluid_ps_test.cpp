@@ -93,5 +93,60 @@ TEST(PsNetwork, StaleEventsAreIgnoredAndFlowRecordsReused) {
   EXPECT_LE(ps.flows_allocated(), 2u);
 }
 
+TEST(PsNetwork, AFlowReRatedThreeTimesEndsWhereItsPiecesAddUp) {
+  // 1 B/ns. A: 3000 B at 0. B: 500 B at 1000 ns, both at 0.5 B/ns: B ends at 2000 ns, A has
+  // 3000 - 1000 - 500 = 1500 B left and runs alone. C: 250 B at 2500 ns, A has 1000 B left;
+  // both at 0.5 B/ns: C ends at 3000 ns, A has 750 B left, alone again: ends at 3750 ns.
+  PsNetwork ps(1, 1, {8'000'000'000});
+  const uint32_t r = 0;
+  std::vector<std::pair<uint64_t, int64_t>> done;
+  int64_t pending = -1;  // the group's event time take_schedule handed out, not yet run
+  auto run_until = [&](int64_t until_ps) {
+    for (;;) {
+      int64_t t = 0;
+      if (ps.take_schedule(0, &t)) pending = t;
+      if (pending < 0 || pending > until_ps) return;
+      const int64_t now = pending;
+      pending = -1;
+      ps.on_event(0, now);
+      for (const uint64_t tag : ps.finished()) done.emplace_back(tag, now);
+      ps.finished().clear();
+    }
+  };
+  ps.start(&r, 1, 3000, 0.0, 'A', 0);
+  run_until(1'000'000);
+  ps.start(&r, 1, 500, 0.0, 'B', 1'000'000);
+  run_until(2'500'000);
+  ps.start(&r, 1, 250, 0.0, 'C', 2'500'000);
+  run_until(10'000'000);
+  ASSERT_EQ(done.size(), 3u);
+  EXPECT_EQ(done[0], (std::pair<uint64_t, int64_t>{'B', 2'000'000}));
+  EXPECT_EQ(done[1], (std::pair<uint64_t, int64_t>{'C', 3'000'000}));
+  EXPECT_EQ(done[2], (std::pair<uint64_t, int64_t>{'A', 3'750'000}));
+}
+
+TEST(PsNetwork, FlowsEndingTogetherFinishOnceEachInRecordOrder) {
+  // Four 100 B flows share 1 B/ns: 0.25 B/ns each, all end at 400 ns. Four more start then on
+  // the recycled records, which the free list hands out last-freed first (ids 3, 2, 1, 0 for
+  // tags 20..23): they end together at 800 ns and finish in record order, tags 23 down to 20.
+  PsNetwork ps(1, 1, {8'000'000'000});
+  const uint32_t r = 0;
+  for (uint64_t tag = 10; tag < 14; ++tag) ps.start(&r, 1, 100, 0.0, tag, 0);
+  const auto first = drain(ps, 0);
+  ASSERT_EQ(first.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(first[i].first, 10 + i);
+    EXPECT_EQ(first[i].second, 400'000);
+  }
+  for (uint64_t tag = 20; tag < 24; ++tag) ps.start(&r, 1, 100, 0.0, tag, 400'000);
+  const auto second = drain(ps, 0);
+  ASSERT_EQ(second.size(), 4u) << "each flow finishes once";
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(second[i].first, 23 - i);
+    EXPECT_EQ(second[i].second, 800'000);
+  }
+  EXPECT_EQ(ps.flows_allocated(), 4u);
+}
+
 }  // namespace
 }  // namespace fabricsim::node

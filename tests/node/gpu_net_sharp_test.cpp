@@ -103,9 +103,14 @@ TEST(GpuNetSharp, AllReduceIsSOverPayloadRatePlusLatencyAndBeatsTheRingBy2nMinus
               t_ring * 1e-6, ratio);
   // At 32 MiB the ring also pays its pipeline fill over 2(n - 1) = 30 steps (~90 us over
   // 2(n-1)/n x S/B since NVLink and PCIe are shared fairly); the asymptote is held within 5 % at
-  // 256 MiB by tests/calibration/sharp_test.cpp.
+  // 256 MiB by tests/calibration/sharp_test.cpp. Above the fill the ring's time is not smooth
+  // in its inputs: which of two messages a NIC or a credit-starved port serves first turns on
+  // picoseconds, and the order carries round the ring's 30 steps. Cables of 2.9, 3, 3.1, 3.2,
+  // 4 and 5 m (a few ns each way) gave 1,356, 1,356, 1,365, 1,393, 1,408 and 1,342 us at
+  // 3a9340b, and a 1 ps change in the node model's fluid rounding moves 3 m from 1,356 to
+  // 1,398 us: up to 4 % above the (1,266 + 90) us derived, hence 1.12, not 1.08.
   EXPECT_GE(ratio, 0.95 * 1.875);
-  EXPECT_LE(ratio, 1.08 * 1.875);
+  EXPECT_LE(ratio, 1.12 * 1.875);
 }
 
 TEST(GpuNetSharp, OperationsOfAGroupRunInOrder) {
