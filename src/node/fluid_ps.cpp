@@ -240,24 +240,24 @@ void PsNetwork::share(uint32_t group) {
       }
     }
     if (comp_flows_.empty()) continue;
-    // Ascending ids, the order a whole-group fill visits them in.
-    std::sort(comp_flows_.begin(), comp_flows_.end());
-    fill(comp_flows_);
+    fill(comp_flows_);  // in walk order: deterministic, as the lists it walks are
   }
   g.dirty.clear();
 }
 
 void PsNetwork::fill(const std::vector<uint32_t>& flows) {
-  // Only the resources the flows cross take part, and each round looks only at what is still
-  // unfrozen (both lists shrink as the levels fill). Outside fill() every resource has
-  // unfrozen == 0: all flows end frozen.
+  // Progressive filling by resource: each round finds the lowest fair share among the resources
+  // with unfrozen crossings (or the lowest cap of an unfrozen capped flow), freezes the flows
+  // crossing the resources at that level through the resources' own flow lists, and charges
+  // each frozen flow to its resources once. A flow's resources are thus read twice per fill
+  // (count, charge), not once per round, which matters for NVLS flows crossing 2n + 2 of them.
+  // Outside fill() every resource has unfrozen == 0: all flows end frozen.
   touched_.clear();
-  unfrozen_.clear();
-  bool any_cap = false;
+  unfrozen_.clear();  // the capped flows, unfrozen ones only
   for (const uint32_t id : flows) {
     Flow& f = flows_[id];
-    unfrozen_.push_back(id);
-    any_cap |= f.cap_bps > 0;
+    f.frozen = false;
+    if (f.cap_bps > 0) unfrozen_.push_back(id);
     for (const uint32_t r : f.res) {
       Resource& x = res_[r];
       if (x.unfrozen++ == 0) {
@@ -266,7 +266,8 @@ void PsNetwork::fill(const std::vector<uint32_t>& flows) {
       }
     }
   }
-  while (!unfrozen_.empty()) {
+  size_t left_to_freeze = flows.size();
+  while (left_to_freeze > 0) {
     // The next filling level: the smallest fair share of a resource among its unfrozen
     // crossings, or the smallest rate cap of an unfrozen flow.
     double level = std::numeric_limits<double>::infinity();
@@ -274,28 +275,34 @@ void PsNetwork::fill(const std::vector<uint32_t>& flows) {
       const Resource& x = res_[r];
       level = std::min(level, std::max(0.0, x.left_bps) / x.unfrozen);
     }
-    if (any_cap) {
-      for (const uint32_t id : unfrozen_) {
-        const Flow& f = flows_[id];
-        if (f.cap_bps > 0) level = std::min(level, f.cap_bps);
+    for (const uint32_t id : unfrozen_) level = std::min(level, flows_[id].cap_bps);
+    const double top = level * (1 + kLevelTolerance);
+    scratch_.clear();
+    for (const uint32_t r : touched_) {
+      const Resource& x = res_[r];
+      if (std::max(0.0, x.left_bps) / x.unfrozen > top) continue;
+      for (const uint32_t id : x.flows) {
+        Flow& f = flows_[id];
+        if (f.frozen) continue;
+        f.frozen = true;
+        scratch_.push_back(id);
       }
     }
-    const double top = level * (1 + kLevelTolerance);
-    for (const uint32_t r : touched_) {
-      Resource& x = res_[r];
-      x.bottleneck = std::max(0.0, x.left_bps) / x.unfrozen <= top;
-    }
-    scratch_.clear();
     size_t keep = 0;
     for (const uint32_t id : unfrozen_) {
       Flow& f = flows_[id];
-      bool freeze = f.cap_bps > 0 && f.cap_bps <= top;
-      for (size_t i = 0; !freeze && i < f.res.size(); ++i) freeze = res_[f.res[i]].bottleneck;
-      if (!freeze) {
+      if (f.frozen) continue;
+      if (f.cap_bps <= top) {
+        f.frozen = true;
+        scratch_.push_back(id);
+      } else {
         unfrozen_[keep++] = id;
-        continue;
       }
-      scratch_.push_back(id);
+    }
+    unfrozen_.resize(keep);
+    if (scratch_.empty()) throw std::logic_error("PsNetwork: max-min made no progress");
+    for (const uint32_t id : scratch_) {
+      Flow& f = flows_[id];
       // Only a changed rate moves the end: a flow whose share is unchanged keeps the end it was
       // given, so re-shares elsewhere never jitter it by a rounding.
       if (level != f.rate_bps) {
@@ -304,15 +311,12 @@ void PsNetwork::fill(const std::vector<uint32_t>& flows) {
         f.end_ps = end_after(f);
         push_end(id);
       }
-    }
-    if (scratch_.empty()) throw std::logic_error("PsNetwork: max-min made no progress");
-    unfrozen_.resize(keep);
-    for (const uint32_t id : scratch_) {
-      for (const uint32_t r : flows_[id].res) {
+      for (const uint32_t r : f.res) {
         res_[r].left_bps -= level;
         --res_[r].unfrozen;
       }
     }
+    left_to_freeze -= scratch_.size();
     size_t live = 0;
     for (const uint32_t r : touched_) {
       if (res_[r].unfrozen > 0) touched_[live++] = r;

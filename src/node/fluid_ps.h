@@ -88,7 +88,6 @@ class PsNetwork {
     // max-min scratch (unfrozen is 0 outside share())
     double left_bps = 0;
     int32_t unfrozen = 0;
-    bool bottleneck = false;
     uint32_t mark = 0;            // component walk epoch
     std::vector<uint32_t> flows;  // the flows crossing it now, one entry per crossing
   };
@@ -105,6 +104,7 @@ class PsNetwork {
     uint32_t group = 0;
     bool notify = false;
     bool live = false;   // started and not finished
+    bool frozen = false;  // fill() scratch: its rate is set this fill
     uint32_t gen = 0;    // incarnation of a recycled record: told apart in the heap of ends
     uint32_t mark = 0;   // component walk epoch
   };
@@ -139,7 +139,7 @@ class PsNetwork {
   // Progressive filling over the flows of each component of the group that holds a dirty
   // resource; new rates, and new ends for changed rates.
   void share(uint32_t group);
-  void fill(const std::vector<uint32_t>& flows);  // one component's flows, ascending ids
+  void fill(const std::vector<uint32_t>& flows);  // one component's flows
   int64_t now_ps_ = 0;  // the instant share() and fill() re-rate at
   void finish(uint32_t flow, int64_t now_ps);
   static int64_t end_after(const Flow& f);  // time left at rate_bps, rounded to nearest ps
@@ -151,8 +151,8 @@ class PsNetwork {
   std::vector<Group> groups_;
   std::vector<uint64_t> finished_;
   std::vector<std::pair<uint64_t, double>> rated_;
-  // max-min scratch, reused: resources with unfrozen crossings, unfrozen flows, flows frozen
-  // in the current round
+  // max-min scratch, reused: resources with unfrozen crossings, unfrozen capped flows, flows
+  // frozen in the current round
   std::vector<uint32_t> touched_;
   std::vector<uint32_t> unfrozen_;
   std::vector<uint32_t> scratch_;
