@@ -113,7 +113,7 @@ uint32_t PsNetwork::start(const uint32_t* res, int n, int64_t size_bytes, double
     x.bytes += size_bytes;
     if (x.flows.empty()) x.since_ps = now_ps;
     f.pos[i] = static_cast<uint32_t>(x.flows.size());
-    x.flows.push_back(id);
+    x.flows.push_back(Crossing{id, static_cast<uint32_t>(i)});
   }
   ++g.active;
   g.fresh.push_back(id);
@@ -130,19 +130,11 @@ void PsNetwork::finish(uint32_t id, int64_t now_ps) {
     Resource& x = res_[r];
     // Off the resource's list: its last entry takes the freed slot.
     const auto last_at = static_cast<uint32_t>(x.flows.size() - 1);
-    const uint32_t last = x.flows[last_at];
+    const Crossing last = x.flows[last_at];
     x.flows[f.pos[i]] = last;
     x.flows.pop_back();
     if (x.flows.empty()) x.busy_ps += now_ps - x.since_ps;
-    if (f.pos[i] != last_at) {
-      Flow& m = flows_[last];
-      for (size_t k = 0; k < m.res.size(); ++k) {
-        if (m.res[k] == r && m.pos[k] == last_at) {
-          m.pos[k] = f.pos[i];
-          break;
-        }
-      }
-    }
+    if (f.pos[i] != last_at) flows_[last.flow].pos[last.k] = f.pos[i];
     // The component may split here: each side is re-shared.
     g.dirty.push_back(r);
   }
@@ -226,7 +218,8 @@ void PsNetwork::share(uint32_t group) {
     comp_flows_.clear();
     comp_res_.push_back(start);
     for (size_t i = 0; i < comp_res_.size(); ++i) {
-      for (const uint32_t id : res_[comp_res_[i]].flows) {
+      for (const Crossing c : res_[comp_res_[i]].flows) {
+        const uint32_t id = c.flow;
         Flow& f = flows_[id];
         if (f.mark == epoch_) continue;
         f.mark = epoch_;
@@ -281,11 +274,11 @@ void PsNetwork::fill(const std::vector<uint32_t>& flows) {
     for (const uint32_t r : touched_) {
       const Resource& x = res_[r];
       if (std::max(0.0, x.left_bps) / x.unfrozen > top) continue;
-      for (const uint32_t id : x.flows) {
-        Flow& f = flows_[id];
+      for (const Crossing c : x.flows) {
+        Flow& f = flows_[c.flow];
         if (f.frozen) continue;
         f.frozen = true;
-        scratch_.push_back(id);
+        scratch_.push_back(c.flow);
       }
     }
     size_t keep = 0;

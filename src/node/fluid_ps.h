@@ -80,6 +80,12 @@ class PsNetwork {
   uint32_t flows_allocated() const { return static_cast<uint32_t>(flows_.size()); }
 
  private:
+  // One crossing of a resource: the flow, and which entry of the flow's res it is (so that a
+  // swap-remove updates the moved crossing's pos in O(1), not by searching the flow's list).
+  struct Crossing {
+    uint32_t flow;
+    uint32_t k;
+  };
   struct Resource {
     int64_t capacity_bps = 0;
     int64_t bytes = 0;
@@ -89,7 +95,7 @@ class PsNetwork {
     double left_bps = 0;
     int32_t unfrozen = 0;
     uint32_t mark = 0;            // component walk epoch
-    std::vector<uint32_t> flows;  // the flows crossing it now, one entry per crossing
+    std::vector<Crossing> flows;  // the flows crossing it now, one entry per crossing
   };
   struct Flow {
     std::vector<uint32_t> res;  // reused when the record is recycled
