@@ -44,13 +44,16 @@ int64_t PsNetwork::end_after(const Flow& f) {
   return f.last_ps + static_cast<int64_t>(std::llround(ps));
 }
 
+void PsNetwork::drain(Flow& f, int64_t ps) {
+  // Re-integerized at each drain: the error is at most half a 1/65536 byte each time and does
+  // not compound, since the next end is computed from this value, not from the last end.
+  const double drained_q16 = f.rate_bps * static_cast<double>(ps) * kQ16 / kBitPsPerByteSecond;
+  f.remaining_q16 = std::max<int64_t>(0, f.remaining_q16 - std::llround(drained_q16));
+}
+
 void PsNetwork::bring_to(Flow& f, int64_t now_ps) {
   if (f.last_ps == now_ps) return;
-  // Re-integerized at each rate change: the error is at most half a 1/65536 byte per change and
-  // does not compound, since the next end is computed from this value, not from the last end.
-  const double drained_q16 =
-      f.rate_bps * static_cast<double>(now_ps - f.last_ps) * kQ16 / kBitPsPerByteSecond;
-  f.remaining_q16 = std::max<int64_t>(0, f.remaining_q16 - std::llround(drained_q16));
+  drain(f, now_ps - f.last_ps);
   f.last_ps = now_ps;
 }
 
@@ -105,7 +108,6 @@ uint32_t PsNetwork::start(const uint32_t* res, int n, int64_t size_bytes, double
   f.tag = tag;
   f.group = group;
   f.notify = notify;
-  f.live = true;
   ++f.gen;
   f.pos.resize(f.res.size());
   for (size_t i = 0; i < f.res.size(); ++i) {
@@ -139,7 +141,7 @@ void PsNetwork::finish(uint32_t id, int64_t now_ps) {
     g.dirty.push_back(r);
   }
   --g.active;
-  f.live = false;
+  ++f.gen;  // its heap entries are stale from now on
   finished_.push_back(f.tag);
   free_flows_.push_back(id);
 }
@@ -157,9 +159,7 @@ void PsNetwork::on_event(uint32_t group, int64_t now_ps) {
     for (const uint32_t id : g.fresh) {
       Flow& f = flows_[id];
       if (f.head_start_ps > 0) {
-        const double drained_q16 =
-            f.rate_bps * static_cast<double>(f.head_start_ps) * kQ16 / kBitPsPerByteSecond;
-        f.remaining_q16 = std::max<int64_t>(0, f.remaining_q16 - std::llround(drained_q16));
+        drain(f, f.head_start_ps);
         f.end_ps = end_after(f);
         push_end(id);
       }

@@ -109,9 +109,9 @@ class PsNetwork {
     uint64_t tag = 0;
     uint32_t group = 0;
     bool notify = false;
-    bool live = false;   // started and not finished
     bool frozen = false;  // fill() scratch: its rate is set this fill
-    uint32_t gen = 0;    // incarnation of a recycled record: told apart in the heap of ends
+    uint32_t gen = 0;    // bumped at start and at finish: heap entries of an earlier incarnation
+                         // (or of a finished flow) no longer match
     uint32_t mark = 0;   // component walk epoch
   };
   // One flow's end as it was when pushed; stale once the flow's end moved or it finished.
@@ -134,12 +134,14 @@ class PsNetwork {
 
   bool stale(const End& e) const {
     const Flow& f = flows_[e.flow];
-    return !f.live || f.gen != e.gen || f.end_ps != e.end_ps;
+    return f.gen != e.gen || f.end_ps != e.end_ps;
   }
   // A new end for the flow: pushed on its group's heap (compacted when stale entries dominate).
   void push_end(uint32_t flow);
   // Pops stale entries off the top of the group's heap.
   void drop_stale(Group& g);
+  // Takes `ps` of draining at the flow's current rate off its remaining bytes.
+  static void drain(Flow& f, int64_t ps);
   // Brings the flow's remaining bytes to now_ps at its current rate.
   void bring_to(Flow& f, int64_t now_ps);
   // Progressive filling over the flows of each component of the group that holds a dirty
