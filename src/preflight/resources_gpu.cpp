@@ -76,11 +76,14 @@ int64_t collective_net_bytes(const workload::CollectiveRecord& r, int64_t g, int
 // The (source, destination) GPU pairs whose transfers cross the fabric, each a transport
 // connection at most: a ring's node boundaries per channel (channels start at different GPUs
 // of a node, so they may use different pairs), a tree's edges up and down in two trees per
-// channel, the other algorithms' up and down per node and channel, P2P every remote pair.
+// channel, the other algorithms' up and down per node and channel, P2P every remote pair. Each
+// of those node-to-node edges joins one of the group's at most `per_node` GPUs on either side,
+// so it has at most per_node^2 distinct pairs however many channels cross it (a data-parallel
+// group of one GPU per node: one pair per edge).
 int64_t collective_pairs(const workload::CollectiveRecord& r, int64_t g, int64_t nodes,
-                         int64_t gpn) {
+                         int64_t gpn, int64_t per_node) {
   if (nodes < 2 || g < 2) return 0;
-  const int64_t c = std::max(1, r.channels);
+  const int64_t c = std::min<int64_t>(std::max(1, r.channels), per_node * per_node);
   using workload::CollOp;
   if (r.op == CollOp::kAllToAll) return g * (g - gpn);
   if (r.op == CollOp::kSend || r.op == CollOp::kSendRecv) return g;
@@ -147,7 +150,7 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
     const auto cross = engine.traffic(w.op, w.algorithm, w.protocol, w.channels, s, all, w.root);
     t.messages += cross.messages;
     t.net_bytes += collective_net_bytes(r, g, nodes, gpn);
-    sweep_pairs = std::max(sweep_pairs, collective_pairs(r, g, nodes, gpn));
+    sweep_pairs = std::max(sweep_pairs, collective_pairs(r, g, nodes, gpn, gpn));
     sweep_window = std::max(sweep_window, cross.window);
     t.total_bytes += s;
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(s, 1 << 20));
@@ -201,27 +204,35 @@ std::optional<workload::Dag> training_dag(const JobSpec& job, int64_t g, int64_t
   return workload::make_transformer_step(job.training.transformer, static_cast<uint32_t>(g)).dag;
 }
 
-// The distinct nodes of a group of job-local ranks (rank / GPUs per node).
-int64_t distinct_nodes(const std::vector<uint32_t>& group, int64_t gpn) {
-  int64_t group_nodes = 0;
-  int64_t last = -1;
+// The distinct nodes of a group of job-local ranks (rank / GPUs per node), and the most of the
+// group's ranks on any one node.
+struct GroupNodes {
+  int64_t nodes = 0;
+  int64_t per_node = 0;
+};
+GroupNodes group_nodes_of(const std::vector<uint32_t>& group, int64_t gpn) {
+  GroupNodes out;
   std::vector<int64_t> ns;
   for (uint32_t r : group) ns.push_back(r / gpn);
   std::sort(ns.begin(), ns.end());
-  for (int64_t n : ns) group_nodes += n != last, last = n;
-  return group_nodes;
+  int64_t run = 0;
+  for (size_t i = 0; i < ns.size(); ++i) {
+    run = i > 0 && ns[i] == ns[i - 1] ? run + 1 : 1;
+    out.nodes += run == 1;
+    out.per_node = std::max(out.per_node, run);
+  }
+  return out;
 }
 
 // Every collective of a training DAG, `steps` times; the workload's algorithm and protocol stand
-// in for the DAG's `auto`.
+// in for the DAG's `auto`. A communicator runs its collectives one at a time, in every step
+// (workload/training.h: NCCL's one stream per process group), so what is live at once is per
+// communicator its largest collective's plan and credit windows, summed over communicators.
 void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::WorkloadSpec& w,
                      const JobResolver& engine, int64_t gpn, GpuTraffic& t) {
-  std::vector<int64_t> blocking_max(dag.groups.size(), 0);
+  std::vector<int64_t> group_units(dag.groups.size(), 0);
+  std::vector<int64_t> group_window(dag.groups.size(), 0);
   std::vector<int64_t> group_pairs(dag.groups.size(), 0);  // a communicator reuses its pairs
-  // Live messages, as the plan units: every asynchronous collective's window may be posted at
-  // once, a blocking one's only one at a time per communicator.
-  std::vector<int64_t> blocking_window(dag.groups.size(), 0);
-  int64_t async_window = 0;
   // A step repeats its collectives over the same communicators and sizes: one plan built per
   // distinct (communicator, op, size, root).
   std::map<std::tuple<uint32_t, workload::CollOp, int64_t, int>,
@@ -233,7 +244,8 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
     if (op.kind != workload::DagOp::Kind::kCollective) continue;
     const workload::DagCollective& c = dag.collectives[op.collective];
     const std::vector<uint32_t>& group = dag.groups[c.group];
-    const int64_t group_nodes = distinct_nodes(group, gpn);
+    const GroupNodes spread = group_nodes_of(group, gpn);
+    const int64_t group_nodes = spread.nodes;
     if (group.size() < 2 || c.size_bytes <= 0) continue;  // the engine runs none
     // Group ranks are job-local: the machine's GPUs 0 .. g-1 in the same layout.
     const workload::CollectiveRecord r = engine.resolve(
@@ -258,25 +270,17 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
     t.collectives += steps;
     group_pairs[c.group] =
         std::max(group_pairs[c.group],
-                 collective_pairs(r, static_cast<int64_t>(group.size()), group_nodes, gpn));
-    const int64_t units = static_cast<int64_t>(group.size()) * r.channels;
-    if (op.phase == workload::Phase::kTensorParallel ||
-        op.phase == workload::Phase::kPipelineParallel) {
-      blocking_max[c.group] = std::max(blocking_max[c.group], units);
-      blocking_window[c.group] = std::max(blocking_window[c.group], it->second.window);
-    } else {
-      t.plan_units += units;
-      async_window += it->second.window;
-    }
+                 collective_pairs(r, static_cast<int64_t>(group.size()), group_nodes, gpn,
+                                  spread.per_node));
+    group_units[c.group] =
+        std::max(group_units[c.group], static_cast<int64_t>(group.size()) * r.channels);
+    group_window[c.group] = std::max(group_window[c.group], it->second.window);
   }
-  for (int64_t u : blocking_max) t.plan_units += u;
-  // Step k + 1's first ops on a rank wait for step k's optimizer update there (training.cpp
-  // expand), which waits for the step's gradient reduction: what may still run when the next
-  // step starts is step k's tail, so at most two steps' collectives overlap.
-  int64_t window = async_window;
-  for (int64_t w_ : blocking_window) window += w_;
-  if (t.live_messages >= 0) t.live_messages += std::min<int64_t>(steps, 2) * window;
-  for (int64_t p : group_pairs) t.pairs += p;
+  for (size_t g = 0; g < dag.groups.size(); ++g) {
+    t.plan_units += group_units[g];
+    if (t.live_messages >= 0) t.live_messages += group_window[g];
+    t.pairs += group_pairs[g];
+  }
 }
 
 }  // namespace

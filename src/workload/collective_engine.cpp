@@ -197,8 +197,10 @@ CollectiveEngine::CrossNodeTraffic CollectiveEngine::cross_node_traffic(
     // A SHARP connection's src = dst (its GPU): it crosses the fabric to the switches and back.
     if (c.kind == ConnKind::kSharp) t.window += c.window;
     if (c.kind != ConnKind::kUnicast || c.src / gpn == c.dst / gpn) continue;
-    t.window += c.window;
-    t.messages += plan->streams[c.stream].messages;
+    // A connection posts no more at once than its whole stream holds.
+    const int64_t messages = plan->streams[c.stream].messages;
+    t.window += std::min<int64_t>(c.window, messages);
+    t.messages += messages;
   }
   return t;
 }

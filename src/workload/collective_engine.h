@@ -46,8 +46,8 @@ class CollectiveEngine final : public CollectiveRunner {
     // Messages posted and not yet credited back at any moment, at most: the sum of those
     // connections' windows, SHARP's included (NCCL_STEPS credits each; nccl_steps / slice
     // steps on a ring, whose credit frees a slice's FIFO slots: try_send's
-    // `c.outstanding < c.window`). A message is credited only after it arrived, so this bounds
-    // the messages not yet delivered.
+    // `c.outstanding < c.window`), each at most its stream's messages. A message is credited
+    // only after it arrived, so this bounds the messages not yet delivered.
     int64_t window = 0;
   };
   CrossNodeTraffic cross_node_traffic(const CollectiveSpec& spec) const;

@@ -119,6 +119,7 @@ void TrainingEngine::expand(int steps) {
   ready_.assign(dag_.ranks, {});
   ready_head_.assign(dag_.ranks, 0);
   running_.assign(dag_.ranks, kIdle);
+  comm_.assign(dag_.groups.size(), CommStream{kIdle, kIdle, 0, {}});
 }
 
 void TrainingEngine::start() {
@@ -164,13 +165,28 @@ void TrainingEngine::try_start_rank(uint32_t rank) {
 }
 
 void TrainingEngine::start_collective(uint32_t op) {
-  start_ps_[op] = transport_.now_ps();
   const DagCollective& c = dag_.collectives[dag_.ops[op % ops_per_step_].collective];
   const std::vector<uint32_t>& group = dag_.groups[c.group];
   if (group.size() < 2 || c.size_bytes == 0) {
-    complete(op);  // nothing to move: done when reached
+    start_ps_[op] = transport_.now_ps();
+    complete(op);  // nothing to move: done when reached, no kernel on the stream
     return;
   }
+  CommStream& s = comm_[c.group];
+  stream_prev_[op] = s.last;
+  s.last = op;
+  if (s.running != kIdle) {
+    s.queue.push_back(op);  // issued behind the one running: starts when it ends
+    return;
+  }
+  s.running = op;
+  launch_collective(op);
+}
+
+void TrainingEngine::launch_collective(uint32_t op) {
+  start_ps_[op] = transport_.now_ps();
+  const DagCollective& c = dag_.collectives[dag_.ops[op % ops_per_step_].collective];
+  const std::vector<uint32_t>& group = dag_.groups[c.group];
   CollectiveSpec spec;
   spec.op = c.op;
   spec.algorithm = c.algorithm == CollAlgorithm::kAuto ? defaults_.algorithm : c.algorithm;
@@ -182,6 +198,21 @@ void TrainingEngine::start_collective(uint32_t op) {
   for (uint32_t r : group) spec.ranks.push_back(placement_[r]);
   const uint32_t id = runner_.start(spec, [this, op](uint32_t) { complete(op); });
   runner_id_[op] = id;
+}
+
+// `op` ended: the next collective issued on its communicator, if any, starts now.
+void TrainingEngine::release_communicator(uint32_t op) {
+  CommStream& s = comm_[dag_.collectives[dag_.ops[op % ops_per_step_].collective].group];
+  if (s.running != op) return;  // moved nothing: never held the stream
+  s.running = kIdle;
+  if (s.head == s.queue.size()) return;
+  const uint32_t next = s.queue[s.head++];
+  if (s.head == s.queue.size()) {
+    s.queue.clear();
+    s.head = 0;
+  }
+  s.running = next;
+  launch_collective(next);
 }
 
 void TrainingEngine::complete(uint32_t op) {
@@ -201,6 +232,7 @@ void TrainingEngine::drain() {
     const DagOp& base = dag_.ops[op % ops_per_step_];
     const bool compute = base.kind == DagOp::Kind::kCompute;
     if (compute) running_[base.rank] = kIdle;
+    if (!compute) release_communicator(op);
     for (uint32_t d = dependents_begin_[op]; d < dependents_begin_[op + 1]; ++d) {
       const uint32_t dep = dependents_[d];
       if (--remaining_deps_[dep] == 0) make_ready(dep);

@@ -3,8 +3,12 @@
 //
 // Stream semantics: a rank's compute ops run one at a time, in the order they became ready
 // (FIFO, as kernels queued on one CUDA stream); collectives run on their own (NCCL's stream) and
-// overlap compute. A collective starts when all its dependencies are done, i.e. when every rank
-// of its group reached it. Per-op work only: nothing here runs per message or per packet.
+// overlap compute. A collective is issued when all its dependencies are done, i.e. when every
+// rank of its group reached it, and starts when its communicator is free: the collectives of one
+// communicator run one at a time, in the order they were issued, as NCCL kernels queued on the
+// communicator's one stream do (PyTorch's ProcessGroupNCCL keeps one NCCL stream per device and
+// process group; CUDA runs a stream's kernels in order). Different communicators overlap. Per-op
+// work only: nothing here runs per message or per packet.
 #pragma once
 
 #include <array>
@@ -103,6 +107,8 @@ class TrainingEngine {
   void make_ready(uint32_t op);
   void try_start_rank(uint32_t rank);
   void start_collective(uint32_t op);
+  void launch_collective(uint32_t op);  // its communicator is free: hand it to the runner
+  void release_communicator(uint32_t op);
   void complete(uint32_t op);
   void drain();
   // Fills r.critical and r.stages (workload/training_breakdown.cpp). REQUIRES: done().
@@ -146,8 +152,8 @@ class TrainingEngine {
   std::vector<int64_t> start_ps_;
   std::vector<int64_t> end_ps_;
   std::vector<int64_t> runner_id_;  // collectives: the runner's id, -1 = none
-  // Compute ops: the op that ran before on the same stream (kIdle = none); the breakdown's
-  // binding predecessor when the stream was busy.
+  // The op issued before on the same stream (kIdle = none): a compute op's rank stream, a
+  // collective's communicator; the breakdown's binding predecessor when the stream was busy.
   std::vector<uint32_t> stream_prev_;
   std::vector<uint32_t> last_ran_;                 // per rank: its stream's latest op
   std::vector<std::vector<uint32_t>> carry_;       // per rank: base ops step k+1 waits on
@@ -156,6 +162,15 @@ class TrainingEngine {
   std::vector<std::vector<uint32_t>> ready_;
   std::vector<size_t> ready_head_;
   std::vector<uint32_t> running_;
+  // Per communicator (Dag::groups): the collective running on it (kIdle = none), the FIFO of
+  // those issued behind it, and the latest issued (stream_prev_ of the next).
+  struct CommStream {
+    uint32_t running;
+    uint32_t last;
+    size_t head = 0;
+    std::vector<uint32_t> queue;
+  };
+  std::vector<CommStream> comm_;
   ComputeVariationModel variation_;  // inactive: every op its nominal duration
 
   std::vector<uint32_t> pending_;  // finished ops whose dependents are not released yet

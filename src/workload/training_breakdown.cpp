@@ -106,8 +106,7 @@ void TrainingEngine::add_breakdowns(TrainingResult& r) const {
   // op's start (the op was queued), else the first dependency ending then.
   auto binding = [&](uint32_t op) {
     const int64_t s = start_ps_[op];
-    if (base(op).kind == DagOp::Kind::kCompute && stream_prev_[op] != kNone &&
-        end_ps_[stream_prev_[op]] == s) {
+    if (stream_prev_[op] != kNone && end_ps_[stream_prev_[op]] == s) {
       return stream_prev_[op];
     }
     uint32_t found = kNone;

@@ -1,6 +1,6 @@
 // TrainingEngine on hand-built DAGs with a closed-form collective runner (training_fakes.h):
 // compute streams serialize a rank's ready ops in FIFO order, collectives start when every
-// rank reached them, gradient buckets overlap the remaining backward so that only the last
+// rank reached them and their communicator is free, gradient buckets overlap the remaining backward so that only the last
 // bucket's tail is exposed, and repeated steps chain through the optimizer.
 #include <gtest/gtest.h>
 
@@ -118,6 +118,51 @@ TEST(TrainingEngine, CollectiveStartsWhenItsLastRankArrives) {
   EXPECT_EQ(r.step_ps, 467);
   EXPECT_EQ(r.critical_rank, 1u);
   EXPECT_EQ(r.exposed_comm_ps, 467 - 400);
+}
+
+// A communicator runs its collectives one at a time in the order they were issued (NCCL
+// kernels on its process group's one stream); different communicators overlap. Ranks 0, 1 share
+// communicator A, ranks 2, 3 communicator B; L = 10 ps, 1 ps per byte:
+//   a1 (1,000 B) and a2 (500 B) on A, issued at 0:  a1 [0, 1,010], a2 [1,010, 1,520]
+//   b (700 B) on B, issued at 0:                     b [0, 710], beside a1
+//   a3 (200 B) on A, issued at 1,100 (after rank 0's 1,100 ps of compute), behind a2:
+//                                                    a3 [1,520, 1,730]
+// The last op, rank 0's update after a3, ends at 1,730 + 5: the breakdown's chain runs from it
+// through a3, a2 and a1 (each queued behind the one before), all data-parallel communication
+// on the critical rank (rank 0: 1,100 + 5 ps of compute).
+TEST(TrainingEngine, ACommunicatorRunsItsCollectivesOneAtATimeInIssueOrder) {
+  Dag dag;
+  dag.ranks = 4;
+  const uint32_t ga = dag.add_group({0, 1});
+  const uint32_t gb = dag.add_group({2, 3});
+  auto coll = [&](uint32_t group, int64_t bytes, const std::vector<uint32_t>& after) {
+    DagCollective c;
+    c.size_bytes = bytes;
+    c.group = group;
+    return dag.add_collective(c, Phase::kDataParallel, 0, after);
+  };
+  const uint32_t a1 = coll(ga, 1000, {});
+  const uint32_t a2 = coll(ga, 500, {});
+  const uint32_t b = coll(gb, 700, {});
+  const uint32_t work = dag.add_compute(0, 1100, Phase::kWeightGrad, 0, {});
+  const uint32_t a3 = coll(ga, 200, {work});
+  const uint32_t update = dag.add_compute(0, 5, Phase::kUpdate, 1, {a1, a2, a3});
+  const TrainingResult r = run_dag(dag, 10, 1);
+  EXPECT_EQ(r.op_start_ps[a1], 0);
+  EXPECT_EQ(r.op_end_ps[a1], 1010);
+  EXPECT_EQ(r.op_start_ps[a2], 1010) << "issued with a1, behind it on communicator A";
+  EXPECT_EQ(r.op_end_ps[a2], 1520);
+  EXPECT_EQ(r.op_start_ps[b], 0) << "communicator B is free: overlaps a1";
+  EXPECT_EQ(r.op_end_ps[b], 710);
+  EXPECT_EQ(r.op_start_ps[a3], 1520) << "issued at 1,100 while a2 ran";
+  EXPECT_EQ(r.op_end_ps[a3], 1730);
+  EXPECT_EQ(r.op_end_ps[update], 1735);
+  EXPECT_EQ(r.step_ps, 1735);
+  EXPECT_EQ(r.critical_rank, 0u);
+  EXPECT_EQ(r.critical.compute_ps, 1105);
+  EXPECT_EQ(r.critical.comm_ps[kDp][static_cast<int>(StepPhase::kOptimizer)], 1735 - 1105)
+      << "the chain from the update runs through a3, a2 and a1, each queued behind the last";
+  EXPECT_EQ(r.critical.span_ps, 1735);
 }
 
 TEST(TrainingEngine, PlacementMapsRanksAndDefaultsReplaceAuto) {

@@ -1,6 +1,7 @@
 // Closed-form stand-ins for the layers below the training engine (tests only): a RankTransport
 // that only keeps timers (a tiny event loop ordered by time, then insertion), and a
-// CollectiveRunner whose collectives take latency + size x ps_per_byte, each independently.
+// CollectiveRunner whose collectives take latency + size x ps_per_byte, each independently (the
+// engine, not the runner, runs a communicator's collectives one at a time).
 #pragma once
 
 #include <gtest/gtest.h>
