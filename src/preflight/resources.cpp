@@ -30,6 +30,7 @@
 #include "topo/topology.h"
 #include "transport/rc.h"
 #include "transport/uet.h"
+#include "workload/collective_engine.h"
 #include "workload/dag.h"
 #include "workload/workload.h"
 
@@ -166,9 +167,15 @@ WorkloadBytes workload_bytes(const Scenario& sc, const Traffic& t, const Checked
     work = wc.add(work, wc.mul(g.dag_ops, kDagBytesPerOp));
     w.trace_compute_spans = g.dag_ops;
     work = wc.add(work, wc.mul(g.dag_deps, 3 * sizeof(uint32_t)));
-    // Per collective its CollectiveRecord (56 B) and the engine's running entry (48 B), both in
-    // vectors grown by push_back (up to twice that resident): 256 B.
-    work = wc.add(work, wc.mul(g.collectives, 256));
+    // Per collective its CollectiveRecord and the engine's running entry (64 + 48 B), in vectors
+    // grown by push_back: resident up to bit_ceil of them once past glibc's mmap threshold
+    // (resident_grown_elements; llama-70b-1024 at its test size: massif 2.1 + 1.6 MB for
+    // 23,808 collectives, the count below 3.5 MiB), cap + cap / 2 below it.
+    const int64_t kept = workload::CollectiveEngine::kKeptBytesPerCollective;
+    const int64_t resident = resident_grown_elements(g.collectives) * kept >= (int64_t{128} << 10)
+                                 ? resident_grown_elements(g.collectives)
+                                 : grown_elements(g.collectives);
+    work = wc.add(work, wc.mul(resident, kept));
     // Measured: ResNet-50's 54 overlapping all-reduces over 128 GPUs take 6.3 MiB per channel,
     // 950 B per (rank x channel) of each plan; counted as 1 KiB.
     work = wc.add(work, wc.mul(g.plan_units, 1024));

@@ -75,6 +75,14 @@ class CollectiveEngine final : public CollectiveRunner {
     std::function<void(uint32_t)> done;
     double units = 0;  // progress_units
   };
+
+ public:
+  // What the engine keeps for every collective it ever started, in two vectors grown by
+  // push_back (records_, running_; a finished one's plan is freed): for the memory pre-flight.
+  static constexpr int64_t kKeptBytesPerCollective =
+      static_cast<int64_t>(sizeof(CollectiveRecord) + sizeof(Running));
+
+ private:
   void validate(const CollectiveSpec& spec) const;
   // NVLS or NVLS-tree may be chosen by `auto` for this communicator.
   bool nvls_available(const CollectiveSpec& spec) const;
