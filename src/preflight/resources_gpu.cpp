@@ -4,9 +4,11 @@
 #include <map>
 #include <tuple>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "node/rank_transport.h"
+#include "preflight/resources_counts.h"
 #include "node/spec.h"
 #include "workload/astra_import.h"
 #include "workload/collective_engine.h"
@@ -158,7 +160,7 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
     sweep_units = std::max(sweep_units, g * r.channels);
     if (w.max_size_bytes <= 0 || s > w.max_size_bytes / w.step_factor) break;
   }
-  t.pairs += sweep_pairs;
+  if (t.pairs >= 0) t.pairs += sweep_pairs;
   if (t.live_messages >= 0) t.live_messages += sweep_window;
   return sweep_units;
 }
@@ -176,10 +178,24 @@ void count_bound(int64_t ops, int64_t steps, GpuTraffic& t) {
 }
 
 // The job's training DAG, imported or generated. A generated step too large to build
-// (kBuildToCountOps) is counted from the generator's upper bound into `t` instead, and nullopt
-// is returned.
-std::optional<workload::Dag> training_dag(const JobSpec& job, int64_t g, int64_t gpn,
-                                          GpuTraffic& t) {
+// (kBuildToCountOps) comes as two smaller ones instead (`shape`, `shape_micro_batches`): the same
+// step with the fewest micro-batches the schedule allows (1, or pp when interleaved) and with
+// twice that. They have the same communicators, collectives and sizes (a micro-batch's
+// activations, the buckets' gradients) and every count of the step is linear in its
+// micro-batches (each adds the same compute ops, TP collectives and pipeline sends; the
+// gradient reduction and the optimizer are once per step), so the full step's counts are the
+// line through the two (add_scaled_traffic). Without such a pair (an imported workload, or a
+// step whose single micro-batch is itself too large) it is counted from its upper bound.
+struct TrainingDag {
+  std::optional<workload::Dag> dag;
+  std::optional<workload::Dag> shape[2];
+  int64_t shape_micro_batches[2] = {0, 0};
+  int64_t micro_batches = 0;  // the full step's
+};
+TrainingDag training_dag(const JobSpec& job, int64_t g, int64_t gpn, int64_t build_limit,
+                         GpuTraffic& t) {
+  const int64_t steps = std::max(1, job.training.steps);
+  TrainingDag out;
   if (job.training.source == workload::TrainingSource::kAstra) {
     workload::AstraOptions opt;
     opt.gpus = static_cast<uint32_t>(g);
@@ -187,21 +203,43 @@ std::optional<workload::Dag> training_dag(const JobSpec& job, int64_t g, int64_t
     opt.clock_hz = static_cast<int64_t>(job.training.clock_ghz * 1e9 + 0.5);
     // Sized before it is expanded: a large imported workload is bounded from its records.
     const int64_t bound = workload::astra_ops_bound(job.training.file, opt);
-    if (bound <= kBuildImportToCountOps) return workload::import_astra(job.training.file, opt);
-    count_bound(bound, std::max(1, job.training.steps), t);
-    return std::nullopt;
+    if (bound <= kBuildImportToCountOps) {
+      out.dag = workload::import_astra(job.training.file, opt);
+    } else {
+      count_bound(bound, steps, t);
+    }
+    return out;
   }
-  workload::check_transformer(job.training.transformer, static_cast<uint32_t>(g));
+  const workload::TransformerSpec& spec = job.training.transformer;
+  const auto gpus = static_cast<uint32_t>(g);
+  workload::check_transformer(spec, gpus);
   // Counting by building the DAG costs what the run's DAG costs: above ~16 M ops (GBs)
-  // the estimate takes the generator's upper bound instead, so a step too large for the
-  // machine is refused before anything that large is allocated.
-  const int64_t bound =
-      workload::transformer_ops_estimate(job.training.transformer, static_cast<uint32_t>(g));
-  if (bound > kBuildToCountOps) {
-    count_bound(bound, std::max(1, job.training.steps), t);
-    return std::nullopt;
+  // the estimate builds the two small steps instead, or takes the generator's upper bound, so
+  // a step too large for the machine is refused before anything that large is allocated.
+  const int64_t bound = workload::transformer_ops_estimate(spec, gpus);
+  if (bound <= build_limit) {
+    out.dag = workload::make_transformer_step(spec, gpus).dag;
+    return out;
   }
-  return workload::make_transformer_step(job.training.transformer, static_cast<uint32_t>(g)).dag;
+  const int64_t dp = spec.dp > 0 ? spec.dp : g / (int64_t{spec.tp} * spec.pp);
+  out.micro_batches = spec.global_batch > 0 ? spec.global_batch / (int64_t{spec.micro_batch} * dp)
+                                            : spec.micro_batches;
+  const int64_t least = spec.virtual_stages > 1 ? std::max(spec.pp, 1) : 1;
+  workload::TransformerSpec shape = spec;
+  shape.global_batch = 0;
+  shape.micro_batches = static_cast<int>(2 * least);
+  if (out.micro_batches < 2 * least ||
+      workload::transformer_ops_estimate(shape, gpus) > build_limit) {
+    count_bound(bound, steps, t);
+    return out;
+  }
+  for (int k = 0; k < 2; ++k) {
+    shape.micro_batches = static_cast<int>((k + 1) * least);
+    workload::check_transformer(shape, gpus);
+    out.shape[k] = workload::make_transformer_step(shape, gpus).dag;
+    out.shape_micro_batches[k] = shape.micro_batches;
+  }
+  return out;
 }
 
 // The distinct nodes of a group of job-local ranks (rank / GPUs per node), and the most of the
@@ -266,8 +304,8 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
     t.net_bytes +=
         steps * collective_net_bytes(r, static_cast<int64_t>(group.size()), group_nodes, gpn);
     t.total_bytes += c.size_bytes;
-    t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(c.size_bytes, 1 << 20));
     t.collectives += steps;
+    t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(c.size_bytes, 1 << 20));
     group_pairs[c.group] =
         std::max(group_pairs[c.group],
                  collective_pairs(r, static_cast<int64_t>(group.size()), group_nodes, gpn,
@@ -279,13 +317,44 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
   for (size_t g = 0; g < dag.groups.size(); ++g) {
     t.plan_units += group_units[g];
     if (t.live_messages >= 0) t.live_messages += group_window[g];
-    t.pairs += group_pairs[g];
+    if (t.pairs >= 0) t.pairs += group_pairs[g];
   }
+}
+
+// The full step of `d` from its two small ones: every count on the line through theirs at the
+// step's micro-batches, what is live at once (the same communicators and sizes) as in either.
+void add_scaled_traffic(const TrainingDag& d, int64_t steps, const workload::WorkloadSpec& w,
+                        const JobResolver& engine, int64_t gpn, GpuTraffic& t) {
+  GpuTraffic a, b;
+  add_dag_traffic(*d.shape[0], steps, w, engine, gpn, a);
+  add_dag_traffic(*d.shape[1], steps, w, engine, gpn, b);
+  const int64_t m0 = d.shape_micro_batches[0];
+  const int64_t span = d.shape_micro_batches[1] - m0;
+  const Checked c{"training.global_batch"};
+  auto line = [&](int64_t x0, int64_t x1) {
+    if ((x1 - x0) % span != 0 || x1 < x0) {
+      throw std::logic_error("pre-flight: a training step's counts are not linear in its "
+                             "micro-batches");
+    }
+    return c.add(x0, c.mul((x1 - x0) / span, d.micro_batches - m0));
+  };
+  t.messages = c.add(t.messages, line(a.messages, b.messages));
+  t.net_bytes = c.add(t.net_bytes, line(a.net_bytes, b.net_bytes));
+  t.total_bytes = c.add(t.total_bytes, line(a.total_bytes, b.total_bytes));
+  t.collectives = c.add(t.collectives, line(a.collectives, b.collectives));
+  t.dag_ops = c.add(t.dag_ops, line(a.dag_ops, b.dag_ops));
+  t.dag_deps = c.add(t.dag_deps, line(a.dag_deps, b.dag_deps));
+  t.max_message_bytes = std::max({t.max_message_bytes, a.max_message_bytes, b.max_message_bytes});
+  t.plan_units += std::max(a.plan_units, b.plan_units);
+  if (t.live_messages >= 0) t.live_messages += std::max(a.live_messages, b.live_messages);
+  if (t.pairs >= 0) t.pairs += std::max(a.pairs, b.pairs);
 }
 
 }  // namespace
 
-GpuTraffic gpu_traffic(const Scenario& sc) {
+GpuTraffic gpu_traffic(const Scenario& sc) { return gpu_traffic(sc, kBuildToCountOps); }
+
+GpuTraffic gpu_traffic(const Scenario& sc, int64_t build_limit) {
   GpuTraffic t;
   const int64_t gpn = sc.node.gpus_per_node;
   std::vector<JobSpec> jobs = sc.jobs;
@@ -303,8 +372,10 @@ GpuTraffic gpu_traffic(const Scenario& sc) {
     if (w.kind == workload::WorkloadKind::kCollective) {
       t.plan_units += add_collective_sweep(w, engine, g, job.nodes, gpn, t);
     } else if (w.kind == workload::WorkloadKind::kTraining) {
-      const std::optional<workload::Dag> dag = training_dag(job, g, gpn, t);
-      if (dag) add_dag_traffic(*dag, std::max(1, job.training.steps), w, engine, gpn, t);
+      const TrainingDag dag = training_dag(job, g, gpn, build_limit, t);
+      const int64_t steps = std::max(1, job.training.steps);
+      if (dag.dag) add_dag_traffic(*dag.dag, steps, w, engine, gpn, t);
+      if (dag.shape[0]) add_scaled_traffic(dag, steps, w, engine, gpn, t);
     }
   }
   return t;

@@ -38,13 +38,16 @@ struct GpuTraffic {
   // build).
   int64_t live_messages = 0;
   int64_t dag_ops = 0;       // training DAG ops over every job (x steps)
-  bool bounded = false;      // a DAG too large to build: ops and messages are upper bounds and
-                             // net_bytes is not counted
+  bool bounded = false;      // a DAG too large to build (and not from two smaller steps): ops
+                             // and messages are upper bounds and net_bytes is not counted
   int64_t dag_deps = 0;
 };
 
 // REQUIRES: sc.node.gpus_per_node > 0 and resolve(sc) passed. Throws InputError like
 // the run would for a training step that cannot be built.
 GpuTraffic gpu_traffic(const Scenario& sc);
+// The same with a generated step built to be counted only up to `build_limit` ops (its bound):
+// above it, from two steps of fewer micro-batches (tests compare the two ways).
+GpuTraffic gpu_traffic(const Scenario& sc, int64_t build_limit);
 
 }  // namespace fabricsim::scenario

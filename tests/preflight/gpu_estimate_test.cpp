@@ -20,6 +20,7 @@
 #include "spec/load.h"
 #include "workload/astra_import.h"
 #include "workload/dag.h"
+#include "workload/transformer.h"
 
 namespace fabricsim::scenario {
 namespace gpu_estimate_test {
@@ -74,6 +75,47 @@ TEST(GpuEstimate, TrainingDagOpsFollowTheModelShape) {
         << c.nodes << " nodes, " << c.layers << " layers, m " << c.m << ", tp " << c.tp
         << ", pp " << c.pp;
     EXPECT_FALSE(t.bounded);
+  }
+}
+
+// A step too large to build is counted from two smaller ones (the same step at 1 and 2
+// micro-batches, or pp and 2 pp when interleaved) on the line through them: every count of
+// the step is linear in its micro-batches. Forced here by a build limit just below the step's
+// own bound, the line must give exactly what building the whole step gives, and what is live
+// at once the same.
+TEST(GpuEstimate, AStepTooLargeToBuildIsCountedOnTheLineThroughTwoSmallerOnes) {
+  struct Case {
+    std::string extra;
+    int nodes, layers, m, tp, pp;
+  };
+  for (const Case& c : {Case{"", 4, 4, 8, 8, 2}, Case{"", 4, 8, 6, 4, 4},
+                        Case{", virtual_stages: 2, sequence_parallel: true, "
+                             "distributed_optimizer: true",
+                             4, 8, 8, 8, 2}}) {
+    std::string yaml = training_yaml(c.nodes, c.layers, c.m, c.tp, c.pp, true);
+    yaml.insert(yaml.rfind('}'), c.extra);
+    const Scenario sc = resolved(yaml);
+    const GpuTraffic built = gpu_traffic(sc);
+    ASSERT_FALSE(built.bounded);
+    const int64_t bound = workload::transformer_ops_estimate(
+        sc.training.transformer, static_cast<uint32_t>(c.nodes * 8));
+    const GpuTraffic line = gpu_traffic(sc, bound - 1);
+    const std::string what = "m " + std::to_string(c.m) + ", pp " + std::to_string(c.pp) + c.extra;
+    EXPECT_FALSE(line.bounded) << what;
+    EXPECT_EQ(line.dag_ops, built.dag_ops) << what;
+    EXPECT_EQ(line.dag_deps, built.dag_deps) << what;
+    EXPECT_EQ(line.messages, built.messages) << what;
+    EXPECT_EQ(line.collectives, built.collectives) << what;
+    EXPECT_EQ(line.net_bytes, built.net_bytes) << what;
+    EXPECT_EQ(line.total_bytes, built.total_bytes) << what;
+    EXPECT_EQ(line.live_messages, built.live_messages) << what;
+    EXPECT_EQ(line.plan_units, built.plan_units) << what;
+    EXPECT_EQ(line.pairs, built.pairs) << what;
+    // Below even the small steps' bound: the generator's upper bound, nothing counted live.
+    const GpuTraffic none = gpu_traffic(sc, 1);
+    EXPECT_TRUE(none.bounded) << what;
+    EXPECT_EQ(none.live_messages, -1) << what;
+    EXPECT_GE(none.dag_ops, built.dag_ops) << what;
   }
 }
 
