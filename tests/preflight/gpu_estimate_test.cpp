@@ -157,11 +157,12 @@ TEST(GpuEstimate, LiveMessagesAreTheCrossNodeCreditWindows) {
   EXPECT_EQ(gpu_traffic(resolved(yaml(3))).live_messages, 2 * 3 * 4);
 }
 
-// A training step: every asynchronous collective may overlap every other. Two nodes, TP 8, DP
-// 2: the DP all-reduces are 8 rings of 2 ranks (GPU t and 8 + t), both hops across the fabric;
-// the TP all-reduces stay on NVLink (no transport message). The bound is at least what a run
-// could post at once if all 8 overlapped, 8 x 2 x window x channels, and the run's own count
-// of messages bounds it from above.
+// A training step: each communicator runs one collective at a time, different communicators
+// overlap (workload/training.h). Two nodes, TP 8, DP 2: the DP all-reduces are 8 rings of 2
+// ranks (GPU t and 8 + t), each its own communicator, both hops across the fabric; the TP
+// all-reduces stay on NVLink (no transport message). The bound is at least what a run could
+// post at once if all 8 overlapped, 8 x 2 x window x channels, and the run's own count of
+// messages bounds it from above.
 TEST(GpuEstimate, TrainingLiveMessagesCountTheOverlappingDpRings) {
   const Scenario sc = resolved(training_yaml(2, 2, 2, 8, 1, false));
   const GpuTraffic t = gpu_traffic(sc);
