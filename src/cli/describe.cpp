@@ -67,7 +67,15 @@ void block(std::ostringstream& out, const Described& d) {
   out << "simulation: estimated peak memory " << format_bytes(d.estimate.peak_bytes()) << " ("
       << scenario::describe_parts(d.estimate) << ")\n";
   const scenario::RuntimeEstimate& rt = d.runtime;
-  if (rt.estimated && rt.gpu) {
+  if (rt.estimated && rt.flow) {
+    out << "  estimated run time " << format_fixed(rt.fastest_s, rt.fastest_s < 10 ? 2 : 0) << "-"
+        << format_fixed(rt.slowest_s, rt.slowest_s < 10 ? 2 : 0) << " s: " << format_count(rt.events)
+        << " events (flow mode: the transport's messages, the transfers inside nodes and the "
+           "DAG's ops) at "
+        << format_fixed(scenario::kFlowSlowestEventsPerSecond / 1e6, 1) << "-"
+        << format_fixed(scenario::kFlowFastestEventsPerSecond / 1e6, 1)
+        << " M events/s (docs/performance.md)\n";
+  } else if (rt.estimated && rt.gpu) {
     out << "  estimated run time " << format_fixed(rt.fastest_s, rt.fastest_s < 10 ? 2 : 0) << "-"
         << format_fixed(rt.slowest_s, rt.slowest_s < 10 ? 2 : 0) << " s: " << format_count(rt.events)
         << " events (" << format_count(rt.packet_hops)

@@ -151,6 +151,7 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
         engine.resolve(w.op, w.algorithm, w.protocol, w.channels, s, all);
     const auto cross = engine.traffic(w.op, w.algorithm, w.protocol, w.channels, s, all, w.root);
     t.messages += cross.messages;
+    t.node_messages += cross.node_messages;
     t.net_bytes += collective_net_bytes(r, g, nodes, gpn);
     sweep_pairs = std::max(sweep_pairs, collective_pairs(r, g, nodes, gpn, gpn));
     sweep_window = std::max(sweep_window, cross.window);
@@ -294,13 +295,12 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
     auto it = plans.find(key);
     if (it == plans.end()) {
       it = plans
-               .emplace(key, group_nodes < 2
-                                 ? workload::CollectiveEngine::CrossNodeTraffic{}
-                                 : engine.traffic(c.op, r.algorithm, r.protocol, r.channels,
-                                                  c.size_bytes, group, c.root))
+               .emplace(key, engine.traffic(c.op, r.algorithm, r.protocol, r.channels,
+                                            c.size_bytes, group, c.root))
                .first;
     }
     t.messages += steps * it->second.messages;
+    t.node_messages += steps * it->second.node_messages;
     t.net_bytes +=
         steps * collective_net_bytes(r, static_cast<int64_t>(group.size()), group_nodes, gpn);
     t.total_bytes += c.size_bytes;
@@ -339,6 +339,7 @@ void add_scaled_traffic(const TrainingDag& d, int64_t steps, const workload::Wor
     return c.add(x0, c.mul((x1 - x0) / span, d.micro_batches - m0));
   };
   t.messages = c.add(t.messages, line(a.messages, b.messages));
+  t.node_messages = c.add(t.node_messages, line(a.node_messages, b.node_messages));
   t.net_bytes = c.add(t.net_bytes, line(a.net_bytes, b.net_bytes));
   t.total_bytes = c.add(t.total_bytes, line(a.total_bytes, b.total_bytes));
   t.collectives = c.add(t.collectives, line(a.collectives, b.collectives));

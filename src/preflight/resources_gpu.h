@@ -16,6 +16,8 @@ struct GpuTraffic {
   // built as the engine builds it (CollectiveEngine::cross_node_traffic) and its connections
   // between nodes counted, one plan per distinct collective of a DAG.
   int64_t messages = 0;
+  // Transfers inside a node (NVLink, NVLS), from the same plans: the node layer's events.
+  int64_t node_messages = 0;
   int64_t total_bytes = 0;   // the collectives' sizes summed (bounds what is in flight)
   int64_t max_message_bytes = 0;
   int64_t collectives = 0;

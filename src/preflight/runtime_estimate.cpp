@@ -39,6 +39,17 @@ RuntimeEstimate estimate_gpu_runtime(const Scenario& input, double nics) {
     r.why_not = "training step too large to count its messages (over 16 M DAG ops): not estimated";
     return r;
   }
+  r.gpu = true;
+  r.estimated = true;
+  if (sc.mode == EngineMode::kFlow) {
+    r.flow = true;
+    r.events = static_cast<double>(g.messages) * kFlowEventsPerMessage +
+               static_cast<double>(g.node_messages) * kFlowEventsPerNodeTransfer +
+               static_cast<double>(g.dag_ops) * kFlowEventsPerOp;
+    r.fastest_s = r.events / kFlowFastestEventsPerSecond;
+    r.slowest_s = r.events / kFlowSlowestEventsPerSecond;
+    return r;
+  }
   const double mtu = static_cast<double>(sc.technology == Technology::kUet ? sc.uet.mtu_bytes
                                                                            : sc.roce.mtu_bytes);
   r.mean_links = mean_links(sc.topology, nics);
@@ -57,8 +68,6 @@ RuntimeEstimate estimate_gpu_runtime(const Scenario& input, double nics) {
              static_cast<double>(g.messages) * kEventsPerMessage;
   r.fastest_s = r.events / kGpuFastestEventsPerSecond;
   r.slowest_s = r.events / kGpuSlowestEventsPerSecond;
-  r.gpu = true;
-  r.estimated = true;
   return r;
 }
 
@@ -66,11 +75,14 @@ RuntimeEstimate estimate_gpu_runtime(const Scenario& input, double nics) {
 
 RuntimeEstimate estimate_runtime(const Scenario& sc) {
   RuntimeEstimate r;
+  if (sc.mode == EngineMode::kFlow && sc.node.gpus_per_node > 0) {
+    return estimate_gpu_runtime(sc, 0);  // per message, transfer and op: no path length needed
+  }
   if (sc.mode == EngineMode::kFlow) {
-    // The packet-hop and event rates above are the packet engine's; flow mode's cost is per
-    // message and per re-share of a sharing component, not yet modelled.
-    r.why_not = "mode: flow: not estimated (docs/modes.md and docs/performance.md have measured "
-                "speed-ups against packet mode)";
+    // The packet-hop rates below are the packet engine's; a pattern's flow-mode cost is per
+    // message and per re-share of a sharing component, not yet modelled (GPU runs are: above).
+    r.why_not = "mode: flow: not estimated without GPUs (docs/modes.md and docs/performance.md "
+                "have measured speed-ups against packet mode)";
     return r;
   }
   const topo::TopologySpec& t = sc.topology;

@@ -39,10 +39,27 @@ inline constexpr double kEventsPerPacketHop = 3.37;
 inline constexpr double kEventsPerOp = 2;
 inline constexpr double kEventsPerMessage = 4;
 
+// Flow mode (docs/modes.md) on GPU runs: no packet, so per transport message, per transfer
+// inside a node and per DAG op. Fitted (the largest error of the six, in log) on session 21's
+// flow runs of gpt-step, bench/training-1024, llama-70b-1024 at its test size, moe-step,
+// resnet50-dp and bench/training-70b-1024 (357.4 M events for 14.9 M messages, 73.4 M node
+// transfers and 0.99 M ops): events = 9 x messages + 2.25 x node transfers + 2 x ops gives
+// 0.84-1.18 of each run's events (a message: its PCIe stages at both ends, the post, the fluid
+// flow's start and end, the delivery; a node transfer: its fluid start and end, shared; an op:
+// timer and completion). The same runs did 1.09 (the 70B step, beside another run) to 2.95 M
+// events/s (llama) on this 2-core VM.
+inline constexpr double kFlowEventsPerMessage = 9;
+inline constexpr double kFlowEventsPerNodeTransfer = 2.25;
+inline constexpr double kFlowEventsPerOp = 2;
+inline constexpr double kFlowSlowestEventsPerSecond = 1.0e6;
+inline constexpr double kFlowFastestEventsPerSecond = 3.0e6;
+
 struct RuntimeEstimate {
   bool estimated = false;
   bool gpu = false;         // estimated in events (the GPU model above)
+  bool flow = false;        // gpu, in flow mode (the kFlow* model above)
   double events = 0;        // GPU: packet-hops x kEventsPerPacketHop + ops and messages
+                            // (flow mode: the kFlow* model above)
   std::string why_not;      // when not estimated
   double packet_hops = 0;   // data packet-hops
   double mean_links = 0;    // per packet, the assumption above

@@ -196,7 +196,14 @@ CollectiveEngine::CrossNodeTraffic CollectiveEngine::cross_node_traffic(
   for (const Conn& c : plan->conns) {
     // A SHARP connection's src = dst (its GPU): it crosses the fabric to the switches and back.
     if (c.kind == ConnKind::kSharp) t.window += c.window;
-    if (c.kind != ConnKind::kUnicast || c.src / gpn == c.dst / gpn) continue;
+    if (c.kind != ConnKind::kSharp && c.kind != ConnKind::kUnicast) {
+      t.node_messages += plan->streams[c.stream].messages;  // NVLS: through the NVSwitch
+    }
+    if (c.kind != ConnKind::kUnicast) continue;
+    if (c.src / gpn == c.dst / gpn) {
+      t.node_messages += plan->streams[c.stream].messages;
+      continue;
+    }
     // A connection posts no more at once than its whole stream holds.
     const int64_t messages = plan->streams[c.stream].messages;
     t.window += std::min<int64_t>(c.window, messages);

@@ -43,6 +43,8 @@ class CollectiveEngine final : public CollectiveRunner {
     // Transport messages: those of its GPU-to-GPU connections between different nodes (a
     // SHARP connection's go to the switches' aggregation instead, net/sharp.cpp).
     int64_t messages = 0;
+    // Transfers inside a node (NVLink, NVLS): the node layer's, never the transport's.
+    int64_t node_messages = 0;
     // Messages posted and not yet credited back at any moment, at most: the sum of those
     // connections' windows, SHARP's included (NCCL_STEPS credits each; nccl_steps / slice
     // steps on a ring, whose credit frees a slice's FIFO slots: try_send's

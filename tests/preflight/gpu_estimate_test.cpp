@@ -189,6 +189,30 @@ TEST(GpuEstimate, TrainingRunTimeEstimateCountsTheStepsEvents) {
   EXPECT_DOUBLE_EQ(e.fastest_s, e.events / kGpuFastestEventsPerSecond);
 }
 
+// describe's run time in flow mode: per transport message, per transfer inside a node and per
+// op (runtime_estimate.h, fitted on six larger runs); within a factor 2 either way of the
+// events this step takes. The node transfers are those the TP all-reduces (a ring of 8 on
+// NVLink, 2 per layer and micro-batch forward, 2 backward) and the DP rings' NVLink hops post:
+// at least one per TP all-reduce and rank.
+TEST(GpuEstimate, FlowModeRunTimeEstimateCountsMessagesNodeTransfersAndOps) {
+  const std::string yaml = training_yaml(2, 2, 2, 8, 1, true) + "mode: flow\n";
+  const Scenario sc = resolved(yaml);
+  const GpuTraffic t = gpu_traffic(sc);
+  EXPECT_GE(t.node_messages, 2 * (4 * 2 * 2) * 8) << "2 replicas x 16 TP all-reduces x 8 ranks";
+  const RuntimeEstimate e = estimate_runtime(sc);
+  ASSERT_TRUE(e.estimated) << e.why_not;
+  EXPECT_TRUE(e.flow);
+  EXPECT_DOUBLE_EQ(e.events, kFlowEventsPerMessage * static_cast<double>(t.messages) +
+                                 kFlowEventsPerNodeTransfer * static_cast<double>(t.node_messages) +
+                                 kFlowEventsPerOp * static_cast<double>(t.dag_ops));
+  const RunResult r = run_scenario(load_scenario_string(yaml, "est.yaml").scenario);
+  const double events = static_cast<double>(r.run.events);
+  std::cout << "  estimated " << e.events << " events, the run " << events << "\n";
+  EXPECT_GT(e.events, events / 2);
+  EXPECT_LT(e.events, events * 2);
+  EXPECT_DOUBLE_EQ(e.slowest_s, e.events / kFlowSlowestEventsPerSecond);
+}
+
 // Imported workloads are sized from their records before anything is expanded: the bound is
 // 9 ops per GPU and layer without recomputation (3 forward, 6 backward: compute, collective,
 // update delay) and holds the DAG the importer builds.
