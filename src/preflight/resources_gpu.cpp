@@ -138,12 +138,12 @@ class JobResolver {
 };
 
 // A collective workload (or an nccl-tests sweep, one size at a time) over all `g` GPUs of the
-// job. Returns the plan units of its largest size: only one size runs at a time.
+// job. Returns the plan bytes of its largest size: only one size runs at a time.
 int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver& engine, int64_t g,
                              int64_t nodes, int64_t gpn, GpuTraffic& t) {
   std::vector<uint32_t> all(static_cast<size_t>(g));
   for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
-  int64_t sweep_units = 0;
+  int64_t sweep_plan_bytes = 0;
   int64_t sweep_pairs = 0;  // the same GPUs at every size: the largest size's pairs
   int64_t sweep_window = 0;  // one size at a time: the largest size's live messages
   for (int64_t s = w.size_bytes;; s *= w.step_factor) {
@@ -158,12 +158,12 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
     t.total_bytes += s;
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(s, 1 << 20));
     ++t.collectives;
-    sweep_units = std::max(sweep_units, g * r.channels);
+    sweep_plan_bytes = std::max(sweep_plan_bytes, cross.plan_bytes);
     if (w.max_size_bytes <= 0 || s > w.max_size_bytes / w.step_factor) break;
   }
   if (t.pairs >= 0) t.pairs += sweep_pairs;
   if (t.live_messages >= 0) t.live_messages += sweep_window;
-  return sweep_units;
+  return sweep_plan_bytes;
 }
 
 // A DAG too large to build, counted from its bound of `ops` per step.
@@ -269,7 +269,7 @@ GroupNodes group_nodes_of(const std::vector<uint32_t>& group, int64_t gpn) {
 // communicator its largest collective's plan and credit windows, summed over communicators.
 void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::WorkloadSpec& w,
                      const JobResolver& engine, int64_t gpn, GpuTraffic& t) {
-  std::vector<int64_t> group_units(dag.groups.size(), 0);
+  std::vector<int64_t> group_plan_bytes(dag.groups.size(), 0);
   std::vector<int64_t> group_window(dag.groups.size(), 0);
   std::vector<int64_t> group_pairs(dag.groups.size(), 0);  // a communicator reuses its pairs
   // A step repeats its collectives over the same communicators and sizes: one plan built per
@@ -310,12 +310,11 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
         std::max(group_pairs[c.group],
                  collective_pairs(r, static_cast<int64_t>(group.size()), group_nodes, gpn,
                                   spread.per_node));
-    group_units[c.group] =
-        std::max(group_units[c.group], static_cast<int64_t>(group.size()) * r.channels);
+    group_plan_bytes[c.group] = std::max(group_plan_bytes[c.group], it->second.plan_bytes);
     group_window[c.group] = std::max(group_window[c.group], it->second.window);
   }
   for (size_t g = 0; g < dag.groups.size(); ++g) {
-    t.plan_units += group_units[g];
+    t.plan_bytes += group_plan_bytes[g];
     if (t.live_messages >= 0) t.live_messages += group_window[g];
     if (t.pairs >= 0) t.pairs += group_pairs[g];
   }
@@ -346,7 +345,7 @@ void add_scaled_traffic(const TrainingDag& d, int64_t steps, const workload::Wor
   t.dag_ops = c.add(t.dag_ops, line(a.dag_ops, b.dag_ops));
   t.dag_deps = c.add(t.dag_deps, line(a.dag_deps, b.dag_deps));
   t.max_message_bytes = std::max({t.max_message_bytes, a.max_message_bytes, b.max_message_bytes});
-  t.plan_units += std::max(a.plan_units, b.plan_units);
+  t.plan_bytes += std::max(a.plan_bytes, b.plan_bytes);
   if (t.live_messages >= 0) t.live_messages += std::max(a.live_messages, b.live_messages);
   if (t.pairs >= 0) t.pairs += std::max(a.pairs, b.pairs);
 }
@@ -371,7 +370,7 @@ GpuTraffic gpu_traffic(const Scenario& sc, int64_t build_limit) {
     const JobResolver engine(sc, g);
     const workload::WorkloadSpec& w = job.workload;
     if (w.kind == workload::WorkloadKind::kCollective) {
-      t.plan_units += add_collective_sweep(w, engine, g, job.nodes, gpn, t);
+      t.plan_bytes += add_collective_sweep(w, engine, g, job.nodes, gpn, t);
     } else if (w.kind == workload::WorkloadKind::kTraining) {
       const TrainingDag dag = training_dag(job, g, gpn, build_limit, t);
       const int64_t steps = std::max(1, job.training.steps);

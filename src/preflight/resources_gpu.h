@@ -21,10 +21,11 @@ struct GpuTraffic {
   int64_t total_bytes = 0;   // the collectives' sizes summed (bounds what is in flight)
   int64_t max_message_bytes = 0;
   int64_t collectives = 0;
-  // Collective plans alive at once (workload/collective_plan.h), in (rank x channel) units of
-  // about 1 KiB each: sweeps run one size at a time; in a DAG a communicator runs one
-  // collective at a time (workload/training.h), so its largest, summed over communicators.
-  int64_t plan_units = 0;
+  // The heap of the collective plans alive at once (workload/collective_plan.h held_bytes, each
+  // plan built as the engine builds it): sweeps run one size at a time; in a DAG a communicator
+  // runs one collective at a time (workload/training.h), so its largest, summed over
+  // communicators.
+  int64_t plan_bytes = 0;
   // Bytes the transport messages carry across the fabric (each message once; closed form per
   // algorithm, resources_gpu.cpp collective_net_bytes): what the run's packet events scale with.
   int64_t net_bytes = 0;
@@ -33,7 +34,7 @@ struct GpuTraffic {
   int64_t pairs = 0;
   // Transport messages not yet credited back at once, at most: per collective the credit
   // windows of its connections between nodes (CollectiveEngine::cross_node_traffic), summed
-  // over the collectives that may run at once as plan_units counts them (a sweep's largest
+  // over the collectives that may run at once as plan_bytes counts them (a sweep's largest
   // size; in a DAG each communicator's largest, in any step). A record stays a little longer (until
   // its acknowledgement and every older id retired: core/id_window.h); the transport part adds
   // whole pages for that (resources.cpp message_memory). -1 = not counted (a DAG too large to

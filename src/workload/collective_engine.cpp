@@ -191,8 +191,10 @@ std::unique_ptr<Plan> CollectiveEngine::build_plan(const CollectiveSpec& spec,
 CollectiveEngine::CrossNodeTraffic CollectiveEngine::cross_node_traffic(
     const CollectiveSpec& spec) const {
   const std::unique_ptr<Plan> plan = build_plan(spec, resolve(spec), false);
+  finalize(*plan);
   const uint32_t gpn = rt_.gpus_per_node();
   CrossNodeTraffic t;
+  t.plan_bytes = plan->held_bytes();
   for (const Conn& c : plan->conns) {
     // A SHARP connection's src = dst (its GPU): it crosses the fabric to the switches and back.
     if (c.kind == ConnKind::kSharp) t.window += c.window;

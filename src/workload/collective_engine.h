@@ -45,6 +45,8 @@ class CollectiveEngine final : public CollectiveRunner {
     int64_t messages = 0;
     // Transfers inside a node (NVLink, NVLS): the node layer's, never the transport's.
     int64_t node_messages = 0;
+    // The heap its plan holds while it runs (detail::Plan::held_bytes).
+    int64_t plan_bytes = 0;
     // Messages posted and not yet credited back at any moment, at most: the sum of those
     // connections' windows, SHARP's included (NCCL_STEPS credits each; nccl_steps / slice
     // steps on a ring, whose credit frees a slice's FIFO slots: try_send's

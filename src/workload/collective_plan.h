@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -117,6 +118,20 @@ struct Plan {
     c.ring_pos = pos;
     conns.push_back(c);
     return static_cast<uint32_t>(conns.size() - 1);
+  }
+  // The heap this plan holds while its collective runs (after finalize: the edge lists freed),
+  // each vector at its capacity plus glibc's 16-byte chunk header: the memory pre-flight.
+  int64_t held_bytes() const {
+    auto vec = [](const auto& v) {
+      using T = typename std::decay_t<decltype(v)>::value_type;
+      return v.capacity() == 0 ? int64_t{0}
+                               : static_cast<int64_t>(v.capacity() * sizeof(T)) + 16;
+    };
+    int64_t bytes = static_cast<int64_t>(sizeof(Plan)) + 16 + vec(streams) + vec(conns) +
+                    vec(groups) + vec(adj) + vec(sat) + vec(cons);
+    for (const Stream& st : streams) bytes += vec(st.loops);
+    for (const std::vector<uint32_t>& g : groups) bytes += vec(g);
+    return bytes;
   }
   void dep(uint32_t pred, uint32_t succ) { dep_edges.emplace_back(pred, succ); }
   void gate(uint32_t gate_conn, uint32_t gated) { gate_edges.emplace_back(gate_conn, gated); }

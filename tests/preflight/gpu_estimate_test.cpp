@@ -109,7 +109,7 @@ TEST(GpuEstimate, AStepTooLargeToBuildIsCountedOnTheLineThroughTwoSmallerOnes) {
     EXPECT_EQ(line.net_bytes, built.net_bytes) << what;
     EXPECT_EQ(line.total_bytes, built.total_bytes) << what;
     EXPECT_EQ(line.live_messages, built.live_messages) << what;
-    EXPECT_EQ(line.plan_units, built.plan_units) << what;
+    EXPECT_EQ(line.plan_bytes, built.plan_bytes) << what;
     EXPECT_EQ(line.pairs, built.pairs) << what;
     // Below even the small steps' bound: the generator's upper bound, nothing counted live.
     const GpuTraffic none = gpu_traffic(sc, 1);
