@@ -117,9 +117,8 @@ void TrainingEngine::expand(int steps) {
   stream_prev_.assign(total, kIdle);
   last_ran_.assign(dag_.ranks, kIdle);
   ready_.assign(dag_.ranks, {});
-  ready_head_.assign(dag_.ranks, 0);
   running_.assign(dag_.ranks, kIdle);
-  comm_.assign(dag_.groups.size(), CommStream{kIdle, kIdle, 0, {}});
+  comm_.assign(dag_.groups.size(), CommStream{kIdle, kIdle, {}});
 }
 
 void TrainingEngine::start() {
@@ -137,7 +136,7 @@ void TrainingEngine::on_timer(uint64_t cookie) {
 void TrainingEngine::make_ready(uint32_t op) {
   const DagOp& base = dag_.ops[op % ops_per_step_];
   if (base.kind == DagOp::Kind::kCompute) {
-    ready_[base.rank].push_back(op);
+    ready_[base.rank].push(op);
     try_start_rank(base.rank);
   } else {
     start_collective(op);
@@ -146,14 +145,8 @@ void TrainingEngine::make_ready(uint32_t op) {
 
 void TrainingEngine::try_start_rank(uint32_t rank) {
   if (running_[rank] != kIdle) return;
-  std::vector<uint32_t>& queue = ready_[rank];
-  size_t& head = ready_head_[rank];
-  if (head == queue.size()) return;
-  const uint32_t op = queue[head++];
-  if (head == queue.size()) {
-    queue.clear();
-    head = 0;
-  }
+  if (ready_[rank].empty()) return;
+  const uint32_t op = ready_[rank].pop();
   running_[rank] = op;
   stream_prev_[op] = last_ran_[rank];
   last_ran_[rank] = op;
@@ -176,7 +169,7 @@ void TrainingEngine::start_collective(uint32_t op) {
   stream_prev_[op] = s.last;
   s.last = op;
   if (s.running != kIdle) {
-    s.queue.push_back(op);  // issued behind the one running: starts when it ends
+    s.queue.push(op);  // issued behind the one running: starts when it ends
     return;
   }
   s.running = op;
@@ -205,12 +198,8 @@ void TrainingEngine::release_communicator(uint32_t op) {
   CommStream& s = comm_[dag_.collectives[dag_.ops[op % ops_per_step_].collective].group];
   if (s.running != op) return;  // moved nothing: never held the stream
   s.running = kIdle;
-  if (s.head == s.queue.size()) return;
-  const uint32_t next = s.queue[s.head++];
-  if (s.head == s.queue.size()) {
-    s.queue.clear();
-    s.head = 0;
-  }
+  if (s.queue.empty()) return;
+  const uint32_t next = s.queue.pop();
   s.running = next;
   launch_collective(next);
 }

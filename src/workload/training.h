@@ -158,17 +158,27 @@ class TrainingEngine {
   std::vector<uint32_t> last_ran_;                 // per rank: its stream's latest op
   std::vector<std::vector<uint32_t>> carry_;       // per rank: base ops step k+1 waits on
 
+  // A stream's ops waiting their turn, first in first out; emptied in place when drained.
+  struct OpFifo {
+    std::vector<uint32_t> ops;
+    size_t head = 0;
+    bool empty() const { return head == ops.size(); }
+    void push(uint32_t op) { ops.push_back(op); }
+    uint32_t pop() {
+      const uint32_t op = ops[head++];
+      if (head == ops.size()) ops.clear(), head = 0;
+      return op;
+    }
+  };
   // Per rank compute stream: FIFO of ready ops, the running op (UINT32_MAX = idle).
-  std::vector<std::vector<uint32_t>> ready_;
-  std::vector<size_t> ready_head_;
+  std::vector<OpFifo> ready_;
   std::vector<uint32_t> running_;
   // Per communicator (Dag::groups): the collective running on it (kIdle = none), the FIFO of
   // those issued behind it, and the latest issued (stream_prev_ of the next).
   struct CommStream {
     uint32_t running;
     uint32_t last;
-    size_t head = 0;
-    std::vector<uint32_t> queue;
+    OpFifo queue;
   };
   std::vector<CommStream> comm_;
   ComputeVariationModel variation_;  // inactive: every op its nominal duration

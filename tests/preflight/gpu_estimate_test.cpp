@@ -172,6 +172,16 @@ TEST(GpuEstimate, TrainingLiveMessagesCountTheOverlappingDpRings) {
   EXPECT_EQ(t.live_messages % (8 * 2), 0) << "8 rings, 2 crossings each";
 }
 
+// The events a run of `yaml` takes, which it counts exactly, against an estimate of them:
+// within a factor 2 either way.
+void expect_events_within_2x(const std::string& yaml, double estimated) {
+  const RunResult r = run_scenario(load_scenario_string(yaml, "est.yaml").scenario);
+  const double events = static_cast<double>(r.run.events);
+  std::cout << "  estimated " << estimated << " events, the run " << events << "\n";
+  EXPECT_GT(estimated, events / 2);
+  EXPECT_LT(estimated, events * 2);
+}
+
 // describe's run time for a training step: its events, which a run counts exactly. The model
 // (packet-hops x 3.37 + 2 per op + 4 per message, docs/performance.md) is an estimate: within
 // a factor 2 either way of the events the step takes.
@@ -180,11 +190,7 @@ TEST(GpuEstimate, TrainingRunTimeEstimateCountsTheStepsEvents) {
   const RuntimeEstimate e = estimate_runtime(resolved(yaml));
   ASSERT_TRUE(e.estimated) << e.why_not;
   EXPECT_TRUE(e.gpu);
-  const RunResult r = run_scenario(load_scenario_string(yaml, "est.yaml").scenario);
-  const double events = static_cast<double>(r.run.events);
-  std::cout << "  estimated " << e.events << " events, the run " << events << "\n";
-  EXPECT_GT(e.events, events / 2);
-  EXPECT_LT(e.events, events * 2);
+  expect_events_within_2x(yaml, e.events);
   EXPECT_DOUBLE_EQ(e.slowest_s, e.events / kGpuSlowestEventsPerSecond);
   EXPECT_DOUBLE_EQ(e.fastest_s, e.events / kGpuFastestEventsPerSecond);
 }
@@ -205,11 +211,7 @@ TEST(GpuEstimate, FlowModeRunTimeEstimateCountsMessagesNodeTransfersAndOps) {
   EXPECT_DOUBLE_EQ(e.events, kFlowEventsPerMessage * static_cast<double>(t.messages) +
                                  kFlowEventsPerNodeTransfer * static_cast<double>(t.node_messages) +
                                  kFlowEventsPerOp * static_cast<double>(t.dag_ops));
-  const RunResult r = run_scenario(load_scenario_string(yaml, "est.yaml").scenario);
-  const double events = static_cast<double>(r.run.events);
-  std::cout << "  estimated " << e.events << " events, the run " << events << "\n";
-  EXPECT_GT(e.events, events / 2);
-  EXPECT_LT(e.events, events * 2);
+  expect_events_within_2x(yaml, e.events);
   EXPECT_DOUBLE_EQ(e.slowest_s, e.events / kFlowSlowestEventsPerSecond);
 }
 
