@@ -136,7 +136,7 @@ const std::vector<Knob> kTrainingKnobs = knob_bind::concat(
           {.path = "training.file",
            .type = KnobType::kString,
            .description = "source astra: the workload file; source chakra: the trace's prefix, "
-                          "read as <prefix>.<rank>.et for ranks 0 .. GPUs-1 (ASTRA-sim's "
+                          "read as PREFIX.RANK.et for ranks 0 .. GPUs-1 (ASTRA-sim's "
                           "--workload-configuration). Relative to the scenario file",
            .source = "none",
            .only_with = {{"training.source", "astra", "chakra"}}},
