@@ -268,8 +268,8 @@ class Joiner {
                      std::to_string(send ? src : dst) + " is not this trace's rank " +
                      std::to_string(r));
     }
-    if (peer < 0) fail(r, i, std::string("no ") + peer_key + " attribute");
-    if (peer >= opt_.gpus) {
+    if (!n.attr(peer_key)) fail(r, i, std::string("no ") + peer_key + " attribute");
+    if (peer < 0 || peer >= opt_.gpus) {
       fail(r, i, std::string(peer_key) + " " + std::to_string(peer) + " is not a rank (" +
                      std::to_string(opt_.gpus) + " GPUs)");
     }
