@@ -175,6 +175,45 @@ TEST(ChakraImport, WhatCannotBeMappedIsRefusedNamingTheNode) {
             std::string::npos);
 }
 
+// Collectives: each rank's node 1 is an ALL_GATHER of comm_size 4096 (each rank's input,
+// ASTRA-sim's reading) in process group "5"; node 2 a METADATA_NODE after it; node 3 a 1 us
+// COMP_NODE after the metadata node. comm_type int64_val 2 is 48 02; pg_name string_val
+// (field 29) is key ea 01.
+const std::string kAllGather = "\x52\x0d\x0a\x09" "comm_type" "\x48\x02";
+// Its value 0 is a NUL byte: the length is given so the literal is not cut there.
+const std::string kAllReduce("\x52\x0d\x0a\x09" "comm_type" "\x48\x00", 15);
+const std::string kPg5 = "\x52\x0d\x0a\x07" "pg_name" "\xea\x01\x01" "5";
+std::string coll_rank(const std::string& type, const std::string& pg) {
+  return kMeta + rec("\x08\x01\x12\x01" "g" "\x18\x07" + kSize4096 + type + pg) +
+         rec("\x08\x02\x12\x01" "m" "\x18\x01\x2a\x01\x01") +
+         rec("\x08\x03\x12\x01" "c" "\x18\x04\x2a\x01\x02\x38\x01");
+}
+
+TEST(ChakraImport, CollectivesJoinTheRanksAndMetadataNodesPassDependenciesOn) {
+  const Dag d = build(coll_rank(kAllGather, kPg5), coll_rank(kAllGather, kPg5));
+  ASSERT_EQ(d.ops.size(), 3u) << "one all-gather, one compute per rank; metadata is no op";
+  ASSERT_EQ(d.collectives.size(), 1u);
+  const DagCollective& c = d.collectives[0];
+  EXPECT_EQ(c.op, CollOp::kAllGather);
+  EXPECT_EQ(c.size_bytes, 2 * 4096) << "the DAG's all-gather size is the gathered total";
+  EXPECT_EQ(d.groups.at(c.group), (std::vector<uint32_t>{0, 1})) << "pg '5': the ranks using it";
+  for (uint32_t i = 0; i < d.ops.size(); ++i) {
+    if (d.ops[i].kind != DagOp::Kind::kCompute) continue;
+    EXPECT_EQ(d.ops[i].duration_ps, 1'000'000);
+    ASSERT_EQ(deps_of(d, i).size(), 1u);
+    EXPECT_EQ(d.ops[deps_of(d, i)[0]].kind, DagOp::Kind::kCollective)
+        << "the compute waits for the all-gather through the metadata node";
+  }
+  EXPECT_EQ(refusal(coll_rank(kAllGather, kPg5), coll_rank(kAllReduce, kPg5)),
+            "t.1.et: node 1 (g): collective #0 of its group is ALL_REDUCE of 4096 B, but rank "
+            "0's node 1 (g) is ALL_GATHER of 4096 B");
+  EXPECT_EQ(refusal(coll_rank(kAllGather, ""), kMeta),
+            "t.0.et: node 1 (g): collective #0 of process group '' waits for rank 1, which never "
+            "issues its match (its trace has fewer, or they wait on each other)");
+  EXPECT_EQ(refusal(coll_rank(kAllGather, kPg5), kMeta),
+            "t.0.et: node 1 (g): a collective over one rank");
+}
+
 TEST(ChakraImport, RankFilesMustMatchTheScenarioGpus) {
   try {
     import_chakra(kDir + "all_reduce", opts(16));
