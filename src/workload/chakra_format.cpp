@@ -20,34 +20,57 @@ using protobuf::WireType;
 
 const char* node_type_name(int64_t type) {
   switch (type) {
-    case kInvalidNode: return "INVALID_NODE";
-    case kMetadataNode: return "METADATA_NODE";
-    case kMemLoadNode: return "MEM_LOAD_NODE";
-    case kMemStoreNode: return "MEM_STORE_NODE";
-    case kCompNode: return "COMP_NODE";
-    case kCommSendNode: return "COMM_SEND_NODE";
-    case kCommRecvNode: return "COMM_RECV_NODE";
-    case kCommCollNode: return "COMM_COLL_NODE";
-    case kStorageNode: return "STORAGE_NODE";
-    case kBatchNode: return "BATCH_NODE";
-    case kCheckpointNode: return "CHECKPOINT_NODE";
-    default: return "an unknown node type";
+    case kInvalidNode:
+      return "INVALID_NODE";
+    case kMetadataNode:
+      return "METADATA_NODE";
+    case kMemLoadNode:
+      return "MEM_LOAD_NODE";
+    case kMemStoreNode:
+      return "MEM_STORE_NODE";
+    case kCompNode:
+      return "COMP_NODE";
+    case kCommSendNode:
+      return "COMM_SEND_NODE";
+    case kCommRecvNode:
+      return "COMM_RECV_NODE";
+    case kCommCollNode:
+      return "COMM_COLL_NODE";
+    case kStorageNode:
+      return "STORAGE_NODE";
+    case kBatchNode:
+      return "BATCH_NODE";
+    case kCheckpointNode:
+      return "CHECKPOINT_NODE";
+    default:
+      return "an unknown node type";
   }
 }
 
 const char* collective_type_name(int64_t type) {
   switch (type) {
-    case kAllReduce: return "ALL_REDUCE";
-    case kReduce: return "REDUCE";
-    case kAllGather: return "ALL_GATHER";
-    case kGather: return "GATHER";
-    case kScatter: return "SCATTER";
-    case kBroadcast: return "BROADCAST";
-    case kAllToAll: return "ALL_TO_ALL";
-    case kReduceScatter: return "REDUCE_SCATTER";
-    case kReduceScatterBlock: return "REDUCE_SCATTER_BLOCK";
-    case kBarrier: return "BARRIER";
-    default: return "an unknown collective type";
+    case kAllReduce:
+      return "ALL_REDUCE";
+    case kReduce:
+      return "REDUCE";
+    case kAllGather:
+      return "ALL_GATHER";
+    case kGather:
+      return "GATHER";
+    case kScatter:
+      return "SCATTER";
+    case kBroadcast:
+      return "BROADCAST";
+    case kAllToAll:
+      return "ALL_TO_ALL";
+    case kReduceScatter:
+      return "REDUCE_SCATTER";
+    case kReduceScatterBlock:
+      return "REDUCE_SCATTER_BLOCK";
+    case kBarrier:
+      return "BARRIER";
+    default:
+      return "an unknown collective type";
   }
 }
 
@@ -114,35 +137,49 @@ Attr decode_attr(const Field& outer) {
         a.double_value = v;
         break;
       }
-      case 7: case 9: case 11: case 13: case 27:  // int32, int64, uint32, uint64, bool
+      case 7:
+      case 9:
+      case 11:
+      case 13:
+      case 27:  // int32, int64, uint32, uint64, bool
         expect(f, WireType::kVarint, "an integer attribute");
         a.kind = Attr::Kind::kInt;
         // int32 values are sign-extended to 64 bits on the wire; the cast restores them.
         a.int_value = f.number == 11 ? static_cast<int64_t>(static_cast<uint32_t>(f.value))
                                      : static_cast<int64_t>(f.value);
         break;
-      case 15: case 17:  // sint32, sint64
+      case 15:
+      case 17:  // sint32, sint64
         expect(f, WireType::kVarint, "a sint attribute");
         a.kind = Attr::Kind::kInt;
         a.int_value = protobuf::zigzag(f.value);
         break;
-      case 19: case 23:  // fixed32, sfixed32
+      case 19:
+      case 23:  // fixed32, sfixed32
         expect(f, WireType::kFixed32, "a fixed32 attribute");
         a.kind = Attr::Kind::kInt;
         a.int_value = f.number == 19 ? static_cast<int64_t>(f.value)
                                      : static_cast<int64_t>(static_cast<int32_t>(f.value));
         break;
-      case 21: case 25:  // fixed64, sfixed64
+      case 21:
+      case 25:  // fixed64, sfixed64
         expect(f, WireType::kFixed64, "a fixed64 attribute");
         a.kind = Attr::Kind::kInt;
         a.int_value = static_cast<int64_t>(f.value);
         break;
-      case 29: case 31:  // string, bytes
+      case 29:
+      case 31:  // string, bytes
         expect(f, WireType::kLengthDelimited, "a string attribute");
         a.kind = Attr::Kind::kString;
         a.string_value = std::string(f.bytes);
         break;
-      case 8: case 10: case 12: case 14: case 16: case 18: case 28: {
+      case 8:
+      case 10:
+      case 12:
+      case 14:
+      case 16:
+      case 18:
+      case 28: {
         // Int32List ... BoolList: one field `values = 1`, packed (proto3's default) or not.
         expect(f, WireType::kLengthDelimited, "a list attribute");
         a.kind = Attr::Kind::kIntList;
@@ -255,8 +292,8 @@ Trace parse_trace(std::string_view data, const std::string& path, const std::str
     }
   } catch (const WireError& e) {
     const std::string where = record == 0 ? std::string("the GlobalMetadata record")
-                                          : "node record " + std::to_string(record) +
-                                                " (at byte " + std::to_string(record_offset) + ")";
+                                          : "node record " + std::to_string(record) + " (at byte " +
+                                                std::to_string(record_offset) + ")";
     throw ImportError(path, 0, key_path,
                       where + ": byte " + std::to_string(e.offset()) + ": " + e.what());
   }

@@ -60,8 +60,8 @@ struct Attr {
   Kind kind = Kind::kNone;
   int64_t int_value = 0;  // the integer kinds (int32/64, uint32/64, sint32/64, (s)fixed32/64, bool)
   double double_value = 0;
-  std::string string_value;            // string_val, bytes_val
-  std::vector<int64_t> int_values;     // the integer and bool lists
+  std::string string_value;         // string_val, bytes_val
+  std::vector<int64_t> int_values;  // the integer and bool lists
 };
 
 struct Node {
@@ -87,9 +87,9 @@ std::string node_label(const Node& n);
 
 struct Trace {
   std::string path;
-  std::string version;           // GlobalMetadata.version ("0.0.4"), empty when not written
-  std::vector<Attr> metadata;    // GlobalMetadata.attr
-  std::vector<Node> nodes;       // in file order
+  std::string version;         // GlobalMetadata.version ("0.0.4"), empty when not written
+  std::vector<Attr> metadata;  // GlobalMetadata.attr
+  std::vector<Node> nodes;     // in file order
 };
 
 // Reads one rank's file whole (bounded: core/bounded_file.h) and decodes it. Throws

@@ -12,12 +12,13 @@
 // metadata node its dependencies.
 #include "workload/chakra_import.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <deque>
 #include <limits>
 #include <map>
 #include <set>
-#include <sys/stat.h>
 #include <tuple>
 #include <unordered_map>
 
@@ -71,7 +72,7 @@ class Joiner {
     std::vector<uint32_t> waiting;             // unresolved dependencies of each node
     std::vector<std::vector<uint32_t>> done;   // done sets (DAG op indices)
     std::vector<uint8_t> resolved;
-    std::vector<int64_t> ordinal;  // collectives: index in their group; send/recv: in their key
+    std::vector<int64_t> ordinal;    // collectives: index in their group; send/recv: in their key
     std::vector<std::string> group;  // collectives: process group ("" = all ranks)
   };
 
@@ -163,9 +164,12 @@ class Joiner {
         if (node(r, i).type != chakra::kCommCollNode) continue;
         std::string pg;
         if (const chakra::Attr* a = node(r, i).attr("pg_name")) {
-          if (a->kind == chakra::Attr::Kind::kString) pg = a->string_value;
-          else if (a->kind == chakra::Attr::Kind::kInt) pg = std::to_string(a->int_value);
-          else fail(r, i, "pg_name is neither a string nor an integer");
+          if (a->kind == chakra::Attr::Kind::kString)
+            pg = a->string_value;
+          else if (a->kind == chakra::Attr::Kind::kInt)
+            pg = std::to_string(a->int_value);
+          else
+            fail(r, i, "pg_name is neither a string nor an integer");
         }
         if (pg == "0") pg.clear();
         ranks_[r].group[i] = pg;
@@ -193,15 +197,17 @@ class Joiner {
           break;  // no work: ASTRA-sim skips them (skip_invalid) after reading process groups
         case chakra::kCompNode:
           if (cpu) {
-            fail(r, i, "a CPU operator (is_cpu_op): ASTRA-sim runs CPU operators on a second "
-                       "per-NPU resource beside the GPU stream; fabricsim models the GPU's only");
+            fail(r, i,
+                 "a CPU operator (is_cpu_op): ASTRA-sim runs CPU operators on a second "
+                 "per-NPU resource beside the GPU stream; fabricsim models the GPU's only");
           }
           if (n.duration_micros == 0 && attr(r, i, "num_ops", 0) > 0) {
-            fail(r, i, "num_ops without duration_micros: fabricsim has no roofline model to "
-                       "turn operations into time (ASTRA-sim's roofline mode)");
+            fail(r, i,
+                 "num_ops without duration_micros: fabricsim has no roofline model to "
+                 "turn operations into time (ASTRA-sim's roofline mode)");
           }
-          if (n.duration_micros > static_cast<uint64_t>(std::numeric_limits<int64_t>::max() /
-                                                        kPsPerMicro)) {
+          if (n.duration_micros >
+              static_cast<uint64_t>(std::numeric_limits<int64_t>::max() / kPsPerMicro)) {
             fail(r, i, "duration_micros overflows picoseconds");
           }
           break;
@@ -212,14 +218,15 @@ class Joiner {
           break;
         case chakra::kMemLoadNode:
         case chakra::kMemStoreNode:
-          fail(r, i, std::string(chakra::node_type_name(n.type)) +
-                         ": ASTRA-sim hands tensor_size bytes to its remote-memory model; "
-                         "fabricsim has no memory model to time it");
+          fail(r, i,
+               std::string(chakra::node_type_name(n.type)) +
+                   ": ASTRA-sim hands tensor_size bytes to its remote-memory model; "
+                   "fabricsim has no memory model to time it");
         default:
-          fail(r, i, "node type " + std::to_string(n.type) + " (" +
-                         chakra::node_type_name(n.type) +
-                         ") is not simulated (ASTRA-sim runs compute, communication, memory and "
-                         "metadata nodes only)");
+          fail(r, i,
+               "node type " + std::to_string(n.type) + " (" + chakra::node_type_name(n.type) +
+                   ") is not simulated (ASTRA-sim runs compute, communication, memory and "
+                   "metadata nodes only)");
       }
     }
   }
@@ -235,26 +242,29 @@ class Joiner {
       const int64_t type = attr(r, i, "comm_type", -1);
       if (type != chakra::kAllReduce && type != chakra::kAllGather &&
           type != chakra::kReduceScatter && type != chakra::kAllToAll) {
-        fail(r, i, type < 0 ? std::string("no comm_type attribute")
-                            : std::string("collective ") + chakra::collective_type_name(type) +
-                                  " (" + std::to_string(type) +
-                                  "): ASTRA-sim simulates ALL_REDUCE, ALL_GATHER, "
-                                  "REDUCE_SCATTER and ALL_TO_ALL only (it replays BROADCAST's "
-                                  "duration instead)");
+        fail(r, i,
+             type < 0 ? std::string("no comm_type attribute")
+                      : std::string("collective ") + chakra::collective_type_name(type) + " (" +
+                            std::to_string(type) +
+                            "): ASTRA-sim simulates ALL_REDUCE, ALL_GATHER, "
+                            "REDUCE_SCATTER and ALL_TO_ALL only (it replays BROADCAST's "
+                            "duration instead)");
       }
       if (const chakra::Attr* dims = n.attr("involved_dim")) {
         for (int64_t d : dims->int_values) {
           if (d == 0) {
-            fail(r, i, "involved_dim leaves out a dimension: ASTRA-sim's network dimensions "
-                       "have no counterpart in fabricsim's topologies");
+            fail(r, i,
+                 "involved_dim leaves out a dimension: ASTRA-sim's network dimensions "
+                 "have no counterpart in fabricsim's topologies");
           }
         }
       }
       const auto members = static_cast<int64_t>(members_.at(ranks_[r].group[i]).size());
       if (members < 2) fail(r, i, "a collective over one rank");
       if (*size < members) {
-        fail(r, i, "comm_size " + std::to_string(*size) + " B over " + std::to_string(members) +
-                       " ranks: at least 1 B per rank");
+        fail(r, i,
+             "comm_size " + std::to_string(*size) + " B over " + std::to_string(members) +
+                 " ranks: at least 1 B per rank");
       }
       return;
     }
@@ -264,18 +274,20 @@ class Joiner {
     const char* peer_key = send ? "comm_dst" : "comm_src";
     const int64_t peer = send ? dst : src;
     if ((send ? src : dst) != r) {
-      fail(r, i, std::string(send ? "comm_src " : "comm_dst ") +
-                     std::to_string(send ? src : dst) + " is not this trace's rank " +
-                     std::to_string(r));
+      fail(r, i,
+           std::string(send ? "comm_src " : "comm_dst ") + std::to_string(send ? src : dst) +
+               " is not this trace's rank " + std::to_string(r));
     }
     if (!n.attr(peer_key)) fail(r, i, std::string("no ") + peer_key + " attribute");
     if (peer < 0 || peer >= opt_.gpus) {
-      fail(r, i, std::string(peer_key) + " " + std::to_string(peer) + " is not a rank (" +
-                     std::to_string(opt_.gpus) + " GPUs)");
+      fail(r, i,
+           std::string(peer_key) + " " + std::to_string(peer) + " is not a rank (" +
+               std::to_string(opt_.gpus) + " GPUs)");
     }
     if (peer == r) fail(r, i, std::string(peer_key) + " is the rank itself");
     const int64_t tag = attr(r, i, "comm_tag", 0);
-    ranks_[r].ordinal[i] = p2p_count[{static_cast<uint32_t>(src), static_cast<uint32_t>(dst), tag}]++;
+    ranks_[r].ordinal[i] =
+        p2p_count[{static_cast<uint32_t>(src), static_cast<uint32_t>(dst), tag}]++;
   }
 
   static void merge(std::vector<uint32_t>& into, const std::vector<uint32_t>& from) {
@@ -318,9 +330,9 @@ class Joiner {
     std::vector<uint32_t> after = deps_done(r, i);
     switch (n.type) {
       case chakra::kCompNode: {
-        const int64_t ps = n.duration_micros == 0 ? kZeroDurationPs
-                                                  : static_cast<int64_t>(n.duration_micros) *
-                                                        kPsPerMicro;
+        const int64_t ps = n.duration_micros == 0
+                               ? kZeroDurationPs
+                               : static_cast<int64_t>(n.duration_micros) * kPsPerMicro;
         resolve(r, i, {dag_.add_compute(r, ps, Phase::kOther, 0, after)});
         return;
       }
@@ -342,8 +354,10 @@ class Joiner {
       }
       case chakra::kCommRecvNode: {
         const P2pKey key = p2p_key(r, i);
-        if (messages_.count(key) != 0) receive(r, i, key);
-        else receivers_[key] = {r, i};
+        if (messages_.count(key) != 0)
+          receive(r, i, key);
+        else
+          receivers_[key] = {r, i};
         return;
       }
       case chakra::kCommCollNode: {
@@ -364,10 +378,11 @@ class Joiner {
     const auto& [op, sender] = messages_.at(key);
     const int64_t sent = attr(sender.first, sender.second, "comm_size", 0);
     if (attr(r, i, "comm_size", 0) != sent) {
-      fail(r, i, "receives comm_size " + std::to_string(attr(r, i, "comm_size", 0)) +
-                     " but its send, rank " + std::to_string(sender.first) + " " +
-                     chakra::node_label(node(sender.first, sender.second)) + ", sends " +
-                     std::to_string(sent));
+      fail(r, i,
+           "receives comm_size " + std::to_string(attr(r, i, "comm_size", 0)) +
+               " but its send, rank " + std::to_string(sender.first) + " " +
+               chakra::node_label(node(sender.first, sender.second)) + ", sends " +
+               std::to_string(sent));
     }
     std::vector<uint32_t> done = deps_done(r, i);
     merge(done, {op});
@@ -381,11 +396,12 @@ class Joiner {
     const int64_t size = attr(r0, i0, "comm_size", 0);
     for (const auto& [r, i] : a.nodes) {
       if (attr(r, i, "comm_type", -1) != type || attr(r, i, "comm_size", 0) != size) {
-        fail(r, i, std::string("collective #") + std::to_string(ranks_[r].ordinal[i]) +
-                       " of its group is " + chakra::collective_type_name(attr(r, i, "comm_type", -1)) +
-                       " of " + std::to_string(attr(r, i, "comm_size", 0)) + " B, but rank " +
-                       std::to_string(r0) + "'s " + chakra::node_label(node(r0, i0)) + " is " +
-                       chakra::collective_type_name(type) + " of " + std::to_string(size) + " B");
+        fail(r, i,
+             std::string("collective #") + std::to_string(ranks_[r].ordinal[i]) +
+                 " of its group is " + chakra::collective_type_name(attr(r, i, "comm_type", -1)) +
+                 " of " + std::to_string(attr(r, i, "comm_size", 0)) + " B, but rank " +
+                 std::to_string(r0) + "'s " + chakra::node_label(node(r0, i0)) + " is " +
+                 chakra::collective_type_name(type) + " of " + std::to_string(size) + " B");
       }
     }
     DagCollective c;
@@ -394,9 +410,15 @@ class Joiner {
     c.group = group_index_.at(pg);
     c.size_bytes = size;
     switch (type) {
-      case chakra::kAllReduce: c.op = CollOp::kAllReduce; break;
-      case chakra::kReduceScatter: c.op = CollOp::kReduceScatter; break;
-      case chakra::kAllToAll: c.op = CollOp::kAllToAll; break;
+      case chakra::kAllReduce:
+        c.op = CollOp::kAllReduce;
+        break;
+      case chakra::kReduceScatter:
+        c.op = CollOp::kReduceScatter;
+        break;
+      case chakra::kAllToAll:
+        c.op = CollOp::kAllToAll;
+        break;
       default: {
         // ASTRA-sim's all-gather size is each NPU's input (Sys::generate_all_gather, as the
         // text importer takes it); the DAG's is the gathered total (workload/collective.h).
@@ -445,12 +467,16 @@ class Joiner {
       for (const auto& ri : a.nodes) in.insert(ri.first);
       uint32_t missing = 0;
       for (uint32_t m : members)
-        if (in.count(m) == 0) { missing = m; break; }
+        if (in.count(m) == 0) {
+          missing = m;
+          break;
+        }
       const auto [r, i] = a.nodes.front();
-      fail(r, i, "collective #" + std::to_string(key.second) + " of process group '" + key.first +
-                     "' waits for rank " + std::to_string(missing) +
-                     ", which never issues its match (its trace has fewer, or they wait on each "
-                     "other)");
+      fail(r, i,
+           "collective #" + std::to_string(key.second) + " of process group '" + key.first +
+               "' waits for rank " + std::to_string(missing) +
+               ", which never issues its match (its trace has fewer, or they wait on each "
+               "other)");
     }
     for (uint32_t r = 0; r < opt_.gpus; ++r)
       for (uint32_t i = 0; i < trace(r).nodes.size(); ++i)
@@ -498,12 +524,13 @@ Dag import_chakra(const std::string& prefix, const ChakraOptions& opt) {
     traces.push_back(chakra::read_trace(file, kKey));
   }
   if (const std::string extra = chakra_rank_file(prefix, opt.gpus); exists(extra)) {
-    throw ImportError(extra, 0, kKey,
-                      "the trace has more ranks than the scenario's " + std::to_string(opt.gpus) +
-                          " GPUs");
+    throw ImportError(
+        extra, 0, kKey,
+        "the trace has more ranks than the scenario's " + std::to_string(opt.gpus) + " GPUs");
   }
   const size_t slash = prefix.rfind('/');
-  return build_chakra_dag(traces, opt, slash == std::string::npos ? prefix : prefix.substr(slash + 1));
+  return build_chakra_dag(traces, opt,
+                          slash == std::string::npos ? prefix : prefix.substr(slash + 1));
 }
 
 Dag build_chakra_dag(const std::vector<chakra::Trace>& traces, const ChakraOptions& opt,

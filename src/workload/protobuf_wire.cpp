@@ -19,7 +19,8 @@ uint64_t WireReader::varint() {
 
 std::string_view WireReader::bytes(uint64_t length) {
   if (length > data_.size() - pos_) {
-    throw WireError(offset(), "a length of " + std::to_string(length) + " bytes runs past the end (" +
+    throw WireError(offset(), "a length of " + std::to_string(length) +
+                                  " bytes runs past the end (" +
                                   std::to_string(data_.size() - pos_) + " bytes left)");
   }
   std::string_view out = data_.substr(pos_, length);

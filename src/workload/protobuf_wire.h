@@ -38,8 +38,9 @@ struct Field {
   WireType type = WireType::kVarint;
   uint64_t value = 0;
   std::string_view bytes;
-  uint64_t offset = 0;          // of the field's key, file-relative
-  uint64_t payload_offset = 0;  // kLengthDelimited: of bytes[0], file-relative (nested readers' base)
+  uint64_t offset = 0;  // of the field's key, file-relative
+  uint64_t payload_offset =
+      0;  // kLengthDelimited: of bytes[0], file-relative (nested readers' base)
 };
 
 class WireReader {

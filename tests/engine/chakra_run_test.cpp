@@ -42,7 +42,8 @@ scenario::RunResult run(const std::string& yaml) {
 scenario::RunResult run_trace(const std::string& prefix) {
   return run(fabric() +
              "workload: {kind: training}\n"
-             "training: {source: chakra, file: " + kData + prefix + "}\n");
+             "training: {source: chakra, file: " +
+             kData + prefix + "}\n");
 }
 
 TEST(ChakraRun, AllReduceTraceStepIsTheRingAllReduceOfOneMiB) {
@@ -74,9 +75,9 @@ TEST(ChakraRun, AllReduceTraceStepIsTheRingAllReduceOfOneMiB) {
   const double ring_simple_ps = (8.4 + 2 * (kRanks - 1) * (14.0 + 0.5)) * 1e6 + bw_ps;
   EXPECT_LE(t.step_time_ps, ring_simple_ps);
 
-  const scenario::RunResult ref =
-      run(fabric() + "workload: {kind: collective, op: all_reduce, "
-                     "size: 1MiB}\n");
+  const scenario::RunResult ref = run(fabric() +
+                                      "workload: {kind: collective, op: all_reduce, "
+                                      "size: 1MiB}\n");
   ASSERT_EQ(ref.jobs.at(0).collectives.size(), 1u);
   EXPECT_EQ(t.step_time_ps, ref.jobs[0].collectives[0].time_ps)
       << "the imported step is the plain collective's time";
@@ -103,12 +104,14 @@ TEST(ChakraRun, CustomRingAllReduceRunsItsMessagesAndReductions) {
 }
 
 TEST(ChakraRun, RankCountMismatchIsReportedNamingTheFile) {
-  const std::string yaml = "name: chakra\n"
-                           "topology: {kind: rail, radix: 16}\n"
-                           "hosts: {count: 2, nics_per_host: 8}\n"
-                           "node: {gpus_per_node: 8}\n"
-                           "workload: {kind: training}\n"
-                           "training: {source: chakra, file: " + kData + "all_reduce}\n";
+  const std::string yaml =
+      "name: chakra\n"
+      "topology: {kind: rail, radix: 16}\n"
+      "hosts: {count: 2, nics_per_host: 8}\n"
+      "node: {gpus_per_node: 8}\n"
+      "workload: {kind: training}\n"
+      "training: {source: chakra, file: " +
+      kData + "all_reduce}\n";
   const scenario::LoadedScenario loaded = scenario::load_scenario_string(yaml, "chakra.yaml");
   try {
     scenario::run_scenario(loaded.scenario);

@@ -9,8 +9,8 @@
 #include <map>
 #include <string>
 
-#include "core/error.h"
 #include "chakra_trace_bytes.h"
+#include "core/error.h"
 
 namespace fabricsim::workload::chakra {
 namespace chakra_format_test {
@@ -76,7 +76,8 @@ std::string error_of(const std::string& bytes) {
 
 TEST(ChakraFormat, DamagedFilesAreRefusedNamingRecordAndByte) {
   using chakra_bytes::kMeta;
-  EXPECT_EQ(error_of(""), "the GlobalMetadata record: byte 0: the file is empty (no GlobalMetadata record)");
+  EXPECT_EQ(error_of(""),
+            "the GlobalMetadata record: byte 0: the file is empty (no GlobalMetadata record)");
   // Record 1 at byte 8: its id's varint 0x80 has its continuation bit set and the file ends.
   EXPECT_EQ(error_of(kMeta + "\x02\x08\x80"),
             "node record 1 (at byte 8): byte 10: truncated varint");

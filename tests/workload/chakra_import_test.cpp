@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
 #include "chakra_trace_bytes.h"
+#include "core/error.h"
 
 namespace fabricsim::workload {
 namespace chakra_import_test {
@@ -87,14 +87,28 @@ TEST(ChakraImport, CustomRingAllReduceBecomesItsMessagesAndReductions) {
 //   rank 1: node 1 "c" COMP 2 us; node 2 "r" RECV from rank 0, 4096 B, tag 7 (no deps);
 //           node 3 "d" COMP 4 us, data_deps [2], ctrl_deps [1]
 // Rank 1's file lists the receive before rank 0's send exists: pairing must not depend on order.
-const std::string kRank0 = kMeta + rec("\x08\x01\x12\x01" "a" "\x18\x04\x38\x05") +
-                           rec("\x08\x02\x12\x01" "b" "\x18\x04\x22\x01\x01\x38\x03") +
-                           rec("\x08\x03\x12\x01" "s" "\x18\x05\x2a\x01\x02" + kSize4096 +
-                               int32_attr("comm_dst", 1) + int32_attr("comm_tag", 7));
-const std::string kRank1 = kMeta + rec("\x08\x01\x12\x01" "c" "\x18\x04\x38\x02") +
-                           rec("\x08\x02\x12\x01" "r" "\x18\x06" + kSize4096 +
-                               int32_attr("comm_src", 0) + int32_attr("comm_tag", 7)) +
-                           rec("\x08\x03\x12\x01" "d" "\x18\x04\x22\x01\x01\x2a\x01\x02\x38\x04");
+const std::string kRank0 = kMeta +
+                           rec("\x08\x01\x12\x01"
+                               "a"
+                               "\x18\x04\x38\x05") +
+                           rec("\x08\x02\x12\x01"
+                               "b"
+                               "\x18\x04\x22\x01\x01\x38\x03") +
+                           rec("\x08\x03\x12\x01"
+                               "s"
+                               "\x18\x05\x2a\x01\x02" +
+                               kSize4096 + int32_attr("comm_dst", 1) + int32_attr("comm_tag", 7));
+const std::string kRank1 = kMeta +
+                           rec("\x08\x01\x12\x01"
+                               "c"
+                               "\x18\x04\x38\x02") +
+                           rec("\x08\x02\x12\x01"
+                               "r"
+                               "\x18\x06" +
+                               kSize4096 + int32_attr("comm_src", 0) + int32_attr("comm_tag", 7)) +
+                           rec("\x08\x03\x12\x01"
+                               "d"
+                               "\x18\x04\x22\x01\x01\x2a\x01\x02\x38\x04");
 
 Dag build(const std::string& r0, const std::string& r1) {
   return build_chakra_dag({chakra_bytes::trace(r0, "t.0.et"), chakra_bytes::trace(r1, "t.1.et")},
@@ -139,37 +153,63 @@ std::string refusal(const std::string& r0, const std::string& r1) {
 }
 
 TEST(ChakraImport, WhatCannotBeMappedIsRefusedNamingTheNode) {
-  const std::string comp1 = rec("\x08\x01\x12\x01" "c" "\x18\x04\x38\x02");
+  const std::string comp1 =
+      rec("\x08\x01\x12\x01"
+          "c"
+          "\x18\x04\x38\x02");
   // node type 42
-  EXPECT_EQ(refusal(kMeta + rec("\x08\x09\x12\x01" "x" "\x18\x2a"), kMeta),
+  EXPECT_EQ(refusal(kMeta + rec("\x08\x09\x12\x01"
+                                "x"
+                                "\x18\x2a"),
+                    kMeta),
             "t.0.et: node 9 (x): node type 42 (an unknown node type) is not simulated (ASTRA-sim "
             "runs compute, communication, memory and metadata nodes only)");
   // MEM_LOAD_NODE: no memory model
-  EXPECT_NE(refusal(kMeta, kMeta + rec("\x08\x04\x12\x01" "m" "\x18\x02"))
+  EXPECT_NE(refusal(kMeta, kMeta + rec("\x08\x04\x12\x01"
+                                       "m"
+                                       "\x18\x02"))
                 .find("t.1.et: node 4 (m): MEM_LOAD_NODE: ASTRA-sim hands tensor_size bytes"),
             std::string::npos);
   // a send without comm_size
-  EXPECT_EQ(refusal(kMeta + rec("\x08\x03\x12\x01" "s" "\x18\x05" + int32_attr("comm_dst", 1)),
+  EXPECT_EQ(refusal(kMeta + rec("\x08\x03\x12\x01"
+                                "s"
+                                "\x18\x05" +
+                                int32_attr("comm_dst", 1)),
                     kMeta),
             "t.0.et: node 3 (s): no comm_size attribute");
   // a dependency on a node the trace does not have
-  EXPECT_EQ(refusal(kMeta + rec("\x08\x01\x12\x01" "a" "\x18\x04\x2a\x01\x09"), kMeta),
+  EXPECT_EQ(refusal(kMeta + rec("\x08\x01\x12\x01"
+                                "a"
+                                "\x18\x04\x2a\x01\x09"),
+                    kMeta),
             "t.0.et: node 1 (a): depends on node 9, which the trace does not have");
   // a cycle: 1 after 2, 2 after 1
-  EXPECT_EQ(refusal(kMeta, kMeta + rec("\x08\x01\x12\x01" "a" "\x18\x04\x2a\x01\x02") +
-                               rec("\x08\x02\x12\x01" "b" "\x18\x04\x22\x01\x01")),
+  EXPECT_EQ(refusal(kMeta, kMeta +
+                               rec("\x08\x01\x12\x01"
+                                   "a"
+                                   "\x18\x04\x2a\x01\x02") +
+                               rec("\x08\x02\x12\x01"
+                                   "b"
+                                   "\x18\x04\x22\x01\x01")),
             "t.1.et: node 1 (a): lies on a dependency cycle");
   // a receive nobody sends
-  EXPECT_EQ(refusal(kMeta, kMeta + comp1 + rec("\x08\x02\x12\x01" "r" "\x18\x06" + kSize4096 +
-                                              int32_attr("comm_src", 0))),
+  EXPECT_EQ(refusal(kMeta, kMeta + comp1 +
+                               rec("\x08\x02\x12\x01"
+                                   "r"
+                                   "\x18\x06" +
+                                   kSize4096 + int32_attr("comm_src", 0))),
             "t.1.et: node 2 (r): a receive from rank 0 (tag 0) that no send of that rank's "
             "trace matches");
   // a send nobody receives
   EXPECT_EQ(refusal(kRank0, kMeta + comp1),
             "t.0.et: node 3 (s): a send to rank 1 (tag 7) that rank's trace never receives");
   // a CPU compute operator (is_cpu_op bool_val, field 27: key d8 01)
-  EXPECT_NE(refusal(kMeta + rec("\x08\x01\x12\x01" "a" "\x18\x04\x38\x01"
-                                "\x52\x0e\x0a\x09" "is_cpu_op" "\xd8\x01\x01"),
+  EXPECT_NE(refusal(kMeta + rec("\x08\x01\x12\x01"
+                                "a"
+                                "\x18\x04\x38\x01"
+                                "\x52\x0e\x0a\x09"
+                                "is_cpu_op"
+                                "\xd8\x01\x01"),
                     kMeta)
                 .find("t.0.et: node 1 (a): a CPU operator"),
             std::string::npos);
@@ -179,14 +219,33 @@ TEST(ChakraImport, WhatCannotBeMappedIsRefusedNamingTheNode) {
 // ASTRA-sim's reading) in process group "5"; node 2 a METADATA_NODE after it; node 3 a 1 us
 // COMP_NODE after the metadata node. comm_type int64_val 2 is 48 02; pg_name string_val
 // (field 29) is key ea 01.
-const std::string kAllGather = "\x52\x0d\x0a\x09" "comm_type" "\x48\x02";
+const std::string kAllGather =
+    "\x52\x0d\x0a\x09"
+    "comm_type"
+    "\x48\x02";
 // Its value 0 is a NUL byte: the length is given so the literal is not cut there.
-const std::string kAllReduce("\x52\x0d\x0a\x09" "comm_type" "\x48\x00", 15);
-const std::string kPg5 = "\x52\x0d\x0a\x07" "pg_name" "\xea\x01\x01" "5";
+const std::string kAllReduce(
+    "\x52\x0d\x0a\x09"
+    "comm_type"
+    "\x48\x00",
+    15);
+const std::string kPg5 =
+    "\x52\x0d\x0a\x07"
+    "pg_name"
+    "\xea\x01\x01"
+    "5";
 std::string coll_rank(const std::string& type, const std::string& pg) {
-  return kMeta + rec("\x08\x01\x12\x01" "g" "\x18\x07" + kSize4096 + type + pg) +
-         rec("\x08\x02\x12\x01" "m" "\x18\x01\x2a\x01\x01") +
-         rec("\x08\x03\x12\x01" "c" "\x18\x04\x2a\x01\x02\x38\x01");
+  return kMeta +
+         rec("\x08\x01\x12\x01"
+             "g"
+             "\x18\x07" +
+             kSize4096 + type + pg) +
+         rec("\x08\x02\x12\x01"
+             "m"
+             "\x18\x01\x2a\x01\x01") +
+         rec("\x08\x03\x12\x01"
+             "c"
+             "\x18\x04\x2a\x01\x02\x38\x01");
 }
 
 TEST(ChakraImport, CollectivesJoinTheRanksAndMetadataNodesPassDependenciesOn) {

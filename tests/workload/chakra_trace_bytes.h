@@ -20,11 +20,16 @@ inline std::string rec(const std::string& body) {
 }
 
 // GlobalMetadata { version: "0.0.4" }
-inline const std::string kMeta = rec("\x0a\x05" "0.0.4");
+inline const std::string kMeta =
+    rec("\x0a\x05"
+        "0.0.4");
 
 // AttributeProto records as Node.attr (field 10, key 0x52) values.
 // comm_size int64_val (field 9, key 0x48) 4096 = varint 80 20.
-inline const std::string kSize4096 = "\x52\x0e\x0a\x09" "comm_size" "\x48\x80\x20";
+inline const std::string kSize4096 =
+    "\x52\x0e\x0a\x09"
+    "comm_size"
+    "\x48\x80\x20";
 // comm_dst / comm_src / comm_tag int32_val (field 7, key 0x38).
 inline std::string int32_attr(const std::string& name, char value) {
   return std::string("\x52") + static_cast<char>(name.size() + 4) + "\x0a" +

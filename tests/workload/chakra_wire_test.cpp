@@ -1,11 +1,11 @@
 // The hand-written protocol-buffer wire reader (workload/protobuf_wire.h) on byte sequences
 // written out here from the encoding rules (https://protobuf.dev/programming-guides/encoding/):
 // 150 is the varint 96 01 (the guide's own example), field 1 varint is key 08.
-#include "workload/protobuf_wire.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
+
+#include "workload/protobuf_wire.h"
 
 namespace fabricsim::workload::protobuf {
 namespace chakra_wire_test {
@@ -31,8 +31,8 @@ TEST(ChakraWire, VarintsDecodeAsTheEncodingGuideSays) {
 
 TEST(ChakraWire, FieldsOfEachWireType) {
   // field 1 varint 150; field 2 string "hi"; field 3 fixed32 1; field 4 fixed64 2
-  const std::string data = bytes({0x08, 0x96, 0x01, 0x12, 0x02, 'h', 'i', 0x1d, 1, 0, 0, 0, 0x21,
-                                  2, 0, 0, 0, 0, 0, 0, 0});
+  const std::string data = bytes(
+      {0x08, 0x96, 0x01, 0x12, 0x02, 'h', 'i', 0x1d, 1, 0, 0, 0, 0x21, 2, 0, 0, 0, 0, 0, 0, 0});
   WireReader r(data, 100);
   Field f = r.field();
   EXPECT_EQ(f.number, 1u);
@@ -53,8 +53,7 @@ TEST(ChakraWire, FieldsOfEachWireType) {
 }
 
 TEST(ChakraWire, PackedVarintsAndZigzag) {
-  EXPECT_EQ(unpack_varints(bytes({0x01, 0x96, 0x01, 0x03}), 0),
-            (std::vector<uint64_t>{1, 150, 3}));
+  EXPECT_EQ(unpack_varints(bytes({0x01, 0x96, 0x01, 0x03}), 0), (std::vector<uint64_t>{1, 150, 3}));
   EXPECT_EQ(zigzag(0), 0);
   EXPECT_EQ(zigzag(1), -1);
   EXPECT_EQ(zigzag(2), 1);
@@ -66,8 +65,10 @@ TEST(ChakraWire, MalformedBytesAreRefusedAtTheirOffset) {
   auto error = [](const std::string& data, bool as_field) {
     try {
       WireReader r(data, 10);
-      if (as_field) r.field();
-      else r.varint();
+      if (as_field)
+        r.field();
+      else
+        r.varint();
     } catch (const WireError& e) {
       return std::to_string(e.offset()) + ": " + e.what();
     }
