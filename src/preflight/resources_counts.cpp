@@ -111,7 +111,7 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
 std::vector<std::string> workload_drivers(const Scenario& sc) {
   if (!sc.jobs.empty() && sc.node.gpus_per_node > 0) return {"jobs", "node.gpus_per_node"};
   if (sc.workload.kind == workload::WorkloadKind::kTraining) {
-    if (sc.training.source == workload::TrainingSource::kAstra) {
+    if (sc.training.source != workload::TrainingSource::kTransformer) {
       return {"training.file", "hosts.count", "node.gpus_per_node", "training.steps"};
     }
     // The generator's ops: GPUs x layers x micro-batches (transformer_ops_estimate), x steps.

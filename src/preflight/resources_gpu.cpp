@@ -11,6 +11,7 @@
 #include "preflight/resources_counts.h"
 #include "node/spec.h"
 #include "workload/astra_import.h"
+#include "workload/chakra_import.h"
 #include "workload/collective_engine.h"
 #include "workload/transformer.h"
 
@@ -209,6 +210,14 @@ TrainingDag training_dag(const JobSpec& job, int64_t g, int64_t gpn, int64_t bui
     } else {
       count_bound(bound, steps, t);
     }
+    return out;
+  }
+  if (job.training.source == workload::TrainingSource::kChakra) {
+    // Built whole: a trace's nodes are already in memory once its files are read (each node is
+    // at most one op), so there is nothing smaller to count from.
+    workload::ChakraOptions opt;
+    opt.gpus = static_cast<uint32_t>(g);
+    out.dag = workload::import_chakra(job.training.file, opt);
     return out;
   }
   const workload::TransformerSpec& spec = job.training.transformer;

@@ -145,7 +145,7 @@ struct StageSpan {
 // One training step (workload.kind: training).
 struct TrainingResult {
   bool present = false;
-  std::string source;  // "transformer" (the generator) or "astra-sim: FILE"
+  std::string source;  // "transformer" (the generator), "astra-sim: FILE" or "chakra: PREFIX"
   int gpus = 0;
   int64_t step_time_ps = -1;  // -1 = did not finish
   // The critical rank: the one with the most compute. step = compute + exposed_comm_ps, where

@@ -123,19 +123,23 @@ std::vector<std::pair<std::string, std::string>> gpu_choices() {
 const std::vector<Knob> kTrainingKnobs = knob_bind::concat(
     {{bind_enum(
           {.path = "training.source",
-           .description = "Where the step comes from: transformer (the generator below) or astra "
-                          "(an ASTRA-sim 1.0 / SimAI text workload: training.file)",
-           .source = "issue 10; docs/workloads.md"},
+           .description = "Where the step comes from: transformer (the generator below), astra "
+                          "(an ASTRA-sim 1.0 / SimAI text workload: training.file) or chakra (a "
+                          "Chakra execution trace, one file per GPU: training.file)",
+           .source = "issues 10 and 27; docs/workloads.md"},
           std::vector<std::pair<std::string, workload::TrainingSource>>{
               {"transformer", workload::TrainingSource::kTransformer},
-              {"astra", workload::TrainingSource::kAstra}},
+              {"astra", workload::TrainingSource::kAstra},
+              {"chakra", workload::TrainingSource::kChakra}},
           [](auto& s) -> auto& { return s.training.source; }),
       bind(
           {.path = "training.file",
            .type = KnobType::kString,
-           .description = "source astra: the workload file (relative to the scenario file)",
+           .description = "source astra: the workload file; source chakra: the trace's prefix, "
+                          "read as PREFIX.RANK.et for ranks 0 .. GPUs-1 (ASTRA-sim's "
+                          "--workload-configuration). Relative to the scenario file",
            .source = "none",
-           .only_with = {{"training.source", "astra"}}},
+           .only_with = {{"training.source", "astra", "chakra"}}},
           [](auto& s) -> auto& { return s.training.file; }),
       bind(
           {.path = "training.clock_ghz",

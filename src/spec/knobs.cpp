@@ -355,7 +355,8 @@ std::string describe_allowed(const Knob& k) {
 std::string describe_conditions(const std::vector<Condition>& conditions) {
   std::vector<std::string> parts;
   for (const Condition& c : conditions) {
-    parts.push_back(c.key_path.substr(c.key_path.rfind('.') + 1) + ": " + c.value);
+    parts.push_back(c.key_path.substr(c.key_path.rfind('.') + 1) + ": " + c.value +
+                    (c.or_value.empty() ? "" : " or " + c.or_value));
   }
   return join(parts);
 }

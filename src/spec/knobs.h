@@ -55,6 +55,7 @@ struct Bound {
 struct Condition {
   std::string key_path;
   std::string value;
+  std::string or_value{};  // a second value that satisfies the condition too; empty = none
 };
 
 // Every member has an initialiser so the registry can use designated initialisers and name only

@@ -576,7 +576,9 @@ Scenario load_scenario_file(const std::string& path,
 std::string format_input_error(const LoadedScenario& loaded, const InputError& error) {
   const std::string& key = error.key_path();
   if (const auto* imp = dynamic_cast<const ImportError*>(&error)) {
-    return imp->file() + ":" + std::to_string(imp->line()) + ": " + key + ": " + error.what();
+    // Line 0: a whole-file fault, or a binary file (a Chakra trace names its node instead).
+    const std::string at = imp->line() > 0 ? ":" + std::to_string(imp->line()) : "";
+    return imp->file() + at + ": " + key + ": " + error.what();
   }
   return format_error_line(loaded.locate(key), key.empty() ? "(scenario)" : key, error.what());
 }

@@ -26,7 +26,8 @@ void check_conditions(const LoadedScenario& loaded, const std::vector<std::strin
     const Knob& k = *find_knob(path);
     std::vector<Condition> failing;
     for (const Condition& c : k.only_with) {
-      if (find_knob(c.key_path)->get(loaded.scenario) != c.value) failing.push_back(c);
+      const std::string v = find_knob(c.key_path)->get(loaded.scenario);
+      if (v != c.value && (c.or_value.empty() || v != c.or_value)) failing.push_back(c);
     }
     if (!failing.empty()) {
       fail(loaded.locations.at(path), path, "only valid with " + describe_conditions(failing));

@@ -103,12 +103,13 @@ struct TransformerSpec {
   int64_t optimizer_ps = 0;
 };
 
-// Where the step comes from: the transformer generator, or an imported ASTRA-sim 1.0 / SimAI
-// text workload (workload/astra_import.h).
-enum class TrainingSource : uint8_t { kTransformer, kAstra };
+// Where the step comes from: the transformer generator, an imported ASTRA-sim 1.0 / SimAI
+// text workload (workload/astra_import.h), or a Chakra execution trace (workload/chakra_import.h).
+enum class TrainingSource : uint8_t { kTransformer, kAstra, kChakra };
 
 struct TrainingSpec {
   TrainingSource source = TrainingSource::kTransformer;
+  // source chakra: `file` is the trace's prefix, read as <file>.<rank>.et for every rank.
   // source astra: the workload file (relative paths are relative to the scenario file) and the
   // clock that turns its compute cycles into time. 1 GHz = ASTRA-sim's and SimAI's own
   // CLOCK_PERIOD of 1 ns per cycle (Common.hh in both), so their timings are reproduced.

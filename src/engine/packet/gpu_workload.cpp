@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "engine/packet/step_detail.h"
 #include "workload/astra_import.h"
+#include "workload/chakra_import.h"
 #include "workload/transformer.h"
 
 namespace fabricsim::scenario {
@@ -200,6 +201,14 @@ GpuWorkload::GpuWorkload(const Scenario& sc, node::RankTransport& rt,
         if (t.file.empty()) throw InputError("training.file", "required with source: astra");
         dag = workload::import_astra(t.file, opt);
         job.training_source = "astra-sim: " + t.file;
+      } else if (t.source == workload::TrainingSource::kChakra) {
+        if (t.file.empty()) throw InputError("training.file", "required with source: chakra");
+        workload::ChakraOptions opt;
+        opt.gpus = static_cast<uint32_t>(job.gpus.size());
+        opt.algorithm = w.algorithm;
+        opt.protocol = w.protocol;
+        dag = workload::import_chakra(t.file, opt);
+        job.training_source = "chakra: " + t.file;
       } else {
         workload::check_transformer(t.transformer, static_cast<uint32_t>(job.gpus.size()));
         workload::TransformerStep step =
