@@ -88,6 +88,12 @@ struct EcnConfig {
   int64_t kmin_bytes = 150'000;
   int64_t kmax_bytes = 1'500'000;
   double pmax = 1.0;  // Cumulus "probability 100": every ECT packet is marked at Kmax
+  // InfiniBand CC (IBA Annex A10): a port whose VL is held back by credits is a victim of
+  // congestion further on, not its root, and marks nothing unless its Victim_Mask bit is set
+  // (OpenSM's cc_sw_cong_setting_victim_mask is all zero by default).
+  bool skip_credit_victims = false;
+  // IB CC Marking_Rate: eligible packets left unmarked between two marks (0: mark every one).
+  uint16_t mark_gap = 0;
 };
 
 // UEC packet trimming (issue 11; docs/reference/uet-sim.md §4): a lossy data packet that the

@@ -146,6 +146,7 @@ struct alignas(64) PortQueues {
   uint32_t rx_buffer_blocks = 0;
   uint32_t peak_rx_blocks = 0;   // most blocks any one VL held (<= rx_buffer_blocks)
   uint8_t fc_pending_mask = 0;   // VLs with a flow-control packet queued in mac_ctrl
+  uint16_t ecn_skipped = 0;      // IB CC Marking_Rate: eligible packets left unmarked since the last
   // VL arbitration state (IBA 7.6.9): the current entry of each table, the weight it has left,
   // and the high-priority blocks sent since a low-priority packet last went.
   uint8_t arb_high_entry = 0;

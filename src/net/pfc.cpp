@@ -428,6 +428,26 @@ bool Network::ecn_mark(uint32_t port, Packet& pkt) {
   if (!(ecn.mask & (1u << pkt.priority))) return false;
   const int64_t queued = queues_[port].cls[pkt.priority].bytes;
   if (queued <= ecn.kmin_bytes) return false;
+  if (ecn.skip_credit_victims) {
+    // A victim: its VL's next packet waits for credits, or the credits left would not carry
+    // another packet of this size.
+    const PortQueues& q = queues_[port];
+    const int vl = pkt.priority;
+    if ((p.paused_mask & (1u << vl)) ||
+        static_cast<int32_t>(q.fc_limit_blocks[vl] - q.fc_sent_blocks[vl]) <
+            static_cast<int32_t>(credit_blocks(pkt))) {
+      return false;
+    }
+  }
+  if (ecn.mark_gap > 0) {
+    // Marking_Rate: one mark, then mark_gap eligible packets unmarked, per port.
+    uint16_t& skipped = queues_[port].ecn_skipped;
+    if (skipped < ecn.mark_gap) {
+      ++skipped;
+      return false;
+    }
+    skipped = 0;
+  }
   if (queued < ecn.kmax_bytes) {
     const double prob = ecn.pmax * static_cast<double>(queued - ecn.kmin_bytes) /
                         static_cast<double>(ecn.kmax_bytes - ecn.kmin_bytes);

@@ -52,11 +52,11 @@ MessageMemory message_memory(const Traffic& t) {
 }
 
 // RoceTransport (transport/rc.h): msgs_ grows by push_back; each QP keeps its message ids
-// (push_back too: at most twice what it holds) and is indexed by qp_index_; a DCQCN reaction
-// point per QP; an out-of-order responder's reorder bitmap per QP; per NIC its round-robin ring.
+// (push_back too: at most twice what it holds) and is indexed by qp_index_; a congestion-control
+// scheme per QP; an out-of-order responder's reorder bitmap per QP; per NIC its round-robin ring.
 int64_t roce_transport_bytes(const Scenario& sc, const Traffic& t, int64_t nics,
                              const Checked& wc) {
-  const bool dcqcn = sc.roce.cc == transport::CongestionControl::kDcqcn;
+  const bool paced = sc.roce.cc != transport::CongestionControl::kNone;
   const MessageMemory mm = message_memory(t);
   int64_t transport = wc.mul(mm.records, sizeof(transport::Message));
   transport = wc.add(transport, wc.add(wc.mul(mm.list_ids, sizeof(uint32_t)), mm.page_table_bytes));
@@ -66,8 +66,10 @@ int64_t roce_transport_bytes(const Scenario& sc, const Traffic& t, int64_t nics,
                                   kMallocOverheadBytes
                             : 0);
   transport = wc.add(transport, wc.mul(grown_elements(t.qps), per_qp));
-  if (dcqcn)
-    transport = wc.add(transport, wc.mul(grown_elements(t.qps), sizeof(transport::DcqcnRp)));
+  // A scheme per QP (transport/rate_cc.h: the variant is as large as its largest member; a
+  // registered scheme's own object is not known here).
+  if (paced)
+    transport = wc.add(transport, wc.mul(grown_elements(t.qps), sizeof(transport::RateCc)));
   return wc.add(transport, wc.mul(nics, sizeof(Ring<uint32_t>) + sizeof(int64_t) +
                                             kMinRingBytes<uint32_t> + sizeof(uint16_t)));
 }

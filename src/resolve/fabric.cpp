@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "net/nic_profile.h"
 #include "resolve/infiniband.h"
+#include "transport/rate_cc.h"
 
 namespace fabricsim::scenario {
 
@@ -28,15 +29,43 @@ void resolve_nic(Scenario& sc) {
   sc.nic = c;
 }
 
+// fabric.roce.cc_scheme: a scheme registered through transport/rate_cc.h by the program that
+// runs the scenario (docs/cc.md).
+namespace {
+void resolve_cc_scheme(Scenario& sc) {
+  const std::string& name = sc.roce.cc_scheme;
+  if (name.empty()) return;
+  const char* key = "fabric.roce.cc_scheme";
+  if (sc.technology != Technology::kRoce && sc.technology != Technology::kInfiniband) {
+    throw InputError(key, "a registered scheme paces the RDMA transport (roce or ib); " +
+                              std::string("this fabric's technology has its own"));
+  }
+  if (sc.roce.cc != transport::CongestionControl::kNone) {
+    throw InputError(key, "fabric.roce.cc already chooses a scheme: set one of the two");
+  }
+  if (!transport::find_rate_cc(name)) {
+    std::string known;
+    for (const std::string& n : transport::registered_rate_cc_names()) {
+      known += (known.empty() ? "" : ", ") + n;
+    }
+    throw InputError(key, "no congestion-control scheme '" + name + "' is registered (" +
+                              (known.empty() ? std::string("none is") : "registered: " + known) +
+                              "; docs/cc.md shows how to add one)");
+  }
+  sc.roce.cc = transport::CongestionControl::kScheme;
+}
+}  // namespace
+
 void resolve_fabric(Scenario& sc) {
   resolve_nic(sc);
   apply_infiniband(sc);
+  resolve_cc_scheme(sc);
   if (sc.roce.operation == transport::Operation::kRead) {
     const char* why = nullptr;
     if (sc.roce.service != transport::Service::kRc) {
       why = "RDMA READ exists only on RC (and the obsolete RD): use service rc";
     } else if (sc.roce.cc != transport::CongestionControl::kNone) {
-      why = "DCQCN paces a requester; READ data flows from the responder, which has no reaction "
+      why = "congestion control paces a requester; READ data flows from the responder, which has no reaction "
             "point in this model: use cc none";
     } else if (sc.roce.plb.enabled) {
       why = "PLB re-paths a requester's packets, not READ responses: turn PLB off";

@@ -126,10 +126,10 @@ void apply_infiniband(Scenario& sc) {
     why = "PFC is an Ethernet mechanism: an InfiniBand fabric is lossless by credits";
   } else if (sc.roce.cc != transport::CongestionControl::kNone) {
     key = "fabric.roce.cc";
-    why = "DCQCN is RoCE's; InfiniBand congestion control (IBA A10) is not modelled yet";
+    why = "DCQCN is RoCE's; InfiniBand's own congestion control is fabric.ib.cc.enabled";
   } else if (sc.ecn.marking == EcnMode::kOn) {
     key = "fabric.ecn.marking";
-    why = "ECN is an IP mechanism; InfiniBand's FECN/BECN marking is not modelled yet";
+    why = "ECN is an IP mechanism; InfiniBand marks FECN with fabric.ib.cc.enabled";
   } else if (sc.roce.plb.enabled) {
     key = "fabric.roce.plb.enabled";
     why = "PLB re-picks a UDP source port; InfiniBand has none (use routing.sm.adaptive)";
@@ -149,6 +149,13 @@ void apply_infiniband(Scenario& sc) {
   t.sl = sc.ib.sl;
   t.data_priority = link.sl_to_vl[sc.ib.sl];
   t.out_of_order = t.out_of_order || sc.recovery.adaptive;
+  if (sc.ib.cc.enabled) {
+    if (!t.cc_scheme.empty()) {
+      throw InputError("fabric.roce.cc_scheme",
+                       "fabric.ib.cc.enabled already chooses InfiniBand CC: set one of the two");
+    }
+    t.cc = transport::CongestionControl::kIbCc;
+  }
   sc.switch_config.latency_ps = sc.ib.switch_latency_ps;
   if (sc.ib.generation != IbGeneration::kNone) {
     sc.link.rate_bps = ib_generation_info(sc.ib.generation).data_rate_bps;

@@ -56,6 +56,24 @@ transport::DcqcnParams resolve_dcqcn(const Scenario& sc) {
   return p;
 }
 
+// InfiniBand CC's defaults with the scenario's fabric.ib.cc.* values.
+transport::IbCcParams resolve_ib_cc(const Scenario& sc) {
+  transport::IbCcParams p = transport::ib_cc_defaults();
+  const auto& o = sc.ib.cc;
+  override_with(p.threshold_bytes, o.threshold_bytes);
+  override_with(p.marking_rate, o.marking_rate);
+  override_with(p.ccti_increase, o.ccti_increase);
+  override_with(p.ccti_timer_ps, o.ccti_timer_ps);
+  override_with(p.ccti_limit, o.ccti_limit);
+  override_with(p.ccti_min, o.ccti_min);
+  try {
+    transport::validate_ib_cc_params(p);
+  } catch (const transport::IbCcParamError& e) {
+    throw InputError("fabric." + e.field, e.what());
+  }
+  return p;
+}
+
 // routing.load_balancing against the fabric (docs/load-balancing.md). Adaptive routing sends a
 // flow's packets over several paths, so a RoCE responder must place out of order: a go-back-N
 // responder would NAK nearly every packet, hence refused rather than run. Flowlets are allowed
@@ -263,6 +281,18 @@ void derive_switch_settings(Resolved& r) {
   // the queue above K is marked); below kmin nothing is.
   if (ecn.enabled && ecn.kmax_bytes < ecn.kmin_bytes) {
     throw InputError("fabric.ecn.kmax", "must be at least fabric.ecn.kmin");
+  }
+  if (sc.roce.cc == transport::CongestionControl::kIbCc) {
+    // FECN: step marking of data leaving any VL's egress queue above the threshold (IBA A10
+    // switch ports mark "packets headed to a congested port/VL"); the network's ECN marker
+    // does it, on the ECT data that an IB CC transport sends.
+    r.ib_cc = resolve_ib_cc(sc);
+    ecn.enabled = true;
+    ecn.mask = 0xFF;
+    ecn.kmin_bytes = ecn.kmax_bytes = r.ib_cc.threshold_bytes;
+    ecn.pmax = 1;
+    ecn.skip_credit_victims = !sc.ib.cc.mark_victims;
+    ecn.mark_gap = static_cast<uint16_t>(r.ib_cc.marking_rate);
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "spec/scenario.h"
 #include "transport/dcqcn.h"
+#include "transport/ib_cc.h"
 #include "transport/uet.h"
 
 namespace fabricsim::scenario {
@@ -21,6 +22,7 @@ struct Resolved {
   // settings, Dragonfly group_nics.
   Scenario sc;
   transport::DcqcnParams dcqcn{};  // RoCE/IB with DCQCN: the named profile with its overrides
+  transport::IbCcParams ib_cc{};   // InfiniBand CC: the defaults with fabric.ib.cc.* applied
   transport::UetNetwork uet_net{};  // technology uet: the switches' view for the transport
 };
 

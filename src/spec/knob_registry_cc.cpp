@@ -206,6 +206,14 @@ const std::vector<Knob> kCongestionKnobs = {
         std::vector<std::pair<std::string, CongestionControl>>{
             {"none", CongestionControl::kNone}, {"dcqcn", CongestionControl::kDcqcn}},
         [](auto& s) -> auto& { return s.roce.cc; }),
+    bind(
+        {.path = "fabric.roce.cc_scheme",
+         .type = KnobType::kString,
+         .description = "A congestion-control scheme registered through the interface "
+                        "(transport/rate_cc.h, docs/cc.md) by the program that runs the "
+                        "scenario; replaces fabric.roce.cc",
+         .source = "none: fabric.roce.cc decides"},
+        [](auto& s) -> auto& { return s.roce.cc_scheme; }),
     bind_enum(
         {.path = "fabric.roce.dcqcn_profile",
          .description = "Named DCQCN parameter set (SPEC §8); every field can be overridden "

@@ -23,6 +23,7 @@ using transport::Operation;
 using transport::Service;
 using knob_bind::positive;
 using knob_bind::non_negative;
+const Condition ib_cc{"fabric.ib.cc.enabled", "true"};
 // A VL buffer is bytes of a switch's shared buffer (fabric.switch.buffer's own bound); what it
 // may not exceed on a given switch is checked when the fabric is built (net/credits.cpp).
 const Bound buffer_bound{1024.0 * 1024 * 1024 * 1024};
@@ -271,6 +272,79 @@ const std::vector<Knob> kInfinibandKnobs = {
          .source = "only with flaps > 1",
          .min = non_negative},
         [](auto& s) -> auto& { return s.link_fail.period_ps; }),
+    bind(
+        {.path = "fabric.ib.cc.enabled",
+         .type = KnobType::kBool,
+         .description = "InfiniBand congestion control (IBA Annex A10): switches mark FECN "
+                        "above fabric.ib.cc.threshold, the destination returns a BECN (CNP), "
+                        "the source steps its QP's CCTI up the CCT and back down on a timer",
+         .source = "off, as OpenSM ships it (osm_subnet.c congestion_control FALSE)"},
+        [](auto& s) -> auto& { return s.ib.cc.enabled; }),
+    bind(
+        {.path = "fabric.ib.cc.threshold",
+         .type = KnobType::kBytes,
+         .description = "Egress VL queue bytes above which a switch marks FECN on data",
+         .source = "64 KiB, about one BDP at 400 Gb/s; UNVERIFIED: the IBA Threshold 0-15 "
+                   "leaves the depth to the switch (transport/ib_cc.cpp)",
+         .min = positive,
+         .only_with = {ib_cc}},
+        [](auto& s) -> auto& { return s.ib.cc.threshold_bytes; }),
+    bind(
+        {.path = "fabric.ib.cc.marking_rate",
+         .type = KnobType::kInt,
+         .description = "Switch Marking_Rate: packets left unmarked between two FECN marks "
+                        "at a congested port (0: every packet above the threshold)",
+         .source = "UNVERIFIED, transport/ib_cc.cpp",
+         .min = Bound{0},
+         .max = Bound{65535},
+         .only_with = {ib_cc}},
+        [](auto& s) -> auto& { return s.ib.cc.marking_rate; }),
+    bind(
+        {.path = "fabric.ib.cc.mark_victims",
+         .type = KnobType::kBool,
+         .description = "Mark FECN also at ports held back by credits (victims of congestion "
+                        "further on): the Victim_Mask bit set on every switch port",
+         .source = "false: OpenSM's cc_sw_cong_setting_victim_mask is all zero by default",
+         .only_with = {ib_cc}},
+        [](auto& s) -> auto& { return s.ib.cc.mark_victims; }),
+    bind(
+        {.path = "fabric.ib.cc.ccti_increase",
+         .type = KnobType::kInt,
+         .description = "CCT index steps per BECN (CACongestionSetting CCTI_Increase)",
+         .source = "1, the smallest step; UNVERIFIED (OpenSM ships 0: CC unconfigured)",
+         .min = Bound{1},
+         .max = Bound{255},
+         .only_with = {ib_cc}},
+        [](auto& s) -> auto& { return s.ib.cc.ccti_increase; }),
+    bind(
+        {.path = "fabric.ib.cc.ccti_timer",
+         .type = KnobType::kTime,
+         .description = "Time between CCT index decrements while no BECN arrives "
+                        "(CCTI_Timer; 1.024 us units on the wire)",
+         .source = "5.12 us (5 units): settles up to 15 sources per 100 Gb/s port; UNVERIFIED "
+                   "(transport/ib_cc.cpp, docs/cc.md)",
+         .min = positive,
+         .only_with = {ib_cc}},
+        [](auto& s) -> auto& { return s.ib.cc.ccti_timer_ps; }),
+    bind(
+        {.path = "fabric.ib.cc.ccti_limit",
+         .type = KnobType::kInt,
+         .description = "Highest CCT index (the CCT has 128 entries: index i delays an MTU "
+                        "packet by i/4 of its time, rate = line / (1 + i/4))",
+         .source = "127, the table's last entry",
+         .min = Bound{0},
+         .max = Bound{127},
+         .only_with = {ib_cc}},
+        [](auto& s) -> auto& { return s.ib.cc.ccti_limit; }),
+    bind(
+        {.path = "fabric.ib.cc.ccti_min",
+         .type = KnobType::kInt,
+         .description = "Lowest CCT index: a floor on the delay (CCTI_Min)",
+         .source = "0: line rate when uncongested",
+         .min = Bound{0},
+         .max = Bound{127},
+         .only_with = {ib_cc}},
+        [](auto& s) -> auto& { return s.ib.cc.ccti_min; }),
     bind(
         {.path = "faults.credit_loss.switch",
          .type = KnobType::kInt,

@@ -60,6 +60,18 @@ struct IbSpec {
   int sl = 0;  // service level of the workload's traffic
   // Sets the link rate of an ib run to that generation's 4x data rate; none = fabric.link.rate.
   IbGeneration generation = IbGeneration::kNone;
+  // InfiniBand congestion control (IBA Annex A10; transport/ib_cc.h): off as OpenSM ships it
+  // (osm_subnet.c congestion_control FALSE). Unset fields take ib_cc_defaults().
+  struct Cc {
+    bool enabled = false;
+    bool mark_victims = false;  // OpenSM cc_sw_cong_setting_victim_mask: all zero by default
+    std::optional<int64_t> threshold_bytes;
+    std::optional<int> marking_rate;
+    std::optional<int> ccti_increase;
+    std::optional<int64_t> ccti_timer_ps;
+    std::optional<int> ccti_limit;
+    std::optional<int> ccti_min;
+  } cc;
 };
 
 // fabric.nic.*: the NIC/host latency profile and per-parameter overrides (net/nic_profile.h);

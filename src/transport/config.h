@@ -9,7 +9,9 @@
 
 namespace fabricsim::transport {
 
-enum class CongestionControl : uint8_t { kNone, kDcqcn };
+// kIbCc: InfiniBand congestion control (IBA Annex A10, transport/ib_cc.h); kScheme: a scheme
+// registered through the interface (transport/rate_cc.h), named by RoceConfig::cc_scheme.
+enum class CongestionControl : uint8_t { kNone, kDcqcn, kIbCc, kScheme };
 
 // Per-field overrides of a DCQCN profile (transport/dcqcn.h DcqcnParams); unset = the profile's.
 struct DcqcnOverrides {
@@ -122,6 +124,7 @@ struct RoceConfig {
   // Congestion control at the sender; DCQCN (SPEC §8) reacts to CNPs from the receiver.
   CongestionControl cc = CongestionControl::kNone;
   std::string dcqcn_profile = "nvidia-default";  // SPEC §8 names three; see transport/dcqcn.h
+  std::string cc_scheme;  // cc kScheme: the registered scheme's name (fabric.roce.cc_scheme)
   DcqcnOverrides dcqcn;
   PlbConfig plb;
 };

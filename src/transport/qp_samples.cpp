@@ -24,15 +24,18 @@ int64_t sent_over(const Ids& ids, const Messages& msgs) {
 }  // namespace
 
 void RoceTransport::sample_qps(std::vector<QpSample>& out, bool with_bytes) const {
-  const bool dcqcn = cc_enabled();
+  const bool paced = cc_enabled();
+  const char* cc = cfg_.cc == CongestionControl::kDcqcn  ? "dcqcn"
+                   : cfg_.cc == CongestionControl::kIbCc ? "ib"
+                                                         : cfg_.cc_scheme.c_str();
   for (uint32_t i = 0; i < qps_.size(); ++i) {
     const Qp& q = qps_[i];
     QpSample s;
     s.qp = i;
     s.src_nic = q.src_nic;
     s.dst_nic = q.dst_nic;
-    if (dcqcn && i < rps_.size()) {
-      s.cc = "dcqcn";
+    if (paced && i < rps_.size()) {
+      s.cc = cc;
       s.rate_bps = rps_[i].rate_bps();
     }
     // Its retired messages' bytes, then the live ones' (issue 24 item 1).

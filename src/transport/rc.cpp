@@ -13,12 +13,21 @@ using net::Packet;
 using net::PacketType;
 
 RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t seed,
-                             const DcqcnParams& dcqcn)
+                             const DcqcnParams& dcqcn, const IbCcParams& ib_cc)
     : NicCore(net),
       cfg_(cfg),
       seed_(seed),
       rto_ps_(cfg.retransmit_timeout_ps()),
-      dcqcn_(dcqcn) {
+      dcqcn_(dcqcn),
+      ib_cc_(ib_cc) {
+  if (cfg_.cc == CongestionControl::kIbCc) validate_ib_cc_params(ib_cc_);  // the RPs index its CCT
+  if (cfg_.cc == CongestionControl::kScheme) {
+    scheme_ = find_rate_cc(cfg_.cc_scheme);
+    if (scheme_ == nullptr) {
+      throw std::invalid_argument("no congestion-control scheme '" + cfg_.cc_scheme +
+                                  "' is registered");
+    }
+  }
   if (cfg_.spray && cfg_.operation == Operation::kRead) {
     // READ responses flow from the responder, which re-issues nothing: spraying them would make
     // every reordered response re-issue the READ. Only WRITE/SEND data is sprayed.
@@ -114,7 +123,7 @@ uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl) {
       q.entropy = static_cast<uint16_t>(0xC000 | (splitmix64(h) & 0x3FFF));
       q.priority = static_cast<uint8_t>(cfg_.data_priority);
     }
-    if (cc_enabled()) rps_.emplace_back(dcqcn_, net_.port(net_.nic_port(src_nic)).rate_bps);
+    if (cc_enabled()) rps_.push_back(make_cc(qp_id, src_nic, dst_nic));
     qps_.push_back(std::move(q));
     if (ctx_.enabled()) {  // set-up writes the QP's context at both ends
       ctx_.add_connection(src_nic, qp_id);
@@ -208,10 +217,16 @@ bool RoceTransport::send(uint32_t entry, Packet& out) {
   }
   const uint32_t qp_id = entry;
   Qp& q = qps_[qp_id];
+  const bool first_transmission = q.snd_nxt >= q.high_sent;
   make_data_packet(qp_id, out);
   if (cc_enabled()) {
     const int64_t now = sched_.now_ps;
-    DcqcnRp& rp = rps_[qp_id];
+    RateCc& rp = rps_[qp_id];
+    if (rp.wants_acks() && q.rtt_sent_ps < 0 && first_transmission &&
+        out.type == PacketType::kData) {
+      q.rtt_sent_ps = now;  // a first transmission: time it
+      q.rtt_psn = out.psn;
+    }
     q.last_wire_bytes = net_.wire_bytes(out);
     q.last_send_ps = now;
     rp.on_bytes_sent(out.frame_bytes, now);
@@ -228,6 +243,22 @@ void RoceTransport::on_cnp(uint32_t qp_id) {
   rps_[qp_id].on_cnp(sched_.now_ps);
   repace(qp_id);
   arm_cc_timer(qp_id);
+}
+
+RateCc RoceTransport::make_cc(uint32_t qp_id, uint32_t src_nic, uint32_t dst_nic) {
+  const int64_t line = net_.port(net_.nic_port(src_nic)).rate_bps;
+  switch (cfg_.cc) {
+    case CongestionControl::kDcqcn: return RateCc(DcqcnRp(dcqcn_, line));
+    case CongestionControl::kIbCc: return RateCc(IbCcRp(ib_cc_, line));
+    default: {
+      std::unique_ptr<RateCcScheme> s =
+          (*scheme_)(RateCcContext{qp_id, src_nic, dst_nic, line, cfg_.mtu_bytes});
+      if (!s) {
+        throw std::invalid_argument("scheme '" + cfg_.cc_scheme + "' made no controller");
+      }
+      return RateCc(std::move(s));
+    }
+  }
 }
 
 void RoceTransport::repace(uint32_t qp_id) {
@@ -283,7 +314,7 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
   p.entropy = cfg_.spray ? spray_entropy(q) : q.entropy;
   p.type = PacketType::kData;
   p.priority = q.priority;
-  p.ecn = ib() ? 0 : 2;  // ECT(0): RoCEv2 NICs send ECN-capable traffic
+  p.ecn = data_ecn();  // ECT(0): RoCEv2 NICs send ECN-capable traffic
   p.flags = static_cast<uint8_t>((index == 0 ? net::kFlagFirst : 0) |
                                  (last ? net::kFlagLast : 0) | (q.sl << net::kFlagSlShift));
 
@@ -323,7 +354,11 @@ void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, u
   p.entropy = ib() ? lid_of(q, q.src_nic) : q.entropy;
   p.type = type;
   p.flags = static_cast<uint8_t>((ece ? net::kFlagEce : 0) | (q.sl << net::kFlagSlShift));
-  if (type == PacketType::kCnp) {
+  if (type == PacketType::kCnp && ib()) {
+    // IBA A10.3.2: a CNP is BTH opcode 0x80 with no payload, on the QP's own SL (VL).
+    p.frame_bytes = static_cast<uint16_t>(net::ib_packet_bytes(0));
+    p.priority = q.priority;
+  } else if (type == PacketType::kCnp) {
     p.frame_bytes = static_cast<uint16_t>(net::roce_cnp_frame_bytes(cfg_.vlan_tag));
     p.priority = static_cast<uint8_t>(cfg_.cnp_priority);
   } else {
@@ -340,7 +375,8 @@ void RoceTransport::on_data(const Packet& p) {
   Message& m = msgs_[p.msg];
   if (p.ecn == 3) {
     ++counters_.ecn_marked_packets;
-    // DCQCN notification point: at most one CNP per QP per interval (reference §1).
+    // Notification point: DCQCN's sends at most one CNP per QP per interval (reference §1);
+    // InfiniBand CC returns a BECN for every FECN (cnp_interval 0: dcqcn_ is unset).
     if (cc_enabled() &&
         (q.last_cnp_ps < 0 || sched_.now_ps - q.last_cnp_ps >= dcqcn_.cnp_interval_ps)) {
       q.last_cnp_ps = sched_.now_ps;
@@ -495,6 +531,18 @@ void RoceTransport::on_ack(uint32_t qp_id, uint32_t psn, bool ece) {
   const uint32_t before = q.snd_una;
   acknowledge(q, psn + 1);
   if (cfg_.plb.enabled && q.snd_una > before) plb_round(qp_id, q.snd_una - before, ece);
+  if (cc_enabled() && q.snd_una > before && rps_[qp_id].wants_acks()) {
+    int64_t rtt_ps = -1;
+    if (q.rtt_sent_ps >= 0 && q.snd_una > q.rtt_psn) {
+      rtt_ps = sched_.now_ps - q.rtt_sent_ps;
+      q.rtt_sent_ps = -1;
+    }
+    const int64_t mtu = cfg_.mtu_bytes;  // payload bytes a full packet carries
+    rps_[qp_id].on_ack(static_cast<int64_t>(q.snd_una - before) * mtu, rtt_ps, ece,
+                       sched_.now_ps);
+    repace(qp_id);
+    arm_cc_timer(qp_id);
+  }
 }
 
 void RoceTransport::plb_round(uint32_t qp_id, uint32_t newly_acked, bool ece) {

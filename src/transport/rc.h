@@ -12,9 +12,10 @@
 // to that go-back-N only beyond them; with spray the requester gives every data packet a new
 // UDP source port (both in transport/rc_spray.cpp).
 //
-// Congestion control: with DCQCN each QP has a reaction point (transport/dcqcn.h) whose rate
-// paces it (send_state() holds a QP back until its next-send time); the responder is the
-// notification point and sends CNPs for CE-marked arrivals. PLB changes a QP's UDP source port
+// Congestion control (transport/rate_cc.h): with a scheme (DCQCN, InfiniBand CC, or one
+// registered through the interface) each QP has its sender side whose rate paces it
+// (send_state() holds a QP back until its next-send time); the responder is the notification
+// point and sends CNPs for CE-marked (RoCEv2) or FECN-marked (InfiniBand) arrivals. PLB changes a QP's UDP source port
 // after repeated congested rounds.
 #pragma once
 
@@ -31,6 +32,7 @@
 #include "net/nic_context_cache.h"
 #include "transport/config.h"
 #include "transport/dcqcn.h"
+#include "transport/rate_cc.h"
 #include "transport/nic_core.h"
 #include "transport/transport.h"
 
@@ -70,11 +72,15 @@ struct Qp {
   bool active = false;           // in its NIC's round-robin list
   bool failed = false;           // error state: retries exhausted, sends nothing more
   uint8_t retries = 0;           // consecutive timeouts without progress
-  // congestion control (requester): pacing at the DCQCN rate
+  // congestion control (requester): pacing at the scheme's rate
   int64_t next_send_ps = 0;      // earliest time the next packet may start
   int64_t last_send_ps = 0;      // when the last packet started, and its wire size: a rate
   uint32_t last_wire_bytes = 0;  // change re-spaces the next packet from them
   int64_t cc_timer_ps = kNoTimer;  // when the pending kCcTimer fires
+  // RTT sampling for schemes that listen to ACKs (RateCc::wants_acks): one timed PSN at a time,
+  // first transmissions only (Karn's rule), -1 = none in flight.
+  int64_t rtt_sent_ps = -1;
+  uint32_t rtt_psn = 0;
   // notification point (responder)
   int64_t last_cnp_ps = -1;
   bool ce_since_ack = false;     // an in-order packet since the last ACK was CE-marked
@@ -127,9 +133,11 @@ struct Qp {
 // directly, never through the vtable.
 class RoceTransport final : public NicCore<RoceTransport> {
  public:
-  // `dcqcn` is used when cfg.cc is kDcqcn (the resolved profile with its overrides).
+  // `dcqcn` is used when cfg.cc is kDcqcn (the resolved profile with its overrides), `ib_cc`
+  // when it is kIbCc; kScheme makes each QP's scheme with the factory registered under
+  // cfg.cc_scheme (throws std::invalid_argument if there is none).
   RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t seed,
-                const DcqcnParams& dcqcn = DcqcnParams{});
+                const DcqcnParams& dcqcn = DcqcnParams{}, const IbCcParams& ib_cc = IbCcParams{});
 
   // Posts a message of `size_bytes` from src to dst now (cfg.operation: WRITE, SEND), on the QP
   // of that pair and service level (-1 = cfg.sl); returns the message id.
@@ -175,8 +183,10 @@ class RoceTransport final : public NicCore<RoceTransport> {
   uint32_t num_qps() const { return static_cast<uint32_t>(qps_.size()); }
   const TransportCounters& counters() const override { return counters_; }
   // The DCQCN reaction point of a QP (REQUIRES: cc is dcqcn).
-  const DcqcnRp& rp(uint32_t qp) const { return rps_[qp]; }
-  bool cc_enabled() const { return cfg_.cc == CongestionControl::kDcqcn; }
+  const DcqcnRp& rp(uint32_t qp) const { return *rps_[qp].dcqcn(); }
+  // A QP's congestion-control scheme (REQUIRES: cc_enabled()).
+  const RateCc& cc(uint32_t qp) const { return rps_[qp]; }
+  bool cc_enabled() const { return cfg_.cc != CongestionControl::kNone; }
   const RoceConfig& config() const { return cfg_; }
   // unacked_messages() (Transport): messages posted whose last packet the requester has not
   // yet seen acknowledged (a failed QP's no longer count: they will never be), plus completions
@@ -270,7 +280,12 @@ class RoceTransport final : public NicCore<RoceTransport> {
   int64_t rto_ps_;
   std::vector<Qp> qps_;
   DcqcnParams dcqcn_;
-  std::vector<DcqcnRp> rps_;  // per QP when cc is dcqcn
+  IbCcParams ib_cc_;  // the IB CC RPs point at it
+  const RateCcFactory* scheme_ = nullptr;  // cc kScheme
+  std::vector<RateCc> rps_;  // per QP when cc_enabled()
+  RateCc make_cc(uint32_t qp_id, uint32_t src_nic, uint32_t dst_nic);
+  // ECN-capable data: RoCEv2 always; InfiniBand only with IB CC (FECN marking).
+  uint8_t data_ecn() const { return ib() && cfg_.cc != CongestionControl::kIbCc ? 0 : 2; }
   // Every message not yet retired (all of them unless retire_messages() was called), by id.
   IdWindow<Message> msgs_;
   RetireFn retire_;

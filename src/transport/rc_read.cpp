@@ -29,7 +29,7 @@ void RoceTransport::make_read_request(uint32_t qp_id, Packet& p) {
   p.entropy = q.entropy;
   p.type = PacketType::kReadRequest;
   p.priority = q.priority;
-  p.ecn = ib() ? 0 : 2;
+  p.ecn = data_ecn();
   p.flags = static_cast<uint8_t>(q.sl << net::kFlagSlShift);
   if (q.snd_una == q.snd_nxt) q.last_progress_ps = sched_.now_ps;  // the RTO clock starts
   if (q.snd_nxt < q.high_sent) {
@@ -88,7 +88,7 @@ void RoceTransport::make_read_response(uint32_t qp_id, Packet& p) {
   p.entropy = ib() ? lid_of(q, q.src_nic) : q.entropy;
   p.type = PacketType::kData;
   p.priority = q.priority;
-  p.ecn = ib() ? 0 : 2;
+  p.ecn = data_ecn();
   p.flags = static_cast<uint8_t>((first ? net::kFlagFirst : 0) | (last ? net::kFlagLast : 0) |
                                  net::kFlagResponse | (q.sl << net::kFlagSlShift));
   if (q.resp_next < q.resp_high) {

@@ -36,6 +36,8 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
          (lr.fallback_reason.empty() ? std::string() : "ftree -> ") +
          routing::sm_engine_name(lr.engine_used) +
          (sc.recovery.adaptive ? " + adaptive routing" : " static LFTs");
+    if (sc.roce.cc == transport::CongestionControl::kIbCc) d += ", IB congestion control";
+    if (sc.roce.cc == transport::CongestionControl::kScheme) d += ", CC " + sc.roce.cc_scheme;
     // Route balance: the widest spread of CA routes over one switch's up-ports.
     int32_t spread = 0;
     const net::Network& net = sim.network();
@@ -79,8 +81,9 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
     return d;
   }
   std::string d = "RoCEv2, " + gbps + ", PFC " + (sc.switch_config.pfc.enabled ? "on" : "off");
-  d += sc.roce.cc == transport::CongestionControl::kDcqcn ? ", DCQCN " + sc.roce.dcqcn_profile
-                                                          : ", no congestion control";
+  d += sc.roce.cc == transport::CongestionControl::kDcqcn    ? ", DCQCN " + sc.roce.dcqcn_profile
+       : sc.roce.cc == transport::CongestionControl::kScheme ? ", CC " + sc.roce.cc_scheme
+                                                             : std::string(", no congestion control");
   if (sc.roce.plb.enabled) d += ", PLB";
   return d;
 }
@@ -342,8 +345,11 @@ void engine_notes(const Scenario& sc, RunResult& r) {
                                                                       : "PFC") +
                 " is not simulated: no pauses, credit stalls, head-of-line blocking or storms");
   }
-  if (sc.technology == Technology::kRoce && sc.roce.cc == transport::CongestionControl::kDcqcn) {
-    n.push_back("DCQCN is not simulated: flows take their fair share at once, as congestion "
+  if (sc.roce.cc != transport::CongestionControl::kNone) {
+    const std::string name = sc.roce.cc == transport::CongestionControl::kDcqcn  ? "DCQCN"
+                             : sc.roce.cc == transport::CongestionControl::kIbCc ? "InfiniBand CC"
+                                                                                 : sc.roce.cc_scheme;
+    n.push_back(name + " is not simulated: flows take their fair share at once, as congestion "
                 "control converged to max-min fairness would");
   }
   if (sc.technology == Technology::kUet) {
