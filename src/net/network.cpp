@@ -296,6 +296,7 @@ void Network::transmit(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
   const int64_t now = sched_.now_ps;
   const int64_t ser_ps = start_frame(port, pkt);
+  if (int_ && pkt.type == PacketType::kData) [[unlikely]] int_hop(port, pkt);
   if (p.up) {
     const int64_t arrive_ps = (p.far_cut_through ? now : now + ser_ps) + p.delay_ps;
     p.line.push_back(InFlight{arrive_ps, pkt});
@@ -307,6 +308,19 @@ void Network::transmit(uint32_t port, const Packet& pkt) {
     drop(port, pkt, DropReason::kLinkDown);  // a failed link: the frame is clocked out and lost
   }
   arm_tx_done(port);
+}
+
+void Network::int_hop(uint32_t port, const Packet& pkt) {
+  const Port& p = ports_[port];
+  if (p.is_nic) {  // the sender's NIC: the packet starts with an empty INT stack
+    int_->begin(pkt.qp, pkt.psn);
+    return;
+  }
+  // A switch egress (HPCC §3.2): the queue it leaves behind, the port's transmitted bytes with
+  // this frame, the time it starts out, the line rate.
+  int64_t queued = 0;
+  for (const ClassQueue& c : queues_[port].cls) queued += c.bytes;
+  int_->stamp(pkt.qp, pkt.psn, IntHop{sched_.now_ps, port_tx_bytes_[port], queued, p.rate_bps});
 }
 
 void Network::transmit_control(uint32_t port) {

@@ -27,6 +27,7 @@
 #include "net/config.h"
 #include "net/hash.h"
 #include "net/hooks.h"
+#include "net/int_telemetry.h"
 #include "net/packet.h"
 #include "net/sharp.h"
 #include "net/wire.h"
@@ -390,6 +391,10 @@ class Network {
   // Bytes a frame occupies on the wire: the frame plus preamble/SFD and inter-frame gap.
   uint32_t wire_bytes(const Packet& pkt) const { return pkt.frame_bytes + wire_extra_bytes_; }
   int64_t port_tx_bytes(uint32_t port) const { return port_tx_bytes_[port]; }
+  // In-band telemetry (net/int_telemetry.h): from now on every data packet's switch egresses
+  // are recorded beside it, `slots_per_qp` packets per sender QP. REQUIRES: a power of two.
+  void enable_int(uint32_t slots_per_qp) { int_ = std::make_unique<IntTable>(slots_per_qp); }
+  const IntTable* int_table() const { return int_.get(); }
   // The flow engine moves no frames: it credits a port the wire bytes of the messages that
   // crossed it (links.csv's bytes and utilization then mean the same).
   void add_fluid_tx_bytes(uint32_t port, int64_t wire_bytes) { port_tx_bytes_[port] += wire_bytes; }
@@ -564,6 +569,8 @@ class Network {
   uint32_t dragonfly_minimal(const Switch& sw, const Packet& k) const;
   uint32_t dragonfly_hops_to(uint32_t sw_index, uint32_t dst_switch) const;
   std::unique_ptr<sharp_detail::State> sharp_;  // null unless fabric.sharp.enabled
+  std::unique_ptr<IntTable> int_;  // null unless a transport asked for INT (enable_int)
+  void int_hop(uint32_t port, const Packet& pkt);  // a data packet starts leaving `port`
 };
 
 }  // namespace fabricsim::net
