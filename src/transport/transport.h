@@ -91,7 +91,9 @@ struct QpSample {
   uint32_t qp = 0;
   uint32_t src_nic = 0;
   uint32_t dst_nic = 0;
-  const char* cc = "none";    // "dcqcn", "nscc", "newreno", "cubic", "dctcp", "fixed", "none"
+  // "dcqcn", "ib", a registered scheme's name, "nscc", "newreno", "cubic", "dctcp", "fixed",
+  // "none"
+  const char* cc = "none";
   int64_t rate_bps = -1;
   int64_t window_bytes = -1;
   int64_t sent_bytes = 0;     // payload sent so far, retransmissions included (with_bytes only)
