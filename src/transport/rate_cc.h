@@ -67,29 +67,18 @@ std::vector<std::string> registered_rate_cc_names();  // sorted
 
 // One QP's scheme: a built-in held by value, or a registered one.
 class RateCc {
-  // The kinds, in the variant's order; visit calls f on the one held (a switch, no vtable for
-  // the built-ins).
+  // The kinds, in the variant's order. visit calls f on the scheme held: a switch on the kind,
+  // no vtable for the built-ins; static so that one body serves const and non-const callers.
   static constexpr size_t kDcqcn = 0, kIb = 1, kPlugin = 2;
-  template <class F>
-  decltype(auto) visit(F&& f) const {
-    switch (v_.index()) {
+  template <class Self, class F>
+  static decltype(auto) visit(Self& self, F&& f) {
+    switch (self.v_.index()) {
       case kDcqcn:
-        return f(*std::get_if<kDcqcn>(&v_));
+        return f(*std::get_if<kDcqcn>(&self.v_));
       case kIb:
-        return f(*std::get_if<kIb>(&v_));
+        return f(*std::get_if<kIb>(&self.v_));
       default:
-        return f(**std::get_if<kPlugin>(&v_));
-    }
-  }
-  template <class F>
-  decltype(auto) visit(F&& f) {
-    switch (v_.index()) {
-      case kDcqcn:
-        return f(*std::get_if<kDcqcn>(&v_));
-      case kIb:
-        return f(*std::get_if<kIb>(&v_));
-      default:
-        return f(**std::get_if<kPlugin>(&v_));
+        return f(**std::get_if<kPlugin>(&self.v_));
     }
   }
 
@@ -99,19 +88,19 @@ class RateCc {
   explicit RateCc(std::unique_ptr<RateCcScheme> s) : v_(std::move(s)) {}
 
   int64_t rate_bps() const {
-    return visit([](const auto& s) { return s.rate_bps(); });
+    return visit(*this, [](const auto& s) { return s.rate_bps(); });
   }
   int64_t next_timer_ps() const {
-    return visit([](const auto& s) { return s.next_timer_ps(); });
+    return visit(*this, [](const auto& s) { return s.next_timer_ps(); });
   }
   void on_cnp(int64_t now_ps) {
-    visit([&](auto& s) { s.on_cnp(now_ps); });
+    visit(*this, [&](auto& s) { s.on_cnp(now_ps); });
   }
   void on_bytes_sent(int64_t bytes, int64_t now_ps) {
-    visit([&](auto& s) { s.on_bytes_sent(bytes, now_ps); });
+    visit(*this, [&](auto& s) { s.on_bytes_sent(bytes, now_ps); });
   }
   void on_timer(int64_t now_ps) {
-    visit([&](auto& s) { s.on_timer(now_ps); });
+    visit(*this, [&](auto& s) { s.on_timer(now_ps); });
   }
   // Only registered schemes listen to ACKs (DCQCN and IB CC react to notifications alone).
   void on_ack(int64_t acked_bytes, int64_t rtt_ps, bool ece, int64_t now_ps) {
