@@ -364,7 +364,11 @@ void add_counter_rows(const scenario::RunResult& r, Rows& rows) {
     rows.emplace_back("watchdog", count(n.watchdog_storms) + " storms broken, " +
                                       count(n.watchdog_drops) + " packets dropped");
   }
-  if (n.ecn_marks > 0 || n.cnps > 0) {
+  if ((n.ecn_marks > 0 || n.cnps > 0) && n.credit_packets > 0) {
+    // InfiniBand (credits): the marks are FECN and the notifications BECNs (docs/cc.md).
+    rows.emplace_back("IB CC", count(n.ecn_marks) + " FECN marks, " + count(n.cnps) +
+                                   " BECNs (CNPs)");
+  } else if (n.ecn_marks > 0 || n.cnps > 0) {
     rows.emplace_back("ECN", count(n.ecn_marks) + " CE marks, " + count(n.cnps) + " CNPs, " +
                                  count(n.plb_repaths) + " PLB repaths");
   }
