@@ -3,10 +3,33 @@
 // bytes so that a port's hot state, delay line included, fits one cache line.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <utility>
 
 namespace fabricsim {
+
+// The bytes every Ring's buffer holds in this process, the most they ever held, and a limit.
+// Rings hold the packets queued in ports and on cables, which depend on the traffic's dynamics:
+// the memory pre-flight expects their peak from the fabric's congestion thresholds but can only
+// bound it by every switch buffer full (preflight/resources.cpp), so a run watches them here
+// instead. Touched only when a ring grows (at most log2 of its deepest backlog times), never
+// per packet; atomic so that partitions on threads may share the count.
+struct RingMemory {
+  static inline std::atomic<int64_t> live_bytes{0};
+  static inline std::atomic<int64_t> peak_bytes{0};
+  // 0 = no limit. When a ring's growth would take live_bytes above it, on_limit is called
+  // instead (it must not return: it throws), so a run stops with a clear error rather than
+  // dying of memory (set by the engine from the pre-flight's budget).
+  static inline int64_t limit_bytes = 0;
+  static inline void (*on_limit)(int64_t need_bytes) = nullptr;
+  static void add(int64_t bytes) {
+    const int64_t now = live_bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+    int64_t peak = peak_bytes.load(std::memory_order_relaxed);
+    while (now > peak && !peak_bytes.compare_exchange_weak(peak, now)) {
+    }
+  }
+};
 
 template <typename T>
 class __attribute__((packed)) Ring {
@@ -19,7 +42,10 @@ class __attribute__((packed)) Ring {
     swap(o);
     return *this;
   }
-  ~Ring() { delete[] buf_; }
+  ~Ring() {
+    if (buf_) RingMemory::add(-static_cast<int64_t>(capacity() * sizeof(T)));
+    delete[] buf_;
+  }
 
   bool empty() const { return head_ == tail_; }
   uint32_t size() const { return tail_ - head_; }
@@ -45,15 +71,23 @@ class __attribute__((packed)) Ring {
   }
 
  private:
+  // Through copies: a packed member cannot bind to std::swap's references.
   void swap(Ring& o) {
-    std::swap(buf_, o.buf_);
-    std::swap(head_, o.head_);
-    std::swap(tail_, o.tail_);
-    std::swap(mask_, o.mask_);
+    T* const buf = buf_;
+    const uint32_t head = head_, tail = tail_, mask = mask_;
+    buf_ = o.buf_, head_ = o.head_, tail_ = o.tail_, mask_ = o.mask_;
+    o.buf_ = buf, o.head_ = head, o.tail_ = tail, o.mask_ = mask;
   }
   [[gnu::noinline]] void grow() {
     const uint32_t cap = buf_ ? capacity() * 2 : 8;
+    const int64_t more = static_cast<int64_t>((cap - capacity()) * sizeof(T));
+    if (RingMemory::limit_bytes > 0 &&
+        RingMemory::live_bytes.load(std::memory_order_relaxed) + more > RingMemory::limit_bytes &&
+        RingMemory::on_limit != nullptr) {
+      RingMemory::on_limit(RingMemory::live_bytes.load(std::memory_order_relaxed) + more);
+    }
     T* next = new T[cap];
+    RingMemory::add(more);
     for (uint32_t i = 0; i < size(); ++i) next[i] = buf_[(head_ + i) & mask_];
     tail_ = size();
     head_ = 0;

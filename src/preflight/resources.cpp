@@ -52,6 +52,14 @@ using preflight::workload_drivers;
 using preflight::traffic_of;
 
 // The net::Network arrays (network.h) finalize() lays out: per port, NIC, switch, node, cable.
+// Every port uses its delay line and its data and control classes' queues; with PFC or IB
+// credits also its MAC-control queue and control-frame line (each ring's first 8 slots).
+int64_t port_ring_bytes(const Scenario& sc, bool ib) {
+  const bool ctrl_frames = ib || sc.switch_config.pfc.enabled;
+  return kMinRingBytes<net::InFlight> + 2 * kMinRingBytes<net::Packet> +
+         (ctrl_frames ? kMinRingBytes<net::Packet> + kMinRingBytes<net::InFlight> : 0);
+}
+
 int64_t topology_bytes(const Scenario& sc, const ResourceEstimate& e, bool ib) {
   const Checked topo_c{"hosts.count"};
   const int64_t nodes = e.nics + e.switches;
@@ -63,12 +71,7 @@ int64_t topology_bytes(const Scenario& sc, const ResourceEstimate& e, bool ib) {
                           sizeof(uint32_t) /*BuiltTopology::host_of_nic*/;
   const int64_t per_switch = sizeof(net::Switch) + sizeof(net::SwitchConfig) + sizeof(Rng);
   const int64_t per_node = sizeof(net::Node) + 2 * sizeof(uint32_t) /*PortRange*/;
-  // Every port uses its delay line and its data and control classes' queues; with PFC or IB
-  // credits also its MAC-control queue and control-frame line (each ring's first 8 slots).
-  const bool ctrl_frames = ib || sc.switch_config.pfc.enabled;
-  const int64_t port_rings =
-      kMinRingBytes<net::InFlight> + 2 * kMinRingBytes<net::Packet> +
-      (ctrl_frames ? kMinRingBytes<net::Packet> + kMinRingBytes<net::InFlight> : 0);
+  const int64_t port_rings = port_ring_bytes(sc, ib);
   int64_t topology = topo_c.mul(e.ports, per_port + port_rings);
   topology = topo_c.add(topology, topo_c.mul(e.nics, per_nic));
   topology = topo_c.add(topology, topo_c.mul(e.switches, per_switch));
@@ -229,9 +232,52 @@ int64_t packets_bound(const Scenario& sc, const Traffic& t, const ResourceEstima
   const int64_t payload = std::clamp<int64_t>(t.max_message_bytes, 1, mtu);
   const int64_t frame =
       transport::data_frame_bytes(sc.roce, static_cast<uint32_t>(payload), false, false);
-  const int64_t traffic_packets =
+  int64_t traffic_packets =
       wc.add(t.total_bytes / mtu, t.inflight_messages >= 0 ? t.inflight_messages : t.messages);
+  if (t.live_messages >= 0) {
+    // GPU runs: a packet in the fabric belongs to a message posted and not yet credited back
+    // (GpuTraffic::live_messages, the connections' NCCL_STEPS windows), each at most
+    // max_message_bytes of payload in whole MTU packets.
+    const int64_t per_message = (std::max<int64_t>(t.max_message_bytes, 1) + mtu - 1) / mtu;
+    traffic_packets = std::min(traffic_packets, wc.mul(t.live_messages, per_message));
+  }
   return std::min(buffer_bytes / std::max<int64_t>(frame, 1), traffic_packets);
+}
+
+// What the queues are expected to hold at their peak in a GPU run on RoCE with DCQCN and ECN
+// marking. Collectives are balanced: every NIC receives about what it sends (a ring or tree
+// passes each slice on; an all-to-all spreads a sender's line rate over its peers), so a switch
+// port is overloaded only by ECMP collisions, a few flows at once, not by an incast's
+// dozens. DCQCN holds such a queue near Kmax: every packet above it is marked (net/config.h
+// EcnConfig: pmax at Kmax), and one rate cut per colliding flow ends the overload. The
+// expectation is a queue at Kmax, plus what its cable holds in flight, at one switch port per
+// NIC (below). It is not a
+// bound (a pattern's incast overshoots Kmax by the senders' rate over DCQCN's reaction time, so
+// patterns keep the buffer bound; a PFC-only fabric's collision fills up to the XOFF threshold,
+// so it does too), and a run watches its rings against the memory limit instead (core/ring.h
+// RingMemory, cli/commands.cpp RingBudget). Measured (docs/reliability.md): the training
+// examples' rings peaked at 0.07-1.8 MiB against 2-24 MiB expected.
+int64_t packets_expected(const Scenario& sc, const ResourceEstimate& e, int64_t bound, bool ib) {
+  if (ib || sc.technology != Technology::kRoce || sc.node.gpus_per_node <= 0 ||
+      sc.roce.cc != transport::CongestionControl::kDcqcn) {
+    return bound;
+  }
+  const net::EcnConfig ecn = resolved_roce_ecn(sc);
+  if (!ecn.enabled) return bound;
+  const Checked pc{"fabric.ecn.kmax"};
+  const int64_t mtu = std::max(1, sc.roce.mtu_bytes);
+  const int64_t frame =
+      transport::data_frame_bytes(sc.roce, static_cast<uint32_t>(mtu), false, false);
+  // A cable's bytes in flight: rate x propagation delay.
+  const int64_t line_bytes = static_cast<int64_t>(static_cast<double>(sc.link.rate_bps) / 8 *
+                                                  static_cast<double>(sc.link.propagation_ps()) *
+                                                  1e-12);
+  const int64_t per_port = (ecn.kmax_bytes + line_bytes + frame - 1) / frame;
+  // Queues stand where flows are bottlenecked, and a bottleneck takes a port's line rate of
+  // flows: with every NIC injecting at most the fabric's link rate, about one standing queue per
+  // NIC, and never more than the switch ports.
+  const int64_t queues = std::min(e.ports - e.nics, e.nics);
+  return std::min(bound, pc.mul(queues, per_port));
 }
 
 // outputs.flows.path (engine/packet/flow_paths.h): per flow its record and its distinct paths of
@@ -348,9 +394,16 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   const bool flow_mode = sc.mode == EngineMode::kFlow;
   e.packets = flow_mode ? 0 : packets_bound(sc, t, e, ib, wc);
   const Checked pc{"fabric.switch.buffer"};
-  // At most the switches' buffers: their count and size.
-  e.parts.push_back({"packets", pc.mul(2, e.packets, sizeof(net::Packet)), "fabric.switch.buffer",
+  // At most the switches' buffers: their count and size; expected, where congestion control
+  // holds the queues near a threshold, that threshold at every switch port.
+  e.packets_bound_bytes = pc.mul(2, e.packets, sizeof(net::Packet));
+  const int64_t expected = flow_mode ? 0 : packets_expected(sc, e, e.packets, ib);
+  e.parts.push_back({"packets", pc.mul(2, expected, sizeof(net::Packet)), "fabric.switch.buffer",
                      {"fabric.switch.buffer", "hosts.count", "topology.radix"}});
+  // Plus every port's first slots and each NIC's round-robin ring (counted in "topology" and
+  // "transport"): what RingMemory counts.
+  e.ring_bytes = pc.add(pc.add(e.parts.back().bytes, pc.mul(e.ports, port_ring_bytes(sc, ib))),
+                        pc.mul(e.nics, kMinRingBytes<uint32_t>));
 
   // ---- pending events (core/event_queue.h) ----
   // At most a transmit-done, an arrival, a control arrival and a PFC/credit timer per port, two

@@ -38,6 +38,14 @@ struct ResourceEstimate {
   int64_t qps = 0;       // upper bound: distinct (src, dst) pairs the workload uses
   int64_t messages = 0;  // messages (= flow records) the run posts; Poisson: mean + 4 sigma
   int64_t packets = 0;   // bound on packets held at once in queues and on cables
+  // The packets' ring slots if every one of `packets` were held at once (the "packets" part
+  // holds what is expected, less where congestion control keeps queues near a threshold): how
+  // far the rings may grow past the estimate, which a run watches (core/ring.h RingMemory).
+  int64_t packets_bound_bytes = 0;
+  // What the rings (core/ring.h) are expected to hold at the peak: the "packets" part and every
+  // port's first slots (counted in "topology"). A run's ring budget is this plus what the memory
+  // limit leaves above the projected peak (cli/commands.cpp).
+  int64_t ring_bytes = 0;
   // The simulation's peak, by component (their sum is simulation_bytes()).
   std::vector<MemoryPart> parts;
   // After the simulation is freed: the run's result plus the text of flows.csv and the

@@ -375,6 +375,23 @@ void check_flow_mode(const Scenario& sc) {
 
 }  // namespace
 
+net::EcnConfig resolved_roce_ecn(const Scenario& sc) {
+  net::EcnConfig ecn = sc.switch_config.ecn;
+  const bool dcqcn = sc.technology == Technology::kRoce &&
+                     sc.roce.cc == transport::CongestionControl::kDcqcn;
+  ecn.enabled = sc.ecn.marking == EcnMode::kOn || (sc.ecn.marking == EcnMode::kAuto && dcqcn);
+  if (dcqcn) {
+    const transport::DcqcnParams p = resolve_dcqcn(sc);
+    ecn.kmin_bytes = p.ecn.kmin_bytes;
+    ecn.kmax_bytes = p.ecn.kmax_bytes;
+    ecn.pmax = p.ecn.pmax;
+  }
+  if (sc.ecn.kmin_bytes) ecn.kmin_bytes = *sc.ecn.kmin_bytes;
+  if (sc.ecn.kmax_bytes) ecn.kmax_bytes = *sc.ecn.kmax_bytes;
+  if (sc.ecn.pmax) ecn.pmax = *sc.ecn.pmax;
+  return ecn;
+}
+
 Resolved resolve(const Scenario& loaded) {
   check_shape_and_workloads(loaded);
   Resolved r;

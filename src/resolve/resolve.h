@@ -35,4 +35,10 @@ Resolved resolve(const Scenario& loaded);
 // step. The runner (engine/run.cpp) and the pre-flight (preflight/resources.cpp) both use it.
 Scenario scaling_point(const Scenario& sc, int nodes);
 
+// The ECN marking a RoCE scenario's switches will use (derive_switch_settings' rule: on when
+// fabric.ecn.marking is on, or auto with DCQCN; thresholds from the DCQCN profile unless
+// fabric.ecn.* sets them), without resolving the rest: the memory pre-flight's expectation of
+// the queues (preflight/resources.cpp).
+net::EcnConfig resolved_roce_ecn(const Scenario& sc);
+
 }  // namespace fabricsim::scenario

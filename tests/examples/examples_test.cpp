@@ -381,32 +381,15 @@ void expect_estimate_bounds_peak(const std::string& name, const std::vector<std:
   // 10.5 MiB, estimate 9.6 MiB).
   EXPECT_GE(estimate, peak - 2.0 * 1048576) << name << ": the estimate is below the measured peak";
   if (gpu) {
-    // Issue 23 item 4: a GPU run's estimate within 1.5x of its peak; here less the packet part,
-    // which is the only bound the model gives (the switches' shared buffers full: on these
-    // small fabrics 5-12 MiB, while the collectives' rings and trees, one sender per receiver,
-    // leave the queues nearly empty). llama-70b-1024 is still above (1.54x at 64 hosts): each
-    // communicator's largest collective is counted live at once, in every pipeline stage,
-    // while the stages' data-parallel buckets run at different times (docs/performance.md
-    // "Session 21").
-    static const std::regex packets_re(R"(packets ([0-9.]+) (B|KiB|MiB|GiB))");
-    double packets = 0;
-    if (std::smatch pm; std::regex_search(v.out, pm, packets_re)) {
-      packets = std::stod(pm[1]);
-      for (const char* unit : {"B", "KiB", "MiB", "GiB"}) {
-        if (pm[2] == unit) break;
-        packets *= 1024;
-      }
-    }
+    // Issue 23 item 4: a GPU run's estimate within 1.5x of its peak. Its packets part is what
+    // DCQCN is expected to leave queued (a queue near Kmax at one switch port per NIC:
+    // preflight/resources.cpp packets_expected), not every switch buffer full, which a run
+    // instead guards against (cli/commands.cpp RingBudget; tests/cli/ring_budget_test.cpp).
+    // Measured at the test sizes (session 23): 1.01-1.40x, llama-70b-1024 1.76x: its transport
+    // part counts every communicator's credit window live at once, in every pipeline stage,
+    // while the stages' data-parallel buckets run at different times (docs/reliability.md).
     const bool llama = name == "llama-70b-1024.yaml";
-    // 1.6, not 1.5: moe-step's parts but packets were 1.52x of its peak since the event
-    // queue's chunk chains (session 17) lowered the peak by 1.5 MiB (1.19x since session 21).
-    EXPECT_LE((estimate - packets) / peak, llama ? 1.8 : 1.6)
-        << name << ": estimate " << estimate / 1048576 << " MiB of which packets "
-        << packets / 1048576 << " MiB, measured " << peak / 1048576 << " MiB";
-    // The whole estimate, packets included: issue 23 item 4's 1.5x is not met with them
-    // (session 21: straggler 2.06x, llama-70b-1024 2.04x, scaling 2.02x), so this holds the
-    // whole figure to what it reaches today, with room for the peak's run-to-run noise.
-    EXPECT_LE(ratio, 2.5)
+    EXPECT_LE(ratio, llama ? 1.9 : 1.5)
         << name << ": estimate " << estimate / 1048576 << " MiB, measured " << peak / 1048576
         << " MiB";
   } else {
