@@ -16,7 +16,7 @@
 #include "cli/progress.h"
 #include "cli/staged_dir.h"
 #include "core/error.h"
-#include "core/ring.h"
+#include "cli/ring_budget.h"
 #include "core/rss.h"
 #include "core/units.h"
 #include "resolve/resolve.h"
@@ -219,48 +219,6 @@ Preflight preflight(const scenario::LoadedScenario& loaded, const MemoryLimitArg
   return p;
 }
 
-// While a run simulates, the rings that hold its queued packets (core/ring.h RingMemory) may
-// grow to what the pre-flight expected of them plus whatever the memory limit leaves above the
-// projected peak; growing past that stops the run with one line naming fabric.switch.buffer
-// instead of letting it die of memory. The estimate counts the queues where congestion control
-// holds them (preflight/resources.cpp packets_expected), so the budget is what the estimate
-// could not promise: a queue that outgrows its congestion control's threshold.
-class RingBudget {
- public:
-  RingBudget(const Preflight& p, int64_t limit, bool explicit_limit) {
-    if (limit <= 0) return;
-    s_budget = limit - p.peak_bytes + p.estimate.ring_bytes;
-    s_limit = limit;
-    s_explicit = explicit_limit;
-    s_expected = p.estimate.ring_bytes;
-    s_bound = p.estimate.packets_bound_bytes;
-    RingMemory::limit_bytes = s_budget;
-    RingMemory::on_limit = &exceeded;
-  }
-  ~RingBudget() {
-    RingMemory::limit_bytes = 0;
-    RingMemory::on_limit = nullptr;
-  }
-  RingBudget(const RingBudget&) = delete;
-  RingBudget& operator=(const RingBudget&) = delete;
-
- private:
-  // Called by a growing ring before it allocates: throwing leaves the ring as it was.
-  static void exceeded(int64_t need_bytes) {
-    throw InputError(
-        "fabric.switch.buffer",
-        "the run stopped: the packets queued in the fabric needed " + format_bytes(need_bytes) +
-            " of memory, more than the " + format_bytes(s_budget) + " that the limit " +
-            format_bytes(s_limit) +
-            (s_explicit ? " (--max-memory)" : " (available memory; see --max-memory)") +
-            " leaves them (the estimate expected " + format_bytes(s_expected) +
-            "; every switch buffer full would take " + format_bytes(s_bound) +
-            "): raise the limit or lower fabric.switch.buffer");
-  }
-  static inline int64_t s_budget = 0, s_limit = 0, s_expected = 0, s_bound = 0;
-  static inline bool s_explicit = false;
-};
-
 // When the packets part is an expectation below its bound: how far the queues could go, and
 // that a run stops cleanly if they outgrow the limit.
 std::string worst_case_note(const scenario::ResourceEstimate& e) {
@@ -300,7 +258,7 @@ int run_command(const RunArgs& args) {
     std::cerr << pre.error << "\n";
     return kExitBadInput;
   }
-  const RingBudget ring_budget(pre, limit, !args.max_memory.empty());
+  const RingBudget ring_budget(pre.estimate, pre.peak_bytes, limit, !args.max_memory.empty());
   InterruptGuard interrupt;  // from here on a signal stops the run and the files are written
   std::unique_ptr<StagedDir> staged;
   if (!stage_output(out_dir, !args.out_dir.empty(), loaded, staged)) return kExitBadInput;
@@ -494,7 +452,8 @@ int compare_command(const CompareArgs& args) {
       options.progress = bar.callback();
       options.stop = interrupt.flag();
       options.flows = {.keep_records = false, .csv_dir = staged ? staged->path() : std::filesystem::path()};
-      const RingBudget ring_budget(checks[i], limit, !args.max_memory.empty());
+      const RingBudget ring_budget(checks[i].estimate, checks[i].peak_bytes, limit,
+                                   !args.max_memory.empty());
       try {
         results.emplace_back(runs[i].fabric,
                              scenario::run_scenario(runs[i].loaded.scenario, options));

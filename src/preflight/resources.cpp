@@ -255,7 +255,7 @@ int64_t packets_bound(const Scenario& sc, const Traffic& t, const ResourceEstima
 // bound (a pattern's incast overshoots Kmax by the senders' rate over DCQCN's reaction time, so
 // patterns keep the buffer bound; a PFC-only fabric's collision fills up to the XOFF threshold,
 // so it does too), and a run watches its rings against the memory limit instead (core/ring.h
-// RingMemory, cli/commands.cpp RingBudget). Measured (docs/reliability.md): the training
+// RingMemory, cli/ring_budget.h). Measured (docs/reliability.md): the training
 // examples' rings peaked at 0.07-1.8 MiB against 2-24 MiB expected.
 int64_t packets_expected(const Scenario& sc, const ResourceEstimate& e, int64_t bound, bool ib) {
   if (ib || sc.technology != Technology::kRoce || sc.node.gpus_per_node <= 0 ||

@@ -44,7 +44,7 @@ struct ResourceEstimate {
   int64_t packets_bound_bytes = 0;
   // What the rings (core/ring.h) are expected to hold at the peak: the "packets" part and every
   // port's first slots (counted in "topology"). A run's ring budget is this plus what the memory
-  // limit leaves above the projected peak (cli/commands.cpp).
+  // limit leaves above the projected peak (cli/ring_budget.h).
   int64_t ring_bytes = 0;
   // The simulation's peak, by component (their sum is simulation_bytes()).
   std::vector<MemoryPart> parts;

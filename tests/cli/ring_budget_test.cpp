@@ -1,4 +1,4 @@
-// The run's guard on queued packets (cli/commands.cpp RingBudget, core/ring.h RingMemory): the
+// The run's guard on queued packets (cli/ring_budget.h, core/ring.h RingMemory): the
 // memory pre-flight expects DCQCN to hold a GPU run's queues near Kmax
 // (preflight/resources.cpp packets_expected) and no longer counts every switch buffer full, so
 // a run whose queues outgrow that expectation beyond what --max-memory leaves stops with one
