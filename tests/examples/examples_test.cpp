@@ -385,7 +385,7 @@ void expect_estimate_bounds_peak(const std::string& name, const std::vector<std:
     // DCQCN is expected to leave queued (a queue near Kmax at one switch port per NIC:
     // preflight/resources.cpp packets_expected), not every switch buffer full, which a run
     // instead guards against (cli/ring_budget.h; tests/cli/ring_budget_test.cpp).
-    // Measured at the test sizes (session 23): 1.01-1.40x, llama-70b-1024 1.76x: its transport
+    // Measured at the test sizes (session 23): 1.01-1.21x, llama-70b-1024 1.76x: its transport
     // part counts every communicator's credit window live at once, in every pipeline stage,
     // while the stages' data-parallel buckets run at different times (docs/reliability.md).
     const bool llama = name == "llama-70b-1024.yaml";
