@@ -1,5 +1,7 @@
 #include "cli/commands.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -200,6 +202,12 @@ Preflight preflight(const scenario::LoadedScenario& loaded, const MemoryLimitArg
     return p;
   }
   // Each term is below 2^62 (estimate_resources refuses larger); held is a sum of a few such.
+  // Estimating a training step builds its DAG (preflight/resources_gpu.cpp) and frees it; glibc
+  // keeps the freed small chunks in its heap, resident, and the run would reuse them, so the RSS
+  // read below would count them twice (the 70B-class step: 49 MiB resident after its estimate
+  // against 7 MiB before). malloc_trim hands the free pages back first, so what is read is what
+  // the process still holds.
+  malloc_trim(0);
   const double projected = static_cast<double>(scenario::current_rss_bytes()) +
                            static_cast<double>(scenario::code_to_page_in_bytes()) +
                            static_cast<double>(held) + static_cast<double>(p.estimate.peak_bytes());
