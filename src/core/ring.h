@@ -20,7 +20,7 @@ struct RingMemory {
   static inline std::atomic<int64_t> peak_bytes{0};
   // 0 = no limit. When a ring's growth would take live_bytes above it, on_limit is called
   // instead (it must not return: it throws), so a run stops with a clear error rather than
-  // dying of memory (set by the engine from the pre-flight's budget).
+  // dying of memory (cli/ring_budget.h sets both from the pre-flight's budget).
   static inline int64_t limit_bytes = 0;
   static inline void (*on_limit)(int64_t need_bytes) = nullptr;
   static void add(int64_t bytes) {

@@ -51,7 +51,6 @@ using preflight::Traffic;
 using preflight::workload_drivers;
 using preflight::traffic_of;
 
-// The net::Network arrays (network.h) finalize() lays out: per port, NIC, switch, node, cable.
 // Every port uses its delay line and its data and control classes' queues; with PFC or IB
 // credits also its MAC-control queue and control-frame line (each ring's first 8 slots).
 int64_t port_ring_bytes(const Scenario& sc, bool ib) {
@@ -60,6 +59,7 @@ int64_t port_ring_bytes(const Scenario& sc, bool ib) {
          (ctrl_frames ? kMinRingBytes<net::Packet> + kMinRingBytes<net::InFlight> : 0);
 }
 
+// The net::Network arrays (network.h) finalize() lays out: per port, NIC, switch, node, cable.
 int64_t topology_bytes(const Scenario& sc, const ResourceEstimate& e, bool ib) {
   const Checked topo_c{"hosts.count"};
   const int64_t nodes = e.nics + e.switches;
