@@ -1,0 +1,84 @@
+// TIMELY's rate rule (transport/timely.h) on hand-fed RTT samples: every expected rate is worked
+// out here from Algorithm 1 of the paper, never read back from the code under test.
+#include "transport/timely.h"
+
+#include <gtest/gtest.h>
+
+#include "core/time.h"
+
+namespace fabricsim::transport {
+namespace timely_test {
+
+constexpr int64_t kLine = 100'000'000'000;
+constexpr int64_t kUs = kPsPerUs;
+
+TEST(Timely, DefaultsScaleDeltaWithLineRate) {
+  // 10 Mb/s at 10 Gb/s -> 100 Mb/s at 100 Gb/s.
+  EXPECT_EQ(timely_defaults(kLine).delta_bps, 100'000'000);
+  EXPECT_NO_THROW(validate_timely_params(timely_defaults(kLine)));
+}
+
+TEST(Timely, RttAboveThighCutsInProportionToTheExcess) {
+  const TimelyParams p = timely_defaults(kLine);
+  TimelyRp rp(p, kLine);
+  rp.on_ack(4096, 1000 * kUs, false, 0);
+  // rate x (1 - 0.8 (1 - 500/1000)) = 0.6 line
+  EXPECT_NEAR(rp.rate_bps(), 0.6 * kLine, 1e3);
+}
+
+TEST(Timely, RttBelowTlowAddsDeltaAndLineIsTheCeiling) {
+  const TimelyParams p = timely_defaults(kLine);
+  TimelyRp rp(p, kLine);
+  rp.on_ack(4096, 1000 * kUs, false, 0);  // 0.6 line
+  rp.on_ack(4096, 10 * kUs, false, 1);
+  EXPECT_NEAR(rp.rate_bps(), 0.6 * kLine + 100e6, 1e3);
+  TimelyRp fresh(p, kLine);
+  fresh.on_ack(4096, 10 * kUs, false, 0);
+  EXPECT_EQ(fresh.rate_bps(), kLine) << "line rate caps the increase";
+}
+
+TEST(Timely, PositiveGradientCutsByBetaTimesGradient) {
+  const TimelyParams p = timely_defaults(kLine);
+  TimelyRp rp(p, kLine);
+  rp.on_ack(4096, 1000 * kUs, false, 0);  // rate 0.6 line; prev 1000 us, diff 0
+  rp.on_ack(4096, 100 * kUs, false, 1);   // diff = 0.875 x (-900) = -787.5 us; 100 >= T_low:
+  // gradient < 0, first of a run: + delta
+  double rate = 0.6 * kLine + 100e6;
+  EXPECT_NEAR(rp.rate_bps(), rate, 1e3);
+  rp.on_ack(4096, 110 * kUs, false, 2);  // diff = 0.125 x (-787.5) + 0.875 x 10 = -89.6875 us
+  rate += 100e6;
+  EXPECT_NEAR(rp.rate_bps(), rate, 1e3);
+  rp.on_ack(4096, 200 * kUs, false, 3);  // diff = 0.125 x (-89.6875) + 0.875 x 90 = 67.5390625
+  const double gradient = 67.5390625 / 20.0;
+  rate *= 1 - 0.8 * gradient;
+  // gradient 3.38 -> a factor below zero: the floor holds
+  EXPECT_NEAR(rp.rate_bps(), std::max(rate, kLine / 1000.0), 1e3);
+}
+
+TEST(Timely, HyperActiveIncreaseFromTheFifthNonPositiveGradient) {
+  const TimelyParams p = timely_defaults(kLine);
+  TimelyRp rp(p, kLine);
+  rp.on_ack(4096, 1000 * kUs, false, 0);  // 0.6 line
+  double rate = 0.6 * kLine;
+  // Constant 100 us after the first drop: every diff is negative then decays toward 0 but stays
+  // <= 0, so each sample is a non-positive gradient in [T_low, T_high].
+  for (int i = 1; i <= 7; ++i) {
+    rp.on_ack(4096, 100 * kUs, false, i);
+    rate += (i >= 5 ? 5 : 1) * 100e6;
+    EXPECT_NEAR(rp.rate_bps(), rate, 1e3) << "sample " << i;
+  }
+}
+
+TEST(Timely, ValidationNamesTheKey) {
+  TimelyParams p = timely_defaults(kLine);
+  p.t_high_ps = p.t_low_ps;
+  try {
+    validate_timely_params(p);
+    FAIL() << "T_high = T_low accepted";
+  } catch (const TimelyParamError& e) {
+    EXPECT_EQ(e.field, "roce.timely.t_high");
+  }
+}
+
+}  // namespace timely_test
+}  // namespace fabricsim::transport
