@@ -8,14 +8,16 @@ namespace fabricsim::transport {
 
 TimelyParams timely_defaults(int64_t line_rate_bps) {
   TimelyParams p;
-  // The paper's values are for 10 Gb/s NICs (§5 and §6, UNVERIFIED against the text: taken from
-  // memory of the paper and of the HPCC authors' ns-3 simulator, rdma-hw.cc UpdateRateTimely,
-  // which uses the same constants). delta is scaled with the line rate so that one step is the
-  // same fraction of it; the delays are fabric delays and are kept (a caller with a much smaller
-  // base RTT should lower T_low, T_high and min_rtt).
+  // The paper's values are for 10 Gb/s NICs. alpha 0.875, beta 0.8, T_low 50 us, T_high 500 us
+  // and min_rtt 20 us are the TIMELY attribute defaults of the ns-3 RdmaHw in the HPCC
+  // simulator's lineage (read in a public fork of it, rdma-hw.cc TimelyAlpha/Beta/TLow/THigh/
+  // MinRtt); delta 10 Mb/s and HAI N = 5 are from memory of the paper (§4, Algorithm 1).
+  // UNVERIFIED against the paper's text. delta scales with the line rate so that one step is
+  // the same fraction of it; the delays are fabric delays and are kept (a fabric with a much
+  // smaller base RTT than the paper's should lower T_low, T_high and min_rtt).
   p.delta_bps = static_cast<int64_t>(10e6 * (static_cast<double>(line_rate_bps) / 10e9));
   p.beta = 0.8;
-  p.alpha = 0.875;  // UNVERIFIED: the paper's EWMA weight as the HPCC simulator uses it
+  p.alpha = 0.875;
   p.t_low_ps = 50 * kPsPerUs;
   p.t_high_ps = 500 * kPsPerUs;
   p.min_rtt_ps = 20 * kPsPerUs;
