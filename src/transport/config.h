@@ -6,12 +6,14 @@
 #include <string>
 
 #include "core/time.h"
+#include "transport/timely.h"
 
 namespace fabricsim::transport {
 
 // kIbCc: InfiniBand congestion control (IBA Annex A10, transport/ib_cc.h); kScheme: a scheme
 // registered through the interface (transport/rate_cc.h), named by RoceConfig::cc_scheme.
-enum class CongestionControl : uint8_t { kNone, kDcqcn, kIbCc, kScheme };
+// kTimely is last so that the values of the others stay as they were.
+enum class CongestionControl : uint8_t { kNone, kDcqcn, kIbCc, kScheme, kTimely };
 
 // Per-field overrides of a DCQCN profile (transport/dcqcn.h DcqcnParams); unset = the profile's.
 struct DcqcnOverrides {
@@ -126,6 +128,8 @@ struct RoceConfig {
   std::string dcqcn_profile = "nvidia-default";  // SPEC §8 names three; see transport/dcqcn.h
   std::string cc_scheme;  // cc kScheme: the registered scheme's name (fabric.roce.cc_scheme)
   DcqcnOverrides dcqcn;
+  // cc kTimely: the QPs' RPs point at this copy (the transport keeps cfg_ for its lifetime).
+  TimelyParams timely;
   PlbConfig plb;
 };
 

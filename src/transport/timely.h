@@ -8,13 +8,16 @@
 //   rtt > T_high:  rate *= 1 - beta (1 - T_high / rtt)
 //   gradient <= 0: rate += N delta  (N = hai_n once hai_after consecutive such samples, else 1)
 //   gradient > 0:  rate *= 1 - beta gradient
-// The rate stays within [min_rate, line]. Not yet wired to the transport (RateCc): see
-// docs/cc.md. Deterministic; no timer.
+// The rate stays within [min_rate, line]. Held in RateCc (CongestionControl::kTimely), which
+// feeds it the Karn RTT samples of transport/rc.cpp; no scenario key selects it yet.
+// Deterministic; no timer.
 #pragma once
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+
+#include "transport/transport.h"  // kNoTimer
 
 namespace fabricsim::transport {
 
@@ -50,6 +53,11 @@ class TimelyRp {
   double rtt_diff_ps() const { return rtt_diff_ps_; }
   // One ACK; rtt_ps < 0 (no sample) changes nothing.
   void on_ack(int64_t acked_bytes, int64_t rtt_ps, bool ece, int64_t now_ps);
+  // The rest of the RateCc signals: TIMELY reacts to RTT samples alone and has no timer.
+  void on_cnp(int64_t) {}
+  void on_bytes_sent(int64_t, int64_t) {}
+  int64_t next_timer_ps() const { return kNoTimer; }
+  void on_timer(int64_t) {}
 
  private:
   const TimelyParams* p_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/time.h"
+#include "transport/rate_cc.h"
 
 namespace fabricsim::transport {
 namespace timely_test {
@@ -78,6 +79,19 @@ TEST(Timely, ValidationNamesTheKey) {
   } catch (const TimelyParamError& e) {
     EXPECT_EQ(e.field, "roce.timely.t_high");
   }
+}
+
+TEST(Timely, RateCcForwardsAcksToTimelyButDcqcnSkipsThem) {
+  const TimelyParams p = timely_defaults(kLine);
+  RateCc cc{TimelyRp(p, kLine)};
+  EXPECT_TRUE(cc.wants_acks()) << "the transport samples RTTs only for schemes that want ACKs";
+  ASSERT_NE(cc.timely(), nullptr);
+  cc.on_ack(4096, 1000 * kUs, false, 0);
+  EXPECT_NEAR(cc.rate_bps(), 0.6 * kLine, 1e3) << "same cut as the T_high case above";
+  EXPECT_EQ(cc.next_timer_ps(), kNoTimer);
+  const DcqcnParams d = dcqcn_profile("nvidia-default", kLine);
+  RateCc dcqcn{DcqcnRp(d, kLine)};
+  EXPECT_FALSE(dcqcn.wants_acks());
 }
 
 }  // namespace timely_test
