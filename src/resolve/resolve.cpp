@@ -282,6 +282,15 @@ void derive_switch_settings(Resolved& r) {
   if (ecn.enabled && ecn.kmax_bytes < ecn.kmin_bytes) {
     throw InputError("fabric.ecn.kmax", "must be at least fabric.ecn.kmin");
   }
+  if (!uet && !tcp && sc.roce.cc == transport::CongestionControl::kTimely) {
+    // TIMELY's defaults scale its additive step with the line rate (transport/timely.cpp).
+    sc.roce.timely = transport::timely_defaults(sc.link.rate_bps);
+    try {
+      transport::validate_timely_params(sc.roce.timely);
+    } catch (const transport::TimelyParamError& e) {
+      throw InputError("fabric." + e.field, e.what());
+    }
+  }
   if (sc.roce.cc == transport::CongestionControl::kIbCc) {
     // FECN: step marking of data leaving any VL's egress queue above the threshold (IBA A10
     // switch ports mark "packets headed to a congested port/VL"); the network's ECN marker
