@@ -35,6 +35,20 @@ struct DcqcnOverrides {
   std::optional<int64_t> cnp_interval_ps;
 };
 
+// Per-field overrides of TIMELY's defaults (transport/timely.h TimelyParams, fabric.roce.timely.*);
+// unset = timely_defaults(line rate).
+struct TimelyOverrides {
+  std::optional<int64_t> delta_bps;
+  std::optional<double> beta;
+  std::optional<double> alpha;
+  std::optional<int64_t> t_low_ps;
+  std::optional<int64_t> t_high_ps;
+  std::optional<int64_t> min_rtt_ps;
+  std::optional<int> hai_n;
+  std::optional<int> hai_after;
+  std::optional<int64_t> min_rate_bps;
+};
+
 // Protective Load Balancing (Qureshi et al., SIGCOMM 2022; Linux net/ipv4/tcp_plb.c): after
 // enough consecutive congested rounds the sender picks a new UDP source port (a new ECMP path).
 // A round is congested when congested_fraction of its acknowledged packets echoed CE, or when a
@@ -128,8 +142,10 @@ struct RoceConfig {
   std::string dcqcn_profile = "nvidia-default";  // SPEC §8 names three; see transport/dcqcn.h
   std::string cc_scheme;  // cc kScheme: the registered scheme's name (fabric.roce.cc_scheme)
   DcqcnOverrides dcqcn;
-  // cc kTimely: the QPs' RPs point at this copy (the transport keeps cfg_ for its lifetime).
-  TimelyParams timely;
+  TimelyOverrides timely;  // fabric.roce.timely.*
+  // cc kTimely: the defaults with `timely` applied (resolve/resolve.cpp); the QPs' RPs point at
+  // this copy (the transport keeps cfg_ for its lifetime).
+  TimelyParams timely_params;
   PlbConfig plb;
 };
 

@@ -61,7 +61,7 @@ struct RateCcContext {
 using RateCcFactory = std::function<std::unique_ptr<RateCcScheme>(const RateCcContext&)>;
 
 // Registers a scheme under `name`. Throws std::invalid_argument if the name is empty, is a
-// built-in's ("none", "dcqcn", "ib") or is registered already.
+// built-in's ("none", "dcqcn", "ib", "timely") or is registered already.
 void register_rate_cc(std::string name, RateCcFactory factory);
 // nullptr when no scheme of that name is registered.
 const RateCcFactory* find_rate_cc(std::string_view name);
