@@ -8,11 +8,12 @@
 // high utilization: below T_low every sample adds delta, so two senders at full load push the
 // queue up until the RTT reaches T_low; above T_high every sample cuts the rate in proportion to
 // the excess, so the queue cannot stay there. It does not claim max-min fairness, and Zhu et al.
-// ("ECN or Delay", CoNEXT 2016, §4) show that inside [T_low, T_high] any rate split with a zero
-// RTT gradient is a fixed point: two flows may settle at any shares. The test therefore asserts
-// the paper's claims (RTT band, utilization) and measures the shares against max-min fairness
-// (B / 2 each, B = 100 Gb/s x 4096 / (4096 + 82): the port carries RoCEv2 data frames with a
-// 4096-byte MTU), reporting the shares whatever they are.
+// ("ECN or Delay", CoNEXT 2016) show that it "can converge to stable regime with arbitrary
+// unfairness". So the tests assert the paper's claims (RTT band, utilization) and measure the
+// shares against max-min fairness (B / 2 each, B = 100 Gb/s x 4096 / (4096 + 82): the port
+// carries RoCEv2 data frames with a 4096-byte MTU): within 10% for two senders with equal paths
+// (NIC1, NIC2 above), started together or one 500 us late; for unequal paths (last test) TIMELY
+// misses it by far, and the test holds it to the direction of the bias only.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -41,7 +42,10 @@ struct TwoFlowRun {
   double above_t_high = 0;         // fraction of ticks at which a flow's RTT exceeded T_high
 };
 
-TwoFlowRun run_two_flows(int64_t second_start_ps, int64_t warm_ps, int64_t end_ps) {
+// Flow 0 from NIC1 at time 0, flow 1 from `second_nic` at second_start_ps, both to NIC0 and
+// longer than the run; measured over [warm_ps, end_ps].
+TwoFlowRun run_two_flows(int64_t second_start_ps, int64_t warm_ps, int64_t end_ps,
+                         uint32_t second_nic = 2) {
   scenario::Scenario sc;
   sc.seed = 3;
   sc.topology.tiers = 2;
@@ -55,7 +59,7 @@ TwoFlowRun run_two_flows(int64_t second_start_ps, int64_t warm_ps, int64_t end_p
   scenario::Simulation sim(sc);
   sim.transport().post(1, 0, 40'000'000'000, 0);
   if (second_start_ps > 0) sim.run(second_start_ps);
-  sim.transport().post(2, 0, 40'000'000'000, 0);
+  sim.transport().post(second_nic, 0, 40'000'000'000, 0);
   const net::Network& net = sim.network();
   const uint32_t bottleneck = net.port(net.nic_port(0)).peer;  // the leaf's port to NIC 0
   const transport::RoceTransport& roce = *sim.roce();
@@ -106,7 +110,7 @@ TwoFlowRun run_two_flows(int64_t second_start_ps, int64_t warm_ps, int64_t end_p
 //   every sample cuts, so the mean stays below it;
 // - the bottleneck's queueing delay (its bytes / line rate) below T_high at every 1 us tick:
 //   it is the RTT minus the base round trip, so T_high bounds it, and it has no other bound in
-//   the band (any queue with a zero gradient is a fixed point, "ECN or Delay" §4).
+//   the band (any queue with a zero gradient is a fixed point).
 void expect_timely_band(const TwoFlowRun& r, const char* what) {
   const transport::TimelyParams p = transport::timely_defaults(static_cast<int64_t>(kRateBps));
   const double fair = kGoodputBps / 2;
@@ -140,6 +144,31 @@ TEST(TimelyTwoFlow, LateJoinerGetsItsShare) {
   const int64_t join_ps = 500 * kPsPerUs;
   expect_timely_band(run_two_flows(join_ps, join_ps + 5 * kPsPerMs, join_ps + 10 * kPsPerMs),
                      "second flow 500 us late");
+}
+
+// Two senders whose paths differ: NIC1 on the receiver's leaf (one switch), NIC4 on the next
+// leaf (leaf, spine, leaf: three). Max-min fairness still says B / 2 each, and TIMELY does not
+// give it, for two reasons in the rule itself: (1) samples come once per round trip, so the
+// shorter path takes its additive steps more often; (2) T_low and T_high compare the whole RTT,
+// base included, so the longer path reaches T_low with less queue and leaves the always-increase
+// region first while the shorter one keeps increasing. Both push the same way: the short path
+// gets more. Measured (docs/cc.md): 65.7 vs 32.3 Gb/s at the defaults; with T_low 50 us and
+// T_high 500 us unscaled, 56.7 vs 36.7 Gb/s and a ten times larger peak queue. What the test
+// holds to is the paper's claims (band, utilization) and the direction of the bias.
+TEST(TimelyTwoFlow, DifferentPathLengthsFavourTheShorterRtt) {
+  const TwoFlowRun r = run_two_flows(0, 5 * kPsPerMs, 10 * kPsPerMs, /*second_nic=*/4);
+  const transport::TimelyParams p = transport::timely_defaults(static_cast<int64_t>(kRateBps));
+  std::printf("one switch vs three: %.2f and %.2f Gb/s (fair %.2f), port %.3f of B, RTT mean "
+              "%.2f / %.2f us\n",
+              r.flow_bps[0] / 1e9, r.flow_bps[1] / 1e9, kGoodputBps / 2e9, r.port_busy,
+              r.rtt_mean_ps[0] * 1e-6, r.rtt_mean_ps[1] * 1e-6);
+  EXPECT_GT(r.port_busy, 0.90);
+  EXPECT_GT(r.flow_bps[0], r.flow_bps[1]) << "the shorter round trip gets the larger share";
+  EXPECT_LT(r.rtt_mean_ps[0], r.rtt_mean_ps[1]) << "the paths' base round trips differ";
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_GT(r.rtt_mean_ps[i], 0.9 * static_cast<double>(p.t_low_ps));
+    EXPECT_LT(r.rtt_mean_ps[i], static_cast<double>(p.t_high_ps));
+  }
 }
 
 }  // namespace timely_two_flow_test
