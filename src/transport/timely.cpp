@@ -19,7 +19,7 @@ TimelyParams timely_defaults(int64_t line_rate_bps) {
   const double per_10g = static_cast<double>(line_rate_bps) / 10e9;
   TimelyParams p;
   p.delta_bps = static_cast<int64_t>(10e6 * per_10g);  // [S], [H]: the same fraction of the line
-  p.beta = 0.8;                                         // [S], [H]
+  p.beta = 0.8;                                        // [S], [H]
   // [H]. fabricsim samples one RTT per round trip (Karn, transport/rc.cpp), as [H] updates once
   // per RTT; [S]'s 0.02 is for an update per completion, many per round trip.
   p.alpha = 0.875;
@@ -33,9 +33,9 @@ TimelyParams timely_defaults(int64_t line_rate_bps) {
   // [H]. Not scaled: it normalizes the RTT difference by the fabric's propagation round trip,
   // which does not shrink with the line rate.
   p.min_rtt_ps = 20 * kPsPerUs;
-  p.hai_n = 5;                              // [H] RATE_HAI = 5 x RATE_AI
-  p.hai_after = 5;                          // [S] HAI_Thresh
-  p.min_rate_bps = line_rate_bps / 1000;    // fabricsim's floor; [S] leaves it optional
+  p.hai_n = 5;                            // [H] RATE_HAI = 5 x RATE_AI
+  p.hai_after = 5;                        // [S] HAI_Thresh
+  p.min_rate_bps = line_rate_bps / 1000;  // fabricsim's floor; [S] leaves it optional
   return p;
 }
 

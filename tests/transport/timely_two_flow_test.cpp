@@ -158,10 +158,11 @@ TEST(TimelyTwoFlow, LateJoinerGetsItsShare) {
 TEST(TimelyTwoFlow, DifferentPathLengthsFavourTheShorterRtt) {
   const TwoFlowRun r = run_two_flows(0, 5 * kPsPerMs, 10 * kPsPerMs, /*second_nic=*/4);
   const transport::TimelyParams p = transport::timely_defaults(static_cast<int64_t>(kRateBps));
-  std::printf("one switch vs three: %.2f and %.2f Gb/s (fair %.2f), port %.3f of B, RTT mean "
-              "%.2f / %.2f us\n",
-              r.flow_bps[0] / 1e9, r.flow_bps[1] / 1e9, kGoodputBps / 2e9, r.port_busy,
-              r.rtt_mean_ps[0] * 1e-6, r.rtt_mean_ps[1] * 1e-6);
+  std::printf(
+      "one switch vs three: %.2f and %.2f Gb/s (fair %.2f), port %.3f of B, RTT mean "
+      "%.2f / %.2f us\n",
+      r.flow_bps[0] / 1e9, r.flow_bps[1] / 1e9, kGoodputBps / 2e9, r.port_busy,
+      r.rtt_mean_ps[0] * 1e-6, r.rtt_mean_ps[1] * 1e-6);
   EXPECT_GT(r.port_busy, 0.90);
   EXPECT_GT(r.flow_bps[0], r.flow_bps[1]) << "the shorter round trip gets the larger share";
   EXPECT_LT(r.rtt_mean_ps[0], r.rtt_mean_ps[1]) << "the paths' base round trips differ";
