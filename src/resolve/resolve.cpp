@@ -74,6 +74,27 @@ transport::IbCcParams resolve_ib_cc(const Scenario& sc) {
   return p;
 }
 
+// TIMELY's defaults for the link rate with the scenario's fabric.roce.timely.* values.
+transport::TimelyParams resolve_timely(const Scenario& sc) {
+  transport::TimelyParams p = transport::timely_defaults(sc.link.rate_bps);
+  const transport::TimelyOverrides& o = sc.roce.timely;
+  override_with(p.delta_bps, o.delta_bps);
+  override_with(p.beta, o.beta);
+  override_with(p.alpha, o.alpha);
+  override_with(p.t_low_ps, o.t_low_ps);
+  override_with(p.t_high_ps, o.t_high_ps);
+  override_with(p.min_rtt_ps, o.min_rtt_ps);
+  override_with(p.hai_n, o.hai_n);
+  override_with(p.hai_after, o.hai_after);
+  override_with(p.min_rate_bps, o.min_rate_bps);
+  try {
+    transport::validate_timely_params(p);
+  } catch (const transport::TimelyParamError& e) {
+    throw InputError("fabric." + e.field, e.what());
+  }
+  return p;
+}
+
 // routing.load_balancing against the fabric (docs/load-balancing.md). Adaptive routing sends a
 // flow's packets over several paths, so a RoCE responder must place out of order: a go-back-N
 // responder would NAK nearly every packet, hence refused rather than run. Flowlets are allowed
@@ -281,6 +302,9 @@ void derive_switch_settings(Resolved& r) {
   // the queue above K is marked); below kmin nothing is.
   if (ecn.enabled && ecn.kmax_bytes < ecn.kmin_bytes) {
     throw InputError("fabric.ecn.kmax", "must be at least fabric.ecn.kmin");
+  }
+  if (!uet && !tcp && sc.roce.cc == transport::CongestionControl::kTimely) {
+    sc.roce.timely_params = resolve_timely(sc);  // scaled to the link rate (transport/timely.cpp)
   }
   if (sc.roce.cc == transport::CongestionControl::kIbCc) {
     // FECN: step marking of data leaving any VL's egress queue above the threshold (IBA A10

@@ -51,6 +51,7 @@ std::vector<Knob> build_knob_registry() {
       &trace_knobs(),
       &report_knobs(),
       &congestion_knobs(),
+      &timely_knobs(),
       &spray_knobs(),
       &qps_per_pair_knobs(),
       &infiniband_knobs(),

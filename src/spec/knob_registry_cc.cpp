@@ -201,10 +201,13 @@ const std::vector<Knob> kCongestionKnobs = {
         [](auto& s) -> auto& { return s.ecn.pmax; }),
     bind_enum(
         {.path = "fabric.roce.cc",
-         .description = "Sender congestion control: none (line rate) or dcqcn",
+         .description = "Sender congestion control: none (line rate), dcqcn, or timely (RTT "
+                        "gradient, Mittal et al. SIGCOMM 2015; docs/cc.md)",
          .source = "none: the foundation model"},
         std::vector<std::pair<std::string, CongestionControl>>{
-            {"none", CongestionControl::kNone}, {"dcqcn", CongestionControl::kDcqcn}},
+            {"none", CongestionControl::kNone},
+            {"dcqcn", CongestionControl::kDcqcn},
+            {"timely", CongestionControl::kTimely}},
         [](auto& s) -> auto& { return s.roce.cc; }),
     bind(
         {.path = "fabric.roce.cc_scheme",

@@ -43,6 +43,8 @@ const std::vector<Knob>& trace_knobs();   // outputs.trace.* (knob_registry_trac
 const std::vector<Knob>& report_knobs();  // outputs.report (knob_registry_report.cpp)
 // The PFC, ECN and congestion-control entries (knob_registry_cc.cpp).
 const std::vector<Knob>& congestion_knobs();
+// fabric.roce.timely.* (knob_registry_timely.cpp).
+const std::vector<Knob>& timely_knobs();
 // RoCE spraying, out-of-order placement and the reorder buffer (knob_registry_spray.cpp).
 const std::vector<Knob>& spray_knobs();
 // fabric.roce.qps_per_pair (knob_registry_ctxcache.cpp).

@@ -6,12 +6,14 @@
 #include <string>
 
 #include "core/time.h"
+#include "transport/timely.h"
 
 namespace fabricsim::transport {
 
 // kIbCc: InfiniBand congestion control (IBA Annex A10, transport/ib_cc.h); kScheme: a scheme
 // registered through the interface (transport/rate_cc.h), named by RoceConfig::cc_scheme.
-enum class CongestionControl : uint8_t { kNone, kDcqcn, kIbCc, kScheme };
+// kTimely is last so that the values of the others stay as they were.
+enum class CongestionControl : uint8_t { kNone, kDcqcn, kIbCc, kScheme, kTimely };
 
 // Per-field overrides of a DCQCN profile (transport/dcqcn.h DcqcnParams); unset = the profile's.
 struct DcqcnOverrides {
@@ -31,6 +33,20 @@ struct DcqcnOverrides {
   std::optional<bool> hyper_increase_scales;
   std::optional<bool> clamp_target_rate;
   std::optional<int64_t> cnp_interval_ps;
+};
+
+// Per-field overrides of TIMELY's defaults (transport/timely.h TimelyParams, fabric.roce.timely.*);
+// unset = timely_defaults(line rate).
+struct TimelyOverrides {
+  std::optional<int64_t> delta_bps;
+  std::optional<double> beta;
+  std::optional<double> alpha;
+  std::optional<int64_t> t_low_ps;
+  std::optional<int64_t> t_high_ps;
+  std::optional<int64_t> min_rtt_ps;
+  std::optional<int> hai_n;
+  std::optional<int> hai_after;
+  std::optional<int64_t> min_rate_bps;
 };
 
 // Protective Load Balancing (Qureshi et al., SIGCOMM 2022; Linux net/ipv4/tcp_plb.c): after
@@ -126,6 +142,10 @@ struct RoceConfig {
   std::string dcqcn_profile = "nvidia-default";  // SPEC §8 names three; see transport/dcqcn.h
   std::string cc_scheme;  // cc kScheme: the registered scheme's name (fabric.roce.cc_scheme)
   DcqcnOverrides dcqcn;
+  TimelyOverrides timely;  // fabric.roce.timely.*
+  // cc kTimely: the defaults with `timely` applied (resolve/resolve.cpp); the QPs' RPs point at
+  // this copy (the transport keeps cfg_ for its lifetime).
+  TimelyParams timely_params;
   PlbConfig plb;
 };
 

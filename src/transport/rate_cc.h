@@ -14,7 +14,8 @@
 // serialization time of the last frame at that rate after the last one started (pacing).
 //
 // Built-in schemes are concrete classes called directly (a switch on the kind, no virtual call
-// per packet): DCQCN (transport/dcqcn.h) and InfiniBand CC (transport/ib_cc.h). A scheme
+// per packet): DCQCN (transport/dcqcn.h), InfiniBand CC (transport/ib_cc.h) and TIMELY
+// (transport/timely.h). A scheme
 // written outside src/ derives from RateCcScheme, registers a factory under a name
 // (register_rate_cc) and is selected with fabric.roce.cc_scheme; its calls go through the
 // vtable, which only its runs pay for.
@@ -30,6 +31,7 @@
 
 #include "transport/dcqcn.h"
 #include "transport/ib_cc.h"
+#include "transport/timely.h"
 #include "transport/transport.h"  // kNoTimer
 
 namespace fabricsim::transport {
@@ -59,7 +61,7 @@ struct RateCcContext {
 using RateCcFactory = std::function<std::unique_ptr<RateCcScheme>(const RateCcContext&)>;
 
 // Registers a scheme under `name`. Throws std::invalid_argument if the name is empty, is a
-// built-in's ("none", "dcqcn", "ib") or is registered already.
+// built-in's ("none", "dcqcn", "ib", "timely") or is registered already.
 void register_rate_cc(std::string name, RateCcFactory factory);
 // nullptr when no scheme of that name is registered.
 const RateCcFactory* find_rate_cc(std::string_view name);
@@ -69,7 +71,7 @@ std::vector<std::string> registered_rate_cc_names();  // sorted
 class RateCc {
   // The kinds, in the variant's order. visit calls f on the scheme held: a switch on the kind,
   // no vtable for the built-ins; static so that one body serves const and non-const callers.
-  static constexpr size_t kDcqcn = 0, kIb = 1, kPlugin = 2;
+  static constexpr size_t kDcqcn = 0, kIb = 1, kTimely = 2, kPlugin = 3;
   template <class Self, class F>
   static decltype(auto) visit(Self& self, F&& f) {
     switch (self.v_.index()) {
@@ -77,6 +79,8 @@ class RateCc {
         return f(*std::get_if<kDcqcn>(&self.v_));
       case kIb:
         return f(*std::get_if<kIb>(&self.v_));
+      case kTimely:
+        return f(*std::get_if<kTimely>(&self.v_));
       default:
         return f(**std::get_if<kPlugin>(&self.v_));
     }
@@ -85,6 +89,7 @@ class RateCc {
  public:
   explicit RateCc(DcqcnRp rp) : v_(std::move(rp)) {}
   explicit RateCc(IbCcRp rp) : v_(std::move(rp)) {}
+  explicit RateCc(TimelyRp rp) : v_(std::move(rp)) {}
   explicit RateCc(std::unique_ptr<RateCcScheme> s) : v_(std::move(s)) {}
 
   int64_t rate_bps() const {
@@ -102,17 +107,23 @@ class RateCc {
   void on_timer(int64_t now_ps) {
     visit(*this, [&](auto& s) { s.on_timer(now_ps); });
   }
-  // Only registered schemes listen to ACKs (DCQCN and IB CC react to notifications alone).
+  // TIMELY and registered schemes listen to ACKs; DCQCN and IB CC react to notifications alone,
+  // so the transport skips the call (and the RTT sampling) for them.
   void on_ack(int64_t acked_bytes, int64_t rtt_ps, bool ece, int64_t now_ps) {
-    if (auto* s = std::get_if<kPlugin>(&v_)) (*s)->on_ack(acked_bytes, rtt_ps, ece, now_ps);
+    if (auto* t = std::get_if<kTimely>(&v_)) {
+      t->on_ack(acked_bytes, rtt_ps, ece, now_ps);
+    } else if (auto* s = std::get_if<kPlugin>(&v_)) {
+      (*s)->on_ack(acked_bytes, rtt_ps, ece, now_ps);
+    }
   }
-  bool wants_acks() const { return v_.index() == kPlugin; }
+  bool wants_acks() const { return v_.index() >= kTimely; }
 
   const DcqcnRp* dcqcn() const { return std::get_if<kDcqcn>(&v_); }
   const IbCcRp* ib() const { return std::get_if<kIb>(&v_); }
+  const TimelyRp* timely() const { return std::get_if<kTimely>(&v_); }
 
  private:
-  std::variant<DcqcnRp, IbCcRp, std::unique_ptr<RateCcScheme>> v_;
+  std::variant<DcqcnRp, IbCcRp, TimelyRp, std::unique_ptr<RateCcScheme>> v_;
 };
 
 }  // namespace fabricsim::transport

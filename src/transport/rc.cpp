@@ -21,6 +21,7 @@ RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t 
       dcqcn_(dcqcn),
       ib_cc_(ib_cc) {
   if (cfg_.cc == CongestionControl::kIbCc) validate_ib_cc_params(ib_cc_);  // the RPs index its CCT
+  if (cfg_.cc == CongestionControl::kTimely) validate_timely_params(cfg_.timely_params);
   if (cfg_.cc == CongestionControl::kScheme) {
     scheme_ = find_rate_cc(cfg_.cc_scheme);
     if (scheme_ == nullptr) {
@@ -214,6 +215,7 @@ RateCc RoceTransport::make_cc(uint32_t qp_id, uint32_t src_nic, uint32_t dst_nic
   switch (cfg_.cc) {
     case CongestionControl::kDcqcn: return RateCc(DcqcnRp(dcqcn_, line));
     case CongestionControl::kIbCc: return RateCc(IbCcRp(ib_cc_, line));
+    case CongestionControl::kTimely: return RateCc(TimelyRp(cfg_.timely_params, line));
     default: {
       std::unique_ptr<RateCcScheme> s =
           (*scheme_)(RateCcContext{qp_id, src_nic, dst_nic, line, cfg_.mtu_bytes});

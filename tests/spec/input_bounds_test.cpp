@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
+#include "resolve/resolve.h"
 #include "spec/load.h"
 #include "spec/scenario_file.h"
 
@@ -202,7 +204,7 @@ TEST(Unset, UnknownKeysAreErrorsAndUnwrittenKeysHarmless) {
             "--unset:2: fabric.roce.dcqcn_profil: unknown key 'dcqcn_profil'; did you mean "
             "'dcqcn_profile'? allowed: mtu, "
             "ack_timeout_exponent, retry_count, vlan, data_priority, cnp_priority, cc, cc_scheme, "
-            "dcqcn_profile, plb, dcqcn, spray, spray_paths, out_of_order, reorder_buffer, qps_per_pair");
+            "dcqcn_profile, plb, dcqcn, timely, spray, spray_paths, out_of_order, reorder_buffer, qps_per_pair");
   EXPECT_EQ(error_of(kDcqcn, {}, {"name.first"}),
             "--unset:1: name.first: unknown key 'first'; name has no sub-keys");
   EXPECT_EQ(error_of(kDcqcn, {}, {"fabric.roce.cc=none"}),
@@ -212,6 +214,32 @@ TEST(Unset, UnknownKeysAreErrorsAndUnwrittenKeysHarmless) {
             "s.yaml:1: fabric: expected a mapping with keys: technology, link, switch, trim, nic, "
             "roce, pfc, ecn, ib, transport, uet, tcp, planes, sharp, got '5'")
       << "a group the file got wrong is still the file's error";
+}
+
+// fabric.roce.timely.*: meaningful only with cc: timely; a value out of its key's range, or one
+// that breaks a rule between keys (T_high above T_low, checked when the scenario resolves), is
+// refused with the key it came from.
+TEST(TimelyKeys, OnlyWithTimelyAndErrorsNameTheKey) {
+  const std::string timely =
+      "name: t\nfabric:\n  link: {rate: 100Gbps}\n  roce: {cc: timely}\n";
+  EXPECT_NE(error_of(kDcqcn, {"fabric.roce.timely.beta=0.5"}).find("only valid with cc: timely"),
+            std::string::npos);
+  EXPECT_EQ(error_of(timely, {"fabric.roce.timely.beta=0.5", "fabric.roce.timely.t_low=2us"}),
+            "");
+  EXPECT_NE(error_of(timely, {"fabric.roce.timely.beta=2"}).find("fabric.roce.timely.beta"),
+            std::string::npos);
+  const LoadedScenario s =
+      load_scenario_string(timely, "s.yaml", {"fabric.roce.timely.t_high=4us"}, {});
+  try {
+    resolve(s.scenario);
+    FAIL() << "T_high 4 us below the default T_low (5 us at 100 Gb/s) accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "fabric.roce.timely.t_high");
+  }
+  const Resolved r = resolve(
+      load_scenario_string(timely, "s.yaml", {"fabric.roce.timely.min_rtt=3us"}, {}).scenario);
+  EXPECT_EQ(r.sc.roce.timely_params.min_rtt_ps, 3 * kPsPerUs) << "the override applies";
+  EXPECT_EQ(r.sc.roce.timely_params.t_low_ps, 5 * kPsPerUs) << "the others keep the default";
 }
 
 TEST(FlowList, IndicesAndValuesOutsideTheRanges) {
