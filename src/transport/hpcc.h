@@ -33,7 +33,9 @@ inline constexpr int kHpccIntHeaderBytes = 42;
 struct HpccParams {
   double eta = 0.95;  // U_TARGET 0.95: the paper's eta
   // MI_THRESH, the paper's maxStage. The simulator's run.py passes --mi 0 by default (every
-  // update multiplicative); a value > 0 allows that many additive steps while u < eta.
+  // update multiplicative); a value > 0 allows that many additive steps while u < eta. The
+  // paper's printed 5 is a typo for its simulations, whose setting was 0 (the authors' project
+  // page, liyuliang001.github.io/projects/hpcc, "Setting").
   int max_stage = 0;
   int64_t rate_ai_bps = 0;   // R_AI; run.py: 10 Mb/s x line / 25 Gb/s
   int64_t min_rate_bps = 0;  // MIN_RATE; run.py's template: 1000 Mb/s
