@@ -116,7 +116,7 @@ TEST(Examples, DirectoryHasExamples) {
 TEST(Examples, ValidateAcceptsEveryExampleAndBenchScenario) {
   ScratchDir scratch("fabricsim_examples");
   int checked = 0;
-  for (const char* folder : {"examples", "bench"}) {
+  for (const char* folder : {"examples", "bench", "bench/cc"}) {
     for (const std::string& name : yaml_files(kSourceDir / folder)) {
       const std::string file = (kSourceDir / folder / name).string();
       const CliOutcome v = run_fabricsim("validate " + shell_quote(file), scratch.path());
