@@ -10,8 +10,9 @@
 namespace fabricsim::transport {
 
 // kIbCc: InfiniBand congestion control (IBA Annex A10, transport/ib_cc.h); kScheme: a scheme
-// registered through the interface (transport/rate_cc.h), named by RoceConfig::cc_scheme.
-enum class CongestionControl : uint8_t { kNone, kDcqcn, kIbCc, kScheme };
+// registered through the interface (transport/rate_cc.h), named by RoceConfig::cc_scheme;
+// kHpcc: HPCC (transport/hpcc.h), a window and a rate driven by in-band telemetry.
+enum class CongestionControl : uint8_t { kNone, kDcqcn, kIbCc, kScheme, kHpcc };
 
 // Per-field overrides of a DCQCN profile (transport/dcqcn.h DcqcnParams); unset = the profile's.
 struct DcqcnOverrides {
@@ -31,6 +32,15 @@ struct DcqcnOverrides {
   std::optional<bool> hyper_increase_scales;
   std::optional<bool> clamp_target_rate;
   std::optional<int64_t> cnp_interval_ps;
+};
+
+// Per-field overrides of HPCC's defaults (transport/hpcc.h hpcc_defaults); unset = the default.
+struct HpccOverrides {
+  std::optional<double> eta;
+  std::optional<int> max_stage;
+  std::optional<int64_t> rate_ai_bps;
+  std::optional<int64_t> min_rate_bps;
+  std::optional<int64_t> base_rtt_ps;  // T; unset: the fabric's largest base RTT between hosts
 };
 
 // Protective Load Balancing (Qureshi et al., SIGCOMM 2022; Linux net/ipv4/tcp_plb.c): after
@@ -126,6 +136,7 @@ struct RoceConfig {
   std::string dcqcn_profile = "nvidia-default";  // SPEC §8 names three; see transport/dcqcn.h
   std::string cc_scheme;  // cc kScheme: the registered scheme's name (fabric.roce.cc_scheme)
   DcqcnOverrides dcqcn;
+  HpccOverrides hpcc;
   PlbConfig plb;
 };
 

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "transport/dcqcn.h"
+#include "transport/hpcc.h"
 #include "transport/ib_cc.h"
 #include "transport/transport.h"  // kNoTimer
 
@@ -59,7 +60,7 @@ struct RateCcContext {
 using RateCcFactory = std::function<std::unique_ptr<RateCcScheme>(const RateCcContext&)>;
 
 // Registers a scheme under `name`. Throws std::invalid_argument if the name is empty, is a
-// built-in's ("none", "dcqcn", "ib") or is registered already.
+// built-in's ("none", "dcqcn", "ib", "hpcc") or is registered already.
 void register_rate_cc(std::string name, RateCcFactory factory);
 // nullptr when no scheme of that name is registered.
 const RateCcFactory* find_rate_cc(std::string_view name);
@@ -69,7 +70,7 @@ std::vector<std::string> registered_rate_cc_names();  // sorted
 class RateCc {
   // The kinds, in the variant's order. visit calls f on the scheme held: a switch on the kind,
   // no vtable for the built-ins; static so that one body serves const and non-const callers.
-  static constexpr size_t kDcqcn = 0, kIb = 1, kPlugin = 2;
+  static constexpr size_t kDcqcn = 0, kIb = 1, kHpcc = 2, kPlugin = 3;
   template <class Self, class F>
   static decltype(auto) visit(Self& self, F&& f) {
     switch (self.v_.index()) {
@@ -77,6 +78,8 @@ class RateCc {
         return f(*std::get_if<kDcqcn>(&self.v_));
       case kIb:
         return f(*std::get_if<kIb>(&self.v_));
+      case kHpcc:
+        return f(*std::get_if<kHpcc>(&self.v_));
       default:
         return f(**std::get_if<kPlugin>(&self.v_));
     }
@@ -85,6 +88,7 @@ class RateCc {
  public:
   explicit RateCc(DcqcnRp rp) : v_(std::move(rp)) {}
   explicit RateCc(IbCcRp rp) : v_(std::move(rp)) {}
+  explicit RateCc(HpccCc cc) : v_(std::move(cc)) {}
   explicit RateCc(std::unique_ptr<RateCcScheme> s) : v_(std::move(s)) {}
 
   int64_t rate_bps() const {
@@ -107,12 +111,20 @@ class RateCc {
     if (auto* s = std::get_if<kPlugin>(&v_)) (*s)->on_ack(acked_bytes, rtt_ps, ece, now_ps);
   }
   bool wants_acks() const { return v_.index() == kPlugin; }
+  // The most bytes in flight (sent, unacknowledged) the QP may have; 0 = no window (rate-only
+  // schemes: DCQCN, IB CC, registered ones). A test of the kind, no call, for those.
+  int64_t window_bytes() const {
+    const HpccCc* h = std::get_if<kHpcc>(&v_);
+    return h == nullptr ? 0 : h->window_bytes();
+  }
 
   const DcqcnRp* dcqcn() const { return std::get_if<kDcqcn>(&v_); }
   const IbCcRp* ib() const { return std::get_if<kIb>(&v_); }
+  const HpccCc* hpcc() const { return std::get_if<kHpcc>(&v_); }
+  HpccCc* hpcc() { return std::get_if<kHpcc>(&v_); }
 
  private:
-  std::variant<DcqcnRp, IbCcRp, std::unique_ptr<RateCcScheme>> v_;
+  std::variant<DcqcnRp, IbCcRp, HpccCc, std::unique_ptr<RateCcScheme>> v_;
 };
 
 }  // namespace fabricsim::transport

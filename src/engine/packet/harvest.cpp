@@ -83,6 +83,7 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
   std::string d = "RoCEv2, " + gbps + ", PFC " + (sc.switch_config.pfc.enabled ? "on" : "off");
   d += sc.roce.cc == transport::CongestionControl::kDcqcn    ? ", DCQCN " + sc.roce.dcqcn_profile
        : sc.roce.cc == transport::CongestionControl::kScheme ? ", CC " + sc.roce.cc_scheme
+       : sc.roce.cc == transport::CongestionControl::kHpcc   ? std::string(", HPCC")
                                                              : std::string(", no congestion control");
   if (sc.roce.plb.enabled) d += ", PLB";
   return d;
@@ -348,6 +349,7 @@ void engine_notes(const Scenario& sc, RunResult& r) {
   if (sc.roce.cc != transport::CongestionControl::kNone) {
     const std::string name = sc.roce.cc == transport::CongestionControl::kDcqcn  ? "DCQCN"
                              : sc.roce.cc == transport::CongestionControl::kIbCc ? "InfiniBand CC"
+                             : sc.roce.cc == transport::CongestionControl::kHpcc ? "HPCC"
                                                                                  : sc.roce.cc_scheme;
     n.push_back(name + " is not simulated: flows take their fair share at once, as congestion "
                 "control converged to max-min fairness would");
