@@ -12,8 +12,10 @@ int64_t hpcc_base_rtt_ps(const Scenario& sc) {
   const int links = 2 * std::max(1, sc.topology.tiers);
   const uint32_t frame = transport::data_frame_bytes(sc.roce, sc.roce.mtu_bytes, false, false) +
                          transport::wire_only_bytes(sc.roce) + transport::kHpccIntHeaderBytes;
-  const int64_t one_way_ps =
-      links * sc.link.propagation_ps() + (links - 1) * sc.switch_config.latency_ps;
+  // The NICs' pipelines are part of a host-to-host delay here (third.cc's hosts have none).
+  const int64_t one_way_ps = links * sc.link.propagation_ps() +
+                             (links - 1) * sc.switch_config.latency_ps + sc.nic.tx_latency_ps +
+                             sc.nic.rx_latency_ps;
   return 2 * one_way_ps + links * serialization_ps(frame, sc.link.rate_bps);
 }
 

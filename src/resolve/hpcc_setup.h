@@ -7,8 +7,8 @@
 namespace fabricsim::scenario {
 
 // The fabric's largest base RTT between hosts, HPCC's T (GLOBAL_T 1): as the authors'
-// third.cc computes a pair's, 2 x the one-way delay (propagation and switch latency per hop)
-// plus one data frame's serialization per link; the longest path of a fat-tree or leaf-spine
+// third.cc computes a pair's, 2 x the one-way delay (propagation and switch latency per hop, and
+// here the NICs' tx and rx pipelines) plus one data frame's serialization per link; the longest path of a fat-tree or leaf-spine
 // crosses 2 x tiers links.
 int64_t hpcc_base_rtt_ps(const Scenario& sc);
 

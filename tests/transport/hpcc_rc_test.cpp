@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "core/error.h"
 #include "core/time.h"
 #include "engine/packet/simulation.h"
 #include "net/network.h"
@@ -51,6 +52,30 @@ int64_t queue_bytes(const net::Network& net, uint32_t port) {
 int64_t hpcc_wire_frame_bytes(const RoceConfig& cfg) {
   return data_frame_bytes(cfg, static_cast<uint32_t>(cfg.mtu_bytes), false, false) +
          wire_only_bytes(cfg) + kHpccIntHeaderBytes;
+}
+
+TEST(HpccRc, TIsTheLargestBaseRttAndBadValuesNameTheirKey) {
+  // Leaf-spine: the longest host-to-host path crosses 4 links and 3 switches. third.cc's T is
+  // 2 x (propagation + switch latency + the NIC pipelines) + one data frame's serialization per
+  // link.
+  scenario::Scenario sc = roce_leaf_spine(CongestionControl::kHpcc);
+  const scenario::Resolved r = scenario::resolve(sc);
+  const int64_t frame = hpcc_wire_frame_bytes(r.sc.roce);
+  const int64_t one_way = 4 * r.sc.link.propagation_ps() + 3 * r.sc.switch_config.latency_ps +
+                          r.sc.nic.tx_latency_ps + r.sc.nic.rx_latency_ps;
+  const int64_t expect = 2 * one_way + 4 * serialization_ps(frame, 100 * kG);
+  EXPECT_EQ(r.hpcc.base_rtt_ps, expect);
+  EXPECT_EQ(r.hpcc.eta, 0.95) << "the paper's eta";
+  EXPECT_EQ(r.hpcc.rate_ai_bps, 40'000'000) << "run.py: 10 Mb/s x 100G / 25G";
+  sc.roce.hpcc.base_rtt_ps = 10 * kUs;
+  EXPECT_EQ(scenario::resolve(sc).hpcc.base_rtt_ps, 10 * kUs) << "an override of T";
+  sc.roce.hpcc.rate_ai_bps = 200 * kG;
+  try {
+    scenario::resolve(sc);
+    FAIL() << "an additive step above the line rate";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "fabric.roce.hpcc.rate_ai");
+  }
 }
 
 TEST(HpccRc, TheIntHeaderIsOnDataAndAckFramesAndTheSlotsHoldTheLargestWindow) {
