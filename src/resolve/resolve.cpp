@@ -11,6 +11,7 @@
 #include "core/units.h"
 #include "node/spec.h"
 #include "resolve/fabric.h"
+#include "resolve/hpcc_setup.h"
 #include "resolve/planes.h"
 #include "resolve/ranges.h"
 #include "resolve/tcp_setup.h"
@@ -423,6 +424,9 @@ Resolved resolve(const Scenario& loaded) {
   Scenario& sc = r.sc;
   resolve_fabric(sc);  // technology: IB link tables and MTU, the NIC profile, verbs checks
   derive_switch_settings(r);
+  if (sc.technology == Technology::kRoce && sc.roce.cc == transport::CongestionControl::kHpcc) {
+    r.hpcc = resolve_hpcc(sc);
+  }
   node::check_spec(sc.node, sc.topology);  // InputError naming the node.* key
   check_load_balancing(sc);
   check_planes(sc);  // resolve/planes.h

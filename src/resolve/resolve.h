@@ -9,6 +9,7 @@
 
 #include "spec/scenario.h"
 #include "transport/dcqcn.h"
+#include "transport/hpcc.h"
 #include "transport/ib_cc.h"
 #include "transport/uet.h"
 
@@ -23,6 +24,7 @@ struct Resolved {
   Scenario sc;
   transport::DcqcnParams dcqcn{};  // RoCE/IB with DCQCN: the named profile with its overrides
   transport::IbCcParams ib_cc{};   // InfiniBand CC: the defaults with fabric.ib.cc.* applied
+  transport::HpccParams hpcc{};    // RoCE with HPCC: T from the fabric, fabric.roce.hpcc.* applied
   transport::UetNetwork uet_net{};  // technology uet: the switches' view for the transport
 };
 

@@ -21,6 +21,7 @@ using transport::CongestionControl;
 using knob_bind::positive;
 using knob_bind::non_negative;
 const Condition dcqcn{"fabric.roce.cc", "dcqcn"};
+const Condition hpcc{"fabric.roce.cc", "hpcc"};
 const Condition pfc_static{"fabric.pfc.threshold", "static"};
 const Condition pfc_dynamic{"fabric.pfc.threshold", "dynamic"};
 const Condition plb{"fabric.roce.plb.enabled", "true"};
@@ -201,13 +202,15 @@ const std::vector<Knob> kCongestionKnobs = {
         [](auto& s) -> auto& { return s.ecn.pmax; }),
     bind_enum(
         {.path = "fabric.roce.cc",
-         .description = "Sender congestion control: none (line rate), dcqcn, or timely (RTT "
-                        "gradient, Mittal et al. SIGCOMM 2015; docs/cc.md)",
+         .description = "Sender congestion control: none (line rate), dcqcn, timely (RTT "
+                        "gradient, Mittal et al. SIGCOMM 2015) or hpcc (INT-driven window and "
+                        "rate, Li et al. SIGCOMM 2019); docs/cc.md",
          .source = "none: the foundation model"},
         std::vector<std::pair<std::string, CongestionControl>>{
             {"none", CongestionControl::kNone},
             {"dcqcn", CongestionControl::kDcqcn},
-            {"timely", CongestionControl::kTimely}},
+            {"timely", CongestionControl::kTimely},
+            {"hpcc", CongestionControl::kHpcc}},
         [](auto& s) -> auto& { return s.roce.cc; }),
     bind(
         {.path = "fabric.roce.cc_scheme",
@@ -262,6 +265,43 @@ const std::vector<Knob> kCongestionKnobs = {
          .min = Bound{1},
          .only_with = {plb}},
         [](auto& s) -> auto& { return s.roce.plb.idle_rehash_rounds; }),
+    bind({.path = "fabric.roce.hpcc.eta",
+          .type = KnobType::kDouble,
+          .description = "HPCC's target utilization eta: the sender aims at eta x line",
+          .source = "0.95: HPCC paper; simulator run.py --utgt 95",
+          .min = positive,
+          .max = Bound{1},
+          .only_with = {hpcc}},
+         [](auto& s) -> auto& { return s.roce.hpcc.eta; }),
+    bind({.path = "fabric.roce.hpcc.max_stage",
+          .type = KnobType::kInt,
+          .description = "Additive steps allowed while u < eta before a multiplicative one",
+          .source = "0: simulator run.py --mi 0 (every update multiplicative)",
+          .min = Bound{0},
+          .only_with = {hpcc}},
+         [](auto& s) -> auto& { return s.roce.hpcc.max_stage; }),
+    bind({.path = "fabric.roce.hpcc.rate_ai",
+          .type = KnobType::kRate,
+          .description = "Additive increase R_AI per update",
+          .source = "10 Mb/s x line / 25 Gb/s: simulator run.py, cc hp",
+          .min = positive,
+          .only_with = {hpcc}},
+         [](auto& s) -> auto& { return s.roce.hpcc.rate_ai_bps; }),
+    bind({.path = "fabric.roce.hpcc.min_rate",
+          .type = KnobType::kRate,
+          .description = "Lowest rate HPCC paces a QP at",
+          .source = "1 Gb/s: simulator run.py's config template MIN_RATE",
+          .min = positive,
+          .only_with = {hpcc}},
+         [](auto& s) -> auto& { return s.roce.hpcc.min_rate_bps; }),
+    bind({.path = "fabric.roce.hpcc.base_rtt",
+          .type = KnobType::kTime,
+          .description = "T: the base RTT the window W = B x T and the EWMA scale from",
+          .source = "the fabric's largest base RTT between hosts (simulator GLOBAL_T 1, "
+                    "third.cc: 2 x one-way delay + serialization)",
+          .min = positive,
+          .only_with = {hpcc}},
+         [](auto& s) -> auto& { return s.roce.hpcc.base_rtt_ps; }),
     dcqcn_knob(
         "fabric.roce.dcqcn.min_rate", KnobType::kRate, "Lowest rate a cut reaches", positive,
         std::nullopt, [](auto& s) -> auto& { return s.roce.dcqcn.min_rate_bps; }),

@@ -11,9 +11,10 @@
 namespace fabricsim::transport {
 
 // kIbCc: InfiniBand congestion control (IBA Annex A10, transport/ib_cc.h); kScheme: a scheme
-// registered through the interface (transport/rate_cc.h), named by RoceConfig::cc_scheme.
-// kTimely is last so that the values of the others stay as they were.
-enum class CongestionControl : uint8_t { kNone, kDcqcn, kIbCc, kScheme, kTimely };
+// registered through the interface (transport/rate_cc.h), named by RoceConfig::cc_scheme;
+// kTimely: TIMELY (transport/timely.h); kHpcc: HPCC (transport/hpcc.h), a window and a rate
+// driven by in-band telemetry. New kinds go last so that the values of the others stay.
+enum class CongestionControl : uint8_t { kNone, kDcqcn, kIbCc, kScheme, kTimely, kHpcc };
 
 // Per-field overrides of a DCQCN profile (transport/dcqcn.h DcqcnParams); unset = the profile's.
 struct DcqcnOverrides {
@@ -47,6 +48,15 @@ struct TimelyOverrides {
   std::optional<int> hai_n;
   std::optional<int> hai_after;
   std::optional<int64_t> min_rate_bps;
+};
+
+// Per-field overrides of HPCC's defaults (transport/hpcc.h hpcc_defaults); unset = the default.
+struct HpccOverrides {
+  std::optional<double> eta;
+  std::optional<int> max_stage;
+  std::optional<int64_t> rate_ai_bps;
+  std::optional<int64_t> min_rate_bps;
+  std::optional<int64_t> base_rtt_ps;  // T; unset: the fabric's largest base RTT between hosts
 };
 
 // Protective Load Balancing (Qureshi et al., SIGCOMM 2022; Linux net/ipv4/tcp_plb.c): after
@@ -146,6 +156,7 @@ struct RoceConfig {
   // cc kTimely: the defaults with `timely` applied (resolve/resolve.cpp); the QPs' RPs point at
   // this copy (the transport keeps cfg_ for its lifetime).
   TimelyParams timely_params;
+  HpccOverrides hpcc;
   PlbConfig plb;
 };
 

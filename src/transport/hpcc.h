@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <climits>
 #include <stdexcept>
 #include <string>
 
@@ -58,6 +59,11 @@ class HpccCc {
   HpccCc(const HpccParams& p, int64_t line_rate_bps);
 
   int64_t rate_bps() const { return rate_bps_; }
+  // The rate interface's other signals (rate_cc.h): HPCC reacts to telemetry alone.
+  void on_cnp(int64_t /*now_ps*/) {}
+  void on_bytes_sent(int64_t /*bytes*/, int64_t /*now_ps*/) {}
+  int64_t next_timer_ps() const { return INT64_MAX; }
+  void on_timer(int64_t /*now_ps*/) {}
   // W = B x T x R / B, in bytes (at least 1).
   int64_t window_bytes() const;
   double utilization() const { return u_; }

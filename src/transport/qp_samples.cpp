@@ -28,6 +28,7 @@ void RoceTransport::sample_qps(std::vector<QpSample>& out, bool with_bytes) cons
   const char* cc = cfg_.cc == CongestionControl::kDcqcn  ? "dcqcn"
                    : cfg_.cc == CongestionControl::kIbCc ? "ib"
                    : cfg_.cc == CongestionControl::kTimely ? "timely"
+                   : cfg_.cc == CongestionControl::kHpcc ? "hpcc"
                                                          : cfg_.cc_scheme.c_str();
   for (uint32_t i = 0; i < qps_.size(); ++i) {
     const Qp& q = qps_[i];

@@ -13,13 +13,19 @@ using net::Packet;
 using net::PacketType;
 
 RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t seed,
-                             const DcqcnParams& dcqcn, const IbCcParams& ib_cc)
+                             const DcqcnParams& dcqcn, const IbCcParams& ib_cc,
+                             const HpccParams& hpcc)
     : NicCore(net),
       cfg_(cfg),
       seed_(seed),
       rto_ps_(cfg.retransmit_timeout_ps()),
       dcqcn_(dcqcn),
-      ib_cc_(ib_cc) {
+      ib_cc_(ib_cc),
+      hpcc_(hpcc) {
+  data_ecn_ = (ib() && cfg_.cc != CongestionControl::kIbCc) || cfg_.cc == CongestionControl::kHpcc
+                  ? 0
+                  : 2;
+  if (cfg_.cc == CongestionControl::kHpcc) enable_hpcc();
   if (cfg_.cc == CongestionControl::kIbCc) validate_ib_cc_params(ib_cc_);  // the RPs index its CCT
   if (cfg_.cc == CongestionControl::kTimely) validate_timely_params(cfg_.timely_params);
   if (cfg_.cc == CongestionControl::kScheme) {
@@ -163,6 +169,8 @@ SendState RoceTransport::send_state(uint32_t entry, int64_t& at_ps) {
     at_ps = not_before;
     return SendState::kLater;
   }
+  // A window (HPCC) holds the QP until an ACK frees room (on_hpcc_ack activates it again).
+  if (cfg_.cc == CongestionControl::kHpcc && window_full(entry)) return SendState::kBlocked;
   return SendState::kReady;
 }
 
@@ -216,6 +224,7 @@ RateCc RoceTransport::make_cc(uint32_t qp_id, uint32_t src_nic, uint32_t dst_nic
     case CongestionControl::kDcqcn: return RateCc(DcqcnRp(dcqcn_, line));
     case CongestionControl::kIbCc: return RateCc(IbCcRp(ib_cc_, line));
     case CongestionControl::kTimely: return RateCc(TimelyRp(cfg_.timely_params, line));
+    case CongestionControl::kHpcc: return RateCc(HpccCc(hpcc_, line));
     default: {
       std::unique_ptr<RateCcScheme> s =
           (*scheme_)(RateCcContext{qp_id, src_nic, dst_nic, line, cfg_.mtu_bytes});
@@ -276,7 +285,8 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
   p.psn = q.snd_nxt;
   p.msg = msg_id;
   p.payload_bytes = static_cast<uint16_t>(payload);
-  p.frame_bytes = static_cast<uint16_t>(data_frame_bytes(cfg_, payload, index == 0, last));
+  p.frame_bytes =
+      static_cast<uint16_t>(data_frame_bytes(cfg_, payload, index == 0, last) + int_header_bytes_);
   p.entropy = cfg_.spray ? spray_entropy(q) : q.entropy;
   p.type = PacketType::kData;
   p.priority = q.priority;
@@ -328,8 +338,9 @@ void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, u
     p.frame_bytes = static_cast<uint16_t>(net::roce_cnp_frame_bytes(cfg_.vlan_tag));
     p.priority = static_cast<uint8_t>(cfg_.cnp_priority);
   } else {
-    p.frame_bytes = static_cast<uint16_t>(ib() ? net::ib_packet_bytes(net::kAethBytes)
-                                               : net::roce_ack_frame_bytes(cfg_.vlan_tag));
+    p.frame_bytes = static_cast<uint16_t>((ib() ? net::ib_packet_bytes(net::kAethBytes)
+                                                : net::roce_ack_frame_bytes(cfg_.vlan_tag)) +
+                                          int_header_bytes_);  // HPCC: the echoed INT
     p.priority = q.priority;
     ++counters_.ack_packets;
   }
@@ -497,6 +508,7 @@ void RoceTransport::on_ack(uint32_t qp_id, uint32_t psn, bool ece) {
   const uint32_t before = q.snd_una;
   acknowledge(q, psn + 1);
   if (cfg_.plb.enabled && q.snd_una > before) plb_round(qp_id, q.snd_una - before, ece);
+  if (cfg_.cc == CongestionControl::kHpcc) on_hpcc_ack(qp_id, psn);
   if (cc_enabled() && q.snd_una > before && rps_[qp_id].wants_acks()) {
     int64_t rtt_ps = -1;
     if (q.rtt_sent_ps >= 0 && q.snd_una > q.rtt_psn) {

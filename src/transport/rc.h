@@ -134,10 +134,11 @@ struct Qp {
 class RoceTransport final : public NicCore<RoceTransport> {
  public:
   // `dcqcn` is used when cfg.cc is kDcqcn (the resolved profile with its overrides), `ib_cc`
-  // when it is kIbCc; kScheme makes each QP's scheme with the factory registered under
+  // when it is kIbCc, `hpcc` when it is kHpcc (T resolved; the NICs' INT is enabled); kScheme makes each QP's scheme with the factory registered under
   // cfg.cc_scheme (throws std::invalid_argument if there is none).
   RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t seed,
-                const DcqcnParams& dcqcn = DcqcnParams{}, const IbCcParams& ib_cc = IbCcParams{});
+                const DcqcnParams& dcqcn = DcqcnParams{}, const IbCcParams& ib_cc = IbCcParams{},
+                const HpccParams& hpcc = HpccParams{});
 
   // Posts a message of `size_bytes` from src to dst now (cfg.operation: WRITE, SEND), on the QP
   // of that pair and service level (-1 = cfg.sl); returns the message id.
@@ -263,6 +264,13 @@ class RoceTransport final : public NicCore<RoceTransport> {
   void activate_responder(uint32_t qp);
   void on_data(const net::Packet& pkt);
   void on_ack(uint32_t qp, uint32_t psn, bool ece);
+  // HPCC (transport/rc_hpcc.cpp): INT on, the slots sized from the largest window.
+  void enable_hpcc();
+  // An ACK of `psn` reached the requester: its INT records update the QP's rate and window,
+  // and a QP its window held may send again.
+  void on_hpcc_ack(uint32_t qp, uint32_t psn);
+  // Whether the QP's bytes in flight fill its window (HPCC; never for rate-only schemes).
+  bool window_full(uint32_t qp) const;
   void plb_round(uint32_t qp, uint32_t newly_acked, bool ece);
   void on_nak(uint32_t qp, uint32_t psn);
   void acknowledge(Qp& q, uint32_t ack_upto);
@@ -281,11 +289,16 @@ class RoceTransport final : public NicCore<RoceTransport> {
   std::vector<Qp> qps_;
   DcqcnParams dcqcn_;
   IbCcParams ib_cc_;  // the IB CC RPs point at it
+  HpccParams hpcc_;   // cc kHpcc
+  // Bytes of HPCC's INT header on every data frame and ACK (0 unless cc kHpcc).
+  uint16_t int_header_bytes_ = 0;
   const RateCcFactory* scheme_ = nullptr;  // cc kScheme
   std::vector<RateCc> rps_;  // per QP when cc_enabled()
   RateCc make_cc(uint32_t qp_id, uint32_t src_nic, uint32_t dst_nic);
   // ECN-capable data: RoCEv2 always; InfiniBand only with IB CC (FECN marking).
-  uint8_t data_ecn() const { return ib() && cfg_.cc != CongestionControl::kIbCc ? 0 : 2; }
+  // HPCC reads telemetry, not marks: its data is not ECN-capable, so no CNP is ever sent.
+  uint8_t data_ecn() const { return data_ecn_; }
+  uint8_t data_ecn_ = 2;
   // Every message not yet retired (all of them unless retire_messages() was called), by id.
   IdWindow<Message> msgs_;
   RetireFn retire_;

@@ -84,6 +84,7 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
   d += sc.roce.cc == transport::CongestionControl::kDcqcn    ? ", DCQCN " + sc.roce.dcqcn_profile
        : sc.roce.cc == transport::CongestionControl::kScheme ? ", CC " + sc.roce.cc_scheme
        : sc.roce.cc == transport::CongestionControl::kTimely ? std::string(", TIMELY")
+       : sc.roce.cc == transport::CongestionControl::kHpcc   ? std::string(", HPCC")
                                                              : std::string(", no congestion control");
   if (sc.roce.plb.enabled) d += ", PLB";
   return d;
@@ -350,6 +351,7 @@ void engine_notes(const Scenario& sc, RunResult& r) {
     const std::string name = sc.roce.cc == transport::CongestionControl::kDcqcn  ? "DCQCN"
                              : sc.roce.cc == transport::CongestionControl::kIbCc ? "InfiniBand CC"
                              : sc.roce.cc == transport::CongestionControl::kTimely ? "TIMELY"
+                             : sc.roce.cc == transport::CongestionControl::kHpcc ? "HPCC"
                                                                                  : sc.roce.cc_scheme;
     n.push_back(name + " is not simulated: flows take their fair share at once, as congestion "
                 "control converged to max-min fairness would");

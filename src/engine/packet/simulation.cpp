@@ -71,7 +71,7 @@ Simulation::Simulation(const Resolved& resolved)
         std::make_unique<transport::UetTransport>(sc_.uet, net_, sc_.seed, resolved.uet_net);
   } else {
     auto roce = std::make_unique<transport::RoceTransport>(sc_.roce, net_, sc_.seed, resolved.dcqcn,
-                                                          resolved.ib_cc);
+                                                          resolved.ib_cc, resolved.hpcc);
     if (ib) roce->set_infiniband(sm_->nic_lids(), sc_.ib.link.sl_to_vl, sm_->planes());
     if (sc_.context_cache.enabled) {  // a miss is a PCIe read: by default the profile's dma_read
       roce->set_context_cache(sc_.context_cache,

@@ -1,0 +1,38 @@
+#include "resolve/hpcc_setup.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/time.h"
+#include "transport/rc.h"
+
+namespace fabricsim::scenario {
+
+int64_t hpcc_base_rtt_ps(const Scenario& sc) {
+  const int links = 2 * std::max(1, sc.topology.tiers);
+  const uint32_t frame = transport::data_frame_bytes(sc.roce, sc.roce.mtu_bytes, false, false) +
+                         transport::wire_only_bytes(sc.roce) + transport::kHpccIntHeaderBytes;
+  // The NICs' pipelines are part of a host-to-host delay here (third.cc's hosts have none).
+  const int64_t one_way_ps = links * sc.link.propagation_ps() +
+                             (links - 1) * sc.switch_config.latency_ps + sc.nic.tx_latency_ps +
+                             sc.nic.rx_latency_ps;
+  return 2 * one_way_ps + links * serialization_ps(frame, sc.link.rate_bps);
+}
+
+transport::HpccParams resolve_hpcc(const Scenario& sc) {
+  transport::HpccParams p = transport::hpcc_defaults(sc.link.rate_bps, hpcc_base_rtt_ps(sc));
+  const transport::HpccOverrides& o = sc.roce.hpcc;
+  override_with(p.eta, o.eta);
+  override_with(p.max_stage, o.max_stage);
+  override_with(p.rate_ai_bps, o.rate_ai_bps);
+  override_with(p.min_rate_bps, o.min_rate_bps);
+  override_with(p.base_rtt_ps, o.base_rtt_ps);
+  try {
+    transport::validate_hpcc_params(p, sc.link.rate_bps);
+  } catch (const transport::HpccParamError& e) {
+    throw InputError("fabric." + e.field, e.what());  // the key the value came from
+  }
+  return p;
+}
+
+}  // namespace fabricsim::scenario

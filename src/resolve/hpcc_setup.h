@@ -1,0 +1,19 @@
+// HPCC's parameters for a scenario (transport/hpcc.h; docs/cc.md "HPCC").
+#pragma once
+
+#include "spec/scenario.h"
+#include "transport/hpcc.h"
+
+namespace fabricsim::scenario {
+
+// The fabric's largest base RTT between hosts, HPCC's T (GLOBAL_T 1): as the authors'
+// third.cc computes a pair's, 2 x the one-way delay (propagation and switch latency per hop, and
+// here the NICs' tx and rx pipelines) plus one data frame's serialization per link; the longest path of a fat-tree or leaf-spine
+// crosses 2 x tiers links.
+int64_t hpcc_base_rtt_ps(const Scenario& sc);
+
+// The defaults for the line rate and T, with fabric.roce.hpcc.* applied; throws InputError
+// naming the key at fault.
+transport::HpccParams resolve_hpcc(const Scenario& sc);
+
+}  // namespace fabricsim::scenario
