@@ -7,7 +7,9 @@
 
 #include "core/id_window.h"
 #include "core/ring.h"
+#include "net/int_telemetry.h"
 #include "net/nic_context_cache.h"
+#include "resolve/hpcc_setup.h"
 #include "resolve/uet_setup.h"
 #include "transport/dcqcn.h"
 #include "transport/rc.h"
@@ -70,6 +72,17 @@ int64_t roce_transport_bytes(const Scenario& sc, const Traffic& t, int64_t nics,
   // registered scheme's own object is not known here).
   if (paced)
     transport = wc.add(transport, wc.mul(grown_elements(t.qps), sizeof(transport::RateCc)));
+  if (sc.roce.cc == transport::CongestionControl::kHpcc) {
+    // HPCC's INT table (net/int_telemetry.h): per QP its slots, an IntRecord and a flag each,
+    // sized as rc_hpcc.cpp enable_hpcc sizes them (B x T / MTU + 2, to a power of two); the
+    // vectors grow by resize as QPs appear, so the old copy is live while the new one fills.
+    const transport::HpccParams hp = resolve_hpcc(sc);
+    const double w_max = static_cast<double>(sc.link.rate_bps) / 8 * hp.base_rtt_ps * 1e-12;
+    const int64_t slots = static_cast<int64_t>(std::bit_ceil(
+        static_cast<uint64_t>(w_max / std::max(1, sc.roce.mtu_bytes)) + 2));
+    transport = wc.add(transport, wc.mul(2, t.qps, slots * static_cast<int64_t>(
+                                                             sizeof(net::IntRecord) + 1)));
+  }
   return wc.add(transport, wc.mul(nics, sizeof(Ring<uint32_t>) + sizeof(int64_t) +
                                             kMinRingBytes<uint32_t> + sizeof(uint16_t)));
 }
