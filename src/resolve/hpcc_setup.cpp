@@ -1,6 +1,7 @@
 #include "resolve/hpcc_setup.h"
 
 #include <algorithm>
+#include <string>
 
 #include "core/error.h"
 #include "core/time.h"
@@ -20,8 +21,22 @@ int64_t hpcc_base_rtt_ps(const Scenario& sc) {
 }
 
 transport::HpccParams resolve_hpcc(const Scenario& sc) {
-  transport::HpccParams p = transport::hpcc_defaults(sc.link.rate_bps, hpcc_base_rtt_ps(sc));
   const transport::HpccOverrides& o = sc.roce.hpcc;
+  // hpcc_base_rtt_ps knows the longest path of a tiered fabric (2 x tiers links of
+  // fabric.link.*); a Dragonfly's routes and a topology file's own per-link delays and rates
+  // are not derived yet, and a wrong T silently mis-sizes every window: ask for it.
+  if (!o.base_rtt_ps && (sc.topology.kind == topo::TopologyKind::kFile ||
+                         sc.topology.kind == topo::TopologyKind::kDragonfly)) {
+    throw InputError("fabric.roce.hpcc.base_rtt",
+                     "HPCC's T is derived only for fat_tree, leaf_spine and rail fabrics; on a " +
+                         std::string(sc.topology.kind == topo::TopologyKind::kFile
+                                         ? "topology file"
+                                         : "Dragonfly") +
+                         " set it: 2 x the one-way delay of the longest host-to-host path plus "
+                         "one data frame's serialization per link");
+  }
+  transport::HpccParams p = transport::hpcc_defaults(
+      sc.link.rate_bps, o.base_rtt_ps ? *o.base_rtt_ps : hpcc_base_rtt_ps(sc));
   override_with(p.eta, o.eta);
   override_with(p.max_stage, o.max_stage);
   override_with(p.rate_ai_bps, o.rate_ai_bps);

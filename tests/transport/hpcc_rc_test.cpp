@@ -78,6 +78,21 @@ TEST(HpccRc, TIsTheLargestBaseRttAndBadValuesNameTheirKey) {
   }
 }
 
+// A topology file carries its own per-link delays and rates, which hpcc_base_rtt_ps (tiers of
+// fabric.link.*) does not read: T must be given there, not guessed.
+TEST(HpccRc, TOnATopologyFileMustBeGiven) {
+  scenario::Scenario sc = roce_leaf_spine(CongestionControl::kHpcc);
+  sc.topology.kind = topo::TopologyKind::kFile;
+  try {
+    (void)scenario::resolve_hpcc(sc);
+    FAIL() << "T derived for a topology file";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "fabric.roce.hpcc.base_rtt");
+  }
+  sc.roce.hpcc.base_rtt_ps = 17 * kUs;
+  EXPECT_EQ(scenario::resolve_hpcc(sc).base_rtt_ps, 17 * kUs);
+}
+
 TEST(HpccRc, TheIntHeaderIsOnDataAndAckFramesAndTheSlotsHoldTheLargestWindow) {
   scenario::Scenario sc = roce_leaf_spine(CongestionControl::kHpcc);
   scenario::Simulation sim(sc);
