@@ -35,13 +35,13 @@ transport::HpccParams resolve_hpcc(const Scenario& sc) {
                          " set it: 2 x the one-way delay of the longest host-to-host path plus "
                          "one data frame's serialization per link");
   }
+  // T: the override when set, else derived (the derivation is not run for a topology file).
   transport::HpccParams p = transport::hpcc_defaults(
       sc.link.rate_bps, o.base_rtt_ps ? *o.base_rtt_ps : hpcc_base_rtt_ps(sc));
   override_with(p.eta, o.eta);
   override_with(p.max_stage, o.max_stage);
   override_with(p.rate_ai_bps, o.rate_ai_bps);
   override_with(p.min_rate_bps, o.min_rate_bps);
-  override_with(p.base_rtt_ps, o.base_rtt_ps);
   try {
     transport::validate_hpcc_params(p, sc.link.rate_bps);
   } catch (const transport::HpccParamError& e) {
