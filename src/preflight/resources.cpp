@@ -504,13 +504,9 @@ int64_t current_rss_bytes() {
 }
 
 int64_t code_to_page_in_bytes() {
-  char exe[4096];
-  const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (len <= 0) return 0;
-  const std::string path(exe, static_cast<size_t>(len));
   std::ifstream smaps("/proc/self/smaps");
   std::string line;
-  bool code = false;  // inside an executable mapping of our own binary
+  bool code = false;  // inside an executable mapping of a file (the program or a library)
   int64_t size_kib = 0, rss_kib = 0;
   while (std::getline(smaps, line)) {
     if (!line.empty() && std::isxdigit(static_cast<unsigned char>(line[0])) &&
@@ -519,7 +515,7 @@ int64_t code_to_page_in_bytes() {
       std::istringstream header(line);
       std::string range, perms, offset, dev, inode, name;
       header >> range >> perms >> offset >> dev >> inode >> name;
-      code = perms.size() > 2 && perms[2] == 'x' && name == path;
+      code = perms.size() > 2 && perms[2] == 'x' && !name.empty() && name[0] == '/';
       continue;
     }
     if (!code) continue;
