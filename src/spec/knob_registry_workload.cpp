@@ -198,7 +198,8 @@ const std::vector<Knob> kWorkloadKnobs = {
     bind(
         {.path = "workload.load",
          .type = KnobType::kDouble,
-         .description = "Poisson: offered load as a fraction of NIC line rate",
+         .description = "Poisson: offered load as a fraction of fabric.link.rate (a topology "
+                        "file's NIC cables must run at it)",
          .source = "placeholder",
          .min = positive,
          .max = Bound{1},

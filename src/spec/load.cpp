@@ -233,12 +233,28 @@ class Loader {
         fail(out_.locate(key), key, "unused with topology.kind: file (the file gives the shape)");
       }
     }
-    int nics = 0;
+    topo::TopologyFile file;
     try {
-      nics = topo::read_topology_file(t.file, "topology.file").nics();
+      file = topo::read_topology_file(t.file, "topology.file");
     } catch (const ImportError& e) {
       // Reported like any load error, at the topology file's own line (0: the file as a whole).
       throw LoadError(SourceLocation{e.file(), e.line()}, e.key_path(), e.what());
+    }
+    const int nics = file.nics();
+    // Poisson's load is a share of fabric.link.rate (workload.cpp plan_pattern, and the
+    // pre-flight's flow counts): on a file whose NICs run at another rate it would offer another
+    // load than the one written, so the hosts' rate must be fabric.link.rate.
+    const workload::WorkloadSpec& w = out_.scenario.workload;
+    const int64_t rate_bps = out_.scenario.link.rate_bps;
+    if (w.kind == workload::WorkloadKind::kPattern &&
+        w.pattern == workload::PatternKind::kPoisson) {
+      if (const topo::FileLink* l = file.first_nic_link_not_at(rate_bps, rate_bps)) {
+        fail(out_.locate("workload.load"), "workload.load",
+             "is a share of fabric.link.rate (" + format_rate_exact(rate_bps) + "), but " +
+                 t.file + ":" + std::to_string(l->line) + " cables a NIC at " +
+                 format_rate_exact(l->rate_bps) +
+                 ": set fabric.link.rate to the hosts' link rate");
+      }
     }
     if (nics % t.nics_per_host != 0) {
       fail_cross(out_, parsed_, "hosts.nics_per_host",

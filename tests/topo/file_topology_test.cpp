@@ -354,5 +354,28 @@ TEST(FileTopology, LoaderResolvesTheFileAndRefusesShapeKeys) {
   }
 }
 
+// Poisson's workload.load is a share of fabric.link.rate; on a file whose NICs are cabled at
+// another rate (hpcc_topology.txt: 100 Gb/s, line 3 its first cable, against the 400 Gb/s
+// default) the offered load would not be the one written, so the loader refuses it at the
+// load's line and names the cable; at the file's rate it loads.
+TEST(FileTopology, PoissonLoadNeedsTheHostsRateAsTheLinkRate) {
+  const std::string path = kData + "hpcc_topology.txt";
+  const std::string poisson =
+      "workload: {kind: pattern, pattern: poisson, load: 0.3, duration: 1ms}\n";
+  try {
+    scenario::load_scenario_string("fabric: {link: {rate: 400Gbps}}\ntopology: {kind: file, "
+                                   "file: " + path + "}\n" + poisson, "s.yaml");
+    ADD_FAILURE() << "a Poisson load at another rate than the hosts' accepted";
+  } catch (const scenario::LoadError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "s.yaml:3: workload.load: is a share of fabric.link.rate (400Gbps), but " + path +
+                  ":3 cables a NIC at 100Gbps: set fabric.link.rate to the hosts' link rate");
+  }
+  const auto loaded = scenario::load_scenario_string(
+      "fabric: {link: {rate: 100Gbps}}\ntopology: {kind: file, file: " + path + "}\n" + poisson,
+      "s.yaml");
+  EXPECT_EQ(loaded.scenario.link.rate_bps, 100'000'000'000);
+}
+
 }  // namespace file_topology_test
 }  // namespace fabricsim::topo
