@@ -14,6 +14,8 @@ namespace {
 using detail::Conn;
 using detail::ConnKind;
 using detail::Plan;
+using detail::RingLoop;
+using detail::Stream;
 using detail::is_p2p;
 using detail::proto_index;
 
@@ -195,6 +197,24 @@ CollectiveEngine::CrossNodeTraffic CollectiveEngine::cross_node_traffic(
   const uint32_t gpn = rt_.gpus_per_node();
   CrossNodeTraffic t;
   t.plan_bytes = plan->held_bytes();
+  // A second bound from the dependencies. A message with predecessors is posted only after an
+  // arrival on each of them, and when no connection has more than one successor an arrival
+  // enables at most one message. So a posted message not yet arrived holds a token that started
+  // at a message without dependencies (a ring loop's first step, slices of it per connection;
+  // every message of a connection without predecessors) and is passed on, never copied: no
+  // more are ever in flight than those messages. A ring of n connections, one loop, one slice:
+  // n, where the credit windows allow n x NCCL_STEPS.
+  int64_t tokens = 0;
+  bool single_successor = true;
+  for (const Conn& c : plan->conns) {
+    if (c.nsuccs > 1) single_successor = false;
+    const Stream& s = plan->streams[c.stream];
+    if (c.npreds == 0 || !s.ring) {
+      tokens += c.npreds == 0 ? s.messages : 0;
+      continue;
+    }
+    for (const RingLoop& l : s.loops) tokens += l.slices;  // required_index: -1 at step 0
+  }
   for (const Conn& c : plan->conns) {
     // A SHARP connection's src = dst (its GPU): it crosses the fabric to the switches and back.
     if (c.kind == ConnKind::kSharp) t.window += c.window;
@@ -211,6 +231,7 @@ CollectiveEngine::CrossNodeTraffic CollectiveEngine::cross_node_traffic(
     t.window += std::min<int64_t>(c.window, messages);
     t.messages += messages;
   }
+  if (single_successor) t.window = std::min(t.window, tokens);
   return t;
 }
 

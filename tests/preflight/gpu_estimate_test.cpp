@@ -157,6 +157,26 @@ TEST(GpuEstimate, LiveMessagesAreTheCrossNodeCreditWindows) {
   EXPECT_EQ(gpu_traffic(resolved(yaml(3))).live_messages, 2 * 3 * 4);
 }
 
+// The dependency bound (CollectiveEngine::cross_node_traffic): a ring message after a loop's
+// first step is posted only after the predecessor's previous step arrived, so each connection's
+// first-step slices are the only messages that start a chain, and a chain has one message in
+// flight at a time. An all-gather of 4 KiB over 4 nodes of 1 GPU: blocks of 1 KiB, one loop of
+// one slice (a Simple slice is 2 FIFO steps of NCCL's 4 MiB buffer / NCCL_STEPS 8, far above
+// 1 KiB), 3 steps: 3 messages per
+// connection, 4 connections, all across the fabric. The credit windows (4 slices each, Simple)
+// allow min(4, 3) x 4 = 12 in flight; the chains allow 4, one per connection.
+TEST(GpuEstimate, RingChainsBoundTheLiveMessagesBelowTheWindows) {
+  const Scenario sc = resolved(
+      "name: chains\nseed: 1\nfabric:\n  technology: roce\n  link: {rate: 400Gbps}\n"
+      "topology: {kind: leaf_spine, radix: 8}\nhosts: {count: 4, nics_per_host: 1}\n"
+      "node: {gpus_per_node: 1, pcie: {gpus_per_switch: 1}, host: {sockets: 1}}\n"
+      "workload: {kind: collective, op: all_gather, algorithm: ring, protocol: simple, "
+      "channels: 1, size: 4KiB}\n");
+  const GpuTraffic t = gpu_traffic(sc);
+  EXPECT_EQ(t.messages, 4 * 3) << "4 connections x 3 steps";
+  EXPECT_EQ(t.live_messages, 4);
+}
+
 // A training step: each communicator runs one collective at a time, different communicators
 // overlap (workload/training.h). Two nodes, TP 8, DP 2: the DP all-reduces are 8 rings of 2
 // ranks (GPU t and 8 + t), each its own communicator, both hops across the fabric; the TP
