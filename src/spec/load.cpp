@@ -241,20 +241,17 @@ class Loader {
       throw LoadError(SourceLocation{e.file(), e.line()}, e.key_path(), e.what());
     }
     const int nics = file.nics();
-    // Poisson's load is a share of fabric.link.rate (workload.cpp plan_pattern, and the
-    // pre-flight's flow counts): on a file whose NICs run at another rate it would offer another
-    // load than the one written, so the hosts' rate must be fabric.link.rate.
+    // Poisson's load is a share of fabric.link.rate (workload.cpp plan_pattern; the pre-flight's
+    // counts): NICs cabled at another rate would be offered another load than the one written.
     const workload::WorkloadSpec& w = out_.scenario.workload;
     const int64_t rate_bps = out_.scenario.link.rate_bps;
-    if (w.kind == workload::WorkloadKind::kPattern &&
+    const topo::FileLink* l = file.first_nic_link_not_at(rate_bps);
+    if (l && w.kind == workload::WorkloadKind::kPattern &&
         w.pattern == workload::PatternKind::kPoisson) {
-      if (const topo::FileLink* l = file.first_nic_link_not_at(rate_bps, rate_bps)) {
-        fail(out_.locate("workload.load"), "workload.load",
-             "is a share of fabric.link.rate (" + format_rate_exact(rate_bps) + "), but " +
-                 t.file + ":" + std::to_string(l->line) + " cables a NIC at " +
-                 format_rate_exact(l->rate_bps) +
-                 ": set fabric.link.rate to the hosts' link rate");
-      }
+      fail(out_.locate("workload.load"), "workload.load",
+           "is a share of fabric.link.rate (" + format_rate_exact(rate_bps) + "), but " + t.file +
+               ":" + std::to_string(l->line) + " cables a NIC at " +
+               format_rate_exact(l->rate_bps) + ": set fabric.link.rate to the hosts' link rate");
     }
     if (nics % t.nics_per_host != 0) {
       fail_cross(out_, parsed_, "hosts.nics_per_host",

@@ -308,11 +308,10 @@ int TopologyFile::nics() const {
 }
 int TopologyFile::switches() const { return static_cast<int>(nodes.size()) - nics(); }
 
-const FileLink* TopologyFile::first_nic_link_not_at(int64_t rate_bps,
-                                                    int64_t default_rate_bps) const {
+const FileLink* TopologyFile::first_nic_link_not_at(int64_t rate_bps) const {
   for (const FileLink& l : links) {
     if (nodes[l.a].is_switch && nodes[l.b].is_switch) continue;
-    if ((l.rate_bps < 0 ? default_rate_bps : l.rate_bps) != rate_bps) return &l;
+    if (l.rate_bps >= 0 && l.rate_bps != rate_bps) return &l;
   }
   return nullptr;
 }

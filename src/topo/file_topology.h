@@ -40,9 +40,9 @@ struct TopologyFile {
   std::vector<FileLink> links;  // in file order: the order of connect (port numbering)
   int nics() const;
   int switches() const;
-  // The first cable of a NIC whose rate is not `rate_bps` (a cable without a rate runs at
-  // fabric.link.rate, `default_rate_bps`), or nullptr when every NIC runs at `rate_bps`.
-  const FileLink* first_nic_link_not_at(int64_t rate_bps, int64_t default_rate_bps) const;
+  // The first cable of a NIC that the file gives a rate other than `rate_bps` (fabric.link.rate,
+  // which a cable without a rate runs at), or nullptr.
+  const FileLink* first_nic_link_not_at(int64_t rate_bps) const;
 };
 
 // Reads and checks `path` (the format is told by the first token: a number starts an HPCC
