@@ -51,7 +51,9 @@ class CollectiveEngine final : public CollectiveRunner {
     // connections' windows, SHARP's included (NCCL_STEPS credits each; nccl_steps / slice
     // steps on a ring, whose credit frees a slice's FIFO slots: try_send's
     // `c.outstanding < c.window`), each at most its stream's messages. A message is credited
-    // only after it arrived, so this bounds the messages not yet delivered.
+    // only after it arrived, so this bounds the messages not yet delivered. When the plan's
+    // chains of dependent messages bound them lower (a ring: one message in flight per chain,
+    // a chain per first-step slice), that bound instead (collective_engine.cpp).
     int64_t window = 0;
   };
   CrossNodeTraffic cross_node_traffic(const CollectiveSpec& spec) const;
