@@ -10,6 +10,7 @@
 #include "net/int_telemetry.h"
 #include "net/nic_context_cache.h"
 #include "resolve/hpcc_setup.h"
+#include "resolve/swift_setup.h"
 #include "resolve/uet_setup.h"
 #include "transport/dcqcn.h"
 #include "transport/rc.h"
@@ -82,6 +83,14 @@ int64_t roce_transport_bytes(const Scenario& sc, const Traffic& t, int64_t nics,
         static_cast<uint64_t>(w_max / std::max(1, sc.roce.mtu_bytes)) + 2));
     transport = wc.add(transport, wc.mul(2, t.qps, slots * static_cast<int64_t>(
                                                              sizeof(net::IntRecord) + 1)));
+  }
+  if (sc.roce.cc == transport::CongestionControl::kSwift) {
+    // Swift's send times (transport/swift.h SwiftCc): per QP one int64 per slot of its stamp
+    // ring, max_cwnd + 2 to a power of two, in a vector of its own.
+    const auto slots = static_cast<int64_t>(transport::SwiftCc::stamp_slots(resolve_swift(sc)));
+    transport = wc.add(transport, wc.mul(grown_elements(t.qps),
+                                         slots * static_cast<int64_t>(sizeof(int64_t)) +
+                                             kMallocOverheadBytes));
   }
   return wc.add(transport, wc.mul(nics, sizeof(Ring<uint32_t>) + sizeof(int64_t) +
                                             kMinRingBytes<uint32_t> + sizeof(uint16_t)));

@@ -10,9 +10,13 @@
 namespace fabricsim::scenario {
 
 int64_t hpcc_base_rtt_ps(const Scenario& sc) {
+  return longest_base_rtt_ps(sc, transport::kHpccIntHeaderBytes);
+}
+
+int64_t longest_base_rtt_ps(const Scenario& sc, uint32_t extra_header_bytes) {
   const int links = 2 * std::max(1, sc.topology.tiers);
   const uint32_t frame = transport::data_frame_bytes(sc.roce, sc.roce.mtu_bytes, false, false) +
-                         transport::wire_only_bytes(sc.roce) + transport::kHpccIntHeaderBytes;
+                         transport::wire_only_bytes(sc.roce) + extra_header_bytes;
   // The NICs' pipelines are part of a host-to-host delay here (third.cc's hosts have none).
   const int64_t one_way_ps = links * sc.link.propagation_ps() +
                              (links - 1) * sc.switch_config.latency_ps + sc.nic.tx_latency_ps +

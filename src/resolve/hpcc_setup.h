@@ -11,6 +11,9 @@ namespace fabricsim::scenario {
 // here the NICs' tx and rx pipelines) plus one data frame's serialization per link; the longest path of a fat-tree or leaf-spine
 // crosses 2 x tiers links.
 int64_t hpcc_base_rtt_ps(const Scenario& sc);
+// The same for data frames carrying `extra_header_bytes` beyond RoCEv2's own (HPCC: its INT
+// header; Swift: none).
+int64_t longest_base_rtt_ps(const Scenario& sc, uint32_t extra_header_bytes);
 
 // The defaults for the line rate and T, with fabric.roce.hpcc.* applied; throws InputError
 // naming the key at fault.

@@ -14,6 +14,7 @@
 #include "resolve/hpcc_setup.h"
 #include "resolve/planes.h"
 #include "resolve/ranges.h"
+#include "resolve/swift_setup.h"
 #include "resolve/tcp_setup.h"
 #include "resolve/uet_setup.h"
 #include "routing/dragonfly.h"
@@ -306,6 +307,9 @@ void derive_switch_settings(Resolved& r) {
   }
   if (!uet && !tcp && sc.roce.cc == transport::CongestionControl::kTimely) {
     sc.roce.timely_params = resolve_timely(sc);  // scaled to the link rate (transport/timely.cpp)
+  }
+  if (!uet && !tcp && sc.roce.cc == transport::CongestionControl::kSwift) {
+    sc.roce.swift_params = resolve_swift(sc);  // base RTT and BDP of the fabric
   }
   if (sc.roce.cc == transport::CongestionControl::kIbCc) {
     // FECN: step marking of data leaving any VL's egress queue above the threshold (IBA A10

@@ -52,6 +52,7 @@ std::vector<Knob> build_knob_registry() {
       &report_knobs(),
       &congestion_knobs(),
       &timely_knobs(),
+      &swift_knobs(),
       &spray_knobs(),
       &qps_per_pair_knobs(),
       &infiniband_knobs(),

@@ -203,14 +203,16 @@ const std::vector<Knob> kCongestionKnobs = {
     bind_enum(
         {.path = "fabric.roce.cc",
          .description = "Sender congestion control: none (line rate), dcqcn, timely (RTT "
-                        "gradient, Mittal et al. SIGCOMM 2015) or hpcc (INT-driven window and "
-                        "rate, Li et al. SIGCOMM 2019); docs/cc.md",
+                        "gradient, Mittal et al. SIGCOMM 2015), hpcc (INT-driven window and "
+                        "rate, Li et al. SIGCOMM 2019) or swift (delay-target window, Kumar et "
+                        "al. SIGCOMM 2020); docs/cc.md",
          .source = "none: the foundation model"},
         std::vector<std::pair<std::string, CongestionControl>>{
             {"none", CongestionControl::kNone},
             {"dcqcn", CongestionControl::kDcqcn},
             {"timely", CongestionControl::kTimely},
-            {"hpcc", CongestionControl::kHpcc}},
+            {"hpcc", CongestionControl::kHpcc},
+            {"swift", CongestionControl::kSwift}},
         [](auto& s) -> auto& { return s.roce.cc; }),
     bind(
         {.path = "fabric.roce.cc_scheme",

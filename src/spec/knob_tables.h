@@ -45,6 +45,8 @@ const std::vector<Knob>& report_knobs();  // outputs.report (knob_registry_repor
 const std::vector<Knob>& congestion_knobs();
 // fabric.roce.timely.* (knob_registry_timely.cpp).
 const std::vector<Knob>& timely_knobs();
+// fabric.roce.swift.* (knob_registry_swift.cpp).
+const std::vector<Knob>& swift_knobs();
 // RoCE spraying, out-of-order placement and the reorder buffer (knob_registry_spray.cpp).
 const std::vector<Knob>& spray_knobs();
 // fabric.roce.qps_per_pair (knob_registry_ctxcache.cpp).

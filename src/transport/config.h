@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/time.h"
+#include "transport/swift.h"
 #include "transport/timely.h"
 
 namespace fabricsim::transport {
@@ -14,7 +15,7 @@ namespace fabricsim::transport {
 // registered through the interface (transport/rate_cc.h), named by RoceConfig::cc_scheme;
 // kTimely: TIMELY (transport/timely.h); kHpcc: HPCC (transport/hpcc.h), a window and a rate
 // driven by in-band telemetry. New kinds go last so that the values of the others stay.
-enum class CongestionControl : uint8_t { kNone, kDcqcn, kIbCc, kScheme, kTimely, kHpcc };
+enum class CongestionControl : uint8_t { kNone, kDcqcn, kIbCc, kScheme, kTimely, kHpcc, kSwift };
 
 // Per-field overrides of a DCQCN profile (transport/dcqcn.h DcqcnParams); unset = the profile's.
 struct DcqcnOverrides {
@@ -57,6 +58,23 @@ struct HpccOverrides {
   std::optional<int64_t> rate_ai_bps;
   std::optional<int64_t> min_rate_bps;
   std::optional<int64_t> base_rtt_ps;  // T; unset: the fabric's largest base RTT between hosts
+};
+
+// Per-field overrides of Swift's defaults (transport/swift.h swift_defaults, fabric.roce.swift.*);
+// unset = the default for the fabric's base RTT and BDP.
+struct SwiftOverrides {
+  std::optional<int64_t> base_rtt_ps;  // unset: the fabric's largest base RTT between hosts
+  std::optional<int64_t> base_target_ps;
+  std::optional<int64_t> per_hop_ps;
+  std::optional<double> ai_pkts;
+  std::optional<double> beta;
+  std::optional<double> max_mdf;
+  std::optional<int64_t> fs_range_ps;
+  std::optional<double> fs_min_cwnd;
+  std::optional<double> fs_max_cwnd;
+  std::optional<double> min_cwnd;
+  std::optional<double> max_cwnd;
+  std::optional<int> retx_reset;
 };
 
 // Protective Load Balancing (Qureshi et al., SIGCOMM 2022; Linux net/ipv4/tcp_plb.c): after
@@ -157,6 +175,10 @@ struct RoceConfig {
   // this copy (the transport keeps cfg_ for its lifetime).
   TimelyParams timely_params;
   HpccOverrides hpcc;
+  SwiftOverrides swift;  // fabric.roce.swift.*
+  // cc kSwift: the defaults with `swift` applied (resolve/swift_setup.cpp); the QPs point at this
+  // copy, as at timely_params.
+  SwiftParams swift_params;
   PlbConfig plb;
 };
 

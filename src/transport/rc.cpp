@@ -22,12 +22,15 @@ RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t 
       dcqcn_(dcqcn),
       ib_cc_(ib_cc),
       hpcc_(hpcc) {
-  data_ecn_ = (ib() && cfg_.cc != CongestionControl::kIbCc) || cfg_.cc == CongestionControl::kHpcc
+  // HPCC and Swift read telemetry and delay, not marks: their data is not ECN-capable.
+  data_ecn_ = (ib() && cfg_.cc != CongestionControl::kIbCc) ||
+                      cfg_.cc == CongestionControl::kHpcc || cfg_.cc == CongestionControl::kSwift
                   ? 0
                   : 2;
   if (cfg_.cc == CongestionControl::kHpcc) enable_hpcc();
   if (cfg_.cc == CongestionControl::kIbCc) validate_ib_cc_params(ib_cc_);  // the RPs index its CCT
   if (cfg_.cc == CongestionControl::kTimely) validate_timely_params(cfg_.timely_params);
+  if (cfg_.cc == CongestionControl::kSwift) enable_swift();
   if (cfg_.cc == CongestionControl::kScheme) {
     scheme_ = find_rate_cc(cfg_.cc_scheme);
     if (scheme_ == nullptr) {
@@ -169,8 +172,9 @@ SendState RoceTransport::send_state(uint32_t entry, int64_t& at_ps) {
     at_ps = not_before;
     return SendState::kLater;
   }
-  // A window (HPCC) holds the QP until an ACK frees room (on_hpcc_ack activates it again).
-  if (cfg_.cc == CongestionControl::kHpcc && window_full(entry)) return SendState::kBlocked;
+  // A window (HPCC, Swift) holds the QP until an ACK frees room (on_hpcc_ack, on_swift_ack
+  // activate it again).
+  if (windowed() && window_full(entry)) return SendState::kBlocked;
   return SendState::kReady;
 }
 
@@ -200,6 +204,9 @@ bool RoceTransport::send(uint32_t entry, Packet& out) {
       q.rtt_sent_ps = now;  // a first transmission: time it
       q.rtt_psn = out.psn;
     }
+    if (SwiftCc* w = rp.swift(); w != nullptr && out.type == PacketType::kData) {
+      w->on_sent(out.psn, first_transmission, now);  // its delay sample's start
+    }
     q.last_wire_bytes = net_.wire_bytes(out);
     q.last_send_ps = now;
     rp.on_bytes_sent(out.frame_bytes, now);
@@ -225,6 +232,7 @@ RateCc RoceTransport::make_cc(uint32_t qp_id, uint32_t src_nic, uint32_t dst_nic
     case CongestionControl::kIbCc: return RateCc(IbCcRp(ib_cc_, line));
     case CongestionControl::kTimely: return RateCc(TimelyRp(cfg_.timely_params, line));
     case CongestionControl::kHpcc: return RateCc(HpccCc(hpcc_, line));
+    case CongestionControl::kSwift: return make_swift(src_nic, dst_nic, line);
     default: {
       std::unique_ptr<RateCcScheme> s =
           (*scheme_)(RateCcContext{qp_id, src_nic, dst_nic, line, cfg_.mtu_bytes});
@@ -509,6 +517,9 @@ void RoceTransport::on_ack(uint32_t qp_id, uint32_t psn, bool ece) {
   acknowledge(q, psn + 1);
   if (cfg_.plb.enabled && q.snd_una > before) plb_round(qp_id, q.snd_una - before, ece);
   if (cfg_.cc == CongestionControl::kHpcc) on_hpcc_ack(qp_id, psn);
+  if (cfg_.cc == CongestionControl::kSwift && q.snd_una > before) {
+    on_swift_ack(qp_id, psn, q.snd_una - before);
+  }
   if (cc_enabled() && q.snd_una > before && rps_[qp_id].wants_acks()) {
     int64_t rtt_ps = -1;
     if (q.rtt_sent_ps >= 0 && q.snd_una > q.rtt_psn) {
@@ -558,6 +569,7 @@ void RoceTransport::on_nak(uint32_t qp_id, uint32_t psn) {
   if (q.failed) return;
   acknowledge(q, psn);  // a sequence NAK acknowledges every PSN below it
   if (q.snd_nxt > psn) {
+    if (cfg_.cc == CongestionControl::kSwift) on_swift_loss(qp_id, false);
     q.gbn_resend_end = std::max(q.gbn_resend_end, q.high_sent);
     rewind(q, psn);
     activate(qp_id);
@@ -587,6 +599,7 @@ void RoceTransport::on_timer(uint32_t qp_id) {
     return;
   }
   q.last_progress_ps = sched_.now_ps;
+  if (cfg_.cc == CongestionControl::kSwift) on_swift_loss(qp_id, true);
   q.gbn_resend_end = 0;  // what it resends now, it resends for the timeout
   rewind(q, q.snd_una);
   activate(qp_id);

@@ -155,6 +155,11 @@ class RoceTransport final : public NicCore<RoceTransport> {
   // every QP's packets then look up its context at the NIC that sends or receives them.
   // REQUIRES: called before the first post(); miss_latency_ps resolved (the knob, else dma_read).
   void set_context_cache(const net::ContextCacheConfig& cfg, int64_t miss_latency_ps);
+  // Swift (transport/rc_swift.cpp): the switch hops on the path from one NIC to another, which
+  // its target delay scales with. REQUIRES: set before the first post() when cfg.cc is kSwift.
+  void set_path_hops(std::function<int(uint32_t src_nic, uint32_t dst_nic)> hops) {
+    path_hops_ = std::move(hops);
+  }
   // Telemetry: one sample per connection (transport/qp_samples.cpp).
   void sample_qps(std::vector<QpSample>& out, bool with_bytes) const override;
   // Transport: on_delivered is called once per message when its last byte is delivered in
@@ -269,8 +274,18 @@ class RoceTransport final : public NicCore<RoceTransport> {
   // An ACK of `psn` reached the requester: its INT records update the QP's rate and window,
   // and a QP its window held may send again.
   void on_hpcc_ack(uint32_t qp, uint32_t psn);
-  // Whether the QP's bytes in flight fill its window (HPCC; never for rate-only schemes).
+  // Whether the QP's bytes in flight fill its window (HPCC, Swift; never for rate-only schemes).
   bool window_full(uint32_t qp) const;
+  bool windowed() const {
+    return cfg_.cc == CongestionControl::kHpcc || cfg_.cc == CongestionControl::kSwift;
+  }
+  // Swift (transport/rc_swift.cpp): its QP's scheme, and an ACK of `psn` that advanced snd_una
+  // by `acked_pkts` (the delay sample, the window, and a QP the window held may send again).
+  void enable_swift();
+  RateCc make_swift(uint32_t src_nic, uint32_t dst_nic, int64_t line_rate_bps) const;
+  void on_swift_ack(uint32_t qp, uint32_t psn, uint32_t acked_pkts);
+  // A sequence NAK rewound the QP (Swift's fast recovery) or its retransmission timer expired.
+  void on_swift_loss(uint32_t qp, bool timeout);
   void plb_round(uint32_t qp, uint32_t newly_acked, bool ece);
   void on_nak(uint32_t qp, uint32_t psn);
   void acknowledge(Qp& q, uint32_t ack_upto);
@@ -293,6 +308,7 @@ class RoceTransport final : public NicCore<RoceTransport> {
   // Bytes of HPCC's INT header on every data frame and ACK (0 unless cc kHpcc).
   uint16_t int_header_bytes_ = 0;
   const RateCcFactory* scheme_ = nullptr;  // cc kScheme
+  std::function<int(uint32_t, uint32_t)> path_hops_;  // cc kSwift
   std::vector<RateCc> rps_;  // per QP when cc_enabled()
   RateCc make_cc(uint32_t qp_id, uint32_t src_nic, uint32_t dst_nic);
   // ECN-capable data: RoCEv2 always; InfiniBand only with IB CC (FECN marking).

@@ -9,13 +9,19 @@
 //   delay < target: cwnd += ai x acked / cwnd   (cwnd >= 1; ai x acked below 1): +ai per RTT
 //   else, at most once per RTT: cwnd x= max(1 - beta (delay - target) / delay, 1 - max_mdf)
 //   cwnd within [min_cwnd, max_cwnd]
-// Not yet wired to the transport: that needs a window in RateCc and a hold in rc.cpp send_state
-// (docs/cc.md). Deterministic; no timer.
+//   on a retransmission timeout: cwnd = min_cwnd after retx_reset timeouts in a row, else
+//   x (1 - max_mdf) at most once per RTT; on fast recovery (a RoCE sequence NAK): x (1 - max_mdf)
+//   at most once per RTT
+// SwiftCc below is the RDMA transport's QP sender built on it (transport/rc_swift.cpp feeds it
+// a delay sample from every ACK). Deterministic; no timer.
 #pragma once
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "transport/transport.h"  // kNoTimer
 
 namespace fabricsim::transport {
 
@@ -30,6 +36,8 @@ struct SwiftParams {
   double fs_max_cwnd = 0;      // window (packets) at which the term reaches 0
   double min_cwnd = 0;         // packets; below 1 is pacing
   double max_cwnd = 0;         // packets
+  int retx_reset = 0;          // timeouts in a row after which cwnd restarts at min_cwnd
+  int64_t base_rtt_ps = 0;     // the fabric's base RTT: the pacing RTT before the first sample
 };
 
 // Defaults and their sources in swift.cpp. REQUIRES: base_rtt_ps > 0, bdp_pkts > 0.
@@ -50,16 +58,69 @@ class SwiftCwnd {
 
   double cwnd_pkts() const { return cwnd_pkts_; }
   double target_delay_ps() const;
-  // One ACK of acked_pkts packets with delay sample delay_ps (< 0: none, nothing changes).
-  // now_ps and the last rtt decide whether a decrease is allowed (once per RTT).
+  int64_t last_rtt_ps() const { return last_rtt_ps_; }  // 0 before the first sample
+  // One ACK of acked_pkts packets with delay sample delay_ps (< 0: none, nothing changes but
+  // the retransmission count). now_ps and the last rtt decide whether a decrease is allowed
+  // (once per RTT).
   void on_ack(double acked_pkts, int64_t delay_ps, int64_t now_ps);
+  // The retransmission timer expired / fast recovery began (Algorithm 1's loss branches).
+  void on_timeout(int64_t now_ps);
+  void on_fast_recovery(int64_t now_ps);
 
  private:
+  bool can_decrease(int64_t now_ps) const {
+    return last_decrease_ps_ < 0 || now_ps - last_decrease_ps_ >= last_rtt_ps_;
+  }
+  void decrease(double factor, int64_t now_ps);
+
   const SwiftParams* p_;
   int hops_;
   double cwnd_pkts_;
   int64_t last_decrease_ps_ = -1;  // -1: never
   int64_t last_rtt_ps_ = 0;
+  int retransmits_ = 0;  // timeouts since the last ACK
+};
+
+// One QP's Swift sender on the RDMA transport (RateCc's kSwift). Its output is a window
+// (window_bytes(): the QP holds while that many payload bytes are in flight) and, below one
+// packet, a pacing rate of one packet per rtt / cwnd. Its delay sample is taken on every ACK:
+// the time since the acknowledged PSN was first sent (send_stamp keeps that time per PSN, in a
+// ring that the window can never overrun; a retransmitted PSN gives no sample, Karn's rule).
+class SwiftCc {
+ public:
+  // hops: switch hops on the QP's path. wire_mtu_bytes: a full data frame's wire bytes (pacing).
+  // REQUIRES: `p` outlives the object and is valid (validate_swift_params).
+  SwiftCc(const SwiftParams& p, int hops, int64_t line_rate_bps, int mtu_bytes,
+          int64_t wire_mtu_bytes);
+
+  // The stamp ring's size for `p`: the power of two >= max_cwnd + 2 (the window's packets plus
+  // the one that overshoots it); transport/rc_swift.cpp refuses a max_cwnd beyond 2^20.
+  static uint64_t stamp_slots(const SwiftParams& p);
+
+  int64_t rate_bps() const;
+  int64_t window_bytes() const;
+  const SwiftCwnd& cwnd() const { return cwnd_; }
+  // The data packet `psn` left the NIC now; a retransmission clears its stamp.
+  void on_sent(uint32_t psn, bool first_transmission, int64_t now_ps) {
+    stamps_[psn & (stamps_.size() - 1)] = first_transmission ? now_ps : -1;
+  }
+  // An ACK for `psn` that advanced the oldest unacknowledged PSN by `acked_pkts`.
+  void on_ack(uint32_t psn, uint32_t acked_pkts, int64_t now_ps);
+  void on_timeout(int64_t now_ps) { cwnd_.on_timeout(now_ps); }
+  void on_fast_recovery(int64_t now_ps) { cwnd_.on_fast_recovery(now_ps); }
+  // The rest of the RateCc signals: Swift reacts to its own delay samples and losses.
+  void on_cnp(int64_t) {}
+  void on_bytes_sent(int64_t, int64_t) {}
+  int64_t next_timer_ps() const { return kNoTimer; }
+  void on_timer(int64_t) {}
+
+ private:
+  SwiftCwnd cwnd_;
+  int64_t line_rate_bps_;
+  int mtu_bytes_;
+  int64_t wire_mtu_bytes_;
+  int64_t base_rtt_ps_;
+  std::vector<int64_t> stamps_;  // [psn mod size]: first-transmission time, -1 = none
 };
 
 }  // namespace fabricsim::transport

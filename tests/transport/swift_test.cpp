@@ -69,5 +69,56 @@ TEST(Swift, ValidationNamesTheKey) {
   }
 }
 
+TEST(Swift, ATimeoutCutsByMaxMdfAndRepeatedTimeoutsResetTheWindow) {
+  SwiftParams p = params();
+  p.retx_reset = 3;
+  SwiftCwnd s(p, 2, 80);
+  s.on_timeout(0);
+  EXPECT_NEAR(s.cwnd_pkts(), 40, 1e-9) << "x (1 - max_mdf)";
+  s.on_timeout(1);  // within an RTT of the cut (no sample yet: last RTT 0, so allowed)
+  EXPECT_NEAR(s.cwnd_pkts(), 20, 1e-9);
+  s.on_timeout(2);  // the third in a row
+  EXPECT_NEAR(s.cwnd_pkts(), p.min_cwnd, 1e-12) << "retx_reset timeouts: back to min_cwnd";
+  SwiftCwnd f(p, 2, 80);
+  f.on_ack(1, 10 * kUs, 0);  // an RTT sample of 10 us, below target: +1/80
+  f.on_fast_recovery(5 * kUs);
+  EXPECT_NEAR(f.cwnd_pkts(), (80 + 1.0 / 80) / 2, 1e-9) << "fast recovery: x (1 - max_mdf)";
+  f.on_fast_recovery(9 * kUs);
+  EXPECT_NEAR(f.cwnd_pkts(), (80 + 1.0 / 80) / 2, 1e-9) << "at most once per RTT (10 us)";
+}
+
+// The QP sender: window in bytes, pacing below one packet, and a delay sample per ACK from the
+// PSN's first transmission.
+TEST(Swift, TheSenderTurnsTheWindowIntoBytesAndPacesBelowOnePacket) {
+  SwiftParams p = params();
+  p.min_cwnd = 0.25;
+  constexpr int64_t kLine = 100'000'000'000;
+  constexpr int kMtu = 4096;
+  constexpr int64_t kWire = 4158;
+  SwiftCc cc(p, 2, kLine, kMtu, kWire);
+  EXPECT_EQ(cc.window_bytes(), 100 * kMtu) << "starts at max_cwnd (one BDP): line rate";
+  EXPECT_EQ(cc.rate_bps(), kLine) << "a window of a packet or more is not paced";
+  EXPECT_EQ(SwiftCc::stamp_slots(p), 128u) << "max_cwnd 100 + 2, to a power of two";
+  // PSN 7 first sent at 1 us, acknowledged at 31 us: delay 30 us > target 13.5 + fs(100) = 13.5
+  // us: cut by max(1 - 0.8 x 16.5 / 30, 0.5) = 0.56.
+  cc.on_sent(7, true, 1 * kUs);
+  cc.on_ack(7, 1, 31 * kUs);
+  EXPECT_NEAR(cc.cwnd().cwnd_pkts(), 56, 1e-9);
+  EXPECT_EQ(cc.cwnd().last_rtt_ps(), 30 * kUs);
+  // A retransmitted PSN gives no sample (Karn): nothing moves.
+  cc.on_sent(8, false, 40 * kUs);
+  cc.on_ack(8, 1, 200 * kUs);
+  EXPECT_NEAR(cc.cwnd().cwnd_pkts(), 56, 1e-9);
+  // Cut to the floor of 0.25 packets with huge delays, once per RTT (30 us, then 1 ms).
+  int64_t t = 100 * kUs;
+  for (uint32_t psn = 9; cc.cwnd().cwnd_pkts() > p.min_cwnd; ++psn, t += 2000 * kUs) {
+    cc.on_sent(psn, true, t);
+    cc.on_ack(psn, 1, t + 1000 * kUs);
+  }
+  EXPECT_EQ(cc.window_bytes(), kMtu) << "below one packet the window is one packet";
+  // One full frame per rtt / cwnd = 1000 us / 0.25 = 4 ms: 4158 x 8 bits / 4 ms.
+  EXPECT_NEAR(static_cast<double>(cc.rate_bps()), 4158.0 * 8 * 0.25 / 1e-3, 1.0);
+}
+
 }  // namespace swift_test
 }  // namespace fabricsim::transport

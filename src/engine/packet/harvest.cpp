@@ -85,6 +85,7 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
        : sc.roce.cc == transport::CongestionControl::kScheme ? ", CC " + sc.roce.cc_scheme
        : sc.roce.cc == transport::CongestionControl::kTimely ? std::string(", TIMELY")
        : sc.roce.cc == transport::CongestionControl::kHpcc   ? std::string(", HPCC")
+       : sc.roce.cc == transport::CongestionControl::kSwift  ? std::string(", Swift")
                                                              : std::string(", no congestion control");
   if (sc.roce.plb.enabled) d += ", PLB";
   return d;
@@ -352,6 +353,7 @@ void engine_notes(const Scenario& sc, RunResult& r) {
                              : sc.roce.cc == transport::CongestionControl::kIbCc ? "InfiniBand CC"
                              : sc.roce.cc == transport::CongestionControl::kTimely ? "TIMELY"
                              : sc.roce.cc == transport::CongestionControl::kHpcc ? "HPCC"
+                             : sc.roce.cc == transport::CongestionControl::kSwift ? "Swift"
                                                                                  : sc.roce.cc_scheme;
     n.push_back(name + " is not simulated: flows take their fair share at once, as congestion "
                 "control converged to max-min fairness would");

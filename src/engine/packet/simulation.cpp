@@ -73,6 +73,9 @@ Simulation::Simulation(const Resolved& resolved)
     auto roce = std::make_unique<transport::RoceTransport>(sc_.roce, net_, sc_.seed, resolved.dcqcn,
                                                           resolved.ib_cc, resolved.hpcc);
     if (ib) roce->set_infiniband(sm_->nic_lids(), sc_.ib.link.sl_to_vl, sm_->planes());
+    // Swift's target grows with the switch hops of a QP's path (its shortest-path length).
+    roce->set_path_hops(
+        [this](uint32_t src, uint32_t dst) { return routes_.switch_hops(src, dst); });
     if (sc_.context_cache.enabled) {  // a miss is a PCIe read: by default the profile's dma_read
       roce->set_context_cache(sc_.context_cache,
                               sc_.context_cache.miss_latency_ps.value_or(sc_.nic.dma_read_ps));

@@ -1,0 +1,90 @@
+// Registry entries of Swift (fabric.roce.swift.*): per-field overrides of swift_defaults()
+// (transport/swift.cpp cites where each default was read). Unset, the default for the fabric's
+// base RTT and BDP applies; resolve/swift_setup.cpp validates the result and names the key a bad
+// value came from.
+#include <optional>
+#include <vector>
+
+#include "spec/knob_bind.h"
+#include "spec/knob_tables.h"
+#include "spec/knobs.h"
+
+namespace fabricsim::scenario {
+
+using knob_bind::bind;
+
+namespace {
+
+using knob_bind::non_negative;
+using knob_bind::positive;
+const Condition swift{"fabric.roce.cc", "swift"};
+
+template <typename Access>
+Knob swift_knob(const char* path, KnobType type, const char* description, const char* source,
+                std::optional<Bound> min, std::optional<Bound> max, Access access) {
+  return bind({.path = path,
+               .type = type,
+               .description = description,
+               .source = source,
+               .min = min,
+               .max = max,
+               .only_with = {swift}},
+              access);
+}
+
+const std::vector<Knob> kSwiftKnobs = {
+    swift_knob("fabric.roce.swift.base_rtt", KnobType::kTime,
+               "The fabric's base RTT: the base target, the largest window (one BDP) and the "
+               "pacing RTT before the first sample derive from it",
+               "the fabric's longest host-to-host path: 2 x its one-way delay plus one data "
+               "frame's serialization per link (as HPCC's T, resolve/hpcc_setup.cpp)",
+               positive, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.base_rtt_ps; }),
+    swift_knob("fabric.roce.swift.base_target", KnobType::kTime,
+               "Target delay of a path before its hop and flow-scaling terms",
+               "base_rtt x 1.25 (fabricsim's: a small standing queue over this fabric's base "
+               "RTT; the paper's value is for Google's fabric)",
+               positive, std::nullopt,
+               [](auto& s) -> auto& { return s.roce.swift.base_target_ps; }),
+    swift_knob("fabric.roce.swift.per_hop", KnobType::kTime,
+               "Target delay added per switch hop of the QP's path", "0.5us (UNVERIFIED)",
+               non_negative, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.per_hop_ps; }),
+    swift_knob("fabric.roce.swift.ai", KnobType::kDouble,
+               "Additive increase, packets per RTT, while the delay is below the target",
+               "1 (UNVERIFIED)", positive, std::nullopt,
+               [](auto& s) -> auto& { return s.roce.swift.ai_pkts; }),
+    swift_knob("fabric.roce.swift.beta", KnobType::kDouble,
+               "Multiplicative decrease gain: x (1 - beta (delay - target) / delay)",
+               "0.8 (UNVERIFIED)", positive, Bound{1},
+               [](auto& s) -> auto& { return s.roce.swift.beta; }),
+    swift_knob("fabric.roce.swift.max_mdf", KnobType::kDouble,
+               "Largest fraction one decrease (or a loss) takes", "0.5 (UNVERIFIED)", positive,
+               std::nullopt, [](auto& s) -> auto& { return s.roce.swift.max_mdf; }),
+    swift_knob("fabric.roce.swift.fs_range", KnobType::kTime,
+               "Flow scaling: the most the target grows at the smallest windows",
+               "5 x base_target (UNVERIFIED)", non_negative, std::nullopt,
+               [](auto& s) -> auto& { return s.roce.swift.fs_range_ps; }),
+    swift_knob("fabric.roce.swift.fs_min_cwnd", KnobType::kDouble,
+               "Window (packets) at which flow scaling reaches fs_range", "0.1 (UNVERIFIED)",
+               positive, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.fs_min_cwnd; }),
+    swift_knob("fabric.roce.swift.fs_max_cwnd", KnobType::kDouble,
+               "Window (packets) at which flow scaling falls to 0", "100 (UNVERIFIED)", positive,
+               std::nullopt, [](auto& s) -> auto& { return s.roce.swift.fs_max_cwnd; }),
+    swift_knob("fabric.roce.swift.min_cwnd", KnobType::kDouble,
+               "Smallest window, packets (below 1: one packet per rtt / cwnd)",
+               "0.001 (UNVERIFIED)", positive, std::nullopt,
+               [](auto& s) -> auto& { return s.roce.swift.min_cwnd; }),
+    swift_knob("fabric.roce.swift.max_cwnd", KnobType::kDouble,
+               "Largest window, packets (also the start: a QP starts at line rate)",
+               "one BDP: line rate x base_rtt / MTU", positive, Bound{1048574},
+               [](auto& s) -> auto& { return s.roce.swift.max_cwnd; }),
+    swift_knob("fabric.roce.swift.retx_reset", KnobType::kInt,
+               "Retransmission timeouts in a row after which the window restarts at min_cwnd",
+               "5 (UNVERIFIED)", Bound{1}, Bound{1000000},
+               [](auto& s) -> auto& { return s.roce.swift.retx_reset; }),
+};
+
+}  // namespace
+
+const std::vector<Knob>& swift_knobs() { return kSwiftKnobs; }
+
+}  // namespace fabricsim::scenario

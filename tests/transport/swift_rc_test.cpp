@@ -1,0 +1,210 @@
+// Swift on the RoCE transport (transport/rc_swift.cpp; docs/cc.md "Swift"): its base RTT and
+// window come from the fabric, the window holds a QP, and whole fabrics behave as the rule
+// says: two flows share a port fairly with the queue held near the target delay, and an
+// incast's queue is bounded by the senders' windows.
+//
+//        spine ... spine
+//          |  \   /  |
+//        leaf 0 ... leaf 7      (leaf-spine, radix 16: 8 hosts per leaf, 100 Gb/s, 3 m)
+//        | | |
+//       NIC 0 ...               every flow ends at NIC 0: its leaf port is the bottleneck
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "core/error.h"
+#include "core/time.h"
+#include "engine/packet/simulation.h"
+#include "net/network.h"
+#include "resolve/resolve.h"
+#include "resolve/swift_setup.h"
+#include "transport/rc.h"
+#include "transport/swift.h"
+
+namespace fabricsim::transport {
+namespace swift_rc_test {
+
+constexpr int64_t kG = 1'000'000'000;
+constexpr int64_t kUs = kPsPerUs;
+
+scenario::Scenario roce_leaf_spine() {
+  scenario::Scenario sc;
+  sc.seed = 3;
+  sc.technology = scenario::Technology::kRoce;
+  sc.topology.tiers = 2;
+  sc.topology.radix = 16;
+  sc.topology.hosts = 64;
+  sc.link.rate_bps = 100 * kG;
+  sc.link.cable_m = 3;
+  sc.roce.cc = CongestionControl::kSwift;
+  return sc;
+}
+
+int64_t queue_bytes(const net::Network& net, uint32_t port) {
+  int64_t q = 0;
+  for (const net::ClassQueue& c : net.queues(port).cls) q += c.bytes;
+  return q;
+}
+
+// Every switch port's queue: two flows from different leaves may meet first at a spine's port
+// towards leaf 0 (if ECMP hashes both to one spine) or at leaf 0's port to NIC 0.
+int64_t switch_queue_bytes(const net::Network& net) {
+  int64_t q = 0;
+  for (uint32_t port = 0; port < net.num_ports(); ++port) {
+    if (!net.port(port).is_nic) q += queue_bytes(net, port);
+  }
+  return q;
+}
+
+int64_t wire_frame_bytes(const RoceConfig& cfg) {
+  return data_frame_bytes(cfg, static_cast<uint32_t>(cfg.mtu_bytes), false, false) +
+         wire_only_bytes(cfg);
+}
+
+TEST(SwiftRc, TheBaseRttAndWindowComeFromTheFabricAndBadValuesNameTheirKey) {
+  // The longest host-to-host path of a leaf-spine crosses 4 links and 3 switches: 2 x
+  // (propagation + switch latency + the NIC pipelines) + one data frame's serialization per
+  // link, as HPCC's T but without its INT header.
+  scenario::Scenario sc = roce_leaf_spine();
+  const scenario::Resolved r = scenario::resolve(sc);
+  const int64_t one_way = 4 * r.sc.link.propagation_ps() + 3 * r.sc.switch_config.latency_ps +
+                          r.sc.nic.tx_latency_ps + r.sc.nic.rx_latency_ps;
+  const int64_t rtt = 2 * one_way + 4 * serialization_ps(wire_frame_bytes(r.sc.roce), 100 * kG);
+  const SwiftParams& p = r.sc.roce.swift_params;
+  EXPECT_EQ(p.base_rtt_ps, rtt);
+  EXPECT_EQ(p.base_target_ps, rtt + rtt / 4);
+  EXPECT_NEAR(p.max_cwnd, 100e9 / 8 * rtt * 1e-12 / r.sc.roce.mtu_bytes, 1e-9)
+      << "one BDP of MTU packets";
+  sc.roce.swift.max_mdf = 1.0;
+  try {
+    scenario::resolve(sc);
+    FAIL() << "max_mdf 1 accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "fabric.roce.swift.max_mdf");
+  }
+  sc = roce_leaf_spine();
+  sc.topology.kind = topo::TopologyKind::kFile;
+  try {
+    (void)scenario::resolve_swift(sc);
+    FAIL() << "a base RTT derived for a topology file";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "fabric.roce.swift.base_rtt");
+  }
+  sc.roce.swift.base_rtt_ps = 9 * kUs;
+  EXPECT_EQ(scenario::resolve_swift(sc).base_rtt_ps, 9 * kUs);
+}
+
+TEST(SwiftRc, TheWindowHoldsAQpAndItsDataIsNotEcnCapable) {
+  // A lone QP starts at its largest window, here 4 packets (a BDP is ~15): its first flight is
+  // those 4 packets, sent in 4 serialization times (1.3 us), then it waits for the first ACK,
+  // which cannot be back before one base RTT (4.9 us) after the message was ready.
+  scenario::Scenario sc = roce_leaf_spine();
+  sc.roce.swift.max_cwnd = 4;
+  scenario::Simulation sim(sc);
+  const SwiftParams& p = sim.scenario().roce.swift_params;
+  const RoceConfig& cfg = sim.roce()->config();
+  const uint32_t msg = sim.transport().post(8, 0, 1'000'000, 0);
+  sim.run(sim.roce()->message(msg).ready_ps + p.base_rtt_ps * 3 / 4);
+  const int64_t sent = sim.network().port_tx_bytes(sim.network().nic_port(8));
+  const int64_t window_pkts = 4;
+  const int64_t first = data_frame_bytes(cfg, cfg.mtu_bytes, true, false) + wire_only_bytes(cfg);
+  EXPECT_EQ(sent, first + (window_pkts - 1) * wire_frame_bytes(cfg))
+      << "the window's packets and no more";
+  std::vector<QpSample> qps;
+  sim.transport().sample_qps(qps, false);
+  ASSERT_EQ(qps.size(), 1u);
+  EXPECT_STREQ(qps[0].cc, "swift");
+  EXPECT_EQ(qps[0].window_bytes, static_cast<int64_t>(std::ceil(p.max_cwnd * cfg.mtu_bytes)));
+  sim.run();
+  EXPECT_EQ(sim.transport().counters().cnps_sent, 0) << "Swift reads delay, not marks";
+}
+
+TEST(SwiftRc, TwoFlowsShareAPortFairlyWithTheQueueNearTheTargetDelay) {
+  // NIC 8 and NIC 16 (two other leaves: 3 switch hops) send to NIC 0. Swift grows a window
+  // while its delay is below target = base_target + 3 x per_hop + fs(cwnd) and cuts it above,
+  // so in steady state the RTT oscillates about the target: the bottleneck's queue holds about
+  // (target - base RTT) x B, and the two equal-path flows get equal shares.
+  scenario::Scenario sc = roce_leaf_spine();
+  scenario::Simulation sim(sc);
+  const SwiftParams& p = sim.scenario().roce.swift_params;
+  const RoceConfig& cfg = sim.roce()->config();
+  for (uint32_t s : {8u, 16u}) sim.transport().post(s, 0, 4'000'000'000, 0);
+  const double goodput = 100e9 * cfg.mtu_bytes / static_cast<double>(wire_frame_bytes(cfg));
+  const net::Network& net = sim.network();
+  constexpr int64_t kEnd = 2'000 * kUs;
+  constexpr int64_t kHalf = kEnd / 2;
+  int64_t at_half[2] = {0, 0};
+  double queue_sum = 0;
+  double cwnd_sum = 0;
+  int64_t samples = 0;
+  std::vector<QpSample> qps;
+  for (int64_t t = kUs / 10; t <= kEnd; t += kUs / 10) {
+    sim.run(t);
+    if (t == kHalf) {
+      for (int i = 0; i < 2; ++i) at_half[i] = sim.transport().message(i).delivered_bytes;
+    }
+    if (t > kHalf) {
+      queue_sum += static_cast<double>(switch_queue_bytes(net));
+      qps.clear();
+      sim.transport().sample_qps(qps, false);
+      for (const QpSample& s : qps) cwnd_sum += static_cast<double>(s.window_bytes) / cfg.mtu_bytes;
+      ++samples;
+    }
+  }
+  double total = 0;
+  for (int i = 0; i < 2; ++i) {
+    const double bps =
+        (sim.transport().message(i).delivered_bytes - at_half[i]) * 8.0 / (kHalf * 1e-12);
+    total += bps;
+    EXPECT_NEAR(bps / (goodput / 2), 1.0, 0.10) << "flow " << i << " within 10% of B/2";
+  }
+  // The target at the flows' mean window (the flow-scaling term depends on it).
+  SwiftCwnd at_mean(p, 3, cwnd_sum / samples / 2);
+  const double target_ps = at_mean.target_delay_ps();
+  const double queue_delay_ps = queue_sum / samples * 8 / 100e9 * 1e12;
+  const double expect_ps = target_ps - static_cast<double>(p.base_rtt_ps);
+  std::printf("swift two flows: link %.3f of B, mean cwnd %.2f pkts, queue delay %.2f us, "
+              "target - base RTT %.2f us (target %.2f us, base RTT %.2f us)\n",
+              total / goodput, cwnd_sum / samples / 2, queue_delay_ps * 1e-6, expect_ps * 1e-6,
+              target_ps * 1e-6, p.base_rtt_ps * 1e-6);
+  EXPECT_GT(total / goodput, 0.97) << "a standing queue keeps the port busy";
+  EXPECT_NEAR(queue_delay_ps / expect_ps, 1.0, 0.35) << "the queue sits near the target";
+}
+
+TEST(SwiftRc, AnIncastsQueueIsBoundedByTheWindows) {
+  // 32 senders (hosts 8..39, on leaves 1..4) each write 512 KB to NIC 0 at once. Each starts
+  // with one BDP of window and can have no more in flight: the 32 windows less the BDP the
+  // path itself holds bound what can queue at NIC 0's port (plus one frame per sender of
+  // window overshoot).
+  scenario::Scenario sc = roce_leaf_spine();
+  scenario::Simulation sim(sc);
+  const SwiftParams& p = sim.scenario().roce.swift_params;
+  const RoceConfig& cfg = sim.roce()->config();
+  for (uint32_t s = 8; s < 40; ++s) sim.transport().post(s, 0, 512 * 1024, 0);
+  const net::Network& net = sim.network();
+  const uint32_t bottleneck = net.port(net.nic_port(0)).peer;
+  int64_t peak = 0;
+  for (int64_t t = kUs / 10; t <= 3'000 * kUs; t += kUs / 10) {
+    sim.run(t);
+    peak = std::max(peak, queue_bytes(net, bottleneck));
+  }
+  int64_t end_ps = 0;
+  for (uint32_t m = 0; m < 32; ++m) end_ps = std::max(end_ps, sim.transport().message(m).rx_done_ps);
+  const double frame = static_cast<double>(wire_frame_bytes(cfg));
+  const double window = std::ceil(p.max_cwnd) * frame;
+  const double bdp = 100e9 / 8 * p.base_rtt_ps * 1e-12;
+  const double floor_ps = 32.0 * 512 * 1024 * 8 / 100e9 * 1e12;
+  std::printf("swift incast 32:1: peak queue %lld B (bound %.0f B), done at %.1f us (floor %.1f)\n",
+              static_cast<long long>(peak), 32 * window - bdp + 32 * frame, end_ps * 1e-6,
+              floor_ps * 1e-6);
+  EXPECT_LE(peak, 32 * window - bdp + 32 * frame) << "bounded by the windows";
+  ASSERT_GT(end_ps, 0) << "every flow finished";
+  EXPECT_GE(end_ps, floor_ps);
+  EXPECT_LT(end_ps, 1.3 * floor_ps) << "the port stays busy";
+}
+
+}  // namespace swift_rc_test
+}  // namespace fabricsim::transport
