@@ -24,24 +24,30 @@ int64_t longest_base_rtt_ps(const Scenario& sc, uint32_t extra_header_bytes) {
   return 2 * one_way_ps + links * serialization_ps(frame, sc.link.rate_bps);
 }
 
+int64_t base_rtt_or_derived_ps(const Scenario& sc, const std::optional<int64_t>& set_ps,
+                               const std::string& key, const std::string& what,
+                               uint32_t extra_header_bytes) {
+  if (set_ps) return *set_ps;
+  // longest_base_rtt_ps knows the longest path of a tiered fabric (2 x tiers links of
+  // fabric.link.*); a Dragonfly's routes and a topology file's own per-link delays and rates
+  // are not derived yet, and a wrong base RTT silently mis-sizes every window: ask for it.
+  if (sc.topology.kind == topo::TopologyKind::kFile ||
+      sc.topology.kind == topo::TopologyKind::kDragonfly) {
+    throw InputError(key, what + " is derived only for fat_tree, leaf_spine and rail fabrics; on a " +
+                              std::string(sc.topology.kind == topo::TopologyKind::kFile
+                                              ? "topology file"
+                                              : "Dragonfly") +
+                              " set it: 2 x the one-way delay of the longest host-to-host path "
+                              "plus one data frame's serialization per link");
+  }
+  return longest_base_rtt_ps(sc, extra_header_bytes);
+}
+
 transport::HpccParams resolve_hpcc(const Scenario& sc) {
   const transport::HpccOverrides& o = sc.roce.hpcc;
-  // hpcc_base_rtt_ps knows the longest path of a tiered fabric (2 x tiers links of
-  // fabric.link.*); a Dragonfly's routes and a topology file's own per-link delays and rates
-  // are not derived yet, and a wrong T silently mis-sizes every window: ask for it.
-  if (!o.base_rtt_ps && (sc.topology.kind == topo::TopologyKind::kFile ||
-                         sc.topology.kind == topo::TopologyKind::kDragonfly)) {
-    throw InputError("fabric.roce.hpcc.base_rtt",
-                     "HPCC's T is derived only for fat_tree, leaf_spine and rail fabrics; on a " +
-                         std::string(sc.topology.kind == topo::TopologyKind::kFile
-                                         ? "topology file"
-                                         : "Dragonfly") +
-                         " set it: 2 x the one-way delay of the longest host-to-host path plus "
-                         "one data frame's serialization per link");
-  }
-  // T: the override when set, else derived (the derivation is not run for a topology file).
   transport::HpccParams p = transport::hpcc_defaults(
-      sc.link.rate_bps, o.base_rtt_ps ? *o.base_rtt_ps : hpcc_base_rtt_ps(sc));
+      sc.link.rate_bps, base_rtt_or_derived_ps(sc, o.base_rtt_ps, "fabric.roce.hpcc.base_rtt",
+                                               "HPCC's T", transport::kHpccIntHeaderBytes));
   override_with(p.eta, o.eta);
   override_with(p.max_stage, o.max_stage);
   override_with(p.rate_ai_bps, o.rate_ai_bps);

@@ -269,6 +269,7 @@ void derive_switch_settings(Resolved& r) {
   const bool uet = sc.technology == Technology::kUet;
   const bool tcp = sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp;
   const bool dcqcn = !uet && !tcp && sc.roce.cc == transport::CongestionControl::kDcqcn;
+  const bool dctcp = !uet && !tcp && sc.roce.cc == transport::CongestionControl::kDctcp;
   if (dcqcn) r.dcqcn = resolve_dcqcn(sc);
   // PFC and ECN act on the RoCE (or UET) data class.
   const uint8_t data_class = static_cast<uint8_t>(
@@ -279,12 +280,19 @@ void derive_switch_settings(Resolved& r) {
   pfc.lossless_mask = data_class;
   net::EcnConfig& ecn = sc.switch_config.ecn;
   ecn.enabled = sc.ecn.marking == EcnMode::kOn ||
-                (sc.ecn.marking == EcnMode::kAuto && (dcqcn || uet));
+                (sc.ecn.marking == EcnMode::kAuto && (dcqcn || dctcp || uet));
   ecn.mask = data_class;
   if (dcqcn) {
     ecn.kmin_bytes = r.dcqcn.ecn.kmin_bytes;
     ecn.kmax_bytes = r.dcqcn.ecn.kmax_bytes;
     ecn.pmax = r.dcqcn.ecn.pmax;
+  }
+  if (dctcp) {
+    // DCTCP's step marking at K (Alizadeh et al. SIGCOMM 2010): the HPCC simulator's run.py for
+    // `--cc dctcp`, KMIN = KMAX = 30 KB x B / 10 Gb/s, PMAX 1 (300 KB at 100 Gb/s).
+    ecn.kmin_bytes = ecn.kmax_bytes =
+        static_cast<int64_t>(30'000.0 * static_cast<double>(sc.link.rate_bps) / 1e10);
+    ecn.pmax = 1.0;
   }
   if (uet) r.uet_net = configure_uet(sc);  // ECN thresholds and trimming for the UET data class
   if (tcp) {
@@ -310,6 +318,9 @@ void derive_switch_settings(Resolved& r) {
   }
   if (!uet && !tcp && sc.roce.cc == transport::CongestionControl::kSwift) {
     sc.roce.swift_params = resolve_swift(sc);  // base RTT and BDP of the fabric
+  }
+  if (!uet && !tcp && sc.roce.cc == transport::CongestionControl::kDctcp) {
+    sc.roce.dctcp_params = resolve_dctcp_rdma(sc);
   }
   if (sc.roce.cc == transport::CongestionControl::kIbCc) {
     // FECN: step marking of data leaving any VL's egress queue above the threshold (IBA A10

@@ -10,18 +10,8 @@ namespace fabricsim::scenario {
 
 transport::SwiftParams resolve_swift(const Scenario& sc) {
   const transport::SwiftOverrides& o = sc.roce.swift;
-  if (!o.base_rtt_ps && (sc.topology.kind == topo::TopologyKind::kFile ||
-                         sc.topology.kind == topo::TopologyKind::kDragonfly)) {
-    throw InputError("fabric.roce.swift.base_rtt",
-                     "Swift's base RTT is derived only for fat_tree, leaf_spine and rail fabrics; "
-                     "on a " +
-                         std::string(sc.topology.kind == topo::TopologyKind::kFile
-                                         ? "topology file"
-                                         : "Dragonfly") +
-                         " set it: 2 x the one-way delay of the longest host-to-host path plus "
-                         "one data frame's serialization per link");
-  }
-  const int64_t base_rtt_ps = o.base_rtt_ps ? *o.base_rtt_ps : longest_base_rtt_ps(sc, 0);
+  const int64_t base_rtt_ps =
+      base_rtt_or_derived_ps(sc, o.base_rtt_ps, "fabric.roce.swift.base_rtt", "Swift's base RTT", 0);
   // The BDP in full packets: what one flow alone keeps in flight at line rate.
   const double bdp_pkts = static_cast<double>(sc.link.rate_bps) / 8 *
                           static_cast<double>(base_rtt_ps) * 1e-12 / sc.roce.mtu_bytes;
@@ -41,6 +31,22 @@ transport::SwiftParams resolve_swift(const Scenario& sc) {
     transport::validate_swift_params(p);
   } catch (const transport::SwiftParamError& e) {
     throw InputError("fabric." + e.field, e.what());  // the key the value came from
+  }
+  return p;
+}
+
+transport::DctcpRdmaParams resolve_dctcp_rdma(const Scenario& sc) {
+  const transport::DctcpRdmaOverrides& o = sc.roce.dctcp;
+  transport::DctcpRdmaParams p = transport::dctcp_rdma_defaults(
+      sc.link.rate_bps, sc.roce.mtu_bytes,
+      base_rtt_or_derived_ps(sc, o.base_rtt_ps, "fabric.roce.dctcp.base_rtt", "DCTCP's T", 0));
+  override_with(p.g, o.g);
+  override_with(p.rate_ai_bps, o.rate_ai_bps);
+  override_with(p.min_rate_bps, o.min_rate_bps);
+  try {
+    transport::validate_dctcp_rdma_params(p, sc.link.rate_bps);
+  } catch (const transport::DctcpRdmaParamError& e) {
+    throw InputError("fabric." + e.field, e.what());
   }
   return p;
 }

@@ -204,15 +204,17 @@ const std::vector<Knob> kCongestionKnobs = {
         {.path = "fabric.roce.cc",
          .description = "Sender congestion control: none (line rate), dcqcn, timely (RTT "
                         "gradient, Mittal et al. SIGCOMM 2015), hpcc (INT-driven window and "
-                        "rate, Li et al. SIGCOMM 2019) or swift (delay-target window, Kumar et "
-                        "al. SIGCOMM 2020); docs/cc.md",
+                        "rate, Li et al. SIGCOMM 2019), swift (delay-target window, Kumar et "
+                        "al. SIGCOMM 2020) or dctcp (ECN-echo rate and window, as the HPCC "
+                        "authors' simulator runs DCTCP on RDMA); docs/cc.md",
          .source = "none: the foundation model"},
         std::vector<std::pair<std::string, CongestionControl>>{
             {"none", CongestionControl::kNone},
             {"dcqcn", CongestionControl::kDcqcn},
             {"timely", CongestionControl::kTimely},
             {"hpcc", CongestionControl::kHpcc},
-            {"swift", CongestionControl::kSwift}},
+            {"swift", CongestionControl::kSwift},
+            {"dctcp", CongestionControl::kDctcp}},
         [](auto& s) -> auto& { return s.roce.cc; }),
     bind(
         {.path = "fabric.roce.cc_scheme",

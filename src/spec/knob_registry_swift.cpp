@@ -1,7 +1,7 @@
-// Registry entries of Swift (fabric.roce.swift.*): per-field overrides of swift_defaults()
-// (transport/swift.cpp cites where each default was read). Unset, the default for the fabric's
-// base RTT and BDP applies; resolve/swift_setup.cpp validates the result and names the key a bad
-// value came from.
+// Registry entries of Swift (fabric.roce.swift.*) and of DCTCP on RDMA (fabric.roce.dctcp.*):
+// per-field overrides of swift_defaults() and dctcp_rdma_defaults() (transport/swift.cpp and
+// dctcp_rdma.cpp cite where each default was read). Unset, the default for the fabric applies;
+// resolve/swift_setup.cpp validates the result and names the key a bad value came from.
 #include <optional>
 #include <vector>
 
@@ -18,6 +18,7 @@ namespace {
 using knob_bind::non_negative;
 using knob_bind::positive;
 const Condition swift{"fabric.roce.cc", "swift"};
+const Condition dctcp{"fabric.roce.cc", "dctcp"};
 
 template <typename Access>
 Knob swift_knob(const char* path, KnobType type, const char* description, const char* source,
@@ -81,6 +82,38 @@ const std::vector<Knob> kSwiftKnobs = {
                "Retransmission timeouts in a row after which the window restarts at min_cwnd",
                "5 (UNVERIFIED)", Bound{1}, Bound{1000000},
                [](auto& s) -> auto& { return s.roce.swift.retx_reset; }),
+    bind({.path = "fabric.roce.dctcp.g",
+          .type = KnobType::kDouble,
+          .description = "DCTCP's EWMA gain of alpha, the fraction of marked packets",
+          .source = "1/16: the HPCC simulator's run.py --cc dctcp (g=0.0625), the DCTCP paper's g",
+          .min = positive,
+          .max = Bound{1},
+          .only_with = {dctcp}},
+         [](auto& s) -> auto& { return s.roce.dctcp.g; }),
+    bind({.path = "fabric.roce.dctcp.rate_ai",
+          .type = KnobType::kRate,
+          .description = "Additive increase per round trip of feedback",
+          .source = "one MTU per base RTT: run.py's dctcp_ai 615 Mb/s, 'calculated from RTT=13us "
+                    "and MTU=1KB, because DCTCP add 1 MTU per RTT'",
+          .min = positive,
+          .only_with = {dctcp}},
+         [](auto& s) -> auto& { return s.roce.dctcp.rate_ai_bps; }),
+    bind({.path = "fabric.roce.dctcp.min_rate",
+          .type = KnobType::kRate,
+          .description = "Lowest rate a cut reaches",
+          .source = "1 Gb/s: run.py's config template MIN_RATE",
+          .min = positive,
+          .only_with = {dctcp}},
+         [](auto& s) -> auto& { return s.roce.dctcp.min_rate_bps; }),
+    bind({.path = "fabric.roce.dctcp.base_rtt",
+          .type = KnobType::kTime,
+          .description = "T: the window at line rate is B x T, and rate_ai's default is one MTU "
+                         "per T",
+          .source = "the fabric's largest base RTT between hosts (as HPCC's T; the simulator's "
+                    "VAR_WIN window)",
+          .min = positive,
+          .only_with = {dctcp}},
+         [](auto& s) -> auto& { return s.roce.dctcp.base_rtt_ps; }),
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/time.h"
+#include "transport/dctcp_rdma.h"
 #include "transport/swift.h"
 #include "transport/timely.h"
 
@@ -15,7 +16,9 @@ namespace fabricsim::transport {
 // registered through the interface (transport/rate_cc.h), named by RoceConfig::cc_scheme;
 // kTimely: TIMELY (transport/timely.h); kHpcc: HPCC (transport/hpcc.h), a window and a rate
 // driven by in-band telemetry. New kinds go last so that the values of the others stay.
-enum class CongestionControl : uint8_t { kNone, kDcqcn, kIbCc, kScheme, kTimely, kHpcc, kSwift };
+enum class CongestionControl : uint8_t {
+  kNone, kDcqcn, kIbCc, kScheme, kTimely, kHpcc, kSwift, kDctcp
+};
 
 // Per-field overrides of a DCQCN profile (transport/dcqcn.h DcqcnParams); unset = the profile's.
 struct DcqcnOverrides {
@@ -75,6 +78,14 @@ struct SwiftOverrides {
   std::optional<double> min_cwnd;
   std::optional<double> max_cwnd;
   std::optional<int> retx_reset;
+};
+
+// Per-field overrides of DCTCP-on-RDMA's defaults (transport/dctcp_rdma.h, fabric.roce.dctcp.*).
+struct DctcpRdmaOverrides {
+  std::optional<double> g;
+  std::optional<int64_t> rate_ai_bps;
+  std::optional<int64_t> min_rate_bps;
+  std::optional<int64_t> base_rtt_ps;  // unset: the fabric's largest base RTT between hosts
 };
 
 // Protective Load Balancing (Qureshi et al., SIGCOMM 2022; Linux net/ipv4/tcp_plb.c): after
@@ -179,6 +190,8 @@ struct RoceConfig {
   // cc kSwift: the defaults with `swift` applied (resolve/swift_setup.cpp); the QPs point at this
   // copy, as at timely_params.
   SwiftParams swift_params;
+  DctcpRdmaOverrides dctcp;  // fabric.roce.dctcp.*
+  DctcpRdmaParams dctcp_params;  // cc kDctcp: resolved (resolve/swift_setup.cpp), as swift_params
   PlbConfig plb;
 };
 

@@ -30,6 +30,7 @@ void RoceTransport::sample_qps(std::vector<QpSample>& out, bool with_bytes) cons
                    : cfg_.cc == CongestionControl::kTimely ? "timely"
                    : cfg_.cc == CongestionControl::kHpcc ? "hpcc"
                    : cfg_.cc == CongestionControl::kSwift ? "swift"
+                   : cfg_.cc == CongestionControl::kDctcp ? "dctcp"
                                                          : cfg_.cc_scheme.c_str();
   for (uint32_t i = 0; i < qps_.size(); ++i) {
     const Qp& q = qps_[i];
@@ -40,7 +41,7 @@ void RoceTransport::sample_qps(std::vector<QpSample>& out, bool with_bytes) cons
     if (paced && i < rps_.size()) {
       s.cc = cc;
       s.rate_bps = rps_[i].rate_bps();
-      // HPCC's and Swift's window (the others have none: -1, written as empty).
+      // HPCC's, Swift's and DCTCP's window (the others have none: -1, written as empty).
       if (const int64_t w = rps_[i].window_bytes(); w > 0) s.window_bytes = w;
     }
     // Its retired messages' bytes, then the live ones' (issue 24 item 1).

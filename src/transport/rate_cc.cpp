@@ -19,7 +19,7 @@ std::map<std::string, RateCcFactory, std::less<>>& registry() {
 void register_rate_cc(std::string name, RateCcFactory factory) {
   if (name.empty()) throw std::invalid_argument("a congestion-control scheme needs a name");
   if (name == "none" || name == "dcqcn" || name == "ib" || name == "timely" ||
-      name == "hpcc" || name == "swift") {
+      name == "hpcc" || name == "swift" || name == "dctcp") {
     throw std::invalid_argument("'" + name + "' is a built-in congestion-control scheme");
   }
   if (!factory) throw std::invalid_argument("scheme '" + name + "' has no factory");

@@ -16,7 +16,8 @@
 // Built-in schemes are concrete classes called directly (a switch on the kind, no virtual call
 // per packet): DCQCN (transport/dcqcn.h), InfiniBand CC (transport/ib_cc.h), TIMELY
 // (transport/timely.h), HPCC (transport/hpcc.h, which also sets a window) and Swift
-// (transport/swift.h, a window, and below one packet a rate). A scheme
+// (transport/swift.h, a window, and below one packet a rate), and DCTCP as the HPCC authors'
+// simulator runs it on RDMA (transport/dctcp_rdma.h, a rate and a window). A scheme
 // written outside src/ derives from RateCcScheme, registers a factory under a name
 // (register_rate_cc) and is selected with fabric.roce.cc_scheme; its calls go through the
 // vtable, which only its runs pay for.
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "transport/dcqcn.h"
+#include "transport/dctcp_rdma.h"
 #include "transport/hpcc.h"
 #include "transport/ib_cc.h"
 #include "transport/swift.h"
@@ -64,7 +66,8 @@ struct RateCcContext {
 using RateCcFactory = std::function<std::unique_ptr<RateCcScheme>(const RateCcContext&)>;
 
 // Registers a scheme under `name`. Throws std::invalid_argument if the name is empty, is a
-// built-in's ("none", "dcqcn", "ib", "timely", "hpcc", "swift") or is registered already.
+// built-in's ("none", "dcqcn", "ib", "timely", "hpcc", "swift", "dctcp") or is registered
+// already.
 void register_rate_cc(std::string name, RateCcFactory factory);
 // nullptr when no scheme of that name is registered.
 const RateCcFactory* find_rate_cc(std::string_view name);
@@ -74,7 +77,8 @@ std::vector<std::string> registered_rate_cc_names();  // sorted
 class RateCc {
   // The kinds, in the variant's order. visit calls f on the scheme held: a switch on the kind,
   // no vtable for the built-ins; static so that one body serves const and non-const callers.
-  static constexpr size_t kDcqcn = 0, kIb = 1, kTimely = 2, kHpcc = 3, kSwift = 4, kPlugin = 5;
+  static constexpr size_t kDcqcn = 0, kIb = 1, kTimely = 2, kHpcc = 3, kSwift = 4, kDctcp = 5,
+                          kPlugin = 6;
   template <class Self, class F>
   static decltype(auto) visit(Self& self, F&& f) {
     switch (self.v_.index()) {
@@ -88,6 +92,8 @@ class RateCc {
         return f(*std::get_if<kHpcc>(&self.v_));
       case kSwift:
         return f(*std::get_if<kSwift>(&self.v_));
+      case kDctcp:
+        return f(*std::get_if<kDctcp>(&self.v_));
       default:
         return f(**std::get_if<kPlugin>(&self.v_));
     }
@@ -99,6 +105,7 @@ class RateCc {
   explicit RateCc(TimelyRp rp) : v_(std::move(rp)) {}
   explicit RateCc(HpccCc cc) : v_(std::move(cc)) {}
   explicit RateCc(SwiftCc cc) : v_(std::move(cc)) {}
+  explicit RateCc(DctcpRdma cc) : v_(std::move(cc)) {}
   explicit RateCc(std::unique_ptr<RateCcScheme> s) : v_(std::move(s)) {}
 
   int64_t rate_bps() const {
@@ -125,14 +132,15 @@ class RateCc {
       (*s)->on_ack(acked_bytes, rtt_ps, ece, now_ps);
     }
   }
-  // HPCC reads its INT records and Swift its per-ACK delay on the transport's own ACK path
-  // (rc_hpcc.cpp, rc_swift.cpp) instead.
+  // HPCC reads its INT records, Swift its per-ACK delay and DCTCP the ECN echo against the
+  // QP's PSNs on the transport's own ACK path (rc_hpcc.cpp, rc_swift.cpp, rc_dctcp.cpp) instead.
   bool wants_acks() const { return v_.index() == kTimely || v_.index() == kPlugin; }
   // The most bytes in flight (sent, unacknowledged) the QP may have; 0 = no window (rate-only
   // schemes: DCQCN, IB CC, TIMELY, registered ones). A test of the kind, no call, for those.
   int64_t window_bytes() const {
     if (const HpccCc* h = std::get_if<kHpcc>(&v_)) return h->window_bytes();
     if (const SwiftCc* w = std::get_if<kSwift>(&v_)) return w->window_bytes();
+    if (const DctcpRdma* d = std::get_if<kDctcp>(&v_)) return d->window_bytes();
     return 0;
   }
 
@@ -143,9 +151,13 @@ class RateCc {
   HpccCc* hpcc() { return std::get_if<kHpcc>(&v_); }
   const SwiftCc* swift() const { return std::get_if<kSwift>(&v_); }
   SwiftCc* swift() { return std::get_if<kSwift>(&v_); }
+  DctcpRdma* dctcp() { return std::get_if<kDctcp>(&v_); }
+  const DctcpRdma* dctcp() const { return std::get_if<kDctcp>(&v_); }
 
  private:
-  std::variant<DcqcnRp, IbCcRp, TimelyRp, HpccCc, SwiftCc, std::unique_ptr<RateCcScheme>> v_;
+  std::variant<DcqcnRp, IbCcRp, TimelyRp, HpccCc, SwiftCc, DctcpRdma,
+               std::unique_ptr<RateCcScheme>>
+      v_;
 };
 
 }  // namespace fabricsim::transport

@@ -31,6 +31,9 @@ RoceTransport::RoceTransport(const RoceConfig& cfg, net::Network& net, uint64_t 
   if (cfg_.cc == CongestionControl::kIbCc) validate_ib_cc_params(ib_cc_);  // the RPs index its CCT
   if (cfg_.cc == CongestionControl::kTimely) validate_timely_params(cfg_.timely_params);
   if (cfg_.cc == CongestionControl::kSwift) enable_swift();
+  if (cfg_.cc == CongestionControl::kDctcp) {
+    validate_dctcp_rdma_params(cfg_.dctcp_params, net_.port(net_.nic_port(0)).rate_bps);
+  }
   if (cfg_.cc == CongestionControl::kScheme) {
     scheme_ = find_rate_cc(cfg_.cc_scheme);
     if (scheme_ == nullptr) {
@@ -233,6 +236,7 @@ RateCc RoceTransport::make_cc(uint32_t qp_id, uint32_t src_nic, uint32_t dst_nic
     case CongestionControl::kTimely: return RateCc(TimelyRp(cfg_.timely_params, line));
     case CongestionControl::kHpcc: return RateCc(HpccCc(hpcc_, line));
     case CongestionControl::kSwift: return make_swift(src_nic, dst_nic, line);
+    case CongestionControl::kDctcp: return RateCc(DctcpRdma(cfg_.dctcp_params, line));
     default: {
       std::unique_ptr<RateCcScheme> s =
           (*scheme_)(RateCcContext{qp_id, src_nic, dst_nic, line, cfg_.mtu_bytes});
@@ -362,7 +366,8 @@ void RoceTransport::on_data(const Packet& p) {
     ++counters_.ecn_marked_packets;
     // Notification point: DCQCN's sends at most one CNP per QP per interval (reference §1);
     // InfiniBand CC returns a BECN for every FECN (cnp_interval 0: dcqcn_ is unset).
-    if (cc_enabled() &&
+    // DCTCP hears of marks through the ACKs' ECN echo, not CNPs.
+    if (cc_enabled() && cfg_.cc != CongestionControl::kDctcp &&
         (q.last_cnp_ps < 0 || sched_.now_ps - q.last_cnp_ps >= dcqcn_.cnp_interval_ps)) {
       q.last_cnp_ps = sched_.now_ps;
       ++counters_.cnps_sent;
@@ -517,6 +522,7 @@ void RoceTransport::on_ack(uint32_t qp_id, uint32_t psn, bool ece) {
   acknowledge(q, psn + 1);
   if (cfg_.plb.enabled && q.snd_una > before) plb_round(qp_id, q.snd_una - before, ece);
   if (cfg_.cc == CongestionControl::kHpcc) on_hpcc_ack(qp_id, psn);
+  if (cfg_.cc == CongestionControl::kDctcp) on_dctcp_ack(qp_id, ece);
   if (cfg_.cc == CongestionControl::kSwift && q.snd_una > before) {
     on_swift_ack(qp_id, psn, q.snd_una - before);
   }
@@ -532,35 +538,6 @@ void RoceTransport::on_ack(uint32_t qp_id, uint32_t psn, bool ece) {
     repace(qp_id);
     arm_cc_timer(qp_id);
   }
-}
-
-void RoceTransport::plb_round(uint32_t qp_id, uint32_t newly_acked, bool ece) {
-  Qp& q = qps_[qp_id];
-  q.round_acked += newly_acked;
-  if (ece) q.round_marked += newly_acked;
-  if (q.snd_una < q.round_end_psn) return;
-  // A round (one window of data) ended: was it congested? (PLB, reference §5.) Either half its
-  // packets came back CE-echoed (PLB's DCTCP signal), or a CNP arrived in it: DCQCN's requester
-  // hears of marks through CNPs, and paces a colliding QP to 1-2 packets per round of which RED
-  // marks a few, so the fraction alone never fires under DCQCN (docs/load-balancing.md "PLB").
-  const PlbConfig& plb = cfg_.plb;
-  const bool congested =
-      q.round_cnps > 0 ||
-      (q.round_acked > 0 && q.round_marked >= plb.congested_fraction * q.round_acked);
-  q.congested_rounds = congested ? q.congested_rounds + 1 : 0;
-  const bool idle = q.snd_nxt == q.snd_una;
-  if (q.congested_rounds >= plb.rehash_rounds ||
-      (idle && q.congested_rounds >= plb.idle_rehash_rounds)) {
-    // Repath: a new UDP source port, hence a new ECMP hash (RoCE's flow label).
-    uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (q.path_key + 1)) ^ (++q.repaths * 0xD6E8FEB86659FD93ull);
-    q.entropy = static_cast<uint16_t>(0xC000 | (splitmix64(h) & 0x3FFF));
-    q.congested_rounds = 0;
-    ++counters_.plb_repaths;
-  }
-  q.round_end_psn = q.snd_nxt;
-  q.round_acked = 0;
-  q.round_marked = 0;
-  q.round_cnps = 0;
 }
 
 void RoceTransport::on_nak(uint32_t qp_id, uint32_t psn) {

@@ -277,8 +277,11 @@ class RoceTransport final : public NicCore<RoceTransport> {
   // Whether the QP's bytes in flight fill its window (HPCC, Swift; never for rate-only schemes).
   bool window_full(uint32_t qp) const;
   bool windowed() const {
-    return cfg_.cc == CongestionControl::kHpcc || cfg_.cc == CongestionControl::kSwift;
+    return cfg_.cc == CongestionControl::kHpcc || cfg_.cc == CongestionControl::kSwift ||
+           cfg_.cc == CongestionControl::kDctcp;
   }
+  // DCTCP (transport/rc_dctcp.cpp): an ACK with its ECN echo moves the rate and the window.
+  void on_dctcp_ack(uint32_t qp, bool ece);
   // Swift (transport/rc_swift.cpp): its QP's scheme, and an ACK of `psn` that advanced snd_una
   // by `acked_pkts` (the delay sample, the window, and a QP the window held may send again).
   void enable_swift();

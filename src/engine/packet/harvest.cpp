@@ -86,6 +86,7 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
        : sc.roce.cc == transport::CongestionControl::kTimely ? std::string(", TIMELY")
        : sc.roce.cc == transport::CongestionControl::kHpcc   ? std::string(", HPCC")
        : sc.roce.cc == transport::CongestionControl::kSwift  ? std::string(", Swift")
+       : sc.roce.cc == transport::CongestionControl::kDctcp  ? std::string(", DCTCP")
                                                              : std::string(", no congestion control");
   if (sc.roce.plb.enabled) d += ", PLB";
   return d;
@@ -354,6 +355,7 @@ void engine_notes(const Scenario& sc, RunResult& r) {
                              : sc.roce.cc == transport::CongestionControl::kTimely ? "TIMELY"
                              : sc.roce.cc == transport::CongestionControl::kHpcc ? "HPCC"
                              : sc.roce.cc == transport::CongestionControl::kSwift ? "Swift"
+                             : sc.roce.cc == transport::CongestionControl::kDctcp ? "DCTCP"
                                                                                  : sc.roce.cc_scheme;
     n.push_back(name + " is not simulated: flows take their fair share at once, as congestion "
                 "control converged to max-min fairness would");
