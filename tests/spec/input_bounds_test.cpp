@@ -204,7 +204,7 @@ TEST(Unset, UnknownKeysAreErrorsAndUnwrittenKeysHarmless) {
             "--unset:2: fabric.roce.dcqcn_profil: unknown key 'dcqcn_profil'; did you mean "
             "'dcqcn_profile'? allowed: mtu, "
             "ack_timeout_exponent, retry_count, vlan, data_priority, cnp_priority, cc, cc_scheme, "
-            "dcqcn_profile, plb, hpcc, dcqcn, timely, swift, spray, spray_paths, out_of_order, reorder_buffer, qps_per_pair");
+            "dcqcn_profile, plb, hpcc, dcqcn, timely, swift, dctcp, spray, spray_paths, out_of_order, reorder_buffer, qps_per_pair");
   EXPECT_EQ(error_of(kDcqcn, {}, {"name.first"}),
             "--unset:1: name.first: unknown key 'first'; name has no sub-keys");
   EXPECT_EQ(error_of(kDcqcn, {}, {"fabric.roce.cc=none"}),
