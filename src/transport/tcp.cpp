@@ -60,6 +60,14 @@ void TcpTransport::on_dropped(const Packet& p, net::DropReason reason) {
   if (p.type == PacketType::kData && p.psn >= c.snd_una) failure_.lost(c.lost_end, p.psn);
 }
 
+TcpWindowCc TcpTransport::make_cc() const {
+  switch (cfg_.cc) {
+    case TcpCc::kNewReno: return TcpWindowCc(TcpNewReno{});
+    case TcpCc::kCubic: return TcpWindowCc(TcpCubic{});
+    default: return TcpWindowCc(TcpDctcp(cfg_.dctcp_g, cfg_.dctcp_initial_alpha));
+  }
+}
+
 uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
   const uint64_t key = (static_cast<uint64_t>(src) << 32) | dst;
   auto [it, inserted] = conn_index_.emplace(key, static_cast<uint32_t>(conns_.size()));
@@ -72,10 +80,10 @@ uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
     c.dst_nic = dst;
     uint64_t ident = seed_ ^ key ^ (0xD6E8FEB86659FD93ull * (k + 1));
     c.sport = static_cast<uint16_t>(splitmix64(ident));
-    c.cwnd = static_cast<int64_t>(cfg_.init_cwnd_segments) * mss_;  // RFC 6928
-    c.ssthresh = INT64_MAX / 4;  // RFC 5681 §3.1: arbitrarily high
+    c.win.cwnd = static_cast<int64_t>(cfg_.init_cwnd_segments) * mss_;  // RFC 6928
+    c.win.ssthresh = INT64_MAX / 4;  // RFC 5681 §3.1: arbitrarily high
     c.rto_ps = std::clamp(cfg_.rto_initial_ps, cfg_.rto_min_ps, cfg_.rto_max_ps);
-    c.alpha = cfg_.dctcp_initial_alpha;
+    c.cc = make_cc();
     c.quickacks_left = cfg_.quickacks;
     conns_.push_back(std::move(c));
     if (ctx_.enabled()) {  // the connection's context at both RNICs, written at set-up
@@ -174,7 +182,7 @@ SendState TcpTransport::send_state(uint32_t id, int64_t& at_ps) {
   }
   // RFC 6675 / RFC 5681: send while pipe + the segment fits the congestion window (one segment
   // may always go when nothing is in flight).
-  if (c.in_flight > 0 && c.in_flight + bytes > c.cwnd) return SendState::kBlocked;
+  if (c.in_flight > 0 && c.in_flight + bytes > c.win.cwnd) return SendState::kBlocked;
   // The kernel's sending core passes one segment at a time through the stack (and either stack
   // waits out the phase jitter after an ACK).
   if (c.tx_cpu_free_ps > now) {

@@ -34,6 +34,7 @@
 #include "net/nic_context_cache.h"
 #include "transport/nic_core.h"
 #include "transport/tcp_config.h"
+#include "transport/tcp_window_cc.h"
 #include "transport/transport.h"
 
 namespace fabricsim::transport {
@@ -111,10 +112,8 @@ struct TcpConn {
   // one queue and core), busy until these times.
   int64_t tx_cpu_free_ps = 0;
   int64_t rx_cpu_free_ps = 0;
-  int64_t cwnd = 0;            // bytes (TCP payload)
-  int64_t ssthresh = 0;
+  TcpWindow win;               // cwnd, ssthresh (TCP payload bytes): transport/tcp_window_cc.h
   int64_t in_flight = 0;       // RFC 6675 pipe: bytes sent, not SACKed, not presumed lost
-  int64_t acked_accum = 0;     // congestion avoidance byte counter (RFC 3465)
   bool in_recovery = false;
   bool active = false;         // in its NIC's round-robin
   bool hit_by_failure = false;
@@ -126,17 +125,7 @@ struct TcpConn {
   int backoff = 0;
   int64_t rto_deadline_ps = -1;  // -1: nothing outstanding
   int64_t timer_ps = -1;         // pending kQpTimer event
-  // DCTCP (RFC 8257 §3.3)
-  double alpha = 1.0;
-  int64_t dctcp_acked = 0;
-  int64_t dctcp_marked = 0;
-  uint32_t dctcp_window_end = 0;
-  uint32_t cwr_end = 0;          // no further ECN reduction before this segment is acked
-  // CUBIC (RFC 9438 §4), windows in segments
-  double cubic_w_max = 0;        // window before the last reduction
-  double cubic_k_s = 0;          // time to grow back to it, seconds
-  double cubic_w_est = 0;        // Reno-friendly estimate (§4.3)
-  int64_t cubic_epoch_ps = -1;   // start of the current congestion-avoidance epoch
+  TcpWindowCc cc;                // its congestion-control rule (NewReno, DCTCP, CUBIC, ...)
   // RFC 6675 loss marking: segments below loss_ptr have been decided (lost or SACKed)
   uint32_t loss_ptr = 0;
   uint32_t sacked_count = 0;     // SACKed segments at or above snd_una
@@ -250,9 +239,7 @@ class TcpTransport final : public NicCore<TcpTransport> {
   void mark_lost(TcpConn& c, TcpTxSlot& s);
   void detect_losses(TcpConn& c);
   void enter_recovery(TcpConn& c);
-  // CUBIC's reduction on a congestion event (RFC 9438 §4.6-4.7): sets W_max and ssthresh.
-  void cubic_reduce(TcpConn& c);
-  void cubic_on_ack(TcpConn& c, int64_t acked);
+  TcpWindowCc make_cc() const;  // the rule fabric.tcp.cc names
   void cc_on_ack(TcpConn& c, int64_t newly_bytes, bool ece);
   void advance_una(uint32_t conn, uint32_t cum);
   // receiver (tcp_rx.cpp)

@@ -1,7 +1,8 @@
-// TCP sender: ACK processing, SACK loss detection, the retransmission timer and congestion
-// control (NewReno, DCTCP). Sources: RFC 5681 (slow start, congestion avoidance), RFC 3465
-// (byte counting), RFC 6582 (NewReno recovery point), RFC 6675 (SACK loss recovery), RFC 6298
-// (RTO), RFC 8257 (DCTCP), and Linux net/ipv4 where the RFCs leave a choice (named below).
+// TCP sender: ACK processing, SACK loss detection, the retransmission timer, and the part of
+// congestion control every rule shares (slow start, the loss events); the rules' own parts are
+// in transport/tcp_window_cc.h. Sources: RFC 5681 (slow start), RFC 3465 (byte counting), RFC
+// 6582 (NewReno recovery point), RFC 6675 (SACK loss recovery), RFC 6298 (RTO), and Linux
+// net/ipv4 where the RFCs leave a choice (named below).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -55,63 +56,14 @@ void TcpTransport::enter_recovery(TcpConn& c) {
   // Halve the window once per loss event (RFC 5681 §3.2 / RFC 6675 §5; Linux tcp_reno_ssthresh
   // and DCTCP's dctcp_react_to_loss: max(cwnd / 2, 2 segments), RFC 8257 §3.5). The recovery
   // point (RFC 6582) keeps further losses of this window from halving it again.
-  if (cfg_.cc == TcpCc::kCubic) {
-    cubic_reduce(c);
-  } else {
-    c.ssthresh = std::max<int64_t>(c.cwnd / 2, 2 * static_cast<int64_t>(mss_));
-  }
-  c.cwnd = c.ssthresh;
+  // CUBIC's is beta x cwnd with W_max remembered (RFC 9438 §4.6-4.7): the rule's.
+  c.win.ssthresh = c.cc.loss_ssthresh(c.win, mss_, sched_.now_ps);
+  c.win.cwnd = c.win.ssthresh;
   c.in_recovery = true;
   c.recover = c.snd_nxt;
-  c.cwr_end = c.snd_nxt;  // no ECN reduction on top within this window
-  c.acked_accum = 0;
+  c.win.cwr_end = c.snd_nxt;  // no ECN reduction on top within this window
+  c.win.acked_accum = 0;
   ++counters_.fast_recoveries;
-}
-
-// RFC 9438 constants: C = 0.4 (§5.1), beta_cubic = 0.7 (§4.6), alpha_cubic = 3 (1 - beta) /
-// (1 + beta) for the Reno-friendly region (§4.3); Linux tcp_cubic.c uses the same (beta 717/1024).
-namespace {
-constexpr double kCubicC = 0.4;
-constexpr double kCubicBeta = 0.7;
-constexpr double kCubicAlpha = 3 * (1 - kCubicBeta) / (1 + kCubicBeta);
-}  // namespace
-
-void TcpTransport::cubic_reduce(TcpConn& c) {
-  const double mss = mss_;
-  const double cwnd = static_cast<double>(c.cwnd) / mss;
-  // Fast convergence (§4.7): a flow whose window is below its last W_max releases more.
-  c.cubic_w_max = cwnd < c.cubic_w_max ? cwnd * (1 + kCubicBeta) / 2 : cwnd;
-  c.ssthresh = std::max<int64_t>(static_cast<int64_t>(cwnd * kCubicBeta * mss), 2 * static_cast<int64_t>(mss_));
-  c.cubic_epoch_ps = -1;  // the next epoch starts at the first ACK in congestion avoidance
-}
-
-void TcpTransport::cubic_on_ack(TcpConn& c, int64_t acked) {
-  const double mss = mss_;
-  const int64_t now = sched_.now_ps;
-  double cwnd = static_cast<double>(c.cwnd) / mss;
-  if (c.cubic_epoch_ps < 0) {
-    c.cubic_epoch_ps = now;
-    if (c.cubic_w_max < cwnd) c.cubic_w_max = cwnd;  // e.g. leaving slow start
-    c.cubic_k_s = std::cbrt(c.cubic_w_max * (1 - kCubicBeta) / kCubicC);  // §4.2 eq. 2
-    c.cubic_w_est = cwnd;
-  }
-  const double segs = static_cast<double>(acked) / mss;
-  // Reno-friendly estimate (§4.3 eq. 4).
-  c.cubic_w_est += kCubicAlpha * segs / cwnd;
-  // Target one RTT ahead (§4.4): W_cubic(t + RTT).
-  const double rtt_s = (c.srtt_ps > 0 ? c.srtt_ps : 0) * 1e-12;
-  const double t = (now - c.cubic_epoch_ps) * 1e-12 + rtt_s;
-  const double w_cubic = kCubicC * (t - c.cubic_k_s) * (t - c.cubic_k_s) * (t - c.cubic_k_s) +
-                         c.cubic_w_max;
-  if (w_cubic < c.cubic_w_est) {
-    cwnd = c.cubic_w_est;  // Reno-friendly region (§4.3)
-  } else {
-    // Concave / convex region (§4.4-4.5): grow by (target - cwnd) / cwnd per acked segment,
-    // the target capped at 1.5 x cwnd.
-    const double target = std::min(w_cubic, 1.5 * cwnd);
-    if (target > cwnd) cwnd += (target - cwnd) / cwnd * segs;
-  }
-  c.cwnd = std::max(c.cwnd, static_cast<int64_t>(cwnd * mss));
 }
 
 void TcpTransport::detect_losses(TcpConn& c) {
@@ -172,50 +124,19 @@ void TcpTransport::advance_una(uint32_t id, uint32_t cum) {
 
 void TcpTransport::cc_on_ack(TcpConn& c, int64_t acked, bool ece) {
   const int64_t mss = mss_;
-  if (cfg_.cc == TcpCc::kDctcp) {
-    // RFC 8257 §3.3: per window of data, F = marked / acked bytes, alpha = (1 - g) alpha + g F.
-    c.dctcp_acked += acked;
-    if (ece) c.dctcp_marked += acked;
-    if (c.snd_una > c.dctcp_window_end) {
-      if (c.dctcp_acked > 0) {
-        const double f = static_cast<double>(c.dctcp_marked) / static_cast<double>(c.dctcp_acked);
-        c.alpha = (1 - cfg_.dctcp_g) * c.alpha + cfg_.dctcp_g * f;
-      }
-      c.dctcp_acked = 0;
-      c.dctcp_marked = 0;
-      c.dctcp_window_end = c.snd_nxt;
-    }
-    // RFC 8257 §3.3: on ECE, cwnd x (1 - alpha / 2), at most once per window (Linux enters CWR
-    // until the data outstanding at the reduction is acknowledged); floor 2 segments
-    // (dctcp_ssthresh).
-    if (ece && !c.in_recovery && c.snd_una >= c.cwr_end) {
-      c.cwnd = std::max<int64_t>(static_cast<int64_t>(static_cast<double>(c.cwnd) * (1 - c.alpha / 2)),
-                                 2 * mss);
-      c.ssthresh = c.cwnd;
-      c.cwr_end = c.snd_nxt;
-      c.acked_accum = 0;
-      return;
-    }
-  }
+  const TcpAck a{acked, ece, c.in_recovery, c.snd_una, c.snd_nxt, c.srtt_ps, sched_.now_ps, mss};
+  if (c.cc.on_ack(c.win, a)) return;  // the rule reacted to the echo (DCTCP's cut)
   if (c.in_recovery || acked <= 0) return;
-  if (c.cwnd < c.ssthresh) {
+  if (c.win.cwnd < c.win.ssthresh) {
     // Slow start, counting acknowledged bytes (RFC 3465; Linux tcp_slow_start counts every
     // acknowledged segment, delayed ACKs included), up to ssthresh.
-    c.cwnd = std::min(c.cwnd + acked, std::max(c.ssthresh, c.cwnd));
-  } else if (cfg_.cc == TcpCc::kCubic) {
-    cubic_on_ack(c, acked);
+    c.win.cwnd = std::min(c.win.cwnd + acked, std::max(c.win.ssthresh, c.win.cwnd));
   } else {
-    // Congestion avoidance: one MSS per cwnd of acknowledged bytes (RFC 5681 §3.1 eq. 3
-    // alternative, RFC 3465 §2.1).
-    c.acked_accum += acked;
-    while (c.acked_accum >= c.cwnd) {
-      c.acked_accum -= c.cwnd;
-      c.cwnd += mss;
-    }
+    c.cc.grow(c.win, a);  // congestion avoidance: the rule's own
   }
   // Growth beyond what the receive window lets out would be meaningless (RFC 7661's concern);
   // cap it there.
-  c.cwnd = std::min(c.cwnd, std::max<int64_t>(cfg_.rwnd_bytes, 2 * mss));
+  c.win.cwnd = std::min(c.win.cwnd, std::max<int64_t>(cfg_.rwnd_bytes, 2 * mss));
 }
 
 void TcpTransport::on_ack(const Packet& p) {
@@ -278,16 +199,13 @@ void TcpTransport::on_rto(uint32_t id) {
   ++counters_.timeouts;
   // RFC 5681 §3.1: ssthresh = max(FlightSize / 2, 2 SMSS) (Linux: from cwnd), cwnd = 1 SMSS;
   // RFC 6298 §5.5: back off. Every segment not SACKed is presumed lost (Linux tcp_enter_loss).
-  if (cfg_.cc == TcpCc::kCubic) {
-    cubic_reduce(c);  // RFC 9438 §4.8: as a congestion event, then cwnd = 1 segment
-  } else {
-    c.ssthresh = std::max<int64_t>(c.cwnd / 2, 2 * static_cast<int64_t>(mss_));
-  }
-  c.cwnd = mss_;
-  c.acked_accum = 0;
+  // CUBIC (RFC 9438 §4.8): as a congestion event, then cwnd = 1 segment: the rule's ssthresh.
+  c.win.ssthresh = c.cc.loss_ssthresh(c.win, mss_, now);
+  c.win.cwnd = mss_;
+  c.win.acked_accum = 0;
   c.in_recovery = false;
   c.recover = c.snd_nxt;
-  c.cwr_end = c.snd_nxt;
+  c.win.cwr_end = c.snd_nxt;
   c.backoff = std::min(c.backoff + 1, kMaxBackoff);
   c.rtx.clear();
   c.rtx_head = 0;
