@@ -6,6 +6,7 @@
 #include "net/nic_profile.h"
 #include "resolve/infiniband.h"
 #include "transport/rate_cc.h"
+#include "transport/tcp_window_cc.h"
 
 namespace fabricsim::scenario {
 
@@ -54,12 +55,33 @@ void resolve_cc_scheme(Scenario& sc) {
   }
   sc.roce.cc = transport::CongestionControl::kScheme;
 }
+
+// fabric.tcp.cc_scheme: a rule registered through transport/tcp_window_cc.h (docs/cc.md "TCP").
+void resolve_tcp_cc_scheme(Scenario& sc) {
+  const std::string& name = sc.tcp.cc_scheme;
+  if (name.empty()) return;
+  const char* key = "fabric.tcp.cc_scheme";
+  if (sc.technology != Technology::kTcp && sc.technology != Technology::kIwarp) {
+    throw InputError(key, "a registered TCP rule runs on the TCP transport (tcp or iwarp)");
+  }
+  if (!transport::find_tcp_cc(name)) {
+    std::string known;
+    for (const std::string& n : transport::registered_tcp_cc_names()) {
+      known += (known.empty() ? "" : ", ") + n;
+    }
+    throw InputError(key, "no TCP congestion-control rule '" + name + "' is registered (" +
+                              (known.empty() ? std::string("none is") : "registered: " + known) +
+                              "; docs/cc.md shows how to add one)");
+  }
+  sc.tcp.cc = transport::TcpCc::kScheme;
+}
 }  // namespace
 
 void resolve_fabric(Scenario& sc) {
   resolve_nic(sc);
   apply_infiniband(sc);
   resolve_cc_scheme(sc);
+  resolve_tcp_cc_scheme(sc);
   if (sc.roce.operation == transport::Operation::kRead) {
     const char* why = nullptr;
     if (sc.roce.service != transport::Service::kRc) {

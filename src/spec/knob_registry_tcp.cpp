@@ -35,6 +35,14 @@ const std::vector<Knob> kTcpKnobs = {
             {"newreno", TcpCc::kNewReno}, {"dctcp", TcpCc::kDctcp}, {"cubic", TcpCc::kCubic}},
         [](auto& s) -> auto& { return s.tcp.cc; }),
     bind(
+        {.path = "fabric.tcp.cc_scheme",
+         .type = KnobType::kString,
+         .description = "A TCP congestion-control rule registered through the interface "
+                        "(transport/tcp_window_cc.h, docs/cc.md) by the program that runs the "
+                        "scenario; replaces fabric.tcp.cc",
+         .source = "none: fabric.tcp.cc decides"},
+        [](auto& s) -> auto& { return s.tcp.cc_scheme; }),
+    bind(
         {.path = "fabric.tcp.mtu",
          .type = KnobType::kBytes,
          .description = "IP MTU; MSS = MTU - IPv4 20 - TCP 20 - timestamps option 12 "

@@ -72,7 +72,7 @@ void TcpTransport::sample_qps(std::vector<QpSample>& out, bool with_bytes) const
     s.qp = i;
     s.src_nic = c.src_nic;
     s.dst_nic = c.dst_nic;
-    s.cc = kCc[static_cast<int>(cfg_.cc)];
+    s.cc = cfg_.cc == TcpCc::kScheme ? cfg_.cc_scheme.c_str() : kCc[static_cast<int>(cfg_.cc)];
     s.window_bytes = c.win.cwnd;
     if (with_bytes) s.sent_bytes = c.retired_sent_bytes + sent_over(c.msgs, msgs_);
     out.push_back(s);

@@ -20,6 +20,13 @@ TcpTransport::TcpTransport(const TcpConfig& cfg, net::Network& net, uint64_t see
   if (cfg_.mtu_bytes < 576 || cfg_.mtu_bytes > 9216) {
     throw InputError("fabric.tcp.mtu", "must be 576 to 9216 bytes");
   }
+  if (cfg_.cc == TcpCc::kScheme) {
+    scheme_ = find_tcp_cc(cfg_.cc_scheme);
+    if (scheme_ == nullptr) {
+      throw std::invalid_argument("no TCP congestion-control rule '" + cfg_.cc_scheme +
+                                  "' is registered");
+    }
+  }
   mss_ = tcp_mss_bytes(cfg_);
   seg_payload_ = tcp_payload_per_segment(cfg_);
   // Segment window: twice the receive window in full segments (room for small segments and for
@@ -60,10 +67,15 @@ void TcpTransport::on_dropped(const Packet& p, net::DropReason reason) {
   if (p.type == PacketType::kData && p.psn >= c.snd_una) failure_.lost(c.lost_end, p.psn);
 }
 
-TcpWindowCc TcpTransport::make_cc() const {
+TcpWindowCc TcpTransport::make_cc(uint32_t connection) const {
   switch (cfg_.cc) {
     case TcpCc::kNewReno: return TcpWindowCc(TcpNewReno{});
     case TcpCc::kCubic: return TcpWindowCc(TcpCubic{});
+    case TcpCc::kScheme: {
+      std::unique_ptr<TcpCcScheme> s = (*scheme_)(connection);
+      if (!s) throw std::invalid_argument("TCP rule '" + cfg_.cc_scheme + "' made no controller");
+      return TcpWindowCc(std::move(s));
+    }
     default: return TcpWindowCc(TcpDctcp(cfg_.dctcp_g, cfg_.dctcp_initial_alpha));
   }
 }
@@ -83,7 +95,7 @@ uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
     c.win.cwnd = static_cast<int64_t>(cfg_.init_cwnd_segments) * mss_;  // RFC 6928
     c.win.ssthresh = INT64_MAX / 4;  // RFC 5681 §3.1: arbitrarily high
     c.rto_ps = std::clamp(cfg_.rto_initial_ps, cfg_.rto_min_ps, cfg_.rto_max_ps);
-    c.cc = make_cc();
+    c.cc = make_cc(id);
     c.quickacks_left = cfg_.quickacks;
     conns_.push_back(std::move(c));
     if (ctx_.enabled()) {  // the connection's context at both RNICs, written at set-up
@@ -279,7 +291,7 @@ void TcpTransport::send_segment(uint32_t id, Packet& p) {
   p.entropy = c.sport;  // one 5-tuple per connection: one ECMP path
   p.type = PacketType::kData;
   p.priority = static_cast<uint8_t>(cfg_.data_priority);
-  p.ecn = cfg_.cc == TcpCc::kDctcp ? 2 : 0;  // ECT(0) only with DCTCP (RFC 8257 §3.1)
+  p.ecn = ecn_capable() ? 2 : 0;  // ECT(0) only with DCTCP (RFC 8257 §3.1) or a registered rule
   const TcpMessage& first = msgs_[s->msg];
   const bool last = s->start_byte + s->payload >= first.end_byte();
   p.flags = static_cast<uint8_t>((s->start_byte == first.first_byte ? net::kFlagFirst : 0) |

@@ -239,7 +239,10 @@ class TcpTransport final : public NicCore<TcpTransport> {
   void mark_lost(TcpConn& c, TcpTxSlot& s);
   void detect_losses(TcpConn& c);
   void enter_recovery(TcpConn& c);
-  TcpWindowCc make_cc() const;  // the rule fabric.tcp.cc names
+  TcpWindowCc make_cc(uint32_t connection) const;  // the rule fabric.tcp.cc (_scheme) names
+  // ECT(0) data and the exact CE echo (RFC 8257 §3.1-3.2): DCTCP and registered rules.
+  bool ecn_capable() const { return cfg_.cc == TcpCc::kDctcp || cfg_.cc == TcpCc::kScheme; }
+  const TcpCcFactory* scheme_ = nullptr;  // cc kScheme
   void cc_on_ack(TcpConn& c, int64_t newly_bytes, bool ece);
   void advance_una(uint32_t conn, uint32_t cum);
   // receiver (tcp_rx.cpp)

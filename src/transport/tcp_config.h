@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "core/time.h"
 
@@ -17,7 +18,10 @@ namespace fabricsim::transport {
 //   kCubic:   RFC 9438 (Linux's default): cubic window growth W(t) = C (t - K)^3 + W_max with
 //             C = 0.4, beta 0.7, fast convergence and the Reno-friendly region; data Not-ECT.
 //             HyStart is not modelled (slow start as NewReno's).
-enum class TcpCc : uint8_t { kNewReno, kDctcp, kCubic };
+//   kScheme:  a rule registered through transport/tcp_window_cc.h, named by cc_scheme; its data
+//             is ECN-capable and the receiver echoes CE exactly, as DCTCP's (whether the switches
+//             mark is fabric.ecn.marking's).
+enum class TcpCc : uint8_t { kNewReno, kDctcp, kCubic, kScheme };
 
 // Where the stack runs (set from fabric.technology, not a knob of its own).
 //   kKernel: kernel sockets on the host CPU: per-message syscalls, per-segment protocol work,
@@ -29,6 +33,7 @@ enum class TcpStack : uint8_t { kKernel, kIwarp };
 struct TcpConfig {
   TcpStack stack = TcpStack::kKernel;
   TcpCc cc = TcpCc::kDctcp;
+  std::string cc_scheme;  // cc kScheme: the registered rule (fabric.tcp.cc_scheme)
   // IP MTU. 1500: the Ethernet payload size (IEEE 802.3 / RFC 894); MSS = MTU - IPv4 20 (RFC 791)
   // - TCP 20 (RFC 9293) - timestamps option 12 (RFC 7323 §3: 10 B + 2 NOP) = 1448 B.
   int mtu_bytes = 1500;

@@ -122,7 +122,7 @@ void TcpTransport::on_data(const Packet& p) {
   }
   // RFC 8257 §3.2: when the CE state changes, ACK what arrived before at once with the old
   // state's ECE, so the sender sees exactly which bytes were marked.
-  if (cfg_.cc == TcpCc::kDctcp && ce != c.ce_state) {
+  if (ecn_capable() && ce != c.ce_state) {
     if (c.unacked_segs > 0) send_ack(id, c.ce_state, 0, false);
     c.ce_state = ce;
   }

@@ -76,6 +76,7 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
     d += gbps + ", MTU " + std::to_string(t.mtu_bytes) + ", " +
          (t.cc == transport::TcpCc::kDctcp
               ? "DCTCP, K " + std::to_string(sc.switch_config.ecn.kmin_bytes) + " B"
+              : t.cc == transport::TcpCc::kScheme ? "CC " + t.cc_scheme
               : std::string(t.cc == transport::TcpCc::kCubic ? "CUBIC" : "NewReno")) +
          ", lossy (no PFC)";
     return d;
