@@ -118,7 +118,8 @@ int64_t uet_transport_bytes(const Scenario& sc, const Traffic& t, const Checked&
       static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::min(2 * wnd_pkts, msg_pkts)))),
       16, window);
   const int64_t per_pdc =
-      sizeof(transport::UetPdc) + sizeof(transport::UetEntropy) + kHashNodeBytes +
+      sizeof(transport::UetPdc) + sizeof(transport::UetEntropy) +
+      sizeof(transport::UetWindowCc) + kHashNodeBytes +
       kHashBucketBytes + slots * static_cast<int64_t>(sizeof(transport::UetTxSlot) + 4) +
       window / 8 + 3 * kMallocOverheadBytes +
       (sc.uet.nscc ? static_cast<int64_t>(sizeof(transport::Nscc)) + kMallocOverheadBytes : 0);

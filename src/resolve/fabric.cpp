@@ -7,6 +7,7 @@
 #include "resolve/infiniband.h"
 #include "transport/rate_cc.h"
 #include "transport/tcp_window_cc.h"
+#include "transport/uet_window_cc.h"
 
 namespace fabricsim::scenario {
 
@@ -75,6 +76,27 @@ void resolve_tcp_cc_scheme(Scenario& sc) {
   }
   sc.tcp.cc = transport::TcpCc::kScheme;
 }
+
+// fabric.uet.cc_scheme: a window rule registered through transport/uet_window_cc.h; it takes
+// NSCC's place.
+void resolve_uet_cc_scheme(Scenario& sc) {
+  const std::string& name = sc.uet.cc_scheme;
+  if (name.empty()) return;
+  const char* key = "fabric.uet.cc_scheme";
+  if (sc.technology != Technology::kUet) {
+    throw InputError(key, "a registered UET rule runs on the UET transport (technology: uet)");
+  }
+  if (!transport::find_uet_cc(name)) {
+    std::string known;
+    for (const std::string& n : transport::registered_uet_cc_names()) {
+      known += (known.empty() ? "" : ", ") + n;
+    }
+    throw InputError(key, "no UET congestion-control rule '" + name + "' is registered (" +
+                              (known.empty() ? std::string("none is") : "registered: " + known) +
+                              "; docs/cc.md shows how to add one)");
+  }
+  sc.uet.nscc = false;  // the rule is the window
+}
 }  // namespace
 
 void resolve_fabric(Scenario& sc) {
@@ -82,6 +104,7 @@ void resolve_fabric(Scenario& sc) {
   apply_infiniband(sc);
   resolve_cc_scheme(sc);
   resolve_tcp_cc_scheme(sc);
+  resolve_uet_cc_scheme(sc);
   if (sc.roce.operation == transport::Operation::kRead) {
     const char* why = nullptr;
     if (sc.roce.service != transport::Service::kRc) {

@@ -62,6 +62,14 @@ const std::vector<Knob> kUetKnobs = {
          .source = "on: uet-htsim's sender CC (uet-sim.md §1)"},
         [](auto& s) -> auto& { return s.uet.nscc; }),
     bind(
+        {.path = "fabric.uet.cc_scheme",
+         .type = KnobType::kString,
+         .description = "A UET window rule registered through the interface "
+                        "(transport/uet_window_cc.h, docs/cc.md) by the program that runs the "
+                        "scenario; replaces NSCC (fabric.uet.nscc is then ignored)",
+         .source = "none: fabric.uet.nscc decides"},
+        [](auto& s) -> auto& { return s.uet.cc_scheme; }),
+    bind(
         {.path = "fabric.uet.rccc",
          .type = KnobType::kBool,
          .description = "RCCC receiver credit: a pacer per receiver NIC at 0.99 x line "

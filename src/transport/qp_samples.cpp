@@ -57,7 +57,7 @@ void UetTransport::sample_qps(std::vector<QpSample>& out, bool with_bytes) const
     s.qp = i;
     s.src_nic = q.src_nic;
     s.dst_nic = q.dst_nic;
-    s.cc = cfg_.nscc ? "nscc" : "fixed";
+    s.cc = !cfg_.cc_scheme.empty() ? cfg_.cc_scheme.c_str() : cfg_.nscc ? "nscc" : "fixed";
     s.window_bytes = cwnd_bytes(i);
     if (with_bytes) s.sent_bytes = q.retired_sent_bytes + sent_over(q.msgs, msgs_);
     out.push_back(s);

@@ -60,6 +60,13 @@ UetTransport::UetTransport(const UetConfig& cfg, net::Network& net, uint64_t see
     throw InputError("fabric.uet.paths", "must be a power of two from 1 to 65536");
   }
   d_ = uet_derive(cfg_, n_);
+  if (!cfg_.cc_scheme.empty()) {
+    scheme_ = find_uet_cc(cfg_.cc_scheme);
+    if (scheme_ == nullptr) {
+      throw std::invalid_argument("no UET congestion-control rule '" + cfg_.cc_scheme +
+                                  "' is registered");
+    }
+  }
   const int mtu_frame = static_cast<int>(uet_data_frame_bytes(cfg_, static_cast<uint32_t>(cfg_.mtu_bytes)));
   nscc_params_ = nscc_params(d_.network_rtt_ps, n_.link_rate_bps, mtu_frame, cfg_.trimming,
                              static_cast<int>(uet_data_overhead_bytes(cfg_)));
@@ -133,7 +140,18 @@ uint32_t UetTransport::pdc_for(uint32_t src, uint32_t dst) {
     // The PDC's random stream is named by its (source, destination) pair, not by its creation
     // order, which follows global post order (core/event_queue.h).
     lb_.emplace_back(cfg_.load_balancing, cfg_.paths, seed_, (0x7E7ull << 52) ^ key);
-    nscc_.push_back(cfg_.nscc ? std::make_unique<Nscc>(nscc_params_) : nullptr);
+    const auto id = static_cast<uint32_t>(pdcs_.size() - 1);
+    if (scheme_ != nullptr) {
+      std::unique_ptr<UetCcScheme> s = (*scheme_)(UetCcContext{
+          id, src, dst, n_.link_rate_bps, d_.network_rtt_ps, d_.max_wnd_bytes,
+          static_cast<int>(uet_data_frame_bytes(cfg_, static_cast<uint32_t>(cfg_.mtu_bytes)))});
+      if (!s) throw std::invalid_argument("UET rule '" + cfg_.cc_scheme + "' made no controller");
+      cc_.emplace_back(std::move(s));
+    } else if (cfg_.nscc) {
+      cc_.emplace_back(std::make_unique<Nscc>(nscc_params_));
+    } else {
+      cc_.emplace_back(UetFixedWindow{d_.max_wnd_bytes});
+    }
   }
   return it->second;
 }
@@ -177,7 +195,7 @@ void UetTransport::activate(uint32_t id) {
 }
 
 int64_t UetTransport::cwnd_bytes(uint32_t id) const {
-  return cfg_.nscc ? nscc_[id]->cwnd_bytes() : d_.max_wnd_bytes;
+  return cc_[id].cwnd_bytes();
 }
 
 SendState UetTransport::send_state(uint32_t id, int64_t& at_ps) const {
@@ -217,7 +235,9 @@ int64_t UetTransport::pull_target(const UetPdc& q, uint32_t id) const {
   // - credit, added to what was granted so far (the target is cumulative).
   int64_t want = q.backlog_bytes +
                  static_cast<int64_t>(q.rtx_pending()) * uet_data_frame_bytes(cfg_, cfg_.mtu_bytes);
-  if (cfg_.nscc) want = std::min(want, cwnd_bytes(id) + uet_data_frame_bytes(cfg_, cfg_.mtu_bytes));
+  if (moving_window()) {
+    want = std::min(want, cwnd_bytes(id) + uet_data_frame_bytes(cfg_, cfg_.mtu_bytes));
+  }
   want = std::min(want, d_.max_wnd_bytes);
   return q.credit.granted_seen + std::max<int64_t>(0, want - q.credit.credit_bytes);
 }
@@ -358,7 +378,7 @@ void UetTransport::on_timer(uint32_t id) {
       queue_rtx(q, s);
     }
   }
-  if (cfg_.nscc) nscc_[id]->on_timeout(first_frame);
+  cc_[id].on_timeout(first_frame);
   lb_[id].on_timeout(now);
   if (cfg_.rccc && q.credit.credit_bytes <= 0) {
     // htsim sendRTS: ask the receiver for credit for what must be resent.
@@ -472,7 +492,7 @@ void UetTransport::on_ack(const Packet& p) {
       }
     }
   }
-  if (cfg_.nscc) nscc_[id]->on_ack(now, newly, rtt, ecn, q.in_flight_bytes);
+  cc_[id].on_ack(now, newly, rtt, ecn, q.in_flight_bytes);
   if (a.trigger_psn != kNoTrigger) lb_[id].on_feedback(p.entropy, ecn);
   advance_una(id);
   activate(id);
@@ -506,7 +526,7 @@ void UetTransport::on_nack(const Packet& p) {
     int64_t newly = 0;
     for (uint32_t psn = q.snd_una; psn < p.psn && psn != q.snd_nxt; ++psn) ack_slot(q, psn, newly);
     rod_go_back(q, p.psn);
-    if (cfg_.nscc && newly > 0) nscc_[id]->on_ack(sched_.now_ps, newly, -1, false, q.in_flight_bytes);
+    if (newly > 0) cc_[id].on_ack(sched_.now_ps, newly, -1, false, q.in_flight_bytes);
     advance_una(id);
   } else {
     // A trimmed packet: resend it at once (htsim processNack, §4); under ROD everything sent
@@ -516,10 +536,8 @@ void UetTransport::on_nack(const Packet& p) {
     const bool last_hop = p.msg == kNackTrimmedLastHop;
     UetTxSlot& s = q.tx[p.psn & mask];
     if (s.psn == p.psn && s.state == kSlotInFlight) {
-      if (cfg_.nscc) {
-        const int64_t rtt = s.sends == 1 ? sched_.now_ps - s.sent_ps : -1;
-        nscc_[id]->on_nack(sched_.now_ps, s.frame, last_hop, q.in_flight_bytes, rtt);
-      }
+      const int64_t rtt = s.sends == 1 ? sched_.now_ps - s.sent_ps : -1;
+      cc_[id].on_nack(sched_.now_ps, s.frame, last_hop, q.in_flight_bytes, rtt);
       if (cfg_.delivery == UetDelivery::kRod) {
         rod_go_back(q, p.psn);
       } else {

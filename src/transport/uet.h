@@ -32,6 +32,7 @@
 #include "transport/uet_config.h"
 #include "transport/uet_lb.h"
 #include "transport/uet_nscc.h"
+#include "transport/uet_window_cc.h"
 #include "transport/uet_pds.h"
 #include "transport/uet_rccc.h"
 
@@ -185,7 +186,7 @@ class UetTransport final : public NicCore<UetTransport> {
   uint32_t num_pdcs() const { return static_cast<uint32_t>(pdcs_.size()); }
   const UetPdc& pdc(uint32_t id) const { return pdcs_[id]; }
   // The NSCC window of a PDC (REQUIRES: nscc on).
-  const Nscc& nscc(uint32_t pdc) const { return *nscc_[pdc]; }
+  const Nscc& nscc(uint32_t pdc) const { return *cc_[pdc].nscc(); }
   const UetEntropy& entropy(uint32_t pdc) const { return lb_[pdc]; }
   // Messages delivered by each receiver, in delivery order (tests check ROD order).
   const std::vector<uint32_t>& delivery_order() const { return delivery_order_; }
@@ -253,7 +254,10 @@ class UetTransport final : public NicCore<UetTransport> {
   UetDerived d_;
   NsccParams nscc_params_;
   std::vector<UetPdc> pdcs_;
-  std::vector<std::unique_ptr<Nscc>> nscc_;  // per PDC when cfg.nscc (allocated at setup)
+  std::vector<UetWindowCc> cc_;  // per PDC: NSCC, the fixed maxwnd, or a registered rule
+  const UetCcFactory* scheme_ = nullptr;  // cfg.cc_scheme's
+  // NSCC or a registered rule: a window that moves (RCCC's pull target is capped by it).
+  bool moving_window() const { return cfg_.nscc || scheme_ != nullptr; }
   std::vector<UetEntropy> lb_;               // per PDC
   // Every message not yet retired (all of them unless retire_messages() was called), by id.
   IdWindow<UetMessage> msgs_;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <optional>
 
 namespace fabricsim::transport {
@@ -32,6 +33,9 @@ struct UetConfig {
   int paths = 64;  // EVs a connection sprays over (htsim `-paths` default 64; power of 2)
   bool nscc = true;   // sender-based congestion control (window from ECN and delay)
   bool rccc = false;  // receiver-granted credits
+  // A window rule registered through transport/uet_window_cc.h, replacing NSCC
+  // (fabric.uet.cc_scheme; resolve turns nscc off when it is set). Empty: nscc decides.
+  std::string cc_scheme;
   bool pfc = false;   // the data class lossless with PFC (fabric.uet.pfc); else lossy
   int mtu_bytes = 4096;  // payload bytes per packet
   int data_priority = 3;     // traffic class of data

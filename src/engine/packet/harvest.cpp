@@ -65,7 +65,11 @@ std::string describe_fabric(const Scenario& sc, const Simulation& sim) {
                     (u.delivery == transport::UetDelivery::kRud ? "RUD" : "ROD") + "), " + gbps +
                     ", " + kLb[static_cast<int>(u.load_balancing)] + " over " +
                     std::to_string(u.paths) + " EVs, ";
-    d += u.nscc && u.rccc ? "NSCC + RCCC" : u.nscc ? "NSCC" : u.rccc ? "RCCC" : "fixed window";
+    d += !u.cc_scheme.empty() ? "CC " + u.cc_scheme + (u.rccc ? " + RCCC" : "")
+         : u.nscc && u.rccc   ? "NSCC + RCCC"
+         : u.nscc             ? "NSCC"
+         : u.rccc             ? "RCCC"
+                              : "fixed window";
     d += std::string(", trimming ") + (u.trimming ? "on" : "off") + ", PFC " +
          (sc.switch_config.pfc.enabled ? "on" : "off");
     return d;
