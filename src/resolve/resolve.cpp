@@ -68,6 +68,15 @@ transport::IbCcParams resolve_ib_cc(const Scenario& sc) {
   override_with(p.ccti_timer_ps, o.ccti_timer_ps);
   override_with(p.ccti_limit, o.ccti_limit);
   override_with(p.ccti_min, o.ccti_min);
+  if (o.service_levels) {
+    if (o.service_levels->empty()) {
+      throw InputError("fabric.ib.cc.service_levels",
+                       "names no SL: to run without congestion control set fabric.ib.cc.enabled: "
+                       "false");
+    }
+    p.control_map = 0;
+    for (const int sl : *o.service_levels) p.control_map |= static_cast<uint16_t>(1u << sl);
+  }
   try {
     transport::validate_ib_cc_params(p);
   } catch (const transport::IbCcParamError& e) {

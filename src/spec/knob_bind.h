@@ -38,13 +38,6 @@ inline void assign(std::vector<SizeCdfPoint>& field, const KnobValue& v) {
   field = std::get<std::vector<SizeCdfPoint>>(v);
 }
 
-template <typename T>
-inline void assign(std::optional<T>& field, const KnobValue& v) {
-  T value{};
-  assign(value, v);
-  field = value;
-}
-
 inline void assign(std::vector<workload::ExplicitFlow>& field, const KnobValue& v) {
   field = std::get<std::vector<workload::ExplicitFlow>>(v);
 }
@@ -64,6 +57,15 @@ inline void assign(std::vector<std::string>& field, const KnobValue& v) {
     field.push_back(joined.substr(at, comma - at));
     at = comma + 1;
   }
+}
+
+// After every overload it may call: a template finds only what is declared before it (the
+// field types' own namespaces, std's for the lists, hold no assign).
+template <typename T>
+inline void assign(std::optional<T>& field, const KnobValue& v) {
+  T value{};
+  assign(value, v);
+  field = value;
 }
 
 inline std::string shortest(double v) {

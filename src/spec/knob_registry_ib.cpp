@@ -346,6 +346,17 @@ const std::vector<Knob> kInfinibandKnobs = {
          .only_with = {ib_cc}},
         [](auto& s) -> auto& { return s.ib.cc.ccti_min; }),
     bind(
+        {.path = "fabric.ib.cc.service_levels",
+         .type = KnobType::kIntList,
+         .description = "The SLs whose QPs react to BECNs (CACongestionSetting Control_Map, one "
+                        "bit per SL); QPs on the others keep the line rate",
+         .source = "every SL (fabricsim's: enabled means on; OpenSM ships "
+                   "cc_ca_cong_setting_control_map 0 with CC off)",
+         .min = Bound{0},
+         .max = Bound{15},
+         .only_with = {ib_cc}},
+        [](auto& s) -> auto& { return s.ib.cc.service_levels; }),
+    bind(
         {.path = "faults.credit_loss.switch",
          .type = KnobType::kInt,
          .description = "InfiniBand: switch with a receiving port that never returns "

@@ -71,6 +71,8 @@ struct IbSpec {
     std::optional<int64_t> ccti_timer_ps;
     std::optional<int> ccti_limit;
     std::optional<int> ccti_min;
+    // The SLs whose QPs react to BECNs (CACongestionSetting Control_Map); unset: every SL.
+    std::optional<std::vector<int>> service_levels;
   } cc;
 };
 

@@ -42,6 +42,9 @@ struct IbCcParams {
   int64_t threshold_bytes = 0;
   // Switch Marking_Rate: eligible packets left unmarked between two marks (0: mark every one).
   int marking_rate = 0;
+  // CACongestionSetting Control_Map: bit i set, the QPs on SL i react to BECNs (their CCTI
+  // moves); a QP on another SL keeps the line rate. Per traffic class, as the Annex selects it.
+  uint16_t control_map = 0xFFFF;
 };
 
 // The defaults (values and sources in ib_cc.cpp; docs/cc.md "InfiniBand CC").

@@ -223,6 +223,8 @@ void RoceTransport::on_cnp(uint32_t qp_id) {
   Qp& q = qps_[qp_id];
   if (q.round_cnps < UINT16_MAX) ++q.round_cnps;
   if (!cc_enabled()) return;
+  // InfiniBand CC per SL: a BECN for a QP whose SL is off in the Control_Map changes nothing.
+  if (cfg_.cc == CongestionControl::kIbCc && !((ib_cc_.control_map >> q.sl) & 1u)) return;
   rps_[qp_id].on_cnp(sched_.now_ps);
   repace(qp_id);
   arm_cc_timer(qp_id);

@@ -12,9 +12,11 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/error.h"
 #include "core/time.h"
 #include "engine/packet/simulation.h"
 #include "net/network.h"
+#include "resolve/resolve.h"
 
 namespace fabricsim::transport {
 namespace ib_cc_test {
@@ -211,6 +213,45 @@ TEST(IbCcFabric, CongestionControlStopsTheHotSpotSpreadingByCredits) {
   EXPECT_GE(on.incast_end_ps, incast_floor_ps);
   // What CC costs the hot spot: its sources overshoot and recover on the timer (docs/cc.md).
   EXPECT_LT(on.incast_end_ps, 1.25 * incast_floor_ps) << "the hot spot keeps most of its port";
+}
+
+// Per traffic class (IBA A10 CACongestionSetting Control_Map): NIC 1 on SL 0 and NIC 2 on SL 1
+// send into NIC 0 with CC enabled for SL 0 only. Both are marked at the congested port; only
+// SL 0's QP steps its CCTI, so it is paced below the line rate while SL 1's QP keeps it and,
+// the two VLs sharing the port, SL 1's flow gets the larger share.
+TEST(IbCcFabric, TheControlMapSelectsTheServiceLevelsThatReact) {
+  scenario::Scenario sc = ib_leaf_spine(8, 16, 0, true);
+  sc.ib.cc.service_levels = std::vector<int>{0};
+  scenario::Simulation sim(sc);
+  const uint32_t on = sim.transport().post(1, 0, 4'000'000'000, 0, 0);
+  const uint32_t off = sim.transport().post(2, 0, 4'000'000'000, 0, 1);
+  int64_t lowest_rate[2] = {INT64_MAX, INT64_MAX};
+  std::vector<QpSample> qps;
+  for (int64_t t = kUs; t <= 500 * kUs; t += kUs) {
+    sim.run(t);
+    qps.clear();
+    sim.transport().sample_qps(qps, false);
+    for (const QpSample& q : qps) {
+      const int i = q.src_nic == 1 ? 0 : 1;
+      lowest_rate[i] = std::min(lowest_rate[i], q.rate_bps);
+    }
+  }
+  const int64_t b_on = sim.transport().message(on).delivered_bytes;
+  const int64_t b_off = sim.transport().message(off).delivered_bytes;
+  std::printf("control map {0}: SL 0 lowest rate %.1f Gb/s, %lld B; SL 1 lowest %.1f Gb/s, %lld B\n",
+              lowest_rate[0] * 1e-9, static_cast<long long>(b_on), lowest_rate[1] * 1e-9,
+              static_cast<long long>(b_off));
+  EXPECT_GT(sim.transport().counters().cnps_sent, 0) << "the port marked FECN";
+  EXPECT_LT(lowest_rate[0], 100 * kG) << "SL 0 reacts: its CCTI rose";
+  EXPECT_EQ(lowest_rate[1], 100 * kG) << "SL 1 is off in the Control_Map: line rate throughout";
+  EXPECT_GT(b_off, b_on) << "the QP that does not back off takes the larger share";
+  sc.ib.cc.service_levels = std::vector<int>{};
+  try {
+    scenario::resolve(sc);
+    FAIL() << "an empty Control_Map accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "fabric.ib.cc.service_levels");
+  }
 }
 
 }  // namespace ib_cc_test
