@@ -1,6 +1,7 @@
 #include "resolve/fabric.h"
 
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "net/nic_profile.h"
@@ -31,9 +32,20 @@ void resolve_nic(Scenario& sc) {
   sc.nic = c;
 }
 
-// fabric.roce.cc_scheme: a scheme registered through transport/rate_cc.h by the program that
-// runs the scenario (docs/cc.md).
 namespace {
+// A rule a `*.cc_scheme` key names must be registered by the program running the scenario
+// (docs/cc.md): else the error lists what is.
+void require_registered(const char* key, const std::string& name, const char* what, bool found,
+                        const std::vector<std::string>& registered) {
+  if (found) return;
+  std::string known;
+  for (const std::string& n : registered) known += (known.empty() ? "" : ", ") + n;
+  throw InputError(key, std::string("no ") + what + " '" + name + "' is registered (" +
+                            (known.empty() ? std::string("none is") : "registered: " + known) +
+                            "; docs/cc.md shows how to add one)");
+}
+
+// fabric.roce.cc_scheme: a scheme registered through transport/rate_cc.h.
 void resolve_cc_scheme(Scenario& sc) {
   const std::string& name = sc.roce.cc_scheme;
   if (name.empty()) return;
@@ -45,19 +57,12 @@ void resolve_cc_scheme(Scenario& sc) {
   if (sc.roce.cc != transport::CongestionControl::kNone) {
     throw InputError(key, "fabric.roce.cc already chooses a scheme: set one of the two");
   }
-  if (!transport::find_rate_cc(name)) {
-    std::string known;
-    for (const std::string& n : transport::registered_rate_cc_names()) {
-      known += (known.empty() ? "" : ", ") + n;
-    }
-    throw InputError(key, "no congestion-control scheme '" + name + "' is registered (" +
-                              (known.empty() ? std::string("none is") : "registered: " + known) +
-                              "; docs/cc.md shows how to add one)");
-  }
+  require_registered(key, name, "congestion-control scheme", transport::find_rate_cc(name),
+                     transport::registered_rate_cc_names());
   sc.roce.cc = transport::CongestionControl::kScheme;
 }
 
-// fabric.tcp.cc_scheme: a rule registered through transport/tcp_window_cc.h (docs/cc.md "TCP").
+// fabric.tcp.cc_scheme: a rule registered through transport/tcp_window_cc.h.
 void resolve_tcp_cc_scheme(Scenario& sc) {
   const std::string& name = sc.tcp.cc_scheme;
   if (name.empty()) return;
@@ -65,15 +70,8 @@ void resolve_tcp_cc_scheme(Scenario& sc) {
   if (sc.technology != Technology::kTcp && sc.technology != Technology::kIwarp) {
     throw InputError(key, "a registered TCP rule runs on the TCP transport (tcp or iwarp)");
   }
-  if (!transport::find_tcp_cc(name)) {
-    std::string known;
-    for (const std::string& n : transport::registered_tcp_cc_names()) {
-      known += (known.empty() ? "" : ", ") + n;
-    }
-    throw InputError(key, "no TCP congestion-control rule '" + name + "' is registered (" +
-                              (known.empty() ? std::string("none is") : "registered: " + known) +
-                              "; docs/cc.md shows how to add one)");
-  }
+  require_registered(key, name, "TCP congestion-control rule", transport::find_tcp_cc(name),
+                     transport::registered_tcp_cc_names());
   sc.tcp.cc = transport::TcpCc::kScheme;
 }
 
@@ -86,15 +84,8 @@ void resolve_uet_cc_scheme(Scenario& sc) {
   if (sc.technology != Technology::kUet) {
     throw InputError(key, "a registered UET rule runs on the UET transport (technology: uet)");
   }
-  if (!transport::find_uet_cc(name)) {
-    std::string known;
-    for (const std::string& n : transport::registered_uet_cc_names()) {
-      known += (known.empty() ? "" : ", ") + n;
-    }
-    throw InputError(key, "no UET congestion-control rule '" + name + "' is registered (" +
-                              (known.empty() ? std::string("none is") : "registered: " + known) +
-                              "; docs/cc.md shows how to add one)");
-  }
+  require_registered(key, name, "UET congestion-control rule", transport::find_uet_cc(name),
+                     transport::registered_uet_cc_names());
   sc.uet.nscc = false;  // the rule is the window
 }
 }  // namespace

@@ -4,8 +4,8 @@
 #include "transport/tcp_window_cc.h"
 
 #include <cmath>
-#include <map>
-#include <stdexcept>
+
+#include "transport/scheme_registry.h"
 
 namespace fabricsim::transport {
 
@@ -92,32 +92,17 @@ void TcpCubic::grow(TcpWindow& w, const TcpAck& a) {
 }
 
 namespace {
-std::map<std::string, TcpCcFactory, std::less<>>& registry() {
-  static std::map<std::string, TcpCcFactory, std::less<>> r;
+SchemeRegistry<TcpCcFactory>& registry() {  // function-local: see rate_cc.cpp
+  static SchemeRegistry<TcpCcFactory> r("TCP congestion-control rule",
+                                        {"newreno", "dctcp", "cubic"});
   return r;
 }
 }  // namespace
 
 void register_tcp_cc(std::string name, TcpCcFactory factory) {
-  if (name.empty()) throw std::invalid_argument("a TCP congestion-control rule needs a name");
-  if (name == "newreno" || name == "dctcp" || name == "cubic") {
-    throw std::invalid_argument("'" + name + "' is a built-in TCP congestion-control rule");
-  }
-  if (!factory) throw std::invalid_argument("TCP rule '" + name + "' has no factory");
-  if (!registry().emplace(name, std::move(factory)).second) {
-    throw std::invalid_argument("TCP congestion-control rule '" + name + "' is registered twice");
-  }
+  registry().add(std::move(name), std::move(factory));
 }
-
-const TcpCcFactory* find_tcp_cc(std::string_view name) {
-  auto it = registry().find(name);
-  return it == registry().end() ? nullptr : &it->second;
-}
-
-std::vector<std::string> registered_tcp_cc_names() {
-  std::vector<std::string> names;
-  for (const auto& [n, f] : registry()) names.push_back(n);
-  return names;
-}
+const TcpCcFactory* find_tcp_cc(std::string_view name) { return registry().find(name); }
+std::vector<std::string> registered_tcp_cc_names() { return registry().names(); }
 
 }  // namespace fabricsim::transport

@@ -16,12 +16,13 @@
 #include "resolve/resolve.h"
 #include "transport/dctcp_rdma.h"
 #include "transport/rc.h"
+#include "cc_fabric.h"
 
 namespace fabricsim::transport {
 namespace dctcp_rdma_test {
 
-constexpr int64_t kG = 1'000'000'000;
-constexpr int64_t kUs = kPsPerUs;
+using cc_fabric::kG;
+using cc_fabric::kUs;
 
 TEST(DctcpRdma, TheRuleCutsOncePerWindowByHalfAlphaAndAddsOncePerRoundTrip) {
   const DctcpRdmaParams p = dctcp_rdma_defaults(100 * kG, 4096, 5 * kUs);
@@ -48,18 +49,7 @@ TEST(DctcpRdma, TheRuleCutsOncePerWindowByHalfAlphaAndAddsOncePerRoundTrip) {
   EXPECT_EQ(d.rate_bps(), 50 * kG + p.rate_ai_bps);
 }
 
-scenario::Scenario roce_leaf_spine() {
-  scenario::Scenario sc;
-  sc.seed = 3;
-  sc.technology = scenario::Technology::kRoce;
-  sc.topology.tiers = 2;
-  sc.topology.radix = 16;
-  sc.topology.hosts = 64;
-  sc.link.rate_bps = 100 * kG;
-  sc.link.cable_m = 3;
-  sc.roce.cc = CongestionControl::kDctcp;
-  return sc;
-}
+scenario::Scenario roce_leaf_spine() { return cc_fabric::roce_leaf_spine(CongestionControl::kDctcp); }
 
 TEST(DctcpRdma, TheSwitchesMarkAtKAndBadValuesNameTheirKey) {
   scenario::Scenario sc = roce_leaf_spine();
@@ -78,57 +68,22 @@ TEST(DctcpRdma, TheSwitchesMarkAtKAndBadValuesNameTheirKey) {
   }
 }
 
-int64_t switch_queue_bytes(const net::Network& net) {
-  int64_t q = 0;
-  for (uint32_t port = 0; port < net.num_ports(); ++port) {
-    if (net.port(port).is_nic) continue;
-    for (const net::ClassQueue& c : net.queues(port).cls) q += c.bytes;
-  }
-  return q;
-}
-
 struct TwoFlows {
   double link = 0;        // of B
   double queue_mean = 0;  // bytes, every switch port
   double k = 0;
 };
 
-// NIC 8 and NIC 16 (two other leaves) send to NIC 0; `k_bytes` > 0 sets the marking threshold.
+// NIC 8 and NIC 16 (two other leaves) send to NIC 0 for 4 ms; `k_bytes` > 0 sets the marking
+// threshold.
 TwoFlows two_flows(int64_t k_bytes) {
   scenario::Scenario sc = roce_leaf_spine();
   if (k_bytes > 0) sc.ecn.kmin_bytes = sc.ecn.kmax_bytes = k_bytes;
   scenario::Simulation sim(sc);
-  const RoceConfig& cfg = sim.roce()->config();
-  for (uint32_t s : {8u, 16u}) sim.transport().post(s, 0, 4'000'000'000, 0);
-  const double frame = data_frame_bytes(cfg, cfg.mtu_bytes, false, false) + wire_only_bytes(cfg);
-  const double goodput = 100e9 * cfg.mtu_bytes / frame;
-  const net::Network& net = sim.network();
-  constexpr int64_t kEnd = 4'000 * kUs;
-  constexpr int64_t kHalf = kEnd / 2;
-  int64_t at_half[2] = {0, 0};
-  double queue_sum = 0;
-  int64_t samples = 0;
-  for (int64_t t = kUs / 10; t <= kEnd; t += kUs / 10) {
-    sim.run(t);
-    if (t == kHalf) {
-      for (int i = 0; i < 2; ++i) at_half[i] = sim.transport().message(i).delivered_bytes;
-    }
-    if (t > kHalf) {
-      queue_sum += static_cast<double>(switch_queue_bytes(net));
-      ++samples;
-    }
-  }
-  double total = 0;
-  for (int i = 0; i < 2; ++i) {
-    const double bps =
-        (sim.transport().message(i).delivered_bytes - at_half[i]) * 8.0 / (kHalf * 1e-12);
-    total += bps;
-    EXPECT_NEAR(bps / (goodput / 2), 1.0, 0.10) << "flow " << i << " within 10% of B/2";
-  }
-  (void)cfg;
+  const cc_fabric::TwoFlows f = cc_fabric::two_flows(sim, 4'000 * kUs);
+  for (int i = 0; i < 2; ++i) EXPECT_NEAR(f.share[i], 1.0, 0.10) << "flow " << i << " within 10% of B/2";
   EXPECT_EQ(sim.transport().counters().cnps_sent, 0) << "marks return as the ACKs' echo";
-  return {total / goodput, queue_sum / samples,
-          static_cast<double>(sim.scenario().switch_config.ecn.kmin_bytes)};
+  return {f.link, f.queue_mean, static_cast<double>(sim.scenario().switch_config.ecn.kmin_bytes)};
 }
 
 TEST(DctcpRdma, TwoFlowsShareAPortFairlyWithTheQueueAboutK) {

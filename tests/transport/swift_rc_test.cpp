@@ -23,46 +23,17 @@
 #include "resolve/swift_setup.h"
 #include "transport/rc.h"
 #include "transport/swift.h"
+#include "cc_fabric.h"
 
 namespace fabricsim::transport {
 namespace swift_rc_test {
 
-constexpr int64_t kG = 1'000'000'000;
-constexpr int64_t kUs = kPsPerUs;
+using cc_fabric::kG;
+using cc_fabric::kUs;
+using cc_fabric::queue_bytes;
+using cc_fabric::wire_frame_bytes;
 
-scenario::Scenario roce_leaf_spine() {
-  scenario::Scenario sc;
-  sc.seed = 3;
-  sc.technology = scenario::Technology::kRoce;
-  sc.topology.tiers = 2;
-  sc.topology.radix = 16;
-  sc.topology.hosts = 64;
-  sc.link.rate_bps = 100 * kG;
-  sc.link.cable_m = 3;
-  sc.roce.cc = CongestionControl::kSwift;
-  return sc;
-}
-
-int64_t queue_bytes(const net::Network& net, uint32_t port) {
-  int64_t q = 0;
-  for (const net::ClassQueue& c : net.queues(port).cls) q += c.bytes;
-  return q;
-}
-
-// Every switch port's queue: two flows from different leaves may meet first at a spine's port
-// towards leaf 0 (if ECMP hashes both to one spine) or at leaf 0's port to NIC 0.
-int64_t switch_queue_bytes(const net::Network& net) {
-  int64_t q = 0;
-  for (uint32_t port = 0; port < net.num_ports(); ++port) {
-    if (!net.port(port).is_nic) q += queue_bytes(net, port);
-  }
-  return q;
-}
-
-int64_t wire_frame_bytes(const RoceConfig& cfg) {
-  return data_frame_bytes(cfg, static_cast<uint32_t>(cfg.mtu_bytes), false, false) +
-         wire_only_bytes(cfg);
-}
+scenario::Scenario roce_leaf_spine() { return cc_fabric::roce_leaf_spine(CongestionControl::kSwift); }
 
 TEST(SwiftRc, TheBaseRttAndWindowComeFromTheFabricAndBadValuesNameTheirKey) {
   // The longest host-to-host path of a leaf-spine crosses 4 links and 3 switches: 2 x
@@ -127,50 +98,30 @@ TEST(SwiftRc, TwoFlowsShareAPortFairlyWithTheQueueNearTheTargetDelay) {
   // while its delay is below target = base_target + 3 x per_hop + fs(cwnd) and cuts it above,
   // so in steady state the RTT oscillates about the target: the bottleneck's queue holds about
   // (target - base RTT) x B, and the two equal-path flows get equal shares.
-  scenario::Scenario sc = roce_leaf_spine();
-  scenario::Simulation sim(sc);
+  scenario::Simulation sim(roce_leaf_spine());
   const SwiftParams& p = sim.scenario().roce.swift_params;
-  const RoceConfig& cfg = sim.roce()->config();
-  for (uint32_t s : {8u, 16u}) sim.transport().post(s, 0, 4'000'000'000, 0);
-  const double goodput = 100e9 * cfg.mtu_bytes / static_cast<double>(wire_frame_bytes(cfg));
-  const net::Network& net = sim.network();
-  constexpr int64_t kEnd = 2'000 * kUs;
-  constexpr int64_t kHalf = kEnd / 2;
-  int64_t at_half[2] = {0, 0};
-  double queue_sum = 0;
+  const int mtu = sim.roce()->config().mtu_bytes;
   double cwnd_sum = 0;
   int64_t samples = 0;
   std::vector<QpSample> qps;
-  for (int64_t t = kUs / 10; t <= kEnd; t += kUs / 10) {
-    sim.run(t);
-    if (t == kHalf) {
-      for (int i = 0; i < 2; ++i) at_half[i] = sim.transport().message(i).delivered_bytes;
-    }
-    if (t > kHalf) {
-      queue_sum += static_cast<double>(switch_queue_bytes(net));
-      qps.clear();
-      sim.transport().sample_qps(qps, false);
-      for (const QpSample& s : qps) cwnd_sum += static_cast<double>(s.window_bytes) / cfg.mtu_bytes;
-      ++samples;
-    }
-  }
-  double total = 0;
-  for (int i = 0; i < 2; ++i) {
-    const double bps =
-        (sim.transport().message(i).delivered_bytes - at_half[i]) * 8.0 / (kHalf * 1e-12);
-    total += bps;
-    EXPECT_NEAR(bps / (goodput / 2), 1.0, 0.10) << "flow " << i << " within 10% of B/2";
-  }
+  const cc_fabric::TwoFlows f = cc_fabric::two_flows(sim, 2'000 * kUs, [&] {
+    qps.clear();
+    sim.transport().sample_qps(qps, false);
+    for (const QpSample& s : qps) cwnd_sum += static_cast<double>(s.window_bytes) / mtu;
+    ++samples;
+  });
+  for (int i = 0; i < 2; ++i) EXPECT_NEAR(f.share[i], 1.0, 0.10) << "flow " << i << " within 10% of B/2";
   // The target at the flows' mean window (the flow-scaling term depends on it).
-  SwiftCwnd at_mean(p, 3, cwnd_sum / samples / 2);
+  const double mean_cwnd = cwnd_sum / static_cast<double>(samples) / 2;
+  const SwiftCwnd at_mean(p, 3, mean_cwnd);
   const double target_ps = at_mean.target_delay_ps();
-  const double queue_delay_ps = queue_sum / samples * 8 / 100e9 * 1e12;
+  const double queue_delay_ps = f.queue_mean * 8 / 100e9 * 1e12;
   const double expect_ps = target_ps - static_cast<double>(p.base_rtt_ps);
   std::printf("swift two flows: link %.3f of B, mean cwnd %.2f pkts, queue delay %.2f us, "
               "target - base RTT %.2f us (target %.2f us, base RTT %.2f us)\n",
-              total / goodput, cwnd_sum / samples / 2, queue_delay_ps * 1e-6, expect_ps * 1e-6,
-              target_ps * 1e-6, p.base_rtt_ps * 1e-6);
-  EXPECT_GT(total / goodput, 0.97) << "a standing queue keeps the port busy";
+              f.link, mean_cwnd, queue_delay_ps * 1e-6, expect_ps * 1e-6, target_ps * 1e-6,
+              p.base_rtt_ps * 1e-6);
+  EXPECT_GT(f.link, 0.97) << "a standing queue keeps the port busy";
   EXPECT_NEAR(queue_delay_ps / expect_ps, 1.0, 0.35) << "the queue sits near the target";
 }
 
