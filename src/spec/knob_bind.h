@@ -160,6 +160,21 @@ Knob bind(Knob k, Access access) {
   }
 }
 
+// A parameter of one scheme or mode: meaningful only when `when` holds (its only_with).
+template <typename Access>
+Knob bind_when(const Condition& when, const char* path, KnobType type, const char* description,
+               const char* source, std::optional<Bound> min, std::optional<Bound> max,
+               Access access) {
+  return bind({.path = path,
+               .type = type,
+               .description = description,
+               .source = source,
+               .min = min,
+               .max = max,
+               .only_with = {when}},
+              access);
+}
+
 template <typename E, typename Write, typename Read>
 Knob bind_enum_with(Knob k, std::vector<std::pair<std::string, E>> table, Write write,
                     Read read) {

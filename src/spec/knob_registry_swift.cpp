@@ -12,6 +12,7 @@
 namespace fabricsim::scenario {
 
 using knob_bind::bind;
+using knob_bind::bind_when;
 
 namespace {
 
@@ -20,100 +21,85 @@ using knob_bind::positive;
 const Condition swift{"fabric.roce.cc", "swift"};
 const Condition dctcp{"fabric.roce.cc", "dctcp"};
 
-template <typename Access>
-Knob swift_knob(const char* path, KnobType type, const char* description, const char* source,
-                std::optional<Bound> min, std::optional<Bound> max, Access access) {
-  return bind({.path = path,
-               .type = type,
-               .description = description,
-               .source = source,
-               .min = min,
-               .max = max,
-               .only_with = {swift}},
-              access);
-}
-
 const std::vector<Knob> kSwiftKnobs = {
-    swift_knob("fabric.roce.swift.base_rtt", KnobType::kTime,
-               "The fabric's base RTT: the base target, the largest window (one BDP) and the "
-               "pacing RTT before the first sample derive from it",
-               "the fabric's longest host-to-host path: 2 x its one-way delay plus one data "
-               "frame's serialization per link (as HPCC's T, resolve/hpcc_setup.cpp)",
-               positive, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.base_rtt_ps; }),
-    swift_knob("fabric.roce.swift.base_target", KnobType::kTime,
-               "Target delay of a path before its hop and flow-scaling terms",
-               "base_rtt x 1.25 (fabricsim's: a small standing queue over this fabric's base "
-               "RTT; the paper's value is for Google's fabric)",
-               positive, std::nullopt,
-               [](auto& s) -> auto& { return s.roce.swift.base_target_ps; }),
-    swift_knob("fabric.roce.swift.per_hop", KnobType::kTime,
-               "Target delay added per switch hop of the QP's path", "0.5us (UNVERIFIED)",
-               non_negative, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.per_hop_ps; }),
-    swift_knob("fabric.roce.swift.ai", KnobType::kDouble,
-               "Additive increase, packets per RTT, while the delay is below the target",
-               "1 (UNVERIFIED)", positive, std::nullopt,
-               [](auto& s) -> auto& { return s.roce.swift.ai_pkts; }),
-    swift_knob("fabric.roce.swift.beta", KnobType::kDouble,
-               "Multiplicative decrease gain: x (1 - beta (delay - target) / delay)",
-               "0.8 (UNVERIFIED)", positive, Bound{1},
-               [](auto& s) -> auto& { return s.roce.swift.beta; }),
-    swift_knob("fabric.roce.swift.max_mdf", KnobType::kDouble,
-               "Largest fraction one decrease (or a loss) takes", "0.5 (UNVERIFIED)", positive,
-               std::nullopt, [](auto& s) -> auto& { return s.roce.swift.max_mdf; }),
-    swift_knob("fabric.roce.swift.fs_range", KnobType::kTime,
-               "Flow scaling: the most the target grows at the smallest windows",
-               "5 x base_target (UNVERIFIED)", non_negative, std::nullopt,
-               [](auto& s) -> auto& { return s.roce.swift.fs_range_ps; }),
-    swift_knob("fabric.roce.swift.fs_min_cwnd", KnobType::kDouble,
-               "Window (packets) at which flow scaling reaches fs_range", "0.1 (UNVERIFIED)",
-               positive, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.fs_min_cwnd; }),
-    swift_knob("fabric.roce.swift.fs_max_cwnd", KnobType::kDouble,
-               "Window (packets) at which flow scaling falls to 0", "100 (UNVERIFIED)", positive,
-               std::nullopt, [](auto& s) -> auto& { return s.roce.swift.fs_max_cwnd; }),
-    swift_knob("fabric.roce.swift.min_cwnd", KnobType::kDouble,
-               "Smallest window, packets (below 1: one packet per rtt / cwnd)",
-               "0.001 (UNVERIFIED)", positive, std::nullopt,
-               [](auto& s) -> auto& { return s.roce.swift.min_cwnd; }),
-    swift_knob("fabric.roce.swift.max_cwnd", KnobType::kDouble,
-               "Largest window, packets (also the start: a QP starts at line rate)",
-               "one BDP: line rate x base_rtt / MTU", positive, Bound{1048574},
-               [](auto& s) -> auto& { return s.roce.swift.max_cwnd; }),
-    swift_knob("fabric.roce.swift.retx_reset", KnobType::kInt,
-               "Retransmission timeouts in a row after which the window restarts at min_cwnd",
-               "5 (UNVERIFIED)", Bound{1}, Bound{1000000},
-               [](auto& s) -> auto& { return s.roce.swift.retx_reset; }),
-    bind({.path = "fabric.roce.dctcp.g",
-          .type = KnobType::kDouble,
-          .description = "DCTCP's EWMA gain of alpha, the fraction of marked packets",
-          .source = "1/16: the HPCC simulator's run.py --cc dctcp (g=0.0625), the DCTCP paper's g",
-          .min = positive,
-          .max = Bound{1},
-          .only_with = {dctcp}},
-         [](auto& s) -> auto& { return s.roce.dctcp.g; }),
-    bind({.path = "fabric.roce.dctcp.rate_ai",
-          .type = KnobType::kRate,
-          .description = "Additive increase per round trip of feedback",
-          .source = "one MTU per base RTT: run.py's dctcp_ai 615 Mb/s, 'calculated from RTT=13us "
-                    "and MTU=1KB, because DCTCP add 1 MTU per RTT'",
-          .min = positive,
-          .only_with = {dctcp}},
-         [](auto& s) -> auto& { return s.roce.dctcp.rate_ai_bps; }),
-    bind({.path = "fabric.roce.dctcp.min_rate",
-          .type = KnobType::kRate,
-          .description = "Lowest rate a cut reaches",
-          .source = "1 Gb/s: run.py's config template MIN_RATE",
-          .min = positive,
-          .only_with = {dctcp}},
-         [](auto& s) -> auto& { return s.roce.dctcp.min_rate_bps; }),
-    bind({.path = "fabric.roce.dctcp.base_rtt",
-          .type = KnobType::kTime,
-          .description = "T: the window at line rate is B x T, and rate_ai's default is one MTU "
-                         "per T",
-          .source = "the fabric's largest base RTT between hosts (as HPCC's T; the simulator's "
-                    "VAR_WIN window)",
-          .min = positive,
-          .only_with = {dctcp}},
-         [](auto& s) -> auto& { return s.roce.dctcp.base_rtt_ps; }),
+    bind_when(
+        swift, "fabric.roce.swift.base_rtt", KnobType::kTime,
+        "The fabric's base RTT: the base target, the largest window (one BDP) and the "
+        "pacing RTT before the first sample derive from it",
+        "the fabric's longest host-to-host path: 2 x its one-way delay plus one data "
+        "frame's serialization per link (as HPCC's T, resolve/hpcc_setup.cpp)",
+        positive, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.base_rtt_ps; }),
+    bind_when(
+        swift, "fabric.roce.swift.base_target", KnobType::kTime,
+        "Target delay of a path before its hop and flow-scaling terms",
+        "base_rtt x 1.25 (fabricsim's: a small standing queue over this fabric's base "
+        "RTT; the paper's value is for Google's fabric)",
+        positive, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.base_target_ps; }),
+    bind_when(
+        swift, "fabric.roce.swift.per_hop", KnobType::kTime,
+        "Target delay added per switch hop of the QP's path", "0.5us (UNVERIFIED)", non_negative,
+        std::nullopt, [](auto& s) -> auto& { return s.roce.swift.per_hop_ps; }),
+    bind_when(
+        swift, "fabric.roce.swift.ai", KnobType::kDouble,
+        "Additive increase, packets per RTT, while the delay is below the target", "1 (UNVERIFIED)",
+        positive, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.ai_pkts; }),
+    bind_when(
+        swift, "fabric.roce.swift.beta", KnobType::kDouble,
+        "Multiplicative decrease gain: x (1 - beta (delay - target) / delay)", "0.8 (UNVERIFIED)",
+        positive, Bound{1}, [](auto& s) -> auto& { return s.roce.swift.beta; }),
+    bind_when(
+        swift, "fabric.roce.swift.max_mdf", KnobType::kDouble,
+        "Largest fraction one decrease (or a loss) takes", "0.5 (UNVERIFIED)", positive,
+        std::nullopt, [](auto& s) -> auto& { return s.roce.swift.max_mdf; }),
+    bind_when(
+        swift, "fabric.roce.swift.fs_range", KnobType::kTime,
+        "Flow scaling: the most the target grows at the smallest windows",
+        "5 x base_target (UNVERIFIED)", non_negative, std::nullopt,
+        [](auto& s) -> auto& { return s.roce.swift.fs_range_ps; }),
+    bind_when(
+        swift, "fabric.roce.swift.fs_min_cwnd", KnobType::kDouble,
+        "Window (packets) at which flow scaling reaches fs_range", "0.1 (UNVERIFIED)", positive,
+        std::nullopt, [](auto& s) -> auto& { return s.roce.swift.fs_min_cwnd; }),
+    bind_when(
+        swift, "fabric.roce.swift.fs_max_cwnd", KnobType::kDouble,
+        "Window (packets) at which flow scaling falls to 0", "100 (UNVERIFIED)", positive,
+        std::nullopt, [](auto& s) -> auto& { return s.roce.swift.fs_max_cwnd; }),
+    bind_when(
+        swift, "fabric.roce.swift.min_cwnd", KnobType::kDouble,
+        "Smallest window, packets (below 1: one packet per rtt / cwnd)", "0.001 (UNVERIFIED)",
+        positive, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.min_cwnd; }),
+    bind_when(
+        swift, "fabric.roce.swift.max_cwnd", KnobType::kDouble,
+        "Largest window, packets (also the start: a QP starts at line rate)",
+        "one BDP: line rate x base_rtt / MTU", positive, Bound{1048574},
+        [](auto& s) -> auto& { return s.roce.swift.max_cwnd; }),
+    bind_when(
+        swift, "fabric.roce.swift.retx_reset", KnobType::kInt,
+        "Retransmission timeouts in a row after which the window restarts at min_cwnd",
+        "5 (UNVERIFIED)", Bound{1}, Bound{1000000},
+        [](auto& s) -> auto& { return s.roce.swift.retx_reset; }),
+    bind_when(
+        dctcp, "fabric.roce.dctcp.g", KnobType::kDouble,
+        "DCTCP's EWMA gain of alpha, the fraction of marked packets",
+        "1/16: the HPCC simulator's run.py --cc dctcp (g=0.0625), the DCTCP paper's g", positive,
+        Bound{1}, [](auto& s) -> auto& { return s.roce.dctcp.g; }),
+    bind_when(
+        dctcp, "fabric.roce.dctcp.rate_ai", KnobType::kRate,
+        "Additive increase per round trip of feedback",
+        "one MTU per base RTT: run.py's dctcp_ai 615 Mb/s, 'calculated from RTT=13us "
+        "and MTU=1KB, because DCTCP add 1 MTU per RTT'",
+        positive, std::nullopt, [](auto& s) -> auto& { return s.roce.dctcp.rate_ai_bps; }),
+    bind_when(
+        dctcp, "fabric.roce.dctcp.min_rate", KnobType::kRate, "Lowest rate a cut reaches",
+        "1 Gb/s: run.py's config template MIN_RATE", positive, std::nullopt,
+        [](auto& s) -> auto& { return s.roce.dctcp.min_rate_bps; }),
+    bind_when(
+        dctcp, "fabric.roce.dctcp.base_rtt", KnobType::kTime,
+        "T: the window at line rate is B x T, and rate_ai's default is one MTU "
+        "per T",
+        "the fabric's largest base RTT between hosts (as HPCC's T; the simulator's "
+        "VAR_WIN window)",
+        positive, std::nullopt, [](auto& s) -> auto& { return s.roce.dctcp.base_rtt_ps; }),
 };
 
 }  // namespace

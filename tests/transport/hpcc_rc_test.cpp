@@ -22,31 +22,15 @@
 #include "resolve/resolve.h"
 #include "transport/hpcc.h"
 #include "transport/rc.h"
+#include "cc_fabric.h"
 
 namespace fabricsim::transport {
 namespace hpcc_rc_test {
 
-constexpr int64_t kG = 1'000'000'000;
-constexpr int64_t kUs = kPsPerUs;
-
-scenario::Scenario roce_leaf_spine(CongestionControl cc) {
-  scenario::Scenario sc;
-  sc.seed = 3;
-  sc.technology = scenario::Technology::kRoce;
-  sc.topology.tiers = 2;
-  sc.topology.radix = 16;
-  sc.topology.hosts = 64;
-  sc.link.rate_bps = 100 * kG;
-  sc.link.cable_m = 3;
-  sc.roce.cc = cc;
-  return sc;
-}
-
-int64_t queue_bytes(const net::Network& net, uint32_t port) {
-  int64_t q = 0;
-  for (const net::ClassQueue& c : net.queues(port).cls) q += c.bytes;
-  return q;
-}
+using cc_fabric::kG;
+using cc_fabric::kUs;
+using cc_fabric::queue_bytes;
+using cc_fabric::roce_leaf_spine;
 
 // A data frame as HPCC sends it: the RoCE frame, its wire overhead and the INT header.
 int64_t hpcc_wire_frame_bytes(const RoceConfig& cfg) {
