@@ -126,7 +126,8 @@ void apply_infiniband(Scenario& sc) {
     why = "PFC is an Ethernet mechanism: an InfiniBand fabric is lossless by credits";
   } else if (sc.roce.cc != transport::CongestionControl::kNone) {
     key = "fabric.roce.cc";
-    why = "DCQCN is RoCE's; InfiniBand's own congestion control is fabric.ib.cc.enabled";
+    why = "its schemes (DCQCN, TIMELY, HPCC, Swift, DCTCP) are RoCE's; InfiniBand's own "
+          "congestion control is fabric.ib.cc.enabled";
   } else if (sc.ecn.marking == EcnMode::kOn) {
     key = "fabric.ecn.marking";
     why = "ECN is an IP mechanism; InfiniBand marks FECN with fabric.ib.cc.enabled";
