@@ -46,10 +46,17 @@ int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const RoceConfig& roce
                      const net::NicConfig& nic) {
   const uint32_t n = packets_for(size_bytes, roce.mtu_bytes);
   const int64_t last_payload = size_bytes - static_cast<int64_t>(n - 1) * roce.mtu_bytes;
+  // Every frame's wire bytes: the first and the last carry their own headers (RETH, AETH), the
+  // n - 2 between are alike (a closed form: flow mode asks this once per message).
+  const int64_t gap = wire_only_bytes(roce);
   int64_t wire = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t payload = i + 1 < n ? roce.mtu_bytes : static_cast<uint32_t>(last_payload);
-    wire += data_frame_bytes(roce, payload, i == 0, i + 1 == n) + wire_only_bytes(roce);
+  if (n == 1) {
+    wire = data_frame_bytes(roce, static_cast<uint32_t>(last_payload), true, true) + gap;
+  } else {
+    const uint32_t mtu = static_cast<uint32_t>(roce.mtu_bytes);
+    wire = data_frame_bytes(roce, mtu, true, false) + gap +
+           static_cast<int64_t>(n - 2) * (data_frame_bytes(roce, mtu, false, false) + gap) +
+           data_frame_bytes(roce, static_cast<uint32_t>(last_payload), false, true) + gap;
   }
   // The largest frame is the first (it carries the RETH or AETH) unless the message is one packet.
   const uint32_t largest_wire =
