@@ -79,7 +79,7 @@ uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl) {
   // They are created together with the pair's first message, and messages take them in turn.
   const uint64_t key = (static_cast<uint64_t>(src_nic) << 34) |
                        (static_cast<uint64_t>(dst_nic) << 4) | static_cast<uint64_t>(sl);
-  auto [it, inserted] = qp_index_.emplace(key, static_cast<uint32_t>(qps_.size()));
+  auto [it, inserted] = qp_index_.try_emplace(key, static_cast<uint32_t>(qps_.size()));
   const auto per_pair = static_cast<uint32_t>(cfg_.qps_per_pair);
   for (uint32_t k = 0; inserted && k < per_pair; ++k) {
     const auto qp_id = static_cast<uint32_t>(qps_.size());

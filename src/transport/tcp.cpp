@@ -82,7 +82,7 @@ TcpWindowCc TcpTransport::make_cc(uint32_t connection) const {
 
 uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
   const uint64_t key = (static_cast<uint64_t>(src) << 32) | dst;
-  auto [it, inserted] = conn_index_.emplace(key, static_cast<uint32_t>(conns_.size()));
+  auto [it, inserted] = conn_index_.try_emplace(key, static_cast<uint32_t>(conns_.size()));
   const auto per_pair = static_cast<uint32_t>(cfg_.connections_per_pair);
   if (inserted) pair_turn_.push_back(0);
   for (uint32_t k = 0; inserted && k < per_pair; ++k) {

@@ -130,7 +130,7 @@ void UetTransport::on_dropped(const Packet& p, net::DropReason reason) {
 
 uint32_t UetTransport::pdc_for(uint32_t src, uint32_t dst) {
   const uint64_t key = (static_cast<uint64_t>(src) << 32) | dst;
-  auto [it, inserted] = pdc_index_.emplace(key, static_cast<uint32_t>(pdcs_.size()));
+  auto [it, inserted] = pdc_index_.try_emplace(key, static_cast<uint32_t>(pdcs_.size()));
   if (inserted) {
     UetPdc q;
     q.src_nic = src;

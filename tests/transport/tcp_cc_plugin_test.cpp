@@ -55,12 +55,22 @@ scenario::Scenario iwarp_leaf_spine(const std::string& rule) {
   return sc;
 }
 
+struct Sample {
+  std::string cc;
+  int64_t window_bytes = 0;
+};
+
 // The time one 4 MB message takes from NIC 1 to NIC 2 (one switch) under `rule`.
-int64_t transfer_ps(const std::string& rule, std::vector<QpSample>* samples = nullptr) {
+int64_t transfer_ps(const std::string& rule, std::vector<Sample>* samples = nullptr) {
   scenario::Simulation sim(iwarp_leaf_spine(rule));
   const uint32_t m = sim.transport().post(1, 2, 4'000'000, 0);
   sim.run();
-  if (samples != nullptr) sim.transport().sample_qps(*samples, false);
+  if (samples != nullptr) {
+    std::vector<QpSample> qps;
+    sim.transport().sample_qps(qps, false);
+    // A sample's `cc` points into the transport: copied while the simulation lives.
+    for (const QpSample& q : qps) samples->push_back({q.cc, q.window_bytes});
+  }
   const MessageRecord& r = sim.transport().message(m);
   EXPECT_GT(r.rx_done_ps, 0) << rule << ": the message arrived";
   return r.rx_done_ps;
@@ -69,11 +79,11 @@ int64_t transfer_ps(const std::string& rule, std::vector<QpSample>* samples = nu
 TEST(TcpCcPlugin, ARegisteredRuleHoldsTheWindowAndTheTimeFollowsWindowOverRtt) {
   ASSERT_TRUE(kRegistered);
   acks_seen = 0;
-  std::vector<QpSample> samples;
+  std::vector<Sample> samples;
   const int64_t t4 = transfer_ps("test-fixed-4", &samples);
   EXPECT_GT(acks_seen, 0) << "the rule hears the ACKs";
   ASSERT_EQ(samples.size(), 1u);
-  EXPECT_STREQ(samples[0].cc, "test-fixed-4");
+  EXPECT_EQ(samples[0].cc, "test-fixed-4");
   const int64_t mss = tcp_mss_bytes(scenario::resolve(iwarp_leaf_spine("test-fixed-4")).sc.tcp);
   EXPECT_EQ(samples[0].window_bytes, 4 * mss) << "the window the rule set";
   // 4 and 8 segments per round trip are far below one path's 100 Gb/s (8 x 1448 B per ~10 us

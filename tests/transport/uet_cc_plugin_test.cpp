@@ -52,11 +52,21 @@ scenario::Scenario uet_leaf_spine(const std::string& rule) {
   return sc;
 }
 
-int64_t transfer_ps(const std::string& rule, std::vector<QpSample>* samples = nullptr) {
+struct Sample {
+  std::string cc;
+  int64_t window_bytes = 0;
+};
+
+int64_t transfer_ps(const std::string& rule, std::vector<Sample>* samples = nullptr) {
   scenario::Simulation sim(uet_leaf_spine(rule));
   const uint32_t m = sim.transport().post(1, 2, 4'000'000, 0);  // one switch
   sim.run();
-  if (samples != nullptr) sim.transport().sample_qps(*samples, false);
+  if (samples != nullptr) {
+    std::vector<QpSample> qps;
+    sim.transport().sample_qps(qps, false);
+    // A sample's `cc` points into the transport: copied while the simulation lives.
+    for (const QpSample& q : qps) samples->push_back({q.cc, q.window_bytes});
+  }
   const MessageRecord& r = sim.transport().message(m);
   EXPECT_GT(r.rx_done_ps, 0) << rule << ": the message arrived";
   return r.rx_done_ps;
@@ -65,11 +75,11 @@ int64_t transfer_ps(const std::string& rule, std::vector<QpSample>* samples = nu
 TEST(UetCcPlugin, ARegisteredRuleIsTheWindowAndTheTimeFollowsWindowOverRtt) {
   ASSERT_TRUE(kRegistered);
   acks_seen = 0;
-  std::vector<QpSample> samples;
+  std::vector<Sample> samples;
   const int64_t t4 = transfer_ps("test-frames-4", &samples);
   EXPECT_GT(acks_seen, 0) << "the rule hears the ACKs";
   ASSERT_EQ(samples.size(), 1u);
-  EXPECT_STREQ(samples[0].cc, "test-frames-4");
+  EXPECT_EQ(samples[0].cc, "test-frames-4");
   // 4 and 8 frames per round trip are below a 100 Gb/s path's bandwidth-delay product (~15
   // frames of 4 KiB at a few microseconds), so both are window-bound with the same round trip:
   // twice the window moves the message in half the time (within 10 %: the first packet's
