@@ -32,42 +32,50 @@ const std::vector<Knob> kSwiftKnobs = {
     bind_when(
         swift, "fabric.roce.swift.base_target", KnobType::kTime,
         "Target delay of a path before its hop and flow-scaling terms",
-        "base_rtt x 1.25 (fabricsim's: a small standing queue over this fabric's base "
-        "RTT; the paper's value is for Google's fabric)",
+        "1.25 x the base RTT of a path without switches (fabricsim's: a path's target is "
+        "1.25 x its own base RTT; the paper gives Google's values only, htsim 20 us)",
         positive, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.base_target_ps; }),
     bind_when(
         swift, "fabric.roce.swift.per_hop", KnobType::kTime,
-        "Target delay added per switch hop of the QP's path", "0.5us (UNVERIFIED)", non_negative,
-        std::nullopt, [](auto& s) -> auto& { return s.roce.swift.per_hop_ps; }),
+        "Target delay added per switch hop of the QP's path",
+        "1.25 x what a switch hop adds to the base RTT (fabricsim's; 0 where base_rtt is set; "
+        "the paper gives no value, htsim 20 us / 6.55)",
+        non_negative, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.per_hop_ps; }),
     bind_when(
         swift, "fabric.roce.swift.ai", KnobType::kDouble,
-        "Additive increase, packets per RTT, while the delay is below the target", "1 (UNVERIFIED)",
-        positive, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.ai_pkts; }),
+        "Additive increase, packets per RTT, while the delay is below the target",
+        "1: htsim's guess; the paper gives no value (UNVERIFIED)", positive, std::nullopt,
+        [](auto& s) -> auto& { return s.roce.swift.ai_pkts; }),
     bind_when(
         swift, "fabric.roce.swift.beta", KnobType::kDouble,
-        "Multiplicative decrease gain: x (1 - beta (delay - target) / delay)", "0.8 (UNVERIFIED)",
-        positive, Bound{1}, [](auto& s) -> auto& { return s.roce.swift.beta; }),
+        "Multiplicative decrease gain: x (1 - beta (delay - target) / delay)",
+        "0.8: htsim's guess; the paper gives no value (UNVERIFIED)", positive, Bound{1},
+        [](auto& s) -> auto& { return s.roce.swift.beta; }),
     bind_when(
         swift, "fabric.roce.swift.max_mdf", KnobType::kDouble,
-        "Largest fraction one decrease (or a loss) takes", "0.5 (UNVERIFIED)", positive,
-        std::nullopt, [](auto& s) -> auto& { return s.roce.swift.max_mdf; }),
+        "Largest fraction one decrease (or a loss) takes",
+        "0.5: htsim's guess; the paper gives no value (UNVERIFIED)", positive, std::nullopt,
+        [](auto& s) -> auto& { return s.roce.swift.max_mdf; }),
     bind_when(
         swift, "fabric.roce.swift.fs_range", KnobType::kTime,
         "Flow scaling: the most the target grows at the smallest windows",
-        "5 x base_target (UNVERIFIED)", non_negative, std::nullopt,
-        [](auto& s) -> auto& { return s.roce.swift.fs_range_ps; }),
+        "5 x base_target: htsim's; the paper gives no value (UNVERIFIED)", non_negative,
+        std::nullopt, [](auto& s) -> auto& { return s.roce.swift.fs_range_ps; }),
     bind_when(
         swift, "fabric.roce.swift.fs_min_cwnd", KnobType::kDouble,
-        "Window (packets) at which flow scaling reaches fs_range", "0.1 (UNVERIFIED)", positive,
-        std::nullopt, [](auto& s) -> auto& { return s.roce.swift.fs_min_cwnd; }),
+        "Window (packets) at which flow scaling reaches fs_range",
+        "0.1: htsim's; the paper gives no value (UNVERIFIED)", positive, std::nullopt,
+        [](auto& s) -> auto& { return s.roce.swift.fs_min_cwnd; }),
     bind_when(
         swift, "fabric.roce.swift.fs_max_cwnd", KnobType::kDouble,
-        "Window (packets) at which flow scaling falls to 0", "100 (UNVERIFIED)", positive,
-        std::nullopt, [](auto& s) -> auto& { return s.roce.swift.fs_max_cwnd; }),
+        "Window (packets) at which flow scaling falls to 0",
+        "100: htsim's; the paper gives no value (UNVERIFIED)", positive, std::nullopt,
+        [](auto& s) -> auto& { return s.roce.swift.fs_max_cwnd; }),
     bind_when(
         swift, "fabric.roce.swift.min_cwnd", KnobType::kDouble,
-        "Smallest window, packets (below 1: one packet per rtt / cwnd)", "0.001 (UNVERIFIED)",
-        positive, std::nullopt, [](auto& s) -> auto& { return s.roce.swift.min_cwnd; }),
+        "Smallest window, packets (below 1: one packet per rtt / cwnd)",
+        "0.001: the paper, section 3.4", positive, std::nullopt,
+        [](auto& s) -> auto& { return s.roce.swift.min_cwnd; }),
     bind_when(
         swift, "fabric.roce.swift.max_cwnd", KnobType::kDouble,
         "Largest window, packets (also the start: a QP starts at line rate)",
@@ -76,8 +84,8 @@ const std::vector<Knob> kSwiftKnobs = {
     bind_when(
         swift, "fabric.roce.swift.retx_reset", KnobType::kInt,
         "Retransmission timeouts in a row after which the window restarts at min_cwnd",
-        "5 (UNVERIFIED)", Bound{1}, Bound{1000000},
-        [](auto& s) -> auto& { return s.roce.swift.retx_reset; }),
+        "5: htsim's RETX_RESET_THRESHOLD guess; the paper gives no value (UNVERIFIED)", Bound{1},
+        Bound{1000000}, [](auto& s) -> auto& { return s.roce.swift.retx_reset; }),
     bind_when(
         dctcp, "fabric.roce.dctcp.g", KnobType::kDouble,
         "DCTCP's EWMA gain of alpha, the fraction of marked packets",

@@ -8,6 +8,10 @@
 //                 b = -a / sqrt(fs_max_cwnd)   (fs_range at fs_min_cwnd, 0 at fs_max_cwnd)
 //   delay < target: cwnd += ai x acked / cwnd   (cwnd >= 1; ai x acked below 1): +ai per RTT
 //   else, at most once per RTT: cwnd x= max(1 - beta (delay - target) / delay, 1 - max_mdf)
+//   (the RTT counts from the last decrease. Algorithm 1 as printed restarts that clock whenever
+//   cwnd <= its previous value, which under sustained congestion, every ACK above target, would
+//   never allow a second decrease; htsim restarts it on a decrease (cwnd < previous) and so does
+//   this model)
 //   cwnd within [min_cwnd, max_cwnd]
 //   on a retransmission timeout: cwnd = min_cwnd after retx_reset timeouts in a row, else
 //   x (1 - max_mdf) at most once per RTT; on fast recovery (a RoCE sequence NAK): x (1 - max_mdf)
@@ -40,8 +44,12 @@ struct SwiftParams {
   int64_t base_rtt_ps = 0;     // the fabric's base RTT: the pacing RTT before the first sample
 };
 
-// Defaults and their sources in swift.cpp. REQUIRES: base_rtt_ps > 0, bdp_pkts > 0.
-SwiftParams swift_defaults(int64_t base_rtt_ps, double bdp_pkts);
+// Defaults and their sources in swift.cpp. base_rtt_ps: the fabric's longest host-to-host base
+// RTT, which crosses longest_hops switches, each adding per_hop_rtt_ps to a round trip (0 and 0
+// where only the base RTT is known: the target is then 1.25 x it on every path).
+// REQUIRES: base_rtt_ps > longest_hops x per_hop_rtt_ps >= 0, bdp_pkts > 0.
+SwiftParams swift_defaults(int64_t base_rtt_ps, int64_t per_hop_rtt_ps, int longest_hops,
+                           double bdp_pkts);
 
 struct SwiftParamError : std::invalid_argument {
   SwiftParamError(std::string field_name, const std::string& what)

@@ -46,7 +46,12 @@ TEST(SwiftRc, TheBaseRttAndWindowComeFromTheFabricAndBadValuesNameTheirKey) {
   const int64_t rtt = 2 * one_way + 4 * serialization_ps(wire_frame_bytes(r.sc.roce), 100 * kG);
   const SwiftParams& p = r.sc.roce.swift_params;
   EXPECT_EQ(p.base_rtt_ps, rtt);
-  EXPECT_EQ(p.base_target_ps, rtt + rtt / 4);
+  // A switch hop adds a cable and a switch each way and a frame's serialization; the target is
+  // 1.25 x the path's own base RTT: base target 1.25 x the zero-hop RTT, 1.25 x a hop's share.
+  const int64_t hop = 2 * r.sc.link.propagation_ps() + 2 * r.sc.switch_config.latency_ps +
+                      serialization_ps(wire_frame_bytes(r.sc.roce), 100 * kG);
+  EXPECT_EQ(p.per_hop_ps, hop + hop / 4);
+  EXPECT_EQ(p.base_target_ps, (rtt - 3 * hop) + (rtt - 3 * hop) / 4);
   EXPECT_NEAR(p.max_cwnd, 100e9 / 8 * rtt * 1e-12 / r.sc.roce.mtu_bytes, 1e-9)
       << "one BDP of MTU packets";
   sc.roce.swift.max_mdf = 1.0;
@@ -65,7 +70,10 @@ TEST(SwiftRc, TheBaseRttAndWindowComeFromTheFabricAndBadValuesNameTheirKey) {
     EXPECT_EQ(e.key_path(), "fabric.roce.swift.base_rtt");
   }
   sc.roce.swift.base_rtt_ps = 9 * kUs;
-  EXPECT_EQ(scenario::resolve_swift(sc).base_rtt_ps, 9 * kUs);
+  const SwiftParams given = scenario::resolve_swift(sc);
+  EXPECT_EQ(given.base_rtt_ps, 9 * kUs);
+  EXPECT_EQ(given.base_target_ps, 9 * kUs + 9 * kUs / 4) << "given: 1.25 x it, no hop term";
+  EXPECT_EQ(given.per_hop_ps, 0);
 }
 
 TEST(SwiftRc, TheWindowHoldsAQpAndItsDataIsNotEcnCapable) {
@@ -96,8 +104,11 @@ TEST(SwiftRc, TheWindowHoldsAQpAndItsDataIsNotEcnCapable) {
 TEST(SwiftRc, TwoFlowsShareAPortFairlyWithTheQueueNearTheTargetDelay) {
   // NIC 8 and NIC 16 (two other leaves: 3 switch hops) send to NIC 0. Swift grows a window
   // while its delay is below target = base_target + 3 x per_hop + fs(cwnd) and cuts it above,
-  // so in steady state the RTT oscillates about the target: the bottleneck's queue holds about
-  // (target - base RTT) x B, and the two equal-path flows get equal shares.
+  // so the queue is held at (target - base RTT) x B or a little above it: the ACK that sees
+  // the excess comes a round trip after the queue built, and the cut window drains it another
+  // round trip later, while each of the 2 flows adds ai = 1 packet per round trip. So the mean
+  // queue delay lies between target - base RTT and that plus 2 rounds x 2 flows x 1 frame / B.
+  // The two equal-path flows get equal shares.
   scenario::Simulation sim(roce_leaf_spine());
   const SwiftParams& p = sim.scenario().roce.swift_params;
   const int mtu = sim.roce()->config().mtu_bytes;
@@ -117,12 +128,16 @@ TEST(SwiftRc, TwoFlowsShareAPortFairlyWithTheQueueNearTheTargetDelay) {
   const double target_ps = at_mean.target_delay_ps();
   const double queue_delay_ps = f.queue_mean * 8 / 100e9 * 1e12;
   const double expect_ps = target_ps - static_cast<double>(p.base_rtt_ps);
+  const double frame_ps =
+      static_cast<double>(wire_frame_bytes(sim.roce()->config())) * 8 / 100e9 * 1e12;
+  const double overshoot_ps = 2 * 2 * p.ai_pkts * frame_ps;
   std::printf("swift two flows: link %.3f of B, mean cwnd %.2f pkts, queue delay %.2f us, "
               "target - base RTT %.2f us (target %.2f us, base RTT %.2f us)\n",
               f.link, mean_cwnd, queue_delay_ps * 1e-6, expect_ps * 1e-6, target_ps * 1e-6,
               p.base_rtt_ps * 1e-6);
   EXPECT_GT(f.link, 0.97) << "a standing queue keeps the port busy";
-  EXPECT_NEAR(queue_delay_ps / expect_ps, 1.0, 0.35) << "the queue sits near the target";
+  EXPECT_GE(queue_delay_ps, 0.9 * expect_ps) << "the rule holds the queue up to its target";
+  EXPECT_LE(queue_delay_ps, expect_ps + overshoot_ps) << "and a few additive steps above it";
 }
 
 TEST(SwiftRc, AnIncastsQueueIsBoundedByTheWindows) {

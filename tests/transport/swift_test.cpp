@@ -13,8 +13,24 @@ namespace swift_test {
 
 constexpr int64_t kUs = kPsPerUs;
 
-// Base RTT 10 us, BDP 100 packets: base target 12.5 us, 0.5 us per hop, fs_range 62.5 us.
-SwiftParams params() { return swift_defaults(10 * kUs, 100); }
+// Base RTT 10 us and no hop term (only the base RTT known), BDP 100 packets: base target
+// 1.25 x 10 = 12.5 us, fs_range 5 x 12.5 = 62.5 us; per hop set to 0.5 us here.
+SwiftParams params() {
+  SwiftParams p = swift_defaults(10 * kUs, 0, 0, 100);
+  p.per_hop_ps = kUs / 2;
+  return p;
+}
+
+TEST(Swift, TheDefaultTargetIsAQuarterAboveEachPathsBaseRtt) {
+  // A fabric whose longest path (3 switches) has a base RTT of 10 us, each switch adding 2 us:
+  // a zero-hop round trip is 4 us, so base target 5 us and 2.5 us per hop; a path of h switches
+  // (base RTT 4 + 2h us) gets 1.25 x its own at a large window.
+  const SwiftParams p = swift_defaults(10 * kUs, 2 * kUs, 3, 100);
+  for (int h = 1; h <= 3; ++h) {
+    SwiftCwnd s(p, h, 100);  // fs(100) = 0
+    EXPECT_NEAR(s.target_delay_ps(), 1.25 * (4 + 2 * h) * kUs, 1) << h << " hops";
+  }
+}
 
 TEST(Swift, TargetIsBasePlusHopsAtALargeWindow) {
   const SwiftParams p = params();
