@@ -31,14 +31,7 @@ template <typename Access>
 Knob dcqcn_knob(const char* path, KnobType type, const char* description, std::optional<Bound> min,
                 std::optional<Bound> max, Access access,
                 const char* source = "the profile's (transport/dcqcn.cpp cites each)") {
-  return bind({.path = path,
-               .type = type,
-               .description = description,
-               .source = source,
-               .min = min,
-               .max = max,
-               .only_with = {dcqcn}},
-              access);
+  return knob_bind::bind_when(dcqcn, path, type, description, source, min, max, access);
 }
 
 const std::vector<Knob> kCongestionKnobs = {
