@@ -175,8 +175,8 @@ SendState RoceTransport::send_state(uint32_t entry, int64_t& at_ps) {
     at_ps = not_before;
     return SendState::kLater;
   }
-  // A window (HPCC, Swift) holds the QP until an ACK frees room (on_hpcc_ack, on_swift_ack
-  // activate it again).
+  // A window (HPCC, Swift, DCTCP) holds the QP until an ACK frees room (on_hpcc_ack,
+  // on_swift_ack, on_dctcp_ack activate it again).
   if (windowed() && window_full(entry)) return SendState::kBlocked;
   return SendState::kReady;
 }

@@ -274,7 +274,8 @@ class RoceTransport final : public NicCore<RoceTransport> {
   // An ACK of `psn` reached the requester: its INT records update the QP's rate and window,
   // and a QP its window held may send again.
   void on_hpcc_ack(uint32_t qp, uint32_t psn);
-  // Whether the QP's bytes in flight fill its window (HPCC, Swift; never for rate-only schemes).
+  // Whether the QP's bytes in flight fill its window (HPCC, Swift, DCTCP; never for rate-only
+  // schemes).
   bool window_full(uint32_t qp) const;
   bool windowed() const {
     return cfg_.cc == CongestionControl::kHpcc || cfg_.cc == CongestionControl::kSwift ||
