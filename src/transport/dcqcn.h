@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "transport/param_error.h"
 #include "transport/transport.h"  // kNoTimer
 
 namespace fabricsim::transport {
@@ -78,11 +79,7 @@ std::vector<std::string> dcqcn_profile_names();
 // A DCQCN parameter out of range. `field` is the scenario key of the parameter below
 // "fabric." (e.g. "roce.dcqcn.min_rate", "ecn.kmax"), so the scenario layer can name the key
 // the user wrote; the transport itself knows no scenario keys beyond these names.
-struct DcqcnParamError : std::invalid_argument {
-  DcqcnParamError(std::string field_name, const std::string& what)
-      : std::invalid_argument(what), field(std::move(field_name)) {}
-  std::string field;
-};
+using DcqcnParamError = ParamError;  // transport/param_error.h
 
 // Throws DcqcnParamError for the first field out of range, for a line rate.
 void validate_dcqcn_params(const DcqcnParams& p, int64_t line_rate_bps);

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "transport/param_error.h"
 #include "transport/transport.h"  // kNoTimer
 
 namespace fabricsim::transport {
@@ -33,11 +34,7 @@ struct DctcpRdmaParams {
 // The defaults (sources in dctcp_rdma.cpp) for a line rate, MTU and T.
 DctcpRdmaParams dctcp_rdma_defaults(int64_t line_rate_bps, int mtu_bytes, int64_t base_rtt_ps);
 
-struct DctcpRdmaParamError : std::invalid_argument {
-  DctcpRdmaParamError(std::string field_name, const std::string& what)
-      : std::invalid_argument(what), field(std::move(field_name)) {}
-  std::string field;  // below "fabric." (e.g. "roce.dctcp.g")
-};
+using DctcpRdmaParamError = ParamError;  // transport/param_error.h
 void validate_dctcp_rdma_params(const DctcpRdmaParams& p, int64_t line_rate_bps);
 
 class DctcpRdma {

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "net/int_telemetry.h"
+#include "transport/param_error.h"
 
 namespace fabricsim::transport {
 
@@ -47,11 +48,7 @@ struct HpccParams {
 // The defaults for a line rate and a base RTT (sources above; docs/cc.md "HPCC").
 HpccParams hpcc_defaults(int64_t line_rate_bps, int64_t base_rtt_ps);
 
-struct HpccParamError : std::invalid_argument {
-  HpccParamError(std::string field_name, const std::string& what)
-      : std::invalid_argument(what), field(std::move(field_name)) {}
-  std::string field;  // below "fabric." (e.g. "roce.hpcc.eta")
-};
+using HpccParamError = ParamError;  // transport/param_error.h
 void validate_hpcc_params(const HpccParams& p, int64_t line_rate_bps);
 
 class HpccCc {

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "transport/param_error.h"
 #include "transport/transport.h"  // kNoTimer
 
 namespace fabricsim::transport {
@@ -50,11 +51,7 @@ struct IbCcParams {
 // The defaults (values and sources in ib_cc.cpp; docs/cc.md "InfiniBand CC").
 IbCcParams ib_cc_defaults();
 
-struct IbCcParamError : std::invalid_argument {
-  IbCcParamError(std::string field_name, const std::string& what)
-      : std::invalid_argument(what), field(std::move(field_name)) {}
-  std::string field;  // the key below "fabric." (e.g. "ib.cc.ccti_limit")
-};
+using IbCcParamError = ParamError;  // transport/param_error.h
 void validate_ib_cc_params(const IbCcParams& p);
 
 // The reaction point of one QP. REQUIRES (every call): now_ps never decreases.

@@ -117,7 +117,6 @@ SwiftCc::SwiftCc(const SwiftParams& p, int hops, int64_t line_rate_bps, int mtu_
       line_rate_bps_(line_rate_bps),
       mtu_bytes_(mtu_bytes),
       wire_mtu_bytes_(wire_mtu_bytes),
-      base_rtt_ps_(p.base_rtt_ps),
       stamps_(stamp_slots(p), -1) {}
 
 int64_t SwiftCc::window_bytes() const {
@@ -130,7 +129,7 @@ int64_t SwiftCc::rate_bps() const {
   const double cwnd = cwnd_.cwnd_pkts();
   if (cwnd >= 1) return line_rate_bps_;  // the window alone limits it
   // One full frame per rtt / cwnd (the paper's pacing delay), at most the line rate.
-  const int64_t rtt_ps = cwnd_.last_rtt_ps() > 0 ? cwnd_.last_rtt_ps() : base_rtt_ps_;
+  const int64_t rtt_ps = cwnd_.last_rtt_ps() > 0 ? cwnd_.last_rtt_ps() : cwnd_.params().base_rtt_ps;
   const double rate = static_cast<double>(wire_mtu_bytes_) * 8 * cwnd * 1e12 / rtt_ps;
   return std::clamp(static_cast<int64_t>(rate), int64_t{1}, line_rate_bps_);
 }

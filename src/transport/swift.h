@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "transport/param_error.h"
 #include "transport/transport.h"  // kNoTimer
 
 namespace fabricsim::transport {
@@ -51,11 +52,7 @@ struct SwiftParams {
 SwiftParams swift_defaults(int64_t base_rtt_ps, int64_t per_hop_rtt_ps, int longest_hops,
                            double bdp_pkts);
 
-struct SwiftParamError : std::invalid_argument {
-  SwiftParamError(std::string field_name, const std::string& what)
-      : std::invalid_argument(what), field(std::move(field_name)) {}
-  std::string field;  // the key below "fabric." (e.g. "roce.swift.beta")
-};
+using SwiftParamError = ParamError;  // transport/param_error.h
 void validate_swift_params(const SwiftParams& p);
 
 // One QP's Swift window. REQUIRES: `p` outlives the object; now_ps never decreases.
@@ -67,6 +64,7 @@ class SwiftCwnd {
   double cwnd_pkts() const { return cwnd_pkts_; }
   double target_delay_ps() const;
   int64_t last_rtt_ps() const { return last_rtt_ps_; }  // 0 before the first sample
+  const SwiftParams& params() const { return *p_; }
   // One ACK of acked_pkts packets with delay sample delay_ps (< 0: none, nothing changes but
   // the retransmission count). now_ps and the last rtt decide whether a decrease is allowed
   // (once per RTT).
@@ -127,7 +125,6 @@ class SwiftCc {
   int64_t line_rate_bps_;
   int mtu_bytes_;
   int64_t wire_mtu_bytes_;
-  int64_t base_rtt_ps_;
   std::vector<int64_t> stamps_;  // [psn mod size]: first-transmission time, -1 = none
 };
 

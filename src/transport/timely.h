@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "transport/param_error.h"
 #include "transport/transport.h"  // kNoTimer
 
 namespace fabricsim::transport {
@@ -44,11 +45,7 @@ struct TimelyParams {
 // same queue in bytes); min_rtt not scaled. REQUIRES: line_rate_bps > 0.
 TimelyParams timely_defaults(int64_t line_rate_bps);
 
-struct TimelyParamError : std::invalid_argument {
-  TimelyParamError(std::string field_name, const std::string& what)
-      : std::invalid_argument(what), field(std::move(field_name)) {}
-  std::string field;  // the key below "fabric." (e.g. "roce.timely.beta")
-};
+using TimelyParamError = ParamError;  // transport/param_error.h
 void validate_timely_params(const TimelyParams& p);
 
 // One QP's TIMELY state. REQUIRES: `p` outlives the object; now_ps never decreases.
