@@ -141,6 +141,31 @@ void EventQueue::refill() {
   }
 }
 
+void EventQueue::drain(std::vector<Event>& out) {
+  out.reserve(out.size() + size_);
+  for (size_t i = head_; i < now_.size(); ++i) out.push_back(now_[i]);
+  for (size_t i = 0; i < late_.size(); ++i) out.push_back(late_[i]);
+  now_.clear();
+  head_ = 0;
+  late_.clear();
+  for (int level = 0; level < kLevels; ++level) {
+    for (int digit = 0; digit < kDigits; ++digit) {
+      EventChain& c = buckets_[level][digit];
+      for (EventChunk* k = c.head; k != nullptr;) {
+        const uint32_t n = k == c.tail ? c.tail_used : EventChunk::kEvents;
+        for (uint32_t i = 0; i < n; ++i) out.push_back(k->events[i]);
+        EventChunk* next = k->next;
+        give_chunk(k);
+        k = next;
+      }
+      c = EventChain{};
+    }
+    digit_mask_[level] = 0;
+  }
+  level_mask_ = 0;
+  size_ = 0;
+}
+
 void EventQueue::past_event(int64_t time_ps) const {
   std::fprintf(stderr, "fabricsim: internal error: event scheduled at %lld ps, before now (%lld ps)\n",
                static_cast<long long>(time_ps), static_cast<long long>(last_ps_));

@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <utility>
+#include <vector>
 
 namespace fabricsim {
 
@@ -152,6 +153,12 @@ class EventQueue {
     return pop_mixed();
   }
   uint64_t pushed() const { return next_seq_; }
+  // Moves every pending event into `out` (appended, in no particular order) and leaves the
+  // queue empty at the same current time, so that the caller can push them again, some at
+  // other times (mode: hybrid re-times a group of components, engine/hybrid/steady_skip.h).
+  // Pushed again in ascending `seq`, events keep their relative order wherever their keys
+  // tie. Costs one pass over the pending events.
+  void drain(std::vector<Event>& out);
 
   // True if a runs before b among events of one instant.
   static bool before(const Event& a, const Event& b) {

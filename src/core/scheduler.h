@@ -64,6 +64,10 @@ enum EventKind : uint32_t {
   // results 60-69
   kWindowSample = 60,     // the steady-window goodput sampler (engine/packet/steady_window.h)
   kTelemetrySample = 61,  // the time-series samplers (engine/packet/telemetry.h)
+  // mode: hybrid (engine/hybrid/steady_skip.h): a window's sample of the busy QPs, and the end
+  // of a group's skip (target = its slot)
+  kHybridTick = 62,
+  kHybridThaw = 63,
 
   // simulation 70+
   kStopMarker = 70,  // the time limit of a run() call

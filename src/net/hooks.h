@@ -41,6 +41,14 @@ struct Tap {
   void (*on_transmit)(void* ctx, int64_t time_ps, uint32_t port, const Packet& pkt) = nullptr;
 };
 
+// mode: hybrid (engine/hybrid/steady_skip.h): the ports of a group whose steady state is being
+// skipped are frozen (Port::frozen); whatever would put a frame on one of them or wake it first
+// calls `touch`, which ends the skip there (at its end, or undoing the part not yet reached).
+struct FreezeHook {
+  void* ctx = nullptr;
+  void (*touch)(void* ctx, uint32_t port) = nullptr;
+};
+
 struct NetCounters {
   int64_t data_packet_hops = 0;
   int64_t dropped_packets = 0;

@@ -160,6 +160,7 @@ void Network::finalize() {
 }
 
 void Network::nic_send(uint32_t nic, const Packet& pkt) {
+  if (ports_[nic_port_[nic]].frozen) [[unlikely]] freeze_.touch(freeze_.ctx, nic_port_[nic]);
   if (pkt.type == PacketType::kPause) {  // a PFC frame from the NIC's MAC (tests inject these)
     push_control(nic_port_[nic], pkt);
     wake(nic_port_[nic]);
@@ -180,7 +181,10 @@ void Network::push_queue(uint32_t port, const Packet& pkt) {
   if (ib_on_ && head && !credits_fit(port, pkt)) credit_block(port, pkt.priority);
 }
 
-void Network::nic_kick(uint32_t nic) { wake(nic_port_[nic]); }
+void Network::nic_kick(uint32_t nic) {
+  if (ports_[nic_port_[nic]].frozen) [[unlikely]] freeze_.touch(freeze_.ctx, nic_port_[nic]);
+  wake(nic_port_[nic]);
+}
 
 void Network::wake(uint32_t port) {
   Port& p = ports_[port];
@@ -267,6 +271,7 @@ void Network::try_transmit(uint32_t port) {
 }
 
 void Network::push_control(uint32_t port, const Packet& f) {
+  if (ports_[port].frozen) [[unlikely]] freeze_.touch(freeze_.ctx, port);
   queues_[port].mac_ctrl.push_back(f);
   ports_[port].mac_ctrl_pending = true;
 }
@@ -478,6 +483,7 @@ void Network::switch_receive(uint32_t sw_index, uint32_t in_port, const Packet& 
 
 void Network::enqueue(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
+  if (p.frozen) [[unlikely]] freeze_.touch(freeze_.ctx, port);  // mode: hybrid (hooks.h)
   Switch& sw = switches_[p.switch_index];
   const uint8_t cls = static_cast<uint8_t>(1u << pkt.priority);
   // The ingress view: the class it arrived in (a Dragonfly switch may move it up). Copied only

@@ -75,6 +75,7 @@ struct alignas(64) Port {
   bool far_is_nic : 1 = false;
   bool up : 1 = true;
   bool mac_ctrl_pending : 1 = false;  // a PFC frame waits to go out (ahead of every class)
+  bool frozen : 1 = false;  // mode: hybrid: its group's steady state is being skipped (hooks.h)
 };
 static_assert(sizeof(Port) == 64, "Port is one cache line");
 
@@ -289,6 +290,43 @@ class Network {
   const LinkConfig& cable_link(uint32_t i) const { return cables_[i].link; }
   void set_endpoint(const Endpoint& ep) { endpoint_ = ep; }
   void set_tap(const Tap& tap) { tap_ = tap; }
+  // mode: hybrid (engine/hybrid/steady_skip.h), net/time_shift.cpp.
+  void set_freeze_hook(const FreezeHook& h) { freeze_ = h; }
+  void set_frozen(uint32_t port, bool frozen) { ports_[port].frozen = frozen; }
+  // Moves every time in the port's state by delta_ps (either sign): the end of its current
+  // serialization, the frames on its cable, its PFC pause, refresh and watchdog times, its
+  // credit-stall and link-quiet times. With its pending events moved alike, the port goes on
+  // as if all it did had happened delta_ps later (or earlier).
+  void shift_port_time(uint32_t port, int64_t delta_ps);
+  // Data packet-hops a skipped stretch carried (either sign, to take them back).
+  void add_data_packet_hops(int64_t n) { counters_.data_packet_hops += n; }
+  // A port's counters that hybrid extrapolates over a skipped stretch at the rates of the
+  // windows before it (links.csv's bytes, marks, pauses and paused time; the fabric totals of
+  // marks and pause frames move with them).
+  struct PortTally {
+    int64_t tx_bytes = 0;
+    int64_t ecn_marks = 0;
+    int64_t pause_frames_sent = 0;
+    int64_t pause_frames_received = 0;
+    int64_t paused_ps = 0;
+  };
+  PortTally port_tally(uint32_t port) const {
+    const PortQueues& q = queues_[port];
+    return {port_tx_bytes_[port], q.ecn_marks, q.pause_frames_sent, q.pause_frames_received,
+            q.paused_ps};
+  }
+  void add_port_tally(uint32_t port, const PortTally& t);
+  // The packets of a port's queues and cable, for hybrid's check that a group's ports carry
+  // only the group's traffic: f(packet) for each.
+  template <typename F>
+  void for_each_packet(uint32_t port, F&& f) {
+    PortQueues& q = queues_[port];
+    for (ClassQueue& c : q.cls) {
+      for (uint32_t i = 0; i < c.ring.size(); ++i) f(c.ring[i]);
+    }
+    Ring<InFlight>& line = ports_[port].line;
+    for (uint32_t i = 0; i < line.size(); ++i) f(line[i].pkt);
+  }
 
   uint32_t nic_node(uint32_t nic) const { return nic_nodes_[nic]; }
   uint32_t switch_node(uint32_t sw) const { return switches_[sw].node; }
@@ -526,6 +564,7 @@ class Network {
   uint64_t seed_;
   Endpoint endpoint_;
   Tap tap_;
+  FreezeHook freeze_;
   int64_t in_flight_ = 0;
   uint32_t wire_extra_bytes_ = kWireOnlyBytes;  // Ethernet preamble/SFD + IFG
   std::vector<int64_t> port_tx_bytes_;      // wire bytes sent per port (dense: stays cached)

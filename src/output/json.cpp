@@ -400,6 +400,19 @@ ordered_json result_to_json(const scenario::RunResult& r) {
   j["seed"] = r.seed;
   j["mode"] = r.engine_mode;  // mode: packet or flow (docs/modes.md)
   if (!r.engine_notes.empty()) j["mode_notes"] = r.engine_notes;
+  if (r.hybrid.present) {  // mode: hybrid: what was skipped (engine/hybrid/steady_skip.h)
+    const scenario::RunResult::Hybrid& h = r.hybrid;
+    j["hybrid"] = {{"epsilon", h.epsilon},
+                   {"window_rtts", h.window_rtts},
+                   {"window_ps", h.window_ps},
+                   {"windows_sampled", h.windows_sampled},
+                   {"skips", h.skips},
+                   {"skips_cut_short", h.cut_short},
+                   {"skipped_packets", h.skipped_packets},
+                   {"skipped_bytes", h.skipped_bytes},
+                   {"skipped_group_ps", h.skipped_group_ps},
+                   {"skipped_fraction", h.skipped_fraction}};
+  }
   j["technology"] = r.infiniband ? "ib" : r.uet ? "uet" : r.tcp ? "tcp" : r.iwarp ? "iwarp" : "roce";  // fabric.technology of the run
   j["fabric"] = r.fabric_description;
   j["sim_time_ps"] = r.sim_time_ps;

@@ -422,6 +422,57 @@ void check_flow_mode(const Scenario& sc) {
   }
 }
 
+// mode: hybrid (engine/hybrid/steady_skip.h): steady state is skipped for RoCE and InfiniBand
+// RC QPs whose packets follow one path and whose congestion control's clocks can be moved;
+// everything else is refused, naming the key, rather than run with a skip that would be wrong.
+void check_hybrid_mode(const Scenario& sc) {
+  if (sc.mode != EngineMode::kHybrid) return;
+  const auto refuse = [](const char* key, const std::string& why) {
+    throw InputError(key, "mode: hybrid " + why + " (docs/modes.md \"Hybrid\"); use mode: packet");
+  };
+  if (sc.technology != Technology::kRoce && sc.technology != Technology::kInfiniband) {
+    refuse("fabric.technology", "skips steady state of RoCE and InfiniBand RC QPs only");
+  }
+  if (sc.roce.service != transport::Service::kRc) {
+    refuse("fabric.transport.service", "carries skipped packets on reliable connections only");
+  }
+  if (sc.roce.operation == transport::Operation::kRead) {
+    refuse("fabric.transport.operation", "skips WRITE and SEND streams, not READ responses");
+  }
+  if (sc.roce.cc != transport::CongestionControl::kNone &&
+      sc.roce.cc != transport::CongestionControl::kDcqcn &&
+      sc.roce.cc != transport::CongestionControl::kIbCc) {
+    refuse("fabric.roce.cc", "moves the clocks of DCQCN and InfiniBand CC only (a window "
+                             "scheme's per-packet RTT stamps are not carried)");
+  }
+  if (sprays_packets(sc)) refuse("fabric.roce.spray", "needs one path per QP to group QPs");
+  if (sc.ecmp.load_balancing != routing::LoadBalancing::kEcmp) {
+    refuse("routing.load_balancing", "needs one path per QP (hash ECMP) to group QPs");
+  }
+  if (sc.technology == Technology::kInfiniband && sc.recovery.adaptive) {
+    refuse("routing.sm.adaptive", "needs one path per QP to group QPs");
+  }
+  if (sc.topology.kind == topo::TopologyKind::kDragonfly) {
+    refuse("topology.kind", "needs one path per QP; Dragonfly's Valiant and UGAL choose per packet");
+  }
+  if (sc.topology.planes > 1) refuse("topology.planes", "needs one path per QP to group QPs");
+  if (sc.roce.plb.enabled) refuse("fabric.roce.plb.enabled", "needs one path per QP");
+  if (sc.roce.out_of_order) refuse("fabric.roce.out_of_order", "skips in-order streams only");
+  if (sc.link_fail.switch_index >= 0) refuse("faults.link_down", "does not re-route skipped groups");
+  if (sc.plane_fail.plane >= 0) refuse("faults.plane_down", "does not re-route skipped groups");
+  if (sc.nic_stall.nic >= 0) refuse("faults.nic_stall", "does not stall a skipped group");
+  if (sc.credit_loss.switch_index >= 0) refuse("faults.credit_loss", "keeps credits whole");
+  if (sc.capture.max_frames > 0) refuse("outputs.pcap.frames", "has no frames for skipped packets");
+  if (sc.steady_window) refuse("outputs.steady_window", "has no packets inside a skipped stretch");
+  if (sc.timeseries.interval_ps > 0) {
+    refuse("outputs.timeseries", "has no samples inside a skipped stretch");
+  }
+  if (sc.sharp.enabled) refuse("fabric.sharp.enabled", "does not skip SHARP streams");
+  if (sc.context_cache.enabled) {
+    refuse("fabric.nic.context_cache.enabled", "does not carry context-cache state");
+  }
+}
+
 }  // namespace
 
 net::EcnConfig resolved_roce_ecn(const Scenario& sc) {
@@ -457,6 +508,7 @@ Resolved resolve(const Scenario& loaded) {
   check_dragonfly_classes(sc);  // may widen the lossless and ECN classes (routing/dragonfly.h)
   check_transport_features(sc);
   check_flow_mode(sc);
+  check_hybrid_mode(sc);
   if (sc.topology.kind == topo::TopologyKind::kDragonfly && sc.workload.group_nics == 0) {
     const topo::DragonflyShape shape = topo::dragonfly_shape(sc.topology);
     sc.workload.group_nics = shape.p * shape.a;  // group_shift's groups are the Dragonfly's

@@ -513,6 +513,21 @@ struct RunResult {
   // or does not show on this scenario (the summary and result.json print them).
   std::string engine_mode = "packet";
   std::vector<std::string> engine_notes;
+  // mode: hybrid (engine/hybrid/steady_skip.h): what was skipped. skipped_fraction is the
+  // skipped payload over all payload sent.
+  struct Hybrid {
+    bool present = false;
+    double epsilon = 0;
+    int window_rtts = 0;
+    int64_t window_ps = 0;
+    int64_t windows_sampled = 0;
+    int64_t skips = 0;
+    int64_t cut_short = 0;
+    int64_t skipped_packets = 0;
+    int64_t skipped_bytes = 0;
+    int64_t skipped_group_ps = 0;
+    double skipped_fraction = 0;
+  } hybrid;
   std::string fabric_description;  // "InfiniBand NDR 4x (...), 400 Gb/s, 1 data VL(s), SM ftree..."
   transport::Service service = transport::Service::kRc;
   transport::Operation operation = transport::Operation::kWrite;

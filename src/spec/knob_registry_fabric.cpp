@@ -39,15 +39,40 @@ const std::vector<Knob> kScenarioKnobs = {
     bind_enum(
         {.path = "mode",
          .description = "Engine: packet (every byte as packets through queues, PFC, credits and "
-                        "congestion control) or flow (every message one fluid flow on the path "
+                        "congestion control), flow (every message one fluid flow on the path "
                         "packet mode would give it, max-min fair shares of the links; "
-                        "docs/modes.md says what it cannot show)",
+                        "docs/modes.md says what it cannot show) or hybrid (packets, with a "
+                        "group of QPs in steady state advanced analytically; RoCE and InfiniBand "
+                        "RC)",
          .source = "packet: the reference; flow: max-min fluid sharing (Bertsekas & Gallager, "
                    "Data Networks §6.5.2), as flow-level simulators use (m3's flowSim, "
                    "Parsimon)"},
         std::vector<std::pair<std::string, EngineMode>>{{"packet", EngineMode::kPacket},
-                                                        {"flow", EngineMode::kFlow}},
+                                                        {"flow", EngineMode::kFlow},
+                                                        {"hybrid", EngineMode::kHybrid}},
         [](auto& s) -> auto& { return s.mode; }),
+    bind(
+        {.path = "hybrid.epsilon",
+         .type = KnobType::kDouble,
+         .description = "mode: hybrid: a QP is steady when the packets it had acknowledged in each "
+                        "of its last hybrid.window_rtts base RTTs differ from their mean by at "
+                        "most this fraction (or one packet)",
+         .source = "0.05: chosen here (no published value): the rate a skipped stretch assumes is "
+                   "the mean of windows that agree this well; the error table in docs/modes.md "
+                   "measures what it costs",
+         .min = positive,
+         .max = Bound{1}},
+        [](auto& s) -> auto& { return s.hybrid.epsilon; }),
+    bind(
+        {.path = "hybrid.window_rtts",
+         .type = KnobType::kInt,
+         .description = "mode: hybrid: how many consecutive base-RTT windows a QP's rate must hold "
+                        "before its group may be skipped (W)",
+         .source = "4: chosen here: a scheme driven by per-RTT feedback has had three rounds "
+                   "of it without changing the rate; docs/modes.md \"Hybrid\"",
+         .min = Bound{2},
+         .max = Bound{16}},
+        [](auto& s) -> auto& { return s.hybrid.window_rtts; }),
 };
 
 const std::vector<Knob> kFabricKnobs = {

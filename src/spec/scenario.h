@@ -199,7 +199,15 @@ struct JobSpec {
 };
 
 // mode (docs/modes.md).
-enum class EngineMode : uint8_t { kPacket, kFlow };
+enum class EngineMode : uint8_t { kPacket, kFlow, kHybrid };
+
+// mode: hybrid (engine/hybrid/steady_skip.h, docs/modes.md): a group of QPs is steady when each
+// acknowledged the same number of packets in each of its last window_rtts base RTTs, within
+// epsilon of their mean (one packet of quantization allowed).
+struct HybridSpec {
+  double epsilon = 0.05;
+  int window_rtts = 4;
+};
 
 struct Scenario {
   std::string name = "unnamed";
@@ -207,6 +215,7 @@ struct Scenario {
   // mode: which engine runs the scenario (engine/engine.h, docs/modes.md): every byte as
   // packets, or every message as a max-min fair fluid flow on its packet-mode path.
   EngineMode mode = EngineMode::kPacket;
+  HybridSpec hybrid;
   Technology technology = Technology::kRoce;
   net::LinkConfig link;
   net::SwitchConfig switch_config;  // switch_config.ecn is resolved from `ecn` at build time

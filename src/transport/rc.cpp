@@ -123,6 +123,7 @@ uint32_t RoceTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
                          " bytes exceed the MTU of " + std::to_string(cfg_.mtu_bytes));
   }
   const uint32_t qp_id = qp_for(src_nic, dst_nic, sl < 0 ? cfg_.sl : sl);
+  if (post_hook_) [[unlikely]] post_hook_(post_hook_ctx_, qp_id);  // mode: hybrid
   Qp& q = qps_[qp_id];
   Message m;
   m.qp = qp_id;
@@ -286,6 +287,8 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
     return;
   }
   Qp& q = qps_[qp_id];
+  // mode: hybrid: PSNs carried analytically are never sent (a go-back-N resend skips them too).
+  if (q.skip_count != 0 && q.snd_nxt == q.skip_psn) [[unlikely]] q.snd_nxt += q.skip_count;
   const uint32_t msg_id = q.msgs[q.nxt_msg];
   Message& m = msgs_[msg_id];
   const uint32_t index = q.snd_nxt - m.first_psn;
@@ -407,6 +410,7 @@ void RoceTransport::on_data(const Packet& p) {
 void RoceTransport::accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce) {
   credit_placed(q, q.epsn, 1);
   ++q.epsn;
+  if (q.skip_count != 0 && q.epsn == q.skip_psn) [[unlikely]] receive_skipped(q);
   const uint32_t accepted = 1 + drain_placed(q);  // placed packets now in order (counted then)
   q.nak_sent = false;
   check_recovered(q, q.epsn);
@@ -459,6 +463,7 @@ void RoceTransport::deliver(uint32_t msg, uint32_t nic) {
 void RoceTransport::acknowledge(Qp& q, uint32_t ack_upto) {
   if (ack_upto <= q.snd_una || q.failed) return;
   q.snd_una = ack_upto;
+  if (q.skip_count != 0 && q.snd_una >= q.skip_psn + q.skip_count) q.skip_count = 0;  // both passed it
   q.last_progress_ps = sched_.now_ps;
   q.retries = 0;
   check_acked_recovered(q);

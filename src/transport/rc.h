@@ -126,6 +126,11 @@ struct Qp {
   uint32_t unacked_lost_end = 0;
   bool hit_by_failure = false;   // lost any packet, of any kind, to a failed link
   bool read_reissued = false;
+  // mode: hybrid (transport/rc_hybrid.cpp): `skip_count` PSNs from `skip_psn` were carried
+  // analytically while the QP's group stood still in steady state; neither end sends or expects
+  // them (0 = none pending).
+  uint32_t skip_psn = 0;
+  uint32_t skip_count = 0;
 };
 
 // One implementation of transport::Transport (transport.h) on the shared NIC core
@@ -188,6 +193,40 @@ class RoceTransport final : public NicCore<RoceTransport> {
   }
   uint32_t num_qps() const { return static_cast<uint32_t>(qps_.size()); }
   const TransportCounters& counters() const override { return counters_; }
+
+  // ---- mode: hybrid (transport/rc_hybrid.cpp; engine/hybrid/steady_skip.h) ----
+  // Called with the QP of every message posted (the controller's list of busy QPs).
+  void set_post_hook(void (*fn)(void* ctx, uint32_t qp), void* ctx) {
+    post_hook_ = fn;
+    post_hook_ctx_ = ctx;
+  }
+  // Full packets of the QP's current message that may be carried analytically: those after
+  // snd_nxt and before the message's last packet, less `margin`; 0 unless the message has
+  // started, no earlier skip is pending and the QP is a healthy reliable WRITE/SEND requester.
+  uint32_t skippable_packets(uint32_t qp_id, uint32_t margin) const;
+  // Carries `packets` (<= skippable_packets) from snd_nxt: the sender moves past them, counted
+  // as sent; the responder counts them received when its expected PSN reaches them.
+  void skip_packets(uint32_t qp_id, uint32_t packets);
+  // Takes back the last `packets` of the pending skip (REQUIRES: neither end moved since).
+  void unskip_packets(uint32_t qp_id, uint32_t packets);
+  // Moves the times of the QP's own progress (pacing, its retransmission clock, RTT stamps) by
+  // delta_ps; message post and ready times stay (the app's), and so does congestion control,
+  // which keeps real time.
+  void shift_qp_time(uint32_t qp_id, int64_t delta_ps);
+  // Feeds congestion control the bytes of `packets` skipped packets (DCQCN's byte counter).
+  void count_skipped_for_cc(uint32_t qp_id, uint32_t packets);
+  // The headers of the QP's data packets and of its ACKs and CNPs as they leave (the fields
+  // forwarding reads), for walking their paths.
+  net::Packet data_header(uint32_t qp_id) const;
+  net::Packet ack_header(uint32_t qp_id) const;
+  // A requester with nothing to send or acknowledge and no pending skip.
+  bool qp_idle(uint32_t qp_id) const {
+    const Qp& q = qps_[qp_id];
+    return q.failed || (q.snd_una >= q.psn_end && q.skip_count == 0);
+  }
+  void shift_nic_time(uint32_t nic, int64_t delta_ps) {
+    if (nics_[nic].wake_ps != kNoTimer) nics_[nic].wake_ps += delta_ps;
+  }
   // The DCQCN reaction point of a QP (REQUIRES: cc is dcqcn).
   const DcqcnRp& rp(uint32_t qp) const { return *rps_[qp].dcqcn(); }
   // A QP's congestion-control scheme (REQUIRES: cc_enabled()).
@@ -321,6 +360,9 @@ class RoceTransport final : public NicCore<RoceTransport> {
   uint8_t data_ecn_ = 2;
   // Every message not yet retired (all of them unless retire_messages() was called), by id.
   IdWindow<Message> msgs_;
+  void (*post_hook_)(void* ctx, uint32_t qp) = nullptr;
+  void* post_hook_ctx_ = nullptr;
+  void receive_skipped(Qp& q);  // the responder's expected PSN reached a pending skip
   RetireFn retire_;
   // Hands the oldest messages that nothing can change any more to retire_ and frees them.
   void retire_front();

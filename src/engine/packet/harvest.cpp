@@ -342,6 +342,17 @@ void harvest_ports(Simulation& sim, RunResult& r) {
 // mode: flow: what the fluid model stands in for on this scenario (docs/modes.md "What flow
 // mode cannot show"), so that no mechanism is dropped silently.
 void engine_notes(const Scenario& sc, RunResult& r) {
+  if (sc.mode == EngineMode::kHybrid) {
+    r.engine_mode = "hybrid";
+    r.engine_notes.push_back(
+        "packets, with groups of QPs in steady state advanced analytically at the rates of their "
+        "last hybrid.window_rtts windows: a skipped stretch has no packet-level variation");
+    r.engine_notes.push_back(
+        "over a skipped stretch links.csv bytes, ECN marks, pause frames and paused time advance "
+        "at the rates before it; ACK, CNP and ECN-marked-arrival counts cover simulated packets "
+        "only");
+    return;
+  }
   if (sc.mode != EngineMode::kFlow) return;
   r.engine_mode = "flow";
   auto& n = r.engine_notes;
@@ -413,6 +424,22 @@ RunResult harvest(Simulation& sim, bool finished, FlowRecorder& flows) {
   harvest_counters(sim, r);
   harvest_failure(sim, r);
   harvest_ports(sim, r);
+  if (const SteadySkip* h = sim.hybrid()) {
+    RunResult::Hybrid& o = r.hybrid;
+    const HybridStats& st = h->stats();
+    o.present = true;
+    o.epsilon = h->params().epsilon;
+    o.window_rtts = h->params().window_rtts;
+    o.window_ps = h->params().window_ps;
+    o.windows_sampled = st.ticks;
+    o.skips = st.skips;
+    o.cut_short = st.cut_short;
+    o.skipped_packets = st.skipped_packets;
+    o.skipped_bytes = st.skipped_bytes;
+    o.skipped_group_ps = st.skipped_group_ps;
+    const int64_t sent = sim.transport().counters().data_bytes_sent;
+    o.skipped_fraction = sent > 0 ? static_cast<double>(st.skipped_bytes) / sent : 0.0;
+  }
   r.run.events = sim.events();
   r.run.peak_live_messages = sim.transport().peak_live_messages();
   r.run.sim_time_ps = r.sim_time_ps;

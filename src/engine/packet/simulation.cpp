@@ -155,6 +155,14 @@ Simulation::Simulation(const Resolved& resolved)
   } else if (flow_paths_) {
     net_.set_tap(net::Tap{this, &Simulation::path_hook});
   }
+  if (sc_.mode == EngineMode::kHybrid) {  // RoCE or InfiniBand RC (resolve/resolve.cpp)
+    HybridParams hp;
+    hp.epsilon = sc_.hybrid.epsilon;
+    hp.window_rtts = sc_.hybrid.window_rtts;
+    hp.window_ps = SteadySkip::base_rtt_ps(net_, routes_.diameter_switch_hops(),
+                                           roce_->config().mtu_bytes);
+    hybrid_ = std::make_unique<SteadySkip>(sched_, net_, *roce_, hp);
+  }
 }
 
 uint32_t Simulation::switch_port(int switch_index, int port, const char* key) const {
@@ -490,6 +498,12 @@ inline void Simulation::dispatch(const Event& ev) {
     case kWindowSample:
       steady_->on_sample();
       break;
+    case kHybridTick:
+      hybrid_->on_tick();
+      break;
+    case kHybridThaw:
+      hybrid_->on_thaw(ev.target);
+      break;
   }
 }
 
@@ -594,6 +608,7 @@ void Simulation::set_flow_harvest(const FlowHarvest& flows) {
 RunResult Simulation::harvest(bool finished) {
   finish_telemetry();  // the last, partial interval ends where the run did
   if (!flow_recorder_) flow_recorder_ = std::make_unique<FlowRecorder>(*this, FlowHarvest{});
+  if (hybrid_) hybrid_->settle();  // a skip still running ends now: counters as of now
   return scenario::harvest(*this, finished, *flow_recorder_);
 }
 

@@ -15,6 +15,7 @@
 #include "routing/subnet_manager.h"
 #include "routing/te_controller.h"
 #include "engine/packet/flow_paths.h"
+#include "engine/hybrid/steady_skip.h"
 #include "engine/flow/flow_transport.h"
 #include "engine/packet/flow_recorder.h"
 #include "engine/packet/gpu_workload.h"
@@ -99,6 +100,8 @@ class Simulation final : public Engine {
   // outputs.flows.path: each flow's ports, else nullptr.
   const FlowPaths* flow_paths() const { return flow_paths_.get(); }
   uint64_t delivered_messages() const { return delivered_; }
+  // mode: hybrid: the steady-state skipper, else nullptr.
+  const SteadySkip* hybrid() const { return hybrid_.get(); }
   // InfiniBand: the Subnet Manager's latest sweep (empty on RoCE): LIDs, route counts, engine
   // and note; its LFTs and AR groups are released once programmed into the switches. On a
   // multi-plane fabric the planes' merged (routing/plane_subnets.h).
@@ -182,6 +185,7 @@ class Simulation final : public Engine {
   std::unique_ptr<FlowPaths> flow_paths_;  // outputs.flows.path
   std::unique_ptr<FlowRecorder> flow_recorder_;  // set_flow_harvest(); else made by harvest()
   bool capturing_ = false;  // the capture budget is not yet spent
+  std::unique_ptr<SteadySkip> hybrid_;  // mode: hybrid
 };
 
 }  // namespace fabricsim::scenario

@@ -1,0 +1,494 @@
+#include "engine/hybrid/steady_skip.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/flow/path_walk.h"
+#include "core/time.h"
+
+namespace fabricsim::scenario {
+
+namespace {
+
+// Events of kinds that change the fabric as a whole or report what it did (a failure, a route
+// update, TE, a NIC stall, drop notices, context reads): a skip ends before the earliest.
+bool is_hard_kind(uint32_t kind) {
+  switch (kind) {
+    case kNicStall:
+    case kNicResume:
+    case kLinkFail:
+    case kLinkUp:
+    case kRouteUpdate:
+    case kTeInstall:
+    case kTeTick:
+    case kLocalRepair:
+    case kDropNotice:
+    case kCtxRx:
+      return true;
+    default:
+      return false;
+  }
+}
+
+net::Network::PortTally minus(const net::Network::PortTally& a, const net::Network::PortTally& b) {
+  return {a.tx_bytes - b.tx_bytes, a.ecn_marks - b.ecn_marks,
+          a.pause_frames_sent - b.pause_frames_sent,
+          a.pause_frames_received - b.pause_frames_received, a.paused_ps - b.paused_ps};
+}
+
+// num x (dt / span), rounded down: what a counter that moved num over span moves over dt.
+int64_t scale(int64_t num, int64_t dt_ps, int64_t span_ps) {
+  return static_cast<int64_t>(std::floor(static_cast<double>(num) * static_cast<double>(dt_ps) /
+                                         static_cast<double>(span_ps)));
+}
+
+net::Network::PortTally scaled(const net::Network::PortTally& n, int64_t dt_ps, int64_t span_ps) {
+  return {scale(n.tx_bytes, dt_ps, span_ps), scale(n.ecn_marks, dt_ps, span_ps),
+          scale(n.pause_frames_sent, dt_ps, span_ps), scale(n.pause_frames_received, dt_ps, span_ps),
+          scale(n.paused_ps, dt_ps, span_ps)};
+}
+
+}  // namespace
+
+SteadySkip::SteadySkip(Scheduler& sched, net::Network& net, transport::RoceTransport& rc,
+                       const HybridParams& p)
+    : sched_(sched), net_(net), rc_(rc), p_(p), w_(p.window_rtts),
+      span_ps_(p.window_rtts * p.window_ps) {
+  const uint32_t ports = net_.num_ports();
+  snap_.resize(static_cast<size_t>(w_ + 1) * ports);
+  group_of_port_.assign(ports, -1);
+  group_of_nic_.assign(net_.num_nics(), -1);
+  uf_.resize(ports);
+  comp_at_root_.assign(ports, -1);
+  for (uint32_t i = 0; i < ports; ++i) uf_[i] = i;
+  net_.set_freeze_hook(net::FreezeHook{
+      this, [](void* self, uint32_t port) { static_cast<SteadySkip*>(self)->on_touch(port); }});
+  rc_.set_post_hook(
+      [](void* self, uint32_t qp) { static_cast<SteadySkip*>(self)->on_post(qp); }, this);
+}
+
+int64_t SteadySkip::base_rtt_ps(const net::Network& net, int diameter_switch_hops, int mtu_bytes) {
+  if (net.num_nics() == 0) return 1'000'000;
+  // Every hop as NIC 0's: its cable's propagation and the far switch's latency, an MTU frame's
+  // serialization (plus ~100 bytes of headers) out and an ACK's (84 bytes on the wire) back.
+  const net::Port& p = net.port(net.nic_port(0));
+  const int64_t hops = diameter_switch_hops + 1;
+  const int64_t rtt = hops * (2 * p.delay_ps +
+                              frame_serialization_ps(static_cast<uint32_t>(mtu_bytes + 100), p.rate_bps) +
+                              frame_serialization_ps(84, p.rate_bps));
+  return std::max<int64_t>(rtt, 100'000);  // at least 100 ns
+}
+
+void SteadySkip::grow_qps(uint32_t n) {
+  if (in_list_.size() >= n) return;
+  in_list_.resize(n, 0);
+  hist_.resize(static_cast<size_t>(n) * (w_ + 1), 0);
+  hist_n_.resize(n, 0);
+  path_.resize(n);
+  fwd_hops_.resize(n, 0);
+  group_of_qp_.resize(n, -1);
+}
+
+const std::vector<uint32_t>& SteadySkip::path_of(uint32_t qp) {
+  std::vector<uint32_t>& ports = path_[qp];
+  if (!ports.empty()) return ports;
+  PathWalker walker(net_);
+  std::vector<FluidFabric::Crossing> path;
+  auto none = [](uint32_t) { return 0; };
+  if (walker.walk(rc_.data_header(qp), PathChoice::kForward, none, path)) {
+    fwd_hops_[qp] = static_cast<uint16_t>(path.size());
+    for (const FluidFabric::Crossing& c : path) {
+      ports.push_back(c.link);
+      ports.push_back(net_.port(c.link).peer);
+    }
+  }
+  if (walker.walk(rc_.ack_header(qp), PathChoice::kForward, none, path)) {
+    for (const FluidFabric::Crossing& c : path) {
+      ports.push_back(c.link);
+      ports.push_back(net_.port(c.link).peer);
+    }
+  }
+  std::sort(ports.begin(), ports.end());
+  ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
+  return ports;
+}
+
+void SteadySkip::on_post(uint32_t qp) {
+  grow_qps(qp + 1);
+  if (group_of_qp_[qp] >= 0) {  // its group must go on from now
+    const int32_t g = group_of_qp_[qp];
+    if (sched_.now_ps >= groups_[g].until_ps) {
+      thaw(static_cast<uint32_t>(g));
+    } else {
+      undo_rest(static_cast<uint32_t>(g));
+    }
+  }
+  if (!in_list_[qp]) {
+    in_list_[qp] = 1;
+    listed_.push_back(qp);
+    reset_history(qp);
+  }
+  if (!tick_pending_) {
+    tick_pending_ = true;
+    sched_.at(sched_.now_ps + p_.window_ps, kHybridTick, 0);
+  }
+}
+
+void SteadySkip::on_touch(uint32_t port) {
+  const int32_t g = group_of_port_[port];
+  if (g < 0) {
+    net_.set_frozen(port, false);
+    return;
+  }
+  if (sched_.now_ps >= groups_[g].until_ps) {
+    thaw(static_cast<uint32_t>(g));
+  } else {
+    undo_rest(static_cast<uint32_t>(g));
+  }
+}
+
+void SteadySkip::on_thaw(uint32_t slot) {
+  if (slot < groups_.size() && groups_[slot].active && groups_[slot].until_ps == sched_.now_ps) {
+    thaw(slot);
+  }
+}
+
+void SteadySkip::settle() {
+  for (uint32_t g = 0; g < groups_.size(); ++g) {
+    if (!groups_[g].active) continue;
+    if (sched_.now_ps >= groups_[g].until_ps) {
+      thaw(g);
+    } else {
+      undo_rest(g);
+    }
+  }
+}
+
+const net::Network::PortTally& SteadySkip::snap(int age, uint32_t port) const {
+  const int slot = (snap_head_ - age + (w_ + 1)) % (w_ + 1);
+  return snap_[static_cast<size_t>(slot) * net_.num_ports() + port];
+}
+
+void SteadySkip::sample() {
+  snap_head_ = (snap_head_ + 1) % (w_ + 1);
+  const uint32_t ports = net_.num_ports();
+  net::Network::PortTally* row = &snap_[static_cast<size_t>(snap_head_) * ports];
+  for (uint32_t p = 0; p < ports; ++p) row[p] = net_.port_tally(p);
+  snap_n_ = std::min(snap_n_ + 1, w_ + 1);
+  size_t keep = 0;
+  for (size_t i = 0; i < listed_.size(); ++i) {
+    const uint32_t qp = listed_[i];
+    if (group_of_qp_[qp] >= 0) {  // frozen: sampled again from its thaw
+      listed_[keep++] = qp;
+      continue;
+    }
+    if (rc_.qp_idle(qp)) {
+      in_list_[qp] = 0;
+      continue;
+    }
+    listed_[keep++] = qp;
+    uint32_t* h = &hist_[static_cast<size_t>(qp) * (w_ + 1)];
+    if (hist_n_[qp] == w_ + 1) {
+      std::copy(h + 1, h + w_ + 1, h);
+      h[w_] = rc_.qp(qp).snd_una;
+    } else {
+      h[hist_n_[qp]++] = rc_.qp(qp).snd_una;
+    }
+  }
+  listed_.resize(keep);
+}
+
+void SteadySkip::on_tick() {
+  tick_pending_ = false;
+  ++stats_.ticks;
+  sample();
+  if (snap_n_ == w_ + 1) evaluate();
+  if (!listed_.empty()) {
+    tick_pending_ = true;
+    sched_.at(sched_.now_ps + p_.window_ps, kHybridTick, 0);
+  }
+}
+
+uint32_t SteadySkip::find(uint32_t port) {
+  while (uf_[port] != port) {
+    uf_[port] = uf_[uf_[port]];
+    port = uf_[port];
+  }
+  return port;
+}
+
+int32_t SteadySkip::group_of_event(const Event& e) const {
+  const uint32_t kind = e.kind();
+  if (kind <= kPfcWatchdog || kind == kCreditWatchdog) {
+    return e.target < group_of_port_.size() ? group_of_port_[e.target] : -1;
+  }
+  if (kind == kQpTimer) {  // congestion-control timers keep real time (kCcTimer: not moved)
+    return e.target < group_of_qp_.size() ? group_of_qp_[e.target] : -1;
+  }
+  if (kind == kNicWake) return e.target < group_of_nic_.size() ? group_of_nic_[e.target] : -1;
+  return -1;
+}
+
+void SteadySkip::evaluate() {
+  const int64_t now = sched_.now_ps;
+  // Per listed QP: steady, its rate and what it may skip.
+  struct Cand {
+    uint32_t qp;
+    bool ok;
+    double rate_ppps;
+    uint32_t skippable;
+  };
+  std::vector<Cand> cands;
+  cands.reserve(listed_.size());
+  std::vector<uint32_t> touched;
+  for (const uint32_t qp : listed_) {
+    if (group_of_qp_[qp] >= 0) continue;
+    Cand c{qp, false, 0, 0};
+    if (hist_n_[qp] == w_ + 1) {
+      const uint32_t* h = &hist_[static_cast<size_t>(qp) * (w_ + 1)];
+      const uint32_t total = h[w_] - h[0];
+      const double mean = static_cast<double>(total) / w_;
+      bool steady = total >= static_cast<uint32_t>(w_);
+      for (int i = 0; steady && i < w_; ++i) {
+        const double d = std::abs(static_cast<double>(h[i + 1] - h[i]) - mean);
+        steady = d <= std::max(p_.epsilon * mean, 1.0);
+      }
+      if (steady) {
+        c.rate_ppps = static_cast<double>(total) / static_cast<double>(span_ps_);
+        const auto margin = static_cast<uint32_t>(std::ceil(mean)) + 1;  // a window's packets
+        c.skippable = rc_.skippable_packets(qp, margin);
+        c.ok = c.skippable > 0;
+      }
+    }
+    const std::vector<uint32_t>& ports = path_of(qp);
+    if (ports.empty()) continue;  // no route: nothing to group
+    for (size_t i = 1; i < ports.size(); ++i) {
+      const uint32_t a = find(ports[0]), b = find(ports[i]);
+      if (a != b) uf_[std::max(a, b)] = std::min(a, b);
+    }
+    touched.insert(touched.end(), ports.begin(), ports.end());
+    cands.push_back(c);
+  }
+  // Components: root port -> bad flag and dt; only roots with all QPs ok survive.
+  struct Comp {
+    uint32_t root;
+    bool bad;
+    double dt_ps;
+  };
+  std::vector<Comp> comps;
+  std::vector<int32_t> comp_of_cand(cands.size(), -1);
+  auto comp_index = [&](uint32_t root) {
+    if (comp_at_root_[root] < 0) {
+      comp_at_root_[root] = static_cast<int32_t>(comps.size());
+      comps.push_back({root, false, 1e300});
+    }
+    return comp_at_root_[root];
+  };
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const Cand& c = cands[i];
+    const int32_t k = comp_index(find(path_[c.qp].front()));
+    comp_of_cand[i] = k;
+    Comp& comp = comps[k];
+    if (!c.ok) {
+      comp.bad = true;
+      continue;
+    }
+    double dt = static_cast<double>(c.skippable) / c.rate_ppps;
+    // Congestion control keeps real time: the skip ends at its next timer, which then runs
+    // when it would have (not moved with the group).
+    const int64_t timer = rc_.qp(c.qp).cc_timer_ps;
+    if (timer != transport::kNoTimer) dt = std::min(dt, static_cast<double>(timer - now));
+    comp.dt_ps = std::min(comp.dt_ps, dt);
+  }
+  // A frozen port in a component (a QP about to reach a skipped group), or a packet of a QP
+  // outside it on its ports, keeps it from skipping. So does an ECN mark set on its ports in
+  // the windows sampled: each becomes a CNP and a rate cut (DCQCN, IB CC), so marked rates are
+  // not steady however even the windows looked.
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (comps[comp_of_cand[i]].bad) continue;
+    for (const uint32_t port : path_[cands[i].qp]) {
+      if (net_.port(port).frozen || snap(0, port).ecn_marks != snap(w_, port).ecn_marks) {
+        comps[comp_of_cand[i]].bad = true;
+      }
+    }
+  }
+  bool any = false;
+  for (Comp& comp : comps) {
+    if (!comp.bad && comp.dt_ps >= static_cast<double>(p_.window_ps)) any = true;
+    else comp.bad = true;
+  }
+  if (any) {
+    // Map QPs to their component for the packet check.
+    std::vector<std::pair<uint32_t, int32_t>> qp_comp;
+    for (size_t i = 0; i < cands.size(); ++i) qp_comp.push_back({cands[i].qp, comp_of_cand[i]});
+    std::sort(qp_comp.begin(), qp_comp.end());
+    auto comp_of = [&](uint32_t qp) {
+      auto it = std::lower_bound(qp_comp.begin(), qp_comp.end(), std::make_pair(qp, INT32_MIN));
+      return it != qp_comp.end() && it->first == qp ? it->second : -1;
+    };
+    for (size_t i = 0; i < cands.size(); ++i) {
+      const int32_t k = comp_of_cand[i];
+      if (comps[k].bad) continue;
+      for (const uint32_t port : path_[cands[i].qp]) {
+        net_.for_each_packet(port, [&](const net::Packet& pkt) {
+          if (comp_of(pkt.qp) != k) comps[k].bad = true;
+        });
+        if (comps[k].bad) break;
+      }
+    }
+    any = false;
+    for (const Comp& comp : comps) any = any || !comp.bad;
+  }
+  if (any) {
+    drained_.clear();
+    sched_.queue.drain(drained_);
+    int64_t hard = INT64_MAX;
+    for (const Event& e : drained_) {
+      if (is_hard_kind(e.kind())) hard = std::min(hard, e.time_ps);
+    }
+    std::vector<int64_t> delta(groups_.size(), 0);
+    std::vector<uint32_t> applied;
+    for (size_t k = 0; k < comps.size(); ++k) {
+      if (comps[k].bad) continue;
+      int64_t dt = static_cast<int64_t>(comps[k].dt_ps);
+      if (hard != INT64_MAX) dt = std::min(dt, hard - now);
+      if (dt < p_.window_ps) continue;
+      uint32_t slot = 0;
+      while (slot < groups_.size() && groups_[slot].active) ++slot;
+      if (slot == groups_.size()) {
+        groups_.emplace_back();
+        delta.push_back(0);
+      }
+      Group& g = groups_[slot];
+      g.qps.clear();
+      g.rate_ppps.clear();
+      g.ports.clear();
+      g.nics.clear();
+      for (size_t i = 0; i < cands.size(); ++i) {
+        if (comp_of_cand[i] != static_cast<int32_t>(k)) continue;
+        g.qps.push_back(cands[i].qp);
+        g.rate_ppps.push_back(cands[i].rate_ppps);
+        const std::vector<uint32_t>& ports = path_[cands[i].qp];
+        g.ports.insert(g.ports.end(), ports.begin(), ports.end());
+        g.nics.push_back(rc_.qp(cands[i].qp).src_nic);
+        g.nics.push_back(rc_.qp(cands[i].qp).dst_nic);
+      }
+      std::sort(g.ports.begin(), g.ports.end());
+      g.ports.erase(std::unique(g.ports.begin(), g.ports.end()), g.ports.end());
+      std::sort(g.nics.begin(), g.nics.end());
+      g.nics.erase(std::unique(g.nics.begin(), g.nics.end()), g.nics.end());
+      apply(slot, dt);
+      delta[slot] = dt;
+      applied.push_back(slot);
+    }
+    std::sort(drained_.begin(), drained_.end(),
+              [](const Event& a, const Event& b) { return a.seq < b.seq; });
+    for (const Event& e : drained_) {
+      const int32_t g = group_of_event(e);
+      const int64_t d = g >= 0 ? delta[g] : 0;
+      sched_.queue.push(e.time_ps + d, e.kind(), e.target, e.owner());
+    }
+    for (const uint32_t slot : applied) sched_.at(groups_[slot].until_ps, kHybridThaw, slot);
+  }
+  for (const uint32_t port : touched) {
+    uf_[port] = port;
+    comp_at_root_[port] = -1;
+  }
+}
+
+void SteadySkip::apply(uint32_t slot, int64_t dt_ps) {
+  Group& g = groups_[slot];
+  const int64_t now = sched_.now_ps;
+  g.active = true;
+  g.t0_ps = now;
+  g.until_ps = now + dt_ps;
+  const int64_t mtu = rc_.config().mtu_bytes;
+  g.carried.assign(g.qps.size(), 0);
+  for (size_t i = 0; i < g.qps.size(); ++i) {
+    const uint32_t qp = g.qps[i];
+    const auto k = static_cast<uint32_t>(std::floor(g.rate_ppps[i] * static_cast<double>(dt_ps)));
+    const uint32_t room = rc_.skippable_packets(qp, 0);
+    g.carried[i] = std::min(k, room);
+    if (g.carried[i] > 0) rc_.skip_packets(qp, g.carried[i]);
+    rc_.shift_qp_time(qp, dt_ps);
+    group_of_qp_[qp] = static_cast<int32_t>(slot);
+    net_.add_data_packet_hops(static_cast<int64_t>(g.carried[i]) * fwd_hops_[qp]);
+    stats_.skipped_packets += g.carried[i];
+    stats_.skipped_bytes += g.carried[i] * mtu;
+  }
+  g.port_rate_num.resize(g.ports.size());
+  g.credited.resize(g.ports.size());
+  for (size_t i = 0; i < g.ports.size(); ++i) {
+    const uint32_t port = g.ports[i];
+    g.port_rate_num[i] = minus(snap(0, port), snap(w_, port));
+    g.credited[i] = scaled(g.port_rate_num[i], dt_ps, span_ps_);
+    net_.add_port_tally(port, g.credited[i]);
+    net_.shift_port_time(port, dt_ps);
+    net_.set_frozen(port, true);
+    group_of_port_[port] = static_cast<int32_t>(slot);
+  }
+  for (const uint32_t nic : g.nics) {
+    rc_.shift_nic_time(nic, dt_ps);
+    group_of_nic_[nic] = static_cast<int32_t>(slot);
+  }
+  ++stats_.skips;
+  stats_.skipped_group_ps += dt_ps;
+}
+
+void SteadySkip::undo_rest(uint32_t slot) {
+  Group& g = groups_[slot];
+  const int64_t now = sched_.now_ps;
+  const int64_t back = g.until_ps - now;  // the part not reached
+  const int64_t done = now - g.t0_ps;
+  const int64_t mtu = rc_.config().mtu_bytes;
+  drained_.clear();
+  sched_.queue.drain(drained_);
+  std::sort(drained_.begin(), drained_.end(),
+            [](const Event& a, const Event& b) { return a.seq < b.seq; });
+  for (const Event& e : drained_) {
+    const int64_t d = group_of_event(e) == static_cast<int32_t>(slot) ? -back : 0;
+    sched_.queue.push(e.time_ps + d, e.kind(), e.target, e.owner());
+  }
+  for (size_t i = 0; i < g.qps.size(); ++i) {
+    const uint32_t qp = g.qps[i];
+    const auto keep = std::min(
+        g.carried[i], static_cast<uint32_t>(std::floor(g.rate_ppps[i] * static_cast<double>(done))));
+    const uint32_t give_back = g.carried[i] - keep;
+    if (give_back > 0) rc_.unskip_packets(qp, give_back);
+    rc_.shift_qp_time(qp, -back);
+    net_.add_data_packet_hops(-static_cast<int64_t>(give_back) * fwd_hops_[qp]);
+    stats_.skipped_packets -= give_back;
+    stats_.skipped_bytes -= give_back * mtu;
+    g.carried[i] = keep;
+  }
+  for (size_t i = 0; i < g.ports.size(); ++i) {
+    const net::Network::PortTally now_credit = scaled(g.port_rate_num[i], done, span_ps_);
+    net_.add_port_tally(g.ports[i], minus(now_credit, g.credited[i]));
+    g.credited[i] = now_credit;
+    net_.shift_port_time(g.ports[i], -back);
+  }
+  for (const uint32_t nic : g.nics) rc_.shift_nic_time(nic, -back);
+  ++stats_.cut_short;
+  stats_.skipped_group_ps -= back;
+  g.until_ps = now;
+  thaw(slot);
+}
+
+void SteadySkip::thaw(uint32_t slot) {
+  Group& g = groups_[slot];
+  g.active = false;
+  for (const uint32_t port : g.ports) {
+    net_.set_frozen(port, false);
+    group_of_port_[port] = -1;
+  }
+  for (size_t i = 0; i < g.qps.size(); ++i) {
+    const uint32_t qp = g.qps[i];
+    group_of_qp_[qp] = -1;
+    reset_history(qp);
+    // Congestion control hears of the skipped bytes at the skip's end (DCQCN's byte counter).
+    rc_.count_skipped_for_cc(qp, g.carried[i]);
+  }
+  for (const uint32_t nic : g.nics) group_of_nic_[nic] = -1;
+}
+
+}  // namespace fabricsim::scenario
