@@ -219,6 +219,10 @@ class RoceTransport final : public NicCore<RoceTransport> {
   // forwarding reads), for walking their paths.
   net::Packet data_header(uint32_t qp_id) const;
   net::Packet ack_header(uint32_t qp_id) const;
+  // Wire bytes (frame, preamble and gap) of a full-MTU data packet inside a message and of an
+  // ACK: what a skipped packet and its acknowledgement would have put on each port.
+  int64_t data_wire_bytes() const;
+  int64_t ack_wire_bytes() const;
   // A requester with nothing to send or acknowledge and no pending skip.
   bool qp_idle(uint32_t qp_id) const {
     const Qp& q = qps_[qp_id];

@@ -60,6 +60,7 @@ SteadySkip::SteadySkip(Scheduler& sched, net::Network& net, transport::RoceTrans
   group_of_nic_.assign(net_.num_nics(), -1);
   uf_.resize(ports);
   comp_at_root_.assign(ports, -1);
+  port_changed_ps_.assign(ports, 0);
   for (uint32_t i = 0; i < ports; ++i) uf_[i] = i;
   net_.set_freeze_hook(net::FreezeHook{
       this, [](void* self, uint32_t port) { static_cast<SteadySkip*>(self)->on_touch(port); }});
@@ -85,7 +86,9 @@ void SteadySkip::grow_qps(uint32_t n) {
   hist_.resize(static_cast<size_t>(n) * (w_ + 1), 0);
   hist_n_.resize(n, 0);
   path_.resize(n);
-  fwd_hops_.resize(n, 0);
+  fwd_ports_.resize(n);
+  rev_ports_.resize(n);
+  prog_.resize(static_cast<size_t>(n) * (w_ + 1), 0);
   group_of_qp_.resize(n, -1);
 }
 
@@ -95,15 +98,18 @@ const std::vector<uint32_t>& SteadySkip::path_of(uint32_t qp) {
   PathWalker walker(net_);
   std::vector<FluidFabric::Crossing> path;
   auto none = [](uint32_t) { return 0; };
+  std::vector<uint32_t>& fwd = fwd_ports_[qp];
+  std::vector<uint32_t>& rev = rev_ports_[qp];
   if (walker.walk(rc_.data_header(qp), PathChoice::kForward, none, path)) {
-    fwd_hops_[qp] = static_cast<uint16_t>(path.size());
     for (const FluidFabric::Crossing& c : path) {
+      fwd.push_back(c.link);
       ports.push_back(c.link);
       ports.push_back(net_.port(c.link).peer);
     }
   }
   if (walker.walk(rc_.ack_header(qp), PathChoice::kForward, none, path)) {
     for (const FluidFabric::Crossing& c : path) {
+      rev.push_back(c.link);
       ports.push_back(c.link);
       ports.push_back(net_.port(c.link).peer);
     }
@@ -123,10 +129,11 @@ void SteadySkip::on_post(uint32_t qp) {
       undo_rest(static_cast<uint32_t>(g));
     }
   }
-  if (!in_list_[qp]) {
+  if (!in_list_[qp]) {  // it joins its ports: their sharers' rates change from here
     in_list_[qp] = 1;
     listed_.push_back(qp);
     reset_history(qp);
+    for (const uint32_t port : path_of(qp)) port_changed_ps_[port] = sched_.now_ps;
   }
   if (!tick_pending_) {
     tick_pending_ = true;
@@ -164,6 +171,38 @@ void SteadySkip::settle() {
   }
 }
 
+void SteadySkip::cap_rates(Group& g) {
+  // Each QP's rate was measured between its own ACKs; summed over the QPs of a shared port
+  // they may exceed what the port can send by a packet per window each. No port carries more
+  // than its line rate: the QPs over one that would are scaled down to it.
+  const double wire_bits = 8.0 * static_cast<double>(rc_.data_wire_bytes());
+  for (const uint32_t port : g.ports) {
+    double load = 0;
+    for (size_t i = 0; i < g.qps.size(); ++i) {
+      const std::vector<uint32_t>& f = fwd_ports_[g.qps[i]];
+      if (std::find(f.begin(), f.end(), port) != f.end()) load += g.rate_ppps[i];
+    }
+    const double cap = static_cast<double>(net_.port(port).rate_bps) / wire_bits * 1e-12;
+    if (load <= cap) continue;
+    for (size_t i = 0; i < g.qps.size(); ++i) {
+      const std::vector<uint32_t>& f = fwd_ports_[g.qps[i]];
+      if (std::find(f.begin(), f.end(), port) != f.end()) g.rate_ppps[i] *= cap / load;
+    }
+  }
+}
+
+void SteadySkip::carry_bytes(uint32_t qp, int64_t packets) {
+  if (packets == 0) return;
+  // Each data port sends the packets; each port back sends their ACKs (one per ack_every).
+  const int64_t data = rc_.data_wire_bytes();
+  for (const uint32_t port : fwd_ports_[qp]) net_.add_port_tally(port, {packets * data, 0, 0, 0, 0});
+  const int64_t every = rc_.config().ack_every;
+  const int64_t acks = packets >= 0 ? packets / every : -((-packets) / every);
+  const int64_t ack = rc_.ack_wire_bytes();
+  for (const uint32_t port : rev_ports_[qp]) net_.add_port_tally(port, {acks * ack, 0, 0, 0, 0});
+  net_.add_data_packet_hops(packets * static_cast<int64_t>(fwd_ports_[qp].size()));
+}
+
 const net::Network::PortTally& SteadySkip::snap(int age, uint32_t port) const {
   const int slot = (snap_head_ - age + (w_ + 1)) % (w_ + 1);
   return snap_[static_cast<size_t>(slot) * net_.num_ports() + port];
@@ -182,17 +221,23 @@ void SteadySkip::sample() {
       listed_[keep++] = qp;
       continue;
     }
-    if (rc_.qp_idle(qp)) {
+    if (rc_.qp_idle(qp)) {  // it left its ports: their sharers' rates change from here
       in_list_[qp] = 0;
+      for (const uint32_t port : path_of(qp)) port_changed_ps_[port] = sched_.now_ps;
       continue;
     }
     listed_[keep++] = qp;
     uint32_t* h = &hist_[static_cast<size_t>(qp) * (w_ + 1)];
+    int64_t* t = &prog_[static_cast<size_t>(qp) * (w_ + 1)];
+    const transport::Qp& q = rc_.qp(qp);
     if (hist_n_[qp] == w_ + 1) {
       std::copy(h + 1, h + w_ + 1, h);
-      h[w_] = rc_.qp(qp).snd_una;
+      std::copy(t + 1, t + w_ + 1, t);
+      h[w_] = q.snd_una;
+      t[w_] = q.last_progress_ps;
     } else {
-      h[hist_n_[qp]++] = rc_.qp(qp).snd_una;
+      t[hist_n_[qp]] = q.last_progress_ps;
+      h[hist_n_[qp]++] = q.snd_una;
     }
   }
   listed_.resize(keep);
@@ -254,7 +299,11 @@ void SteadySkip::evaluate() {
         steady = d <= std::max(p_.epsilon * mean, 1.0);
       }
       if (steady) {
-        c.rate_ppps = static_cast<double>(total) / static_cast<double>(span_ps_);
+        // The rate between the ACKs that moved the first and the last sample: exact for a
+        // periodic stream, where the span's own ends would cut a window mid-packet.
+        const int64_t* t = &prog_[static_cast<size_t>(qp) * (w_ + 1)];
+        c.rate_ppps = t[w_] > t[0] ? static_cast<double>(total) / static_cast<double>(t[w_] - t[0])
+                                   : static_cast<double>(total) / static_cast<double>(span_ps_);
         const auto margin = static_cast<uint32_t>(std::ceil(mean)) + 1;  // a window's packets
         c.skippable = rc_.skippable_packets(qp, margin);
         c.ok = c.skippable > 0;
@@ -303,11 +352,13 @@ void SteadySkip::evaluate() {
   // A frozen port in a component (a QP about to reach a skipped group), or a packet of a QP
   // outside it on its ports, keeps it from skipping. So does an ECN mark set on its ports in
   // the windows sampled: each becomes a CNP and a rate cut (DCQCN, IB CC), so marked rates are
-  // not steady however even the windows looked.
+  // not steady however even the windows looked. And a QP joining or leaving one of its ports
+  // within the windows: the rates sampled were those of another set of sharers.
   for (size_t i = 0; i < cands.size(); ++i) {
     if (comps[comp_of_cand[i]].bad) continue;
     for (const uint32_t port : path_[cands[i].qp]) {
-      if (net_.port(port).frozen || snap(0, port).ecn_marks != snap(w_, port).ecn_marks) {
+      if (net_.port(port).frozen || snap(0, port).ecn_marks != snap(w_, port).ecn_marks ||
+          port_changed_ps_[port] > now - span_ps_) {
         comps[comp_of_cand[i]].bad = true;
       }
     }
@@ -375,6 +426,7 @@ void SteadySkip::evaluate() {
       }
       std::sort(g.ports.begin(), g.ports.end());
       g.ports.erase(std::unique(g.ports.begin(), g.ports.end()), g.ports.end());
+      cap_rates(g);
       std::sort(g.nics.begin(), g.nics.end());
       g.nics.erase(std::unique(g.nics.begin(), g.nics.end()), g.nics.end());
       apply(slot, dt);
@@ -406,13 +458,12 @@ void SteadySkip::apply(uint32_t slot, int64_t dt_ps) {
   g.carried.assign(g.qps.size(), 0);
   for (size_t i = 0; i < g.qps.size(); ++i) {
     const uint32_t qp = g.qps[i];
-    const auto k = static_cast<uint32_t>(std::floor(g.rate_ppps[i] * static_cast<double>(dt_ps)));
-    const uint32_t room = rc_.skippable_packets(qp, 0);
-    g.carried[i] = std::min(k, room);
+    const auto k = static_cast<uint32_t>(std::llround(g.rate_ppps[i] * static_cast<double>(dt_ps)));
+    g.carried[i] = std::min(k, rc_.skippable_packets(qp, 0));
     if (g.carried[i] > 0) rc_.skip_packets(qp, g.carried[i]);
     rc_.shift_qp_time(qp, dt_ps);
     group_of_qp_[qp] = static_cast<int32_t>(slot);
-    net_.add_data_packet_hops(static_cast<int64_t>(g.carried[i]) * fwd_hops_[qp]);
+    carry_bytes(qp, static_cast<int64_t>(g.carried[i]));
     stats_.skipped_packets += g.carried[i];
     stats_.skipped_bytes += g.carried[i] * mtu;
   }
@@ -421,6 +472,7 @@ void SteadySkip::apply(uint32_t slot, int64_t dt_ps) {
   for (size_t i = 0; i < g.ports.size(); ++i) {
     const uint32_t port = g.ports[i];
     g.port_rate_num[i] = minus(snap(0, port), snap(w_, port));
+    g.port_rate_num[i].tx_bytes = 0;  // the carried packets' own bytes are counted exactly
     g.credited[i] = scaled(g.port_rate_num[i], dt_ps, span_ps_);
     net_.add_port_tally(port, g.credited[i]);
     net_.shift_port_time(port, dt_ps);
@@ -456,7 +508,7 @@ void SteadySkip::undo_rest(uint32_t slot) {
     const uint32_t give_back = g.carried[i] - keep;
     if (give_back > 0) rc_.unskip_packets(qp, give_back);
     rc_.shift_qp_time(qp, -back);
-    net_.add_data_packet_hops(-static_cast<int64_t>(give_back) * fwd_hops_[qp]);
+    carry_bytes(qp, -static_cast<int64_t>(give_back));
     stats_.skipped_packets -= give_back;
     stats_.skipped_bytes -= give_back * mtu;
     g.carried[i] = keep;

@@ -96,7 +96,12 @@ class SteadySkip {
   std::vector<uint8_t> hist_n_;
   // Per QP: its cables' ports (both directions) and its data path's hop count, walked once.
   std::vector<std::vector<uint32_t>> path_;
-  std::vector<uint16_t> fwd_hops_;
+  std::vector<std::vector<uint32_t>> fwd_ports_;  // the data packets' ports
+  std::vector<std::vector<uint32_t>> rev_ports_;  // the ACKs' ports
+  // Per QP: when its ACKs moved snd_una to each sample (last_progress_ps).
+  std::vector<int64_t> prog_;
+  // Per port: the last time a QP joined or left it.
+  std::vector<int64_t> port_changed_ps_;
   // Per port: counters at the last W + 1 ticks (ring of snapshots).
   std::vector<net::Network::PortTally> snap_;
   int snap_head_ = 0;  // the newest snapshot's slot
@@ -122,6 +127,10 @@ class SteadySkip {
   void undo_rest(uint32_t slot);
   void thaw(uint32_t slot);
   void reset_history(uint32_t qp) { hist_n_[qp] = 0; }
+  // Counts `packets` (either sign) of the QP as carried on its ports: data and ACK wire bytes
+  // (links.csv) and data packet-hops.
+  void carry_bytes(uint32_t qp, int64_t packets);
+  void cap_rates(Group& g);
   const net::Network::PortTally& snap(int age, uint32_t port) const;
 };
 
