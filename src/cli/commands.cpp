@@ -357,7 +357,7 @@ bool prepare_runs(const CompareArgs& args, std::vector<Prepared>& runs) {
     }
     if (!args.modes.empty()) {  // --modes: every run once per engine mode
       const std::vector<std::string> modes =
-          parse_choice_list("--modes", "mode", args.modes, {"packet", "flow"}, "packet,flow");
+          parse_choice_list("--modes", "mode", args.modes, {"packet", "flow", "hybrid"}, "packet,flow");
       if (modes.empty()) return false;
       std::vector<Plan> expanded;
       for (const Plan& plan : plans) {

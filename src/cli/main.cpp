@@ -147,7 +147,7 @@ void add_compare(CLI::App& app, Subcommands& c) {
           ->capture_default_str();
   c.compare
       ->add_option("--modes", c.compare_args.modes,
-                   "Comma-separated engine modes (packet, flow; docs/modes.md): each fabric or "
+                   "Comma-separated engine modes (packet, flow, hybrid; docs/modes.md): each fabric or "
                    "variant runs once per mode, in columns named <fabric>-<mode>")
       ->type_name("LIST");
   add_set_option(c.compare, c.compare_args.sets);
