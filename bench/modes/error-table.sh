@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The flow engine against the packet engine (docs/modes.md "Error table"): each scenario runs in
-# both modes; the table gives the step or collective time (jobs / collectives) or the FCT p50 and
-# p99 (patterns) of each, the flow mode's error against packet, and the wall-time speed-up.
+# The flow and hybrid engines against the packet engine (docs/modes.md "Error table"): each
+# scenario runs in the three modes; the table gives the step or collective time (jobs /
+# collectives) or the FCT p50 and p99 (patterns) of each, the flow and hybrid modes' errors
+# against packet, the share of payload hybrid skipped, and the wall-time speed-ups. A mode that
+# refuses a scenario shows the key it named.
 #   bench/modes/error-table.sh [FABRICSIM] [OUTDIR]     (default build/fabricsim, /tmp/modes)
 # Regenerates the table in docs/modes.md; figures depend on the machine only in the wall times.
 set -euo pipefail
@@ -25,6 +27,9 @@ CASES=(
   "two jobs|examples/two-jobs.yaml|"
   "resnet50 data-parallel|examples/resnet50-dp.yaml|"
   "link failure during a training step|examples/link-flap-training.yaml|"
+  "1,024-GPU training step (RoCE)|bench/training-1024.yaml|"
+  "incast 4:1 25 MB, PFC + DCQCN|examples/dcqcn-fairness.yaml|"
+  "permutation k=8 16 MB, PFC + DCQCN|bench/permutation-k8.yaml|--set workload.flow_size=16MB --set fabric.roce.cc=dcqcn"
 )
 metric() {  # result.json -> "time_ps" for jobs/collectives, else "p50 p99"
   python3 - "$1" <<'PY'
@@ -40,28 +45,43 @@ else:
 PY
 }
 wall() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['wall_seconds'])" "$1"; }
-printf '| scenario | measure | packet | flow | error | wall packet | wall flow | speed-up |\n'
-printf '|---|---|---|---|---|---|---|---|\n'
+skipped() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get('hybrid',{}).get('skipped_fraction',0))" "$1"; }
+printf '| scenario | measure | packet | flow | error | hybrid | error | skipped | wall packet | wall flow | wall hybrid | flow speed-up | hybrid speed-up |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for c in "${CASES[@]}"; do
   IFS='|' read -r label file extra <<<"$c"
   tag=$(echo "$label" | tr -c 'a-zA-Z0-9' '_')
   # shellcheck disable=SC2086
   "$BIN" run "$file" $extra --out "$OUT/p_$tag" >/dev/null 2>&1 || { echo "| $label | packet run failed |"; continue; }
-  # shellcheck disable=SC2086
-  "$BIN" run "$file" $extra --set mode=flow --out "$OUT/f_$tag" >/dev/null 2>&1 || { echo "| $label | flow run refused or failed |"; continue; }
   read -r kind p1 p2 <<<"$(metric "$OUT/p_$tag/result.json")"
-  read -r _ f1 f2 <<<"$(metric "$OUT/f_$tag/result.json")"
-  wp=$(wall "$OUT/p_$tag/run.json"); wf=$(wall "$OUT/f_$tag/run.json")
-  python3 - "$label" "$kind" "$p1" "${p2:-}" "$f1" "${f2:-}" "$wp" "$wf" <<'PY'
+  wp=$(wall "$OUT/p_$tag/run.json")
+  cols=()
+  for m in flow hybrid; do
+    # shellcheck disable=SC2086
+    if "$BIN" run "$file" $extra --set mode=$m --out "$OUT/${m}_$tag" >/dev/null 2>"$OUT/${m}_$tag.err"; then
+      read -r _ v1 v2 <<<"$(metric "$OUT/${m}_$tag/result.json")"
+      cols+=("$v1" "${v2:--}" "$(wall "$OUT/${m}_$tag/run.json")" "$(skipped "$OUT/${m}_$tag/result.json")")
+    else
+      key=$(head -1 "$OUT/${m}_$tag.err" | sed -E 's/^[^:]*:[0-9]*: ([^:]*):.*/\1/')
+      cols+=("refused:$key" "-" "-" "-")
+    fi
+  done
+  python3 - "$label" "$kind" "$p1" "${p2:--}" "$wp" "${cols[@]}" <<'PY'
 import sys
-label, kind, p1, p2, f1, f2, wp, wf = sys.argv[1:]
+label, kind, p1, p2, wp, f1, f2, wf, _, h1, h2, wh, hs = sys.argv[1:]
 def us(ps): return f"{int(ps)/1e6:,.1f} us" if int(ps) < 1e9 else f"{int(ps)/1e9:,.3f} ms"
 def err(f, p): return f"{(int(f)-int(p))/int(p)*100:+.1f} %"
-sp = float(wp) / max(float(wf), 1e-3)
-if kind == "fct":
-    print(f"| {label} | FCT p50 / p99 | {us(p1)} / {us(p2)} | {us(f1)} / {us(f2)} | {err(f1,p1)} / {err(f2,p2)} | {float(wp):.2f} s | {float(wf):.2f} s | {sp:.0f}x |")
-else:
-    m = "step time" if kind == "step" else "collective time"
-    print(f"| {label} | {m} | {us(p1)} | {us(f1)} | {err(f1,p1)} | {float(wp):.2f} s | {float(wf):.2f} s | {sp:.0f}x |")
+def show(v1, v2):
+    if v1.startswith("refused"): return (v1.replace("refused:", "refused (") + ")", "")
+    if kind == "fct": return (f"{us(v1)} / {us(v2)}", f"{err(v1,p1)} / {err(v2,p2)}")
+    return (us(v1), err(v1, p1))
+def speed(w): return "" if w == "-" else f"{float(wp) / max(float(w), 1e-3):.0f}x"
+def secs(w): return "-" if w == "-" else f"{float(w):.2f} s"
+m = {"fct": "FCT p50 / p99", "step": "step time", "coll": "collective time"}[kind]
+pv = f"{us(p1)} / {us(p2)}" if kind == "fct" else us(p1)
+fv, fe = show(f1, f2)
+hv, he = show(h1, h2)
+sk = "" if hs == "-" else f"{float(hs)*100:.0f} %"
+print(f"| {label} | {m} | {pv} | {fv} | {fe} | {hv} | {he} | {sk} | {float(wp):.2f} s | {secs(wf)} | {secs(wh)} | {speed(wf)} | {speed(wh)} |")
 PY
 done

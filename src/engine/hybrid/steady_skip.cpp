@@ -121,14 +121,9 @@ const std::vector<uint32_t>& SteadySkip::path_of(uint32_t qp) {
 
 void SteadySkip::on_post(uint32_t qp) {
   grow_qps(qp + 1);
-  if (group_of_qp_[qp] >= 0) {  // its group must go on from now
-    const int32_t g = group_of_qp_[qp];
-    if (sched_.now_ps >= groups_[g].until_ps) {
-      thaw(static_cast<uint32_t>(g));
-    } else {
-      undo_rest(static_cast<uint32_t>(g));
-    }
-  }
+  // A message posted on a QP of a skipped group queues behind the one being skipped through
+  // (skips end before a message's last window): nothing of the group changes until its end.
+  // If the post has to wake the NIC, the NIC's frozen port ends the skip (on_touch).
   if (!in_list_[qp]) {  // it joins its ports: their sharers' rates change from here
     in_list_[qp] = 1;
     listed_.push_back(qp);
