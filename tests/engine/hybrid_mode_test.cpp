@@ -13,24 +13,14 @@
 #include "engine/packet/simulation.h"
 #include "resolve/resolve.h"
 #include "spec/load.h"
+#include "mode_scenarios.h"
 
 namespace fabricsim::scenario {
 namespace hybrid_mode_test {
 
-constexpr int64_t kRateBps = 100'000'000'000;
-// RoCEv2 WRITE at a 4096-byte MTU: 82 bytes of headers, FCS, preamble and gap per packet
-// (SPEC §8): the payload rate is the line rate x 4096 / 4178.
-constexpr double kPayloadBps = 100e9 * 4096.0 / 4178.0;
-
-Scenario fat_tree_k4(EngineMode mode) {
-  Scenario sc;
-  sc.topology.tiers = 3;
-  sc.topology.radix = 4;
-  sc.topology.hosts = 16;
-  sc.link.rate_bps = kRateBps;
-  sc.mode = mode;
-  return sc;
-}
+using mode_scenarios::fat_tree_k4;
+using mode_scenarios::kPayloadBps;
+using mode_scenarios::kRateBps;
 
 int64_t fct(const Simulation& sim, uint32_t id) {
   const transport::MessageRecord& m = sim.transport().message(id);

@@ -1,10 +1,15 @@
-// The overrides that shrink a slow example for the test suite (examples_test.cpp and
-// flow_mode_examples_test.cpp run them): the same kind of workload, smaller.
+// The overrides that shrink a slow example for the test suite (examples_test.cpp and the flow
+// and hybrid mode examples tests run them): the same kind of workload, smaller; and the list of
+// examples the mode tests enumerate.
 #pragma once
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "../support/cli_runner.h"
 
 namespace fabricsim::example_shrink {
 
@@ -34,5 +39,28 @@ inline const std::map<std::string, std::vector<std::string>> kShrink = {
     // 4 nodes at 64 MiB instead of 16 at 1 GiB: the same algorithms on the same rail fabric.
     {"sharp-vs-ring.yaml", {"hosts.count=4", "workload.size=64MiB"}},
 };
+
+// The example files (names, sorted) of the source tree's examples/ directory.
+inline std::vector<std::string> example_names() {
+  std::vector<std::string> names;
+  const std::filesystem::path dir = std::filesystem::path(FABRICSIM_SOURCE_DIR) / "examples";
+  for (const std::filesystem::directory_entry& e : std::filesystem::directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ".yaml") {
+      names.push_back(e.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// " --set K=V" for each of the example's shrink overrides (none when it is not listed).
+inline std::string shrink_args(const std::string& name) {
+  std::string sets;
+  const auto shrink = kShrink.find(name);
+  if (shrink != kShrink.end()) {
+    for (const std::string& s : shrink->second) sets += " --set " + test_support::shell_quote(s);
+  }
+  return sets;
+}
 
 }  // namespace fabricsim::example_shrink

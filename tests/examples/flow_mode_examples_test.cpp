@@ -37,27 +37,16 @@ const std::map<std::string, std::string> kRefused = {
     {"vl-qos.yaml", "outputs.pcap.frames"},
 };
 
-std::vector<std::string> examples() {
-  std::vector<std::string> names;
-  for (const fs::directory_entry& e : fs::directory_iterator(kSourceDir / "examples")) {
-    if (e.is_regular_file() && e.path().extension() == ".yaml") {
-      names.push_back(e.path().filename().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using example_shrink::example_names;
+using example_shrink::shrink_args;
 
 TEST(FlowModeExamples, EveryExampleRunsInFlowModeOrIsRefusedNamingItsKey) {
   ScratchDir scratch("flowex");
-  for (const std::string& name : examples()) {
+  for (const std::string& name : example_names()) {
     SCOPED_TRACE(name);
     std::string args = "run " + shell_quote((kSourceDir / "examples" / name).string()) +
-                       " --set mode=flow --out " + shell_quote((scratch.path() / name).string());
-    const auto shrink = example_shrink::kShrink.find(name);
-    if (shrink != example_shrink::kShrink.end()) {
-      for (const std::string& s : shrink->second) args += " --set " + shell_quote(s);
-    }
+                       " --set mode=flow" + shrink_args(name) + " --out " +
+                       shell_quote((scratch.path() / name).string());
     const test_support::CliOutcome o = run_fabricsim(args, scratch.path());
     const auto refused = kRefused.find(name);
     if (refused != kRefused.end()) {
@@ -82,11 +71,7 @@ TEST(FlowModeExamples, ASeedGivesTheSameBytesTwice) {
   ScratchDir scratch("flowdet");
   for (const std::string name : {"permutation.yaml", "gpt-step.yaml", "link-flap-training.yaml"}) {
     SCOPED_TRACE(name);
-    std::string sets = " --set mode=flow";
-    const auto shrink = example_shrink::kShrink.find(name);
-    if (shrink != example_shrink::kShrink.end()) {
-      for (const std::string& s : shrink->second) sets += " --set " + shell_quote(s);
-    }
+    const std::string sets = " --set mode=flow" + shrink_args(name);
     for (const char* run : {"a", "b"}) {
       const test_support::CliOutcome o = run_fabricsim(
           "run " + shell_quote((kSourceDir / "examples" / name).string()) + sets + " --out " +

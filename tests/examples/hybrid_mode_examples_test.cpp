@@ -49,33 +49,16 @@ const std::map<std::string, std::string> kRefused = {
     {"vl-qos.yaml", "outputs.pcap.frames"},
 };
 
-std::vector<std::string> examples() {
-  std::vector<std::string> names;
-  for (const fs::directory_entry& e : fs::directory_iterator(kSourceDir / "examples")) {
-    if (e.is_regular_file() && e.path().extension() == ".yaml") {
-      names.push_back(e.path().filename().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string shrunk(const std::string& name) {
-  std::string sets;
-  const auto shrink = example_shrink::kShrink.find(name);
-  if (shrink != example_shrink::kShrink.end()) {
-    for (const std::string& s : shrink->second) sets += " --set " + shell_quote(s);
-  }
-  return sets;
-}
+using example_shrink::example_names;
+using example_shrink::shrink_args;
 
 TEST(HybridModeExamples, EveryExampleRunsInHybridModeOrIsRefusedNamingItsKey) {
   ScratchDir scratch("hybridex");
   int skipping = 0;
-  for (const std::string& name : examples()) {
+  for (const std::string& name : example_names()) {
     SCOPED_TRACE(name);
     const std::string args = "run " + shell_quote((kSourceDir / "examples" / name).string()) +
-                             " --set mode=hybrid" + shrunk(name) + " --out " +
+                             " --set mode=hybrid" + shrink_args(name) + " --out " +
                              shell_quote((scratch.path() / name).string());
     const test_support::CliOutcome o = run_fabricsim(args, scratch.path());
     const auto refused = kRefused.find(name);
@@ -109,7 +92,7 @@ TEST(HybridModeExamples, ASeedGivesTheSameBytesTwice) {
     for (const char* run : {"a", "b"}) {
       const test_support::CliOutcome o = run_fabricsim(
           "run " + shell_quote((kSourceDir / "examples" / name).string()) + " --set mode=hybrid" +
-              shrunk(name) + " --out " + shell_quote((scratch.path() / (name + run)).string()),
+              shrink_args(name) + " --out " + shell_quote((scratch.path() / (name + run)).string()),
           scratch.path());
       ASSERT_EQ(o.exit_code, 0) << o.err;
     }
