@@ -65,6 +65,34 @@ TEST(HybridMode, AMessageAloneIsSkippedAndKeepsItsIdealTime) {
   EXPECT_EQ(carrying, 6);
 }
 
+// Two streams in opposite directions between NICs 0 and 15: each NIC port sends its own data
+// and the ACKs of the stream it receives, ACKs first. Their rates are known without measuring
+// (SteadySkip::analytic_rates): the line less the other stream's ACKs, per packet
+// (4178 + 84) wire bytes. Both are skipped from their first windows and finish as in packet
+// mode.
+TEST(HybridMode, StreamsWhoseRatesTheNicPortsSetAreSkippedFromTheStart) {
+  const int64_t size = 2'000'000;  // 489 packets: 167 us, ~20 base RTTs
+  std::vector<int64_t> f[2];
+  double skipped = 0;
+  for (const EngineMode mode : {EngineMode::kPacket, EngineMode::kHybrid}) {
+    Simulation sim(fat_tree_k4(mode));
+    const uint32_t a = sim.transport().post(0, 15, size, 0);
+    const uint32_t b = sim.transport().post(15, 0, size, 0);
+    ASSERT_TRUE(sim.run());
+    f[mode == EngineMode::kHybrid].assign({fct(sim, a), fct(sim, b)});
+    if (const SteadySkip* h = sim.hybrid()) {
+      skipped = static_cast<double>(h->stats().skipped_bytes) / (2.0 * size);
+    }
+  }
+  // Each stream's data: 489 packets at 100 Gb/s with an ACK (84 wire bytes) between packets.
+  const double per_packet_ps = (4178.0 + 84.0) * 8.0 / 100e9 * 1e12;
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_NEAR(static_cast<double>(f[1][i]), static_cast<double>(f[0][i]), 0.002 * f[0][i]);
+    EXPECT_GT(static_cast<double>(f[0][i]), 488 * per_packet_ps) << "the ACKs slow the data";
+  }
+  EXPECT_GT(skipped, 0.5) << "no W windows of history needed";
+}
+
 // Four senders into one receiver (no congestion control, PFC): the receiver's link is the
 // bottleneck; packet and hybrid agree per flow, and the last finish is bounded below by the
 // bytes over the payload rate.

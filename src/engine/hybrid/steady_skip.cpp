@@ -61,6 +61,8 @@ SteadySkip::SteadySkip(Scheduler& sched, net::Network& net, transport::RoceTrans
   uf_.resize(ports);
   comp_at_root_.assign(ports, -1);
   port_changed_ps_.assign(ports, 0);
+  load_at_.assign(ports, 0.0);
+  senders_at_.assign(ports, 0);
   for (uint32_t i = 0; i < ports; ++i) uf_[i] = i;
   net_.set_freeze_hook(net::FreezeHook{
       this, [](void* self, uint32_t port) { static_cast<SteadySkip*>(self)->on_touch(port); }});
@@ -164,6 +166,68 @@ void SteadySkip::settle() {
       undo_rest(g);
     }
   }
+}
+
+bool SteadySkip::analytic_rates(const std::vector<uint32_t>& qps, std::vector<double>& rate,
+                                std::vector<uint32_t>& room) {
+  const int64_t now = sched_.now_ps;
+  const double data = static_cast<double>(rc_.data_wire_bytes());
+  const double ack = static_cast<double>(rc_.ack_wire_bytes()) / rc_.config().ack_every;
+  room.assign(qps.size(), 0);
+  for (size_t j = 0; j < qps.size(); ++j) {
+    const uint32_t qp = qps[j];
+    const transport::Qp& q = rc_.qp(qp);
+    const std::vector<uint32_t>& fwd = fwd_ports_[qp];
+    if (fwd.empty()) return false;
+    const net::Port& nic = net_.port(fwd.front());
+    // Sending now, unpaced: its congestion control at the line rate, its pacing not ahead by
+    // more than a packet, its class not paused.
+    if (rc_.cc_enabled() && rc_.cc(qp).rate_bps() < nic.rate_bps) return false;
+    if (q.next_send_ps > now + serialization_ps(static_cast<int64_t>(data), nic.rate_bps)) {
+      return false;
+    }
+    if (nic.paused_mask != 0) return false;
+    room[j] = rc_.skippable_packets(qp, 2);
+    if (room[j] == 0) return false;
+  }
+  // Wire bytes per ps each port may carry; a NIC port's data QPs share what its ACKs leave
+  // (ACKs go first: they wait in the port's queue, data is pulled when it is free). Dense
+  // per-port scratch, cleared over the ports touched: linear in the group's path lengths.
+  auto cap = [&](uint32_t port) { return static_cast<double>(net_.port(port).rate_bps) / 8e12; };
+  std::vector<uint32_t> touched;
+  for (const uint32_t qp : qps) {
+    const uint32_t nic_port = fwd_ports_[qp].front();
+    if (senders_at_[nic_port]++ == 0) touched.push_back(nic_port);
+    for (const uint32_t port : rev_ports_[qp]) touched.push_back(port);
+    for (const uint32_t port : fwd_ports_[qp]) touched.push_back(port);
+  }
+  rate.assign(qps.size(), 0.0);
+  for (size_t j = 0; j < qps.size(); ++j) {
+    const uint32_t nic_port = fwd_ports_[qps[j]].front();
+    rate[j] = cap(nic_port) / data / senders_at_[nic_port];
+  }
+  for (int iter = 0; iter < 8; ++iter) {  // a contraction (ACKs are a few % of a port): settles
+    for (const uint32_t port : touched) load_at_[port] = 0.0;
+    for (size_t j = 0; j < qps.size(); ++j) {
+      for (const uint32_t port : rev_ports_[qps[j]]) load_at_[port] += rate[j] * ack;
+    }
+    for (size_t j = 0; j < qps.size(); ++j) {
+      const uint32_t nic_port = fwd_ports_[qps[j]].front();
+      rate[j] = std::max(0.0, cap(nic_port) - load_at_[nic_port]) / data / senders_at_[nic_port];
+    }
+  }
+  // No port may be over its line rate with the data added (that is contention: measured, not
+  // known).
+  for (size_t j = 0; j < qps.size(); ++j) {
+    for (const uint32_t port : fwd_ports_[qps[j]]) load_at_[port] += rate[j] * data;
+  }
+  bool fits = true;
+  for (const uint32_t port : touched) fits = fits && load_at_[port] <= cap(port) * (1 + 1e-9);
+  for (const uint32_t port : touched) {
+    load_at_[port] = 0.0;
+    senders_at_[port] = 0;
+  }
+  return fits;
 }
 
 void SteadySkip::cap_rates(Group& g) {
@@ -318,25 +382,49 @@ void SteadySkip::evaluate() {
     uint32_t root;
     bool bad;
     double dt_ps;
+    bool analytic;  // rates from analytic_rates, not measured: sharers may have just changed
   };
   std::vector<Comp> comps;
   std::vector<int32_t> comp_of_cand(cands.size(), -1);
   auto comp_index = [&](uint32_t root) {
     if (comp_at_root_[root] < 0) {
       comp_at_root_[root] = static_cast<int32_t>(comps.size());
-      comps.push_back({root, false, 1e300});
+      comps.push_back({root, false, 1e300, false});
     }
     return comp_at_root_[root];
   };
   for (size_t i = 0; i < cands.size(); ++i) {
-    const Cand& c = cands[i];
-    const int32_t k = comp_index(find(path_[c.qp].front()));
+    const int32_t k = comp_index(find(path_[cands[i].qp].front()));
     comp_of_cand[i] = k;
-    Comp& comp = comps[k];
-    if (!c.ok) {
-      comp.bad = true;
-      continue;
+    if (!cands[i].ok) comps[k].bad = true;
+  }
+  // A group that has not held W windows may still have rates known without measuring them:
+  // every QP sending as fast as its NIC port lets it, and no other port over its line rate
+  // (analytic_rates). Its rates are then exact from its first packets on.
+  for (size_t k = 0; k < comps.size(); ++k) {
+    if (!comps[k].bad) continue;
+    std::vector<uint32_t> members;
+    for (size_t i = 0; i < cands.size(); ++i) {
+      if (comp_of_cand[i] == static_cast<int32_t>(k)) members.push_back(static_cast<uint32_t>(i));
     }
+    std::vector<uint32_t> qps;
+    for (const uint32_t i : members) qps.push_back(cands[i].qp);
+    std::vector<double> rate;
+    std::vector<uint32_t> room;
+    if (!analytic_rates(qps, rate, room)) continue;
+    for (size_t j = 0; j < members.size(); ++j) {
+      Cand& c = cands[members[j]];
+      c.ok = true;
+      c.rate_ppps = rate[j];
+      c.skippable = room[j];
+    }
+    comps[k].bad = false;
+    comps[k].analytic = true;
+  }
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const Cand& c = cands[i];
+    Comp& comp = comps[comp_of_cand[i]];
+    if (comp.bad) continue;
     double dt = static_cast<double>(c.skippable) / c.rate_ppps;
     // Congestion control keeps real time: the skip ends at its next timer, which then runs
     // when it would have (not moved with the group).
@@ -352,8 +440,9 @@ void SteadySkip::evaluate() {
   for (size_t i = 0; i < cands.size(); ++i) {
     if (comps[comp_of_cand[i]].bad) continue;
     for (const uint32_t port : path_[cands[i].qp]) {
+      const Comp& comp = comps[comp_of_cand[i]];
       if (net_.port(port).frozen || snap(0, port).ecn_marks != snap(w_, port).ecn_marks ||
-          port_changed_ps_[port] > now - span_ps_) {
+          (!comp.analytic && port_changed_ps_[port] > now - span_ps_)) {
         comps[comp_of_cand[i]].bad = true;
       }
     }

@@ -114,6 +114,8 @@ class SteadySkip {
   // Scratch.
   std::vector<uint32_t> uf_;
   std::vector<int32_t> comp_at_root_;
+  std::vector<double> load_at_;       // analytic_rates: wire bytes per ps per port
+  std::vector<uint32_t> senders_at_;  // analytic_rates: sending QPs per NIC port
   std::vector<Event> drained_;
 
   void grow_qps(uint32_t n);
@@ -131,6 +133,13 @@ class SteadySkip {
   // (links.csv) and data packet-hops.
   void carry_bytes(uint32_t qp, int64_t packets);
   void cap_rates(Group& g);
+  // Rates (packets per ps) of a group whose every QP sends as fast as its NIC port lets it:
+  // the port's line rate less the ACKs it sends for the QPs it receives (ACKs go first), shared
+  // round-robin by the port's sending QPs; false unless each QP is sending now unpaced (its
+  // congestion control at the line rate) with room to skip, and no port is over its line rate.
+  // `room`: each QP's skippable packets (keeping its last two).
+  bool analytic_rates(const std::vector<uint32_t>& qps, std::vector<double>& rate,
+                      std::vector<uint32_t>& room);
   const net::Network::PortTally& snap(int age, uint32_t port) const;
 };
 
