@@ -441,7 +441,13 @@ void SteadySkip::evaluate() {
     if (comps[comp_of_cand[i]].bad) continue;
     for (const uint32_t port : path_[cands[i].qp]) {
       const Comp& comp = comps[comp_of_cand[i]];
-      if (net_.port(port).frozen || snap(0, port).ecn_marks != snap(w_, port).ecn_marks ||
+      const net::Network::PortTally& newest = snap(0, port);
+      const net::Network::PortTally& oldest = snap(w_, port);
+      // Rates known without measuring assume no port of the group waited: no PFC pause and
+      // no InfiniBand credit wait (both count in paused_ps) in the windows, none in force.
+      const bool waited = newest.paused_ps != oldest.paused_ps || net_.port(port).paused_mask != 0;
+      if (net_.port(port).frozen || newest.ecn_marks != oldest.ecn_marks ||
+          (comp.analytic && waited) ||
           (!comp.analytic && port_changed_ps_[port] > now - span_ps_)) {
         comps[comp_of_cand[i]].bad = true;
       }
