@@ -83,15 +83,16 @@ void RoceTransport::count_skipped_for_cc(uint32_t qp_id, uint32_t packets) {
 int64_t RoceTransport::data_wire_bytes() const {
   Packet p;
   p.frame_bytes = static_cast<uint16_t>(
-      data_frame_bytes(cfg_, static_cast<uint32_t>(cfg_.mtu_bytes), false, false) + int_header_bytes_);
+      data_frame_bytes(cfg_, static_cast<uint32_t>(cfg_.mtu_bytes), false, false) +
+      int_header_bytes_);
   return net_.wire_bytes(p);
 }
 
 int64_t RoceTransport::ack_wire_bytes() const {
   Packet p;
-  p.frame_bytes = static_cast<uint16_t>((ib() ? net::ib_packet_bytes(net::kAethBytes)
-                                              : net::roce_ack_frame_bytes(cfg_.vlan_tag)) +
-                                        int_header_bytes_);
+  p.frame_bytes = static_cast<uint16_t>(
+      (ib() ? net::ib_packet_bytes(net::kAethBytes) : net::roce_ack_frame_bytes(cfg_.vlan_tag)) +
+      int_header_bytes_);
   return net_.wire_bytes(p);
 }
 

@@ -423,21 +423,24 @@ class CompareModes : public fabricsim::test_support::CliFixture {
 };
 
 TEST_F(CompareModes, EachFabricRunsOncePerModeInItsOwnColumn) {
-  // --modes packet,flow on RoCE: two columns, two result directories, each run in its mode.
-  // Both ring all-reduces take the ring's bandwidth bound, 2(n-1)/n x S over the payload rate
-  // (400 Gb/s x 4096 / 4178), plus 2(n-1) step latencies of at most 2 us (NIC overheads, two
-  // cables and a switch each way), and agree within 3 %.
+  // --modes packet,flow,hybrid on RoCE: three columns, three result directories, each run in
+  // its mode. Every ring all-reduce takes the ring's bandwidth bound, 2(n-1)/n x S over the
+  // payload rate (400 Gb/s x 4096 / 4178), plus 2(n-1) step latencies of at most 2 us (NIC
+  // overheads, two cables and a switch each way); flow agrees with packet within 3 %, hybrid
+  // within 1 %.
   const std::string file = write("small.yaml", compare_test::kSmall);
   const fs::path out = dir_ / "results";
-  const CliOutcome o = run("compare '" + file + "' --fabrics roce --modes packet,flow --out '" +
-                           out.string() + "'");
+  const CliOutcome o = run("compare '" + file +
+                           "' --fabrics roce --modes packet,flow,hybrid --out '" + out.string() +
+                           "'");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("roce-packet"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("roce-flow"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("roce-hybrid"), std::string::npos) << o.out;
   const double bound_ps = 2.0 * (compare_test::kRanks - 1) / compare_test::kRanks *
                           compare_test::kSizeBytes * 8 / (400e9 * 4096 / 4178) * 1e12;
   std::map<std::string, double> time_ps;
-  for (const std::string mode : {"packet", "flow"}) {
+  for (const std::string mode : {"packet", "flow", "hybrid"}) {
     const json r = json::parse(read_file(out / ("roce-" + mode) / "result.json"));
     EXPECT_EQ(r["mode"], mode);
     time_ps[mode] = r["collective"]["time_ps"].get<double>();
@@ -445,6 +448,7 @@ TEST_F(CompareModes, EachFabricRunsOncePerModeInItsOwnColumn) {
     EXPECT_LE(time_ps[mode], bound_ps + 2 * (compare_test::kRanks - 1) * 2e6) << mode;
   }
   EXPECT_NEAR(time_ps["flow"], time_ps["packet"], 0.03 * time_ps["packet"]);
+  EXPECT_NEAR(time_ps["hybrid"], time_ps["packet"], 0.01 * time_ps["packet"]);
   const CliOutcome bad = run("compare '" + file + "' --modes packet,fluid");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err_lines.size(), 1u) << bad.err;

@@ -11,9 +11,9 @@
 
 #include "core/error.h"
 #include "engine/packet/simulation.h"
+#include "mode_scenarios.h"
 #include "resolve/resolve.h"
 #include "spec/load.h"
-#include "mode_scenarios.h"
 
 namespace fabricsim::scenario {
 namespace hybrid_mode_test {
@@ -33,9 +33,9 @@ TEST(HybridMode, AMessageAloneIsSkippedAndKeepsItsIdealTime) {
   const uint32_t id = hybrid.transport().post(0, 15, size, 0);
   ASSERT_TRUE(hybrid.run());
   const Scenario& sc = hybrid.scenario();
-  const int64_t ideal = hybrid.transport().ideal_fct_ps(
-      size, hybrid.routes().switch_hops(0, 15), sc.link, sc.switch_config,
-      hybrid.network().nic_config(0));
+  const int64_t ideal =
+      hybrid.transport().ideal_fct_ps(size, hybrid.routes().switch_hops(0, 15), sc.link,
+                                      sc.switch_config, hybrid.network().nic_config(0));
   const double drain_ps = size * 8.0 / kPayloadBps * 1e12;
   ASSERT_GT(static_cast<double>(ideal), drain_ps);
   // Alone on the path, the stream is steady from its first window: most of it is carried.

@@ -28,22 +28,22 @@ const fs::path kSourceDir = FABRICSIM_SOURCE_DIR;
 
 // Refused examples: the key named, and why a skipped group could not carry it.
 const std::map<std::string, std::string> kRefused = {
-    {"adaptive-routing.yaml", "routing.sm.adaptive"},       // a path per packet: no groups
-    {"cc-zoo-websearch.yaml", "fabric.roce.cc"},            // window schemes' RTT stamps
+    {"adaptive-routing.yaml", "routing.sm.adaptive"},  // a path per packet: no groups
+    {"cc-zoo-websearch.yaml", "fabric.roce.cc"},       // window schemes' RTT stamps
     {"cc-zoo.yaml", "fabric.roce.cc"},
-    {"dragonfly.yaml", "topology.kind"},                    // Valiant / UGAL per packet
+    {"dragonfly.yaml", "topology.kind"},  // Valiant / UGAL per packet
     {"hpcc-vs-dcqcn.yaml", "fabric.roce.cc"},
-    {"incast.yaml", "outputs.pcap.frames"},                 // no frames for skipped packets
+    {"incast.yaml", "outputs.pcap.frames"},  // no frames for skipped packets
     {"iwarp-connection-scaling.yaml", "fabric.nic.context_cache.enabled"},
-    {"lb-permutation.yaml", "outputs.steady_window"},       // goodput inside a skipped stretch
-    {"link-flap-training.yaml", "faults.link_down"},        // skipped groups are not re-routed
-    {"multi-plane.yaml", "topology.planes"},                // a plane per packet
+    {"lb-permutation.yaml", "outputs.steady_window"},  // goodput inside a skipped stretch
+    {"link-flap-training.yaml", "faults.link_down"},   // skipped groups are not re-routed
+    {"multi-plane.yaml", "topology.planes"},           // a plane per packet
     {"pfc-storm.yaml", "faults.nic_stall"},
-    {"plb.yaml", "fabric.roce.plb.enabled"},                // re-pathing QPs
-    {"report.yaml", "outputs.timeseries"},                  // samples inside a skipped stretch
+    {"plb.yaml", "fabric.roce.plb.enabled"},  // re-pathing QPs
+    {"report.yaml", "outputs.timeseries"},    // samples inside a skipped stretch
     {"sharp-vs-ring.yaml", "fabric.sharp.enabled"},
     {"sm-failover.yaml", "faults.link_down"},
-    {"tcp-vs-rdma.yaml", "fabric.technology"},              // RoCE and InfiniBand RC only
+    {"tcp-vs-rdma.yaml", "fabric.technology"},  // RoCE and InfiniBand RC only
     {"timely.yaml", "fabric.roce.cc"},
     {"uet-loss.yaml", "outputs.steady_window"},
     {"vl-qos.yaml", "outputs.pcap.frames"},

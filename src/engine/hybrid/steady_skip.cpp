@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/flow/path_walk.h"
 #include "core/time.h"
+#include "engine/flow/path_walk.h"
 
 namespace fabricsim::scenario {
 
@@ -44,15 +44,19 @@ int64_t scale(int64_t num, int64_t dt_ps, int64_t span_ps) {
 
 net::Network::PortTally scaled(const net::Network::PortTally& n, int64_t dt_ps, int64_t span_ps) {
   return {scale(n.tx_bytes, dt_ps, span_ps), scale(n.ecn_marks, dt_ps, span_ps),
-          scale(n.pause_frames_sent, dt_ps, span_ps), scale(n.pause_frames_received, dt_ps, span_ps),
-          scale(n.paused_ps, dt_ps, span_ps)};
+          scale(n.pause_frames_sent, dt_ps, span_ps),
+          scale(n.pause_frames_received, dt_ps, span_ps), scale(n.paused_ps, dt_ps, span_ps)};
 }
 
 }  // namespace
 
 SteadySkip::SteadySkip(Scheduler& sched, net::Network& net, transport::RoceTransport& rc,
                        const HybridParams& p)
-    : sched_(sched), net_(net), rc_(rc), p_(p), w_(p.window_rtts),
+    : sched_(sched),
+      net_(net),
+      rc_(rc),
+      p_(p),
+      w_(p.window_rtts),
       span_ps_(p.window_rtts * p.window_ps) {
   const uint32_t ports = net_.num_ports();
   snap_.resize(static_cast<size_t>(w_ + 1) * ports);
@@ -66,8 +70,8 @@ SteadySkip::SteadySkip(Scheduler& sched, net::Network& net, transport::RoceTrans
   for (uint32_t i = 0; i < ports; ++i) uf_[i] = i;
   net_.set_freeze_hook(net::FreezeHook{
       this, [](void* self, uint32_t port) { static_cast<SteadySkip*>(self)->on_touch(port); }});
-  rc_.set_post_hook(
-      [](void* self, uint32_t qp) { static_cast<SteadySkip*>(self)->on_post(qp); }, this);
+  rc_.set_post_hook([](void* self, uint32_t qp) { static_cast<SteadySkip*>(self)->on_post(qp); },
+                    this);
 }
 
 int64_t SteadySkip::base_rtt_ps(const net::Network& net, int diameter_switch_hops, int mtu_bytes) {
@@ -76,9 +80,10 @@ int64_t SteadySkip::base_rtt_ps(const net::Network& net, int diameter_switch_hop
   // serialization (plus ~100 bytes of headers) out and an ACK's (84 bytes on the wire) back.
   const net::Port& p = net.port(net.nic_port(0));
   const int64_t hops = diameter_switch_hops + 1;
-  const int64_t rtt = hops * (2 * p.delay_ps +
-                              frame_serialization_ps(static_cast<uint32_t>(mtu_bytes + 100), p.rate_bps) +
-                              frame_serialization_ps(84, p.rate_bps));
+  const int64_t rtt =
+      hops *
+      (2 * p.delay_ps + frame_serialization_ps(static_cast<uint32_t>(mtu_bytes + 100), p.rate_bps) +
+       frame_serialization_ps(84, p.rate_bps));
   return std::max<int64_t>(rtt, 100'000);  // at least 100 ns
 }
 
@@ -254,7 +259,8 @@ void SteadySkip::carry_bytes(uint32_t qp, int64_t packets) {
   if (packets == 0) return;
   // Each data port sends the packets; each port back sends their ACKs (one per ack_every).
   const int64_t data = rc_.data_wire_bytes();
-  for (const uint32_t port : fwd_ports_[qp]) net_.add_port_tally(port, {packets * data, 0, 0, 0, 0});
+  for (const uint32_t port : fwd_ports_[qp])
+    net_.add_port_tally(port, {packets * data, 0, 0, 0, 0});
   const int64_t every = rc_.config().ack_every;
   const int64_t acks = packets >= 0 ? packets / every : -((-packets) / every);
   const int64_t ack = rc_.ack_wire_bytes();
@@ -455,8 +461,10 @@ void SteadySkip::evaluate() {
   }
   bool any = false;
   for (Comp& comp : comps) {
-    if (!comp.bad && comp.dt_ps >= static_cast<double>(p_.window_ps)) any = true;
-    else comp.bad = true;
+    if (!comp.bad && comp.dt_ps >= static_cast<double>(p_.window_ps))
+      any = true;
+    else
+      comp.bad = true;
   }
   if (any) {
     // Map QPs to their component for the packet check.
@@ -593,8 +601,9 @@ void SteadySkip::undo_rest(uint32_t slot) {
   }
   for (size_t i = 0; i < g.qps.size(); ++i) {
     const uint32_t qp = g.qps[i];
-    const auto keep = std::min(
-        g.carried[i], static_cast<uint32_t>(std::floor(g.rate_ppps[i] * static_cast<double>(done))));
+    const auto keep =
+        std::min(g.carried[i],
+                 static_cast<uint32_t>(std::floor(g.rate_ppps[i] * static_cast<double>(done))));
     const uint32_t give_back = g.carried[i] - keep;
     if (give_back > 0) rc_.unskip_packets(qp, give_back);
     rc_.shift_qp_time(qp, -back);

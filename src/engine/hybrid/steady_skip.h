@@ -73,8 +73,8 @@ class SteadySkip {
     int64_t t0_ps = 0;
     int64_t until_ps = 0;
     std::vector<uint32_t> qps;
-    std::vector<double> rate_ppps;    // per QP: packets per ps
-    std::vector<uint32_t> carried;    // per QP: packets skipped
+    std::vector<double> rate_ppps;  // per QP: packets per ps
+    std::vector<uint32_t> carried;  // per QP: packets skipped
     std::vector<uint32_t> ports;
     std::vector<net::Network::PortTally> port_rate_num;  // per port: counter deltas over span_
     std::vector<net::Network::PortTally> credited;       // per port: what was added
@@ -84,8 +84,8 @@ class SteadySkip {
   net::Network& net_;
   transport::RoceTransport& rc_;
   HybridParams p_;
-  int w_;                // W
-  int64_t span_ps_;      // W windows
+  int w_;            // W
+  int64_t span_ps_;  // W windows
   HybridStats stats_;
   bool tick_pending_ = false;
   // Busy QPs (posted to, not yet idle).
