@@ -29,6 +29,8 @@ CASES=(
   "link failure during a training step|examples/link-flap-training.yaml|"
   "1,024-GPU training step (RoCE)|bench/training-1024.yaml|"
   "incast 4:1 25 MB, PFC + DCQCN|examples/dcqcn-fairness.yaml|"
+  "incast 4:1 25 MB, PFC|examples/dcqcn-fairness.yaml|--unset fabric.roce.dcqcn_profile --set fabric.roce.cc=none"
+  "weak scaling, training step on 1-16 nodes (RoCE)|examples/scaling.yaml|"
   "permutation k=8 16 MB, PFC + DCQCN|bench/permutation-k8.yaml|--set workload.flow_size=16MB --set fabric.roce.cc=dcqcn"
 )
 metric() {  # result.json -> "time_ps" for jobs/collectives, else "p50 p99"

@@ -1,26 +1,32 @@
 // mode: hybrid (docs/modes.md): the packet engine, with steady state skipped.
 //
 // Every window (one base RTT of the fabric) the controller samples each busy RoCE/IB QP's
-// acknowledged PSN. A QP is steady when its last W windows each acknowledged the same number of
-// packets within epsilon (one packet of quantization allowed). QPs are joined into groups by the
-// cables their data and ACK paths cross (union-find over ports, both directions of a cable);
-// a group whose every QP is steady, whose ports carry nothing but its own packets and which has
-// room before any of its messages nears its last packet is advanced analytically by
+// acknowledged and highest sent PSNs. QPs are joined into groups by the cables their data and
+// ACK paths cross (union-find over ports, both directions of a cable). A group's rates are
+//   - known without measuring (analytic_rates) when every QP sends as fast as its NIC port lets
+//     it and no other port is over its line rate; or, without congestion control,
+//   - measured: each QP's last W windows acknowledged the same number of packets within
+//     epsilon (one packet allowed) and it sent as many as were acknowledged (within epsilon or
+//     four packets: its packets in flight, so its queues, held still).
+// A group with rates, whose ports carry nothing but its own packets, no mark set in the
+// windows, and room before any of its messages nears its end, is advanced analytically by
 // dt = min over its QPs of (packets it may skip / its rate), also bounded by the next timer of
-// its congestion control and by any pending fabric-wide event (a failure, a route update):
-//   - each QP carries floor(rate x dt) packets of its current message without sending them
+// its congestion control, any pending fabric-wide event (a failure, a route update) and, at
+// measured rates, kMaxSkipSpans spans of W windows:
+//   - each QP carries round(rate x dt) packets of its current message without sending them
 //     (transport/rc_hybrid.cpp): counted sent, and received when the responder reaches them;
-//   - every pending event of the group's ports, QPs and NICs moves dt later, and every time in
-//     their state with it (net/time_shift.cpp, RoceTransport::shift_qp_time): the queues, the
-//     packets on the cables, PFC pauses and congestion-control state are carried as they were;
-//   - its ports' counters (links.csv bytes, ECN marks, pause frames, paused time) advance at
-//     the rates of the W windows before the skip; data packet-hops by the packets carried.
-// The group's ports stay frozen until t0 + dt. Anything from outside that reaches the group
-// before then (a message posted on one of its NICs or QPs, a frame entering one of its ports)
-// first undoes the part of the skip not yet reached: the events move back, the packets not yet
-// due are taken back, the counters likewise, and the group resumes at that instant as if the
-// skip had been that long. So the skip never hides an interaction; what it assumes is only that
-// the group's rates would have stayed as they were between its own events.
+//   - every pending event of the group's ports, QPs' retransmission timers and NICs moves dt
+//     later, and every time in their state with it (net/time_shift.cpp,
+//     RoceTransport::shift_qp_time): queues, packets on the cables and PFC pauses are carried
+//     as they were; congestion control keeps real time (its timers are not moved);
+//   - its ports count the carried packets' data and ACK wire bytes and packet-hops, and advance
+//     their ECN marks, pause frames and paused time at the windows' rates.
+// The group's ports stay frozen until t0 + dt. A frame from outside reaching one of them (a
+// message posted elsewhere whose packets arrive, a NIC woken for a new QP) first undoes the part
+// of the skip not yet reached: the events move back, the packets not yet due are taken back,
+// the counters likewise, and the group resumes at that instant as if the skip had been that
+// long. So the skip never hides an interaction; what it assumes is only that the group's rates
+// would have stayed as they were between its own events.
 #pragma once
 
 #include <cstdint>
@@ -80,6 +86,8 @@ class SteadySkip {
     std::vector<net::Network::PortTally> credited;       // per port: what was added
     std::vector<uint32_t> nics;
   };
+  // A skip at measured rates lasts at most this many W-window spans (steady_skip.cpp).
+  static constexpr int64_t kMaxSkipSpans = 8;
   Scheduler& sched_;
   net::Network& net_;
   transport::RoceTransport& rc_;
@@ -100,6 +108,8 @@ class SteadySkip {
   std::vector<std::vector<uint32_t>> rev_ports_;  // the ACKs' ports
   // Per QP: when its ACKs moved snd_una to each sample (last_progress_ps).
   std::vector<int64_t> prog_;
+  // Per QP: the highest PSN sent at each sample (high_sent): in flight = sent - acknowledged.
+  std::vector<uint32_t> sent_;
   // Per port: the last time a QP joined or left it.
   std::vector<int64_t> port_changed_ps_;
   // Per port: counters at the last W + 1 ticks (ring of snapshots).
