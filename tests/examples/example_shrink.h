@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "../support/cli_runner.h"
 
 namespace fabricsim::example_shrink {
@@ -61,6 +63,27 @@ inline std::string shrink_args(const std::string& name) {
     for (const std::string& s : shrink->second) sets += " --set " + test_support::shell_quote(s);
   }
   return sets;
+}
+
+// `fabricsim run` of the example in engine `mode` (shrunk), results in out_dir/name. If `refused`
+// names a key for it, checks that the run was refused naming that key (exit 2) and returns
+// false; else checks that it ran (exit 0) and returns true.
+inline bool run_in_mode(const std::string& name, const std::string& mode,
+                        const std::map<std::string, std::string>& refused,
+                        const std::filesystem::path& out_dir) {
+  const std::filesystem::path file = std::filesystem::path(FABRICSIM_SOURCE_DIR) / "examples" / name;
+  const test_support::CliOutcome o = test_support::run_fabricsim(
+      "run " + test_support::shell_quote(file.string()) + " --set mode=" + mode +
+          shrink_args(name) + " --out " + test_support::shell_quote((out_dir / name).string()),
+      out_dir);
+  const auto key = refused.find(name);
+  if (key != refused.end()) {
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    EXPECT_NE(o.err.find(": " + key->second + ": mode: " + mode), std::string::npos) << o.err;
+    return false;
+  }
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  return o.exit_code == 0;
 }
 
 }  // namespace fabricsim::example_shrink

@@ -44,17 +44,7 @@ TEST(FlowModeExamples, EveryExampleRunsInFlowModeOrIsRefusedNamingItsKey) {
   ScratchDir scratch("flowex");
   for (const std::string& name : example_names()) {
     SCOPED_TRACE(name);
-    std::string args = "run " + shell_quote((kSourceDir / "examples" / name).string()) +
-                       " --set mode=flow" + shrink_args(name) + " --out " +
-                       shell_quote((scratch.path() / name).string());
-    const test_support::CliOutcome o = run_fabricsim(args, scratch.path());
-    const auto refused = kRefused.find(name);
-    if (refused != kRefused.end()) {
-      EXPECT_EQ(o.exit_code, 2) << o.err;
-      EXPECT_NE(o.err.find(": " + refused->second + ": mode: flow"), std::string::npos) << o.err;
-      continue;
-    }
-    ASSERT_EQ(o.exit_code, 0) << o.err;
+    if (!example_shrink::run_in_mode(name, "flow", kRefused, scratch.path())) continue;
     const json r = json::parse(read_file(scratch.path() / name / "result.json"));
     EXPECT_EQ(r["mode"], "flow");
     EXPECT_TRUE(r["completed"].get<bool>());

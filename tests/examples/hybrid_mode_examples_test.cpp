@@ -57,17 +57,7 @@ TEST(HybridModeExamples, EveryExampleRunsInHybridModeOrIsRefusedNamingItsKey) {
   int skipping = 0;
   for (const std::string& name : example_names()) {
     SCOPED_TRACE(name);
-    const std::string args = "run " + shell_quote((kSourceDir / "examples" / name).string()) +
-                             " --set mode=hybrid" + shrink_args(name) + " --out " +
-                             shell_quote((scratch.path() / name).string());
-    const test_support::CliOutcome o = run_fabricsim(args, scratch.path());
-    const auto refused = kRefused.find(name);
-    if (refused != kRefused.end()) {
-      EXPECT_EQ(o.exit_code, 2) << o.err;
-      EXPECT_NE(o.err.find(": " + refused->second + ": mode: hybrid"), std::string::npos) << o.err;
-      continue;
-    }
-    ASSERT_EQ(o.exit_code, 0) << o.err;
+    if (!example_shrink::run_in_mode(name, "hybrid", kRefused, scratch.path())) continue;
     const json r = json::parse(read_file(scratch.path() / name / "result.json"));
     EXPECT_EQ(r["mode"], "hybrid");
     EXPECT_TRUE(r["completed"].get<bool>());

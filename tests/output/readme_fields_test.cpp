@@ -130,6 +130,7 @@ scenario::RunResult everything() {
   r.link_rows.push_back(link);  // hottest_links
   r.engine_mode = "flow";
   r.engine_notes = {"a note"};  // mode_notes
+  r.hybrid.present = true;  // mode: hybrid's section
   return r;
 }
 
