@@ -86,4 +86,19 @@ inline bool run_in_mode(const std::string& name, const std::string& mode,
   return o.exit_code == 0;
 }
 
+// Deterministic in every mode: the example run twice in engine `mode` (shrunk, under dir/a and
+// dir/b) writes byte-identical result.json, flows.csv and links.csv.
+inline void expect_same_bytes_twice(const std::string& name, const std::string& mode,
+                                    const std::filesystem::path& dir) {
+  for (const char* run : {"a", "b"}) {
+    std::filesystem::create_directories(dir / run);
+    ASSERT_TRUE(run_in_mode(name, mode, {}, dir / run));
+  }
+  for (const char* file : {"result.json", "flows.csv", "links.csv"}) {
+    const std::string a = test_support::read_file(dir / "a" / name / file);
+    EXPECT_FALSE(a.empty()) << file;
+    EXPECT_EQ(a, test_support::read_file(dir / "b" / name / file)) << file;
+  }
+}
+
 }  // namespace fabricsim::example_shrink

@@ -16,14 +16,10 @@
 namespace fabricsim {
 namespace flow_mode_examples_test {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 using test_support::read_file;
-using test_support::run_fabricsim;
 using test_support::ScratchDir;
-using test_support::shell_quote;
 
-const fs::path kSourceDir = FABRICSIM_SOURCE_DIR;
 
 // Refused examples: the key named, and why a fluid cannot show what the example is about.
 const std::map<std::string, std::string> kRefused = {
@@ -38,7 +34,6 @@ const std::map<std::string, std::string> kRefused = {
 };
 
 using example_shrink::example_names;
-using example_shrink::shrink_args;
 
 TEST(FlowModeExamples, EveryExampleRunsInFlowModeOrIsRefusedNamingItsKey) {
   ScratchDir scratch("flowex");
@@ -61,19 +56,7 @@ TEST(FlowModeExamples, ASeedGivesTheSameBytesTwice) {
   ScratchDir scratch("flowdet");
   for (const std::string name : {"permutation.yaml", "gpt-step.yaml", "link-flap-training.yaml"}) {
     SCOPED_TRACE(name);
-    const std::string sets = " --set mode=flow" + shrink_args(name);
-    for (const char* run : {"a", "b"}) {
-      const test_support::CliOutcome o = run_fabricsim(
-          "run " + shell_quote((kSourceDir / "examples" / name).string()) + sets + " --out " +
-              shell_quote((scratch.path() / (name + run)).string()),
-          scratch.path());
-      ASSERT_EQ(o.exit_code, 0) << o.err;
-    }
-    for (const char* file : {"result.json", "flows.csv", "links.csv"}) {
-      const std::string a = read_file(scratch.path() / (name + "a") / file);
-      EXPECT_FALSE(a.empty()) << file;
-      EXPECT_EQ(a, read_file(scratch.path() / (name + "b") / file)) << file;
-    }
+    example_shrink::expect_same_bytes_twice(name, "flow", scratch.path() / name);
   }
 }
 

@@ -17,14 +17,10 @@
 namespace fabricsim {
 namespace hybrid_mode_examples_test {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 using test_support::read_file;
-using test_support::run_fabricsim;
 using test_support::ScratchDir;
-using test_support::shell_quote;
 
-const fs::path kSourceDir = FABRICSIM_SOURCE_DIR;
 
 // Refused examples: the key named, and why a skipped group could not carry it.
 const std::map<std::string, std::string> kRefused = {
@@ -50,7 +46,6 @@ const std::map<std::string, std::string> kRefused = {
 };
 
 using example_shrink::example_names;
-using example_shrink::shrink_args;
 
 TEST(HybridModeExamples, EveryExampleRunsInHybridModeOrIsRefusedNamingItsKey) {
   ScratchDir scratch("hybridex");
@@ -79,18 +74,7 @@ TEST(HybridModeExamples, ASeedGivesTheSameBytesTwice) {
   ScratchDir scratch("hybriddet");
   for (const std::string name : {"dcqcn-fairness.yaml", "gpt-step.yaml"}) {
     SCOPED_TRACE(name);
-    for (const char* run : {"a", "b"}) {
-      const test_support::CliOutcome o = run_fabricsim(
-          "run " + shell_quote((kSourceDir / "examples" / name).string()) + " --set mode=hybrid" +
-              shrink_args(name) + " --out " + shell_quote((scratch.path() / (name + run)).string()),
-          scratch.path());
-      ASSERT_EQ(o.exit_code, 0) << o.err;
-    }
-    for (const char* file : {"result.json", "flows.csv", "links.csv"}) {
-      const std::string a = read_file(scratch.path() / (name + "a") / file);
-      EXPECT_FALSE(a.empty()) << file;
-      EXPECT_EQ(a, read_file(scratch.path() / (name + "b") / file)) << file;
-    }
+    example_shrink::expect_same_bytes_twice(name, "hybrid", scratch.path() / name);
   }
 }
 

@@ -286,9 +286,9 @@ void SteadySkip::evaluate() {
     touched.insert(touched.end(), ports.begin(), ports.end());
     cands.push_back(c);
   }
-  // Components: root port -> bad flag and dt; only roots with all QPs ok survive.
+  // Components (by their union-find root port): bad flag and dt; only those with all QPs ok
+  // survive.
   struct Comp {
-    uint32_t root;
     bool bad;
     double dt_ps;
     bool analytic;  // rates from analytic_rates, not measured: sharers may have just changed
@@ -298,7 +298,7 @@ void SteadySkip::evaluate() {
   auto comp_index = [&](uint32_t root) {
     if (comp_at_root_[root] < 0) {
       comp_at_root_[root] = static_cast<int32_t>(comps.size());
-      comps.push_back({root, false, 1e300, false});
+      comps.push_back({false, 1e300, false});
     }
     return comp_at_root_[root];
   };
