@@ -82,8 +82,10 @@ void PsNetwork::drop_stale(Group& g) {
 }
 
 uint32_t PsNetwork::start(const uint32_t* res, int n, int64_t size_bytes, double cap_bps,
-                          uint64_t tag, int64_t now_ps, int64_t head_start_ps, bool notify) {
+                          uint64_t tag, int64_t now_ps, int64_t head_start_ps, bool notify,
+                          int32_t weight) {
   if (n <= 0 || size_bytes < 0) throw std::logic_error("PsNetwork::start: empty flow");
+  if (weight < 1) throw std::logic_error("PsNetwork::start: weight must be >= 1");
   const uint32_t group = group_of(res[0]);
   for (int i = 1; i < n; ++i) {
     if (group_of(res[i]) != group) throw std::logic_error("PsNetwork: a flow crosses groups");
@@ -108,6 +110,7 @@ uint32_t PsNetwork::start(const uint32_t* res, int n, int64_t size_bytes, double
   f.tag = tag;
   f.group = group;
   f.notify = notify;
+  f.weight = weight;
   ++f.gen;
   f.pos.resize(f.res.size());
   for (size_t i = 0; i < f.res.size(); ++i) {
@@ -253,10 +256,11 @@ void PsNetwork::fill(const std::vector<uint32_t>& flows) {
     if (f.cap_bps > 0) unfrozen_.push_back(id);
     for (const uint32_t r : f.res) {
       Resource& x = res_[r];
-      if (x.unfrozen++ == 0) {
+      if (x.unfrozen == 0) {
         x.left_bps = static_cast<double>(x.capacity_bps);
         touched_.push_back(r);
       }
+      x.unfrozen += f.weight;
     }
   }
   size_t left_to_freeze = flows.size();
@@ -268,7 +272,7 @@ void PsNetwork::fill(const std::vector<uint32_t>& flows) {
       const Resource& x = res_[r];
       level = std::min(level, std::max(0.0, x.left_bps) / x.unfrozen);
     }
-    for (const uint32_t id : unfrozen_) level = std::min(level, flows_[id].cap_bps);
+    for (const uint32_t id : unfrozen_) level = std::min(level, cap_level(flows_[id]));
     const double top = level * (1 + kLevelTolerance);
     scratch_.clear();
     for (const uint32_t r : touched_) {
@@ -285,7 +289,7 @@ void PsNetwork::fill(const std::vector<uint32_t>& flows) {
     for (const uint32_t id : unfrozen_) {
       Flow& f = flows_[id];
       if (f.frozen) continue;
-      if (f.cap_bps <= top) {
+      if (cap_level(f) <= top) {
         f.frozen = true;
         scratch_.push_back(id);
       } else {
@@ -297,16 +301,18 @@ void PsNetwork::fill(const std::vector<uint32_t>& flows) {
     for (const uint32_t id : scratch_) {
       Flow& f = flows_[id];
       // Only a changed rate moves the end: a flow whose share is unchanged keeps the end it was
-      // given, so re-shares elsewhere never jitter it by a rounding.
-      if (level != f.rate_bps) {
+      // given, so re-shares elsewhere never jitter it by a rounding. (x 1 is exact: a weight-1
+      // flow's rate is the level itself.)
+      const double rate = level * f.weight;
+      if (rate != f.rate_bps) {
         bring_to(f, now_ps_);  // at the old rate, up to the change
-        f.rate_bps = level;
+        f.rate_bps = rate;
         f.end_ps = end_after(f);
         push_end(id);
       }
       for (const uint32_t r : f.res) {
-        res_[r].left_bps -= level;
-        --res_[r].unfrozen;
+        res_[r].left_bps -= rate;
+        res_[r].unfrozen -= f.weight;
       }
     }
     left_to_freeze -= scratch_.size();

@@ -45,8 +45,13 @@ class PsNetwork {
   // Arrivals are batched: the flow gets its rate at the group's event at now_ps (take_schedule
   // asks for one), so all arrivals of one instant cost one re-share. With `notify` its tag and
   // rate are then appended to rated().
+  // `weight` (>= 1) makes the flow count as that many flows in the max-min share (weighted
+  // max-min fairness): a flow that stands for `weight` identical transfers moving in lockstep
+  // (the folded channels of a collective, workload/collective_plan.h) gets exactly what they
+  // would get together. Its cap, if any, is for the whole flow.
   uint32_t start(const uint32_t* res, int n, int64_t size_bytes, double cap_bps, uint64_t tag,
-                 int64_t now_ps, int64_t head_start_ps = 0, bool notify = false);
+                 int64_t now_ps, int64_t head_start_ps = 0, bool notify = false,
+                 int32_t weight = 1);
 
   // The group's event for now_ps fired: flows started since the last one get their rates, flows
   // whose end has come finish (their tags are appended to finished(), in flow-id order) and the
@@ -91,7 +96,7 @@ class PsNetwork {
     int64_t bytes = 0;
     int64_t busy_ps = 0;   // closed busy periods
     int64_t since_ps = 0;  // start of the open one while flows is not empty
-    // max-min scratch (unfrozen is 0 outside share())
+    // max-min scratch (unfrozen, the unfrozen crossings' weights, is 0 outside share())
     double left_bps = 0;
     int32_t unfrozen = 0;
     uint32_t mark = 0;            // component walk epoch
@@ -108,6 +113,7 @@ class PsNetwork {
     int64_t head_start_ps = 0;
     uint64_t tag = 0;
     uint32_t group = 0;
+    int32_t weight = 1;  // counts as this many flows in the share (start)
     bool notify = false;
     bool frozen = false;  // fill() scratch: its rate is set this fill
     uint32_t gen = 0;    // bumped at start and at finish: heap entries of an earlier incarnation
@@ -151,6 +157,8 @@ class PsNetwork {
   int64_t now_ps_ = 0;  // the instant share() and fill() re-rate at
   void finish(uint32_t flow, int64_t now_ps);
   static int64_t end_after(const Flow& f);  // time left at rate_bps, rounded to nearest ps
+  // The filling level at which a capped flow reaches its cap (its rate is level x weight).
+  static double cap_level(const Flow& f) { return f.cap_bps / f.weight; }
 
   uint32_t per_group_ = 0;
   std::vector<Resource> res_;

@@ -303,9 +303,13 @@ int64_t GpuNet::post_time(int64_t latency_ps, double rate_bps, int64_t bytes,
 }
 
 void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
-                  int64_t delay_ps, uint64_t connection) {
+                  int64_t delay_ps, uint64_t connection, int32_t weight) {
   if (src_gpu == dst_gpu || src_gpu >= gpus_ || dst_gpu >= gpus_ || bytes < 0 || delay_ps < 0) {
     throw std::logic_error("GpuNet::send: bad GPU pair, size or delay");
+  }
+  // The fabric moves each transport message as one: folding is for NVLink only.
+  if (weight < 1 || (weight > 1 && src_gpu / gpn_ != dst_gpu / gpn_)) {
+    throw std::logic_error("GpuNet::send: a weight other than 1 across nodes");
   }
   const uint32_t slot = alloc_slot();
   Slot& s = slots_[slot];
@@ -316,6 +320,7 @@ void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t co
   s.bytes = bytes;
   s.cookie = cookie;
   s.connection = connection;
+  s.weight = weight;
   if (delay_ps > 0) {
     schedule(slot, sched_.now_ps + delay_ps);
   } else {
@@ -336,7 +341,7 @@ void GpuNet::schedule(uint32_t slot, int64_t time_ps) {
 }
 
 void GpuNet::flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t extra_ps,
-                  bool to_nic, int64_t head_start_ps, bool settle_now) {
+                  bool to_nic, int64_t head_start_ps, bool settle_now, int32_t weight) {
   uint32_t res[kMaxHops];
   int64_t latency_ps = 0;
   for (int i = 0; i < n; ++i) {
@@ -347,7 +352,7 @@ void GpuNet::flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t ext
   s.after = after;
   s.after_ps = latency_ps + extra_ps;
   s.to_nic = to_nic;
-  ps_.start(res, n, s.bytes, 0.0, slot, sched_.now_ps, head_start_ps, to_nic);
+  ps_.start(res, n, s.bytes, 0.0, slot, sched_.now_ps, head_start_ps, to_nic, weight);
   if (settle_now) settle(ps_.group_of(res[0]));
 }
 
@@ -449,7 +454,7 @@ void GpuNet::start_nvlink(uint32_t slot, bool settle_now) {
       {resource(ResourceKind::kNvlinkOut, s.src / gpn_, s.src % gpn_), 0},
       {resource(ResourceKind::kNvlinkIn, s.dst / gpn_, s.dst % gpn_), spec_.nvlink_latency_ps}};
   s.holds_pair = true;
-  flow(slot, hops, 2, Step::kArrive, 0, false, 0, settle_now);
+  flow(slot, hops, 2, Step::kArrive, 0, false, 0, settle_now, s.weight);
 }
 
 GpuNet::ConnKey GpuNet::conn_key(const Slot& s) const {

@@ -74,7 +74,8 @@ class GpuNet final : public RankTransport {
   GpuNet& operator=(const GpuNet&) = delete;
 
   void send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
-            int64_t delay_ps = 0, uint64_t connection = 0) override;
+            int64_t delay_ps = 0, uint64_t connection = 0, int32_t weight = 1) override;
+  bool weighted_sends() const override { return true; }
   void timer(int64_t delay_ps, uint64_t cookie) override;
   int64_t now_ps() const override { return sched_.now_ps; }
   uint32_t gpus() const override { return gpus_; }
@@ -166,6 +167,7 @@ class GpuNet final : public RankTransport {
     bool holds_nic_pair = false;    // node.ideal_fabric: a send holding its NIC pair's turn
     int32_t sharp_tree = -1;        // a SHARP operation: the tree its NIC streams into
     uint64_t connection = 0;        // NVLink: the ordering domain (RankTransport::send)
+    int32_t weight = 1;             // NVLink: folded connections (RankTransport::send)
   };
   static constexpr uint32_t kNone = ~uint32_t{0};
   // NVLink transfers of one connection go in order: one at a time, the next when the previous
@@ -238,7 +240,7 @@ class GpuNet final : public RankTransport {
   // its rate at the node's fluid event of this instant and then schedules its post.
   // settle_now false: the caller is inside settle(), which schedules the node's event.
   void flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t extra_ps, bool to_nic,
-            int64_t head_start_ps = 0, bool settle_now = true);
+            int64_t head_start_ps = 0, bool settle_now = true, int32_t weight = 1);
   // Starts the NVLS flow over fluid_res_ from a new slot of `head`.
   void nvls_flow(uint32_t head, int64_t bytes, uint64_t cookie);
   // Hands the fluid network's finished flows to their slots and (re)schedules node's event.

@@ -28,8 +28,15 @@ class RankTransport {
   // transfers over NVLink move in order, one at a time (one CTA works its steps in turn), while
   // different connections between the same GPUs share the links. 0 = the pair's one default
   // connection.
+  // `weight` > 1 (only where weighted_sends() and only inside a node): the transfer stands for
+  // `weight` identical transfers of bytes / weight each on as many connections moving in
+  // lockstep (a collective's channels folded into one, workload/collective_plan.h); it gets
+  // their combined share of every link, so it ends when each of them would have.
   virtual void send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
-                    int64_t delay_ps = 0, uint64_t connection = 0) = 0;
+                    int64_t delay_ps = 0, uint64_t connection = 0, int32_t weight = 1) = 0;
+  // Whether send() takes weight > 1 for transfers inside a node (the fluid NVLink model does;
+  // closed-form machines in tests do not, so nothing is folded on them).
+  virtual bool weighted_sends() const { return false; }
 
   // Calls on_timer(cookie) `delay_ps` from now (compute phases, software latencies).
   virtual void timer(int64_t delay_ps, uint64_t cookie) = 0;

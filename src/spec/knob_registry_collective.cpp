@@ -232,6 +232,17 @@ const std::vector<Knob> kCollectiveKnobs = knob_bind::concat({
                                                   {"pci", workload::kLinkPci}},
          [](auto& s) -> auto& { return s.collective.intra_link_class; }),
      bind(
+         {.path = "collective.fold_channels",
+          .type = KnobType::kBool,
+          .description = "A ring all-reduce / all-gather / reduce-scatter on one node moves "
+                         "its channels as one connection per NVLink pair weighted by the "
+                         "channel count: the same link shares and ends (a few bytes apart per "
+                         "message), channels x fewer messages; off when trace.json is written",
+          .source = "fabricsim: exact by the channels' symmetry on one NVSwitch node "
+                    "(docs/collectives.md \"Folded channels\"); off: one connection per "
+                    "channel, as NCCL runs them"},
+         [](auto& s) -> auto& { return s.collective.fold_channels; }),
+     bind(
          {.path = "collective.ll128",
           .type = KnobType::kBool,
           .description = "Protocol auto may choose LL128 (NCCL enables it on NVLink "

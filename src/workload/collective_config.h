@@ -46,6 +46,11 @@ struct CollectiveConfig {
   // everything else 1 and 1 (enqueue.cc calcCollChunking).
   int ring_chunk_steps = 4;
   int ring_slice_steps = 2;
+  // A ring whose ranks are all on one node moves its channels as one connection per NVLink
+  // pair with weight = channels (collective_plan.h fold_ring_channels): the same shares and
+  // ends, a few bytes apart per message, at 1/channels of the messages and events. Off: one
+  // connection per channel (as trace.json always records them).
+  bool fold_channels = true;
 
   // NCCL's channel tuning for small messages (enqueue.cc ncclGetAlgoInfo "Ring/Tree channel
   // tuning"): with the default channel count, channels are dropped while

@@ -164,6 +164,7 @@ std::unique_ptr<Plan> CollectiveEngine::build_plan(const CollectiveSpec& spec,
   plan->multi_node = nodes.size() > 1 && r.algorithm == CollAlgorithm::kRing && !chain;
   plan->one_rank_per_node = nodes.size() == spec.ranks.size();
   detail::BuildParams bp = build_params(r);
+  bp.fold_channels = cfg_.fold_channels && rt_.weighted_sends() && trace_ == nullptr;
   if (r.algorithm == CollAlgorithm::kDirect) {
     detail::build_p2p(*plan, spec, bp);
   } else if (chain) {
@@ -297,14 +298,15 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
         1, static_cast<int64_t>(std::ceil(static_cast<double>(data) / eff - 1e-9)));
     ++c.outstanding;
     ++c.next_send;
-    ++rec.messages;
+    rec.messages += c.weight;
     rec.wire_bytes += c.kind == ConnKind::kNvlsReduceMulticast ? 2 * wire : wire;
     if (trace_) trace_->sent(id, plan, e, m, data, rt_.now_ps());
     const uint64_t ck = cookie(kArrive, id, e, m);
     if (c.kind == ConnKind::kUnicast) {
       // The connection: this collective's plan connection (NCCL's channel), so one
       // connection's steps go in order and channels share NVLink (RankTransport::send).
-      rt_.send(c.src, c.dst, wire, ck, c.delay_ps, (static_cast<uint64_t>(id) << 32 | e) + 1);
+      rt_.send(c.src, c.dst, wire, ck, c.delay_ps, (static_cast<uint64_t>(id) << 32 | e) + 1,
+               c.weight);
     } else if (c.kind == ConnKind::kSharp) {
       rt_.sharp_allreduce(static_cast<int>(c.group), c.src, wire, ck);
     } else {

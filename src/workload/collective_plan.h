@@ -42,6 +42,15 @@ struct Stream {
 // Ring stream over `data_bytes` (>= n): loops of at most n x chunk_bytes, near-equal blocks.
 Stream make_ring_stream(int64_t data_bytes, int n, int steps, int64_t chunk_bytes,
                         int64_t slice_bytes);
+// The ring streams of `channels` channels splitting `data_bytes` (channel c: split_part), folded
+// into one whose loop l carries every channel's loop l, or an empty stream (messages 0) when
+// the channels' loops or slices differ. On one node every channel's ring crosses the same
+// NVLink pairs (ring_order only rotates where each starts) with the same credits, latencies and
+// layout, so the channels move in lockstep: one connection per pair with weight = channels
+// (weighted max-min, node/fluid_ps.h) ends when they would, a few bytes apart per message
+// (each folded block is split evenly, not as the sum of the channels' blocks).
+Stream fold_ring_channels(int64_t data_bytes, int channels, int n, int steps, int64_t chunk_bytes,
+                          int64_t slice_bytes);
 // Chunked stream of `total_bytes` (>= 1) in messages of at most chunk_bytes.
 Stream make_chunked_stream(int64_t total_bytes, int64_t chunk_bytes);
 // Data bytes of message m of `s` sent by ring position `pos` (ignored for chunked streams).
@@ -77,6 +86,9 @@ struct Conn {
   int64_t arrived = 0;
   int32_t outstanding = 0;
   int32_t window = 8;
+  // Channels folded into this connection (build_ring): each message stands for `weight`
+  // channels' messages moving in lockstep, sent with that weight (RankTransport::send).
+  int32_t weight = 1;
   int32_t gates_pending = 0;
   int32_t halves_pending = 0;  // kNvlsReduceMulticast: flows of the message in flight not yet done
   int32_t slot = -1;      // index into Plan::sat / Plan::cons, -1 = no deps either way
@@ -151,6 +163,9 @@ struct BuildParams {
   int64_t nvls_chunk_bytes = 0;  // NVLS / NVLS-tree chunk (per head and channel)
   int nvls_heads = 0;            // NVLS-tree: heads per node (one per NIC)
   int sharp_group = -1;          // CollNet / NVLS across nodes: the RankTransport SHARP group
+  // The rank transport takes weighted sends inside a node (RankTransport::weighted_sends) and
+  // nothing records per-channel messages: a ring on one node may fold its channels into one.
+  bool fold_channels = false;
   int64_t collnet_chunk_bytes = 0;
   int collnet_window = 8;
 };

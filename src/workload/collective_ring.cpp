@@ -105,6 +105,21 @@ void build_ring(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
   // A credit frees sliceSteps FIFO slots, so NCCL_STEPS / sliceSteps slices may be in flight.
   const int window = std::max(1, bp.window / bp.ring_slice_steps);
   const auto nodes = nodes_of(spec.ranks, bp.gpus_per_node);
+  if (bp.fold_channels && nodes.size() == 1 && bp.channels > 1) {
+    Stream folded = fold_ring_channels(spec.size_bytes, bp.channels, n, steps, chunk, slice);
+    if (folded.messages > 0) {
+      const auto order = ring_order(nodes, 0);
+      const uint32_t stream = plan.add_stream(std::move(folded));
+      const uint32_t first = static_cast<uint32_t>(plan.conns.size());
+      for (int p = 0; p < n; ++p) {
+        const uint32_t e =
+            plan.add_conn(spec.ranks[order[p]], spec.ranks[order[(p + 1) % n]], stream, window, p);
+        plan.conns[e].weight = bp.channels;
+      }
+      for (int p = 0; p < n; ++p) plan.dep(first + (p + n - 1) % n, first + p);
+      return;
+    }
+  }
   for (int c = 0; c < bp.channels; ++c) {
     const auto order = ring_order(nodes, c);
     const uint32_t stream = plan.add_stream(
@@ -115,6 +130,26 @@ void build_ring(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
     }
     for (int p = 0; p < n; ++p) plan.dep(first + (p + n - 1) % n, first + p);
   }
+}
+
+Stream fold_ring_channels(int64_t data_bytes, int channels, int n, int steps, int64_t chunk_bytes,
+                          int64_t slice_bytes) {
+  // Each channel's own stream, as the unfolded plan lays it out; their loops must match one to
+  // one (a channel one byte larger can need one loop or one slice more at a boundary), and the
+  // folded loop carries all of theirs.
+  Stream folded = make_ring_stream(split_part(data_bytes, channels, 0), n, steps, chunk_bytes,
+                                   slice_bytes);
+  for (int c = 1; c < channels; ++c) {
+    const Stream s = make_ring_stream(split_part(data_bytes, channels, c), n, steps, chunk_bytes,
+                                      slice_bytes);
+    if (s.loops.size() != folded.loops.size()) return Stream{};
+    for (size_t l = 0; l < s.loops.size(); ++l) {
+      if (s.loops[l].slices != folded.loops[l].slices) return Stream{};
+      folded.loops[l].loop_bytes += s.loops[l].loop_bytes;
+    }
+  }
+  folded.total_bytes = data_bytes;
+  return folded;
 }
 
 void build_chain(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace fabricsim::node {
@@ -146,6 +147,64 @@ TEST(PsNetwork, FlowsEndingTogetherFinishOnceEachInRecordOrder) {
     EXPECT_EQ(second[i].second, 800'000);
   }
   EXPECT_EQ(ps.flows_allocated(), 4u);
+}
+
+TEST(PsNetwork, WeightedFlowGetsItsWeightInShares) {
+  // 8 Gb/s (1 B/ns) shared by a weight-3 flow and a weight-1 flow: 6 and 2 Gb/s (weighted
+  // max-min: the level is 8 / (3 + 1) = 2 per unit of weight). The weight-3 flow's 3000 B and
+  // the other's 1000 B both end at 4000 ns; alone afterwards nothing is left.
+  PsNetwork ps(1, 1, {8'000'000'000});
+  const uint32_t r = 0;
+  const uint32_t heavy = ps.start(&r, 1, 3000, 0.0, 0, 0, 0, false, 3);
+  const uint32_t light = ps.start(&r, 1, 1000, 0.0, 1, 0, 0, false, 1);
+  int64_t t = -1;
+  ASSERT_TRUE(ps.take_schedule(0, &t));
+  ps.on_event(0, t);
+  EXPECT_DOUBLE_EQ(ps.rate_bps(heavy), 6e9);
+  EXPECT_DOUBLE_EQ(ps.rate_bps(light), 2e9);
+  const auto done = drain(ps, 0);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[0].second, 4'000'000);
+  EXPECT_EQ(done[1].second, 4'000'000);
+}
+
+TEST(PsNetwork, WeightedFlowEqualsThatManyLockstepFlows) {
+  // Two resources of 8 and 4 Gb/s. Four identical 2000 B flows over both, plus one 6000 B flow
+  // on the 8 Gb/s one alone; then the four replaced by one 8000 B flow of weight 4. Max-min by
+  // hand: the 4 Gb/s resource gives the four 1 Gb/s each (0.125 B/ns: 16,000 ns), the lone flow
+  // the 8 - 4 = 4 Gb/s left (0.5 B/ns: 12,000 ns). Both runs end exactly there.
+  for (const bool folded : {false, true}) {
+    PsNetwork ps(1, 2, {8'000'000'000, 4'000'000'000});
+    const uint32_t both[2] = {0, 1};
+    if (folded) {
+      ps.start(both, 2, 8000, 0.0, 10, 0, 0, false, 4);
+    } else {
+      for (uint64_t k = 0; k < 4; ++k) ps.start(both, 2, 2000, 0.0, 10 + k, 0);
+    }
+    ps.start(both, 1, 6000, 0.0, 1, 0);
+    const auto done = drain(ps, 0);
+    ASSERT_EQ(done.size(), folded ? 2u : 5u);
+    for (const auto& [tag, end_ps] : done) {
+      EXPECT_EQ(end_ps, tag == 1 ? 12'000'000 : 16'000'000) << "folded " << folded;
+    }
+    EXPECT_EQ(ps.bytes(0), 14000);
+    EXPECT_EQ(ps.bytes(1), 8000);
+  }
+}
+
+TEST(PsNetwork, WeightedCapIsForTheWholeFlow) {
+  // A weight-2 flow capped at 2 Gb/s on an 8 Gb/s resource with a weight-1 flow: the cap holds
+  // (2 Gb/s, not 2 per unit of weight), the other takes the 6 left.
+  PsNetwork ps(1, 1, {8'000'000'000});
+  const uint32_t r = 0;
+  const uint32_t capped = ps.start(&r, 1, 1000, 2e9, 0, 0, 0, false, 2);
+  const uint32_t other = ps.start(&r, 1, 1000, 0.0, 1, 0);
+  int64_t t = -1;
+  ASSERT_TRUE(ps.take_schedule(0, &t));
+  ps.on_event(0, t);
+  EXPECT_DOUBLE_EQ(ps.rate_bps(capped), 2e9);
+  EXPECT_DOUBLE_EQ(ps.rate_bps(other), 6e9);
+  EXPECT_THROW(ps.start(&r, 1, 1000, 0.0, 2, 0, 0, false, 0), std::logic_error);
 }
 
 }  // namespace
