@@ -17,6 +17,16 @@ constexpr double kBitPsPerByteSecond = 8e12;  // bytes x 8e12 / bits-per-second 
 // through different floating-point paths (left / count) must freeze together.
 constexpr double kLevelTolerance = 1e-12;
 
+// std::llround of a value >= 0 without libm's call (llroundl was 2.5 % of a flow-mode 70B
+// step): below 2^52 (double) or 2^62 (long double) adding 0.5 is exact, so floor(x + 0.5) is
+// llround's round-half-away-from-zero, bit for bit. Larger values take llround itself.
+int64_t round_nonnegative(double x) {
+  return x < 0x1p52 ? static_cast<int64_t>(x + 0.5) : std::llround(x);
+}
+int64_t round_nonnegative(long double x) {
+  return x < 0x1p62L ? static_cast<int64_t>(x + 0.5L) : std::llround(x);
+}
+
 }  // namespace
 
 PsNetwork::PsNetwork(uint32_t groups, uint32_t per_group, std::vector<int64_t> capacity_bps)
@@ -41,14 +51,14 @@ int64_t PsNetwork::end_after(const Flow& f) {
   // capacity ends exactly where the idle tandem formula (node/fluid.h) puts its last byte.
   const long double ps = static_cast<long double>(f.remaining_q16) * kBitPsPerByteSecond /
                          (static_cast<long double>(kQ16) * f.rate_bps);
-  return f.last_ps + static_cast<int64_t>(std::llround(ps));
+  return f.last_ps + round_nonnegative(ps);  // remaining >= 0, rate > 0
 }
 
 void PsNetwork::drain(Flow& f, int64_t ps) {
   // Re-integerized at each drain: the error is at most half a 1/65536 byte each time and does
   // not compound, since the next end is computed from this value, not from the last end.
   const double drained_q16 = f.rate_bps * static_cast<double>(ps) * kQ16 / kBitPsPerByteSecond;
-  f.remaining_q16 = std::max<int64_t>(0, f.remaining_q16 - std::llround(drained_q16));
+  f.remaining_q16 = std::max<int64_t>(0, f.remaining_q16 - round_nonnegative(drained_q16));
 }
 
 void PsNetwork::bring_to(Flow& f, int64_t now_ps) {
