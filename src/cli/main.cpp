@@ -120,6 +120,13 @@ void add_run(CLI::App& app, Subcommands& c) {
   add_unset_option(c.run, c.run_args.unsets);
   c.run->add_option("--out", c.run_args.out_dir,
                     "Directory for result.json, flows.csv and run.json (default: outputs.dir)");
+  // The same as --set threads=N (checked, and located in errors, as the key is).
+  c.run
+      ->add_option_function<std::string>(
+          "--threads", [&c](const std::string& n) { c.run_args.sets.push_back("threads=" + n); },
+          "Cores to use: a run's independent simulations (the ideal-network twin, scaling's "
+          "node counts) side by side; the same as --set threads=N (docs/parallel.md)")
+      ->type_name("N");
 }
 
 void add_compare(CLI::App& app, Subcommands& c) {

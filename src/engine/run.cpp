@@ -3,9 +3,13 @@
 #include "engine/run.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "core/checked.h"
 #include "core/rss.h"
@@ -15,6 +19,43 @@
 namespace fabricsim::scenario {
 
 namespace {
+
+// Calls fn(i) for every i in [0, n), up to `threads` at once (the calling thread is one of
+// them). Each call runs one whole simulation, which shares nothing mutable with another
+// (core/scheduler.h: no singletons; core/ring.h's byte count is atomic), so the results do not
+// depend on the thread count. After all have returned, the exception of the lowest index that
+// threw, if any, is rethrown: the same error whatever finished first.
+template <typename Fn>
+void for_each_run(size_t n, int threads, Fn fn) {
+  std::vector<std::exception_ptr> errors(n);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        fn(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  const size_t count = std::min(n, static_cast<size_t>(std::max(threads, 1)));
+  for (size_t t = 1; t < count; ++t) helpers.emplace_back(worker);
+  worker();
+  for (std::thread& h : helpers) h.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+// The options of a run beside another: no progress line (one at a time reports it), no
+// flow records or flows.csv (cli: only one run's go into the output).
+RunOptions quiet(const RunOptions& options) {
+  RunOptions o = options;
+  o.progress = nullptr;
+  o.flows = FlowHarvest{.keep_records = false, .csv_dir = {}};
+  return o;
+}
 
 // Step (or collective) time of a run's first job, -1 when it did not finish.
 int64_t scaling_time_ps(const RunResult& r) {
@@ -36,9 +77,22 @@ RunResult run_scaling(const Scenario& sc, const RunOptions& options) {
   RunResult last;
   std::vector<ScalingPoint> points;
   double base_rate = 0;  // work per second per node at the first count
-  for (int n : sc.scaling_nodes) {
-    const Scenario s = scaling_point(sc, n);
-    last = run_scenario(s, options);
+  // threads > 1: the counts run side by side (each on one core, its own twin run in turn), the
+  // last one with the progress line and the flow records, as the sequential loop leaves them.
+  // Interrupted, each stops where it was: the points up to the first partial one are kept.
+  const size_t count = sc.scaling_nodes.size();
+  std::vector<RunResult> ahead;
+  if (sc.threads > 1 && count > 1) {
+    ahead.resize(count);
+    for_each_run(count, sc.threads, [&](size_t i) {
+      Scenario s = scaling_point(sc, sc.scaling_nodes[i]);
+      s.threads = 1;
+      ahead[i] = run_scenario(s, i + 1 == count ? options : quiet(options));
+    });
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const int n = sc.scaling_nodes[i];
+    last = ahead.empty() ? run_scenario(scaling_point(sc, n), options) : std::move(ahead[i]);
     ScalingPoint p;
     p.nodes = n;
     p.gpus = last.jobs.empty() ? last.topology.nics : static_cast<int>(last.jobs[0].gpus.size());
@@ -114,12 +168,25 @@ RunResult run_with_ideal(const Scenario& sc, const RunOptions& options) {
   Scenario real = sc;
   real.training.ideal_network = false;
   for (JobSpec& job : real.jobs) job.training.ideal_network = false;
-  RunResult r = run_scenario(real, options);
-  if (r.partial) return r;
   Scenario ideal = real;
   ideal.node.ideal_fabric = true;
   ideal.trace.enabled = false;  // only the step times are used: trace.json is the real run's
-  const RunResult i = run_scenario(ideal, without_flows(options));
+  RunResult r, i;
+  if (sc.threads > 1) {  // side by side: the real run keeps the progress line and the flows
+    real.threads = ideal.threads = 1;
+    for_each_run(2, sc.threads, [&](size_t k) {
+      if (k == 0) {
+        r = run_scenario(real, options);
+      } else {
+        i = run_scenario(ideal, quiet(options));
+      }
+    });
+    if (r.partial) return r;
+  } else {
+    r = run_scenario(real, options);
+    if (r.partial) return r;
+    i = run_scenario(ideal, without_flows(options));
+  }
   if (i.partial) {
     r.partial = true;
     return r;

@@ -348,6 +348,16 @@ const MemoryPart& ResourceEstimate::largest() const {
       [](const MemoryPart& a, const MemoryPart& b) { return a.bytes < b.bytes; });
 }
 
+int64_t concurrent_runs(const Scenario& sc) {
+  if (sc.threads <= 1) return 1;
+  if (sc.scaling_nodes.size() > 1) {
+    return std::min<int64_t>(sc.threads, static_cast<int64_t>(sc.scaling_nodes.size()));
+  }
+  bool ideal = sc.training.ideal_network;
+  for (const JobSpec& job : sc.jobs) ideal |= job.training.ideal_network;
+  return ideal && sc.node.gpus_per_node > 0 && !sc.node.ideal_fabric ? 2 : 1;
+}
+
 ResourceEstimate estimate_resources(const Scenario& input) {
   Scenario sc = input;
   if (!sc.scaling_nodes.empty()) {
@@ -472,6 +482,17 @@ ResourceEstimate estimate_resources(const Scenario& input) {
   // tips it over is the one named.
   int64_t sum = 0;
   for (const MemoryPart& p : e.parts) sum = Checked{p.key}.add(sum, p.bytes);
+  // threads > 1 (engine/run.cpp): the run's simulations side by side, each at most the one
+  // estimated here (the ideal network's twin holds no packets; scaling's counts are at most the
+  // largest), so k at once hold at most k times it, the rings included.
+  const int64_t together = concurrent_runs(input);
+  if (together > 1) {
+    const Checked tc{"threads"};
+    e.parts.push_back({"concurrent runs (threads)", tc.mul(together - 1, sum), "threads", {}});
+    e.ring_bytes = tc.mul(together, e.ring_bytes);
+    e.packets_bound_bytes = tc.mul(together, e.packets_bound_bytes);
+    tc.add(sum, e.parts.back().bytes);
+  }
   return e;
 }
 

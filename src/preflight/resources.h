@@ -62,6 +62,10 @@ struct ResourceEstimate {
   const MemoryPart& largest() const;
 };
 
+// How many simulations the run holds at once: its `threads`, at most the independent
+// simulations it is made of (the ideal-network twin, scaling's node counts; engine/run.cpp).
+int64_t concurrent_runs(const Scenario& sc);
+
 // Throws InputError naming the key whose count makes the arithmetic overflow (a run that would
 // need more than 2^62 bytes). REQUIRES: resolve(sc) passed.
 ResourceEstimate estimate_resources(const Scenario& sc);

@@ -33,6 +33,18 @@ const std::vector<Knob> kRunKnobs = {
          .source = "run to completion",
          .min = non_negative},
         [](auto& s) -> auto& { return s.stop_time_ps; }),
+    bind(
+        {.path = "threads",
+         .type = KnobType::kInt,
+         .description = "Cores the run may use: the independent simulations a run is made of "
+                        "(training.ideal_network's twin on the ideal network, scaling's node "
+                        "counts) run up to this many at once, each on its own core, with the "
+                        "same results at any count and the memory estimate summed over them; "
+                        "one simulation itself runs on one core (docs/parallel.md)",
+         .source = "1: one core, as before; `nproc` tells the machine's",
+         .min = Bound{1},
+         .max = Bound{256}},
+        [](auto& s) -> auto& { return s.threads; }),
 };
 
 const std::vector<Knob> kOutputKnobs = {

@@ -121,7 +121,7 @@ TEST(LoadErrors, MalformedYaml) {
 TEST(LoadErrors, UnknownKeys) {
   EXPECT_EQ(error_of("name: x\nrat: 1\n"),
             "s.yaml:2: rat: unknown key 'rat'; allowed: name, seed, mode, hybrid, fabric, topology, hosts, "
-            "routing, workload, jobs, scaling, jobs_alone, stop_time, outputs, faults, node, training, collective, cost, variants")
+            "routing, workload, jobs, scaling, jobs_alone, stop_time, threads, outputs, faults, node, training, collective, cost, variants")
       << "unknown top-level key lists the top-level keys";
   EXPECT_EQ(error_of("fabric:\n  link:\n    rat: 400Gbps\n"),
             "s.yaml:3: fabric.link.rat: unknown key 'rat'; did you mean 'rate'? allowed: rate, "
@@ -267,7 +267,7 @@ TEST(LoadErrors, StructureProblems) {
       << "yaml-cpp keeps duplicates; the loader must not pick one silently";
   EXPECT_EQ(error_of(""),
             "s.yaml:1: (root): empty scenario; expected keys such as name, seed, mode, hybrid, "
-            "fabric, topology, hosts, routing, workload, jobs, scaling, jobs_alone, stop_time, outputs, faults, node, training, collective, cost, variants")
+            "fabric, topology, hosts, routing, workload, jobs, scaling, jobs_alone, stop_time, threads, outputs, faults, node, training, collective, cost, variants")
       << "empty file";
   EXPECT_EQ(error_of("- a\n- b\n"), "s.yaml:1: (root): expected a mapping of keys, got a list")
       << "a list at the top";
