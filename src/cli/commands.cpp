@@ -399,6 +399,55 @@ bool prepare_runs(const CompareArgs& args, std::vector<Prepared>& runs) {
   return true;
 }
 
+// compare with threads > 1: every fabric's run at once, up to `threads` at a time, one ring
+// budget for all of them (their expected rings summed, the projected peak the largest check's,
+// which counts the others as held). The progress line follows the first run. A run that meets
+// bad input reports it as the sequential loop would, the lowest-numbered first.
+bool run_side_by_side(const std::vector<Prepared>& runs, const std::vector<Preflight>& checks,
+                      const CompareArgs& args, int64_t limit, int threads,
+                      const InterruptGuard& interrupt, const std::unique_ptr<StagedDir>& staged,
+                      output::FabricRuns& results) {
+  scenario::ResourceEstimate together = checks.front().estimate;
+  int64_t peak = 0;
+  together.ring_bytes = together.packets_bound_bytes = 0;
+  for (const Preflight& c : checks) {
+    together.ring_bytes += c.estimate.ring_bytes;
+    together.packets_bound_bytes += c.estimate.packets_bound_bytes;
+    peak = std::max(peak, c.peak_bytes);
+  }
+  const RingBudget ring_budget(together, peak, limit, !args.max_memory.empty());
+  std::vector<scenario::RunResult> done(runs.size());
+  std::vector<std::string> errors(runs.size());
+  ProgressBar bar;
+  std::string names;
+  for (const Prepared& p : runs) names += (names.empty() ? "" : "+") + p.fabric;
+  bar.begin_run(names, 1, 1);
+  scenario::for_each_run(runs.size(), threads, [&](size_t i) {
+    scenario::RunOptions options;
+    if (i == 0) options.progress = bar.callback();
+    options.stop = interrupt.flag();
+    options.flows = {.keep_records = false,
+                     .csv_dir = staged ? staged->path() : std::filesystem::path()};
+    try {
+      done[i] = scenario::run_scenario(runs[i].loaded.scenario, options);
+    } catch (const InputError& e) {
+      errors[i] = scenario::format_input_error(runs[i].loaded, e) + " (in the " +
+                  runs[i].fabric + " run)";
+    }
+  });
+  for (const std::string& e : errors) {
+    if (e.empty()) continue;
+    bar.finish();
+    std::cerr << e << "\n";
+    return false;
+  }
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (done[i].run.peak_rss_bytes == 0) done[i].run.peak_rss_bytes = peak_rss_bytes();
+    results.emplace_back(runs[i].fabric, std::move(done[i]));
+  }
+  return true;
+}
+
 }  // namespace
 
 int compare_command(const CompareArgs& args) {
@@ -420,6 +469,30 @@ int compare_command(const CompareArgs& args) {
     const int64_t result = check.estimate.result_bytes;
     held = std::min(held, INT64_MAX - result) + result;  // saturates, never wraps
     checks.push_back(check);
+  }
+  // threads > 1 (the file's `threads`): the fabrics' runs side by side, each on one core (its
+  // own twin then after it), so each run's check counts every other run's peak and result as
+  // held at once.
+  const int threads =
+      static_cast<int>(std::min<size_t>(runs.front().loaded.scenario.threads, runs.size()));
+  if (threads > 1) {
+    for (Prepared& p : runs) p.loaded.scenario.threads = 1;
+    std::vector<int64_t> alone(runs.size());
+    int64_t all = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const scenario::ResourceEstimate& e = checks[i].estimate;
+      alone[i] = std::min(e.peak_bytes(), INT64_MAX / 2) + std::min(e.result_bytes, INT64_MAX / 4);
+      all = std::min(all, INT64_MAX - alone[i]) + alone[i];
+    }
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const Preflight check = preflight(runs[i].loaded, args, limit, all - alone[i]);
+      if (!check.error.empty()) {
+        std::cerr << check.error << " (in the " << runs[i].fabric << " run, beside the others: "
+                  << "threads " << threads << ")\n";
+        return kExitBadInput;
+      }
+      checks[i] = check;
+    }
   }
   // What only a built fabric can refuse, for every fabric before the first run simulates.
   for (const Prepared& p : runs) {
@@ -452,7 +525,11 @@ int compare_command(const CompareArgs& args) {
   std::cout << skipped_note(skipped) << std::flush;
 
   output::FabricRuns results;
-  {
+  if (threads > 1) {
+    if (!run_side_by_side(runs, checks, args, limit, threads, interrupt, staged, results)) {
+      return kExitBadInput;
+    }
+  } else {
     ProgressBar bar;
     for (size_t i = 0; i < runs.size(); ++i) {
       scenario::RunOptions options;
@@ -478,11 +555,15 @@ int compare_command(const CompareArgs& args) {
     }
   }
 
-  if (results.back().second.partial) {
+  // The first interrupted run (side by side every run may have been; one after another, the
+  // last made).
+  const auto partial = std::find_if(results.begin(), results.end(),
+                                    [](const auto& r) { return r.second.partial; });
+  if (partial != results.end()) {
     std::string not_run;
     for (size_t i = results.size(); i < runs.size(); ++i) not_run += " " + runs[i].fabric;
-    std::cout << "  PARTIAL: the " << results.back().first << " run was interrupted at simulated "
-              << "time " << format_time(results.back().second.sim_time_ps)
+    std::cout << "  PARTIAL: the " << partial->first << " run was interrupted at simulated "
+              << "time " << format_time(partial->second.sim_time_ps)
               << (not_run.empty() ? "" : "; not run:" + not_run) << "\n";
   }
   std::cout << output::format_compare_table(results);

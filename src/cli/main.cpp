@@ -108,6 +108,13 @@ struct Subcommands {
   Subcommands& operator=(const Subcommands&) = delete;
 };
 
+// --threads N: the same as --set threads=N (checked, and located in errors, as the key is).
+void add_threads_option(CLI::App* cmd, std::vector<std::string>& sets, const std::string& help) {
+  cmd->add_option_function<std::string>(
+         "--threads", [&sets](const std::string& n) { sets.push_back("threads=" + n); }, help)
+      ->type_name("N");
+}
+
 void add_run(CLI::App& app, Subcommands& c) {
   c.run = app.add_subcommand(
       "run", "Simulate a scenario: summary on stdout, result files in --out or outputs.dir");
@@ -120,13 +127,10 @@ void add_run(CLI::App& app, Subcommands& c) {
   add_unset_option(c.run, c.run_args.unsets);
   c.run->add_option("--out", c.run_args.out_dir,
                     "Directory for result.json, flows.csv and run.json (default: outputs.dir)");
-  // The same as --set threads=N (checked, and located in errors, as the key is).
-  c.run
-      ->add_option_function<std::string>(
-          "--threads", [&c](const std::string& n) { c.run_args.sets.push_back("threads=" + n); },
-          "Cores to use: a run's independent simulations (the ideal-network twin, scaling's "
-          "node counts) side by side; the same as --set threads=N (docs/parallel.md)")
-      ->type_name("N");
+  add_threads_option(c.run, c.run_args.sets,
+                     "Cores to use: a run's independent simulations (the ideal-network twin, "
+                     "scaling's node counts) side by side; the same as --set threads=N "
+                     "(docs/parallel.md)");
 }
 
 void add_compare(CLI::App& app, Subcommands& c) {
@@ -163,6 +167,9 @@ void add_compare(CLI::App& app, Subcommands& c) {
   c.compare->add_option("--out", c.compare_args.out_dir,
                         "Directory for compare.csv and one result directory per fabric, "
                         "DIR/<fabric>/result.json etc. (default: outputs.dir)");
+  add_threads_option(c.compare, c.compare_args.sets,
+                     "Cores to use: the fabrics' runs side by side, the same files as one after "
+                     "another; the same as --set threads=N (docs/parallel.md)");
 }
 
 // validate and keys.

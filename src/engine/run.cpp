@@ -20,34 +20,6 @@ namespace fabricsim::scenario {
 
 namespace {
 
-// Calls fn(i) for every i in [0, n), up to `threads` at once (the calling thread is one of
-// them). Each call runs one whole simulation, which shares nothing mutable with another
-// (core/scheduler.h: no singletons; core/ring.h's byte count is atomic), so the results do not
-// depend on the thread count. After all have returned, the exception of the lowest index that
-// threw, if any, is rethrown: the same error whatever finished first.
-template <typename Fn>
-void for_each_run(size_t n, int threads, Fn fn) {
-  std::vector<std::exception_ptr> errors(n);
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) {
-      try {
-        fn(i);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> helpers;
-  const size_t count = std::min(n, static_cast<size_t>(std::max(threads, 1)));
-  for (size_t t = 1; t < count; ++t) helpers.emplace_back(worker);
-  worker();
-  for (std::thread& h : helpers) h.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-}
-
 // The options of a run beside another: no progress line (one at a time reports it), no
 // flow records or flows.csv (cli: only one run's go into the output).
 RunOptions quiet(const RunOptions& options) {
@@ -210,6 +182,28 @@ RunResult run_with_ideal(const Scenario& sc, const RunOptions& options) {
 }
 
 }  // namespace
+
+void for_each_run(size_t n, int threads, const std::function<void(size_t)>& fn) {
+  std::vector<std::exception_ptr> errors(n);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        fn(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  const size_t count = std::min(n, static_cast<size_t>(std::max(threads, 1)));
+  for (size_t t = 1; t < count; ++t) helpers.emplace_back(worker);
+  worker();
+  for (std::thread& h : helpers) h.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
 
 void check_buildable(const Scenario& sc) {
   make_engine(resolve(sc))->start_workload();

@@ -33,4 +33,12 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options = {})
 // the memory pre-flight. Throws InputError.
 void check_buildable(const Scenario& scenario);
 
+// Calls fn(i) for every i in [0, n), up to `threads` at once (the calling thread is one of
+// them): the `threads` key's side-by-side simulations (the ideal-network twin, scaling's node
+// counts, compare's runs). Each call must run whole simulations that share nothing mutable with
+// the others' (core/scheduler.h: no singletons; core/ring.h's byte count is atomic), so results
+// do not depend on the thread count. After all have returned, the exception of the lowest index
+// that threw, if any, is rethrown: the same error whatever finished first.
+void for_each_run(size_t n, int threads, const std::function<void(size_t)>& fn);
+
 }  // namespace fabricsim::scenario

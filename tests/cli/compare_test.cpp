@@ -252,6 +252,31 @@ TEST_F(CompareTest, TableAndResultDirectoriesAgree) {
       << "compare's roce result.json is byte-identical to `fabricsim run`'s";
 }
 
+// threads: 2 runs the fabrics side by side (docs/parallel.md): the table, compare.csv and every
+// fabric's result.json, flows.csv and links.csv are byte-identical to one run after another.
+TEST_F(CompareTest, FabricsSideBySideGiveTheSameFiles) {
+  const std::string file = write("small.yaml", kSmall);
+  const fs::path one = dir_ / "one", two = dir_ / "two";
+  const CliOutcome a = run("compare '" + file + "' --fabrics ib,roce,uet --out '" + one.string() + "'");
+  const CliOutcome b = run("compare '" + file + "' --fabrics ib,roce,uet --set threads=2 --out '" +
+                           two.string() + "'");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(read_file(one / "compare.csv"), read_file(two / "compare.csv"));
+  for (const char* fabric : {"ib", "roce", "uet"}) {
+    for (const char* name : {"result.json", "flows.csv", "links.csv"}) {
+      EXPECT_EQ(read_file(one / fabric / name), read_file(two / fabric / name))
+          << fabric << "/" << name;
+    }
+  }
+  // The printed table too, but for the line naming the output directory.
+  auto table = [](std::string out, const fs::path& dir) {
+    const size_t at = out.find(dir.string());
+    return at == std::string::npos ? out : out.erase(at, dir.string().size());
+  };
+  EXPECT_EQ(table(a.out, one), table(b.out, two));
+}
+
 // A training compare (issue 23): every run also runs the ideal network, whose step, the
 // network-attributable time and the breakdown rows appear in the table and in compare.csv, and
 // agree with each fabric's result.json; the breakdown adds up to the step.
