@@ -44,4 +44,10 @@ std::vector<std::string> parse_choice_list(const std::string& option, const std:
   }
 }
 
+std::string join_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
 }  // namespace fabricsim::cli

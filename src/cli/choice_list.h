@@ -14,4 +14,7 @@ std::vector<std::string> parse_choice_list(const std::string& option, const std:
                                            const std::vector<std::string>& known,
                                            const std::string& example);
 
+// The items joined by ", " (the inverse of a choice list, for messages).
+std::string join_list(const std::vector<std::string>& items);
+
 }  // namespace fabricsim::cli

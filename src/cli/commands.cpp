@@ -1,7 +1,5 @@
 #include "cli/commands.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -15,6 +13,7 @@
 #include "cli/choice_list.h"
 #include "cli/fabric_scope.h"
 #include "cli/interrupt.h"
+#include "cli/memory_check.h"
 #include "cli/progress.h"
 #include "cli/ring_budget.h"
 #include "cli/staged_dir.h"
@@ -48,12 +47,6 @@ bool load(const std::string& file, const std::vector<std::string>& sets,
     std::cerr << e.what() << "\n";
     return false;
   }
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
 }
 
 // The keys each run left out, one aligned row per key under one note line:
@@ -106,138 +99,6 @@ bool stage_output(const std::string& dir, bool from_option, const scenario::Load
     std::cerr << line << "\n";
     return false;
   }
-}
-
-// ---- the pre-flight memory check (preflight/resources.h) ----
-
-// --max-memory in bytes, or MemAvailable when not given (0: unknown, no limit); false after
-// printing the one-line error.
-bool memory_limit(const MemoryLimitArg& arg, int64_t& limit) {
-  if (arg.max_memory.empty()) {
-    limit = scenario::available_memory_bytes();
-    return true;
-  }
-  const ParseResult<int64_t> size = parse_bytes(arg.max_memory);
-  if (!size.ok || size.value <= 0) {
-    std::cerr << "fabricsim: --max-memory: " << (size.ok ? "must be > 0" : size.error) << "\n";
-    return false;
-  }
-  limit = size.value;
-  return true;
-}
-
-// Before parsing: yaml-cpp's own memory for the file (scenario::parse_peak_bytes) must fit the
-// limit too, or a large flow list would exhaust memory before any estimate could refuse it.
-// False after printing the one-line error; a file that cannot be sized is left to the loader.
-bool parse_fits(const std::string& file, const MemoryLimitArg& arg, int64_t limit) {
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(file, ec);
-  if (ec || limit <= 0 || size > static_cast<std::uintmax_t>(scenario::kMaxScenarioFileBytes)) {
-    return true;  // the loader reports a missing, special or oversized file
-  }
-  const int64_t need = scenario::current_rss_bytes() +
-                       scenario::parse_peak_bytes(static_cast<int64_t>(size));
-  if (need <= limit) return true;
-  std::cerr << scenario::LoadError({file, 0}, "(file)",
-                                   "parsing this " + format_bytes(static_cast<int64_t>(size)) +
-                                       " file needs about " + format_bytes(need) +
-                                       " (yaml-cpp: ~80 bytes per byte of file), over the limit " +
-                                       format_bytes(limit) +
-                                       (arg.max_memory.empty()
-                                            ? " (available memory; see --max-memory)"
-                                            : " (--max-memory)"))
-                   .what()
-            << "\n";
-  return false;
-}
-
-// The keys that size `part` which the file (or a --set) writes, in the part's order.
-std::vector<std::string> size_drivers_set(const scenario::LoadedScenario& loaded,
-                                          const scenario::MemoryPart& part) {
-  std::vector<std::string> set;
-  const std::vector<std::string> keys =
-      part.drivers.empty() ? std::vector<std::string>{part.key} : part.drivers;
-  for (const std::string& k : keys) {
-    if (loaded.locations.count(k) != 0) set.push_back(k);
-  }
-  return set;
-}
-
-// What to change to make the run smaller: the keys the file sets that size the largest part,
-// with their lines, or that it sets none of them.
-std::string drivers_note(const scenario::LoadedScenario& loaded, const scenario::MemoryPart& part,
-                         const std::vector<std::string>& set) {
-  if (set.empty()) {
-    return "the " + part.name + " part is sized by keys the file does not set (" +
-           join(part.drivers.empty() ? std::vector<std::string>{part.key} : part.drivers) +
-           ", all at their defaults)";
-  }
-  std::string out;
-  for (const std::string& k : set) {
-    const scenario::SourceLocation at = loaded.locate(k);
-    out += (out.empty() ? "" : ", ") + k +
-           (at.file == "--set" || at.line <= 0 ? "" : " (line " + std::to_string(at.line) + ")");
-  }
-  return "the " + part.name + " part grows with " + out;
-}
-
-struct Preflight {
-  scenario::ResourceEstimate estimate;
-  int64_t peak_bytes = 0;  // the whole process's projected peak
-  std::string error;       // one line; "" = fits
-};
-
-// Checks the scenario, estimates its memory and compares the process's projected peak with
-// `limit`: what is resident now (the program and the loaded scenario), the program's code the
-// run will page in, plus `held` bytes of
-// earlier runs' results plus the estimate, and at least the peak already reached while loading.
-Preflight preflight(const scenario::LoadedScenario& loaded, const MemoryLimitArg& arg,
-                    int64_t limit, int64_t held) {
-  Preflight p;
-  try {
-    (void)scenario::resolve(loaded.scenario);
-    p.estimate = scenario::estimate_resources(loaded.scenario);
-  } catch (const InputError& e) {
-    p.error = scenario::format_input_error(loaded, e);
-    return p;
-  }
-  // Each term is below 2^62 (estimate_resources refuses larger); held is a sum of a few such.
-  // Estimating a training step builds its DAG (preflight/resources_gpu.cpp) and frees it; glibc
-  // keeps the freed small chunks in its heap, resident, and the run would reuse them, so the RSS
-  // read below would count them twice (the 70B-class step: 49 MiB resident after its estimate
-  // against 7 MiB before). malloc_trim hands the free pages back first, so what is read is what
-  // the process still holds.
-  malloc_trim(0);
-  const double projected = static_cast<double>(scenario::current_rss_bytes()) +
-                           static_cast<double>(scenario::code_to_page_in_bytes()) +
-                           static_cast<double>(held) + static_cast<double>(p.estimate.peak_bytes());
-  p.peak_bytes = std::max(peak_rss_bytes(), static_cast<int64_t>(std::min(projected, 9.0e18)));
-  if (limit > 0 && p.peak_bytes > limit) {
-    const scenario::MemoryPart& largest = p.estimate.largest();
-    const std::vector<std::string> set = size_drivers_set(loaded, largest);
-    const InputError e(
-        set.empty() ? largest.key : set.front(),
-        "estimated peak memory " + format_bytes(p.peak_bytes) + " exceeds the limit " +
-            format_bytes(limit) +
-            (arg.max_memory.empty() ? " (available memory; see --max-memory)" : " (--max-memory)") +
-            ": " + scenario::describe_parts(p.estimate) + "; " +
-            drivers_note(loaded, largest, set));
-    p.error = scenario::format_input_error(loaded, e);
-  }
-  return p;
-}
-
-// When the packets part is an expectation below its bound: how far the queues could go, and
-// that a run stops cleanly if they outgrow the limit.
-std::string worst_case_note(const scenario::ResourceEstimate& e) {
-  int64_t packets = 0;
-  for (const scenario::MemoryPart& part : e.parts) {
-    if (part.name == "packets") packets = part.bytes;
-  }
-  if (e.packets_bound_bytes <= packets) return "";
-  return "; queued packets are expected near the ECN threshold, up to " +
-         format_bytes(e.packets_bound_bytes) +
-         " if every switch buffer filled (a run stops with an error if they outgrow the limit)";
 }
 
 // `run` on a file with variants: simulates the file itself (its base scenario), which is what a

@@ -20,12 +20,17 @@ namespace fabricsim::scenario {
 
 namespace {
 
-// The options of a run beside another: no progress line (one at a time reports it), no
-// flow records or flows.csv (cli: only one run's go into the output).
-RunOptions quiet(const RunOptions& options) {
+// A run only its step or end times are read from: no flow record kept, no flows.csv written.
+RunOptions without_flows(const RunOptions& options) {
   RunOptions o = options;
-  o.progress = nullptr;
   o.flows = FlowHarvest{.keep_records = false, .csv_dir = {}};
+  return o;
+}
+
+// A run beside another: without flows, and no progress line (one run at a time reports it).
+RunOptions quiet(const RunOptions& options) {
+  RunOptions o = without_flows(options);
+  o.progress = nullptr;
   return o;
 }
 
@@ -93,12 +98,6 @@ RunResult run_scaling(const Scenario& sc, const RunOptions& options) {
   return last;
 }
 
-// A run only its step or end times are read from: no flow record kept, no flows.csv written.
-RunOptions without_flows(const RunOptions& options) {
-  RunOptions o = options;
-  o.flows = FlowHarvest{.keep_records = false, .csv_dir = {}};
-  return o;
-}
 
 // jobs_alone: the run with every job, then each job alone on the nodes it had, so that the
 // interference each job suffers is measured against its own baseline.
