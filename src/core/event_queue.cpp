@@ -166,6 +166,55 @@ void EventQueue::drain(std::vector<Event>& out) {
   size_ = 0;
 }
 
+bool EventQueue::min_key(int64_t& time_ps, uint32_t& order) const {
+  if (size_ == 0) return false;
+  if (const Event* e = peek_ready()) {
+    time_ps = e->time_ps;
+    order = e->order;
+    return true;
+  }
+  // The current instant is consumed: the earliest event is in the lowest non-empty bucket.
+  const int level = __builtin_ctz(level_mask_);
+  const int digit = __builtin_ctzll(digit_mask_[level]);
+  const EventChain& c = buckets_[level][digit];
+  bool first = true;
+  for (const EventChunk* k = c.head; k != nullptr; k = k->next) {
+    const uint32_t n = k == c.tail ? c.tail_used : EventChunk::kEvents;
+    for (uint32_t i = 0; i < n; ++i) {
+      const Event& e = k->events[i];
+      if (first || e.time_ps < time_ps || (e.time_ps == time_ps && e.order < order)) {
+        time_ps = e.time_ps;
+        order = e.order;
+        first = false;
+      }
+    }
+  }
+  return !first;
+}
+
+bool EventQueue::next_below(int64_t time_ps, uint32_t order) const {
+  if (size_ == 0) return false;
+  if (const Event* e = peek_ready()) {
+    return e->time_ps != time_ps ? e->time_ps < time_ps : e->order < order;
+  }
+  // The lowest non-empty bucket holds times sharing last_ps_'s digits above its level and its
+  // own digit there: [lo, hi].
+  const int level = __builtin_ctz(level_mask_);
+  const int digit = __builtin_ctzll(digit_mask_[level]);
+  const int shift = level * kDigitBits;
+  const int upper = shift + kDigitBits;
+  const uint64_t last = static_cast<uint64_t>(last_ps_);
+  const uint64_t high = upper >= 64 ? 0 : (last >> upper) << upper;
+  const uint64_t lo = high | (static_cast<uint64_t>(digit) << shift);
+  const uint64_t hi = lo | ((uint64_t{1} << shift) - 1);
+  if (static_cast<int64_t>(hi) < time_ps) return true;
+  if (static_cast<int64_t>(lo) > time_ps) return false;
+  int64_t t = 0;
+  uint32_t o = 0;
+  min_key(t, o);
+  return t != time_ps ? t < time_ps : o < order;
+}
+
 void EventQueue::past_event(int64_t time_ps) const {
   std::fprintf(stderr, "fabricsim: internal error: event scheduled at %lld ps, before now (%lld ps)\n",
                static_cast<long long>(time_ps), static_cast<long long>(last_ps_));

@@ -153,6 +153,13 @@ class EventQueue {
     return pop_mixed();
   }
   uint64_t pushed() const { return next_seq_; }
+  // The smallest (time, order) among the pending events, found without moving any (so events
+  // earlier than it may still be pushed, down to the last time popped). False when empty.
+  // Costs a scan of the earliest bucket when the current instant is consumed.
+  bool min_key(int64_t& time_ps, uint32_t& order) const;
+  // Whether the earliest pending event comes before (time_ps, order); never redistributes.
+  // Cheap when the earliest bucket lies wholly before or after that time (one scan otherwise).
+  bool next_below(int64_t time_ps, uint32_t order) const;
   // Moves every pending event into `out` (appended, in no particular order) and leaves the
   // queue empty at the same current time, so that the caller can push them again, some at
   // other times (mode: hybrid re-times a group of components, engine/hybrid/steady_skip.h).

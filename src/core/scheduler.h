@@ -8,6 +8,12 @@
 
 namespace fabricsim {
 
+class Partitions;  // core/partitions.h
+// Out of line (core/partitions.cpp): only a partitioned run takes these paths.
+int64_t partition_now(const Partitions& parts);
+void partition_push(Partitions& parts, int64_t time_ps, uint32_t kind, uint32_t target,
+                    uint32_t owner);
+
 // Event kinds, one range per layer; the simulation's dispatch switch routes each to its handler.
 // The numbers order the events of one instant (core/event_queue.h: time, kind, owner, sequence):
 // the network's before the routing's, the transports', the nodes', the workload's and the
@@ -75,15 +81,26 @@ enum EventKind : uint32_t {
 
 struct Scheduler {
   EventQueue queue;
+  // The clock. In a partitioned run (core/partitions.h) each partition has its own, and this
+  // one is the serial phase's: components read the time through now(), never this field.
   int64_t now_ps = 0;
+  // Set only while a partitioned run runs: then events go to the queue of the partition that
+  // owns them, and now() is the executing partition's clock.
+  Partitions* parts = nullptr;
+  int64_t now() const {
+    if (parts != nullptr) [[unlikely]] return partition_now(*parts);
+    return now_ps;
+  }
   // An event of the component `target` that owns itself: a port, a NIC, a node, or one of the
   // fabric-wide controllers (target 0).
-  void at(int64_t time_ps, uint32_t kind, uint32_t target) {
-    queue.push(time_ps, kind, target, target);
-  }
+  void at(int64_t time_ps, uint32_t kind, uint32_t target) { at(time_ps, kind, target, target); }
   // An event that acts on `target` but belongs to `owner` for ordering: a QP's timer (owner:
   // its NIC), a message's completion (the NIC completing it), a node stage (the node).
   void at(int64_t time_ps, uint32_t kind, uint32_t target, uint32_t owner) {
+    if (parts != nullptr) [[unlikely]] {
+      partition_push(*parts, time_ps, kind, target, owner);
+      return;
+    }
     queue.push(time_ps, kind, target, owner);
   }
 };

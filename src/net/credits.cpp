@@ -107,12 +107,12 @@ void Network::credit_block(uint32_t port, int vl) {
   if (p.paused_mask & bit) return;
   PortQueues& q = queues_[port];
   p.paused_mask |= bit;
-  q.paused_since_ps[vl] = sched_.now_ps;
+  q.paused_since_ps[vl] = sched_.now();
   ++counters_.credit_waits;
   ++q.credit_waits;
   if (ib_.hoq_lifetime_ps > 0 && !q.watchdog_pending) {
     q.watchdog_pending = true;
-    sched_.at(sched_.now_ps + ib_.hoq_lifetime_ps, kCreditWatchdog, port);
+    sched_.at(sched_.now() + ib_.hoq_lifetime_ps, kCreditWatchdog, port);
   }
 }
 
@@ -246,7 +246,7 @@ void Network::on_credit_watchdog(uint32_t port) {
   Port& p = ports_[port];
   q.watchdog_pending = false;
   const int64_t hoq = ib_.hoq_lifetime_ps;
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   int64_t next = std::numeric_limits<int64_t>::max();
   for (int vl = 0; vl < kPriorities; ++vl) {
     const uint8_t bit = static_cast<uint8_t>(1u << vl);

@@ -17,7 +17,7 @@ void Network::fail_link(uint32_t port) {
     ++q.down_count;
     // The pending arrival event (if any) is the head's; the control line drains one event at a
     // time and its frames are discarded on arrival while the cable is down.
-    q.quiet_ps = sched_.now_ps;
+    q.quiet_ps = sched_.now();
     if (p.arrive_event_pending && !p.line.empty()) q.quiet_ps = p.line.front().arrive_ps;
     if (!q.ctrl_line.empty()) q.quiet_ps = std::max(q.quiet_ps, q.ctrl_line.back().arrive_ps);
     // What is on the cable is lost; the pending arrival event finds the line empty.

@@ -112,7 +112,7 @@ uint32_t Network::select_balanced(const Switch& sw, const Packet& k, uint32_t be
       const uint32_t h = ecmp_hash(sw.hash, t, sw.hash_seed);
       const uint32_t tag = h | 1u;  // 0 marks a free slot
       FlowletSlot& slot = sw.flowlets[(h >> 7) & (kFlowletSlots - 1)];
-      const int64_t now = sched_.now_ps;
+      const int64_t now = sched_.now();
       if (slot.tag != tag || now - slot.last_ps > sw.flowlet_gap_ps || !ports_[slot.port].up) {
         // A new flowlet: the gap exceeds the path-delay spread, so it cannot overtake the last.
         slot.tag = tag;

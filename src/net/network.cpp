@@ -189,7 +189,7 @@ void Network::nic_kick(uint32_t nic) {
 void Network::wake(uint32_t port) {
   Port& p = ports_[port];
   if (p.tx_event_pending) return;
-  if (p.busy_until_ps <= sched_.now_ps) {
+  if (p.busy_until_ps <= sched_.now()) {
     try_transmit(port);
   } else {
     sched_.at(p.busy_until_ps, kPortTxDone, port);
@@ -281,9 +281,9 @@ void Network::push_control(uint32_t port, const Packet& f) {
   Port& p = ports_[port];
   const uint32_t wire = wire_bytes(pkt);
   const int64_t ser_ps = frame_serialization_ps(wire, p.rate_bps);
-  p.busy_until_ps = sched_.now_ps + ser_ps;
+  p.busy_until_ps = sched_.now() + ser_ps;
   port_tx_bytes_[port] += wire;
-  if (tap_.on_transmit) tap_.on_transmit(tap_.ctx, sched_.now_ps, port, pkt);
+  if (tap_.on_transmit) tap_.on_transmit(tap_.ctx, sched_.now(), port, pkt);
   return ser_ps;
 }
 
@@ -299,7 +299,7 @@ void Network::push_control(uint32_t port, const Packet& f) {
 
 void Network::transmit(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   const int64_t ser_ps = start_frame(port, pkt);
   if (int_ && pkt.type == PacketType::kData) [[unlikely]] int_hop(port, pkt);
   if (p.up) {
@@ -325,7 +325,7 @@ void Network::int_hop(uint32_t port, const Packet& pkt) {
   // this frame, the time it starts out, the line rate.
   int64_t queued = 0;
   for (const ClassQueue& c : queues_[port].cls) queued += c.bytes;
-  int_->stamp(pkt.qp, pkt.psn, IntHop{sched_.now_ps, port_tx_bytes_[port], queued, p.rate_bps});
+  int_->stamp(pkt.qp, pkt.psn, IntHop{sched_.now(), port_tx_bytes_[port], queued, p.rate_bps});
 }
 
 void Network::transmit_control(uint32_t port) {
@@ -340,7 +340,7 @@ void Network::transmit_control(uint32_t port) {
     // serialization + propagation, no forwarding latency (802.1Qbb PFC frames and IBA flow-
     // control packets are consumed by the MAC / link layer and never enter the switch pipeline).
     // Every entry leaves a frame time after the previous one, so the line stays in order.
-    const int64_t arrive_ps = sched_.now_ps + ser_ps + q.prop_ps;
+    const int64_t arrive_ps = sched_.now() + ser_ps + q.prop_ps;
     q.ctrl_line.push_back(InFlight{arrive_ps, f});
     if (!q.ctrl_arrive_pending) {
       sched_.at(arrive_ps, kCtrlArrive, port);

@@ -239,7 +239,7 @@ void Network::send_pause(uint32_t port, uint8_t classes, int quanta) {
   ++counters_.pause_frames;
   if (quanta > 0 && !q.refresh_pending) {
     q.refresh_pending = true;
-    sched_.at(sched_.now_ps + quanta_ps(quanta, ports_[port].rate_bps) / 2, kPfcRefresh, port);
+    sched_.at(sched_.now() + quanta_ps(quanta, ports_[port].rate_bps) / 2, kPfcRefresh, port);
   }
   wake(port);
 }
@@ -267,7 +267,7 @@ void Network::on_pfc_refresh(uint32_t port) {
     // would grow the queue without bound. Look again one period later.
     q.refresh_pending = true;
     const int quanta = pfc_of(port).pause_quanta;
-    sched_.at(sched_.now_ps + std::max<int64_t>(1, quanta_ps(quanta, ports_[port].rate_bps) / 2),
+    sched_.at(sched_.now() + std::max<int64_t>(1, quanta_ps(quanta, ports_[port].rate_bps) / 2),
               kPfcRefresh, port);
     return;
   }
@@ -279,7 +279,7 @@ void Network::on_pause_frame(uint32_t port, const Packet& frame) {
   PortQueues& q = queues_[port];
   ++q.pause_frames_received;
   const int quanta = static_cast<int>(frame.psn);
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   if (quanta > 0) q.last_pause_rx_ps = now;
   const int64_t watchdog_ps = p.is_nic ? 0 : pfc_of(port).watchdog_ps;
   bool resumed = false;
@@ -310,7 +310,7 @@ void Network::on_pause_frame(uint32_t port, const Packet& frame) {
 void Network::unpause(uint32_t port, int cls) {
   PortQueues& q = queues_[port];
   ports_[port].paused_mask &= static_cast<uint8_t>(~(1u << cls));
-  q.paused_ps += sched_.now_ps - q.paused_since_ps[cls];
+  q.paused_ps += sched_.now() - q.paused_since_ps[cls];
 }
 
 void Network::arm_pause_timer(uint32_t port, int64_t at_ps) {
@@ -322,14 +322,14 @@ void Network::arm_pause_timer(uint32_t port, int64_t at_ps) {
 
 void Network::on_pause_expire(uint32_t port) {
   PortQueues& q = queues_[port];
-  if (q.pause_timer_ps != sched_.now_ps) return;  // superseded by an earlier timer
+  if (q.pause_timer_ps != sched_.now()) return;  // superseded by an earlier timer
   q.pause_timer_ps = -1;
   const Port& p = ports_[port];
   int64_t next = std::numeric_limits<int64_t>::max();
   bool resumed = false;
   for (int c = 0; c < kPriorities; ++c) {
     if (!(p.paused_mask & (1u << c))) continue;
-    if (q.pause_until_ps[c] <= sched_.now_ps) {
+    if (q.pause_until_ps[c] <= sched_.now()) {
       unpause(port, c);
       resumed = true;
     } else {
@@ -345,7 +345,7 @@ void Network::on_pfc_watchdog(uint32_t port) {
   Port& p = ports_[port];
   q.watchdog_pending = false;
   const int64_t wd = pfc_of(port).watchdog_ps;
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   int64_t next = std::numeric_limits<int64_t>::max();
   for (int c = 0; c < kPriorities; ++c) {
     const uint8_t cls = static_cast<uint8_t>(1u << c);
@@ -463,8 +463,8 @@ void Network::finish_pause_accounting() {
   for (uint32_t id = 0; id < ports_.size(); ++id) {
     for (int c = 0; c < kPriorities; ++c) {
       if (ports_[id].paused_mask & (1u << c)) {
-        queues_[id].paused_ps += sched_.now_ps - queues_[id].paused_since_ps[c];
-        queues_[id].paused_since_ps[c] = sched_.now_ps;
+        queues_[id].paused_ps += sched_.now() - queues_[id].paused_since_ps[c];
+        queues_[id].paused_since_ps[c] = sched_.now();
       }
     }
   }

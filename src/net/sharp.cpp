@@ -42,7 +42,7 @@ void Network::set_sharp_hook(const SharpHook& hook) {
 }
 
 void Network::sharp_record_failure(std::string reason) {
-  if (sharp_) sharp_->failures.push_back(SharpFailure{sched_.now_ps, std::move(reason)});
+  if (sharp_) sharp_->failures.push_back(SharpFailure{sched_.now(), std::move(reason)});
 }
 
 const std::vector<SharpTreeInfo>& Network::sharp_trees() const {

@@ -23,7 +23,7 @@ int Network::sharp_build_tree(const uint32_t* nics, int n) {
   State& st = *sharp_;
   const auto limit = static_cast<uint16_t>(std::max(st.cfg.max_trees_per_port, 0));
   auto fail = [&](const std::string& why) {
-    st.failures.push_back(SharpFailure{sched_.now_ps, why});
+    st.failures.push_back(SharpFailure{sched_.now(), why});
     return -1;
   };
   if (n <= 0) return fail("no NICs given");

@@ -299,7 +299,7 @@ int64_t GpuNet::post_time(int64_t latency_ps, double rate_bps, int64_t bytes,
                           int sharing) const {
   const auto pcie_ps = static_cast<int64_t>(
       std::llround(static_cast<double>(bytes) * 8e12 / std::max(rate_bps, 1.0)));
-  return sched_.now_ps + latency_ps + std::max<int64_t>(0, pcie_ps - sharing * wire_ps(bytes));
+  return sched_.now() + latency_ps + std::max<int64_t>(0, pcie_ps - sharing * wire_ps(bytes));
 }
 
 void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
@@ -322,7 +322,7 @@ void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t co
   s.connection = connection;
   s.weight = weight;
   if (delay_ps > 0) {
-    schedule(slot, sched_.now_ps + delay_ps);
+    schedule(slot, sched_.now() + delay_ps);
   } else {
     start(slot);
   }
@@ -333,7 +333,7 @@ void GpuNet::timer(int64_t delay_ps, uint64_t cookie) {
   slots_[slot] = Slot{};
   slots_[slot].cookie = cookie;
   slots_[slot].step = Step::kTimer;
-  schedule(slot, sched_.now_ps + std::max<int64_t>(delay_ps, 0));
+  schedule(slot, sched_.now() + std::max<int64_t>(delay_ps, 0));
 }
 
 void GpuNet::schedule(uint32_t slot, int64_t time_ps) {
@@ -352,7 +352,7 @@ void GpuNet::flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t ext
   s.after = after;
   s.after_ps = latency_ps + extra_ps;
   s.to_nic = to_nic;
-  ps_.start(res, n, s.bytes, 0.0, slot, sched_.now_ps, head_start_ps, to_nic, weight);
+  ps_.start(res, n, s.bytes, 0.0, slot, sched_.now(), head_start_ps, to_nic, weight);
   if (settle_now) settle(ps_.group_of(res[0]));
 }
 
@@ -371,7 +371,7 @@ void GpuNet::settle(uint32_t node) {
     if (spec_.ideal_fabric) {
       // The flow crosses the NIC's line too (ideal_send_hops): its first byte is on the line
       // after_ps from now, and its end is the last byte's (flow_done). Nothing to post.
-      s.post_ps = sched_.now_ps + s.after_ps;
+      s.post_ps = sched_.now() + s.after_ps;
       continue;
     }
     const Place p = place(s.relay);
@@ -390,7 +390,7 @@ void GpuNet::settle(uint32_t node) {
 
 void GpuNet::flow_done(uint32_t slot) {
   Slot& s = slots_[slot];
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   if (s.holds_pair) release_pair(slot);
   if (s.holds_nic_pair) release_nic_pair(slot);
   if (!s.to_nic) {
@@ -486,7 +486,7 @@ void GpuNet::release_pair(uint32_t slot) {
 void GpuNet::on_event(uint32_t target) {
   if (target & kFluidEventBit) {
     const uint32_t node = target & ~kFluidEventBit;
-    ps_.on_event(node, sched_.now_ps);
+    ps_.on_event(node, sched_.now());
     settle(node);
     return;
   }
@@ -508,7 +508,7 @@ void GpuNet::on_event(uint32_t target) {
     case Step::kPost:
       // The slot now waits for the transport (on_delivered picks it up) or, for SHARP, for
       // the switches' result back at the NIC (on_sharp_done, node/gpu_net_sharp.cpp).
-      s.post_ps = sched_.now_ps;
+      s.post_ps = sched_.now();
       if (s.sharp_tree >= 0) {
         if (!sharp_net_->sharp_post(s.sharp_tree, s.src_nic, s.bytes, slot)) {
           throw std::logic_error("GpuNet: the fabric refused a SHARP post on tree " +
@@ -551,7 +551,7 @@ void GpuNet::on_delivered(uint32_t msg) {
 
 void GpuNet::delivered(uint32_t slot) {
   Slot& s = slots_[slot];
-  s.delivered_ps = sched_.now_ps;
+  s.delivered_ps = sched_.now();
   if (s.sent_ps < 0) return;  // the send-side flow is still running: flow_done continues
   if (s.sent_ps <= s.delivered_ps) {
     receive(slot);
@@ -563,7 +563,7 @@ void GpuNet::delivered(uint32_t slot) {
 
 void GpuNet::receive(uint32_t slot) {
   Slot& s = slots_[slot];
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   // The NIC wrote the bytes into PCIe as they arrived, over about one line-rate message time
   // before delivery (never before the post): the receive flow starts now but is credited with
   // what its share drained since then (cut-through at message grain; on an idle path the same

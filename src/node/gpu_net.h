@@ -77,7 +77,7 @@ class GpuNet final : public RankTransport {
             int64_t delay_ps = 0, uint64_t connection = 0, int32_t weight = 1) override;
   bool weighted_sends() const override { return true; }
   void timer(int64_t delay_ps, uint64_t cookie) override;
-  int64_t now_ps() const override { return sched_.now_ps; }
+  int64_t now_ps() const override { return sched_.now(); }
   uint32_t gpus() const override { return gpus_; }
   uint32_t gpus_per_node() const override { return gpn_; }
   int64_t idle_transfer_ps(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes) const override;
@@ -117,7 +117,7 @@ class GpuNet final : public RankTransport {
   // is not bytes / rate: utilization is bytes x 8 / (rate x span). busy_until_ps is unused (0).
   FluidServer server(uint32_t resource_id) const {
     return FluidServer{servers_[resource_id].rate_bps, 0, ps_.bytes(resource_id),
-                       ps_.busy_ps(resource_id, sched_.now_ps)};
+                       ps_.busy_ps(resource_id, sched_.now())};
   }
   // Flows in progress on a node's resources (tests).
   uint32_t active_flows(uint32_t node) const { return ps_.active_flows(node); }

@@ -66,7 +66,7 @@ void GpuNet::nvls_flow(uint32_t head, int64_t bytes, uint64_t cookie) {
   s.after_ps = spec_.nvlink_latency_ps;  // through the switch once, as a unicast
   s.to_nic = false;
   ps_.start(fluid_res_.data(), static_cast<int>(fluid_res_.size()), s.bytes, 0.0, slot,
-            sched_.now_ps);
+            sched_.now());
   settle(slots_[slot].src / gpn_);
 }
 

@@ -62,11 +62,11 @@ void TeController::on_posted(uint32_t msg, uint32_t src, uint32_t dst, int64_t s
   f.size_bytes = size_bytes;
   f.demand_bps = static_cast<double>(std::min(net_.port(net_.nic_port(src)).rate_bps,
                                               net_.port(net_.nic_port(dst)).rate_bps));
-  f.learned_ps = sched_.now_ps;
+  f.learned_ps = sched_.now();
   flow_of_msg_[msg] = static_cast<int32_t>(flows_.size());
   flows_.push_back(std::move(f));
   // Flows learned at the same instant are placed together (largest first).
-  const int64_t due = sched_.now_ps + cfg_.install_delay_ps;
+  const int64_t due = sched_.now() + cfg_.install_delay_ps;
   if (pending_head_ < pending_.size() && pending_.back().due_ps == due &&
       pending_.back().new_paths.empty()) {
     pending_.back().flows.push_back(static_cast<uint32_t>(flows_.size() - 1));
@@ -83,8 +83,8 @@ void TeController::on_delivered(uint32_t msg) {
 void TeController::start() {
   if (cfg_.reoptimize_interval_ps <= 0) return;
   last_tx_bytes_.assign(net_.num_ports(), 0);
-  last_tick_ps_ = sched_.now_ps;
-  sched_.at(sched_.now_ps + cfg_.reoptimize_interval_ps, kTeTick, 0);
+  last_tick_ps_ = sched_.now();
+  sched_.at(sched_.now() + cfg_.reoptimize_interval_ps, kTeTick, 0);
 }
 
 std::vector<std::vector<uint32_t>> TeController::place(const std::vector<uint32_t>& batch,
@@ -246,7 +246,7 @@ void TeController::install(uint32_t flow, const std::vector<uint32_t>& path) {
     ++rules_installed_;
   }
   f.path = path;
-  f.installed_ps = sched_.now_ps;
+  f.installed_ps = sched_.now();
 }
 
 void TeController::on_install() {
@@ -278,7 +278,7 @@ void TeController::on_install() {
 }
 
 void TeController::on_tick() {
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   const double seconds = static_cast<double>(now - last_tick_ps_) * 1e-12;
   sched_.at(now + cfg_.reoptimize_interval_ps, kTeTick, 0);
   if (seconds <= 0) return;

@@ -212,7 +212,7 @@ class NicCore : public Transport {
     if (p.type == net::PacketType::kPause || p.type == net::PacketType::kCredit) return;
     auto* core = static_cast<NicCore*>(ctx);
     std::vector<NicQueue::DropNote>& box = core->nics_[p.src_nic].dropped;
-    if (box.empty()) core->sched_.at(core->sched_.now_ps, kDropNotice, p.src_nic);
+    if (box.empty()) core->sched_.at(core->sched_.now(), kDropNotice, p.src_nic);
     box.push_back({p, reason});
     ++core->pending_notices_;
   }
@@ -228,7 +228,7 @@ class NicCore : public Transport {
   // (true). Entries that may send later keep their turn and the NIC wakes at the soonest.
   bool pull(uint32_t nic, net::Packet& out) {
     NicQueue& n = nics_[nic];
-    const int64_t now = sched_.now_ps;
+    const int64_t now = sched_.now();
     int64_t earliest = kNoTimer;  // the soonest an entry may send, if none can now
     for (uint32_t tries = n.active.size() + n.ctx_wait.size(); tries > 0; --tries) {
       // Entries whose context read completed go first; none without the cache.
@@ -272,7 +272,7 @@ class NicCore : public Transport {
 
   void on_nic_wake(uint32_t nic) {
     NicQueue& n = nics_[nic];
-    if (n.wake_ps != sched_.now_ps) return;  // superseded by an earlier wake
+    if (n.wake_ps != sched_.now()) return;  // superseded by an earlier wake
     n.wake_ps = kNoTimer;
     net_.nic_kick(nic);
   }
@@ -318,7 +318,7 @@ class NicCore : public Transport {
   bool wait_for_context(uint32_t nic, const net::Packet& p) {
     if (!self().has_context(p)) return false;  // link-layer frames belong to no connection
     NicQueue& n = nics_[nic];
-    const int64_t now = sched_.now_ps;
+    const int64_t now = sched_.now();
     int64_t ready = ctx_.access_waiting(nic, p.qp, now);
     if (n.rx_wait.empty() && ready <= now) return false;
     // Behind a packet that waits: the receive pipeline processes in arrival order.
@@ -331,7 +331,7 @@ class NicCore : public Transport {
   // kCtxRx: the received packets of `nic` whose contexts have arrived are processed.
   void on_ctx_rx(uint32_t nic) {
     NicQueue& n = nics_[nic];
-    while (!n.rx_wait.empty() && n.rx_wait.front().arrive_ps <= sched_.now_ps) {
+    while (!n.rx_wait.empty() && n.rx_wait.front().arrive_ps <= sched_.now()) {
       const net::InFlight w = n.rx_wait.pop_front();
       self().receive(nic, w.pkt);
     }

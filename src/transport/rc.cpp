@@ -132,10 +132,10 @@ uint32_t RoceTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
   m.first_psn = q.psn_end;
   m.npkts = packets_for(size_bytes, cfg_.mtu_bytes);
   m.size_bytes = size_bytes;
-  m.post_ps = sched_.now_ps;
+  m.post_ps = sched_.now();
   // The NIC takes WQEs in order: a message is ready after its own post overhead and not before
   // the one posted ahead of it on the QP.
-  m.ready_ps = std::max(sched_.now_ps + net_.nic_config(src_nic).send_overhead_ps(
+  m.ready_ps = std::max(sched_.now() + net_.nic_config(src_nic).send_overhead_ps(
                                             posted_bytes(cfg_, size_bytes)),
                         q.last_ready_ps);
   q.last_ready_ps = m.ready_ps;
@@ -172,7 +172,7 @@ SendState RoceTransport::send_state(uint32_t entry, int64_t& at_ps) {
   if (const Message& head = msgs_[q.msgs[q.nxt_msg]]; q.snd_nxt == head.first_psn) {
     not_before = std::max(not_before, head.ready_ps);
   }
-  if (not_before > sched_.now_ps) {
+  if (not_before > sched_.now()) {
     at_ps = not_before;
     return SendState::kLater;
   }
@@ -201,7 +201,7 @@ bool RoceTransport::send(uint32_t entry, Packet& out) {
   const bool first_transmission = q.snd_nxt >= q.high_sent;
   make_data_packet(qp_id, out);
   if (cc_enabled()) {
-    const int64_t now = sched_.now_ps;
+    const int64_t now = sched_.now();
     RateCc& rp = rps_[qp_id];
     if (rp.wants_acks() && q.rtt_sent_ps < 0 && first_transmission &&
         out.type == PacketType::kData) {
@@ -226,7 +226,7 @@ void RoceTransport::on_cnp(uint32_t qp_id) {
   if (!cc_enabled()) return;
   // InfiniBand CC per SL: a BECN for a QP whose SL is off in the Control_Map changes nothing.
   if (cfg_.cc == CongestionControl::kIbCc && !((ib_cc_.control_map >> q.sl) & 1u)) return;
-  rps_[qp_id].on_cnp(sched_.now_ps);
+  rps_[qp_id].on_cnp(sched_.now());
   repace(qp_id);
   arm_cc_timer(qp_id);
 }
@@ -257,10 +257,10 @@ void RoceTransport::repace(uint32_t qp_id) {
   const int64_t next =
       q.last_send_ps + serialization_ps(q.last_wire_bytes, rps_[qp_id].rate_bps());
   if (next == q.next_send_ps) return;
-  const bool was_waiting = q.next_send_ps > sched_.now_ps;
+  const bool was_waiting = q.next_send_ps > sched_.now();
   q.next_send_ps = next;
   // A QP waiting for its pacing time may now go sooner: make sure its NIC looks again then.
-  if (was_waiting && q.active) wake_at(q.src_nic, std::max(next, sched_.now_ps));
+  if (was_waiting && q.active) wake_at(q.src_nic, std::max(next, sched_.now()));
 }
 
 void RoceTransport::arm_cc_timer(uint32_t qp_id) {
@@ -274,9 +274,9 @@ void RoceTransport::arm_cc_timer(uint32_t qp_id) {
 
 void RoceTransport::on_cc_timer(uint32_t qp_id) {
   Qp& q = qps_[qp_id];
-  if (q.cc_timer_ps != sched_.now_ps) return;  // superseded by an earlier timer
+  if (q.cc_timer_ps != sched_.now()) return;  // superseded by an earlier timer
   q.cc_timer_ps = kNoTimer;
-  rps_[qp_id].on_timer(sched_.now_ps);
+  rps_[qp_id].on_timer(sched_.now());
   repace(qp_id);
   arm_cc_timer(qp_id);
 }
@@ -311,7 +311,7 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
   p.flags = static_cast<uint8_t>((index == 0 ? net::kFlagFirst : 0) |
                                  (last ? net::kFlagLast : 0) | (q.sl << net::kFlagSlShift));
 
-  if (q.snd_una == q.snd_nxt) q.last_progress_ps = sched_.now_ps;  // the RTO clock starts
+  if (q.snd_una == q.snd_nxt) q.last_progress_ps = sched_.now();  // the RTO clock starts
   if (q.snd_nxt < q.high_sent) {
     ++m.retransmitted_packets;
     ++counters_.retransmitted_packets;
@@ -327,13 +327,13 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
     // UC and UD expect no acknowledgement: the requester is done once the packet is out.
     q.snd_una = q.snd_nxt;
     if (last) {
-      m.tx_done_ps = sched_.now_ps;
+      m.tx_done_ps = sched_.now();
       --unacked_messages_;
       ++q.una_msg;
     }
     return;
   }
-  if (!q.timer_pending) arm_timer(qp_id, sched_.now_ps + rto_ps_);
+  if (!q.timer_pending) arm_timer(qp_id, sched_.now() + rto_ps_);
 }
 
 void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, uint32_t psn,
@@ -373,8 +373,8 @@ void RoceTransport::on_data(const Packet& p) {
     // InfiniBand CC returns a BECN for every FECN (cnp_interval 0: dcqcn_ is unset).
     // DCTCP hears of marks through the ACKs' ECN echo, not CNPs.
     if (cc_enabled() && cfg_.cc != CongestionControl::kDctcp &&
-        (q.last_cnp_ps < 0 || sched_.now_ps - q.last_cnp_ps >= dcqcn_.cnp_interval_ps)) {
-      q.last_cnp_ps = sched_.now_ps;
+        (q.last_cnp_ps < 0 || sched_.now() - q.last_cnp_ps >= dcqcn_.cnp_interval_ps)) {
+      q.last_cnp_ps = sched_.now();
       ++counters_.cnps_sent;
       send_control(q, PacketType::kCnp, p.qp, 0);
     }
@@ -456,21 +456,21 @@ void RoceTransport::complete_received(Qp& q) {
 
 void RoceTransport::deliver(uint32_t msg, uint32_t nic) {
   const int64_t delay = net_.nic_config(nic).completion_ps();
-  msgs_[msg].rx_done_ps = sched_.now_ps + delay;
-  complete_at(msg, sched_.now_ps + delay, nic);
+  msgs_[msg].rx_done_ps = sched_.now() + delay;
+  complete_at(msg, sched_.now() + delay, nic);
 }
 
 void RoceTransport::acknowledge(Qp& q, uint32_t ack_upto) {
   if (ack_upto <= q.snd_una || q.failed) return;
   q.snd_una = ack_upto;
   if (q.skip_count != 0 && q.snd_una >= q.skip_psn + q.skip_count) q.skip_count = 0;  // both passed it
-  q.last_progress_ps = sched_.now_ps;
+  q.last_progress_ps = sched_.now();
   q.retries = 0;
   check_acked_recovered(q);
   while (q.una_msg < q.msgs.size()) {
     Message& m = msgs_[q.msgs[q.una_msg]];
     if (m.first_psn + m.npkts > q.snd_una) break;
-    m.tx_done_ps = sched_.now_ps;
+    m.tx_done_ps = sched_.now();
     --unacked_messages_;
     ++q.una_msg;
     if (cfg_.operation == Operation::kRead) {
@@ -536,12 +536,12 @@ void RoceTransport::on_ack(uint32_t qp_id, uint32_t psn, bool ece) {
   if (cc_enabled() && q.snd_una > before && rps_[qp_id].wants_acks()) {
     int64_t rtt_ps = -1;
     if (q.rtt_sent_ps >= 0 && q.snd_una > q.rtt_psn) {
-      rtt_ps = sched_.now_ps - q.rtt_sent_ps;
+      rtt_ps = sched_.now() - q.rtt_sent_ps;
       q.rtt_sent_ps = -1;
     }
     const int64_t mtu = cfg_.mtu_bytes;  // payload bytes a full packet carries
     rps_[qp_id].on_ack(static_cast<int64_t>(q.snd_una - before) * mtu, rtt_ps, ece,
-                       sched_.now_ps);
+                       sched_.now());
     repace(qp_id);
     arm_cc_timer(qp_id);
   }
@@ -570,7 +570,7 @@ void RoceTransport::on_timer(uint32_t qp_id) {
   q.timer_pending = false;
   if (q.failed || q.snd_una >= q.snd_nxt) return;  // nothing outstanding; a send re-arms
   const int64_t deadline = q.last_progress_ps + rto_ps_;
-  if (sched_.now_ps < deadline) {
+  if (sched_.now() < deadline) {
     arm_timer(qp_id, deadline);
     return;
   }
@@ -582,12 +582,12 @@ void RoceTransport::on_timer(uint32_t qp_id) {
     unacked_messages_ -= q.msgs.size() - q.una_msg;
     return;
   }
-  q.last_progress_ps = sched_.now_ps;
+  q.last_progress_ps = sched_.now();
   if (cfg_.cc == CongestionControl::kSwift) on_swift_loss(qp_id, true);
   q.gbn_resend_end = 0;  // what it resends now, it resends for the timeout
   rewind(q, q.snd_una);
   activate(qp_id);
-  arm_timer(qp_id, sched_.now_ps + rto_ps_);
+  arm_timer(qp_id, sched_.now() + rto_ps_);
 }
 
 }  // namespace fabricsim::transport

@@ -36,11 +36,11 @@ void RoceTransport::on_failure_loss(const Packet& p) {
 }
 
 void RoceTransport::check_recovered(Qp& q, uint32_t in_order_end) {
-  failure_.reached(q.lost_to_failure_end, in_order_end, sched_.now_ps);
+  failure_.reached(q.lost_to_failure_end, in_order_end, sched_.now());
 }
 
 void RoceTransport::check_acked_recovered(Qp& q) {
-  failure_.reached(q.unacked_lost_end, q.snd_una, sched_.now_ps);
+  failure_.reached(q.unacked_lost_end, q.snd_una, sched_.now());
 }
 
 }  // namespace fabricsim::transport

@@ -75,13 +75,13 @@ void RoceTransport::count_skipped_for_cc(uint32_t qp_id, uint32_t packets) {
   if (!cc_enabled() || packets == 0) return;
   // What DCQCN's byte counter would have counted: the frames of the skipped packets.
   const auto frame = static_cast<int64_t>(data_frame_bytes(cfg_, cfg_.mtu_bytes, false, false));
-  rps_[qp_id].on_bytes_sent(frame * packets, sched_.now_ps);
+  rps_[qp_id].on_bytes_sent(frame * packets, sched_.now());
   repace(qp_id);
   arm_cc_timer(qp_id);
 }
 
 int64_t RoceTransport::data_wire_bytes() const {
-  Packet p;
+  net::Packet p;
   p.frame_bytes = static_cast<uint16_t>(
       data_frame_bytes(cfg_, static_cast<uint32_t>(cfg_.mtu_bytes), false, false) +
       int_header_bytes_);
@@ -89,7 +89,7 @@ int64_t RoceTransport::data_wire_bytes() const {
 }
 
 int64_t RoceTransport::ack_wire_bytes() const {
-  Packet p;
+  net::Packet p;
   p.frame_bytes = static_cast<uint16_t>(
       (ib() ? net::ib_packet_bytes(net::kAethBytes) : net::roce_ack_frame_bytes(cfg_.vlan_tag)) +
       int_header_bytes_);
@@ -98,12 +98,12 @@ int64_t RoceTransport::ack_wire_bytes() const {
 
 net::Packet RoceTransport::data_header(uint32_t qp_id) const {
   const Qp& q = qps_[qp_id];
-  Packet p;
+  net::Packet p;
   p.src_nic = q.src_nic;
   p.dst_nic = q.dst_nic;
   p.qp = qp_id;
   p.entropy = q.entropy;
-  p.type = PacketType::kData;
+  p.type = net::PacketType::kData;
   p.priority = q.priority;
   p.flags = static_cast<uint8_t>(q.sl << net::kFlagSlShift);
   return p;
@@ -111,12 +111,12 @@ net::Packet RoceTransport::data_header(uint32_t qp_id) const {
 
 net::Packet RoceTransport::ack_header(uint32_t qp_id) const {
   const Qp& q = qps_[qp_id];
-  Packet p;
+  net::Packet p;
   p.src_nic = q.dst_nic;
   p.dst_nic = q.src_nic;
   p.qp = qp_id;
   p.entropy = ib() ? lid_of(q, q.src_nic) : q.entropy;
-  p.type = PacketType::kAck;
+  p.type = net::PacketType::kAck;
   p.priority = q.priority;
   p.flags = static_cast<uint8_t>(q.sl << net::kFlagSlShift);
   return p;

@@ -31,7 +31,7 @@ void RoceTransport::make_read_request(uint32_t qp_id, Packet& p) {
   p.priority = q.priority;
   p.ecn = data_ecn();
   p.flags = static_cast<uint8_t>(q.sl << net::kFlagSlShift);
-  if (q.snd_una == q.snd_nxt) q.last_progress_ps = sched_.now_ps;  // the RTO clock starts
+  if (q.snd_una == q.snd_nxt) q.last_progress_ps = sched_.now();  // the RTO clock starts
   if (q.snd_nxt < q.high_sent) {
     ++m.retransmitted_packets;
     ++counters_.retransmitted_packets;
@@ -40,7 +40,7 @@ void RoceTransport::make_read_request(uint32_t qp_id, Packet& p) {
   q.high_sent = std::max(q.high_sent, q.snd_nxt);
   ++q.nxt_msg;
   ++counters_.read_requests;
-  if (!q.timer_pending) arm_timer(qp_id, sched_.now_ps + rto_ps_);
+  if (!q.timer_pending) arm_timer(qp_id, sched_.now() + rto_ps_);
 }
 
 void RoceTransport::on_read_request(const Packet& p) {

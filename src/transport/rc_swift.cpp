@@ -23,7 +23,7 @@ RateCc RoceTransport::make_swift(uint32_t src_nic, uint32_t dst_nic, int64_t lin
 }
 
 void RoceTransport::on_swift_ack(uint32_t qp_id, uint32_t psn, uint32_t acked_pkts) {
-  rps_[qp_id].swift()->on_ack(psn, acked_pkts, sched_.now_ps);
+  rps_[qp_id].swift()->on_ack(psn, acked_pkts, sched_.now());
   repace(qp_id);
   activate(qp_id);  // the window may have room again (activate ignores an active QP)
 }
@@ -31,9 +31,9 @@ void RoceTransport::on_swift_ack(uint32_t qp_id, uint32_t psn, uint32_t acked_pk
 void RoceTransport::on_swift_loss(uint32_t qp_id, bool timeout) {
   SwiftCc& w = *rps_[qp_id].swift();
   if (timeout) {
-    w.on_timeout(sched_.now_ps);
+    w.on_timeout(sched_.now());
   } else {
-    w.on_fast_recovery(sched_.now_ps);
+    w.on_fast_recovery(sched_.now());
   }
   repace(qp_id);
 }

@@ -115,7 +115,7 @@ uint32_t TcpTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_byt
   const uint32_t cid = conn_for(src_nic, dst_nic);
   TcpConn& c = conns_[cid];
   const net::NicConfig& nic = net_.nic_config(src_nic);
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   TcpMessage m;
   m.conn = cid;
   m.connection = cid;
@@ -161,7 +161,7 @@ void TcpTransport::activate(uint32_t id) {
 
 SendState TcpTransport::send_state(uint32_t id, int64_t& at_ps) {
   TcpConn& c = conns_[id];
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   // Messages become sendable at their ready time, in stream order.
   while (c.ready_msg < c.msgs.size() && msgs_[c.msgs[c.ready_msg]].ready_ps <= now) {
     c.ready_end = msgs_[c.msgs[c.ready_msg]].end_byte();
@@ -238,7 +238,7 @@ void TcpTransport::attribute(uint32_t msg, int64_t start, int64_t len,
 
 void TcpTransport::send_segment(uint32_t id, Packet& p) {
   TcpConn& c = conns_[id];
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   TcpTxSlot* s;
   if (c.rtx_pending() > 0) {  // send_state left a valid lost segment at the head
     s = &slot(c, c.rtx[c.rtx_head]);

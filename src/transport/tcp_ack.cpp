@@ -24,7 +24,7 @@ constexpr int kMaxBackoff = 16;
 void TcpTransport::arm_rto(uint32_t id) {
   TcpConn& c = conns_[id];
   const int64_t rto = std::min(c.rto_ps << std::min(c.backoff, kMaxBackoff), cfg_.rto_max_ps);
-  c.rto_deadline_ps = sched_.now_ps + rto;
+  c.rto_deadline_ps = sched_.now() + rto;
   // The event is lazy: a later deadline is picked up when the pending event fires.
   if (c.timer_ps < 0 || c.timer_ps > c.rto_deadline_ps) {
     c.timer_ps = c.rto_deadline_ps;
@@ -57,7 +57,7 @@ void TcpTransport::enter_recovery(TcpConn& c) {
   // and DCTCP's dctcp_react_to_loss: max(cwnd / 2, 2 segments), RFC 8257 §3.5). The recovery
   // point (RFC 6582) keeps further losses of this window from halving it again.
   // CUBIC's is beta x cwnd with W_max remembered (RFC 9438 §4.6-4.7): the rule's.
-  c.win.ssthresh = c.cc.loss_ssthresh(c.win, mss_, sched_.now_ps);
+  c.win.ssthresh = c.cc.loss_ssthresh(c.win, mss_, sched_.now());
   c.win.cwnd = c.win.ssthresh;
   c.in_recovery = true;
   c.recover = c.snd_nxt;
@@ -108,11 +108,11 @@ void TcpTransport::advance_una(uint32_t id, uint32_t cum) {
   while (c.una_msg < c.msgs.size()) {
     TcpMessage& m = msgs_[c.msgs[c.una_msg]];
     if (m.end_byte() > c.snd_una_byte) break;
-    m.tx_done_ps = sched_.now_ps;
+    m.tx_done_ps = sched_.now();
     --unacked_messages_;
     ++c.una_msg;
   }
-  failure_.reached(c.lost_end, c.snd_una, sched_.now_ps);
+  failure_.reached(c.lost_end, c.snd_una, sched_.now());
   retire_front();
   // RFC 6298 §5.2-5.3: stop the timer when everything is acknowledged, else restart it.
   if (c.snd_una == c.snd_nxt) {
@@ -124,7 +124,7 @@ void TcpTransport::advance_una(uint32_t id, uint32_t cum) {
 
 void TcpTransport::cc_on_ack(TcpConn& c, int64_t acked, bool ece) {
   const int64_t mss = mss_;
-  const TcpAck a{acked, ece, c.in_recovery, c.snd_una, c.snd_nxt, c.srtt_ps, sched_.now_ps, mss};
+  const TcpAck a{acked, ece, c.in_recovery, c.snd_una, c.snd_nxt, c.srtt_ps, sched_.now(), mss};
   if (c.cc.on_ack(c.win, a)) return;  // the rule reacted to the echo (DCTCP's cut)
   if (c.in_recovery || acked <= 0) return;
   if (c.win.cwnd < c.win.ssthresh) {
@@ -144,7 +144,7 @@ void TcpTransport::on_ack(const Packet& p) {
   ++counters_.ack_packets;
   const uint32_t id = p.qp;
   TcpConn& c = conns_[id];
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   const uint32_t cum = std::min(p.psn, c.snd_nxt);
   const bool ece = (p.flags & net::kFlagEce) != 0;
   // RTT from the segment that triggered the ACK, if it was sent once (Karn's rule, RFC 6298 §3).
@@ -187,7 +187,7 @@ void TcpTransport::on_ack(const Packet& p) {
 
 void TcpTransport::on_rto(uint32_t id) {
   TcpConn& c = conns_[id];
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   if (c.timer_ps != now) return;  // superseded
   c.timer_ps = -1;
   if (c.rto_deadline_ps < 0) return;  // everything was acknowledged

@@ -66,7 +66,7 @@ void TcpTransport::send_ack(uint32_t id, bool ece, uint32_t trigger, bool has_tr
 
 void TcpTransport::on_delack(uint32_t id) {
   TcpConn& c = conns_[id];
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   if (c.delack_timer_ps != now) return;
   c.delack_timer_ps = -1;
   if (c.delack_deadline_ps < 0 || c.unacked_segs == 0) return;
@@ -81,7 +81,7 @@ void TcpTransport::on_delack(uint32_t id) {
 void TcpTransport::deliver(uint32_t msg, uint32_t nic) {
   TcpMessage& m = msgs_[msg];
   m.delivered = true;
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   int64_t done;
   if (cfg_.stack == TcpStack::kKernel) {
     // After the last segment's stack pass and copy (rx_cpu_free_ps): wake-up and recv().
@@ -99,7 +99,7 @@ void TcpTransport::deliver(uint32_t msg, uint32_t nic) {
 void TcpTransport::on_data(const Packet& p) {
   const uint32_t id = p.qp;
   TcpConn& c = conns_[id];
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   if (c.rcv_bits.empty()) c.rcv_bits.assign(window_segs_ / 64, 0);  // once per connection
   const uint32_t seg = p.psn;
   // The segment's place in the stream is what its header's sequence number says; here it is

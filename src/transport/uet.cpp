@@ -168,8 +168,8 @@ uint32_t UetTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_byt
   m.npkts = size_bytes <= 0 ? 1
                             : static_cast<uint32_t>((size_bytes + cfg_.mtu_bytes - 1) / cfg_.mtu_bytes);
   m.size_bytes = size_bytes;
-  m.post_ps = sched_.now_ps;
-  m.ready_ps = std::max(sched_.now_ps + net_.nic_config(src_nic).send_overhead_ps(size_bytes),
+  m.post_ps = sched_.now();
+  m.ready_ps = std::max(sched_.now() + net_.nic_config(src_nic).send_overhead_ps(size_bytes),
                         q.last_ready_ps);
   q.last_ready_ps = m.ready_ps;
   m.tag = tag;
@@ -215,7 +215,7 @@ SendState UetTransport::send_state(uint32_t id, int64_t& at_ps) const {
     // PSN window full: wait for ACKs.
     if (q.snd_nxt - q.snd_una >= d_.window_pkts) return SendState::kBlocked;
     const UetMessage& m = msgs_[q.msgs[q.nxt_msg]];
-    if (q.snd_nxt == m.first_psn && m.ready_ps > sched_.now_ps) {
+    if (q.snd_nxt == m.first_psn && m.ready_ps > sched_.now()) {
       at_ps = m.ready_ps;
       return SendState::kLater;
     }
@@ -257,7 +257,7 @@ void UetTransport::grow_tx(UetPdc& q) {
 void UetTransport::send_packet(uint32_t id, Packet& p) {
   UetPdc& q = pdcs_[id];
   uint32_t mask = static_cast<uint32_t>(q.tx.size()) - 1;
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   UetTxSlot* s = nullptr;
   while (q.rtx_pending() > 0) {
     const uint32_t psn = q.rtx[q.rtx_head++];
@@ -345,10 +345,10 @@ void UetTransport::queue_rtx(UetPdc& q, UetTxSlot& s) {
 
 void UetTransport::on_timer(uint32_t id) {
   UetPdc& q = pdcs_[id];
-  if (q.timer_ps != sched_.now_ps) return;  // superseded
+  if (q.timer_ps != sched_.now()) return;  // superseded
   q.timer_ps = -1;
   const uint32_t mask = static_cast<uint32_t>(q.tx.size()) - 1;
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   // The RTO runs from the oldest packet in flight (htsim startRTO: fixed, no backoff).
   int64_t oldest = -1;
   for (uint32_t psn = q.snd_una; psn != q.snd_nxt; ++psn) {
@@ -404,7 +404,7 @@ void UetTransport::ack_slot(UetPdc& q, uint32_t psn, int64_t& newly_bytes) {
   s.state = kSlotAcked;
   if (s.sent_ps > q.rack_sent_ps && s.sends == 1) {
     q.rack_sent_ps = s.sent_ps;
-    q.rack_rtt_ps = sched_.now_ps - s.sent_ps;
+    q.rack_rtt_ps = sched_.now() - s.sent_ps;
   }
 }
 
@@ -418,11 +418,11 @@ void UetTransport::advance_una(uint32_t id) {
   while (q.una_msg < q.msgs.size()) {
     UetMessage& m = msgs_[q.msgs[q.una_msg]];
     if (m.first_psn + m.npkts > q.snd_una) break;
-    m.tx_done_ps = sched_.now_ps;
+    m.tx_done_ps = sched_.now();
     --unacked_messages_;
     ++q.una_msg;
   }
-  failure_.reached(q.lost_end, q.snd_una, sched_.now_ps);
+  failure_.reached(q.lost_end, q.snd_una, sched_.now());
   retire_front();
 }
 
@@ -458,7 +458,7 @@ void UetTransport::on_ack(const Packet& p) {
   ++counters_.ack_packets;
   const uint32_t id = p.qp;
   UetPdc& q = pdcs_[id];
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   const uint32_t mask = static_cast<uint32_t>(q.tx.size()) - 1;
   stop_speculating(q);
   const bool ecn = p.flags & net::kFlagEce;
@@ -526,7 +526,7 @@ void UetTransport::on_nack(const Packet& p) {
     int64_t newly = 0;
     for (uint32_t psn = q.snd_una; psn < p.psn && psn != q.snd_nxt; ++psn) ack_slot(q, psn, newly);
     rod_go_back(q, p.psn);
-    if (newly > 0) cc_[id].on_ack(sched_.now_ps, newly, -1, false, q.in_flight_bytes);
+    if (newly > 0) cc_[id].on_ack(sched_.now(), newly, -1, false, q.in_flight_bytes);
     advance_una(id);
   } else {
     // A trimmed packet: resend it at once (htsim processNack, §4); under ROD everything sent
@@ -536,8 +536,8 @@ void UetTransport::on_nack(const Packet& p) {
     const bool last_hop = p.msg == kNackTrimmedLastHop;
     UetTxSlot& s = q.tx[p.psn & mask];
     if (s.psn == p.psn && s.state == kSlotInFlight) {
-      const int64_t rtt = s.sends == 1 ? sched_.now_ps - s.sent_ps : -1;
-      cc_[id].on_nack(sched_.now_ps, s.frame, last_hop, q.in_flight_bytes, rtt);
+      const int64_t rtt = s.sends == 1 ? sched_.now() - s.sent_ps : -1;
+      cc_[id].on_nack(sched_.now(), s.frame, last_hop, q.in_flight_bytes, rtt);
       if (cfg_.delivery == UetDelivery::kRod) {
         rod_go_back(q, p.psn);
       } else {

@@ -154,8 +154,8 @@ void UetTransport::deliver(uint32_t msg, uint32_t nic) {
   m.delivered = true;
   delivery_order_.push_back(msg);
   const int64_t delay = net_.nic_config(nic).completion_ps();
-  m.rx_done_ps = sched_.now_ps + delay;
-  complete_at(msg, sched_.now_ps + delay, nic);
+  m.rx_done_ps = sched_.now() + delay;
+  complete_at(msg, sched_.now() + delay, nic);
 }
 
 }  // namespace fabricsim::transport

@@ -18,7 +18,7 @@ void UetTransport::note_target(uint32_t id, int64_t target) {
   pc.waiting.push_back(id);
   if (!pc.scheduled) {
     pc.scheduled = true;
-    sched_.at(std::max(sched_.now_ps, pc.next_ps), kCcTimer, q.dst_nic);
+    sched_.at(std::max(sched_.now(), pc.next_ps), kCcTimer, q.dst_nic);
   }
 }
 
@@ -43,7 +43,7 @@ void UetTransport::on_pacer(uint32_t nic) {
     }
     // The pacer runs at 0.99 x line rate: the next grant after this one's bytes at that rate.
     const int64_t rate = net_.port(net_.nic_port(nic)).rate_bps;
-    pc.next_ps = sched_.now_ps + serialization_ps(grant * 100, rate * kRcccPacerRatePercent);
+    pc.next_ps = sched_.now() + serialization_ps(grant * 100, rate * kRcccPacerRatePercent);
     if (!pc.waiting.empty()) {
       pc.scheduled = true;
       sched_.at(pc.next_ps, kCcTimer, nic);

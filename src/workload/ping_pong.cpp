@@ -71,7 +71,7 @@ void PingPong::start() {
 void PingPong::post_ping(uint32_t pair) {
   Pair& p = pairs_[pair];
   ++p.round;
-  p.ping_post_ps = sched_.now_ps;
+  p.ping_post_ps = sched_.now();
   transport_.post(p.a, p.b, spec_.size_bytes, tag_of(pair, 0));
 }
 
@@ -85,7 +85,7 @@ void PingPong::on_delivered(uint32_t msg) {
     transport_.post(p.b, p.a, spec_.size_bytes, tag_of(pair, 1));
     return;
   }
-  if (p.round > spec_.warmup) p.rtt_ps.push_back(sched_.now_ps - p.ping_post_ps);
+  if (p.round > spec_.warmup) p.rtt_ps.push_back(sched_.now() - p.ping_post_ps);
   if (static_cast<int64_t>(p.round) < static_cast<int64_t>(spec_.iterations) + spec_.warmup) {
     post_ping(pair);
   } else {

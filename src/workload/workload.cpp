@@ -279,7 +279,7 @@ void Workload::post_ring_slice(uint32_t rank, uint32_t step, uint32_t slice) {
 }
 
 void Workload::on_flow_start() {
-  while (next_planned_ < planned_.size() && planned_[next_planned_].start_ps <= sched_.now_ps) {
+  while (next_planned_ < planned_.size() && planned_[next_planned_].start_ps <= sched_.now()) {
     const PlannedFlow& f = planned_[next_planned_++];
     transport_.post(f.src, f.dst, f.size_bytes, next_planned_ - 1, f.sl);
   }
@@ -300,7 +300,7 @@ void Workload::on_delivered(uint32_t msg) {
   const uint32_t receiver = m.dst_nic;
   --ring_remaining_;
   if (step + 1 < ring_steps_) post_ring_slice(receiver, step + 1, slice);
-  if (ring_remaining_ == 0) ring_end_ps_ = sched_.now_ps;
+  if (ring_remaining_ == 0) ring_end_ps_ = sched_.now();
 }
 
 }  // namespace fabricsim::workload

@@ -49,7 +49,7 @@ uint32_t FlowTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
   Msg m;
   m.hdr = header_(src_nic, dst_nic, sl);
   m.rec.size_bytes = size_bytes;
-  m.rec.post_ps = sched_.now_ps;
+  m.rec.post_ps = sched_.now();
   m.rec.tag = tag;
   m.rec.src_nic = src_nic;
   m.rec.dst_nic = dst_nic;
@@ -68,7 +68,7 @@ uint32_t FlowTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
              static_cast<int64_t>(hops) * sw_.latency_ps + nic.tx_latency_ps + nic.rx_latency_ps;
   if (m.hdr.connection >= conns_.size()) conns_.resize(m.hdr.connection + 1);
   Conn& c = conns_[m.hdr.connection];
-  m.rec.ready_ps = std::max(sched_.now_ps + overhead_ps, c.last_ready_ps);
+  m.rec.ready_ps = std::max(sched_.now() + overhead_ps, c.last_ready_ps);
   c.last_ready_ps = m.rec.ready_ps;
   const uint32_t id = msgs_.push_back(m);
   ++unacked_messages_;
@@ -115,7 +115,7 @@ void FlowTransport::start(uint32_t id) {
                                  std::to_string(m.rec.dst_nic) + " finds no route");
   }
   begin(id);
-  fabric_.add(path_.data(), static_cast<int>(path_.size()), m.rec.size_bytes, id, sched_.now_ps);
+  fabric_.add(path_.data(), static_cast<int>(path_.size()), m.rec.size_bytes, id, sched_.now());
   after_change();
 }
 
@@ -131,19 +131,19 @@ void FlowTransport::begin(uint32_t id) {
 }
 
 bool FlowTransport::continue_connection(uint32_t flow) {
-  if (!fabric_.ends_at(flow, sched_.now_ps)) return false;
+  if (!fabric_.ends_at(flow, sched_.now())) return false;
   const auto id = static_cast<uint32_t>(fabric_.tag(flow));
   const uint32_t next_id = msgs_[id].next;
   if (next_id == kNone) return false;
   const Msg& n = msgs_[next_id];
   // A least-loaded choice must see the links without the message that ends (as start() would
   // after the re-share): it goes the usual way.
-  if (n.rec.ready_ps > sched_.now_ps || n.rec.size_bytes <= 0 ||
+  if (n.rec.ready_ps > sched_.now() || n.rec.size_bytes <= 0 ||
       n.hdr.choice == PathChoice::kLeastLoaded || !walk(n)) {
     return false;
   }
   if (!fabric_.renew(flow, path_.data(), static_cast<int>(path_.size()), n.rec.size_bytes,
-                     next_id, sched_.now_ps)) {
+                     next_id, sched_.now())) {
     return false;
   }
   complete(id);  // the connection's head is now next_id, draining
@@ -168,7 +168,7 @@ void FlowTransport::on_links_changed(bool reroute_all) {
     old_path_.clear();
     fabric_.for_each_link(f, [&](uint32_t port, double w) { old_path_.push_back({port, w}); });
     const double left_wire =
-        fabric_.reroute(f, path_.data(), static_cast<int>(path_.size()), sched_.now_ps) *
+        fabric_.reroute(f, path_.data(), static_cast<int>(path_.size()), sched_.now()) *
         wire_per_payload_;
     for (const FluidFabric::Crossing& c : old_path_) {
       net_.add_fluid_tx_bytes(c.link, -static_cast<int64_t>(std::llround(left_wire * c.weight)));
@@ -182,7 +182,7 @@ void FlowTransport::on_links_changed(bool reroute_all) {
 
 void FlowTransport::complete(uint32_t id) {
   Msg& m = msgs_[id];
-  sched_.at(sched_.now_ps + m.fixed_ps, kMsgComplete, id, m.rec.dst_nic);
+  sched_.at(sched_.now() + m.fixed_ps, kMsgComplete, id, m.rec.dst_nic);
   ++pending_completions_;
   Conn& c = conns_[m.hdr.connection];
   c.head = m.next;
@@ -195,7 +195,7 @@ void FlowTransport::drained(uint32_t id) {
   const Conn& c = conns_[msgs_[id].hdr.connection];
   if (c.head != kNone) {
     const Msg& n = msgs_[c.head];
-    sched_.at(std::max(sched_.now_ps, n.rec.ready_ps), kCcTimer, c.head, n.rec.src_nic);
+    sched_.at(std::max(sched_.now(), n.rec.ready_ps), kCcTimer, c.head, n.rec.src_nic);
   }
 }
 
@@ -204,8 +204,8 @@ void FlowTransport::deliver(uint32_t id) {
   --pending_completions_;
   --unacked_messages_;
   m.delivered = true;
-  m.rec.rx_done_ps = sched_.now_ps;
-  m.rec.tx_done_ps = sched_.now_ps + m.ack_ps;
+  m.rec.rx_done_ps = sched_.now();
+  m.rec.tx_done_ps = sched_.now() + m.ack_ps;
   m.rec.delivered_bytes = m.rec.placed_bytes = m.rec.size_bytes;
   counters_.data_bytes_delivered += m.rec.size_bytes;
   if (on_delivered) on_delivered(id);
@@ -227,9 +227,9 @@ bool FlowTransport::retire_messages(RetireFn retire) {
 }
 
 void FlowTransport::after_change() {
-  if (fabric_.dirty() && reshare_at_ps_ != sched_.now_ps) {
-    reshare_at_ps_ = sched_.now_ps;
-    sched_.at(sched_.now_ps, kNicWake, 0);  // kNicWake: the fabric's re-share (target unused)
+  if (fabric_.dirty() && reshare_at_ps_ != sched_.now()) {
+    reshare_at_ps_ = sched_.now();
+    sched_.at(sched_.now(), kNicWake, 0);  // kNicWake: the fabric's re-share (target unused)
   }
   for (const FluidFabric::EndEvent& e : fabric_.take_ends()) {
     sched_.at(e.time_ps, kQpTimer, e.flow);  // kQpTimer: a flow's end (target = flow)
@@ -244,14 +244,14 @@ void FlowTransport::on_event(uint32_t kind, uint32_t target) {
       break;
     case kQpTimer:
       // A continued connection changes no link's share: nothing to re-fill.
-      if (!continue_connection(target) && fabric_.on_end(target, sched_.now_ps)) {
+      if (!continue_connection(target) && fabric_.on_end(target, sched_.now())) {
         drained(static_cast<uint32_t>(fabric_.tag(target)));
       }
       after_change();
       break;
     case kNicWake:
       reshare_at_ps_ = -1;
-      fabric_.reshare(sched_.now_ps);
+      fabric_.reshare(sched_.now());
       after_change();
       break;
     case kMsgComplete:

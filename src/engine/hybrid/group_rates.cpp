@@ -10,7 +10,7 @@ namespace fabricsim::scenario {
 
 bool SteadySkip::analytic_rates(const std::vector<uint32_t>& qps, std::vector<double>& rate,
                                 std::vector<uint32_t>& room) {
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   const double data = static_cast<double>(rc_.data_wire_bytes());
   const double ack = static_cast<double>(rc_.ack_wire_bytes()) / rc_.config().ack_every;
   room.assign(qps.size(), 0);

@@ -45,7 +45,7 @@ void SteadySkip::carry_bytes(uint32_t qp, int64_t packets) {
 
 void SteadySkip::apply(uint32_t slot, int64_t dt_ps) {
   Group& g = groups_[slot];
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   g.active = true;
   g.t0_ps = now;
   g.until_ps = now + dt_ps;
@@ -84,7 +84,7 @@ void SteadySkip::apply(uint32_t slot, int64_t dt_ps) {
 
 void SteadySkip::undo_rest(uint32_t slot) {
   Group& g = groups_[slot];
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   const int64_t back = g.until_ps - now;  // the part not reached
   const int64_t done = now - g.t0_ps;
   const int64_t mtu = rc_.config().mtu_bytes;

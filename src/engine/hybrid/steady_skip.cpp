@@ -118,11 +118,11 @@ void SteadySkip::on_post(uint32_t qp) {
     in_list_[qp] = 1;
     listed_.push_back(qp);
     reset_history(qp);
-    for (const uint32_t port : path_of(qp)) port_changed_ps_[port] = sched_.now_ps;
+    for (const uint32_t port : path_of(qp)) port_changed_ps_[port] = sched_.now();
   }
   if (!tick_pending_) {
     tick_pending_ = true;
-    sched_.at(sched_.now_ps + p_.window_ps, kHybridTick, 0);
+    sched_.at(sched_.now() + p_.window_ps, kHybridTick, 0);
   }
 }
 
@@ -132,7 +132,7 @@ void SteadySkip::on_touch(uint32_t port) {
     net_.set_frozen(port, false);
     return;
   }
-  if (sched_.now_ps >= groups_[g].until_ps) {
+  if (sched_.now() >= groups_[g].until_ps) {
     thaw(static_cast<uint32_t>(g));
   } else {
     undo_rest(static_cast<uint32_t>(g));
@@ -140,7 +140,7 @@ void SteadySkip::on_touch(uint32_t port) {
 }
 
 void SteadySkip::on_thaw(uint32_t slot) {
-  if (slot < groups_.size() && groups_[slot].active && groups_[slot].until_ps == sched_.now_ps) {
+  if (slot < groups_.size() && groups_[slot].active && groups_[slot].until_ps == sched_.now()) {
     thaw(slot);
   }
 }
@@ -148,7 +148,7 @@ void SteadySkip::on_thaw(uint32_t slot) {
 void SteadySkip::settle() {
   for (uint32_t g = 0; g < groups_.size(); ++g) {
     if (!groups_[g].active) continue;
-    if (sched_.now_ps >= groups_[g].until_ps) {
+    if (sched_.now() >= groups_[g].until_ps) {
       thaw(g);
     } else {
       undo_rest(g);
@@ -176,7 +176,7 @@ void SteadySkip::sample() {
     }
     if (rc_.qp_idle(qp)) {  // it left its ports: their sharers' rates change from here
       in_list_[qp] = 0;
-      for (const uint32_t port : path_of(qp)) port_changed_ps_[port] = sched_.now_ps;
+      for (const uint32_t port : path_of(qp)) port_changed_ps_[port] = sched_.now();
       continue;
     }
     listed_[keep++] = qp;
@@ -207,7 +207,7 @@ void SteadySkip::on_tick() {
   if (snap_n_ == w_ + 1) evaluate();
   if (!listed_.empty()) {
     tick_pending_ = true;
-    sched_.at(sched_.now_ps + p_.window_ps, kHybridTick, 0);
+    sched_.at(sched_.now() + p_.window_ps, kHybridTick, 0);
   }
 }
 
@@ -232,7 +232,7 @@ int32_t SteadySkip::group_of_event(const Event& e) const {
 }
 
 void SteadySkip::evaluate() {
-  const int64_t now = sched_.now_ps;
+  const int64_t now = sched_.now();
   // Per listed QP: steady, its rate and what it may skip.
   struct Cand {
     uint32_t qp;

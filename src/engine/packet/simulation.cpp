@@ -282,15 +282,15 @@ void Simulation::on_link_fail(uint32_t port) {
       if (delay == 0) {
         on_local_repair(cycle);
       } else {
-        sched_.at(sched_.now_ps + delay, kLocalRepair, cycle);
+        sched_.at(sched_.now() + delay, kLocalRepair, cycle);
       }
     }
   }
   if (flow_) flow_->on_links_changed(false);
-  if (link_failed_ps_ < 0) link_failed_ps_ = sched_.now_ps;
+  if (link_failed_ps_ < 0) link_failed_ps_ = sched_.now();
   // The control plane reacts later: the SM after its trap-triggered sweep and the programming
   // of new LFTs; RoCE once the routing protocol has converged.
-  sched_.at(sched_.now_ps + route_update_delay_ps(), kRouteUpdate, 0);
+  sched_.at(sched_.now() + route_update_delay_ps(), kRouteUpdate, 0);
 }
 
 void Simulation::on_local_repair(uint32_t cycle) {
@@ -306,7 +306,7 @@ void Simulation::on_local_repair(uint32_t cycle) {
   }
   // Nothing to take out when routing already converged without the cable (a convergence
   // shorter than the detection delay) or when no group had an alternative: no local repair.
-  if (changed > 0 && local_repair_ps_ < 0) local_repair_ps_ = sched_.now_ps;
+  if (changed > 0 && local_repair_ps_ < 0) local_repair_ps_ = sched_.now();
   if (flow_ && changed > 0) flow_->on_links_changed(false);
 }
 
@@ -317,18 +317,18 @@ void Simulation::on_link_up(uint32_t target) {
   // Arrivals scheduled before the failure must have fired first (net::Network::link_quiet_ps):
   // nanoseconds to microseconds after it, against flaps of microseconds and more.
   const int64_t quiet_ps = net_.link_quiet_ps(failed_port_);
-  if (quiet_ps > sched_.now_ps) {
+  if (quiet_ps > sched_.now()) {
     sched_.at(quiet_ps, kLinkUp, target);
     return;
   }
   if (!activate) {
-    if (link_up_ps_ < 0) link_up_ps_ = sched_.now_ps;
-    last_link_up_ps_ = sched_.now_ps;
+    if (link_up_ps_ < 0) link_up_ps_ = sched_.now();
+    last_link_up_ps_ = sched_.now();
   }
   if (sm_ && !activate) {
     // InfiniBand: the trained port waits in the Init state, where switches forward no data
     // through it, until the SM's sweep (trap 128) moves it to Active and programs LFTs over it.
-    sched_.at(sched_.now_ps + route_update_delay_ps(), kLinkUp, cycle | kSmActivateBit);
+    sched_.at(sched_.now() + route_update_delay_ps(), kLinkUp, cycle | kSmActivateBit);
     return;
   }
   net_.restore_link(failed_port_);
@@ -339,7 +339,7 @@ void Simulation::on_link_up(uint32_t target) {
   }
   // Ethernet: the cable forwards at once (what still hashes onto it), but its port rejoins the
   // groups only once the routing protocol has reconverged over it.
-  sched_.at(sched_.now_ps + route_update_delay_ps(), kRouteUpdate, 0);
+  sched_.at(sched_.now() + route_update_delay_ps(), kRouteUpdate, 0);
 }
 
 void Simulation::on_route_update() {
@@ -347,7 +347,7 @@ void Simulation::on_route_update() {
   // session / the SM's activation of its ports is still under way): the routing computes as
   // if it were down.
   const bool hide = link_up_ps_ >= 0 && net_.port(failed_port_).up &&
-                    sched_.now_ps < last_link_up_ps_ + route_update_delay_ps();
+                    sched_.now() < last_link_up_ps_ + route_update_delay_ps();
   const uint32_t ends[2] = {failed_port_, net_.port(failed_port_).peer};
   if (hide) {
     for (const uint32_t id : ends) net_.port(id).up = false;
@@ -356,7 +356,7 @@ void Simulation::on_route_update() {
   if (hide) {
     for (const uint32_t id : ends) net_.port(id).up = true;
   }
-  if (routes_restored_ps_ < 0) routes_restored_ps_ = sched_.now_ps;
+  if (routes_restored_ps_ < 0) routes_restored_ps_ = sched_.now();
   if (flow_) flow_->on_links_changed(true);
 }
 
@@ -534,9 +534,9 @@ bool Simulation::check_in(int64_t stop_time_ps, const ProgressFn& progress, cons
                            std::max<double>(1.0, static_cast<double>(workload_->total_messages()));
     }
     if (stop_time_ps > 0 && stop_time_ps < kSimHorizonPs) {
-      fraction = std::max(fraction, static_cast<double>(sched_.now_ps) / stop_time_ps);
+      fraction = std::max(fraction, static_cast<double>(sched_.now()) / stop_time_ps);
     }
-    progress(ProgressSample{std::min(fraction, 1.0), sched_.now_ps, events_});
+    progress(ProgressSample{std::min(fraction, 1.0), sched_.now(), events_});
   }
   return true;
 }
@@ -551,7 +551,7 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
   // outstanding. Waiting for the fabric to empty makes per-flow conservation exact.
   // The time limit is an event of its own: peeking at the next event instead would let the
   // event list move its floor past `now`, and the caller could not post anything afterwards.
-  if (stop_time_ps > 0 && stop_time_ps >= sched_.now_ps) {
+  if (stop_time_ps > 0 && stop_time_ps >= sched_.now()) {
     sched_.at(stop_time_ps, kStopMarker, 0);
     ++stop_markers_pending_;
     stop_marker_ps_ = stop_time_ps;

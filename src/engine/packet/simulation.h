@@ -58,7 +58,7 @@ class Simulation final : public Engine {
   // (Default arguments on an override bind statically; Simulation is final.)
   bool run(int64_t stop_time_ps = 0, const ProgressFn& progress = {},
            const StopFlag* stop = nullptr) override;
-  int64_t now_ps() const override { return sched_.now_ps; }
+  int64_t now_ps() const override { return sched_.now(); }
   // Closes the last telemetry interval, then reads every component (engine/packet/harvest.h).
   RunResult harvest(bool finished) override;
   // The latest run() call ended because its stop flag was set.
@@ -93,7 +93,7 @@ class Simulation final : public Engine {
   // last partial interval at the current time (run_scenario calls it after run()).
   const Telemetry* telemetry() const { return telemetry_.get(); }
   void finish_telemetry() {
-    if (telemetry_) telemetry_->finish(sched_.now_ps);
+    if (telemetry_) telemetry_->finish(sched_.now());
   }
   // Frames recorded per Scenario::capture, in transmit order.
   std::vector<CapturedFrame>& captured() { return captured_; }

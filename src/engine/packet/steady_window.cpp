@@ -10,14 +10,14 @@ SteadyWindow::SteadyWindow(const transport::Transport& transport, Scheduler& sch
     : transport_(transport), sched_(sched), line_rate_bps_(line_rate_bps), flows_(flows) {}
 
 SteadyWindow::Snapshot SteadyWindow::take() const {
-  Snapshot s{sched_.now_ps, {}};
+  Snapshot s{sched_.now(), {}};
   const uint32_t n = transport_.num_messages();
   s.placed.resize(n);
   for (uint32_t i = 0; i < n; ++i) s.placed[i] = transport_.message(i).placed_bytes;
   return s;
 }
 
-void SteadyWindow::start() { sched_.at(sched_.now_ps, kWindowSample, 0); }
+void SteadyWindow::start() { sched_.at(sched_.now(), kWindowSample, 0); }
 
 void SteadyWindow::on_sample() {
   if (closed_) return;
@@ -30,7 +30,7 @@ void SteadyWindow::on_sample() {
     interval_ps_ *= 2;
   }
   snaps_.push_back(take());
-  sched_.at(sched_.now_ps + interval_ps_, kWindowSample, 0);
+  sched_.at(sched_.now() + interval_ps_, kWindowSample, 0);
 }
 
 void SteadyWindow::on_completion() {

@@ -45,27 +45,27 @@ int64_t Telemetry::paused_until_now(uint32_t port) const {
   int64_t t = q.paused_ps;
   const uint8_t mask = net_.port(port).paused_mask;
   for (int c = 0; c < net::kPriorities; ++c) {
-    if (mask & (1u << c)) t += sched_.now_ps - q.paused_since_ps[c];
+    if (mask & (1u << c)) t += sched_.now() - q.paused_since_ps[c];
   }
   return t;
 }
 
 void Telemetry::start() {
-  start_ps_ = last_ps_ = sched_.now_ps;
+  start_ps_ = last_ps_ = sched_.now();
   for (size_t i = 0; i < ports_.size(); ++i) {
     last_tx_[i] = net_.port_tx_bytes(ports_[i]);
     last_paused_[i] = paused_until_now(ports_[i]);
   }
-  sched_.at(sched_.now_ps + spec_.interval_ps, kTelemetrySample, 0);
+  sched_.at(sched_.now() + spec_.interval_ps, kTelemetrySample, 0);
 }
 
 void Telemetry::on_sample() {
-  take(sched_.now_ps);
+  take(sched_.now());
   if (static_cast<int64_t>(times_.size()) + 1 >= spec_.max_samples) {
     truncated_ = true;  // the rest of the run is one last interval (finish); the summary says so
     return;
   }
-  sched_.at(sched_.now_ps + spec_.interval_ps, kTelemetrySample, 0);
+  sched_.at(sched_.now() + spec_.interval_ps, kTelemetrySample, 0);
 }
 
 void Telemetry::finish(int64_t end_ps) {

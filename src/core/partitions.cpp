@@ -1,0 +1,202 @@
+#include "core/partitions.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace fabricsim {
+namespace {
+// The partition this thread executes (see current_partition()); set by the window loop.
+thread_local uint32_t tls_partition = 0;
+}  // namespace
+
+uint32_t current_partition() { return tls_partition; }
+void set_current_partition(uint32_t p) { tls_partition = p; }
+
+OwnerSpace owner_space(uint32_t kind) {
+  switch (kind) {
+    case kPortTxDone:
+    case kPauseExpire:
+    case kPfcRefresh:
+    case kPfcWatchdog:
+    case kCreditWatchdog:
+      return OwnerSpace::kPort;
+    case kLinkArrive:
+    case kCtrlArrive:
+      return OwnerSpace::kFarPort;
+    case kNicStall:
+    case kNicResume:
+    case kQpTimer:
+    case kCcTimer:
+    case kNicWake:
+    case kMsgComplete:
+    case kCtxRx:
+    case kDropNotice:
+      return OwnerSpace::kNic;
+    case kNodeEvent:
+      return OwnerSpace::kNode;
+    default:  // link failures, routing, the workload, samplers, hybrid, time limits
+      return OwnerSpace::kSerial;
+  }
+}
+
+int64_t partition_now(const Partitions& parts) { return parts.now(); }
+void partition_push(Partitions& parts, int64_t time_ps, uint32_t kind, uint32_t target,
+                    uint32_t owner) {
+  parts.push(time_ps, kind, target, owner);
+}
+
+Partitions::Partitions(Scheduler& sched, uint32_t count, Tables tables, int64_t lookahead_ps)
+    : sched_(sched), count_(count), tables_(std::move(tables)), lookahead_ps_(lookahead_ps),
+      parts_(count) {
+  if (count == 0 || count > 0xFFFF) throw std::invalid_argument("Partitions: bad count");
+  if (lookahead_ps <= 0) throw std::invalid_argument("Partitions: lookahead must be positive");
+  auto check = [count](const std::vector<uint16_t>& t) {
+    for (uint16_t p : t) {
+      if (p >= count) throw std::invalid_argument("Partitions: owner in no partition");
+    }
+  };
+  check(tables_.port);
+  check(tables_.far_port);
+  check(tables_.nic);
+  check(tables_.node);
+  for (Part& p : parts_) p.out.resize(count + 1);
+}
+
+uint32_t Partitions::route(uint32_t kind, uint32_t owner) const {
+  const std::vector<uint16_t>* t = nullptr;
+  switch (owner_space(kind)) {
+    case OwnerSpace::kSerial:
+      return count_;
+    case OwnerSpace::kPort:
+      t = &tables_.port;
+      break;
+    case OwnerSpace::kFarPort:
+      t = &tables_.far_port;
+      break;
+    case OwnerSpace::kNic:
+      t = &tables_.nic;
+      break;
+    case OwnerSpace::kNode:
+      t = &tables_.node;
+      break;
+  }
+  if (owner >= t->size()) {
+    std::fprintf(stderr, "fabricsim: internal error: event kind %u owner %u has no partition\n",
+                 kind, owner);
+    std::abort();
+  }
+  return (*t)[owner];
+}
+
+int64_t Partitions::now() const {
+  const uint32_t p = tls_partition;
+  return p >= count_ ? sched_.now_ps : parts_[p].now_ps;
+}
+
+void Partitions::push(int64_t time_ps, uint32_t kind, uint32_t target, uint32_t owner) {
+  const uint32_t to = route(kind, owner);
+  const uint32_t from = tls_partition;
+  EventQueue& dest = to == count_ ? sched_.queue : parts_[to].queue;
+  if (from >= count_ || to == from) {  // the serial phase (nothing else runs), or its own list
+    dest.push(time_ps, kind, target, owner);
+    return;
+  }
+  // Another partition's (or the serial list's) event from inside a window: it may not come
+  // before the window's end, or that partition could already have run past it.
+  if (EventKey{time_ps, 0} < EventKey{bound_.time_ps, 0}) {
+    lookahead_violation(time_ps, kind, from, to);
+  }
+  Event e{};
+  e.time_ps = time_ps;
+  e.target = target;
+  e.seq = owner;  // carried in the mailbox; the destination list gives it its own sequence
+  e.order = kind;
+  parts_[from].out[to].push_back(e);
+}
+
+void Partitions::lookahead_violation(int64_t time_ps, uint32_t kind, uint32_t from,
+                                     uint32_t to) const {
+  std::fprintf(stderr,
+               "fabricsim: internal error: partition %u scheduled kind %u at %lld ps for partition "
+               "%u, before the window's end (%lld ps): the lookahead is wrong\n",
+               from, kind, static_cast<long long>(time_ps), to,
+               static_cast<long long>(bound_.time_ps));
+  std::abort();
+}
+
+void Partitions::join_mailboxes() {
+  // In partition order, each in the order it was filled: the same at any thread count.
+  for (uint32_t from = 0; from < count_; ++from) {
+    for (uint32_t to = 0; to <= count_; ++to) {
+      std::vector<Event>& box = parts_[from].out[to];
+      EventQueue& dest = to == count_ ? sched_.queue : parts_[to].queue;
+      for (const Event& e : box) {
+        dest.push(e.time_ps, e.order, e.target, static_cast<uint32_t>(e.seq));
+      }
+      box.clear();
+    }
+  }
+}
+
+size_t Partitions::mailbox_events() const {
+  size_t n = 0;
+  for (const Part& p : parts_) {
+    for (const auto& box : p.out) n += box.size();
+  }
+  return n;
+}
+
+void Partitions::scatter() {
+  std::vector<Event> pending;
+  sched_.queue.drain(pending);
+  std::sort(pending.begin(), pending.end(),
+            [](const Event& a, const Event& b) { return a.seq < b.seq; });
+  for (Part& p : parts_) p.now_ps = sched_.now_ps;
+  for (const Event& e : pending) {
+    const uint32_t to = route(e.kind(), e.owner());
+    EventQueue& dest = to == count_ ? sched_.queue : parts_[to].queue;
+    dest.push(e.time_ps, e.kind(), e.target, e.owner());
+  }
+}
+
+void Partitions::gather(int64_t now_ps) {
+  std::vector<Event> pending;
+  for (Part& p : parts_) {
+    const size_t first = pending.size();
+    p.queue.drain(pending);
+    std::sort(pending.begin() + static_cast<std::ptrdiff_t>(first), pending.end(),
+              [](const Event& a, const Event& b) { return a.seq < b.seq; });
+  }
+  sched_.now_ps = now_ps;
+  for (const Event& e : pending) sched_.queue.push(e.time_ps, e.kind(), e.target, e.owner());
+}
+
+EventKey peek_key(const EventQueue& q) {
+  EventKey k;
+  if (!q.min_key(k.time_ps, k.order)) return kNoEventKey;
+  return k;
+}
+
+EventKey Partitions::earliest_partition_key() const {
+  EventKey best = kNoEventKey;
+  for (const Part& p : parts_) best = std::min(best, peek_key(p.queue));
+  return best;
+}
+
+EventKey Partitions::window_bound(EventKey earliest, EventKey serial_next) const {
+  EventKey b = serial_next;
+  if (earliest.time_ps <= std::numeric_limits<int64_t>::max() - lookahead_ps_) {
+    b = std::min(b, EventKey{earliest.time_ps + lookahead_ps_, 0});
+  }
+  return b;
+}
+
+int64_t Partitions::events() const {
+  int64_t n = 0;
+  for (const Part& p : parts_) n += p.events;
+  return n;
+}
+
+}  // namespace fabricsim

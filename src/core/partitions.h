@@ -1,0 +1,161 @@
+// One simulation split into partitions that run side by side, each on its own thread, with
+// results identical at any partition count (issue 26 item 1).
+//
+// Every event belongs to an owner (core/event_queue.h): a port, a NIC, a node or a fabric-wide
+// controller. A partition owns a set of owners and has its own event list and clock; events of
+// fabric-wide controllers, the workload and the samplers stay in the serial list (the
+// Scheduler's own), run between windows while no partition runs. Partitions synchronize
+// conservatively in windows (Chandy & Misra's lookahead, as ns-3's MPI simulator, SST and
+// UNISON do): no partition can affect another sooner than the lookahead L (the shortest delay
+// of a cable between two partitions), so within [T, T + L), T the earliest pending event, every
+// partition runs its own events in parallel. An event for another partition goes into a
+// mailbox and joins that partition's list at the barrier that ends the window.
+//
+// Why the result does not depend on the count: the event order is (time, kind, owner,
+// sequence), where the sequence only breaks ties between events of one owner and kind at one
+// instant, and those are all scheduled by that owner's own handlers, in one partition. So each
+// partition runs its owners' events in the sequential run's order, and events of different
+// partitions inside one window commute (neither can see the other before the window ends).
+//
+// This file has what is independent of the model: the owner -> partition tables, the lists
+// and mailboxes, and the window loop (run_windows), which calls back into the model for
+// everything else. A model built on it must route every push through Scheduler::at, touch only
+// state of the owner it handles (or the serial phase), and keep counters per partition
+// (current_partition() indexes them).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <vector>
+
+#include "core/event_queue.h"
+#include "core/scheduler.h"
+
+namespace fabricsim {
+
+// The partition the calling thread is executing: its index while a partition's window runs,
+// Partitions::serial() in the serial phase of a partitioned run, and 0 in any sequential run
+// (so per-partition counters indexed by it are one slot there).
+uint32_t current_partition();
+// Sets it (the window loop, for the thread it runs a partition or the serial phase on).
+void set_current_partition(uint32_t p);
+
+// An event's place in the run order, without its sequence number: (time, kind << 24 | owner
+// permutation). The bound of a window is one: a partition runs its events with keys below it.
+struct EventKey {
+  int64_t time_ps = std::numeric_limits<int64_t>::max();
+  uint32_t order = 0;
+  friend bool operator<(const EventKey& a, const EventKey& b) {
+    return a.time_ps != b.time_ps ? a.time_ps < b.time_ps : a.order < b.order;
+  }
+  friend bool operator==(const EventKey& a, const EventKey& b) = default;
+};
+inline EventKey key_of(const Event& e) { return EventKey{e.time_ps, e.order}; }
+inline constexpr EventKey kNoEventKey{};
+
+// Which owner table an event kind uses (core/scheduler.h kinds).
+enum class OwnerSpace : uint8_t {
+  kSerial,   // fabric-wide: the serial list
+  kPort,     // the partition of the port's own node
+  kFarPort,  // the partition of the node at the far end of the port's cable (arrivals)
+  kNic,      // the partition of the NIC
+  kNode,     // the partition of the GPU node
+};
+OwnerSpace owner_space(uint32_t kind);
+
+class Partitions {
+ public:
+  struct Tables {
+    std::vector<uint16_t> port;      // per port: the partition of its node
+    std::vector<uint16_t> far_port;  // per port: the partition of the far end of its cable
+    std::vector<uint16_t> nic;       // per NIC
+    std::vector<uint16_t> node;      // per GPU node (may be empty: no node events)
+  };
+  // `count` partitions (>= 1) over `sched`, whose own list and clock become the serial phase's.
+  // `lookahead_ps` > 0: the least time between an event of one partition and any event it
+  // causes in another (std::numeric_limits<int64_t>::max() when nothing crosses).
+  Partitions(Scheduler& sched, uint32_t count, Tables tables, int64_t lookahead_ps);
+  Partitions(const Partitions&) = delete;
+  Partitions& operator=(const Partitions&) = delete;
+
+  uint32_t count() const { return count_; }
+  uint32_t serial() const { return count_; }
+  int64_t lookahead_ps() const { return lookahead_ps_; }
+  uint32_t route(uint32_t kind, uint32_t owner) const;
+
+  struct Part {
+    EventQueue queue;
+    int64_t now_ps = 0;
+    int64_t events = 0;  // events this partition ran
+    // Events for other partitions (and the serial list), joined at the barrier: per target.
+    std::vector<std::vector<Event>> out;
+    std::exception_ptr error;  // the first exception a handler threw here
+  };
+  Part& part(uint32_t p) { return parts_[p]; }
+  const Part& part(uint32_t p) const { return parts_[p]; }
+  // The clock of the calling context (a partition's, or the serial phase's).
+  int64_t now() const;
+  void push(int64_t time_ps, uint32_t kind, uint32_t target, uint32_t owner);
+
+  // Moves the scheduler's pending events to their partitions (the serial ones stay) and sets
+  // every clock to the scheduler's: the start of a partitioned run.
+  void scatter();
+  // The reverse, at its end: every pending event back into the scheduler's list, which then
+  // runs on as a sequential run would (a later run() call, or the caller's own events).
+  void gather(int64_t now_ps);
+  // The mailboxes' events into their lists (serial phase only).
+  void join_mailboxes();
+  size_t mailbox_events() const;  // events waiting in the mailboxes
+  // The earliest key over the partitions' lists (kNoEventKey if all are empty).
+  EventKey earliest_partition_key() const;
+  // Window bound for partitions whose earliest event is at `earliest`: the lookahead, or the
+  // serial list's next event if that comes first.
+  EventKey window_bound(EventKey earliest, EventKey serial_next) const;
+  int64_t events() const;  // events the partitions ran
+
+  // The current window's bound (a push to another partition before it is a model error:
+  // the lookahead was wrong).
+  EventKey bound() const { return bound_; }
+  void set_bound(EventKey b) { bound_ = b; }
+
+ private:
+  [[noreturn]] void lookahead_violation(int64_t time_ps, uint32_t kind, uint32_t from,
+                                        uint32_t to) const;
+  Scheduler& sched_;
+  uint32_t count_;
+  Tables tables_;
+  int64_t lookahead_ps_;
+  std::vector<Part> parts_;
+  EventKey bound_ = kNoEventKey;
+};
+
+// The smallest key among the events of `q` (kNoEventKey if empty), without redistributing
+// anything: events earlier than it may still be pushed afterwards.
+EventKey peek_key(const EventQueue& q);
+
+// Runs `q`'s events with keys below `bound` in order through `handle(const Event&)`, setting
+// `now_ps` to each one's time; stops early (returning false) when `stop()` says so before an
+// event, or after the last one (a partition may park on its last event of a window). Returns
+// true when every event below the bound has run.
+template <class Handle, class Stop>
+bool run_below(EventQueue& q, int64_t& now_ps, EventKey bound, int64_t& events, Handle&& handle,
+               Stop&& stop) {
+  for (;;) {
+    if (stop()) return false;
+    if (q.empty()) return true;
+    const Event* ready = q.peek_ready();
+    if (ready != nullptr) {
+      if (!(key_of(*ready) < bound)) return true;
+    } else if (!q.next_below(bound.time_ps, bound.order)) {
+      return true;
+    }
+    const Event ev = q.pop();
+    now_ps = ev.time_ps;
+    ++events;
+    handle(ev);
+  }
+}
+
+}  // namespace fabricsim
