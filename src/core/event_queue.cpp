@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <new>
 
 namespace fabricsim {
@@ -190,6 +191,18 @@ bool EventQueue::min_key(int64_t& time_ps, uint32_t& order) const {
     }
   }
   return !first;
+}
+
+int64_t EventQueue::time_lower_bound() const {
+  if (size_ == 0) return std::numeric_limits<int64_t>::max();
+  if (const Event* e = peek_ready()) return e->time_ps;
+  const int level = __builtin_ctz(level_mask_);
+  const int digit = __builtin_ctzll(digit_mask_[level]);
+  const int shift = level * kDigitBits;
+  const int upper = shift + kDigitBits;
+  const uint64_t last = static_cast<uint64_t>(last_ps_);
+  const uint64_t high = upper >= 64 ? 0 : (last >> upper) << upper;
+  return static_cast<int64_t>(high | (static_cast<uint64_t>(digit) << shift));
 }
 
 bool EventQueue::next_below(int64_t time_ps, uint32_t order) const {

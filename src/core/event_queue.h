@@ -160,6 +160,9 @@ class EventQueue {
   // Whether the earliest pending event comes before (time_ps, order); never redistributes.
   // Cheap when the earliest bucket lies wholly before or after that time (one scan otherwise).
   bool next_below(int64_t time_ps, uint32_t order) const;
+  // A time no pending event is earlier than, without scanning: the current instant's, or the
+  // start of the earliest bucket's range. INT64_MAX when empty.
+  int64_t time_lower_bound() const;
   // Moves every pending event into `out` (appended, in no particular order) and leaves the
   // queue empty at the same current time, so that the caller can push them again, some at
   // other times (mode: hybrid re-times a group of components, engine/hybrid/steady_skip.h).

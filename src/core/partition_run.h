@@ -18,13 +18,14 @@
 
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <cstdint>
+#include <limits>
 #include <exception>
 #include <thread>
 #include <vector>
 
 #include "core/partitions.h"
+#include "core/spin_barrier.h"
 
 namespace fabricsim {
 
@@ -45,6 +46,8 @@ struct WindowsResult {
 //   size_t join()              serial phase: the model's own cross-partition items (cable
 //                              frames) into their partitions; returns how many
 //   size_t crossing() const    serial phase: how many such items wait (not yet joined)
+//   void settle()              serial phase, first: what the model defers to the barrier
+//                              without an effect on the run's course (accounting)
 //   bool quiet(uint32_t p)     partition p has nothing in flight and owes nothing
 //   bool serial_quiet()        the serial side will start nothing more (the end test may hold)
 //   bool check_in()            serial phase, once per window: false stops the run
@@ -64,6 +67,7 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
   std::exception_ptr serial_error;
   WindowsResult result;
   bool first = true;
+  int64_t ran_before = -1;  // partition events run when the last window was set
 
   auto run_part = [&](uint32_t p, bool allow_park, EventKey bound) {
     Partitions::Part& part = parts.part(p);
@@ -101,6 +105,7 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
         set_current_partition(saved);
         return;
       }
+      model.settle();
       if (!first && park_mode) {
         const bool any_parked = std::any_of(parked.begin(), parked.end(), [](uint8_t b) { return b; });
         const bool all_parked = std::all_of(parked.begin(), parked.end(), [](uint8_t b) { return b; });
@@ -166,7 +171,20 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
       }
       for (;;) {
         const EventKey s = peek_key(sched.queue);
-        const EventKey e = parts.earliest_partition_key();
+        // The partitions' earliest key exactly only when a serial event may come before the
+        // next window's end: otherwise a lower bound (no scan) starts the window as well.
+        // Events before the last bound have all run, so it is a lower bound too; a window in
+        // which nothing ran (an idle stretch) takes the exact key, so that idle time is
+        // skipped in one step instead of lookahead by lookahead.
+        const int64_t ran = parts.events();
+        const int64_t lb = std::max(parts.partition_time_lower_bound(), parts.bound().time_ps ==
+                                    kNoEventKey.time_ps ? std::numeric_limits<int64_t>::min()
+                                                        : parts.bound().time_ps);
+        const bool exact = ran == ran_before || s.time_ps <= lb ||
+                           s.time_ps - lb <= parts.lookahead_ps() ||
+                           lb == std::numeric_limits<int64_t>::max();
+        ran_before = ran;
+        const EventKey e = exact ? parts.earliest_partition_key() : EventKey{lb, 0};
         if (s == kNoEventKey && e == kNoEventKey) {
           int64_t t = sched.now_ps;
           for (const EventKey& k : last_key) t = std::max(t, k.time_ps);
@@ -202,10 +220,10 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
 
   // park_mode is re-read by the workers after each barrier: a window where it was turned off
   // (some partition did not park) runs the parked ones on without parking.
-  std::barrier sync(static_cast<std::ptrdiff_t>(threads), serial_phase);
+  SpinBarrier sync(threads);
   auto worker = [&](uint32_t w) {
     for (;;) {
-      sync.arrive_and_wait();
+      sync.arrive_and_wait(serial_phase);
       if (phase == Phase::kExit) break;
       const bool allow_park = park_mode;
       const EventKey bound = parts.bound();

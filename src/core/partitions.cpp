@@ -6,14 +6,6 @@
 #include <stdexcept>
 
 namespace fabricsim {
-namespace {
-// The partition this thread executes (see current_partition()); set by the window loop.
-thread_local uint32_t tls_partition = 0;
-}  // namespace
-
-uint32_t current_partition() { return tls_partition; }
-void set_current_partition(uint32_t p) { tls_partition = p; }
-
 OwnerSpace owner_space(uint32_t kind) {
   switch (kind) {
     case kPortTxDone:
@@ -148,7 +140,7 @@ size_t Partitions::mailbox_events() const {
   return n;
 }
 
-void Partitions::scatter() {
+void Partitions::scatter(const Retarget& retarget) {
   std::vector<Event> pending;
   sched_.queue.drain(pending);
   std::sort(pending.begin(), pending.end(),
@@ -157,11 +149,11 @@ void Partitions::scatter() {
   for (const Event& e : pending) {
     const uint32_t to = route(e.kind(), e.owner());
     EventQueue& dest = to == count_ ? sched_.queue : parts_[to].queue;
-    dest.push(e.time_ps, e.kind(), e.target, e.owner());
+    dest.push(e.time_ps, e.kind(), retarget ? retarget(e.kind(), e.target) : e.target, e.owner());
   }
 }
 
-void Partitions::gather(int64_t now_ps) {
+void Partitions::gather(int64_t now_ps, const Retarget& retarget) {
   std::vector<Event> pending;
   for (Part& p : parts_) {
     const size_t first = pending.size();
@@ -170,7 +162,10 @@ void Partitions::gather(int64_t now_ps) {
               [](const Event& a, const Event& b) { return a.seq < b.seq; });
   }
   sched_.now_ps = now_ps;
-  for (const Event& e : pending) sched_.queue.push(e.time_ps, e.kind(), e.target, e.owner());
+  for (const Event& e : pending) {
+    sched_.queue.push(e.time_ps, e.kind(), retarget ? retarget(e.kind(), e.target) : e.target,
+                      e.owner());
+  }
 }
 
 EventKey peek_key(const EventQueue& q) {
@@ -183,6 +178,12 @@ EventKey Partitions::earliest_partition_key() const {
   EventKey best = kNoEventKey;
   for (const Part& p : parts_) best = std::min(best, peek_key(p.queue));
   return best;
+}
+
+int64_t Partitions::partition_time_lower_bound() const {
+  int64_t t = std::numeric_limits<int64_t>::max();
+  for (const Part& p : parts_) t = std::min(t, p.queue.time_lower_bound());
+  return t;
 }
 
 EventKey Partitions::window_bound(EventKey earliest, EventKey serial_next) const {

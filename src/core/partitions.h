@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -38,9 +39,11 @@ namespace fabricsim {
 // The partition the calling thread is executing: its index while a partition's window runs,
 // Partitions::serial() in the serial phase of a partitioned run, and 0 in any sequential run
 // (so per-partition counters indexed by it are one slot there).
-uint32_t current_partition();
+// Inline and constant-initialized, so reading it is one thread-pointer-relative load.
+inline constinit thread_local uint32_t tls_partition = 0;
+inline uint32_t current_partition() { return tls_partition; }
 // Sets it (the window loop, for the thread it runs a partition or the serial phase on).
-void set_current_partition(uint32_t p);
+inline void set_current_partition(uint32_t p) { tls_partition = p; }
 
 // An event's place in the run order, without its sequence number: (time, kind << 24 | owner
 // permutation). The bound of a window is one: a partition runs its events with keys below it.
@@ -101,15 +104,20 @@ class Partitions {
 
   // Moves the scheduler's pending events to their partitions (the serial ones stay) and sets
   // every clock to the scheduler's: the start of a partitioned run.
-  void scatter();
+  // `retarget(kind, target)` gives each event's target in the partitioned run (the network marks
+  // arrivals over cut cables); gather's turns them back.
+  using Retarget = std::function<uint32_t(uint32_t kind, uint32_t target)>;
+  void scatter(const Retarget& retarget = {});
   // The reverse, at its end: every pending event back into the scheduler's list, which then
   // runs on as a sequential run would (a later run() call, or the caller's own events).
-  void gather(int64_t now_ps);
+  void gather(int64_t now_ps, const Retarget& retarget = {});
   // The mailboxes' events into their lists (serial phase only).
   void join_mailboxes();
   size_t mailbox_events() const;  // events waiting in the mailboxes
-  // The earliest key over the partitions' lists (kNoEventKey if all are empty).
+  // The earliest key over the partitions' lists (kNoEventKey if all are empty): a scan.
   EventKey earliest_partition_key() const;
+  // A time no partition has an event before, without scanning (INT64_MAX if all are empty).
+  int64_t partition_time_lower_bound() const;
   // Window bound for partitions whose earliest event is at `earliest`: the lookahead, or the
   // serial list's next event if that comes first.
   EventKey window_bound(EventKey earliest, EventKey serial_next) const;

@@ -108,7 +108,7 @@ void Network::credit_block(uint32_t port, int vl) {
   PortQueues& q = queues_[port];
   p.paused_mask |= bit;
   q.paused_since_ps[vl] = sched_.now();
-  ++counters_.credit_waits;
+  ++ctr().credit_waits;
   ++q.credit_waits;
   if (ib_.hoq_lifetime_ps > 0 && !q.watchdog_pending) {
     q.watchdog_pending = true;
@@ -121,7 +121,7 @@ bool Network::credit_receive(uint32_t in_port, const Packet& pkt) {
   uint32_t& held = q.rx_blocks[pkt.priority];
   const uint32_t blocks = credit_blocks(pkt);
   if (held + blocks > q.rx_buffer_blocks) {
-    ++counters_.credit_violations;  // the sender overran its credits: a model defect if ever
+    ++ctr().credit_violations;  // the sender overran its credits: a model defect if ever
     return false;
   }
   // With more free space than the window, receiving advances ABR and with it the limit.
@@ -160,7 +160,7 @@ void Network::fill_credit_packet(uint32_t port, Packet& f) {
   PortQueues& q = queues_[port];
   q.fc_pending_mask &= static_cast<uint8_t>(~(1u << f.qp));
   f.psn = credit_limit(q, static_cast<int>(f.qp));  // FCCL = ABR + min(free blocks, 2048)
-  ++counters_.credit_packets;
+  ++ctr().credit_packets;
 }
 
 void Network::on_credit_packet(uint32_t port, const Packet& f) {
@@ -171,7 +171,7 @@ void Network::on_credit_packet(uint32_t port, const Packet& f) {
   // Invariant: never more credit than the receiver's buffer holds, nor than the window.
   if (q.fc_limit_blocks[vl] - q.fc_sent_blocks[vl] >
       std::min<uint32_t>(queues_[p.peer].rx_buffer_blocks, kIbMaxAdvertisedBlocks)) {
-    ++counters_.credit_violations;
+    ++ctr().credit_violations;
   }
   const uint8_t bit = static_cast<uint8_t>(1u << vl);
   if ((p.paused_mask & bit) && credits_fit(port, q.cls[vl].ring.front())) {
@@ -235,7 +235,7 @@ void Network::stage_vl_heads(uint32_t port) {
   uint8_t skip = static_cast<uint8_t>(p.backlog_mask | p.paused_mask);
   Packet next;
   while (skip != 0xFF && pull_data(p.nic, skip, next)) {
-    ++in_flight_;
+    ++flight();
     push_queue(port, next);
     skip |= static_cast<uint8_t>(1u << next.priority);
   }
@@ -264,8 +264,8 @@ void Network::on_credit_watchdog(uint32_t port) {
       continue;
     }
     // The head packet has waited a whole head-of-queue lifetime for credits: a credit stall.
-    ++counters_.credit_stalls;
-    if (counters_.first_credit_stall_ps < 0) counters_.first_credit_stall_ps = now;
+    ++ctr().credit_stalls;
+    if (ctr().first_credit_stall_ps < 0) ctr().first_credit_stall_ps = now;
     p.storm_mask |= bit;
     if (p.is_nic) continue;  // a channel adapter has no HOQ discard: reported, left waiting
     // A switch port discards the stalled VL's packets and, as the IBA VL stall state does, what

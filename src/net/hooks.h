@@ -75,4 +75,32 @@ struct NetCounters {
   int64_t sharp_drops = 0;  // SHARP packets lost (a failed link): their operation never ends
 };
 
+// Adds one partition's counters into the run's (core/partitions.h: a partitioned run keeps
+// them per partition); first_credit_stall_ps is the earliest of the two.
+inline void add_counters(NetCounters& to, const NetCounters& c) {
+  to.data_packet_hops += c.data_packet_hops;
+  to.dropped_packets += c.dropped_packets;
+  to.dropped_payload_bytes += c.dropped_payload_bytes;
+  to.unroutable_packets += c.unroutable_packets;
+  to.lossless_drops += c.lossless_drops;
+  to.pause_frames += c.pause_frames;
+  to.watchdog_storms += c.watchdog_storms;
+  to.watchdog_drops += c.watchdog_drops;
+  to.ecn_marks += c.ecn_marks;
+  to.link_losses += c.link_losses;
+  to.link_down_drops += c.link_down_drops;
+  to.credit_packets += c.credit_packets;
+  to.credit_waits += c.credit_waits;
+  to.credit_violations += c.credit_violations;
+  to.credit_stalls += c.credit_stalls;
+  to.hoq_discards += c.hoq_discards;
+  if (c.first_credit_stall_ps >= 0 &&
+      (to.first_credit_stall_ps < 0 || c.first_credit_stall_ps < to.first_credit_stall_ps)) {
+    to.first_credit_stall_ps = c.first_credit_stall_ps;
+  }
+  to.trimmed_packets += c.trimmed_packets;
+  to.trimmed_payload_bytes += c.trimmed_payload_bytes;
+  to.sharp_drops += c.sharp_drops;
+}
+
 }  // namespace fabricsim::net

@@ -166,7 +166,7 @@ void Network::nic_send(uint32_t nic, const Packet& pkt) {
     wake(nic_port_[nic]);
     return;
   }
-  ++in_flight_;
+  ++flight();
   push_queue(nic_port_[nic], pkt);
   wake(nic_port_[nic]);
 }
@@ -258,7 +258,7 @@ void Network::try_transmit(uint32_t port) {
   if (stage) return;  // every VL with data has its head staged: none may go now
   // A NIC port whose data class is paused must not pull data (ACKs in that class wait too).
   if (p.is_nic && endpoint_.pull && pull_data(p.nic, p.paused_mask, next)) {
-    ++in_flight_;
+    ++flight();
     if (ib_on_) {
       if (!credits_fit(port, next)) {
         push_queue(port, next);  // it waits at the head of its VL for credits
@@ -304,6 +304,11 @@ void Network::transmit(uint32_t port, const Packet& pkt) {
   if (int_ && pkt.type == PacketType::kData) [[unlikely]] int_hop(port, pkt);
   if (p.up) {
     const int64_t arrive_ps = (p.far_cut_through ? now : now + ser_ps) + p.delay_ps;
+    if (is_cut(port)) [[unlikely]] {
+      send_across(port, false, InFlight{arrive_ps, pkt});
+      arm_tx_done(port);
+      return;
+    }
     p.line.push_back(InFlight{arrive_ps, pkt});
     if (!p.arrive_event_pending) {
       sched_.at(arrive_ps, kLinkArrive, port);
@@ -341,6 +346,11 @@ void Network::transmit_control(uint32_t port) {
     // control packets are consumed by the MAC / link layer and never enter the switch pipeline).
     // Every entry leaves a frame time after the previous one, so the line stays in order.
     const int64_t arrive_ps = sched_.now() + ser_ps + q.prop_ps;
+    if (is_cut(port)) [[unlikely]] {
+      send_across(port, true, InFlight{arrive_ps, f});
+      arm_tx_done(port);
+      return;
+    }
     q.ctrl_line.push_back(InFlight{arrive_ps, f});
     if (!q.ctrl_arrive_pending) {
       sched_.at(arrive_ps, kCtrlArrive, port);
@@ -350,15 +360,18 @@ void Network::transmit_control(uint32_t port) {
   arm_tx_done(port);
 }
 
-void Network::on_ctrl_arrive(uint32_t port) {
+void Network::on_ctrl_arrive(uint32_t target) {
+  const uint32_t port = target & ~kCutArrival;
   PortQueues& q = queues_[port];
   const Packet f = q.ctrl_line.pop_front().pkt;
   if (!q.ctrl_line.empty()) {
-    sched_.at(q.ctrl_line.front().arrive_ps, kCtrlArrive, port);
+    sched_.at(q.ctrl_line.front().arrive_ps, kCtrlArrive, target, port);
   } else {
     q.ctrl_arrive_pending = false;
   }
-  if (!ports_[port].up) return;  // the link failed while the frame was on the cable: lost
+  // The link failed while the frame was on the cable: lost. (A cut cable's far end may not
+  // read the Port's bits; partitioned runs have no failures.)
+  if ((target & kCutArrival) == 0 && !ports_[port].up) return;
   if (f.type == PacketType::kPause) {
     on_pause_frame(ports_[port].peer, f);  // consumed by the far end's MAC
   } else {
@@ -367,6 +380,10 @@ void Network::on_ctrl_arrive(uint32_t port) {
 }
 
 void Network::on_link_arrive(uint32_t port) {
+  if (port & kCutArrival) [[unlikely]] {
+    on_cut_arrive(port & ~kCutArrival);
+    return;
+  }
   Port& p = ports_[port];
   if (p.line.empty()) {  // the link failed with this arrival pending: it was lost
     p.arrive_event_pending = false;
@@ -378,34 +395,50 @@ void Network::on_link_arrive(uint32_t port) {
   } else {
     p.arrive_event_pending = false;
   }
+  arrive(port, p.peer, p.far_is_nic, p.far_index, pkt);
+}
+
+[[gnu::always_inline]] inline void Network::arrive(uint32_t port, uint32_t peer, bool far_is_nic,
+                                                   uint32_t far_index, const Packet& pkt) {
   if (pkt.type == PacketType::kData) {
-    ++counters_.data_packet_hops;
+    ++ctr().data_packet_hops;
     if (loss_rate_ > 0 && loss_rng_[port].uniform() < loss_rate_) {
-      drop(p.peer, pkt, DropReason::kCorrupted);  // the receiver's MAC discards it
+      drop(peer, pkt, DropReason::kCorrupted);  // the receiver's MAC discards it
       return;
     }
   } else if (pkt.type == PacketType::kSharp) [[unlikely]] {
-    ++counters_.data_packet_hops;  // SHARP streams carry data too (loss is refused with SHARP)
+    ++ctr().data_packet_hops;  // SHARP streams carry data too (loss is refused with SHARP)
   }
-  if (ib_on_ && !credit_receive(p.peer, pkt)) {
-    drop(p.peer, pkt, DropReason::kCreditOverrun);  // beyond the VL buffer
+  if (ib_on_ && !credit_receive(peer, pkt)) {
+    drop(peer, pkt, DropReason::kCreditOverrun);  // beyond the VL buffer
     return;
   }
-  if (p.far_is_nic) {
-    if (nic_stalled_[p.far_index]) {
-      hold_at_stalled_nic(p.peer, pkt);
+  if (far_is_nic) {
+    if (nic_stalled_[far_index]) {
+      hold_at_stalled_nic(peer, pkt);
       return;
     }
-    if (ib_on_) credit_release(p.peer, pkt);  // the CA consumes it at once
-    --in_flight_;
+    if (ib_on_) credit_release(peer, pkt);  // the CA consumes it at once
+    --flight();
     if (pkt.type == PacketType::kSharp) [[unlikely]] {
-      sharp_nic_receive(p.far_index, pkt);
+      sharp_nic_receive(far_index, pkt);
       return;
     }
-    endpoint_.deliver(endpoint_.ctx, p.far_index, pkt);
+    endpoint_.deliver(endpoint_.ctx, far_index, pkt);
   } else {
-    switch_receive(p.far_index, p.peer, pkt);
+    switch_receive(far_index, peer, pkt);
   }
+}
+
+void Network::on_cut_arrive(uint32_t port) {
+  CutLine& c = cut_lines_[port];
+  const Packet pkt = c.line.pop_front().pkt;
+  if (!c.line.empty()) {
+    sched_.at(c.line.front().arrive_ps, kLinkArrive, port | kCutArrival, port);
+  } else {
+    c.arrive_pending = false;
+  }
+  arrive(port, c.peer, c.far_is_nic, c.far_index, pkt);
 }
 
 uint32_t Network::select_egress(const Switch& sw, const Packet& k) const {
@@ -562,34 +595,34 @@ void Network::drop(uint32_t port, const Packet& pkt, DropReason reason) {
     case DropReason::kBuffer:
       break;  // counted by dropped_packets alone
     case DropReason::kLossless:
-      ++counters_.lossless_drops;
+      ++ctr().lossless_drops;
       break;
     case DropReason::kWatchdog:
-      ++counters_.watchdog_drops;
+      ++ctr().watchdog_drops;
       break;
     case DropReason::kHeadOfQueue:
-      ++counters_.hoq_discards;
+      ++ctr().hoq_discards;
       break;
     case DropReason::kLinkDown:
-      ++counters_.link_down_drops;
+      ++ctr().link_down_drops;
       break;
     case DropReason::kCorrupted:
-      ++counters_.link_losses;
+      ++ctr().link_losses;
       break;
     case DropReason::kUnroutable:
-      ++counters_.unroutable_packets;
+      ++ctr().unroutable_packets;
       break;
     case DropReason::kCreditOverrun:
       break;  // credit_receive() counted the violation
   }
   ++queues_[port].drops;
-  ++counters_.dropped_packets;
-  --in_flight_;
+  ++ctr().dropped_packets;
+  --flight();
   if (pkt.type == PacketType::kSharp) {  // not the transport's: it must not see it
-    ++counters_.sharp_drops;
+    ++ctr().sharp_drops;
     return;
   }
-  if (pkt.type == PacketType::kData) counters_.dropped_payload_bytes += pkt.payload_bytes;
+  if (pkt.type == PacketType::kData) ctr().dropped_payload_bytes += pkt.payload_bytes;
   if (endpoint_.dropped) endpoint_.dropped(endpoint_.ctx, pkt, reason);
 }
 

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/partitions.h"
 #include "core/ring.h"
 #include "core/rng.h"
 #include "core/scheduler.h"
@@ -299,7 +300,7 @@ class Network {
   // as if all it did had happened delta_ps later (or earlier).
   void shift_port_time(uint32_t port, int64_t delta_ps);
   // Data packet-hops a skipped stretch carried (either sign, to take them back).
-  void add_data_packet_hops(int64_t n) { counters_.data_packet_hops += n; }
+  void add_data_packet_hops(int64_t n) { ctr().data_packet_hops += n; }
   // A port's counters that hybrid extrapolates over a skipped stretch at the rates of the
   // windows before it (links.csv's bytes, marks, pauses and paused time; the fabric totals of
   // marks and pause frames move with them).
@@ -380,7 +381,44 @@ class Network {
   static uint32_t nic_ip(uint32_t nic) { return 0x0A000000u + nic + 1; }
 
   // Packets handed to the fabric and not yet delivered or dropped.
-  int64_t packets_in_flight() const { return in_flight_; }
+  int64_t packets_in_flight() const {
+    if (part_ == nullptr) [[likely]] return in_flight_;
+    int64_t n = 0;
+    for (const PartSlot& s : part_slots_) n += s.in_flight;
+    for (const PartSlot& s : part_slots_) {
+      for (const CutFrame& c : s.out) n += c.control ? 0 : 1;
+    }
+    return n;
+  }
+
+  // ---- partitioned runs (core/partitions.h; engine/packet/partition_plan.h) ----
+  // From begin_partitioned(n, cut) to end_partitioned(), counters and the packets in flight are
+  // kept per partition (slot n: the serial phase), and a frame sent on a cut cable (cut[port]:
+  // the far end is in another partition) waits in its partition's outbox until the barrier,
+  // where join_cut_frames() puts it on the cable. A cut cable's frames then travel in a line
+  // of the far end's (CutLine), and their arrivals carry kCutArrival in the target, so the far
+  // end's thread reads nothing of the sending Port (whose bits the sender writes). Link
+  // failures and hybrid are not run partitioned (engine/packet/partition_plan.h refuses them).
+  static constexpr uint32_t kCutArrival = 0x80000000u;
+  // `port_partition` / `far_partition`: each port's and its cable's far end's partition; the
+  // packets already queued or on cables are counted in flight where they are.
+  void begin_partitioned(uint32_t partitions, std::vector<uint8_t> cut,
+                         const std::vector<uint16_t>& port_partition,
+                         const std::vector<uint16_t>& far_partition);
+  void end_partitioned();
+  // An event's target in the partitioned run (arrivals over cut cables marked), and back.
+  uint32_t partitioned_target(uint32_t kind, uint32_t target) const {
+    const bool arrival = kind == kLinkArrive || kind == kCtrlArrive;
+    return arrival && cut_[target & ~kCutArrival] ? (target | kCutArrival) : target;
+  }
+  static uint32_t sequential_target(uint32_t kind, uint32_t target) {
+    const bool arrival = kind == kLinkArrive || kind == kCtrlArrive;
+    return arrival ? (target & ~kCutArrival) : target;
+  }
+  size_t join_cut_frames(const std::vector<uint16_t>& far_partition);  // serial phase only
+  size_t cut_frames_waiting() const;
+  // Packets in partition p's ports and cables (those crossing into it once joined).
+  int64_t partition_in_flight(uint32_t p) const { return part_slots_[p].in_flight; }
 
   // ---- run time ----
   // Queues a packet at a NIC's own port (ACKs, NAKs, CNPs); strict priority over pulled data. A
@@ -559,6 +597,46 @@ class Network {
   void discard_class(uint32_t port, int cls, DropReason reason);
   void hold_at_stalled_nic(uint32_t port, const Packet& pkt);
   bool ecn_mark(uint32_t port, Packet& pkt);  // RED on the class queue the packet leaves
+
+  // A frame on its way over a cut cable, waiting for the barrier (a data frame for the port's
+  // line, or a control frame for its ctrl_line).
+  struct CutFrame {
+    uint32_t port;
+    bool control;
+    InFlight frame;
+  };
+  struct alignas(64) PartSlot {
+    NetCounters counters;
+    int64_t in_flight = 0;
+    std::vector<CutFrame> out;
+  };
+  NetCounters& ctr() {
+    if (part_ == nullptr) [[likely]] return counters_;
+    return part_[current_partition()].counters;
+  }
+  int64_t& flight() {
+    if (part_ == nullptr) [[likely]] return in_flight_;
+    return part_[current_partition()].in_flight;
+  }
+  // transmit()/transmit_control() on a cut cable inside a window.
+  void send_across(uint32_t port, bool control, const InFlight& frame);
+  bool is_cut(uint32_t port) const { return part_ != nullptr && cut_[port] != 0; }
+  // A cut cable's frames at the far end: what on_link_arrive reads of the sending Port, copied.
+  struct CutLine {
+    Ring<InFlight> line;
+    uint32_t peer = 0;
+    uint32_t far_index = 0;
+    bool far_is_nic = false;
+    bool arrive_pending = false;
+  };
+  void on_cut_arrive(uint32_t port);
+  // What an arrival does at the far end (both paths).
+  void arrive(uint32_t port, uint32_t peer, bool far_is_nic, uint32_t far_index,
+              const Packet& pkt);
+  std::vector<PartSlot> part_slots_;
+  PartSlot* part_ = nullptr;  // part_slots_.data() during a partitioned run
+  std::vector<uint8_t> cut_;  // per port, during a partitioned run
+  std::vector<CutLine> cut_lines_;  // per port (used for cut ones), during a partitioned run
 
   Scheduler& sched_;
   uint64_t seed_;

@@ -236,7 +236,7 @@ void Network::send_pause(uint32_t port, uint8_t classes, int quanta) {
   PortQueues& q = queues_[port];
   push_control(port, f);
   ++q.pause_frames_sent;
-  ++counters_.pause_frames;
+  ++ctr().pause_frames;
   if (quanta > 0 && !q.refresh_pending) {
     q.refresh_pending = true;
     sched_.at(sched_.now() + quanta_ps(quanta, ports_[port].rate_bps) / 2, kPfcRefresh, port);
@@ -365,7 +365,7 @@ void Network::on_pfc_watchdog(uint32_t port) {
     }
     // A PFC storm: stop obeying PAUSE for this class and drop what waits in it.
     p.storm_mask |= cls;
-    ++counters_.watchdog_storms;
+    ++ctr().watchdog_storms;
     unpause(port, c);
     discard_class(port, c, DropReason::kWatchdog);
     next = std::min(next, now + wd);
@@ -413,7 +413,7 @@ void Network::on_nic_resume(uint32_t nic) {
     } else {
       q.ingress_bytes[pkt.priority] -= pkt.frame_bytes;
     }
-    --in_flight_;
+    --flight();
     if (pkt.type == PacketType::kSharp) {
       sharp_nic_receive(nic, pkt);
     } else {
@@ -454,7 +454,7 @@ bool Network::ecn_mark(uint32_t port, Packet& pkt) {
     if (switch_rng_[p.switch_index].uniform() >= prob) return false;
   }
   pkt.ecn = 3;  // CE
-  ++counters_.ecn_marks;
+  ++ctr().ecn_marks;
   ++queues_[port].ecn_marks;
   return true;
 }

@@ -136,7 +136,7 @@ bool Network::sharp_take(uint32_t nic, uint8_t paused, Packet& out) {
 }
 
 void Network::sharp_emit(uint32_t port, const Packet& pkt) {
-  ++in_flight_;
+  ++flight();
   Port& p = ports_[port];
   if (!p.up || (p.storm_mask & (1u << pkt.priority))) {
     drop(port, pkt, DropReason::kLinkDown);
@@ -158,7 +158,7 @@ void Network::sharp_switch_receive(uint32_t sw_index, uint32_t in_port, const Pa
     drop(in_port, pkt, DropReason::kUnroutable);
     return;
   }
-  --in_flight_;
+  --flight();
   const TreeSwitch& node = t->nodes[static_cast<size_t>(at)];
   Packet out = pkt;
   out.in_class = pkt.priority;

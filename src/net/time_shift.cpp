@@ -26,9 +26,9 @@ void Network::add_port_tally(uint32_t port, const PortTally& t) {
   PortQueues& q = queues_[port];
   port_tx_bytes_[port] += t.tx_bytes;
   q.ecn_marks += t.ecn_marks;
-  counters_.ecn_marks += t.ecn_marks;
+  ctr().ecn_marks += t.ecn_marks;
   q.pause_frames_sent += t.pause_frames_sent;
-  counters_.pause_frames += t.pause_frames_sent;
+  ctr().pause_frames += t.pause_frames_sent;
   q.pause_frames_received += t.pause_frames_received;
   q.paused_ps += t.paused_ps;
 }

@@ -51,8 +51,8 @@ void Network::trim_to_header(uint32_t port, const Packet& pkt) {
   header.flags = static_cast<uint8_t>(header.flags | kFlagTrimmed |
                                       (ports_[port].far_is_nic ? kFlagTrimmedLastHop : 0));
   header.priority = sw.trim_priority;
-  ++counters_.trimmed_packets;
-  counters_.trimmed_payload_bytes += pkt.payload_bytes;
+  ++ctr().trimmed_packets;
+  ctr().trimmed_payload_bytes += pkt.payload_bytes;
   ++queues_[port].trims;
   // Admitted like any packet of the trim class: dropped if that class has no room either.
   enqueue(port, header);

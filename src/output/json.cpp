@@ -455,6 +455,11 @@ ordered_json run_stats_to_json(const scenario::RunStats& s) {
   j["peak_rss_bytes"] = s.peak_rss_bytes;
   j["sim_time_ps"] = s.sim_time_ps;
   j["peak_live_messages"] = s.peak_live_messages;
+  if (s.partitions > 1 || !s.partition_note.empty()) {
+    j["partitions"] = s.partitions;
+    if (s.partitions > 1) j["lookahead_ps"] = s.lookahead_ps;
+    if (!s.partition_note.empty()) j["partition_note"] = s.partition_note;
+  }
   return j;
 }
 

@@ -411,6 +411,12 @@ struct RunStats {
   // The most transport message records held at once (transports retire finished messages:
   // issue 24 item 1); deterministic, but a fact about the simulator's memory, not the fabric.
   int64_t peak_live_messages = 0;
+  // `threads` > 1 (engine/packet/partitioned_run.cpp): the partitions one simulation ran in, its
+  // lookahead, and why it ran in one when it could not be split. Facts about the run, not the
+  // fabric: run.json only.
+  int partitions = 1;
+  int64_t lookahead_ps = 0;
+  std::string partition_note;
 };
 
 // The fabric's bill of materials (resolve/cost/bom.h), as compare and result.json show it.

@@ -120,7 +120,7 @@ class NicCore : public Transport {
         on_nic_wake(target);
         return;
       case kMsgComplete:
-        --pending_completions_;
+        --owed().completions;
         if (on_delivered) on_delivered(target);
         if constexpr (requires(T& t) { t.on_completed(target); }) self().on_completed(target);
         return;
@@ -178,7 +178,7 @@ class NicCore : public Transport {
   // tables) must not run while T's receive path holds references into them.
   // `nic` is the NIC completing it (the event's owner in the event order).
   void complete_at(uint32_t msg, int64_t done_ps, uint32_t nic) {
-    ++pending_completions_;
+    ++owed().completions;
     sched_.at(done_ps, kMsgComplete, msg, nic);
   }
 
@@ -211,16 +211,26 @@ class NicCore : public Transport {
   static void dropped_hook(void* ctx, const net::Packet& p, net::DropReason reason) {
     if (p.type == net::PacketType::kPause || p.type == net::PacketType::kCredit) return;
     auto* core = static_cast<NicCore*>(ctx);
+    // In another partition than the NIC's, the report cannot be an event at the NIC now (no
+    // lookahead): it waits for the barrier, where the serial phase does what the notice would
+    // (Transport::apply_deferred_drops: accounting only, so the result is the same).
+    if (core->drop_crosses(p.src_nic)) [[unlikely]] {
+      core->defer_drop(p, reason);
+      return;
+    }
     std::vector<NicQueue::DropNote>& box = core->nics_[p.src_nic].dropped;
     if (box.empty()) core->sched_.at(core->sched_.now(), kDropNotice, p.src_nic);
     box.push_back({p, reason});
-    ++core->pending_notices_;
+    ++core->owed().notices;
+  }
+  void account_drop(const net::Packet& p, net::DropReason reason) final {
+    self().on_dropped(p, reason);
   }
   // kDropNotice: the NIC's transport accounts for its dropped packets, in drop order.
   void on_drop_notice(uint32_t nic) {
     std::vector<NicQueue::DropNote>& box = nics_[nic].dropped;
     for (size_t i = 0; i < box.size(); ++i) self().on_dropped(box[i].packet, box[i].reason);
-    pending_notices_ -= box.size();
+    owed().notices -= static_cast<int64_t>(box.size());
     box.clear();
   }
 

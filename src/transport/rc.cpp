@@ -145,7 +145,7 @@ uint32_t RoceTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
   q.psn_end += m.npkts;
   const uint32_t id = msgs_.push_back(m);
   q.msgs.push_back(id);
-  if (!q.failed) ++unacked_messages_;  // a failed QP completes nothing more
+  if (!q.failed) ++owed_of_nic(src_nic).unacked;  // a failed QP completes nothing more
   activate(qp_id);
   return id;
 }
@@ -314,21 +314,21 @@ void RoceTransport::make_data_packet(uint32_t qp_id, Packet& p) {
   if (q.snd_una == q.snd_nxt) q.last_progress_ps = sched_.now();  // the RTO clock starts
   if (q.snd_nxt < q.high_sent) {
     ++m.retransmitted_packets;
-    ++counters_.retransmitted_packets;
-    if (q.snd_nxt < q.gbn_resend_end) ++counters_.go_back_n_retransmits;
+    ++ctr(counters_).retransmitted_packets;
+    if (q.snd_nxt < q.gbn_resend_end) ++ctr(counters_).go_back_n_retransmits;
   }
   ++q.snd_nxt;
   q.high_sent = std::max(q.high_sent, q.snd_nxt);
   if (last) ++q.nxt_msg;
   m.sent_bytes += payload;
-  ++counters_.data_packets_sent;
-  counters_.data_bytes_sent += payload;
+  ++ctr(counters_).data_packets_sent;
+  ctr(counters_).data_bytes_sent += payload;
   if (!reliable()) {
     // UC and UD expect no acknowledgement: the requester is done once the packet is out.
     q.snd_una = q.snd_nxt;
     if (last) {
       m.tx_done_ps = sched_.now();
-      --unacked_messages_;
+      --owed().unacked;
       ++q.una_msg;
     }
     return;
@@ -359,7 +359,7 @@ void RoceTransport::send_control(const Qp& q, PacketType type, uint32_t qp_id, u
                                                 : net::roce_ack_frame_bytes(cfg_.vlan_tag)) +
                                           int_header_bytes_);  // HPCC: the echoed INT
     p.priority = q.priority;
-    ++counters_.ack_packets;
+    ++ctr(counters_).ack_packets;
   }
   net_.nic_send(q.dst_nic, p);
 }
@@ -368,19 +368,19 @@ void RoceTransport::on_data(const Packet& p) {
   Qp& q = qps_[p.qp];
   Message& m = msgs_[p.msg];
   if (p.ecn == 3) {
-    ++counters_.ecn_marked_packets;
+    ++ctr(counters_).ecn_marked_packets;
     // Notification point: DCQCN's sends at most one CNP per QP per interval (reference §1);
     // InfiniBand CC returns a BECN for every FECN (cnp_interval 0: dcqcn_ is unset).
     // DCTCP hears of marks through the ACKs' ECN echo, not CNPs.
     if (cc_enabled() && cfg_.cc != CongestionControl::kDctcp &&
         (q.last_cnp_ps < 0 || sched_.now() - q.last_cnp_ps >= dcqcn_.cnp_interval_ps)) {
       q.last_cnp_ps = sched_.now();
-      ++counters_.cnps_sent;
+      ++ctr(counters_).cnps_sent;
       send_control(q, PacketType::kCnp, p.qp, 0);
     }
   }
   m.delivered_bytes += p.payload_bytes;
-  counters_.data_bytes_delivered += p.payload_bytes;
+  ctr(counters_).data_bytes_delivered += p.payload_bytes;
   const bool last = p.flags & net::kFlagLast;
   if (!reliable()) {
     // UC/UD: no ACK, no retransmission. A gap voids the message in progress; the next packet
@@ -471,7 +471,7 @@ void RoceTransport::acknowledge(Qp& q, uint32_t ack_upto) {
     Message& m = msgs_[q.msgs[q.una_msg]];
     if (m.first_psn + m.npkts > q.snd_una) break;
     m.tx_done_ps = sched_.now();
-    --unacked_messages_;
+    --owed().unacked;
     ++q.una_msg;
     if (cfg_.operation == Operation::kRead) {
       // A READ completes where its data lands: at the requester, with its last response.
@@ -549,7 +549,7 @@ void RoceTransport::on_ack(uint32_t qp_id, uint32_t psn, bool ece) {
 
 void RoceTransport::on_nak(uint32_t qp_id, uint32_t psn) {
   Qp& q = qps_[qp_id];
-  ++counters_.naks;
+  ++ctr(counters_).naks;
   if (q.failed) return;
   acknowledge(q, psn);  // a sequence NAK acknowledges every PSN below it
   if (q.snd_nxt > psn) {
@@ -574,12 +574,12 @@ void RoceTransport::on_timer(uint32_t qp_id) {
     arm_timer(qp_id, deadline);
     return;
   }
-  ++counters_.timeouts;
+  ++ctr(counters_).timeouts;
   if (q.retries++ >= cfg_.retry_count) {
     // Retries exhausted: the QP enters the error state (IBTA); its unfinished messages fail.
     q.failed = true;
-    ++counters_.qp_errors;
-    unacked_messages_ -= q.msgs.size() - q.una_msg;
+    ++ctr(counters_).qp_errors;
+    owed().unacked -= static_cast<int64_t>(q.msgs.size() - q.una_msg);
     return;
   }
   q.last_progress_ps = sched_.now();

@@ -193,6 +193,8 @@ class RoceTransport final : public NicCore<RoceTransport> {
   }
   uint32_t num_qps() const { return static_cast<uint32_t>(qps_.size()); }
   const TransportCounters& counters() const override { return counters_; }
+  // Partitioned runs (transport.h): RC keeps its state per QP end and per NIC.
+  bool partitionable() const override { return true; }
 
   // ---- mode: hybrid (transport/rc_hybrid.cpp; engine/hybrid/steady_skip.h) ----
   // Called with the QP of every message posted (the controller's list of busy QPs).
@@ -384,7 +386,10 @@ class RoceTransport final : public NicCore<RoceTransport> {
   // takes.
   std::vector<uint32_t> pair_next_;
   TransportCounters counters_;
-  uint8_t paused_classes_ = 0;  // of the NIC port being served (admit())
+  TransportCounters& own_counters() override { return counters_; }
+  // Of the NIC port being served (admit() to send_state(), one pull): per thread, since NICs of
+  // different partitions are served at once in a partitioned run.
+  static inline thread_local uint8_t paused_classes_ = 0;
 };
 
 // Completion time of a message alone on an idle path of `switch_hops` switches, all links at

@@ -27,8 +27,8 @@ void RoceTransport::skip_packets(uint32_t qp_id, uint32_t packets) {
   q.high_sent = q.snd_nxt;
   const int64_t bytes = static_cast<int64_t>(packets) * cfg_.mtu_bytes;
   m.sent_bytes += bytes;
-  counters_.data_packets_sent += packets;
-  counters_.data_bytes_sent += bytes;
+  ctr(counters_).data_packets_sent += packets;
+  ctr(counters_).data_bytes_sent += bytes;
   // Nothing of the QP in flight: the responder already expects the first skipped PSN.
   if (q.epsn == q.skip_psn) receive_skipped(q);
 }
@@ -41,14 +41,14 @@ void RoceTransport::unskip_packets(uint32_t qp_id, uint32_t packets) {
     q.epsn -= packets;
     m.placed_bytes -= bytes;
     m.delivered_bytes -= bytes;
-    counters_.data_bytes_delivered -= bytes;
+    ctr(counters_).data_bytes_delivered -= bytes;
   }
   q.skip_count -= packets;
   q.snd_nxt -= packets;
   q.high_sent = q.snd_nxt;
   m.sent_bytes -= bytes;
-  counters_.data_packets_sent -= packets;
-  counters_.data_bytes_sent -= bytes;
+  ctr(counters_).data_packets_sent -= packets;
+  ctr(counters_).data_bytes_sent -= bytes;
 }
 
 void RoceTransport::receive_skipped(Qp& q) {
@@ -58,7 +58,7 @@ void RoceTransport::receive_skipped(Qp& q) {
   q.epsn += q.skip_count;
   m.placed_bytes += bytes;
   m.delivered_bytes += bytes;
-  counters_.data_bytes_delivered += bytes;
+  ctr(counters_).data_bytes_delivered += bytes;
 }
 
 void RoceTransport::shift_qp_time(uint32_t qp_id, int64_t delta_ps) {

@@ -26,7 +26,7 @@ void RoceTransport::plb_round(uint32_t qp_id, uint32_t newly_acked, bool ece) {
     uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (q.path_key + 1)) ^ (++q.repaths * 0xD6E8FEB86659FD93ull);
     q.entropy = static_cast<uint16_t>(0xC000 | (splitmix64(h) & 0x3FFF));
     q.congested_rounds = 0;
-    ++counters_.plb_repaths;
+    ++ctr(counters_).plb_repaths;
   }
   q.round_end_psn = q.snd_nxt;
   q.round_acked = 0;

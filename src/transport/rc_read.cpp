@@ -34,12 +34,12 @@ void RoceTransport::make_read_request(uint32_t qp_id, Packet& p) {
   if (q.snd_una == q.snd_nxt) q.last_progress_ps = sched_.now();  // the RTO clock starts
   if (q.snd_nxt < q.high_sent) {
     ++m.retransmitted_packets;
-    ++counters_.retransmitted_packets;
+    ++ctr(counters_).retransmitted_packets;
   }
   q.snd_nxt = m.first_psn + m.npkts;  // one request covers the rest of the message
   q.high_sent = std::max(q.high_sent, q.snd_nxt);
   ++q.nxt_msg;
-  ++counters_.read_requests;
+  ++ctr(counters_).read_requests;
   if (!q.timer_pending) arm_timer(qp_id, sched_.now() + rto_ps_);
 }
 
@@ -93,21 +93,21 @@ void RoceTransport::make_read_response(uint32_t qp_id, Packet& p) {
                                  net::kFlagResponse | (q.sl << net::kFlagSlShift));
   if (q.resp_next < q.resp_high) {
     ++m.retransmitted_packets;
-    ++counters_.retransmitted_packets;
+    ++ctr(counters_).retransmitted_packets;
   }
   ++q.resp_next;
   q.resp_high = std::max(q.resp_high, q.resp_next);
   if (last) ++q.resp_msg;
   m.sent_bytes += payload;
-  ++counters_.data_packets_sent;
-  counters_.data_bytes_sent += payload;
+  ++ctr(counters_).data_packets_sent;
+  ctr(counters_).data_bytes_sent += payload;
 }
 
 void RoceTransport::on_read_response(const Packet& p) {
   Qp& q = qps_[p.qp];
   Message& m = msgs_[p.msg];
   m.delivered_bytes += p.payload_bytes;
-  counters_.data_bytes_delivered += p.payload_bytes;
+  ctr(counters_).data_bytes_delivered += p.payload_bytes;
   if (p.psn == q.snd_una) {
     m.placed_bytes += p.payload_bytes;
     q.read_reissued = false;

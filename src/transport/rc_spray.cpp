@@ -41,7 +41,7 @@ uint16_t RoceTransport::spray_entropy(Qp& q) {
 void RoceTransport::place_out_of_order(Qp& q, uint32_t qp_id, uint32_t psn) {
   const auto window = static_cast<uint32_t>(cfg_.reorder_buffer_packets);
   if (psn - q.epsn >= window) {
-    ++counters_.ooo_window_drops;
+    ++ctr(counters_).ooo_window_drops;
     if (!q.nak_sent) {
       // The buffer cannot hold it: go back N. What was held past epsn is discarded, since the
       // requester resends all of it.
@@ -60,7 +60,7 @@ void RoceTransport::place_out_of_order(Qp& q, uint32_t qp_id, uint32_t psn) {
   if (!(word & (1ull << (bit % 64)))) {
     word |= 1ull << (bit % 64);
     credit_placed(q, psn, +1);
-    ++counters_.out_of_order_packets;
+    ++ctr(counters_).out_of_order_packets;
   }
 }
 
@@ -80,7 +80,7 @@ uint32_t RoceTransport::drain_placed(Qp& q) {
 
 void RoceTransport::start_go_back_n(Qp& q, uint32_t qp_id) {
   q.nak_sent = true;
-  ++counters_.go_back_n_fallbacks;
+  ++ctr(counters_).go_back_n_fallbacks;
   send_control(q, net::PacketType::kNak, qp_id, q.epsn);
 }
 

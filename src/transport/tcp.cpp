@@ -146,7 +146,7 @@ uint32_t TcpTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_byt
   c.stream_end += m.stream_bytes;
   const uint32_t id = msgs_.push_back(m);
   c.msgs.push_back(id);
-  ++unacked_messages_;
+  ++owed().unacked;
   activate(cid);
   return id;
 }

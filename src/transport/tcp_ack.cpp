@@ -109,7 +109,7 @@ void TcpTransport::advance_una(uint32_t id, uint32_t cum) {
     TcpMessage& m = msgs_[c.msgs[c.una_msg]];
     if (m.end_byte() > c.snd_una_byte) break;
     m.tx_done_ps = sched_.now();
-    --unacked_messages_;
+    --owed().unacked;
     ++c.una_msg;
   }
   failure_.reached(c.lost_end, c.snd_una, sched_.now());

@@ -16,10 +16,14 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
+#include "core/partitions.h"
 #include "core/scheduler.h"
 #include "net/config.h"
+#include "net/hooks.h"
+#include "net/packet.h"
 #include "net/nic_context_cache.h"
 
 namespace fabricsim::transport {
@@ -83,6 +87,33 @@ struct TransportCounters {
   int64_t host_cpu_ps = 0;
   int64_t fast_recoveries = 0;
 };
+
+// Adds one partition's counters into the run's (a partitioned run keeps them per partition:
+// core/partitions.h).
+inline void add_counters(TransportCounters& to, const TransportCounters& c) {
+  to.data_packets_sent += c.data_packets_sent;
+  to.data_bytes_sent += c.data_bytes_sent;
+  to.data_bytes_delivered += c.data_bytes_delivered;
+  to.retransmitted_packets += c.retransmitted_packets;
+  to.timeouts += c.timeouts;
+  to.naks += c.naks;
+  to.ack_packets += c.ack_packets;
+  to.qp_errors += c.qp_errors;
+  to.cnps_sent += c.cnps_sent;
+  to.ecn_marked_packets += c.ecn_marked_packets;
+  to.plb_repaths += c.plb_repaths;
+  to.out_of_order_packets += c.out_of_order_packets;
+  to.read_requests += c.read_requests;
+  to.ooo_window_drops += c.ooo_window_drops;
+  to.go_back_n_fallbacks += c.go_back_n_fallbacks;
+  to.go_back_n_retransmits += c.go_back_n_retransmits;
+  to.trims_seen += c.trims_seen;
+  to.credits_sent += c.credits_sent;
+  to.sack_retransmits += c.sack_retransmits;
+  to.host_cpu_ps += c.host_cpu_ps;
+  to.fast_recoveries += c.fast_recoveries;
+}
+
 
 // One connection's congestion-control state at a telemetry sample (engine/packet/telemetry.h):
 // the RoCE/IB QP, UET PDC or TCP connection `qp` (the transport's own dense id). A quantity the
@@ -177,13 +208,92 @@ class Transport {
   // reports not yet accounted for (so per-flow dropped bytes are complete when a run ends).
   // The run is over only when this is 0. Non-virtual: the run loop reads it after every event.
   uint64_t unacked_messages() const {
-    return unacked_messages_ + pending_completions_ + pending_notices_;
+    if (part_ == nullptr) [[likely]] {
+      return static_cast<uint64_t>(owed_.unacked + owed_.completions + owed_.notices);
+    }
+    int64_t n = 0;
+    for (const PartSlot& s : part_slots_) n += s.owed.unacked + s.owed.completions + s.owed.notices;
+    return static_cast<uint64_t>(n);
+  }
+
+  // ---- partitioned runs (core/partitions.h) ----
+  // Whether this transport keeps its state per NIC and its counters per partition, so that
+  // NICs in different partitions may run on different threads.
+  virtual bool partitionable() const { return false; }
+  // From begin_partitioned(n) to end_partitioned() the counters and what is owed are kept per
+  // partition (slot n: the serial phase, where messages are posted); end_partitioned() adds
+  // them up. REQUIRES partitionable().
+  // The messages already posted and not acknowledged are owed by their senders' partitions.
+  // False (nothing changed) if completions or drop reports are pending: then the run cannot
+  // start partitioned.
+  bool begin_partitioned(uint32_t partitions, const std::vector<uint16_t>& nic_partition);
+  void end_partitioned();
+  // Drops reported across partitions wait for the barrier (dropped_hook): the serial phase
+  // accounts for them (pure accounting: a message's dropped bytes). Returns how many.
+  size_t apply_deferred_drops();
+  // The payload delivered so far, the partitions' included (progress, mid-run).
+  int64_t delivered_bytes_so_far() const;
+  // Partition p owes nothing: no message of its NICs unacknowledged, no completion or drop
+  // report pending at them.
+  bool partition_quiet(uint32_t p) const {
+    const Owed& o = part_slots_[p].owed;
+    return o.unacked == 0 && o.completions == 0 && o.notices == 0;
   }
 
  protected:
-  uint64_t unacked_messages_ = 0;     // implementations keep these three up to date
-  uint64_t pending_completions_ = 0;
-  uint64_t pending_notices_ = 0;
+  // What the run loop's end test waits for. Implementations keep it up to date through
+  // owed(), whose slot is the executing partition's in a partitioned run.
+  struct Owed {
+    int64_t unacked = 0;      // messages posted that the sender has not seen delivered
+    int64_t completions = 0;  // completions on their way to the application
+    int64_t notices = 0;      // drop reports not yet accounted for
+  };
+  Owed& owed() {
+    if (part_ == nullptr) [[likely]] return owed_;
+    return part_[current_partition()].owed;
+  }
+  // What a message posted from `src_nic` owes goes to that NIC's partition (posts run in the
+  // serial phase).
+  Owed& owed_of_nic(uint32_t src_nic) {
+    if (part_ == nullptr) [[likely]] return owed_;
+    return part_[(*nic_partition_)[src_nic]].owed;
+  }
+  // A drop of `src_nic`'s packet found in another partition than the NIC's.
+  bool drop_crosses(uint32_t src_nic) const {
+    return part_ != nullptr && (*nic_partition_)[src_nic] != current_partition();
+  }
+  void defer_drop(const net::Packet& p, net::DropReason reason) {
+    part_[current_partition()].drops.push_back(DeferredDrop{p, reason});
+  }
+  // What a kDropNotice does for one packet (NicCore: T::on_dropped).
+  virtual void account_drop(const net::Packet& p, net::DropReason reason) {
+    (void)p;
+    (void)reason;
+  }
+  // The counters to update: `own` (the transport's) or the executing partition's copy.
+  TransportCounters& ctr(TransportCounters& own) {
+    if (part_ == nullptr) [[likely]] return own;
+    return part_[current_partition()].counters;
+  }
+  // The transport's own counters, for end_partitioned() to add the partitions' into.
+  virtual TransportCounters& own_counters() {
+    throw std::logic_error("Transport: not partitionable");
+  }
+
+ private:
+  struct DeferredDrop {
+    net::Packet packet;
+    net::DropReason reason;
+  };
+  struct alignas(64) PartSlot {
+    Owed owed;
+    TransportCounters counters;
+    std::vector<DeferredDrop> drops;
+  };
+  const std::vector<uint16_t>* nic_partition_ = nullptr;
+  Owed owed_;
+  std::vector<PartSlot> part_slots_;
+  PartSlot* part_ = nullptr;
 };
 
 }  // namespace fabricsim::transport

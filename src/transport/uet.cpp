@@ -181,7 +181,7 @@ uint32_t UetTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_byt
                          size_bytes - static_cast<int64_t>(m.npkts - 1) * cfg_.mtu_bytes));
   const uint32_t id = msgs_.push_back(m);
   q.msgs.push_back(id);
-  ++unacked_messages_;
+  ++owed().unacked;
   activate(id_pdc);
   return id;
 }
@@ -419,7 +419,7 @@ void UetTransport::advance_una(uint32_t id) {
     UetMessage& m = msgs_[q.msgs[q.una_msg]];
     if (m.first_psn + m.npkts > q.snd_una) break;
     m.tx_done_ps = sched_.now();
-    --unacked_messages_;
+    --owed().unacked;
     ++q.una_msg;
   }
   failure_.reached(q.lost_end, q.snd_una, sched_.now());

@@ -135,6 +135,7 @@ struct TokenModel {
     return n;
   }
   bool quiet(uint32_t p) const { return in_flight[p] == 0; }
+  void settle() {}
   bool serial_quiet() const { return injected == inject_ps.size(); }
   bool check_in() { return true; }
   void start() {

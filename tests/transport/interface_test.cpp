@@ -25,7 +25,7 @@ class QueueTransport final : public transport::Transport {
     m.tag = tag;
     msgs.push_back(m);
     pending.push_back(static_cast<uint32_t>(msgs.size() - 1));
-    ++unacked_messages_;
+    ++owed().unacked;
     return static_cast<uint32_t>(msgs.size() - 1);
   }
   // Delivers the oldest posted message; false when none is left.
@@ -33,7 +33,7 @@ class QueueTransport final : public transport::Transport {
     if (pending.empty()) return false;
     const uint32_t id = pending.front();
     pending.pop_front();
-    --unacked_messages_;
+    --owed().unacked;
     if (on_delivered) on_delivered(id);
     return true;
   }

@@ -71,7 +71,7 @@ uint32_t FlowTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
   m.rec.ready_ps = std::max(sched_.now() + overhead_ps, c.last_ready_ps);
   c.last_ready_ps = m.rec.ready_ps;
   const uint32_t id = msgs_.push_back(m);
-  ++unacked_messages_;
+  ++owed().unacked;
   if (c.head == kNone) {
     c.head = c.tail = id;
     // kCcTimer: the connection's head may start (target = message).
@@ -183,7 +183,7 @@ void FlowTransport::on_links_changed(bool reroute_all) {
 void FlowTransport::complete(uint32_t id) {
   Msg& m = msgs_[id];
   sched_.at(sched_.now() + m.fixed_ps, kMsgComplete, id, m.rec.dst_nic);
-  ++pending_completions_;
+  ++owed().completions;
   Conn& c = conns_[m.hdr.connection];
   c.head = m.next;
   if (c.head == kNone) c.tail = kNone;
@@ -201,8 +201,8 @@ void FlowTransport::drained(uint32_t id) {
 
 void FlowTransport::deliver(uint32_t id) {
   Msg& m = msgs_[id];
-  --pending_completions_;
-  --unacked_messages_;
+  --owed().completions;
+  --owed().unacked;
   m.delivered = true;
   m.rec.rx_done_ps = sched_.now();
   m.rec.tx_done_ps = sched_.now() + m.ack_ps;

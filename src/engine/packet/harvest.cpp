@@ -442,6 +442,9 @@ RunResult harvest(Simulation& sim, bool finished, FlowRecorder& flows) {
   }
   r.run.events = sim.events();
   r.run.peak_live_messages = sim.transport().peak_live_messages();
+  r.run.partitions = static_cast<int>(sim.partitions());
+  r.run.lookahead_ps = sim.lookahead_ps();
+  r.run.partition_note = sim.partition_note();
   r.run.sim_time_ps = r.sim_time_ps;
   return r;
 }

@@ -1,4 +1,5 @@
 #include "engine/packet/simulation.h"
+#include "engine/packet/simulation_dispatch.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -163,6 +164,7 @@ Simulation::Simulation(const Resolved& resolved)
                                            roce_->config().mtu_bytes);
     hybrid_ = std::make_unique<SteadySkip>(sched_, net_, *roce_, hp);
   }
+  if (sc_.threads > 1) plan_partitions();
 }
 
 uint32_t Simulation::switch_port(int switch_index, int port, const char* key) const {
@@ -432,80 +434,6 @@ void Simulation::te_learn() {
 
 // One event of the model to its owner (core/scheduler.h kinds). Called once per event from
 // run(), in this file, so the compiler inlines it: no call per packet-hop beyond the owner's.
-inline void Simulation::dispatch(const Event& ev) {
-  switch (ev.kind()) {
-    case kPortTxDone:
-      net_.on_tx_done(ev.target);
-      break;
-    case kLinkArrive:
-      net_.on_link_arrive(ev.target);
-      break;
-    case kCtrlArrive:
-      net_.on_ctrl_arrive(ev.target);
-      break;
-    case kPauseExpire:
-      net_.on_pause_expire(ev.target);
-      break;
-    case kPfcRefresh:
-      net_.on_pfc_refresh(ev.target);
-      break;
-    case kPfcWatchdog:
-      net_.on_pfc_watchdog(ev.target);
-      break;
-    case kNicStall:
-      net_.on_nic_stall(ev.target);
-      break;
-    case kNicResume:
-      net_.on_nic_resume(ev.target);
-      break;
-    case kCreditWatchdog:
-      net_.on_credit_watchdog(ev.target);
-      break;
-    case kLinkFail:
-      on_link_fail(ev.target);
-      break;
-    case kRouteUpdate:
-      on_route_update();
-      break;
-    case kLinkUp:
-      on_link_up(ev.target);
-      break;
-    case kLocalRepair:
-      on_local_repair(ev.target);
-      break;
-    case kQpTimer:  // the transport's own events (Transport::is_event)
-    case kCcTimer:
-    case kNicWake:
-    case kMsgComplete:
-    case kCtxRx:
-    case kDropNotice:
-      transport_->on_event(ev.kind(), ev.target);
-      break;
-    case kFlowStart:
-      workload_->on_flow_start();
-      if (te_) te_learn();
-      break;
-    case kNodeEvent:
-      gpu_net_->on_event(ev.target);
-      if (te_) te_learn();
-      break;
-    case kTeInstall:
-      te_->on_install();
-      break;
-    case kTeTick:
-      te_->on_tick();
-      break;
-    case kWindowSample:
-      steady_->on_sample();
-      break;
-    case kHybridTick:
-      hybrid_->on_tick();
-      break;
-    case kHybridThaw:
-      hybrid_->on_thaw(ev.target);
-      break;
-  }
-}
 
 // Every kCheckEveryEvents events: the stop flag (false: stop now) and the progress report.
 bool Simulation::check_in(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop) {
@@ -528,9 +456,9 @@ bool Simulation::check_in(int64_t stop_time_ps, const ProgressFn& progress, cons
       // permutation of equal flows, which all complete at the end, moves from the start.
       if (progress_total_bytes_ < 0) progress_total_bytes_ = workload_->total_pattern_bytes();
       fraction = progress_total_bytes_ > 0
-                     ? static_cast<double>(transport_->counters().data_bytes_delivered) /
+                     ? static_cast<double>(transport_->delivered_bytes_so_far()) /
                            static_cast<double>(progress_total_bytes_)
-                     : static_cast<double>(delivered_) /
+                     : static_cast<double>(delivered_messages()) /
                            std::max<double>(1.0, static_cast<double>(workload_->total_messages()));
     }
     if (stop_time_ps > 0 && stop_time_ps < kSimHorizonPs) {
@@ -547,6 +475,7 @@ bool Simulation::run(int64_t stop_time_ps, const ProgressFn& progress, const Sto
     interrupted_ = true;
     return false;
   }
+  if (part_) return run_partitioned(stop_time_ps, progress, stop);
   // Pending retransmit timers alone do not keep a run going: they would find nothing
   // outstanding. Waiting for the fabric to empty makes per-flow conservation exact.
   // The time limit is an event of its own: peeking at the next event instead would let the
@@ -598,7 +527,7 @@ void Simulation::set_flow_harvest(const FlowHarvest& flows) {
   flow_recorder_ = std::make_unique<FlowRecorder>(*this, flows);
   // The steady window reads every message's bytes at its snapshots and the TE controller the
   // active flows' delivered bytes: with either, every record stays.
-  if (steady_ || te_) return;
+  if (steady_ || te_ || part_) return;  // partitioned: retired at the end (partitioned_run.cpp)
   transport_->retire_messages([rec = flow_recorder_.get()](uint32_t id,
                                                            const transport::MessageRecord& m) {
     rec->add(id, m);

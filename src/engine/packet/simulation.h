@@ -3,9 +3,11 @@
 // use this class to post their own messages and inspect components.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "core/scheduler.h"
 #include "net/network.h"
@@ -42,6 +44,7 @@ class Simulation final : public Engine {
   explicit Simulation(const Scenario& sc);
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
+  ~Simulation() override;  // partitioned_run.cpp (PartitionState is complete there)
 
   // Engine (engine/engine.h).
   // Creates the flow recorder; when nothing reads past messages during the run (no steady
@@ -99,7 +102,12 @@ class Simulation final : public Engine {
   std::vector<CapturedFrame>& captured() { return captured_; }
   // outputs.flows.path: each flow's ports, else nullptr.
   const FlowPaths* flow_paths() const { return flow_paths_.get(); }
-  uint64_t delivered_messages() const { return delivered_; }
+  uint64_t delivered_messages() const { return delivered_.load(std::memory_order_relaxed); }
+  // A partitioned run (`threads` > 1, engine/packet/partitioned_run.cpp): the partitions the
+  // fabric was split into (1 when it runs sequentially), and why not when it could not be.
+  uint32_t partitions() const;
+  const std::string& partition_note() const { return partition_note_; }
+  int64_t lookahead_ps() const;
   // mode: hybrid: the steady-state skipper, else nullptr.
   const SteadySkip* hybrid() const { return hybrid_.get(); }
   // InfiniBand: the Subnet Manager's latest sweep (empty on RoCE): LIDs, route counts, engine
@@ -178,7 +186,16 @@ class Simulation final : public Engine {
   int64_t events_ = 0;
   int64_t stop_marker_ps_ = -1;  // the time limit of the latest run() call
   bool interrupted_ = false;
-  uint64_t delivered_ = 0;
+  // Counted by whichever partition delivers (a partitioned run's threads): atomic.
+  std::atomic<uint64_t> delivered_{0};
+  // Partitioned runs (engine/packet/partitioned_run.cpp).
+  struct PartitionState;
+  std::unique_ptr<PartitionState> part_;
+  std::string partition_note_;
+  // Why this scenario cannot run partitioned ("" if it can).
+  std::string partition_refusal() const;
+  void plan_partitions();  // after everything is built
+  bool run_partitioned(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop);
   int64_t progress_total_bytes_ = -1;   // workload_->total_pattern_bytes(), -1 = not asked yet
   std::vector<CapturedFrame> captured_;
   int64_t captured_packets_ = 0;  // captured frames that go to trace.pcap

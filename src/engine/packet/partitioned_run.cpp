@@ -1,0 +1,253 @@
+// A packet-mode run split into partitions (issue 26 item 1; core/partitions.h has the method,
+// docs/parallel.md the user's view). `threads: N` (run --threads N) splits the fabric into N
+// partitions run side by side on N threads, with result.json, flows.csv and links.csv
+// byte-identical to the sequential run's (tests/engine/partitioned_run_test.cpp).
+//
+// The split. Every NIC goes with its leaf switch; the leaves are dealt to the partitions in
+// switch order (a fat-tree's pods, a rail group's leaves) in contiguous runs of about equal
+// port count; every other switch, tier by tier upwards, joins the partition it has most cables
+// to (a fat-tree's aggregation switches their pod's), ties to the partition with the fewest
+// ports so far (the cores, which reach every pod alike, alternate). The lookahead is the
+// least time in which a frame sent on a cut cable can reach the far end: the cable's
+// propagation plus the far switch's forwarding latency for data (Port::delay_ps), the
+// propagation alone for PFC and IB flow-control frames, which the far MAC consumes.
+//
+// What runs partitioned: packet mode with a pattern workload (every message's start known
+// before the run) on the RoCE / InfiniBand RC transport, over a lossless fabric (PFC or IB
+// credits). Anything else runs sequentially, and run.json's "partition_note" says why: the
+// GPU node layer, collectives and the training engine react to completions from every
+// partition at once; drops are reported to the sender at the instant they happen (no
+// lookahead); hybrid, TE, the steady window, telemetry, capture, path recording, INT, SHARP,
+// the context cache and faults all read or write state across the fabric during the run.
+#include <algorithm>
+#include <limits>
+
+#include "core/partition_run.h"
+#include "core/partitions.h"
+#include "engine/packet/simulation.h"
+#include "engine/packet/simulation_dispatch.h"
+
+namespace fabricsim::scenario {
+
+struct Simulation::PartitionState {
+  Partitions::Tables tables;
+  std::vector<uint8_t> cut;
+  int64_t lookahead_ps = std::numeric_limits<int64_t>::max();
+  uint32_t count = 1;
+};
+
+Simulation::~Simulation() = default;
+
+uint32_t Simulation::partitions() const { return part_ ? part_->count : 1; }
+int64_t Simulation::lookahead_ps() const { return part_ ? part_->lookahead_ps : 0; }
+
+std::string Simulation::partition_refusal() const {
+  if (sc_.mode != EngineMode::kPacket) return "mode is not packet";
+  if (gpu_net_) return "the GPU node layer (node.gpus_per_node) is not partitioned yet";
+  if (sc_.workload.kind != workload::WorkloadKind::kPattern) {
+    return "only pattern workloads are partitioned yet";
+  }
+  if (workload_->ping_pong() != nullptr) return "ping-pong reacts to completions";
+  if (roce_ == nullptr || !transport_->partitionable()) {
+    return "only the RoCE / InfiniBand RC transport is partitioned yet";
+  }
+  if (roce_->config().service != transport::Service::kRc) return "only RC (not UC/UD) is partitioned yet";
+  // RDMA READ: both ends count a message's retransmissions; PLB: the requester moves the QP's
+  // entropy, which the responder's ACKs read.
+  if (roce_->config().operation == transport::Operation::kRead) return "RDMA READ is not partitioned yet";
+  if (roce_->config().plb.enabled) return "PLB is not partitioned yet";
+  if (transport_->context_cache() != nullptr) return "the NIC context cache is not partitioned";
+  if (!net_.infiniband() && !sc_.switch_config.pfc.enabled) {
+    return "a lossy fabric drops packets, whose reports are not partitioned";
+  }
+  if (sc_.link.loss_rate > 0) return "fabric.link.loss_rate drops packets";
+  if (te_ || steady_ || telemetry_ || hybrid_) {
+    return "TE, the steady window, telemetry and hybrid read the whole fabric during the run";
+  }
+  if (capturing_ || flow_paths_ || sc_.capture.max_frames > 0) return "capture and flow paths";
+  if (net_.int_table() != nullptr || net_.sharp_enabled()) return "INT and SHARP";
+  if (sc_.nic_stall.nic >= 0 || sc_.link_fail.switch_index >= 0 ||
+      sc_.credit_loss.switch_index >= 0 || sc_.plane_fail.plane >= 0) {
+    return "faults are not partitioned yet";
+  }
+  return "";
+}
+
+void Simulation::plan_partitions() {
+  partition_note_ = partition_refusal();
+  if (!partition_note_.empty()) return;
+  const auto n = static_cast<uint32_t>(sc_.threads);
+  const uint32_t ports = net_.num_ports();
+  std::vector<int32_t> of_switch(net_.num_switches(), -1);
+  std::vector<int64_t> load(n, 0);  // ports per partition so far
+  auto node_ports = [&](uint32_t sw) { return net_.node_port_count(net_.switch_node(sw)); };
+  // Leaves, with their NICs, in contiguous runs of about equal port count.
+  int64_t total = 0;
+  for (uint32_t slot = 0; slot < net_.num_leaf_slots(); ++slot) {
+    total += node_ports(net_.leaf_switch(slot));
+  }
+  int64_t done = 0;
+  for (uint32_t slot = 0; slot < net_.num_leaf_slots(); ++slot) {
+    const uint32_t sw = net_.leaf_switch(slot);
+    const auto p = static_cast<uint32_t>(std::min<int64_t>(n - 1, done * n / std::max<int64_t>(total, 1)));
+    of_switch[sw] = static_cast<int32_t>(p);
+    load[p] += node_ports(sw);
+    done += node_ports(sw);
+  }
+  // The other switches, bottom tier up: where most of their cables go.
+  std::vector<uint32_t> order;
+  for (uint32_t sw = 0; sw < net_.num_switches(); ++sw) {
+    if (of_switch[sw] < 0) order.push_back(sw);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return net_.switch_at(a).tier < net_.switch_at(b).tier;
+  });
+  std::vector<int64_t> links(n);
+  for (uint32_t sw : order) {
+    std::fill(links.begin(), links.end(), 0);
+    const uint32_t node = net_.switch_node(sw);
+    for (uint32_t k = 0; k < net_.node_port_count(node); ++k) {
+      const uint32_t far = net_.port_node(net_.port(net_.node_first_port(node) + k).peer);
+      const net::Node& f = net_.node(far);
+      if (f.kind == net::NodeKind::kSwitch && of_switch[f.index] >= 0) ++links[of_switch[f.index]];
+    }
+    uint32_t best = 0;
+    for (uint32_t p = 1; p < n; ++p) {
+      if (links[p] > links[best] || (links[p] == links[best] && load[p] < load[best])) best = p;
+    }
+    of_switch[sw] = static_cast<int32_t>(best);
+    load[best] += node_ports(sw);
+  }
+  auto part_of_node = [&](uint32_t node) -> uint16_t {
+    const net::Node& nd = net_.node(node);
+    if (nd.kind == net::NodeKind::kSwitch) return static_cast<uint16_t>(of_switch[nd.index]);
+    // A NIC: its switch's (its one cable's far end).
+    const uint32_t far = net_.port_node(net_.port(net_.nic_port(nd.index)).peer);
+    return static_cast<uint16_t>(of_switch[net_.node(far).index]);
+  };
+  auto st = std::make_unique<PartitionState>();
+  st->count = n;
+  st->tables.port.resize(ports);
+  st->tables.far_port.resize(ports);
+  st->cut.assign(ports, 0);
+  for (uint32_t port = 0; port < ports; ++port) {
+    st->tables.port[port] = part_of_node(net_.port_node(port));
+  }
+  const bool control_frames = net_.infiniband() || sc_.switch_config.pfc.enabled;
+  for (uint32_t port = 0; port < ports; ++port) {
+    const uint16_t far = st->tables.port[net_.port(port).peer];
+    st->tables.far_port[port] = far;
+    if (far == st->tables.port[port]) continue;
+    st->cut[port] = 1;
+    int64_t l = net_.port(port).delay_ps;
+    if (control_frames) l = std::min(l, net_.queues(port).prop_ps);
+    st->lookahead_ps = std::min(st->lookahead_ps, l);
+  }
+  if (st->lookahead_ps <= 0) {
+    partition_note_ = "a cut cable has no delay (no lookahead)";
+    return;
+  }
+  st->tables.nic.resize(net_.num_nics());
+  for (uint32_t nic = 0; nic < net_.num_nics(); ++nic) {
+    st->tables.nic[nic] = st->tables.port[net_.nic_port(nic)];
+  }
+  part_ = std::move(st);
+}
+
+namespace {
+
+// run_windows' view of the simulation (core/partition_run.h).
+struct WindowModel {
+  Simulation& sim;
+  net::Network& net;
+  transport::Transport& transport;
+  workload::Workload& workload;
+  const std::vector<uint16_t>& nic_partition;
+  const std::vector<uint16_t>& far_partition;
+  // The serial events' handling, as the sequential loop's (simulation.cpp): the stop markers
+  // and the rest.
+  std::function<bool(const Event&)> on_serial;
+  std::function<bool()> on_check_in;
+
+  void handle(const Event& ev) { sim_dispatch(ev); }
+  std::function<void(const Event&)> sim_dispatch;
+  bool serial(const Event& ev) { return on_serial(ev); }
+  size_t join() { return net.join_cut_frames(far_partition); }
+  void settle() { transport.apply_deferred_drops(); }
+  size_t crossing() const { return net.cut_frames_waiting(); }
+  bool quiet(uint32_t p) const {
+    return net.partition_in_flight(p) == 0 && transport.partition_quiet(p);
+  }
+  bool serial_quiet() const { return workload.all_posted(); }
+  bool check_in() { return on_check_in(); }
+};
+
+}  // namespace
+
+bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progress,
+                                 const StopFlag* stop) {
+  PartitionState& st = *part_;
+  // What is owed so far goes to the senders' partitions; pending completions or drop reports
+  // (a run resumed mid-way) cannot be placed: that run() goes sequentially.
+  if (!transport_->begin_partitioned(st.count, st.tables.nic)) {
+    std::unique_ptr<PartitionState> keep = std::move(part_);
+    const bool r = run(stop_time_ps, progress, stop);
+    part_ = std::move(keep);
+    return r;
+  }
+  if (stop_time_ps > 0 && stop_time_ps >= sched_.now_ps) {
+    sched_.at(stop_time_ps, kStopMarker, 0);
+    ++stop_markers_pending_;
+    stop_marker_ps_ = stop_time_ps;
+  }
+  Partitions parts(sched_, st.count, st.tables, st.lookahead_ps);
+  net_.begin_partitioned(st.count, st.cut, st.tables.port, st.tables.far_port);
+  sched_.parts = &parts;
+  parts.scatter([this](uint32_t kind, uint32_t target) {
+    return net_.partitioned_target(kind, target);
+  });
+  int64_t serial_events = 0;
+  int64_t next_check = events_ + kCheckEveryEvents;
+  WindowModel m{*this, net_, *transport_, *workload_, st.tables.nic, st.tables.far_port, {}, {}, {}};
+  m.sim_dispatch = [this](const Event& ev) { dispatch(ev); };
+  m.on_serial = [&](const Event& ev) {
+    if (ev.kind() == kStopMarker) {
+      --stop_markers_pending_;
+      if (ev.time_ps != stop_marker_ps_ || stop_time_ps <= 0) return true;  // an earlier call's
+      return false;
+    }
+    ++serial_events;
+    dispatch(ev);
+    return true;
+  };
+  const int64_t events_before = events_;
+  bool interrupted = false;
+  m.on_check_in = [&] {
+    events_ = events_before + serial_events + parts.events();
+    if (events_ < next_check && !(stop && *stop)) return true;
+    next_check = events_ + kCheckEveryEvents;
+    if (!check_in(stop_time_ps, progress, stop)) {
+      interrupted = true;
+      return false;
+    }
+    return true;
+  };
+  WindowsResult r;
+  try {
+    r = run_windows(parts, sched_, m, st.count);
+  } catch (...) {
+    sched_.parts = nullptr;
+    throw;
+  }
+  events_ = events_before + serial_events + parts.events();
+  parts.gather(r.end_ps, [](uint32_t kind, uint32_t target) {
+    return net::Network::sequential_target(kind, target);
+  });
+  sched_.parts = nullptr;
+  net_.end_partitioned();
+  transport_->end_partitioned();
+  interrupted_ = interrupted;
+  return r.end == WindowsEnd::kDone || r.end == WindowsEnd::kDrained;
+}
+
+}  // namespace fabricsim::scenario
