@@ -4,10 +4,11 @@
 // so the barrier has to cost far less than a window's work: the waiters spin on the generation
 // word, which the releasing store updates in one cache-line transfer, instead of sleeping in
 // the kernel (std::barrier's futex wake-up took several microseconds per window here, as long
-// as the window's work). After a while spinning they yield, so that more threads than cores
-// (the tests run 8 on 2) still make progress.
+// as the window's work). With more threads than cores (the tests run 8 on 2) spinning would
+// hold the cores the other threads need: then they wait in the kernel (atomic wait).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <thread>
@@ -16,7 +17,8 @@ namespace fabricsim {
 
 class SpinBarrier {
  public:
-  explicit SpinBarrier(uint32_t threads) : threads_(threads) {}
+  explicit SpinBarrier(uint32_t threads)
+      : threads_(threads), sleep_(threads > std::max(1u, std::thread::hardware_concurrency())) {}
   SpinBarrier(const SpinBarrier&) = delete;
   SpinBarrier& operator=(const SpinBarrier&) = delete;
 
@@ -27,6 +29,14 @@ class SpinBarrier {
       completion();
       arrived_.store(0, std::memory_order_relaxed);
       generation_.store(gen + 1, std::memory_order_release);
+      if (sleep_) generation_.notify_all();
+      return;
+    }
+    if (sleep_) {  // more threads than cores: a spinning waiter would hold a core the others need
+      generation_.wait(gen, std::memory_order_acquire);
+      while (generation_.load(std::memory_order_acquire) == gen) {
+        generation_.wait(gen, std::memory_order_acquire);
+      }
       return;
     }
     for (uint32_t spins = 0; generation_.load(std::memory_order_acquire) == gen; ++spins) {
@@ -43,6 +53,7 @@ class SpinBarrier {
  private:
   static constexpr uint32_t kSpins = 2000;
   const uint32_t threads_;
+  const bool sleep_;  // more threads than cores: wait in the kernel (futex), not spinning
   alignas(64) std::atomic<uint32_t> arrived_{0};
   alignas(64) std::atomic<uint32_t> generation_{0};
 };

@@ -215,7 +215,7 @@ class NicCore : public Transport {
     // lookahead): it waits for the barrier, where the serial phase does what the notice would
     // (Transport::apply_deferred_drops: accounting only, so the result is the same).
     if (core->drop_crosses(p.src_nic)) [[unlikely]] {
-      core->defer_drop(p, reason);
+      core->defer_drop(p, reason, core->sched_.now());
       return;
     }
     std::vector<NicQueue::DropNote>& box = core->nics_[p.src_nic].dropped;

@@ -229,7 +229,8 @@ class Transport {
   bool begin_partitioned(uint32_t partitions, const std::vector<uint16_t>& nic_partition);
   void end_partitioned();
   // Drops reported across partitions wait for the barrier (dropped_hook): the serial phase
-  // accounts for them (pure accounting: a message's dropped bytes). Returns how many.
+  // accounts for them (pure accounting: a message's dropped bytes). Returns how many
+  // kDropNotice events the sequential run had for them: one per NIC and drop instant.
   size_t apply_deferred_drops();
   // The payload delivered so far, the partitions' included (progress, mid-run).
   int64_t delivered_bytes_so_far() const;
@@ -262,8 +263,8 @@ class Transport {
   bool drop_crosses(uint32_t src_nic) const {
     return part_ != nullptr && (*nic_partition_)[src_nic] != current_partition();
   }
-  void defer_drop(const net::Packet& p, net::DropReason reason) {
-    part_[current_partition()].drops.push_back(DeferredDrop{p, reason});
+  void defer_drop(const net::Packet& p, net::DropReason reason, int64_t now_ps) {
+    part_[current_partition()].drops.push_back(DeferredDrop{p, reason, now_ps});
   }
   // What a kDropNotice does for one packet (NicCore: T::on_dropped).
   virtual void account_drop(const net::Packet& p, net::DropReason reason) {
@@ -284,6 +285,7 @@ class Transport {
   struct DeferredDrop {
     net::Packet packet;
     net::DropReason reason;
+    int64_t time_ps;
   };
   struct alignas(64) PartSlot {
     Owed owed;

@@ -1,6 +1,8 @@
 // Transport's side of a partitioned run (transport.h, core/partitions.h): what is owed and the
 // counters, per partition.
+#include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "transport/transport.h"
 
@@ -45,13 +47,16 @@ void Transport::end_partitioned() {
 }
 
 size_t Transport::apply_deferred_drops() {
-  size_t n = 0;
+  std::vector<std::pair<uint32_t, int64_t>> notices;  // (NIC, instant) of each report
   for (PartSlot& s : part_slots_) {
-    for (const DeferredDrop& d : s.drops) account_drop(d.packet, d.reason);
-    n += s.drops.size();
+    for (const DeferredDrop& d : s.drops) {
+      account_drop(d.packet, d.reason);
+      notices.emplace_back(d.packet.src_nic, d.time_ps);
+    }
     s.drops.clear();
   }
-  return n;
+  std::sort(notices.begin(), notices.end());
+  return static_cast<size_t>(std::unique(notices.begin(), notices.end()) - notices.begin());
 }
 
 int64_t Transport::delivered_bytes_so_far() const {

@@ -57,10 +57,6 @@ std::string Simulation::partition_refusal() const {
   if (roce_->config().operation == transport::Operation::kRead) return "RDMA READ is not partitioned yet";
   if (roce_->config().plb.enabled) return "PLB is not partitioned yet";
   if (transport_->context_cache() != nullptr) return "the NIC context cache is not partitioned";
-  if (!net_.infiniband() && !sc_.switch_config.pfc.enabled) {
-    return "a lossy fabric drops packets, whose reports are not partitioned";
-  }
-  if (sc_.link.loss_rate > 0) return "fabric.link.loss_rate drops packets";
   if (te_ || steady_ || telemetry_ || hybrid_) {
     return "TE, the steady window, telemetry and hybrid read the whole fabric during the run";
   }
@@ -173,7 +169,9 @@ struct WindowModel {
   std::function<void(const Event&)> sim_dispatch;
   bool serial(const Event& ev) { return on_serial(ev); }
   size_t join() { return net.join_cut_frames(far_partition); }
-  void settle() { transport.apply_deferred_drops(); }
+  // Drop reports deferred to the barrier: what their kDropNotice events did, counted as they.
+  void settle() { *serial_events += static_cast<int64_t>(transport.apply_deferred_drops()); }
+  int64_t* serial_events = nullptr;
   size_t crossing() const { return net.cut_frames_waiting(); }
   bool quiet(uint32_t p) const {
     return net.partition_in_flight(p) == 0 && transport.partition_quiet(p);
@@ -210,6 +208,7 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
   int64_t next_check = events_ + kCheckEveryEvents;
   WindowModel m{*this, net_, *transport_, *workload_, st.tables.nic, st.tables.far_port, {}, {}, {}};
   m.sim_dispatch = [this](const Event& ev) { dispatch(ev); };
+  m.serial_events = &serial_events;
   m.on_serial = [&](const Event& ev) {
     if (ev.kind() == kStopMarker) {
       --stop_markers_pending_;

@@ -1,0 +1,144 @@
+// A packet-mode run split into partitions (`threads: N`, engine/packet/partitioned_run.cpp,
+// core/partitions.h): result.json, flows.csv and links.csv must be byte-identical to the
+// sequential run's at 2, 3, 4 and 8 partitions, on scenarios that exercise every way a
+// partition touches another: data frames over cut cables, PFC PAUSE frames and InfiniBand
+// credit packets (whose lookahead is the propagation alone), CNPs, drops reported to a sender
+// in another partition, flows that start mid-run (serial events between windows), and a time
+// limit that stops the run mid-flight. run.json must say the run was split (a scenario that
+// silently ran in one partition would pass the comparison without testing anything).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "../support/cli_runner.h"
+
+namespace fabricsim::partitioned_run_test {
+namespace fs = std::filesystem;
+using test_support::read_file;
+using test_support::run_fabricsim;
+using test_support::shell_quote;
+
+struct Case {
+  const char* name;
+  const char* yaml;
+};
+
+// Small enough for the suite (each run well under a second), large enough that every
+// partition count cuts cables carrying traffic.
+const Case kCases[] = {
+    {"roce-pfc-permutation",  // 3-tier k=8 fat-tree: PAUSE frames cross cut cables
+     "name: p\nseed: 1\nfabric: {technology: roce, link: {rate: 100Gbps, cable: 3m}, "
+     "switch: {latency: 450ns, buffer: 1MiB}, pfc: {enabled: true}, roce: {mtu: 4000B}}\n"
+     "topology: {kind: fat_tree, tiers: 3, radix: 8}\nhosts: {count: 128}\n"
+     "workload: {kind: pattern, pattern: permutation, flow_size: 300000B}\n"},
+    {"roce-dcqcn-incast",  // ECN marks, CNPs back to the senders, PFC
+     "name: i\nseed: 3\nfabric: {technology: roce, link: {rate: 100Gbps, cable: 3m}, "
+     "switch: {latency: 450ns, buffer: 4MiB}, pfc: {enabled: true}, roce: {cc: dcqcn}}\n"
+     "topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 64}\n"
+     "workload: {kind: pattern, pattern: incast, senders: 24, receiver: 5, flow_size: 400KB}\n"},
+    {"ib-credits-all-to-all",  // credit packets cross cut cables
+     "name: a\nseed: 5\nfabric: {technology: ib, link: {rate: 200Gbps, cable: 5m}}\n"
+     "topology: {kind: leaf_spine, radix: 8}\nhosts: {count: 32}\n"
+     "workload: {kind: pattern, pattern: all_to_all, flow_size: 64KB}\n"},
+    {"lossy-drops",  // no PFC, small buffers: drops, reported across partitions at barriers
+     "name: l\nseed: 7\nfabric: {technology: roce, link: {rate: 100Gbps, cable: 10m}, "
+     "switch: {latency: 300ns, buffer: 256KiB}, roce: {mtu: 4096B}}\n"
+     "topology: {kind: leaf_spine, radix: 8, oversubscription: 3}\nhosts: {count: 48}\n"
+     "workload: {kind: pattern, pattern: permutation, flow_size: 500KB}\n"},
+    {"poisson-mid-run-starts",  // flows start all along the run: serial events between windows
+     "name: q\nseed: 11\nfabric: {technology: roce, link: {rate: 100Gbps, cable: 3m}, "
+     "switch: {latency: 450ns, buffer: 8MiB}, pfc: {enabled: true}, roce: {cc: dcqcn}}\n"
+     "topology: {kind: fat_tree, tiers: 2, radix: 8}\nhosts: {count: 32}\n"
+     "workload: {kind: pattern, pattern: poisson, load: 0.6, duration: 200us, "
+     "size_distribution: web_search}\n"},
+    {"time-limit",  // stopped mid-flight: the partial results must agree too
+     "name: t\nseed: 2\nfabric: {technology: roce, link: {rate: 100Gbps, cable: 3m}, "
+     "switch: {latency: 450ns, buffer: 2MiB}, pfc: {enabled: true}}\n"
+     "topology: {kind: fat_tree, tiers: 3, radix: 8}\nhosts: {count: 128}\n"
+     "workload: {kind: pattern, pattern: permutation, flow_size: 1MB}\nstop_time: 40us\n"},
+};
+
+fs::path scratch(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("fabricsim-partitioned-" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// Runs `yaml` with `threads`; returns the output directory.
+fs::path run_with(const fs::path& dir, const std::string& yaml, int threads) {
+  const fs::path file = dir / "s.yaml";
+  std::ofstream(file) << yaml;
+  const fs::path out = dir / ("t" + std::to_string(threads));
+  const auto r = run_fabricsim("run " + shell_quote(file.string()) + " --threads " +
+                                   std::to_string(threads) + " --out " + shell_quote(out.string()),
+                               dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return out;
+}
+
+TEST(PartitionedRun, EveryFileIsTheSequentialRunsAtAnyPartitionCount) {
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    const fs::path dir = scratch(c.name);
+    const fs::path one = run_with(dir, c.yaml, 1);
+    const std::string result = read_file(one / "result.json");
+    ASSERT_FALSE(result.empty());
+    const auto sequential = nlohmann::json::parse(read_file(one / "run.json"));
+    for (const int threads : {2, 3, 4, 8}) {
+      SCOPED_TRACE(testing::Message() << threads << " threads");
+      const fs::path many = run_with(dir, c.yaml, threads);
+      const auto run = nlohmann::json::parse(read_file(many / "run.json"));
+      ASSERT_EQ(run.value("partitions", 1), threads) << run.dump();
+      EXPECT_GT(run.value("lookahead_ps", int64_t{0}), 0);
+      EXPECT_EQ(read_file(many / "result.json"), result);
+      EXPECT_EQ(read_file(many / "flows.csv"), read_file(one / "flows.csv"));
+      EXPECT_EQ(read_file(many / "links.csv"), read_file(one / "links.csv"));
+      // The same events ran, not merely the same outcome.
+      EXPECT_EQ(run["events"], sequential["events"]);
+      EXPECT_EQ(run["sim_time_ps"], sequential["sim_time_ps"]);
+    }
+    fs::remove_all(dir);
+  }
+}
+
+TEST(PartitionedRun, TheCasesExerciseWhatTheyClaim) {
+  // Drops (the lossy case) and PAUSE frames (the PFC permutation) must really happen, or the
+  // comparison above would not cover the paths they take across partitions.
+  const fs::path dir = scratch("claims");
+  const auto result = [&](const Case& c) {
+    return nlohmann::json::parse(read_file(run_with(dir, c.yaml, 1) / "result.json"));
+  };
+  const auto lossy = result(kCases[3]);
+  EXPECT_GT(lossy["counters"]["dropped_packets"].get<int64_t>(), 0) << lossy["counters"].dump();
+  const auto pfc = result(kCases[0]);
+  EXPECT_GT(pfc["counters"]["pause_frames"].get<int64_t>(), 0) << pfc["counters"].dump();
+  const auto limited = result(kCases[5]);
+  EXPECT_FALSE(limited["completed"].get<bool>()) << "the time limit must cut the run short";
+  fs::remove_all(dir);
+}
+
+TEST(PartitionedRun, WhatCannotBeSplitRunsInOnePartitionAndSaysWhy) {
+  const fs::path dir = scratch("refused");
+  // A GPU scenario: the node layer and the collective engine react to completions from
+  // every partition at once.
+  const std::string gpu =
+      "name: g\nseed: 1\nfabric: {technology: ib, link: {rate: 400Gbps, cable: 3m}}\n"
+      "topology: {kind: rail, radix: 16}\nhosts: {count: 2, nics_per_host: 8}\n"
+      "node: {gpus_per_node: 8}\nworkload: {kind: collective, op: all_reduce, algorithm: ring, "
+      "protocol: simple, size: 8MiB}\n";
+  const auto one = read_file(run_with(dir, gpu, 1) / "result.json");
+  const fs::path two = run_with(dir, gpu, 2);
+  const auto run = nlohmann::json::parse(read_file(two / "run.json"));
+  EXPECT_EQ(run.value("partitions", 1), 1);
+  EXPECT_NE(run.value("partition_note", std::string()).find("GPU"), std::string::npos)
+      << run.dump();
+  EXPECT_EQ(read_file(two / "result.json"), one);
+  fs::remove_all(dir);
+}
+
+}  // namespace fabricsim::partitioned_run_test
