@@ -128,9 +128,10 @@ void add_run(CLI::App& app, Subcommands& c) {
   c.run->add_option("--out", c.run_args.out_dir,
                     "Directory for result.json, flows.csv and run.json (default: outputs.dir)");
   add_threads_option(c.run, c.run_args.sets,
-                     "Cores to use: a run's independent simulations (the ideal-network twin, "
-                     "scaling's node counts) side by side; the same as --set threads=N "
-                     "(docs/parallel.md)");
+                     "Cores to use: a packet-mode pattern run split into N partitions, or a "
+                     "run's independent simulations (the ideal-network twin, scaling's node "
+                     "counts) side by side; same results at any N; the same as --set "
+                     "threads=N (docs/parallel.md)");
 }
 
 void add_compare(CLI::App& app, Subcommands& c) {

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <exception>
@@ -38,6 +39,11 @@ enum class WindowsEnd {
 struct WindowsResult {
   WindowsEnd end = WindowsEnd::kDrained;
   int64_t end_ps = 0;  // the time of the last event run
+  // Where the wall time went (docs/parallel.md's projection): windows run, and per partition
+  // the seconds its thread spent running its events; the serial phases' seconds.
+  int64_t windows = 0;
+  std::vector<double> busy_seconds;
+  double serial_seconds = 0;
 };
 
 // Model (duck-typed; each call made as described, never concurrently for one partition):
@@ -69,10 +75,12 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
   bool first = true;
   int64_t ran_before = -1;  // partition events run when the last window was set
 
+  std::vector<double> busy(n, 0.0);
   auto run_part = [&](uint32_t p, bool allow_park, EventKey bound) {
     Partitions::Part& part = parts.part(p);
     set_current_partition(p);
     bool park = false;
+    const auto t0 = std::chrono::steady_clock::now();
     try {
       run_below(
           part.queue, part.now_ps, bound, part.events,
@@ -93,10 +101,22 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
       abort.store(true);
     }
     parked[p] = park ? 1 : 0;
+    busy[p] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
 
   // The serial phase: decides what the partitions do next (or that the run ends).
+  double serial_seconds = 0;
+  int64_t windows = 0;
   auto serial_phase = [&]() noexcept {
+    const auto t0 = std::chrono::steady_clock::now();
+    struct Timed {  // adds the phase's time however it returns
+      double& total;
+      std::chrono::steady_clock::time_point t0;
+      ~Timed() {
+        total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
+    } timed{serial_seconds, t0};
+    ++windows;
     const uint32_t saved = current_partition();
     set_current_partition(parts.serial());
     try {
@@ -133,7 +153,8 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
             return;
           }
           if (quiet && parts.mailbox_events() == 0 && model.crossing() == 0) {
-            result = WindowsResult{WindowsEnd::kDone, t.time_ps};
+            result.end = WindowsEnd::kDone;
+            result.end_ps = t.time_ps;
             phase = Phase::kExit;
             set_current_partition(saved);
             return;
@@ -164,7 +185,8 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
       if (!model.check_in()) {
         int64_t t = sched.now_ps;
         for (const EventKey& k : last_key) t = std::max(t, k.time_ps);
-        result = WindowsResult{WindowsEnd::kInterrupted, t};
+        result.end = WindowsEnd::kInterrupted;
+        result.end_ps = t;
         phase = Phase::kExit;
         set_current_partition(saved);
         return;
@@ -188,7 +210,8 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
         if (s == kNoEventKey && e == kNoEventKey) {
           int64_t t = sched.now_ps;
           for (const EventKey& k : last_key) t = std::max(t, k.time_ps);
-          result = WindowsResult{WindowsEnd::kDrained, t};
+          result.end = WindowsEnd::kDrained;
+          result.end_ps = t;
           phase = Phase::kExit;
           set_current_partition(saved);
           return;
@@ -198,7 +221,8 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
           sched.now_ps = ev.time_ps;
           last_serial = key_of(ev);
           if (!model.serial(ev)) {
-            result = WindowsResult{WindowsEnd::kStopped, ev.time_ps};
+            result.end = WindowsEnd::kStopped;
+            result.end_ps = ev.time_ps;
             phase = Phase::kExit;
             set_current_partition(saved);
             return;
@@ -237,6 +261,9 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
   worker(0);
   for (std::thread& t : pool) t.join();
   set_current_partition(0);
+  result.windows = windows;
+  result.busy_seconds = busy;
+  result.serial_seconds = serial_seconds;
   if (serial_error) std::rethrow_exception(serial_error);
   for (uint32_t p = 0; p < n; ++p) {
     if (parts.part(p).error) std::rethrow_exception(parts.part(p).error);

@@ -457,7 +457,13 @@ ordered_json run_stats_to_json(const scenario::RunStats& s) {
   j["peak_live_messages"] = s.peak_live_messages;
   if (s.partitions > 1 || !s.partition_note.empty()) {
     j["partitions"] = s.partitions;
-    if (s.partitions > 1) j["lookahead_ps"] = s.lookahead_ps;
+    if (s.partitions > 1) {
+      j["lookahead_ps"] = s.lookahead_ps;
+      j["windows"] = s.windows;
+      j["partition_events"] = s.partition_events;
+      j["partition_busy_seconds"] = s.partition_busy_seconds;
+      j["serial_seconds"] = s.serial_seconds;
+    }
     if (!s.partition_note.empty()) j["partition_note"] = s.partition_note;
   }
   return j;

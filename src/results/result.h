@@ -417,6 +417,13 @@ struct RunStats {
   int partitions = 1;
   int64_t lookahead_ps = 0;
   std::string partition_note;
+  // Where a partitioned run's wall time went (docs/parallel.md "What limits the speed-up"):
+  // the barriers (serial phases) it went through, the events each partition ran and the
+  // seconds its thread spent on them, and the serial phases' seconds.
+  int64_t windows = 0;
+  std::vector<int64_t> partition_events;
+  std::vector<double> partition_busy_seconds;
+  double serial_seconds = 0;
 };
 
 // The fabric's bill of materials (resolve/cost/bom.h), as compare and result.json show it.

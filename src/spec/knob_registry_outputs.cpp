@@ -36,11 +36,12 @@ const std::vector<Knob> kRunKnobs = {
     bind(
         {.path = "threads",
          .type = KnobType::kInt,
-         .description = "Cores the run may use: the independent simulations a run is made of "
-                        "(training.ideal_network's twin on the ideal network, scaling's node "
-                        "counts) run up to this many at once, each on its own core, with the "
-                        "same results at any count and the memory estimate summed over them; "
-                        "one simulation itself runs on one core (docs/parallel.md)",
+         .description = "Cores the run may use, with the same results at any count: a "
+                        "packet-mode pattern run on RoCE/IB RC is split into this many "
+                        "partitions run side by side (run.json says how, or why it was not); "
+                        "the independent simulations a run is made of (training.ideal_network's "
+                        "twin, scaling's node counts) run up to this many at once, the memory "
+                        "estimate summed over them (docs/parallel.md)",
          .source = "1: one core, as before; `nproc` tells the machine's",
          .min = Bound{1},
          .max = Bound{256}},

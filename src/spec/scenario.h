@@ -250,9 +250,11 @@ struct Scenario {
   // Simulated-time limit; 0 = run until every message completes. A run that hits the limit
   // reports unfinished flows rather than pretending they completed.
   int64_t stop_time_ps = 0;
-  // Cores the run may use (`threads`, `run --threads`): a run made of independent simulations
-  // (training.ideal_network's twin on the ideal network, the node counts of scaling) runs up
-  // to this many of them side by side (engine/run.cpp); the results are the same at any count.
+  // Cores the run may use (`threads`, `run --threads`): a packet-mode pattern run is split into
+  // this many partitions (engine/packet/partitioned_run.cpp); a run made of independent
+  // simulations (training.ideal_network's twin on the ideal network, the node counts of
+  // scaling) runs up to this many of them side by side (engine/run.cpp); the results are the
+  // same at any count.
   int threads = 1;
   std::string output_dir;  // where result files go ("" = none unless --out given)
   bool steady_window = false;  // outputs.steady_window: per-flow goodput over a steady window

@@ -40,7 +40,12 @@ scenario::RunResult sample_result() {
   r.completed = false;
   r.aggregate_throughput_gbps = 4276.53;
   r.counters.dropped_packets = 3;
-  r.run = {56128, 0.0049, 11431485.6, 17280, 4788224, 2'734'000'000, 0, 1, 0, {}};
+  r.run.events = 56128;
+  r.run.wall_seconds = 0.0049;
+  r.run.events_per_second = 11431485.6;
+  r.run.data_packet_hops = 17280;
+  r.run.peak_rss_bytes = 4788224;
+  r.run.sim_time_ps = 2'734'000'000;
   return r;
 }
 
@@ -65,7 +70,10 @@ TEST(ResultJson, NoRunStatsAndByteIdentical) {
   const scenario::RunResult r = sample_result();
   const std::string a = result_json_text(r);
   scenario::RunResult other = r;
-  other.run = {1, 99.0, 1.0, 2, 3, 4, 5, 1, 0, {}};  // host statistics differ between runs
+  other.run = scenario::RunStats{};  // host statistics differ between runs
+  other.run.events = 1;
+  other.run.wall_seconds = 99.0;
+  other.run.peak_rss_bytes = 3;
   EXPECT_EQ(a, result_json_text(r)) << "serialising twice must give the same bytes";
   EXPECT_EQ(a, result_json_text(other)) << "run statistics must not reach result.json";
   const auto j = nlohmann::json::parse(a);

@@ -445,6 +445,10 @@ RunResult harvest(Simulation& sim, bool finished, FlowRecorder& flows) {
   r.run.partitions = static_cast<int>(sim.partitions());
   r.run.lookahead_ps = sim.lookahead_ps();
   r.run.partition_note = sim.partition_note();
+  r.run.windows = sim.partition_profile().windows;
+  r.run.partition_events = sim.partition_profile().events;
+  r.run.partition_busy_seconds = sim.partition_profile().busy_seconds;
+  r.run.serial_seconds = sim.partition_profile().serial_seconds;
   r.run.sim_time_ps = r.sim_time_ps;
   return r;
 }

@@ -239,6 +239,15 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
     throw;
   }
   events_ = events_before + serial_events + parts.events();
+  PartitionProfile& prof = partition_profile_;
+  prof.windows += r.windows;
+  prof.events.resize(st.count, 0);
+  prof.busy_seconds.resize(st.count, 0.0);
+  for (uint32_t p = 0; p < st.count; ++p) {
+    prof.events[p] += parts.part(p).events;
+    prof.busy_seconds[p] += r.busy_seconds[p];
+  }
+  prof.serial_seconds += r.serial_seconds;
   parts.gather(r.end_ps, [](uint32_t kind, uint32_t target) {
     return net::Network::sequential_target(kind, target);
   });

@@ -108,6 +108,14 @@ class Simulation final : public Engine {
   uint32_t partitions() const;
   const std::string& partition_note() const { return partition_note_; }
   int64_t lookahead_ps() const;
+  // The latest partitioned run() call's profile (RunStats' windows, partition_events, ...).
+  struct PartitionProfile {
+    int64_t windows = 0;
+    std::vector<int64_t> events;
+    std::vector<double> busy_seconds;
+    double serial_seconds = 0;
+  };
+  const PartitionProfile& partition_profile() const { return partition_profile_; }
   // mode: hybrid: the steady-state skipper, else nullptr.
   const SteadySkip* hybrid() const { return hybrid_.get(); }
   // InfiniBand: the Subnet Manager's latest sweep (empty on RoCE): LIDs, route counts, engine
@@ -192,6 +200,7 @@ class Simulation final : public Engine {
   struct PartitionState;
   std::unique_ptr<PartitionState> part_;
   std::string partition_note_;
+  PartitionProfile partition_profile_;
   // Why this scenario cannot run partitioned ("" if it can).
   std::string partition_refusal() const;
   void plan_partitions();  // after everything is built
