@@ -277,13 +277,14 @@ void Network::push_control(uint32_t port, const Packet& f) {
 }
 
 // Per packet-hop: inlined into both transmits (out of line they cost ~3% of the k=16 bench).
-[[gnu::always_inline]] inline int64_t Network::start_frame(uint32_t port, const Packet& pkt) {
+[[gnu::always_inline]] inline int64_t Network::start_frame(uint32_t port, const Packet& pkt,
+                                                          int64_t now) {
   Port& p = ports_[port];
   const uint32_t wire = wire_bytes(pkt);
   const int64_t ser_ps = frame_serialization_ps(wire, p.rate_bps);
-  p.busy_until_ps = sched_.now() + ser_ps;
+  p.busy_until_ps = now + ser_ps;
   port_tx_bytes_[port] += wire;
-  if (tap_.on_transmit) tap_.on_transmit(tap_.ctx, sched_.now(), port, pkt);
+  if (tap_.on_transmit) tap_.on_transmit(tap_.ctx, now, port, pkt);
   return ser_ps;
 }
 
@@ -300,7 +301,7 @@ void Network::push_control(uint32_t port, const Packet& f) {
 void Network::transmit(uint32_t port, const Packet& pkt) {
   Port& p = ports_[port];
   const int64_t now = sched_.now();
-  const int64_t ser_ps = start_frame(port, pkt);
+  const int64_t ser_ps = start_frame(port, pkt, now);
   if (int_ && pkt.type == PacketType::kData) [[unlikely]] int_hop(port, pkt);
   if (p.up) {
     const int64_t arrive_ps = (p.far_cut_through ? now : now + ser_ps) + p.delay_ps;
@@ -339,13 +340,14 @@ void Network::transmit_control(uint32_t port) {
   Packet f = q.mac_ctrl.pop_front();
   p.mac_ctrl_pending = !q.mac_ctrl.empty();
   if (f.type == PacketType::kCredit) fill_credit_packet(port, f);  // the FCCL of now
-  const int64_t ser_ps = start_frame(port, f);
+  const int64_t now = sched_.now();
+  const int64_t ser_ps = start_frame(port, f, now);
   if (p.up) {
     // The far MAC acts on the whole frame (it checks the FCS) once it has crossed the cable:
     // serialization + propagation, no forwarding latency (802.1Qbb PFC frames and IBA flow-
     // control packets are consumed by the MAC / link layer and never enter the switch pipeline).
     // Every entry leaves a frame time after the previous one, so the line stays in order.
-    const int64_t arrive_ps = sched_.now() + ser_ps + q.prop_ps;
+    const int64_t arrive_ps = now + ser_ps + q.prop_ps;
     if (is_cut(port)) [[unlikely]] {
       send_across(port, true, InFlight{arrive_ps, f});
       arm_tx_done(port);

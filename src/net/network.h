@@ -551,7 +551,7 @@ class Network {
   // Sends the head of the port's MAC control queue (PAUSE or IB flow control).
   void transmit_control(uint32_t port);
   // Both transmits: the port is busy for the frame's serialization (returned), counted, tapped.
-  int64_t start_frame(uint32_t port, const Packet& pkt);
+  int64_t start_frame(uint32_t port, const Packet& pkt, int64_t now);
   // Both transmits: a port with more to send wakes when the frame is out.
   void arm_tx_done(uint32_t port);
   // Queues a PAUSE or IB flow-control packet ahead of every class (the caller wakes the port).

@@ -7,7 +7,8 @@
 
 namespace fabricsim::scenario {
 
-inline void Simulation::dispatch(const Event& ev) {
+// Always inlined: out of line (once two files used it) it cost 1.4 % of the k=16 benchmark.
+[[gnu::always_inline]] inline void Simulation::dispatch(const Event& ev) {
   switch (ev.kind()) {
     case kPortTxDone:
       net_.on_tx_done(ev.target);
