@@ -228,6 +228,8 @@ class Transport {
   // start partitioned.
   bool begin_partitioned(uint32_t partitions, const std::vector<uint16_t>& nic_partition);
   void end_partitioned();
+  // The serial phase between windows: what the transport defers to it (UET: freed ACK slots).
+  virtual void on_barrier() {}
   // Drops reported across partitions wait for the barrier (dropped_hook): the serial phase
   // accounts for them (pure accounting: a message's dropped bytes). Returns how many
   // kDropNotice events the sequential run had for them: one per NIC and drop instant.
@@ -253,6 +255,10 @@ class Transport {
     if (part_ == nullptr) [[likely]] return owed_;
     return part_[current_partition()].owed;
   }
+  bool partitioned() const { return part_ != nullptr; }
+  // begin_partitioned() / end_partitioned() tell the implementation (UET: its ACK table).
+  virtual void on_partitioned(uint32_t partitions) { (void)partitions; }
+  virtual void on_sequential() {}
   // What a message posted from `src_nic` owes goes to that NIC's partition (posts run in the
   // serial phase).
   Owed& owed_of_nic(uint32_t src_nic) {

@@ -26,6 +26,7 @@ bool Transport::begin_partitioned(uint32_t partitions,
   owed_ = Owed{};
   nic_partition_ = &nic_partition;
   part_ = part_slots_.data();
+  on_partitioned(partitions);
   return true;
 }
 
@@ -41,6 +42,7 @@ void Transport::end_partitioned() {
   }
   owed_ = total;
   apply_deferred_drops();  // none: the serial phase applied them (a run stopped early too)
+  on_sequential();
   part_ = nullptr;
   nic_partition_ = nullptr;
   part_slots_.clear();

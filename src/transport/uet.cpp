@@ -181,7 +181,7 @@ uint32_t UetTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_byt
                          size_bytes - static_cast<int64_t>(m.npkts - 1) * cfg_.mtu_bytes));
   const uint32_t id = msgs_.push_back(m);
   q.msgs.push_back(id);
-  ++owed().unacked;
+  ++owed_of_nic(src_nic).unacked;
   activate(id_pdc);
   return id;
 }
@@ -278,7 +278,7 @@ void UetTransport::send_packet(uint32_t id, Packet& p) {
   if (s != nullptr) {
     m = &msgs_[s->msg];
     ++m->retransmitted_packets;
-    ++counters_.retransmitted_packets;
+    ++ctr(counters_).retransmitted_packets;
   } else {
     if (q.snd_nxt - q.snd_una >= q.tx.size()) {  // the span outgrew the ring (send_state
       grow_tx(q);                                  // caps it at the PSN window)
@@ -327,8 +327,8 @@ void UetTransport::send_packet(uint32_t id, Packet& p) {
                                  (index + 1 == m->npkts ? net::kFlagLast : 0) |
                                  (ack_req ? kFlagAckReq : 0));
   m->sent_bytes += s->payload;
-  ++counters_.data_packets_sent;
-  counters_.data_bytes_sent += s->payload;
+  ++ctr(counters_).data_packets_sent;
+  ctr(counters_).data_bytes_sent += s->payload;
   if (q.timer_ps < 0) arm_timer(id, now + d_.rto_ps);
 }
 
@@ -369,7 +369,7 @@ void UetTransport::on_timer(uint32_t id) {
     arm_timer(id, oldest + d_.rto_ps);
     return;
   }
-  ++counters_.timeouts;
+  ++ctr(counters_).timeouts;
   uint32_t first_frame = 0;
   for (uint32_t psn = q.snd_una; psn != q.snd_nxt; ++psn) {
     UetTxSlot& s = q.tx[psn & mask];
@@ -455,7 +455,7 @@ void UetTransport::retire_front() {
 
 void UetTransport::on_ack(const Packet& p) {
   const AckInfo a = acks_.take(p.msg);
-  ++counters_.ack_packets;
+  ++ctr(counters_).ack_packets;
   const uint32_t id = p.qp;
   UetPdc& q = pdcs_[id];
   const int64_t now = sched_.now();
@@ -488,7 +488,7 @@ void UetTransport::on_ack(const Packet& p) {
       if (s.psn == psn && s.state == kSlotInFlight && s.sent_ps < q.rack_sent_ps &&
           now - s.sent_ps >= q.rack_rtt_ps + kSackReorderRtts * d_.network_rtt_ps) {
         queue_rtx(q, s);
-        ++counters_.sack_retransmits;
+        ++ctr(counters_).sack_retransmits;
       }
     }
   }
@@ -516,7 +516,7 @@ void UetTransport::rod_go_back(UetPdc& q, uint32_t from) {
 }
 
 void UetTransport::on_nack(const Packet& p) {
-  ++counters_.naks;
+  ++ctr(counters_).naks;
   const uint32_t id = p.qp;
   UetPdc& q = pdcs_[id];
   stop_speculating(q);

@@ -169,6 +169,10 @@ class UetTransport final : public NicCore<UetTransport> {
     retire_front();
   }
   const TransportCounters& counters() const override { return counters_; }
+  // Partitioned runs (transport.h): UET keeps its state per PDC end and per NIC; an ACK's
+  // details travel in acks_, whose partitioned slots are freed at the barriers.
+  bool partitionable() const override { return true; }
+  void on_barrier() override { acks_.flush_frees(); }
   int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const net::LinkConfig& link,
                        const net::SwitchConfig& sw, const net::NicConfig& nic) const override;
   double payload_rate_bps(int64_t link_rate_bps) const override;
@@ -265,7 +269,16 @@ class UetTransport final : public NicCore<UetTransport> {
   // Hands the oldest messages that nothing can change any more to retire_ and frees them.
   void retire_front();
   std::vector<UetPacer> pacers_;  // per NIC: its RCCC receiver pacer
+  // The receiver puts an ACK's details here, the sender takes them (Packet::msg is the slot).
+  // In a partitioned run the slots carry the receiver's partition (core/slot_table.h), so the
+  // numbers differ from a sequential run's: nothing may hash an ACK's msg (partitioned_run.cpp
+  // keeps UET on Dragonfly and multi-plane fabrics, whose routing can, on one partition).
   SlotTable<AckInfo> acks_;
+  TransportCounters& own_counters() override { return counters_; }
+  void on_partitioned(uint32_t partitions) override {
+    acks_.begin_partitioned(partitions, &current_partition);
+  }
+  void on_sequential() override { acks_.end_partitioned(); }
   std::vector<uint32_t> delivery_order_;
   std::unordered_map<uint64_t, uint32_t> pdc_index_;  // post time only
   TransportCounters counters_;

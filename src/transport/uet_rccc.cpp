@@ -35,7 +35,7 @@ void UetTransport::on_pacer(uint32_t nic) {
     // UecPullPacer::doNextEvent).
     const int64_t grant = std::min(need, kRcccCreditPerPullBytes);
     r.granted += grant;
-    ++counters_.credits_sent;
+    ++ctr(counters_).credits_sent;
     send_control(nic, pdcs_[id].src_nic, id, kCtlCredit, static_cast<uint32_t>(grant));
     if (r.granted < r.pull_target) {
       r.in_pacer = true;

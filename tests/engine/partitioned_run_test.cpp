@@ -3,8 +3,9 @@
 // sequential run's at 2, 3, 4 and 8 partitions, on scenarios that exercise every way a
 // partition touches another: data frames over cut cables, PFC PAUSE frames and InfiniBand
 // credit packets (whose lookahead is the propagation alone), CNPs, drops reported to a sender
-// in another partition, flows that start mid-run (serial events between windows), and a time
-// limit that stops the run mid-flight. run.json must say the run was split (a scenario that
+// in another partition, flows that start mid-run (serial events between windows), UET's
+// trimmed packets and its ACK details taken from another partition's table, and a time limit
+// that stops the run mid-flight. run.json must say the run was split (a scenario that
 // silently ran in one partition would pass the comparison without testing anything).
 #include <gtest/gtest.h>
 
@@ -55,6 +56,11 @@ const Case kCases[] = {
      "topology: {kind: fat_tree, tiers: 2, radix: 8}\nhosts: {count: 32}\n"
      "workload: {kind: pattern, pattern: poisson, load: 0.6, duration: 200us, "
      "size_distribution: web_search}\n"},
+    {"uet-nscc-trimming",  // UET: NSCC, trimmed packets NACKed, ACK slots across partitions
+     "name: u\nseed: 9\nfabric: {technology: uet, link: {rate: 100Gbps, cable: 3m}, "
+     "switch: {latency: 450ns, buffer: 512KiB}, uet: {nscc: true}}\n"
+     "topology: {kind: leaf_spine, radix: 12, oversubscription: 2}\nhosts: {count: 32}\n"
+     "workload: {kind: pattern, pattern: all_to_all, flow_size: 128KB}\n"},
     {"time-limit",  // stopped mid-flight: the partial results must agree too
      "name: t\nseed: 2\nfabric: {technology: roce, link: {rate: 100Gbps, cable: 3m}, "
      "switch: {latency: 450ns, buffer: 2MiB}, pfc: {enabled: true}}\n"
@@ -117,7 +123,9 @@ TEST(PartitionedRun, TheCasesExerciseWhatTheyClaim) {
   EXPECT_GT(lossy["counters"]["dropped_packets"].get<int64_t>(), 0) << lossy["counters"].dump();
   const auto pfc = result(kCases[0]);
   EXPECT_GT(pfc["counters"]["pause_frames"].get<int64_t>(), 0) << pfc["counters"].dump();
-  const auto limited = result(kCases[5]);
+  const auto uet = result(kCases[5]);
+  EXPECT_GT(uet["counters"]["trims"].get<int64_t>(), 0) << uet["counters"].dump();
+  const auto limited = result(kCases[6]);
   EXPECT_FALSE(limited["completed"].get<bool>()) << "the time limit must cut the run short";
   fs::remove_all(dir);
 }

@@ -48,14 +48,29 @@ std::string Simulation::partition_refusal() const {
     return "only pattern workloads are partitioned yet";
   }
   if (workload_->ping_pong() != nullptr) return "ping-pong reacts to completions";
-  if (roce_ == nullptr || !transport_->partitionable()) {
-    return "only the RoCE / InfiniBand RC transport is partitioned yet";
+  if (!transport_->partitionable()) {
+    return "only the RoCE / InfiniBand RC and UET transports are partitioned yet";
   }
-  if (roce_->config().service != transport::Service::kRc) return "only RC (not UC/UD) is partitioned yet";
-  // RDMA READ: both ends count a message's retransmissions; PLB: the requester moves the QP's
-  // entropy, which the responder's ACKs read.
-  if (roce_->config().operation == transport::Operation::kRead) return "RDMA READ is not partitioned yet";
-  if (roce_->config().plb.enabled) return "PLB is not partitioned yet";
+  if (roce_ != nullptr) {
+    if (roce_->config().service != transport::Service::kRc) {
+      return "only RC (not UC/UD) is partitioned yet";
+    }
+    // RDMA READ: both ends count a message's retransmissions; PLB: the requester moves the
+    // QP's entropy, which the responder's ACKs read.
+    if (roce_->config().operation == transport::Operation::kRead) {
+      return "RDMA READ is not partitioned yet";
+    }
+    if (roce_->config().plb.enabled) return "PLB is not partitioned yet";
+  }
+  if (sc_.technology == Technology::kUet) {
+    // RCCC: the receiver reads the sender's credit target; Dragonfly's Valiant/UGAL and a
+    // multi-plane NIC's per-message split hash a packet's msg, which for a UET ACK is a slot
+    // number that differs when partitioned (transport/uet.h acks_).
+    if (sc_.uet.rccc) return "UET's RCCC is not partitioned yet";
+    if (sc_.topology.kind == topo::TopologyKind::kDragonfly || sc_.topology.planes > 1) {
+      return "UET on Dragonfly or multi-plane fabrics is not partitioned yet";
+    }
+  }
   if (transport_->context_cache() != nullptr) return "the NIC context cache is not partitioned";
   if (te_ || steady_ || telemetry_ || hybrid_) {
     return "TE, the steady window, telemetry and hybrid read the whole fabric during the run";
@@ -170,7 +185,10 @@ struct WindowModel {
   bool serial(const Event& ev) { return on_serial(ev); }
   size_t join() { return net.join_cut_frames(far_partition); }
   // Drop reports deferred to the barrier: what their kDropNotice events did, counted as they.
-  void settle() { *serial_events += static_cast<int64_t>(transport.apply_deferred_drops()); }
+  void settle() {
+    transport.on_barrier();
+    *serial_events += static_cast<int64_t>(transport.apply_deferred_drops());
+  }
   int64_t* serial_events = nullptr;
   size_t crossing() const { return net.cut_frames_waiting(); }
   bool quiet(uint32_t p) const {
