@@ -13,12 +13,11 @@
 // propagation alone for PFC and IB flow-control frames, which the far MAC consumes.
 //
 // What runs partitioned: packet mode with a pattern workload (every message's start known
-// before the run) on the RoCE / InfiniBand RC transport, over a lossless fabric (PFC or IB
-// credits). Anything else runs sequentially, and run.json's "partition_note" says why: the
-// GPU node layer, collectives and the training engine react to completions from every
-// partition at once; drops are reported to the sender at the instant they happen (no
-// lookahead); hybrid, TE, the steady window, telemetry, capture, path recording, INT, SHARP,
-// the context cache and faults all read or write state across the fabric during the run.
+// before the run) on the RoCE / InfiniBand RC transport or UET. Anything else runs
+// sequentially, and run.json's "partition_note" says why (partition_refusal below; the GPU
+// node layer, collectives and the training engine react to completions from every partition
+// at once; hybrid, TE, the steady window, telemetry, capture, path recording, INT, SHARP, the
+// context cache and faults read or write state across the fabric during the run).
 #include <algorithm>
 #include <limits>
 
