@@ -193,25 +193,9 @@ bool EventQueue::min_key(int64_t& time_ps, uint32_t& order) const {
   return !first;
 }
 
-int64_t EventQueue::time_lower_bound() const {
-  if (size_ == 0) return std::numeric_limits<int64_t>::max();
-  if (const Event* e = peek_ready()) return e->time_ps;
-  const int level = __builtin_ctz(level_mask_);
-  const int digit = __builtin_ctzll(digit_mask_[level]);
-  const int shift = level * kDigitBits;
-  const int upper = shift + kDigitBits;
-  const uint64_t last = static_cast<uint64_t>(last_ps_);
-  const uint64_t high = upper >= 64 ? 0 : (last >> upper) << upper;
-  return static_cast<int64_t>(high | (static_cast<uint64_t>(digit) << shift));
-}
-
-bool EventQueue::next_below(int64_t time_ps, uint32_t order) const {
-  if (size_ == 0) return false;
-  if (const Event* e = peek_ready()) {
-    return e->time_ps != time_ps ? e->time_ps < time_ps : e->order < order;
-  }
+void EventQueue::earliest_bucket_range(int64_t& lo_ps, int64_t& hi_ps) const {
   // The lowest non-empty bucket holds times sharing last_ps_'s digits above its level and its
-  // own digit there: [lo, hi].
+  // own digit there.
   const int level = __builtin_ctz(level_mask_);
   const int digit = __builtin_ctzll(digit_mask_[level]);
   const int shift = level * kDigitBits;
@@ -219,9 +203,29 @@ bool EventQueue::next_below(int64_t time_ps, uint32_t order) const {
   const uint64_t last = static_cast<uint64_t>(last_ps_);
   const uint64_t high = upper >= 64 ? 0 : (last >> upper) << upper;
   const uint64_t lo = high | (static_cast<uint64_t>(digit) << shift);
-  const uint64_t hi = lo | ((uint64_t{1} << shift) - 1);
-  if (static_cast<int64_t>(hi) < time_ps) return true;
-  if (static_cast<int64_t>(lo) > time_ps) return false;
+  lo_ps = static_cast<int64_t>(lo);
+  hi_ps = static_cast<int64_t>(lo | ((uint64_t{1} << shift) - 1));
+}
+
+int64_t EventQueue::time_lower_bound() const {
+  if (size_ == 0) return std::numeric_limits<int64_t>::max();
+  if (const Event* e = peek_ready()) return e->time_ps;
+  int64_t lo = 0;
+  int64_t hi = 0;
+  earliest_bucket_range(lo, hi);
+  return lo;
+}
+
+bool EventQueue::next_below(int64_t time_ps, uint32_t order) const {
+  if (size_ == 0) return false;
+  if (const Event* e = peek_ready()) {
+    return e->time_ps != time_ps ? e->time_ps < time_ps : e->order < order;
+  }
+  int64_t lo = 0;
+  int64_t hi = 0;
+  earliest_bucket_range(lo, hi);
+  if (hi < time_ps) return true;
+  if (lo > time_ps) return false;
   int64_t t = 0;
   uint32_t o = 0;
   min_key(t, o);

@@ -224,6 +224,9 @@ class EventQueue {
   Event late_pop();
   Event pop_mixed();
   [[noreturn]] void past_event(int64_t time_ps) const;
+  // REQUIRES: the current instant consumed, some bucket non-empty. The times the earliest
+  // bucket can hold: [lo_ps, hi_ps].
+  void earliest_bucket_range(int64_t& lo_ps, int64_t& hi_ps) const;
 
   // buckets_[l][d]: events whose time first differs from last_ps_ in digit l, where it is d.
   // Every event of level l is later than every event of a lower level, and among one level's

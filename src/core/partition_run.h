@@ -104,6 +104,12 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
     busy[p] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
 
+  // The time of the last event run anywhere (where an interrupted or drained run ends).
+  auto last_time = [&] {
+    int64_t t = sched.now_ps;
+    for (const EventKey& k : last_key) t = std::max(t, k.time_ps);
+    return t;
+  };
   // The serial phase: decides what the partitions do next (or that the run ends).
   double serial_seconds = 0;
   int64_t windows = 0;
@@ -183,10 +189,8 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
       parts.join_mailboxes();
       model.join();
       if (!model.check_in()) {
-        int64_t t = sched.now_ps;
-        for (const EventKey& k : last_key) t = std::max(t, k.time_ps);
         result.end = WindowsEnd::kInterrupted;
-        result.end_ps = t;
+        result.end_ps = last_time();
         phase = Phase::kExit;
         set_current_partition(saved);
         return;
@@ -208,10 +212,8 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
         ran_before = ran;
         const EventKey e = exact ? parts.earliest_partition_key() : EventKey{lb, 0};
         if (s == kNoEventKey && e == kNoEventKey) {
-          int64_t t = sched.now_ps;
-          for (const EventKey& k : last_key) t = std::max(t, k.time_ps);
           result.end = WindowsEnd::kDrained;
-          result.end_ps = t;
+          result.end_ps = last_time();
           phase = Phase::kExit;
           set_current_partition(saved);
           return;
