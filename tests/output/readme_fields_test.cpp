@@ -153,7 +153,11 @@ TEST(ReadmeFields, ResultJsonFieldsAreAllListedAndNoneInvented) {
 
 TEST(ReadmeFields, RunJsonKeysAreListed) {
   std::set<std::string> leaves, parents;
-  flatten(run_stats_to_json(scenario::RunStats{}), "", leaves, parents);
+  // Every key a run can write: a split run's profile and a refusal's note included.
+  scenario::RunStats stats;
+  stats.partitions = 2;
+  stats.partition_note = "why";
+  flatten(run_stats_to_json(stats), "", leaves, parents);
   EXPECT_EQ(readme_keys("run.json"), leaves);
 }
 
