@@ -164,23 +164,20 @@ void Simulation::plan_partitions() {
   part_ = std::move(st);
 }
 
-namespace {
-
-// run_windows' view of the simulation (core/partition_run.h).
-struct WindowModel {
+// run_windows' view of the simulation (core/partition_run.h). A member of Simulation so that a
+// partition's events go to dispatch() directly (inlined), as the sequential loop's do.
+struct Simulation::WindowModel {
   Simulation& sim;
   net::Network& net;
   transport::Transport& transport;
   workload::Workload& workload;
-  const std::vector<uint16_t>& nic_partition;
   const std::vector<uint16_t>& far_partition;
   // The serial events' handling, as the sequential loop's (simulation.cpp): the stop markers
   // and the rest.
   std::function<bool(const Event&)> on_serial;
   std::function<bool()> on_check_in;
 
-  void handle(const Event& ev) { sim_dispatch(ev); }
-  std::function<void(const Event&)> sim_dispatch;
+  void handle(const Event& ev) { sim.dispatch(ev); }
   bool serial(const Event& ev) { return on_serial(ev); }
   size_t join() { return net.join_cut_frames(far_partition); }
   // Drop reports deferred to the barrier: what their kDropNotice events did, counted as they.
@@ -196,8 +193,6 @@ struct WindowModel {
   bool serial_quiet() const { return workload.all_posted(); }
   bool check_in() { return on_check_in(); }
 };
-
-}  // namespace
 
 bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progress,
                                  const StopFlag* stop) {
@@ -223,8 +218,7 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
   });
   int64_t serial_events = 0;
   int64_t next_check = events_ + kCheckEveryEvents;
-  WindowModel m{*this, net_, *transport_, *workload_, st.tables.nic, st.tables.far_port, {}, {}, {}};
-  m.sim_dispatch = [this](const Event& ev) { dispatch(ev); };
+  WindowModel m{*this, net_, *transport_, *workload_, st.tables.far_port, {}, {}, {}};
   m.serial_events = &serial_events;
   m.on_serial = [&](const Event& ev) {
     if (ev.kind() == kStopMarker) {

@@ -198,6 +198,7 @@ class Simulation final : public Engine {
   std::atomic<uint64_t> delivered_{0};
   // Partitioned runs (engine/packet/partitioned_run.cpp).
   struct PartitionState;
+  struct WindowModel;
   std::unique_ptr<PartitionState> part_;
   std::string partition_note_;
   PartitionProfile partition_profile_;
