@@ -16,12 +16,15 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/cli_runner.h"
+#include "engine/run.h"
+#include "spec/load.h"
 
 namespace fabricsim::partitioned_run_test {
 namespace fs = std::filesystem;
 using test_support::read_file;
 using test_support::run_fabricsim;
 using test_support::shell_quote;
+using scenario::load_scenario_string;
 
 struct Case {
   const char* name;
@@ -128,6 +131,32 @@ TEST(PartitionedRun, TheCasesExerciseWhatTheyClaim) {
   const auto limited = result(kCases[6]);
   EXPECT_FALSE(limited["completed"].get<bool>()) << "the time limit must cut the run short";
   fs::remove_all(dir);
+}
+
+TEST(PartitionedRun, ProgressFollowsThePartitionsNotTheSerialClock) {
+  // A k=8 PFC permutation of 2 MB flows (~1.1 M events), split in two: every message is
+  // posted at time 0 (the serial clock's last event), so a progress line reading the serial
+  // clock would stand still.
+  scenario::RunOptions options;
+  std::vector<scenario::ProgressSample> samples;
+  options.progress = [&](const scenario::ProgressSample& s) { samples.push_back(s); };
+  const std::string yaml =
+      "name: p\nseed: 1\nfabric: {technology: roce, link: {rate: 100Gbps, cable: 3m}, "
+      "switch: {latency: 450ns, buffer: 64MiB}, pfc: {enabled: true}, roce: {mtu: 4000B}}\n"
+      "topology: {kind: fat_tree, tiers: 3, radix: 8}\nhosts: {count: 128}\n"
+      "workload: {kind: pattern, pattern: permutation, flow_size: 2000000B}\nthreads: 2\n";
+  const scenario::RunResult r =
+      scenario::run_scenario(load_scenario_string(yaml, "p.yaml").scenario, options);
+  ASSERT_TRUE(r.completed);
+  ASSERT_GE(samples.size(), 3u) << "checked every 2^18 events";
+  for (size_t i = 1; i + 1 < samples.size(); ++i) {
+    EXPECT_GT(samples[i].sim_time_ps, samples[i - 1].sim_time_ps) << i;
+    EXPECT_GE(samples[i].fraction, samples[i - 1].fraction) << i;
+    EXPECT_GT(samples[i].events, samples[i - 1].events) << i;
+  }
+  EXPECT_GT(samples[samples.size() - 2].fraction, 0.0);
+  EXPECT_EQ(samples.back().fraction, 1.0);
+  EXPECT_EQ(samples.back().sim_time_ps, r.run.sim_time_ps);
 }
 
 TEST(PartitionedRun, WhatCannotBeSplitRunsInOnePartitionAndSaysWhy) {

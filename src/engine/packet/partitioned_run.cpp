@@ -236,11 +236,17 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
     events_ = events_before + serial_events + parts.events();
     if (events_ < next_check && !(stop && *stop)) return true;
     next_check = events_ + kCheckEveryEvents;
-    if (!check_in(stop_time_ps, progress, stop)) {
-      interrupted = true;
-      return false;
+    // Where the run stands for the progress line: every partition has run up to the bound of
+    // the window just ended (the serial clock is only the last serial event's time), shown
+    // for the check and put back after it.
+    const int64_t serial_clock = sched_.now_ps;
+    if (parts.bound().time_ps != kNoEventKey.time_ps) {
+      sched_.now_ps = std::max(sched_.now_ps, parts.bound().time_ps);
     }
-    return true;
+    const bool go_on = check_in(stop_time_ps, progress, stop);
+    sched_.now_ps = serial_clock;
+    if (!go_on) interrupted = true;
+    return go_on;
   };
   WindowsResult r;
   try {
