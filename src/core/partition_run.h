@@ -123,12 +123,19 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
       }
     } timed{serial_seconds, t0};
     ++windows;
-    const uint32_t saved = current_partition();
-    set_current_partition(parts.serial());
+    struct Serial {  // the serial phase's partition index, the thread's own back however it ends
+      uint32_t saved = current_partition();
+      explicit Serial(uint32_t serial) { set_current_partition(serial); }
+      ~Serial() { set_current_partition(saved); }
+    } serial_scope{parts.serial()};
+    auto finish = [&](WindowsEnd end, int64_t end_ps) {
+      result.end = end;
+      result.end_ps = end_ps;
+      phase = Phase::kExit;
+    };
     try {
       if (abort.load()) {
         phase = Phase::kExit;
-        set_current_partition(saved);
         return;
       }
       model.settle();
@@ -155,32 +162,18 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
           }
           if (abort.load()) {
             phase = Phase::kExit;
-            set_current_partition(saved);
-            return;
+          } else if (quiet && parts.mailbox_events() == 0 && model.crossing() == 0) {
+            finish(WindowsEnd::kDone, t.time_ps);
+          } else {
+            phase = Phase::kRun;  // not over: go on to the bound, parking again
           }
-          if (quiet && parts.mailbox_events() == 0 && model.crossing() == 0) {
-            result.end = WindowsEnd::kDone;
-            result.end_ps = t.time_ps;
-            phase = Phase::kExit;
-            set_current_partition(saved);
-            return;
-          }
-          phase = Phase::kRun;  // not over: go on to the bound, parking again
-          set_current_partition(saved);
           return;
         }
-        if (any_parked && !all_parked) {
-          // Some partition never became quiet in this window: nothing ends in it. The parked
-          // ones go on to the bound (parking would only stop them again).
+        if (any_parked) {
+          // Some partition never became quiet in this window, or frames are crossing: nothing
+          // ends in it. The parked ones go on to the bound (parking would only stop them again).
           park_mode = false;
           phase = Phase::kRun;
-          set_current_partition(saved);
-          return;
-        }
-        if (any_parked) {  // all parked, but frames are crossing: nothing ends in this window
-          park_mode = false;
-          phase = Phase::kRun;
-          set_current_partition(saved);
           return;
         }
       }
@@ -189,10 +182,7 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
       parts.join_mailboxes();
       model.join();
       if (!model.check_in()) {
-        result.end = WindowsEnd::kInterrupted;
-        result.end_ps = last_time();
-        phase = Phase::kExit;
-        set_current_partition(saved);
+        finish(WindowsEnd::kInterrupted, last_time());
         return;
       }
       for (;;) {
@@ -203,19 +193,15 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
         // which nothing ran (an idle stretch) takes the exact key, so that idle time is
         // skipped in one step instead of lookahead by lookahead.
         const int64_t ran = parts.events();
-        const int64_t lb = std::max(parts.partition_time_lower_bound(), parts.bound().time_ps ==
-                                    kNoEventKey.time_ps ? std::numeric_limits<int64_t>::min()
-                                                        : parts.bound().time_ps);
+        int64_t lb = parts.partition_time_lower_bound();
+        if (parts.bound() != kNoEventKey) lb = std::max(lb, parts.bound().time_ps);
         const bool exact = ran == ran_before || s.time_ps <= lb ||
                            s.time_ps - lb <= parts.lookahead_ps() ||
                            lb == std::numeric_limits<int64_t>::max();
         ran_before = ran;
         const EventKey e = exact ? parts.earliest_partition_key() : EventKey{lb, 0};
         if (s == kNoEventKey && e == kNoEventKey) {
-          result.end = WindowsEnd::kDrained;
-          result.end_ps = last_time();
-          phase = Phase::kExit;
-          set_current_partition(saved);
+          finish(WindowsEnd::kDrained, last_time());
           return;
         }
         if (s < e) {
@@ -223,10 +209,7 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
           sched.now_ps = ev.time_ps;
           last_serial = key_of(ev);
           if (!model.serial(ev)) {
-            result.end = WindowsEnd::kStopped;
-            result.end_ps = ev.time_ps;
-            phase = Phase::kExit;
-            set_current_partition(saved);
+            finish(WindowsEnd::kStopped, ev.time_ps);
             return;
           }
           continue;
@@ -241,7 +224,6 @@ WindowsResult run_windows(Partitions& parts, Scheduler& sched, Model& model, uin
       abort.store(true);
       phase = Phase::kExit;
     }
-    set_current_partition(saved);
   };
 
   // park_mode is re-read by the workers after each barrier: a window where it was turned off

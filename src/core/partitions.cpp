@@ -97,15 +97,8 @@ void Partitions::push(int64_t time_ps, uint32_t kind, uint32_t target, uint32_t 
   }
   // Another partition's (or the serial list's) event from inside a window: it may not come
   // before the window's end, or that partition could already have run past it.
-  if (EventKey{time_ps, 0} < EventKey{bound_.time_ps, 0}) {
-    lookahead_violation(time_ps, kind, from, to);
-  }
-  Event e{};
-  e.time_ps = time_ps;
-  e.target = target;
-  e.seq = owner;  // carried in the mailbox; the destination list gives it its own sequence
-  e.order = kind;
-  parts_[from].out[to].push_back(e);
+  if (time_ps < bound_.time_ps) lookahead_violation(time_ps, kind, from, to);
+  parts_[from].out[to].push_back(Mail{time_ps, kind, target, owner});
 }
 
 void Partitions::lookahead_violation(int64_t time_ps, uint32_t kind, uint32_t from,
@@ -122,11 +115,9 @@ void Partitions::join_mailboxes() {
   // In partition order, each in the order it was filled: the same at any thread count.
   for (uint32_t from = 0; from < count_; ++from) {
     for (uint32_t to = 0; to <= count_; ++to) {
-      std::vector<Event>& box = parts_[from].out[to];
+      std::vector<Mail>& box = parts_[from].out[to];
       EventQueue& dest = to == count_ ? sched_.queue : parts_[to].queue;
-      for (const Event& e : box) {
-        dest.push(e.time_ps, e.order, e.target, static_cast<uint32_t>(e.seq));
-      }
+      for (const Mail& m : box) dest.push(m.time_ps, m.kind, m.target, m.owner);
       box.clear();
     }
   }

@@ -88,12 +88,19 @@ class Partitions {
   int64_t lookahead_ps() const { return lookahead_ps_; }
   uint32_t route(uint32_t kind, uint32_t owner) const;
 
+  // An event pushed for another partition: what Scheduler::at was given.
+  struct Mail {
+    int64_t time_ps;
+    uint32_t kind;
+    uint32_t target;
+    uint32_t owner;
+  };
   struct Part {
     EventQueue queue;
     int64_t now_ps = 0;
     int64_t events = 0;  // events this partition ran
     // Events for other partitions (and the serial list), joined at the barrier: per target.
-    std::vector<std::vector<Event>> out;
+    std::vector<std::vector<Mail>> out;
     std::exception_ptr error;  // the first exception a handler threw here
   };
   Part& part(uint32_t p) { return parts_[p]; }

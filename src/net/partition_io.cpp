@@ -74,37 +74,31 @@ void Network::end_partitioned() {
 }
 
 void Network::send_across(uint32_t port, bool control, const InFlight& frame) {
+  // REQUIRES is_cut(port) (transmit's test, or a frame join_cut_frames puts on the cable).
   const uint32_t p = current_partition();
-  if (part_ == nullptr || p + 1 >= part_slots_.size()) {
-    // Not inside a window (the serial phase, or no partitioned run): straight onto the cable.
-    Port& pt = ports_[port];
-    if (control) {
-      PortQueues& q = queues_[port];
-      q.ctrl_line.push_back(frame);
-      if (!q.ctrl_arrive_pending) {
-        sched_.at(frame.arrive_ps, kCtrlArrive, is_cut(port) ? (port | kCutArrival) : port, port);
-        q.ctrl_arrive_pending = true;
-      }
-    } else if (is_cut(port)) {  // the far end's line
-      CutLine& c = cut_lines_[port];
-      c.line.push_back(frame);
-      if (!c.arrive_pending) {
-        sched_.at(frame.arrive_ps, kLinkArrive, port | kCutArrival, port);
-        c.arrive_pending = true;
-      }
-    } else {
-      pt.line.push_back(frame);
-      if (!pt.arrive_event_pending) {
-        sched_.at(frame.arrive_ps, kLinkArrive, port);
-        pt.arrive_event_pending = true;
-      }
+  if (p + 1 < part_slots_.size()) {  // inside a window: to the outbox until the barrier
+    // Data frames are counted in flight in the partition that holds them (control frames
+    // never are): the sender's until the barrier moves them to the far end's.
+    if (!control) --part_[p].in_flight;
+    part_[p].out.push_back(CutFrame{port, control, frame});
+    return;
+  }
+  // The serial phase: straight onto the cable, in the far end's line.
+  if (control) {
+    PortQueues& q = queues_[port];
+    q.ctrl_line.push_back(frame);
+    if (!q.ctrl_arrive_pending) {
+      sched_.at(frame.arrive_ps, kCtrlArrive, port | kCutArrival, port);
+      q.ctrl_arrive_pending = true;
     }
     return;
   }
-  // Data frames are counted in flight in the partition that holds them (control frames never
-  // are): the sender's until the barrier moves it to the far end's.
-  if (!control) --part_[p].in_flight;
-  part_[p].out.push_back(CutFrame{port, control, frame});
+  CutLine& c = cut_lines_[port];
+  c.line.push_back(frame);
+  if (!c.arrive_pending) {
+    sched_.at(frame.arrive_ps, kLinkArrive, port | kCutArrival, port);
+    c.arrive_pending = true;
+  }
 }
 
 size_t Network::join_cut_frames(const std::vector<uint16_t>& far_partition) {
