@@ -303,7 +303,7 @@ int64_t GpuNet::post_time(int64_t latency_ps, double rate_bps, int64_t bytes,
 }
 
 void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
-                  int64_t delay_ps, uint64_t connection, int32_t weight) {
+                  int64_t delay_ps, uint64_t connection, int32_t weight, uint32_t channel) {
   if (src_gpu == dst_gpu || src_gpu >= gpus_ || dst_gpu >= gpus_ || bytes < 0 || delay_ps < 0) {
     throw std::logic_error("GpuNet::send: bad GPU pair, size or delay");
   }
@@ -321,6 +321,7 @@ void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t co
   s.cookie = cookie;
   s.connection = connection;
   s.weight = weight;
+  s.channel = channel;
   if (delay_ps > 0) {
     schedule(slot, sched_.now() + delay_ps);
   } else {
@@ -516,7 +517,7 @@ void GpuNet::on_event(uint32_t target) {
         }
         return;
       }
-      transport_.post(s.src_nic, s.dst_nic, s.bytes, kTagBit | slot);
+      transport_.post_channel(s.src_nic, s.dst_nic, s.bytes, kTagBit | slot, s.channel);
       return;
     case Step::kIdealDelivered:
       delivered(slot);

@@ -74,7 +74,8 @@ class GpuNet final : public RankTransport {
   GpuNet& operator=(const GpuNet&) = delete;
 
   void send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
-            int64_t delay_ps = 0, uint64_t connection = 0, int32_t weight = 1) override;
+            int64_t delay_ps = 0, uint64_t connection = 0, int32_t weight = 1,
+            uint32_t channel = 0) override;
   bool weighted_sends() const override { return true; }
   void timer(int64_t delay_ps, uint64_t cookie) override;
   int64_t now_ps() const override { return sched_.now(); }
@@ -168,6 +169,7 @@ class GpuNet final : public RankTransport {
     int32_t sharp_tree = -1;        // a SHARP operation: the tree its NIC streams into
     uint64_t connection = 0;        // NVLink: the ordering domain (RankTransport::send)
     int32_t weight = 1;             // NVLink: folded connections (RankTransport::send)
+    uint32_t channel = 0;           // the NCCL channel: its network connection (post_channel)
   };
   static constexpr uint32_t kNone = ~uint32_t{0};
   // NVLink transfers of one connection go in order: one at a time, the next when the previous
@@ -294,7 +296,10 @@ class GpuNet final : public RankTransport {
   };
   FlatMap<ConnKey, PairQueue, ConnKeyHash> conn_queues_;
   // node.ideal_fabric: per (sending NIC x NICs + receiving NIC) with a send on the line, the
-  // sends waiting behind it; erased when the pair goes idle.
+  // sends waiting behind it; erased when the pair goes idle. Every NCCL channel's messages
+  // between the pair wait in one line, though the real transport gives each channel its own
+  // queue pair: sent one after another, a message's per-step latency overlaps the next one's
+  // bytes, the best schedule the NIC could follow, so the ideal step stays a bound.
   FlatMap<uint64_t, PairQueue, IdentityHash> ideal_pairs_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;

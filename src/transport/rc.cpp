@@ -74,12 +74,24 @@ uint8_t RoceTransport::bind_plane(uint32_t qp_id, uint32_t src_nic) {
   return static_cast<uint8_t>(plane);
 }
 
-uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl) {
-  // qps_per_pair QPs per (source, destination, service level): a QP's packets all use one SL.
-  // They are created together with the pair's first message, and messages take them in turn.
+uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl, uint32_t channel) {
+  // qps_per_pair QPs per (source, destination, service level, NCCL channel): a QP's packets all
+  // use one SL. They are created together with the pair's first message, and messages take them
+  // in turn.
   const uint64_t key = (static_cast<uint64_t>(src_nic) << 34) |
                        (static_cast<uint64_t>(dst_nic) << 4) | static_cast<uint64_t>(sl);
-  auto [it, inserted] = qp_index_.try_emplace(key, static_cast<uint32_t>(qps_.size()));
+  const auto next_id = static_cast<uint32_t>(qps_.size());
+  uint32_t first_qp = next_id;
+  bool inserted = false;
+  if (channel == 0) {
+    const auto [it, fresh] = qp_index_.try_emplace(key, next_id);
+    first_qp = it->second;
+    inserted = fresh;
+  } else {
+    const auto [it, fresh] = channel_qp_index_.try_emplace(ChannelKey{key, channel}, next_id);
+    first_qp = it->second;
+    inserted = fresh;
+  }
   const auto per_pair = static_cast<uint32_t>(cfg_.qps_per_pair);
   for (uint32_t k = 0; inserted && k < per_pair; ++k) {
     const auto qp_id = static_cast<uint32_t>(qps_.size());
@@ -87,7 +99,12 @@ uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl) {
     q.src_nic = src_nic;
     q.dst_nic = dst_nic;
     q.sl = static_cast<uint8_t>(sl);
+    // Channel 0's identity is the pair's as before channels had their own QPs.
     uint64_t ident = key ^ (0xD6E8FEB86659FD93ull * (k + 1));
+    if (channel != 0) {
+      uint64_t salt = 0xA24BAED4963EE407ull * channel;
+      ident ^= splitmix64(salt);
+    }
     q.path_key = splitmix64(ident);
     if (ib()) {
       if (planes_ > 1) q.plane = bind_plane(qp_id, src_nic);
@@ -107,22 +124,32 @@ uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl) {
       ctx_.add_connection(dst_nic, qp_id);
     }
   }
-  if (per_pair == 1) return it->second;
-  const uint32_t pair = it->second / per_pair;  // every pair has per_pair consecutive QPs
+  if (per_pair == 1) return first_qp;
+  const uint32_t pair = first_qp / per_pair;  // every pair has per_pair consecutive QPs
   if (pair >= pair_next_.size()) pair_next_.resize(pair + 1, 0);
-  const uint32_t qp_id = it->second + pair_next_[pair];
+  const uint32_t qp_id = first_qp + pair_next_[pair];
   pair_next_[pair] = (pair_next_[pair] + 1) % per_pair;
   return qp_id;
 }
 
 uint32_t RoceTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
                              uint64_t tag, int sl) {
+  return post_on(qp_for(src_nic, dst_nic, sl < 0 ? cfg_.sl : sl), src_nic, dst_nic, size_bytes,
+                 tag);
+}
+
+uint32_t RoceTransport::post_channel(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
+                                     uint64_t tag, uint32_t channel) {
+  return post_on(qp_for(src_nic, dst_nic, cfg_.sl, channel), src_nic, dst_nic, size_bytes, tag);
+}
+
+uint32_t RoceTransport::post_on(uint32_t qp_id, uint32_t src_nic, uint32_t dst_nic,
+                                int64_t size_bytes, uint64_t tag) {
   if (cfg_.service == Service::kUd && size_bytes > cfg_.mtu_bytes) {
     throw InputError("fabric.transport.service",
                      "a UD message is one packet: " + std::to_string(size_bytes) +
                          " bytes exceed the MTU of " + std::to_string(cfg_.mtu_bytes));
   }
-  const uint32_t qp_id = qp_for(src_nic, dst_nic, sl < 0 ? cfg_.sl : sl);
   if (post_hook_) [[unlikely]] post_hook_(post_hook_ctx_, qp_id);  // mode: hybrid
   Qp& q = qps_[qp_id];
   Message m;

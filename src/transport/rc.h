@@ -91,7 +91,7 @@ struct Qp {
   uint16_t congested_rounds = 0;
   uint16_t repaths = 0;
   uint16_t round_cnps = 0;       // CNPs received in the current round (DCQCN: PLB's signal)
-  // Who the QP is: a hash of (source, destination, SL, index within the pair), never its
+  // Who the QP is: a hash of (source, destination, SL, channel, index within the pair), never its
   // creation order, so its entropy is the same whichever NIC posted first (core/event_queue.h).
   uint64_t path_key = 0;
   // Spraying (requester, transport/rc_spray.cpp): data packets sent so far, and this round's
@@ -149,6 +149,10 @@ class RoceTransport final : public NicCore<RoceTransport> {
   // of that pair and service level (-1 = cfg.sl); returns the message id.
   uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
                 int sl = -1) override;
+  // The same on the QPs of NCCL channel `channel` (cfg.sl): each channel its own qps_per_pair
+  // QPs per NIC pair (Transport::post_channel).
+  uint32_t post_channel(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
+                        uint32_t channel) override;
   // InfiniBand: the LIDs the Subnet Managers assigned and the SL -> VL map; packets then carry
   // DLIDs and their SL's VL. nic_lid[p * NICs + nic]: the LID of NIC nic's port on plane p, one
   // subnet per plane (routing/plane_subnets.h). With `planes` > 1 every QP is bound at its
@@ -188,8 +192,8 @@ class RoceTransport final : public NicCore<RoceTransport> {
   // The QP a message from src to dst on service level `sl` (-1 = the configured one) takes,
   // made and rotated exactly as post() does: the flow engine (engine/flow) reads its header
   // fields to walk the path packet mode would give the message.
-  uint32_t open_qp(uint32_t src_nic, uint32_t dst_nic, int sl) {
-    return qp_for(src_nic, dst_nic, sl < 0 ? cfg_.sl : sl);
+  uint32_t open_qp(uint32_t src_nic, uint32_t dst_nic, int sl, uint32_t channel = 0) {
+    return qp_for(src_nic, dst_nic, sl < 0 ? cfg_.sl : sl, channel);
   }
   uint32_t num_qps() const { return static_cast<uint32_t>(qps_.size()); }
   const TransportCounters& counters() const override { return counters_; }
@@ -286,7 +290,9 @@ class RoceTransport final : public NicCore<RoceTransport> {
   // snd_una advanced: lost acknowledgements and READ packets below it are recovered.
   void check_acked_recovered(Qp& q);
 
-  uint32_t qp_for(uint32_t src_nic, uint32_t dst_nic, int sl);
+  uint32_t qp_for(uint32_t src_nic, uint32_t dst_nic, int sl, uint32_t channel = 0);
+  uint32_t post_on(uint32_t qp_id, uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
+                   uint64_t tag);
   bool ib() const { return cfg_.link_layer == LinkLayer::kInfiniband; }
   bool reliable() const { return cfg_.service == Service::kRc; }
   void accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce);
@@ -381,7 +387,20 @@ class RoceTransport final : public NicCore<RoceTransport> {
   }
   uint8_t bind_plane(uint32_t qp_id, uint32_t src_nic);
   uint8_t sl_to_vl_[16] = {};
-  std::unordered_map<uint64_t, uint32_t> qp_index_;  // (src << 32 | dst) -> QP; post time only
+  // (src << 34 | dst << 4 | sl) -> the pair's first QP of channel 0; post time only.
+  std::unordered_map<uint64_t, uint32_t> qp_index_;
+  // The same for NCCL channels > 0 (post_channel), keyed by (that key, channel).
+  struct ChannelKey {
+    uint64_t pair = 0;
+    uint32_t channel = 0;
+    bool operator==(const ChannelKey&) const = default;
+  };
+  struct ChannelKeyHash {
+    size_t operator()(const ChannelKey& k) const {
+      return static_cast<size_t>(k.pair * 0x9E3779B97F4A7C15ull ^ k.channel);
+    }
+  };
+  std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> channel_qp_index_;
   // qps_per_pair > 1: per pair (its first QP / qps_per_pair), the pair's QP the next message
   // takes.
   std::vector<uint32_t> pair_next_;

@@ -141,6 +141,17 @@ class Transport {
   // traffic class (-1 = the transport's default). Returns the message id (dense, from 0).
   virtual uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
                         int sl = -1) = 0;
+  // Posts a message of NCCL channel `channel`'s connection between the two NICs. NCCL gives
+  // every channel its own network connection to a peer (src/transport/net.cc sendProxyConnect:
+  // one ncclNet connect per channelId, each with NCCL_IB_QPS_PER_CONNECTION queue pairs), so
+  // channels do not queue behind each other and take their own ECMP paths. Channel 0 is the
+  // connection post() uses. Transports with one connection per NIC pair (UET's PDC, TCP's
+  // connections here) post as post() does.
+  virtual uint32_t post_channel(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
+                                uint64_t tag, uint32_t channel) {
+    (void)channel;
+    return post(src_nic, dst_nic, size_bytes, tag);
+  }
   // Called once per message when the receiving application sees its last byte.
   std::function<void(uint32_t msg)> on_delivered;
 

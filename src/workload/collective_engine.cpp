@@ -306,7 +306,7 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
       // The connection: this collective's plan connection (NCCL's channel), so one
       // connection's steps go in order and channels share NVLink (RankTransport::send).
       rt_.send(c.src, c.dst, wire, ck, c.delay_ps, (static_cast<uint64_t>(id) << 32 | e) + 1,
-               c.weight);
+               c.weight, c.channel);
     } else if (c.kind == ConnKind::kSharp) {
       rt_.sharp_allreduce(static_cast<int>(c.group), c.src, wire, ck);
     } else {
@@ -422,7 +422,13 @@ double CollectiveEngine::work_done() const {
   for (size_t id = first_live_; id < running_.size(); ++id) {
     const detail::Plan* plan = running_[id].plan.get();
     if (!plan || plan->messages == 0) continue;
-    done += running_[id].units * static_cast<double>(plan->messages - plan->remaining) /
+    // A message on its way is on average half done: with every channel on its own queue pair
+    // (Transport::post_channel) a step's messages are in flight together for most of its events
+    // and arrive together at its end.
+    int64_t in_flight = 0;
+    for (const detail::Conn& c : plan->conns) in_flight += c.outstanding;
+    done += running_[id].units *
+            (static_cast<double>(plan->messages - plan->remaining) + 0.5 * in_flight) /
             static_cast<double>(plan->messages);
   }
   return done;

@@ -13,6 +13,7 @@ void build_halving_doubling(Plan& plan, const CollectiveSpec& spec, const BuildP
   int levels = 0;
   while ((1 << levels) < n) ++levels;
   for (int c = 0; c < bp.channels; ++c) {
+    plan.channel = static_cast<uint32_t>(c);
     const int64_t data = split_part(spec.size_bytes, bp.channels, c);
     // conn[s][i]: rank i's send at step s (s < levels: halving; s >= levels: doubling).
     std::vector<std::vector<uint32_t>> conn(2 * levels, std::vector<uint32_t>(n));

@@ -60,6 +60,7 @@ void build_nvls(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
   const uint32_t g = static_cast<uint32_t>(plan.groups.size());
   plan.groups.push_back(group);
   for (int c = 0; c < bp.channels; ++c) {
+    plan.channel = static_cast<uint32_t>(c);
     const int64_t data = split_part(spec.size_bytes, bp.channels, c);
     for (int h = 0; h < heads; ++h) {
       const int64_t part = std::max<int64_t>(1, split_part(data, heads, h));
@@ -134,6 +135,7 @@ void build_nvls_tree(Plan& plan, const CollectiveSpec& spec, const BuildParams& 
     groups.push_back(std::move(g));
   }
   for (int c = 0; c < bp.channels; ++c) {
+    plan.channel = static_cast<uint32_t>(c);
     const int64_t data = split_part(spec.size_bytes, bp.channels, c);
     const int which = c % 2;
     for (int h = 0; h < heads; ++h) {

@@ -21,6 +21,7 @@ void build_p2p(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
     // LL moves at most one LL step of data per FIFO slot.
     if (bp.protocol == kProtoLL) chunk = std::min(chunk, bp.step_data_bytes);
     for (int c = 0; c < bp.channels; ++c) {
+      plan.channel = static_cast<uint32_t>(c);
       const int64_t part = split_part(bytes, bp.channels, c);
       auto [it, fresh] = streams.try_emplace({part, chunk}, 0);
       if (fresh) it->second = plan.add_stream(make_chunked_stream(part, chunk));

@@ -89,6 +89,9 @@ struct Conn {
   // Channels folded into this connection (build_ring): each message stands for `weight`
   // channels' messages moving in lockstep, sent with that weight (RankTransport::send).
   int32_t weight = 1;
+  // NCCL channel the connection belongs to: across nodes each channel has its own network
+  // connection, so its own queue pair (RankTransport::send).
+  uint32_t channel = 0;
   int32_t gates_pending = 0;
   int32_t halves_pending = 0;  // kNvlsReduceMulticast: flows of the message in flight not yet done
   int32_t slot = -1;      // index into Plan::sat / Plan::cons, -1 = no deps either way
@@ -116,6 +119,8 @@ struct Plan {
   std::vector<std::array<uint8_t, kSlotRing>> cons;
   int64_t remaining = 0;  // messages not yet arrived
   int64_t messages = 0;   // every connection's messages: `remaining` when the plan starts
+  // The builders' current NCCL channel: add_conn gives it to the connections it adds.
+  uint32_t channel = 0;
 
   uint32_t add_stream(Stream s) {
     streams.push_back(std::move(s));
@@ -128,6 +133,7 @@ struct Plan {
     c.stream = stream;
     c.window = window;
     c.ring_pos = pos;
+    c.channel = channel;
     conns.push_back(c);
     return static_cast<uint32_t>(conns.size() - 1);
   }

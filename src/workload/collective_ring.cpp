@@ -121,6 +121,7 @@ void build_ring(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
     }
   }
   for (int c = 0; c < bp.channels; ++c) {
+    plan.channel = static_cast<uint32_t>(c);
     const auto order = ring_order(nodes, c);
     const uint32_t stream = plan.add_stream(
         make_ring_stream(split_part(spec.size_bytes, bp.channels, c), n, steps, chunk, slice));
@@ -156,6 +157,7 @@ void build_chain(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) 
   const int n = static_cast<int>(spec.ranks.size());
   const auto nodes = nodes_of(spec.ranks, bp.gpus_per_node);
   for (int c = 0; c < bp.channels; ++c) {
+    plan.channel = static_cast<uint32_t>(c);
     const auto order = ring_order(nodes, c);
     const int root_pos = static_cast<int>(
         std::find(order.begin(), order.end(), static_cast<uint32_t>(spec.root)) - order.begin());
@@ -182,6 +184,7 @@ void build_hierarchical(Plan& plan, const CollectiveSpec& spec, const BuildParam
   constexpr uint32_t kNone = UINT32_MAX;
   using Matrix = std::vector<std::vector<uint32_t>>;  // [node][position] -> connection
   for (int c = 0; c < bp.channels; ++c) {
+    plan.channel = static_cast<uint32_t>(c);
     const int64_t data = split_part(spec.size_bytes, bp.channels, c);
     // order[x][p]: communicator index at position p of node x's channel-c ring; position p is
     // the same local GPU on every node, i.e. the same rail.

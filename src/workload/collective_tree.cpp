@@ -52,6 +52,8 @@ void build_tree(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
   for (int c = 0; c < bp.channels; ++c) {
     const int64_t data = split_part(spec.size_bytes, bp.channels, c);
     for (int which = 0; which < 2; ++which) {
+      // NCCL duplicates channel c as c + nChannels for the second tree (connect.cc).
+      plan.channel = static_cast<uint32_t>(c + which * bp.channels);
       const uint32_t stream =
           plan.add_stream(make_chunked_stream(split_part(data, 2, which), bp.step_data_bytes));
       // Chain of each node for channel c, rotated to start at its (c mod G)-th GPU so channels

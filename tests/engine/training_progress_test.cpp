@@ -79,10 +79,12 @@ TEST(TrainingProgress, TracksTheRunsEventsNotItsOps) {
   std::cout << "  " << samples.size() << " samples, worst |fraction - events share| " << worst
             << "\n";
   // Tolerance: the weights are a model (CollectiveEngine::progress_units: a fabric byte costs
-  // events in packets, an NVLink collective a fixed weight); measured here 0.155, against 0.27
-  // for the ops and fabric bytes alone. Counting ops alone would say 97% done when the DP
-  // all-reduce, most of the events, has not started.
-  EXPECT_LT(worst, 0.2);
+  // events in packets, an NVLink collective a fixed weight; a message in flight counts half).
+  // Measured here 0.227 (0.155 when every channel shared one queue pair per NIC pair, which
+  // delivered a step's messages one after another; with a queue pair per channel they are in
+  // flight together and arrive together, 0.270 without counting them half). Counting ops
+  // alone would say 97% done when the DP all-reduce, most of the events, has not started.
+  EXPECT_LT(worst, 0.25);
 }
 
 TEST(TrainingProgress, AnInterruptedStepReportsWhatItDid) {

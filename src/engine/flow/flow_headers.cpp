@@ -15,7 +15,8 @@ HeaderFn flow_headers(const Scenario& sc, transport::Transport& proto) {
   const PathChoice unsprayed = adaptive ? PathChoice::kLeastLoaded : PathChoice::kForward;
   if (sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp) {
     auto* tcp = static_cast<transport::TcpTransport*>(&proto);
-    return [tcp, unsprayed](uint32_t src, uint32_t dst, int) {
+    // One connection per NIC pair for every channel (Transport::post_channel).
+    return [tcp, unsprayed](uint32_t src, uint32_t dst, int, uint32_t) {
       FlowHeader h;
       h.connection = h.qp = tcp->open_connection(src, dst);
       h.entropy = tcp->connection(h.connection).sport;
@@ -28,7 +29,7 @@ HeaderFn flow_headers(const Scenario& sc, transport::Transport& proto) {
   if (sc.technology == Technology::kUet) {
     auto* uet = static_cast<transport::UetTransport*>(&proto);
     const bool single = uet->config().load_balancing == transport::UetLoadBalancing::kSinglePath;
-    return [uet, single, unsprayed](uint32_t src, uint32_t dst, int) {
+    return [uet, single, unsprayed](uint32_t src, uint32_t dst, int, uint32_t) {
       FlowHeader h;
       h.connection = h.qp = uet->open_pdc(src, dst);
       h.entropy = single ? uet->pdc_entropy(h.connection) : 0;
@@ -41,9 +42,9 @@ HeaderFn flow_headers(const Scenario& sc, transport::Transport& proto) {
   auto* roce = static_cast<transport::RoceTransport*>(&proto);
   const bool ib = sc.technology == Technology::kInfiniband;
   const bool spray = roce->config().spray;
-  return [roce, ib, spray, unsprayed](uint32_t src, uint32_t dst, int sl) {
+  return [roce, ib, spray, unsprayed](uint32_t src, uint32_t dst, int sl, uint32_t channel) {
     FlowHeader h;
-    h.connection = h.qp = roce->open_qp(src, dst, sl);
+    h.connection = h.qp = roce->open_qp(src, dst, sl, channel);
     const transport::Qp& q = roce->qp(h.qp);
     h.entropy = q.entropy;
     h.priority = q.priority;

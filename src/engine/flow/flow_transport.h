@@ -49,7 +49,9 @@ struct FlowHeader {
   int traffic_class = 0;
   PathChoice choice = PathChoice::kForward;
 };
-using HeaderFn = std::function<FlowHeader(uint32_t src_nic, uint32_t dst_nic, int sl)>;
+// `channel`: the NCCL channel's connection (Transport::post_channel), 0 for post().
+using HeaderFn =
+    std::function<FlowHeader(uint32_t src_nic, uint32_t dst_nic, int sl, uint32_t channel)>;
 
 class FlowTransport final : public transport::Transport {
  public:
@@ -63,6 +65,9 @@ class FlowTransport final : public transport::Transport {
 
   uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
                 int sl = -1) override;
+  // On the connection packet mode's transport gives NCCL channel `channel` (its header).
+  uint32_t post_channel(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
+                        uint32_t channel) override;
   const transport::MessageRecord& message(uint32_t id) const override { return msgs_[id].rec; }
   uint32_t num_messages() const override { return msgs_.end_id(); }
   bool retire_messages(RetireFn retire) override;
@@ -98,6 +103,8 @@ class FlowTransport final : public transport::Transport {
   std::function<void(uint32_t msg, const std::vector<uint32_t>& ports)> on_path;
 
  private:
+  uint32_t post_with(const FlowHeader& hdr, uint32_t src_nic, uint32_t dst_nic,
+                     int64_t size_bytes, uint64_t tag);
   struct Msg {
     transport::MessageRecord rec;
     FlowHeader hdr;
