@@ -14,13 +14,15 @@ Traffic traffic_of(const Scenario& sc, int64_t n) {
   Traffic t;
   if (sc.node.gpus_per_node > 0) {
     // GPU runs (preflight/resources_gpu.h): transport messages of the collectives; a connection
-    // per (source NIC, destination NIC) pair at most, and per GPU pair whose transfers cross
-    // the fabric (its collectives' rings, trees and P2P pairs) at most.
+    // per NCCL channel and (source NIC, destination NIC) pair at most, and per channel and GPU
+    // pair whose transfers cross the fabric (its collectives' rings, trees and P2P pairs).
     const GpuTraffic g = gpu_traffic(sc);
     t.messages = g.messages;
     t.total_bytes = g.total_bytes;
     t.max_message_bytes = g.max_message_bytes;
-    t.qps = std::min(Checked{"hosts.count"}.mul(n, n - 1), std::max<int64_t>(g.messages, 1));
+    // Every NIC pair on each of NCCL's at most 128 channel connections (64 channels, a tree's
+    // second copy c + nChannels) bounds it when the pairs are not counted.
+    t.qps = std::min(Checked{"hosts.count"}.mul(n, n - 1, 128), std::max<int64_t>(g.messages, 1));
     if (g.pairs >= 0) t.qps = std::min(t.qps, std::max<int64_t>(g.pairs, 1));
     if (g.live_messages >= 0) t.live_messages = std::min(g.live_messages, g.messages);
     return t;

