@@ -42,9 +42,14 @@ HeaderFn flow_headers(const Scenario& sc, transport::Transport& proto) {
   auto* roce = static_cast<transport::RoceTransport*>(&proto);
   const bool ib = sc.technology == Technology::kInfiniband;
   const bool spray = roce->config().spray;
-  return [roce, ib, spray, unsprayed](uint32_t src, uint32_t dst, int sl, uint32_t channel) {
+  // Every NCCL channel on the NIC pair's one connection, though packet mode gives each channel
+  // its own QP (Transport::post_channel): measured against packet mode, the fluid with a
+  // connection per channel was 1.9x too long on a 16-node ring reduce-scatter of 37 MiB
+  // (1,543.8 against 815.0 us; one connection: 822.5 us) and 5-31 % on the GPU rows of
+  // docs/modes.md's error table. Why is open (docs/modes.md "Where flow mode is worse").
+  return [roce, ib, spray, unsprayed](uint32_t src, uint32_t dst, int sl, uint32_t) {
     FlowHeader h;
-    h.connection = h.qp = roce->open_qp(src, dst, sl, channel);
+    h.connection = h.qp = roce->open_qp(src, dst, sl);
     const transport::Qp& q = roce->qp(h.qp);
     h.entropy = q.entropy;
     h.priority = q.priority;
