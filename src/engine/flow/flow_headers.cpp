@@ -46,7 +46,9 @@ HeaderFn flow_headers(const Scenario& sc, transport::Transport& proto) {
   // its own QP (Transport::post_channel): measured against packet mode, the fluid with a
   // connection per channel was 1.9x too long on a 16-node ring reduce-scatter of 37 MiB
   // (1,543.8 against 815.0 us; one connection: 822.5 us) and 5-31 % on the GPU rows of
-  // docs/modes.md's error table. Why is open (docs/modes.md "Where flow mode is worse").
+  // docs/modes.md's error table: a fluid keeps the channels in lockstep, so every ring step
+  // pays its latency after its bytes, where the NIC's packet round-robin lets them drift apart
+  // and overlap (docs/modes.md).
   return [roce, ib, spray, unsprayed](uint32_t src, uint32_t dst, int sl, uint32_t) {
     FlowHeader h;
     h.connection = h.qp = roce->open_qp(src, dst, sl);
