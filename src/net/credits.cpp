@@ -235,7 +235,7 @@ void Network::stage_vl_heads(uint32_t port) {
   uint8_t skip = static_cast<uint8_t>(p.backlog_mask | p.paused_mask);
   Packet next;
   while (skip != 0xFF && pull_data(p.nic, skip, next)) {
-    ++flight();
+    ++flight_at(port);
     push_queue(port, next);
     skip |= static_cast<uint8_t>(1u << next.priority);
   }

@@ -166,7 +166,7 @@ void Network::nic_send(uint32_t nic, const Packet& pkt) {
     wake(nic_port_[nic]);
     return;
   }
-  ++flight();
+  ++flight_at(nic_port_[nic]);
   push_queue(nic_port_[nic], pkt);
   wake(nic_port_[nic]);
 }
@@ -258,7 +258,7 @@ void Network::try_transmit(uint32_t port) {
   if (stage) return;  // every VL with data has its head staged: none may go now
   // A NIC port whose data class is paused must not pull data (ACKs in that class wait too).
   if (p.is_nic && endpoint_.pull && pull_data(p.nic, p.paused_mask, next)) {
-    ++flight();
+    ++flight_at(port);
     if (ib_on_) {
       if (!credits_fit(port, next)) {
         push_queue(port, next);  // it waits at the head of its VL for credits

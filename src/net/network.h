@@ -618,6 +618,15 @@ class Network {
     if (part_ == nullptr) [[likely]] return in_flight_;
     return part_[current_partition()].in_flight;
   }
+  // A packet entering the fabric at NIC port `port`. In the serial phase (a message posted
+  // there whose NIC sends at once: an idle port pulls it in the same call) it counts for the
+  // port's partition, where it is queued and where it will leave the count: counted in the
+  // serial phase's slot it would keep the partitions from ever seeming quiet (the end test).
+  int64_t& flight_at(uint32_t port) {
+    if (part_ == nullptr) [[likely]] return in_flight_;
+    const uint32_t p = current_partition();
+    return part_[p + 1 == part_slots_.size() ? (*port_partition_)[port] : p].in_flight;
+  }
   // transmit()/transmit_control() on a cut cable inside a window.
   void send_across(uint32_t port, bool control, const InFlight& frame);
   bool is_cut(uint32_t port) const { return part_ != nullptr && cut_[port] != 0; }
@@ -636,6 +645,7 @@ class Network {
   std::vector<PartSlot> part_slots_;
   PartSlot* part_ = nullptr;  // part_slots_.data() during a partitioned run
   std::vector<uint8_t> cut_;  // per port, during a partitioned run
+  const std::vector<uint16_t>* port_partition_ = nullptr;  // during a partitioned run
   std::vector<CutLine> cut_lines_;  // per port (used for cut ones), during a partitioned run
 
   Scheduler& sched_;

@@ -16,6 +16,7 @@ void Network::begin_partitioned(uint32_t partitions, std::vector<uint8_t> cut,
   if (part_ != nullptr) throw std::logic_error("Network: already partitioned");
   if (cut.size() != ports_.size()) throw std::logic_error("Network: a cut flag per port");
   cut_ = std::move(cut);
+  port_partition_ = &port_partition;
   cut_lines_.clear();
   cut_lines_.resize(ports_.size());
   for (uint32_t port = 0; port < ports_.size(); ++port) {
@@ -70,6 +71,7 @@ void Network::end_partitioned() {
   part_ = nullptr;
   part_slots_.clear();
   cut_.clear();
+  port_partition_ = nullptr;
   cut_lines_.clear();
 }
 

@@ -37,8 +37,9 @@ const std::vector<Knob> kRunKnobs = {
         {.path = "threads",
          .type = KnobType::kInt,
          .description = "Cores the run may use, with the same results at any count: a "
-                        "packet-mode pattern run on RoCE/IB RC or UET is split into this many "
-                        "partitions run side by side (run.json says how, or why it was not); "
+                        "packet-mode pattern run on RoCE/IB RC, UET, TCP or iWARP is split into "
+                        "this many partitions run side by side (run.json says how, or why it was "
+                        "not); "
                         "the independent simulations a run is made of (training.ideal_network's "
                         "twin, scaling's node counts) run up to this many at once, the memory "
                         "estimate summed over them (docs/parallel.md)",

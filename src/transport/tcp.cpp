@@ -54,11 +54,13 @@ void TcpTransport::on_dropped(const Packet& p, net::DropReason reason) {
   if (p.type == PacketType::kAck) {
     acks_.release(p.msg);
   } else if (p.type == PacketType::kData) {
-    TcpConn& c = conns_[p.qp];
-    const TcpTxSlot& s = slot(c, p.psn);
-    if (s.seg == p.psn && s.state != kTcpFree) {
-      attribute(s.msg, s.start_byte, s.payload, &MessageRecord::dropped_bytes);
-    }
+    // From the packet's own header, not the sender's ring: the copy may be a duplicate of a
+    // segment acknowledged since (its slot freed or reused), and in a partitioned run a drop
+    // found in another partition is accounted at the barrier, when the ring has moved on.
+    // Every copy's bytes are dropped or delivered, so a message's sent bytes balance.
+    TcpMessage& m = msgs_[p.msg];
+    ++m.copies_dropped;
+    attribute(p.msg, seg_start(m, p.psn), p.payload_bytes, &MessageRecord::dropped_bytes);
   }
   if (reason != net::DropReason::kLinkDown) return;
   if (p.type != PacketType::kData && p.type != PacketType::kAck) return;
@@ -131,7 +133,7 @@ uint32_t TcpTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_byt
     // payload. Later segments' copies overlap the wire, as tcp_sendmsg pushes while it copies.
     const int64_t cpu_end = std::max(now, c.tx_cpu_free_ps) + cfg_.host_tx_message_ps;
     c.tx_cpu_free_ps = cpu_end;
-    counters_.host_cpu_ps += cfg_.host_tx_message_ps;
+    ctr(counters_).host_cpu_ps += cfg_.host_tx_message_ps;
     const int64_t first = std::min<int64_t>(std::max<int64_t>(size_bytes, 0), seg_payload_);
     m.ready_ps = cpu_end + cfg_.host_tx_segment_ps + tcp_copy_ps(cfg_, first) + nic.doorbell_ps +
                  nic.dma_read_ps;
@@ -146,7 +148,7 @@ uint32_t TcpTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_byt
   c.stream_end += m.stream_bytes;
   const uint32_t id = msgs_.push_back(m);
   c.msgs.push_back(id);
-  ++owed().unacked;
+  ++owed_of_nic(src_nic).unacked;  // posts run in the serial phase of a partitioned run
   activate(cid);
   return id;
 }
@@ -247,7 +249,7 @@ void TcpTransport::send_segment(uint32_t id, Packet& p) {
       c.rtx_head = 0;
     }
     ++msgs_[s->msg].retransmitted_packets;
-    ++counters_.retransmitted_packets;
+    ++ctr(counters_).retransmitted_packets;
   } else {
     if (c.tx.empty() || c.snd_nxt - c.snd_una >= c.tx.size()) grow_tx(c);
     while (msgs_[c.msgs[c.nxt_msg]].end_byte() <= c.snd_nxt_byte) ++c.nxt_msg;
@@ -262,6 +264,12 @@ void TcpTransport::send_segment(uint32_t id, Packet& p) {
     s->payload = static_cast<uint16_t>(len);
     s->tcp_bytes = static_cast<uint16_t>(tcp_segment_tcp_bytes(cfg_, static_cast<uint32_t>(len)));
     s->sends = 0;
+    TcpMessage& holder = msgs_[s->msg];
+    if (!holder.anchored) {  // the first segment starting in it: its header's sequence anchor
+      holder.anchored = true;
+      holder.anchor_seg = s->seg;
+      holder.anchor_byte = s->start_byte;
+    }
     c.snd_nxt_byte += len;
     // Past every message now wholly sent, at once (not at the next send): a finished message's
     // position must not hold it back from retirement while the connection idles.
@@ -278,8 +286,9 @@ void TcpTransport::send_segment(uint32_t id, Packet& p) {
     // the core is busy for them before the next segment.
     const int64_t cpu = cfg_.host_tx_segment_ps + (s->sends == 1 ? tcp_copy_ps(cfg_, s->payload) : 0);
     c.tx_cpu_free_ps = std::max(now, c.tx_cpu_free_ps) + cpu;
-    counters_.host_cpu_ps += cpu;
+    ctr(counters_).host_cpu_ps += cpu;
   }
+  ++msgs_[s->msg].copies_sent;
   attribute(s->msg, s->start_byte, s->payload, &MessageRecord::sent_bytes);
   p.src_nic = c.src_nic;
   p.dst_nic = c.dst_nic;
@@ -296,8 +305,8 @@ void TcpTransport::send_segment(uint32_t id, Packet& p) {
   const bool last = s->start_byte + s->payload >= first.end_byte();
   p.flags = static_cast<uint8_t>((s->start_byte == first.first_byte ? net::kFlagFirst : 0) |
                                  (last ? net::kFlagLast : 0));
-  ++counters_.data_packets_sent;
-  counters_.data_bytes_sent += s->payload;
+  ++ctr(counters_).data_packets_sent;
+  ctr(counters_).data_bytes_sent += s->payload;
   if (c.rto_deadline_ps < 0) arm_rto(id);
 }
 
@@ -317,9 +326,10 @@ bool TcpTransport::retire_messages(RetireFn retire) {
   return true;
 }
 
-// A message is final when the application has seen it, its last byte is acknowledged and every
+// A message is final when the application has seen it, its last byte is acknowledged, every
 // payload byte attributed to it (a segment may carry the tail of one message and the head of the
-// next) has arrived or been reported dropped. It is the oldest message of its connection; it
+// next) has arrived or been reported dropped, and so has every copy of a segment starting in it
+// (each reads its anchor). It is the oldest message of its connection; it
 // leaves only once every position of the connection (sending, acknowledged, ready, received) is
 // past it; send_segment moves the sending position past a message as soon as it is wholly sent.
 void TcpTransport::retire_front() {
@@ -327,7 +337,8 @@ void TcpTransport::retire_front() {
   while (!msgs_.empty()) {
     const uint32_t id = msgs_.front_id();
     const TcpMessage& m = msgs_[id];
-    if (!m.app_done || m.tx_done_ps < 0 || m.sent_bytes != m.delivered_bytes + m.dropped_bytes) {
+    if (!m.app_done || m.tx_done_ps < 0 || m.sent_bytes != m.delivered_bytes + m.dropped_bytes ||
+        m.copies_sent != m.copies_arrived + m.copies_dropped) {
       return;
     }
     TcpConn& c = conns_[m.conn];

@@ -6,7 +6,9 @@
 // opens several per peer, which this model does not). Segments are numbered in sending order
 // (Packet::psn = segment index); a segment carries up to one MSS of the stream (kernel: it may
 // span messages, TCP_NODELAY so no Nagle wait; iWARP: one FPDU per segment and within one
-// message, RFC 5044 §8 FPDU alignment). Retransmissions resend the same segment.
+// message, RFC 5044 §8 FPDU alignment). Retransmissions resend the same segment. A segment's
+// header says where it sits in the stream (TcpMessage's anchor; Packet::msg is the message
+// holding its first byte): the receiver places it from that and its own state alone.
 //
 // Sender: slow start from 10 segments (RFC 6928), congestion avoidance with byte counting
 // (RFC 5681, RFC 3465), SACK loss detection (RFC 6675 IsLost: 3 SACKed segments above a hole)
@@ -69,8 +71,26 @@ struct TcpMessage : MessageRecord {
   uint32_t conn = 0;
   int64_t first_byte = 0;    // stream offset of its first byte
   int64_t stream_bytes = 0;  // bytes it occupies in the stream (size, at least 1)
+  // The segments whose first byte lies in this message are numbered consecutively from
+  // anchor_seg, the first at stream byte anchor_byte, each one full segment after the one
+  // before (only the last may be short: a short segment ends where the data ready to send
+  // ended, a message boundary at or past this message's end). So the segment k that starts
+  // here starts at anchor_byte + (k - anchor_seg) x the full payload: the sequence number
+  // (kernel TCP) or DDP tagged offset (iWARP) its header carries, which the 32-byte
+  // net::Packet has no room for. Written once, when the first such segment is cut and before
+  // it is sent; never changed (so a receiver on another thread reads it only after a packet
+  // that depends on it has crossed a barrier: tcp_rx.cpp).
+  int64_t anchor_byte = 0;
+  uint32_t anchor_seg = 0;
+  bool anchored = false;
   bool delivered = false;
   bool app_done = false;  // its kMsgComplete has run: the application has seen it
+  // Copies of segments starting here: sent (sender), arrived (receiver), reported dropped. A
+  // record stays until they balance, since every copy reads it (an empty message attributes no
+  // payload byte, so its bytes alone would not hold it: retire_front).
+  uint32_t copies_sent = 0;
+  uint32_t copies_arrived = 0;
+  uint32_t copies_dropped = 0;
   int64_t end_byte() const { return first_byte + stream_bytes; }
 };
 
@@ -138,9 +158,14 @@ struct TcpConn {
   // ---- receiver ----
   uint32_t rcv_nxt = 0;          // every segment below has arrived
   uint32_t rcv_high = 0;         // one past the highest segment arrived
-  int64_t rcv_nxt_byte = 0;
+  int64_t rcv_nxt_byte = 0;      // stream bytes below rcv_nxt: the end of segment rcv_nxt - 1
   uint32_t rx_msg = 0;           // msgs[] index of the next message to deliver
   std::vector<uint64_t> rcv_bits;  // bit seg % window for rcv_nxt <= seg < rcv_nxt + window
+  // The receiver's own record of where each segment it holds above a hole ends (slot seg %
+  // size, valid where rcv_bits is set): when the hole fills, rcv_nxt_byte is read here. Grows
+  // by doubling to the span of segments held, as the sender's ring; empty while none arrived
+  // out of order.
+  std::vector<int64_t> rcv_end;
   int unacked_segs = 0;
   int quickacks_left = 0;
   bool ce_state = false;         // RFC 8257 §3.2 DCTCP.CE
@@ -166,6 +191,12 @@ class TcpTransport final : public NicCore<TcpTransport> {
     retire_front();
   }
   const TransportCounters& counters() const override { return counters_; }
+  // Partitioned runs (transport.h): the sender's half of a connection is touched only at its
+  // source NIC, the receiver's only at its destination NIC; a segment's stream position comes
+  // from its own header (the message's anchor above), never from the sender's ring; an ACK's
+  // SACK details travel in acks_, whose partitioned slots are freed at the barriers.
+  bool partitionable() const override { return true; }
+  void on_barrier() override { acks_.flush_frees(); }
   int64_t ideal_fct_ps(int64_t size_bytes, int switch_hops, const net::LinkConfig& link,
                        const net::SwitchConfig& sw, const net::NicConfig& nic) const override;
   double payload_rate_bps(int64_t link_rate_bps) const override;
@@ -222,6 +253,11 @@ class TcpTransport final : public NicCore<TcpTransport> {
     bool has_trigger = false;
   };
   uint32_t conn_for(uint32_t src, uint32_t dst);
+  // Stream byte where segment `seg`, whose first byte lies in message `m`, starts (the
+  // sequence number its header carries: TcpMessage's anchor).
+  int64_t seg_start(const TcpMessage& m, uint32_t seg) const {
+    return m.anchor_byte + static_cast<int64_t>(seg - m.anchor_seg) * seg_payload_;
+  }
   void activate(uint32_t conn);
   void send_segment(uint32_t conn, net::Packet& out);
   void grow_tx(TcpConn& c);
@@ -261,7 +297,16 @@ class TcpTransport final : public NicCore<TcpTransport> {
   RetireFn retire_;
   // Hands the oldest messages that nothing can change any more to retire_ and frees them.
   void retire_front();
+  // The receiver puts an ACK's details here, the sender takes them (Packet::msg is the slot).
+  // In a partitioned run the slots carry the receiver's partition (core/slot_table.h), so the
+  // numbers differ from a sequential run's: nothing may hash an ACK's msg (partitioned_run.cpp
+  // keeps TCP on Dragonfly and multi-plane fabrics, whose routing can, on one partition).
   SlotTable<AckInfo> acks_;
+  TransportCounters& own_counters() override { return counters_; }
+  void on_partitioned(uint32_t partitions) override {
+    acks_.begin_partitioned(partitions, &current_partition);
+  }
+  void on_sequential() override { acks_.end_partitioned(); }
   std::unordered_map<uint64_t, uint32_t> conn_index_;  // post time only: pair -> first connection
   std::vector<uint32_t> pair_turn_;  // per pair (first connection / connections_per_pair): next
   // Phase jitter, one stream per sending NIC (only that NIC's ACK handling draws from it).

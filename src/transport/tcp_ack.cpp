@@ -63,7 +63,7 @@ void TcpTransport::enter_recovery(TcpConn& c) {
   c.recover = c.snd_nxt;
   c.win.cwr_end = c.snd_nxt;  // no ECN reduction on top within this window
   c.win.acked_accum = 0;
-  ++counters_.fast_recoveries;
+  ++ctr(counters_).fast_recoveries;
 }
 
 void TcpTransport::detect_losses(TcpConn& c) {
@@ -79,7 +79,7 @@ void TcpTransport::detect_losses(TcpConn& c) {
       ++c.sacked_below_ptr;
     } else if (s.state == kTcpInFlight && s.sends == 1) {
       mark_lost(c, s);
-      ++counters_.sack_retransmits;
+      ++ctr(counters_).sack_retransmits;
       lost_any = true;
     }
     ++c.loss_ptr;
@@ -141,7 +141,7 @@ void TcpTransport::cc_on_ack(TcpConn& c, int64_t acked, bool ece) {
 
 void TcpTransport::on_ack(const Packet& p) {
   const AckInfo a = acks_.take(p.msg);
-  ++counters_.ack_packets;
+  ++ctr(counters_).ack_packets;
   const uint32_t id = p.qp;
   TcpConn& c = conns_[id];
   const int64_t now = sched_.now();
@@ -196,7 +196,7 @@ void TcpTransport::on_rto(uint32_t id) {
     sched_.at(c.timer_ps, kQpTimer, id, c.src_nic);  // the sender's timer
     return;
   }
-  ++counters_.timeouts;
+  ++ctr(counters_).timeouts;
   // RFC 5681 §3.1: ssthresh = max(FlightSize / 2, 2 SMSS) (Linux: from cwnd), cwnd = 1 SMSS;
   // RFC 6298 §5.5: back off. Every segment not SACKed is presumed lost (Linux tcp_enter_loss).
   // CUBIC (RFC 9438 §4.8): as a congestion event, then cwnd = 1 segment: the rule's ssthresh.

@@ -4,8 +4,9 @@
 // partition touches another: data frames over cut cables, PFC PAUSE frames and InfiniBand
 // credit packets (whose lookahead is the propagation alone), CNPs, drops reported to a sender
 // in another partition, flows that start mid-run (serial events between windows), UET's
-// trimmed packets and its ACK details taken from another partition's table, and a time limit
-// that stops the run mid-flight. run.json must say the run was split (a scenario that
+// trimmed packets and its ACK details taken from another partition's table, a time limit
+// that stops the run mid-flight, and TCP / iWARP (segments placed from their own headers,
+// RTOs and delayed ACKs, SACK details taken from another partition's table). run.json must say the run was split (a scenario that
 // silently ran in one partition would pass the comparison without testing anything).
 #include <gtest/gtest.h>
 
@@ -69,6 +70,29 @@ const Case kCases[] = {
      "switch: {latency: 450ns, buffer: 2MiB}, pfc: {enabled: true}}\n"
      "topology: {kind: fat_tree, tiers: 3, radix: 8}\nhosts: {count: 128}\n"
      "workload: {kind: pattern, pattern: permutation, flow_size: 1MB}\nstop_time: 40us\n"},
+    {"tcp-incast-spurious-rto",  // kernel TCP: drops, SACK recovery, RTOs far below the
+     // queueing delay (copies that arrive or are dropped after their segment was acknowledged),
+     // delayed-ACK timers at the receiver, ACK details in another partition's table
+     "name: ti\nseed: 4\nfabric: {technology: tcp, link: {rate: 100Gbps, cable: 3m}, "
+     "switch: {latency: 450ns, buffer: 256KiB}, tcp: {cc: newreno, rto_min: 20us, "
+     "rto_initial: 100us, delayed_ack: 50us}}\n"
+     "topology: {kind: leaf_spine, radix: 16}\nhosts: {count: 64}\n"
+     "workload: {kind: pattern, pattern: incast, senders: 24, receiver: 5, flow_size: 300KB}\n"},
+    {"tcp-small-messages",  // kernel TCP, CUBIC: many 3 KB messages per connection posted
+     // between windows, segments spanning messages, heavy loss; a posted message's NIC may send
+     // at once in the serial phase
+     "name: ts\nseed: 13\nfabric: {technology: tcp, link: {rate: 100Gbps, cable: 3m}, "
+     "switch: {latency: 300ns, buffer: 64KiB}, tcp: {cc: cubic, rto_min: 50us, "
+     "rto_initial: 200us, delayed_ack: 20us}}\n"
+     "topology: {kind: leaf_spine, radix: 8, oversubscription: 3}\nhosts: {count: 32}\n"
+     "workload: {kind: pattern, pattern: poisson, load: 0.9, duration: 150us, "
+     "flow_size: 3000B}\n"},
+    {"iwarp-lossy-permutation",  // iWARP (TCP in the RNIC, MPA/DDP framing): drops, RTOs
+     "name: tw\nseed: 6\nfabric: {technology: iwarp, link: {rate: 100Gbps, cable: 10m}, "
+     "switch: {latency: 300ns, buffer: 96KiB}, tcp: {cc: newreno, rto_min: 100us, "
+     "rto_initial: 1ms}}\n"
+     "topology: {kind: leaf_spine, radix: 8, oversubscription: 3}\nhosts: {count: 48}\n"
+     "workload: {kind: pattern, pattern: permutation, flow_size: 500KB}\n"},
 };
 
 fs::path scratch(const std::string& name) {
@@ -130,6 +154,19 @@ TEST(PartitionedRun, TheCasesExerciseWhatTheyClaim) {
   EXPECT_GT(uet["counters"]["trims"].get<int64_t>(), 0) << uet["counters"].dump();
   const auto limited = result(kCases[6]);
   EXPECT_FALSE(limited["completed"].get<bool>()) << "the time limit must cut the run short";
+  // TCP and iWARP: losses recovered by SACK and by timeouts, segments placed out of order.
+  for (int i : {7, 8, 9}) {
+    const auto tcp = result(kCases[i]);
+    const auto& c = tcp["counters"];
+    SCOPED_TRACE(kCases[i].name);
+    EXPECT_TRUE(tcp["completed"].get<bool>());
+    EXPECT_GT(c["dropped_packets"].get<int64_t>(), 0) << c.dump();
+    EXPECT_GT(c["retransmitted_packets"].get<int64_t>(), 0) << c.dump();
+    EXPECT_GT(c["timeouts"].get<int64_t>(), 0) << c.dump();
+    EXPECT_GT(c["sack_retransmits"].get<int64_t>(), 0) << c.dump();
+    EXPECT_GT(c["out_of_order_packets"].get<int64_t>(), 0) << c.dump();
+  }
+  EXPECT_NE(result(kCases[9])["fabric"].get<std::string>().find("iWARP"), std::string::npos);
   fs::remove_all(dir);
 }
 
@@ -175,6 +212,19 @@ TEST(PartitionedRun, WhatCannotBeSplitRunsInOnePartitionAndSaysWhy) {
   EXPECT_NE(run.value("partition_note", std::string()).find("GPU"), std::string::npos)
       << run.dump();
   EXPECT_EQ(read_file(two / "result.json"), one);
+  // TCP with Valiant routing on a Dragonfly: the route of an ACK hashes its msg field, the
+  // slot of its SACK details, whose number differs when partitioned.
+  const std::string dragonfly =
+      "name: d\nseed: 1\nfabric: {technology: tcp, link: {rate: 100Gbps, cable: 3m}}\n"
+      "topology: {kind: dragonfly, dragonfly: {p: 2}}\nrouting: {dragonfly: valiant}\n"
+      "workload: {kind: pattern, pattern: group_shift, flow_size: 100KB}\n";
+  const auto tcp_one = read_file(run_with(dir, dragonfly, 1) / "result.json");
+  const fs::path tcp_two = run_with(dir, dragonfly, 2);
+  const auto tcp_run = nlohmann::json::parse(read_file(tcp_two / "run.json"));
+  EXPECT_EQ(tcp_run.value("partitions", 1), 1);
+  EXPECT_NE(tcp_run.value("partition_note", std::string()).find("Dragonfly"), std::string::npos)
+      << tcp_run.dump();
+  EXPECT_EQ(read_file(tcp_two / "result.json"), tcp_one);
   fs::remove_all(dir);
 }
 

@@ -13,7 +13,7 @@
 // propagation alone for PFC and IB flow-control frames, which the far MAC consumes.
 //
 // What runs partitioned: packet mode with a pattern workload (every message's start known
-// before the run) on the RoCE / InfiniBand RC transport or UET. Anything else runs
+// before the run) on the RoCE / InfiniBand RC transport, UET, or TCP / iWARP. Anything else runs
 // sequentially, and run.json's "partition_note" says why (partition_refusal below; the GPU
 // node layer, collectives and the training engine react to completions from every partition
 // at once; hybrid, TE, the steady window, telemetry, capture, path recording, INT, SHARP, the
@@ -48,7 +48,7 @@ std::string Simulation::partition_refusal() const {
   }
   if (workload_->ping_pong() != nullptr) return "ping-pong reacts to completions";
   if (!transport_->partitionable()) {
-    return "only the RoCE / InfiniBand RC and UET transports are partitioned yet";
+    return "only the RoCE / InfiniBand RC, UET and TCP / iWARP transports are partitioned yet";
   }
   if (roce_ != nullptr) {
     if (roce_->config().service != transport::Service::kRc) {
@@ -61,13 +61,16 @@ std::string Simulation::partition_refusal() const {
     }
     if (roce_->config().plb.enabled) return "PLB is not partitioned yet";
   }
-  if (sc_.technology == Technology::kUet) {
-    // RCCC: the receiver reads the sender's credit target; Dragonfly's Valiant/UGAL and a
-    // multi-plane NIC's per-message split hash a packet's msg, which for a UET ACK is a slot
-    // number that differs when partitioned (transport/uet.h acks_).
-    if (sc_.uet.rccc) return "UET's RCCC is not partitioned yet";
+  if (sc_.technology == Technology::kUet && sc_.uet.rccc) {
+    return "UET's RCCC is not partitioned yet";  // the receiver reads the sender's credit target
+  }
+  if (sc_.technology == Technology::kUet || sc_.technology == Technology::kTcp ||
+      sc_.technology == Technology::kIwarp) {
+    // Dragonfly's Valiant/UGAL and a multi-plane NIC's per-message split hash a packet's msg,
+    // which for a UET or TCP ACK is a slot number that differs when partitioned (the acks_
+    // tables of transport/uet.h and transport/tcp.h).
     if (sc_.topology.kind == topo::TopologyKind::kDragonfly || sc_.topology.planes > 1) {
-      return "UET on Dragonfly or multi-plane fabrics is not partitioned yet";
+      return "UET and TCP on Dragonfly or multi-plane fabrics are not partitioned yet";
     }
   }
   if (transport_->context_cache() != nullptr) return "the NIC context cache is not partitioned";
