@@ -82,9 +82,20 @@ TcpWindowCc TcpTransport::make_cc(uint32_t connection) const {
   }
 }
 
-uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
+uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst, uint32_t channel) {
   const uint64_t key = (static_cast<uint64_t>(src) << 32) | dst;
-  auto [it, inserted] = conn_index_.try_emplace(key, static_cast<uint32_t>(conns_.size()));
+  const auto next_id = static_cast<uint32_t>(conns_.size());
+  uint32_t first_conn = next_id;
+  bool inserted = false;
+  if (channel == 0) {
+    const auto [it, fresh] = conn_index_.try_emplace(key, next_id);
+    first_conn = it->second;
+    inserted = fresh;
+  } else {
+    const auto [it, fresh] = channel_conn_index_.try_emplace(ChannelKey{key, channel}, next_id);
+    first_conn = it->second;
+    inserted = fresh;
+  }
   const auto per_pair = static_cast<uint32_t>(cfg_.connections_per_pair);
   if (inserted) pair_turn_.push_back(0);
   for (uint32_t k = 0; inserted && k < per_pair; ++k) {
@@ -93,6 +104,10 @@ uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
     c.src_nic = src;
     c.dst_nic = dst;
     uint64_t ident = seed_ ^ key ^ (0xD6E8FEB86659FD93ull * (k + 1));
+    if (channel != 0) {  // channel 0 keeps the pair's port
+      uint64_t salt = 0xA24BAED4963EE407ull * channel;
+      ident ^= splitmix64(salt);
+    }
     c.sport = static_cast<uint16_t>(splitmix64(ident));
     c.win.cwnd = static_cast<int64_t>(cfg_.init_cwnd_segments) * mss_;  // RFC 6928
     c.win.ssthresh = INT64_MAX / 4;  // RFC 5681 §3.1: arbitrarily high
@@ -105,16 +120,25 @@ uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst) {
       ctx_.add_connection(dst, id);
     }
   }
-  if (per_pair == 1) return it->second;
-  uint32_t& turn = pair_turn_[it->second / per_pair];
-  const uint32_t id = it->second + turn;
+  if (per_pair == 1) return first_conn;
+  uint32_t& turn = pair_turn_[first_conn / per_pair];
+  const uint32_t id = first_conn + turn;
   turn = turn + 1 == per_pair ? 0 : turn + 1;
   return id;
 }
 
 uint32_t TcpTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
                             int /*sl: one class*/) {
-  const uint32_t cid = conn_for(src_nic, dst_nic);
+  return post_on(conn_for(src_nic, dst_nic), src_nic, dst_nic, size_bytes, tag);
+}
+
+uint32_t TcpTransport::post_channel(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
+                                    uint64_t tag, uint32_t channel) {
+  return post_on(conn_for(src_nic, dst_nic, channel), src_nic, dst_nic, size_bytes, tag);
+}
+
+uint32_t TcpTransport::post_on(uint32_t cid, uint32_t src_nic, uint32_t dst_nic,
+                               int64_t size_bytes, uint64_t tag) {
   TcpConn& c = conns_[cid];
   const net::NicConfig& nic = net_.nic_config(src_nic);
   const int64_t now = sched_.now();

@@ -180,6 +180,11 @@ class TcpTransport final : public NicCore<TcpTransport> {
 
   uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
                 int sl = -1) override;
+  // On NCCL channel `channel`'s connections (connections_per_pair of them): NCCL's socket
+  // transport opens sockets per channel connection (net_socket.cc) and iWARP, through net_ib,
+  // QPs per channel, as RoCE does (Transport::post_channel).
+  uint32_t post_channel(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
+                        uint32_t channel) override;
   const TcpMessage& message(uint32_t id) const override { return msgs_[id]; }
   uint32_t num_messages() const override { return msgs_.end_id(); }
   uint32_t first_live_message() const override { return msgs_.front_id(); }
@@ -252,7 +257,9 @@ class TcpTransport final : public NicCore<TcpTransport> {
     uint32_t trigger = 0;    // the segment that caused the ACK (RFC 2018 §4 first block)
     bool has_trigger = false;
   };
-  uint32_t conn_for(uint32_t src, uint32_t dst);
+  uint32_t conn_for(uint32_t src, uint32_t dst, uint32_t channel = 0);
+  uint32_t post_on(uint32_t cid, uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
+                   uint64_t tag);
   // Stream byte where segment `seg`, whose first byte lies in message `m`, starts (the
   // sequence number its header carries: TcpMessage's anchor).
   int64_t seg_start(const TcpMessage& m, uint32_t seg) const {
@@ -308,6 +315,18 @@ class TcpTransport final : public NicCore<TcpTransport> {
   }
   void on_sequential() override { acks_.end_partitioned(); }
   std::unordered_map<uint64_t, uint32_t> conn_index_;  // post time only: pair -> first connection
+  // The same for NCCL channels > 0 (post_channel), keyed by (pair, channel).
+  struct ChannelKey {
+    uint64_t pair = 0;
+    uint32_t channel = 0;
+    bool operator==(const ChannelKey&) const = default;
+  };
+  struct ChannelKeyHash {
+    size_t operator()(const ChannelKey& k) const {
+      return static_cast<size_t>(k.pair * 0x9E3779B97F4A7C15ull ^ k.channel);
+    }
+  };
+  std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> channel_conn_index_;
   std::vector<uint32_t> pair_turn_;  // per pair (first connection / connections_per_pair): next
   // Phase jitter, one stream per sending NIC (only that NIC's ACK handling draws from it).
   std::vector<Rng> jitter_rng_;

@@ -145,8 +145,8 @@ class Transport {
   // every channel its own network connection to a peer (src/transport/net.cc sendProxyConnect:
   // one ncclNet connect per channelId, each with NCCL_IB_QPS_PER_CONNECTION queue pairs), so
   // channels do not queue behind each other and take their own ECMP paths. Channel 0 is the
-  // connection post() uses. Transports with one connection per NIC pair (UET's PDC, TCP's
-  // connections here) post as post() does.
+  // connection post() uses. RC and TCP/iWARP open connections per channel; UET keeps one PDC
+  // per NIC pair (posts as post() does).
   virtual uint32_t post_channel(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
                                 uint64_t tag, uint32_t channel) {
     (void)channel;
