@@ -31,6 +31,7 @@
 #include "net/network.h"
 #include "net/nic_context_cache.h"
 #include "transport/config.h"
+#include "transport/connection_index.h"
 #include "transport/dcqcn.h"
 #include "transport/rate_cc.h"
 #include "transport/nic_core.h"
@@ -387,20 +388,8 @@ class RoceTransport final : public NicCore<RoceTransport> {
   }
   uint8_t bind_plane(uint32_t qp_id, uint32_t src_nic);
   uint8_t sl_to_vl_[16] = {};
-  // (src << 34 | dst << 4 | sl) -> the pair's first QP of channel 0; post time only.
-  std::unordered_map<uint64_t, uint32_t> qp_index_;
-  // The same for NCCL channels > 0 (post_channel), keyed by (that key, channel).
-  struct ChannelKey {
-    uint64_t pair = 0;
-    uint32_t channel = 0;
-    bool operator==(const ChannelKey&) const = default;
-  };
-  struct ChannelKeyHash {
-    size_t operator()(const ChannelKey& k) const {
-      return static_cast<size_t>(k.pair * 0x9E3779B97F4A7C15ull ^ k.channel);
-    }
-  };
-  std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> channel_qp_index_;
+  // (src << 34 | dst << 4 | sl, channel) -> the first of its QPs.
+  ConnectionIndex qp_index_;
   // qps_per_pair > 1: per pair (its first QP / qps_per_pair), the pair's QP the next message
   // takes.
   std::vector<uint32_t> pair_next_;

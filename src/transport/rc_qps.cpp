@@ -41,18 +41,8 @@ uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl, uint3
   // in turn.
   const uint64_t key = (static_cast<uint64_t>(src_nic) << 34) |
                        (static_cast<uint64_t>(dst_nic) << 4) | static_cast<uint64_t>(sl);
-  const auto next_id = static_cast<uint32_t>(qps_.size());
-  uint32_t first_qp = next_id;
-  bool inserted = false;
-  if (channel == 0) {
-    const auto [it, fresh] = qp_index_.try_emplace(key, next_id);
-    first_qp = it->second;
-    inserted = fresh;
-  } else {
-    const auto [it, fresh] = channel_qp_index_.try_emplace(ChannelKey{key, channel}, next_id);
-    first_qp = it->second;
-    inserted = fresh;
-  }
+  const auto [first_qp, inserted] =
+      qp_index_.find_or_add(key, channel, static_cast<uint32_t>(qps_.size()));
   const auto per_pair = static_cast<uint32_t>(cfg_.qps_per_pair);
   for (uint32_t k = 0; inserted && k < per_pair; ++k) {
     const auto qp_id = static_cast<uint32_t>(qps_.size());
@@ -62,10 +52,7 @@ uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl, uint3
     q.sl = static_cast<uint8_t>(sl);
     // Channel 0's identity is the pair's as before channels had their own QPs.
     uint64_t ident = key ^ (0xD6E8FEB86659FD93ull * (k + 1));
-    if (channel != 0) {
-      uint64_t salt = 0xA24BAED4963EE407ull * channel;
-      ident ^= splitmix64(salt);
-    }
+    ident ^= ConnectionIndex::channel_salt(channel);
     q.path_key = splitmix64(ident);
     if (ib()) {
       if (planes_ > 1) q.plane = bind_plane(qp_id, src_nic);

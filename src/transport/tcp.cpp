@@ -84,18 +84,8 @@ TcpWindowCc TcpTransport::make_cc(uint32_t connection) const {
 
 uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst, uint32_t channel) {
   const uint64_t key = (static_cast<uint64_t>(src) << 32) | dst;
-  const auto next_id = static_cast<uint32_t>(conns_.size());
-  uint32_t first_conn = next_id;
-  bool inserted = false;
-  if (channel == 0) {
-    const auto [it, fresh] = conn_index_.try_emplace(key, next_id);
-    first_conn = it->second;
-    inserted = fresh;
-  } else {
-    const auto [it, fresh] = channel_conn_index_.try_emplace(ChannelKey{key, channel}, next_id);
-    first_conn = it->second;
-    inserted = fresh;
-  }
+  const auto [first_conn, inserted] =
+      conn_index_.find_or_add(key, channel, static_cast<uint32_t>(conns_.size()));
   const auto per_pair = static_cast<uint32_t>(cfg_.connections_per_pair);
   if (inserted) pair_turn_.push_back(0);
   for (uint32_t k = 0; inserted && k < per_pair; ++k) {
@@ -104,10 +94,7 @@ uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst, uint32_t channel) {
     c.src_nic = src;
     c.dst_nic = dst;
     uint64_t ident = seed_ ^ key ^ (0xD6E8FEB86659FD93ull * (k + 1));
-    if (channel != 0) {  // channel 0 keeps the pair's port
-      uint64_t salt = 0xA24BAED4963EE407ull * channel;
-      ident ^= splitmix64(salt);
-    }
+    ident ^= ConnectionIndex::channel_salt(channel);  // channel 0 keeps the pair's port
     c.sport = static_cast<uint16_t>(splitmix64(ident));
     c.win.cwnd = static_cast<int64_t>(cfg_.init_cwnd_segments) * mss_;  // RFC 6928
     c.win.ssthresh = INT64_MAX / 4;  // RFC 5681 §3.1: arbitrarily high

@@ -34,6 +34,7 @@
 #include "core/slot_table.h"
 #include "net/network.h"
 #include "net/nic_context_cache.h"
+#include "transport/connection_index.h"
 #include "transport/nic_core.h"
 #include "transport/tcp_config.h"
 #include "transport/tcp_window_cc.h"
@@ -314,19 +315,7 @@ class TcpTransport final : public NicCore<TcpTransport> {
     acks_.begin_partitioned(partitions, &current_partition);
   }
   void on_sequential() override { acks_.end_partitioned(); }
-  std::unordered_map<uint64_t, uint32_t> conn_index_;  // post time only: pair -> first connection
-  // The same for NCCL channels > 0 (post_channel), keyed by (pair, channel).
-  struct ChannelKey {
-    uint64_t pair = 0;
-    uint32_t channel = 0;
-    bool operator==(const ChannelKey&) const = default;
-  };
-  struct ChannelKeyHash {
-    size_t operator()(const ChannelKey& k) const {
-      return static_cast<size_t>(k.pair * 0x9E3779B97F4A7C15ull ^ k.channel);
-    }
-  };
-  std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> channel_conn_index_;
+  ConnectionIndex conn_index_;  // (src << 32 | dst, channel) -> the first of its connections
   std::vector<uint32_t> pair_turn_;  // per pair (first connection / connections_per_pair): next
   // Phase jitter, one stream per sending NIC (only that NIC's ACK handling draws from it).
   std::vector<Rng> jitter_rng_;
