@@ -79,17 +79,22 @@ int64_t collective_net_bytes(const workload::CollectiveRecord& r, int64_t g, int
   return nodes * 4 * size;
 }
 
-// The transport connections whose transfers cross the fabric: NCCL opens one per channel and
-// peer (Transport::post_channel), so a ring's node boundaries per channel, a tree's edges up
-// and down in two trees per channel (channels c and c + nChannels), the other algorithms' up
-// and down per node and channel, P2P every remote pair on each of its channels.
+// The transport connections whose transfers cross the fabric. Packet and hybrid modes open
+// one per NCCL channel and peer (Transport::post_channel): a ring's node boundaries per channel,
+// a tree's edges up and down in two trees per channel (channels c and c + nChannels), the other
+// algorithms' up and down per node and channel, P2P every remote pair on each of its channels.
+// Flow mode keeps one per NIC pair (engine/flow/flow_headers.cpp): each of those node-to-node
+// edges joins one of the group's at most `per_node` GPUs on either side, so it has at most
+// per_node^2 distinct pairs however many channels cross it.
 int64_t collective_pairs(const workload::CollectiveRecord& r, int64_t g, int64_t nodes,
-                         int64_t gpn) {
+                         int64_t gpn, int64_t per_node, bool per_channel) {
   if (nodes < 2 || g < 2) return 0;
-  const int64_t c = std::max(1, r.channels);
+  const int64_t channels = std::max(1, r.channels);
+  const int64_t c = per_channel ? channels : std::min<int64_t>(channels, per_node * per_node);
+  const int64_t p2p = per_channel ? channels : 1;
   using workload::CollOp;
-  if (r.op == CollOp::kAllToAll) return g * (g - gpn) * c;
-  if (r.op == CollOp::kSend || r.op == CollOp::kSendRecv) return g * c;
+  if (r.op == CollOp::kAllToAll) return g * (g - gpn) * p2p;
+  if (r.op == CollOp::kSend || r.op == CollOp::kSendRecv) return g * p2p;
   if (r.algorithm == workload::CollAlgorithm::kRing) return nodes * c;
   if (r.algorithm == workload::CollAlgorithm::kTree) return 4 * (nodes - 1) * c;
   return nodes * 4 * c;
@@ -100,7 +105,9 @@ int64_t collective_pairs(const workload::CollectiveRecord& r, int64_t g, int64_t
 class JobResolver {
  public:
   JobResolver(const Scenario& sc, int64_t gpus)
-      : machine_(sc, static_cast<uint32_t>(gpus)), engine_(machine_, sc.collective) {}
+      : machine_(sc, static_cast<uint32_t>(gpus)),
+        engine_(machine_, sc.collective),
+        per_channel_(sc.mode != EngineMode::kFlow) {}
   JobResolver(const JobResolver&) = delete;  // engine_ holds a reference to machine_
   JobResolver& operator=(const JobResolver&) = delete;
 
@@ -119,6 +126,8 @@ class JobResolver {
     return engine_.cross_node_traffic(spec(op, a, p, channels, size_bytes, ranks, root));
   }
   const workload::CollectiveConfig& config() const { return engine_.config(); }
+  // Whether the run opens a transport connection per NCCL channel (not in flow mode).
+  bool per_channel() const { return per_channel_; }
 
  private:
   static workload::CollectiveSpec spec(workload::CollOp op, workload::CollAlgorithm a,
@@ -136,6 +145,7 @@ class JobResolver {
   }
   ClosedFormRanks machine_;
   workload::CollectiveEngine engine_;
+  bool per_channel_ = true;
 };
 
 // A collective workload (or an nccl-tests sweep, one size at a time) over all `g` GPUs of the
@@ -154,7 +164,7 @@ int64_t add_collective_sweep(const workload::WorkloadSpec& w, const JobResolver&
     t.messages += cross.messages;
     t.node_messages += cross.node_messages;
     t.net_bytes += collective_net_bytes(r, g, nodes, gpn);
-    sweep_pairs = std::max(sweep_pairs, collective_pairs(r, g, nodes, gpn));
+    sweep_pairs = std::max(sweep_pairs, collective_pairs(r, g, nodes, gpn, gpn, engine.per_channel()));
     sweep_window = std::max(sweep_window, cross.window);
     t.total_bytes += s;
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(s, 1 << 20));
@@ -252,9 +262,11 @@ TrainingDag training_dag(const JobSpec& job, int64_t g, int64_t gpn, int64_t bui
   return out;
 }
 
-// The distinct nodes of a group of job-local ranks (rank / GPUs per node).
+// The distinct nodes of a group of job-local ranks (rank / GPUs per node), and the most of the
+// group's ranks on any one node.
 struct GroupNodes {
   int64_t nodes = 0;
+  int64_t per_node = 0;
 };
 GroupNodes group_nodes_of(const std::vector<uint32_t>& group, int64_t gpn) {
   GroupNodes out;
@@ -265,6 +277,7 @@ GroupNodes group_nodes_of(const std::vector<uint32_t>& group, int64_t gpn) {
   for (size_t i = 0; i < ns.size(); ++i) {
     run = i > 0 && ns[i] == ns[i - 1] ? run + 1 : 1;
     out.nodes += run == 1;
+    out.per_node = std::max(out.per_node, run);
   }
   return out;
 }
@@ -314,7 +327,8 @@ void add_dag_traffic(const workload::Dag& dag, int64_t steps, const workload::Wo
     t.max_message_bytes = std::max(t.max_message_bytes, std::min<int64_t>(c.size_bytes, 1 << 20));
     group_pairs[c.group] =
         std::max(group_pairs[c.group],
-                 collective_pairs(r, static_cast<int64_t>(group.size()), group_nodes, gpn));
+                 collective_pairs(r, static_cast<int64_t>(group.size()), group_nodes, gpn,
+                                  spread.per_node, engine.per_channel()));
     group_plan_bytes[c.group] = std::max(group_plan_bytes[c.group], it->second.plan_bytes);
     group_window[c.group] = std::max(group_window[c.group], it->second.window);
   }

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "engine/run.h"
@@ -129,6 +130,30 @@ TEST(GpuEstimate, TrainingMessagesAreThoseTheRunPosts) {
   ASSERT_TRUE(r.jobs.at(0).training.finished());
   EXPECT_EQ(t.messages, static_cast<int64_t>(r.flows.size()));
   EXPECT_EQ(estimate_resources(sc).messages, static_cast<int64_t>(r.flows.size()));
+}
+
+// Connections across the fabric, by hand: a ring reduce-scatter over 8 nodes x 1 GPU on 4
+// channels crosses 8 node boundaries per channel. Packet mode gives every channel its own QP
+// on each (NCCL's net.cc connects per channel): 8 x 4 = 32; flow mode keeps one connection per
+// NIC pair (engine/flow/flow_headers.cpp): 8. The runs' messages went on exactly that many.
+TEST(GpuEstimate, ConnectionsArePerChannelExceptInFlowMode) {
+  const std::string yaml =
+      "name: est\nseed: 1\nfabric:\n  technology: roce\n  link: {rate: 400Gbps, cable: 3m}\n"
+      "  pfc: {enabled: true}\ntopology: {kind: rail, radix: 16}\n"
+      "hosts: {count: 8, nics_per_host: 1}\nnode: {gpus_per_node: 1, host: {sockets: 1}}\n"
+      "workload: {kind: collective, op: reduce_scatter, algorithm: ring, protocol: simple, "
+      "size: 4MiB, channels: 4}\n";
+  for (const char* mode : {"packet", "flow"}) {
+    const std::string y = yaml + "mode: " + mode + "\n";
+    const Scenario sc = resolved(y);
+    const int64_t expected = std::string(mode) == "flow" ? 8 : 8 * 4;
+    EXPECT_EQ(estimate_resources(sc).qps, expected) << mode;
+    const RunResult r = run_scenario(load_scenario_string(y, "est.yaml").scenario);
+    std::set<uint32_t> used;
+    for (const auto& f : r.flows) used.insert(f.qp);
+    ASSERT_FALSE(r.flows.empty()) << mode;
+    EXPECT_EQ(static_cast<int64_t>(used.size()), expected) << mode << ": QPs the run used";
+  }
 }
 
 // The live-message bound (GpuTraffic::live_messages) against a count by hand. A ring
