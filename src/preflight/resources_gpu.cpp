@@ -83,7 +83,7 @@ int64_t collective_net_bytes(const workload::CollectiveRecord& r, int64_t g, int
 // one per NCCL channel and peer (Transport::post_channel): a ring's node boundaries per channel,
 // a tree's edges up and down in two trees per channel (channels c and c + nChannels), the other
 // algorithms' up and down per node and channel, P2P every remote pair on each of its channels.
-// Flow mode keeps one per NIC pair (engine/flow/flow_headers.cpp): each of those node-to-node
+// Flow mode keeps one per NIC pair (engine/flow/flow_transport.h): each of those node-to-node
 // edges joins one of the group's at most `per_node` GPUs on either side, so it has at most
 // per_node^2 distinct pairs however many channels cross it.
 int64_t collective_pairs(const workload::CollectiveRecord& r, int64_t g, int64_t nodes,

@@ -15,8 +15,7 @@ HeaderFn flow_headers(const Scenario& sc, transport::Transport& proto) {
   const PathChoice unsprayed = adaptive ? PathChoice::kLeastLoaded : PathChoice::kForward;
   if (sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp) {
     auto* tcp = static_cast<transport::TcpTransport*>(&proto);
-    // One connection per NIC pair for every channel (Transport::post_channel).
-    return [tcp, unsprayed](uint32_t src, uint32_t dst, int, uint32_t) {
+    return [tcp, unsprayed](uint32_t src, uint32_t dst, int) {
       FlowHeader h;
       h.connection = h.qp = tcp->open_connection(src, dst);
       h.entropy = tcp->connection(h.connection).sport;
@@ -29,7 +28,7 @@ HeaderFn flow_headers(const Scenario& sc, transport::Transport& proto) {
   if (sc.technology == Technology::kUet) {
     auto* uet = static_cast<transport::UetTransport*>(&proto);
     const bool single = uet->config().load_balancing == transport::UetLoadBalancing::kSinglePath;
-    return [uet, single, unsprayed](uint32_t src, uint32_t dst, int, uint32_t) {
+    return [uet, single, unsprayed](uint32_t src, uint32_t dst, int) {
       FlowHeader h;
       h.connection = h.qp = uet->open_pdc(src, dst);
       h.entropy = single ? uet->pdc_entropy(h.connection) : 0;
@@ -42,14 +41,7 @@ HeaderFn flow_headers(const Scenario& sc, transport::Transport& proto) {
   auto* roce = static_cast<transport::RoceTransport*>(&proto);
   const bool ib = sc.technology == Technology::kInfiniband;
   const bool spray = roce->config().spray;
-  // Every NCCL channel on the NIC pair's one connection, though packet mode gives each channel
-  // its own QP (Transport::post_channel): measured against packet mode, the fluid with a
-  // connection per channel was 1.9x too long on a 16-node ring reduce-scatter of 37 MiB
-  // (1,543.8 against 815.0 us; one connection: 822.5 us) and 5-31 % on the GPU rows of
-  // docs/modes.md's error table: a fluid keeps the channels in lockstep, so every ring step
-  // pays its latency after its bytes, where the NIC's packet round-robin lets them drift apart
-  // and overlap (docs/modes.md).
-  return [roce, ib, spray, unsprayed](uint32_t src, uint32_t dst, int sl, uint32_t) {
+  return [roce, ib, spray, unsprayed](uint32_t src, uint32_t dst, int sl) {
     FlowHeader h;
     h.connection = h.qp = roce->open_qp(src, dst, sl);
     const transport::Qp& q = roce->qp(h.qp);

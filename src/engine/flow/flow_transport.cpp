@@ -46,18 +46,8 @@ FlowTransport::FlowTransport(net::Network& net, Scheduler& sched,
 
 uint32_t FlowTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
                              uint64_t tag, int sl) {
-  return post_with(header_(src_nic, dst_nic, sl, 0), src_nic, dst_nic, size_bytes, tag);
-}
-
-uint32_t FlowTransport::post_channel(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
-                                     uint64_t tag, uint32_t channel) {
-  return post_with(header_(src_nic, dst_nic, -1, channel), src_nic, dst_nic, size_bytes, tag);
-}
-
-uint32_t FlowTransport::post_with(const FlowHeader& hdr, uint32_t src_nic, uint32_t dst_nic,
-                                  int64_t size_bytes, uint64_t tag) {
   Msg m;
-  m.hdr = hdr;
+  m.hdr = header_(src_nic, dst_nic, sl);
   m.rec.size_bytes = size_bytes;
   m.rec.post_ps = sched_.now();
   m.rec.tag = tag;

@@ -49,9 +49,7 @@ struct FlowHeader {
   int traffic_class = 0;
   PathChoice choice = PathChoice::kForward;
 };
-// `channel`: the NCCL channel's connection (Transport::post_channel), 0 for post().
-using HeaderFn =
-    std::function<FlowHeader(uint32_t src_nic, uint32_t dst_nic, int sl, uint32_t channel)>;
+using HeaderFn = std::function<FlowHeader(uint32_t src_nic, uint32_t dst_nic, int sl)>;
 
 class FlowTransport final : public transport::Transport {
  public:
@@ -65,9 +63,13 @@ class FlowTransport final : public transport::Transport {
 
   uint32_t post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
                 int sl = -1) override;
-  // On the connection packet mode's transport gives NCCL channel `channel` (its header).
-  uint32_t post_channel(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
-                        uint32_t channel) override;
+  // post_channel is Transport's: every NCCL channel on the NIC pair's one connection, though
+  // packet mode gives each channel its own QP. Measured against packet mode, the fluid with a
+  // connection per channel was 1.9x too long on a 16-node ring reduce-scatter of 37 MiB
+  // (1,543.8 against 815.0 us; one connection: 822.5 us) and 5-31 % on the GPU rows of
+  // docs/modes.md's error table: a fluid keeps the channels in lockstep, so every ring step
+  // pays its latency after its bytes, where the NIC's packet round-robin lets them drift apart
+  // and overlap (docs/modes.md).
   const transport::MessageRecord& message(uint32_t id) const override { return msgs_[id].rec; }
   uint32_t num_messages() const override { return msgs_.end_id(); }
   bool retire_messages(RetireFn retire) override;
@@ -103,8 +105,6 @@ class FlowTransport final : public transport::Transport {
   std::function<void(uint32_t msg, const std::vector<uint32_t>& ports)> on_path;
 
  private:
-  uint32_t post_with(const FlowHeader& hdr, uint32_t src_nic, uint32_t dst_nic,
-                     int64_t size_bytes, uint64_t tag);
   struct Msg {
     transport::MessageRecord rec;
     FlowHeader hdr;
