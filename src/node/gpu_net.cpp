@@ -307,8 +307,9 @@ void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t co
   if (src_gpu == dst_gpu || src_gpu >= gpus_ || dst_gpu >= gpus_ || bytes < 0 || delay_ps < 0) {
     throw std::logic_error("GpuNet::send: bad GPU pair, size or delay");
   }
-  // The fabric moves each transport message as one: folding is for NVLink only.
-  if (weight < 1 || (weight > 1 && src_gpu / gpn_ != dst_gpu / gpn_)) {
+  // The packet fabric moves each channel's messages on its own queue pair: folding crosses
+  // nodes only where the fabric is a fluid with one connection per NIC pair.
+  if (weight < 1 || (weight > 1 && src_gpu / gpn_ != dst_gpu / gpn_ && !weighted_net_sends())) {
     throw std::logic_error("GpuNet::send: a weight other than 1 across nodes");
   }
   const uint32_t slot = alloc_slot();
@@ -353,6 +354,8 @@ void GpuNet::flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t ext
   s.after = after;
   s.after_ps = latency_ps + extra_ps;
   s.to_nic = to_nic;
+  // A folded transfer across nodes (weighted_net_sends) carries `weight` channels' messages,
+  // whose PCIe stages would each have been a flow of their own: it takes their combined share.
   ps_.start(res, n, s.bytes, 0.0, slot, sched_.now(), head_start_ps, to_nic, weight);
   if (settle_now) settle(ps_.group_of(res[0]));
 }
@@ -427,9 +430,10 @@ void GpuNet::start(uint32_t slot) {
   if (spec_.gpudirect && spec_.ideal_fabric) {
     ideal_send(slot);
   } else if (spec_.gpudirect) {
-    flow(slot, p.send1, p.n_send1, Step::kPost, 0, true);
+    flow(slot, p.send1, p.n_send1, Step::kPost, 0, true, 0, true, s.weight);
   } else {  // NCCL's proxy posts once the copy into the host bounce buffer is complete
-    flow(slot, p.send1, p.n_send1, Step::kStagedOut, spec_.staged_cpu_ps, false);
+    flow(slot, p.send1, p.n_send1, Step::kStagedOut, spec_.staged_cpu_ps, false, 0, true,
+         s.weight);
   }
 }
 
@@ -503,7 +507,7 @@ void GpuNet::on_event(uint32_t target) {
         ideal_send(slot);
         return;
       }
-      flow(slot, p.send2, p.n_send2, Step::kPost, 0, true);
+      flow(slot, p.send2, p.n_send2, Step::kPost, 0, true, 0, true, s.weight);
       return;
     }
     case Step::kPost:
@@ -527,7 +531,7 @@ void GpuNet::on_event(uint32_t target) {
       return;
     case Step::kStagedIn: {
       const Plan p = plan(s.src, s.dst);
-      flow(slot, p.recv2, p.n_recv2, Step::kArrive, 0, false);
+      flow(slot, p.recv2, p.n_recv2, Step::kArrive, 0, false, 0, true, s.weight);
       return;
     }
     case Step::kArrive: {
@@ -581,9 +585,10 @@ void GpuNet::receive(uint32_t slot) {
     hops = ideal;
   }
   if (spec_.gpudirect) {
-    flow(slot, hops, n, Step::kArrive, 0, false, now - first);
+    flow(slot, hops, n, Step::kArrive, 0, false, now - first, true, s.weight);
   } else {  // the proxy sees the completion, then the copy out of the bounce buffer runs
-    flow(slot, hops, n, Step::kStagedIn, spec_.staged_cpu_ps, false, now - first);
+    flow(slot, hops, n, Step::kStagedIn, spec_.staged_cpu_ps, false, now - first, true,
+         s.weight);
   }
 }
 

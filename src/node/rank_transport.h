@@ -40,6 +40,10 @@ class RankTransport {
   // Whether send() takes weight > 1 for transfers inside a node (the fluid NVLink model does;
   // closed-form machines in tests do not, so nothing is folded on them).
   virtual bool weighted_sends() const { return false; }
+  // Whether send() also takes weight > 1 across nodes: the fabric then moves the transfer as one
+  // transport message of all `weight` channels' bytes (flow mode, whose fabric keeps one
+  // connection per NIC pair: engine/flow/flow_transport.h).
+  virtual bool weighted_net_sends() const { return false; }
 
   // Calls on_timer(cookie) `delay_ps` from now (compute phases, software latencies).
   virtual void timer(int64_t delay_ps, uint64_t cookie) = 0;

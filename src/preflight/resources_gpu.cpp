@@ -35,7 +35,8 @@ class ClosedFormRanks final : public node::RankTransport {
   ClosedFormRanks(const Scenario& sc, uint32_t gpus)
       : gpus_(gpus),
         gpn_(static_cast<uint32_t>(sc.node.gpus_per_node)),
-        view_(node::nccl_view(sc.node, sc.link.rate_bps, sc.topology.nics_per_host)) {
+        view_(node::nccl_view(sc.node, sc.link.rate_bps, sc.topology.nics_per_host)),
+        weighted_net_(sc.mode == EngineMode::kFlow && !sc.node.ideal_fabric) {
     nvlink_ = static_cast<double>(sc.node.nvlink_rate_bps) / 8.0 * sc.node.nvlink_efficiency;
     net_ = std::min(static_cast<double>(sc.link.rate_bps),
                     node::pcie_rate_bps(sc.node, sc.node.pcie_lanes)) /
@@ -45,6 +46,8 @@ class ClosedFormRanks final : public node::RankTransport {
   // As node::GpuNet: rings on one node fold their channels (collective.fold_channels), so the
   // estimate counts the messages the run will post.
   bool weighted_sends() const override { return true; }
+  // As node::GpuNet in flow mode: the folded ring crosses nodes as one message.
+  bool weighted_net_sends() const override { return weighted_net_; }
   void timer(int64_t, uint64_t) override {}
   int64_t now_ps() const override { return 0; }
   uint32_t gpus() const override { return gpus_; }
@@ -60,6 +63,7 @@ class ClosedFormRanks final : public node::RankTransport {
  private:
   uint32_t gpus_, gpn_;
   node::NcclView view_;
+  bool weighted_net_;
   double nvlink_ = 0, net_ = 0;
 };
 

@@ -243,6 +243,18 @@ const std::vector<Knob> kCollectiveKnobs = knob_bind::concat({
                     "channel, as NCCL runs them"},
          [](auto& s) -> auto& { return s.collective.fold_channels; }),
      bind(
+         {.path = "collective.fold_lanes",
+          .type = KnobType::kInt,
+          .description = "Flow mode, with fold_channels: a ring with one rank per node "
+                         "moves its channels as this many connections across the fabric, "
+                         "each weighted by the channels it carries (the flow fabric keeps one "
+                         "connection per NIC pair); at least the channel count: unfolded",
+          .source = "fabricsim: measured against unfolded flow and packet mode "
+                    "(docs/collectives.md \"Folded channels across nodes\")",
+          .min = Bound{1},
+          .max = Bound{64}},
+         [](auto& s) -> auto& { return s.collective.fold_lanes; }),
+     bind(
          {.path = "collective.ll128",
           .type = KnobType::kBool,
           .description = "Protocol auto may choose LL128 (NCCL enables it on NVLink "

@@ -51,6 +51,11 @@ struct CollectiveConfig {
   // ends, a few bytes apart per message, at 1/channels of the messages and events. Off: one
   // connection per channel (as trace.json always records them).
   bool fold_channels = true;
+  // In flow mode a ring with one rank per node folds its channels too, into this many lanes of
+  // channels / fold_lanes each (docs/collectives.md "Folded channels across nodes"): one lane
+  // keeps the channels in lockstep, two let the second half of a step's bytes cover the first
+  // half's latency as the unfolded channels do.
+  int fold_lanes = 2;
 
   // NCCL's channel tuning for small messages (enqueue.cc ncclGetAlgoInfo "Ring/Tree channel
   // tuning"): with the default channel count, channels are dropped while

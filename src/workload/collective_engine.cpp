@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -106,6 +107,11 @@ void CollectiveEngine::finalize(Plan& plan) const {
   plan.gate_edges.shrink_to_fit();
 
   const uint32_t gpn = rt_.gpus_per_node();
+  bool net_folded = false;
+  for (Conn& c : plan.conns) {
+    c.net_folded = c.weight > 1 && c.src / gpn != c.dst / gpn;
+    net_folded = net_folded || c.net_folded;
+  }
   for (Conn& c : plan.conns) {
     c.messages = plan.streams[c.stream].messages;
     plan.remaining += c.messages;
@@ -144,6 +150,10 @@ void CollectiveEngine::finalize(Plan& plan) const {
     c.delay_ps = std::max<int64_t>(0, hop - rt_.idle_transfer_ps(c.src, c.dst, kTinyBytes));
     c.credit_ps = rt_.idle_transfer_ps(c.dst, c.src, kTinyBytes);
   }
+  if (net_folded) {
+    plan.moving_ps.assign(plan.sat.size(), {});
+    plan.early_ps.assign(plan.sat.size(), {});
+  }
 }
 
 std::unique_ptr<Plan> CollectiveEngine::build_plan(const CollectiveSpec& spec,
@@ -165,6 +175,8 @@ std::unique_ptr<Plan> CollectiveEngine::build_plan(const CollectiveSpec& spec,
   plan->one_rank_per_node = nodes.size() == spec.ranks.size();
   detail::BuildParams bp = build_params(r);
   bp.fold_channels = cfg_.fold_channels && rt_.weighted_sends() && trace_ == nullptr;
+  bp.fold_net = bp.fold_channels && rt_.weighted_net_sends();
+  bp.fold_net_lanes = cfg_.fold_lanes;
   if (r.algorithm == CollAlgorithm::kDirect) {
     detail::build_p2p(*plan, spec, bp);
   } else if (chain) {
@@ -293,6 +305,20 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
     const int64_t req = c.npreds > 0 ? detail::required_index(st, m) : -1;
     if (req >= 0 && plan.sat[c.slot][m & (detail::kSlotRing - 1)] < c.npreds) break;
     if (c.slot >= 0) plan.sat[c.slot][m & (detail::kSlotRing - 1)] = 0;
+    // A step after a folded one across nodes: its channels' first message arrived earlier
+    // than the folded whole (on_arrived), and its per-step overhead runs from then.
+    int64_t delay_ps = c.delay_ps;
+    if (req >= 0 && !plan.early_ps.empty()) {
+      int64_t early = std::numeric_limits<int64_t>::max();
+      for (uint32_t k = 0; k < c.npreds; ++k) {
+        const Conn& pc = plan.conns[plan.adj[c.preds_at + k]];
+        early = std::min(early, pc.net_folded
+                                    ? plan.early_ps[pc.slot][req & (detail::kSlotRing - 1)]
+                                    : int64_t{0});
+      }
+      delay_ps = std::max<int64_t>(0, delay_ps - early);
+    }
+    if (c.net_folded) plan.moving_ps[c.slot][m & (detail::kSlotRing - 1)] = rt_.now_ps() + delay_ps;
     const int64_t data = detail::message_bytes(st, c.ring_pos, m);
     const int64_t wire = std::max<int64_t>(
         1, static_cast<int64_t>(std::ceil(static_cast<double>(data) / eff - 1e-9)));
@@ -305,7 +331,7 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
     if (c.kind == ConnKind::kUnicast) {
       // The connection: this collective's plan connection (NCCL's channel), so one
       // connection's steps go in order and channels share NVLink (RankTransport::send).
-      rt_.send(c.src, c.dst, wire, ck, c.delay_ps, (static_cast<uint64_t>(id) << 32 | e) + 1,
+      rt_.send(c.src, c.dst, wire, ck, delay_ps, (static_cast<uint64_t>(id) << 32 | e) + 1,
                c.weight, c.channel);
     } else if (c.kind == ConnKind::kSharp) {
       rt_.sharp_allreduce(static_cast<int>(c.group), c.src, wire, ck);
@@ -329,7 +355,7 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
       const uint32_t p = plan.adj[c.preds_at + k];
       Conn& pc = plan.conns[p];
       if (--plan.cons[pc.slot][req & (detail::kSlotRing - 1)] == 0) {
-        rt_.timer(c.delay_ps + pc.credit_ps, cookie(kCredit, id, p, 0));
+        rt_.timer(delay_ps + pc.credit_ps, cookie(kCredit, id, p, 0));
       }
     }
   }
@@ -348,6 +374,20 @@ void CollectiveEngine::on_arrived(uint64_t ck) {
   if (trace_) trace_->arrived(id, plan, e, m, rt_.now_ps());
   ++c.arrived;
   --plan.remaining;
+  if (c.net_folded) {
+    // The folded message stands for `weight` channels' messages, which one connection per NIC
+    // pair would have carried one after another: the first of them would have arrived
+    // (weight - 1) / weight of its span before this whole one, and NCCL starts that channel's
+    // next step then. So the next step's overhead is charged from then (try_send): without it
+    // each folded step would pay the per-step latency after all its bytes, where the channels
+    // overlap it with each other's bytes (docs/collectives.md "Folded channels").
+    // The span less the path's idle latency (credit_ps: the same path back) is the time the
+    // bytes took, which the channels' messages would have split.
+    const size_t i = static_cast<size_t>(m & (detail::kSlotRing - 1));
+    const int64_t bytes_ps =
+        std::max<int64_t>(0, rt_.now_ps() - plan.moving_ps[c.slot][i] - c.credit_ps);
+    plan.early_ps[c.slot][i] = bytes_ps / c.weight * (c.weight - 1);
+  }
   const detail::Stream& st = plan.streams[c.stream];
   const int64_t dm = c.nsuccs > 0 ? detail::dependent_index(st, m) : -1;
   if (dm >= 0) {

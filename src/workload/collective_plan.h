@@ -49,8 +49,9 @@ Stream make_ring_stream(int64_t data_bytes, int n, int steps, int64_t chunk_byte
 // layout, so the channels move in lockstep: one connection per pair with weight = channels
 // (weighted max-min, node/fluid_ps.h) ends when they would, a few bytes apart per message
 // (each folded block is split evenly, not as the sum of the channels' blocks).
-Stream fold_ring_channels(int64_t data_bytes, int channels, int n, int steps, int64_t chunk_bytes,
-                          int64_t slice_bytes);
+// Channels first .. first + count - 1 of them only (a lane, BuildParams::fold_net_lanes).
+Stream fold_ring_channels(int64_t data_bytes, int channels, int first, int count, int n,
+                          int steps, int64_t chunk_bytes, int64_t slice_bytes);
 // Chunked stream of `total_bytes` (>= 1) in messages of at most chunk_bytes.
 Stream make_chunked_stream(int64_t total_bytes, int64_t chunk_bytes);
 // Data bytes of message m of `s` sent by ring position `pos` (ignored for chunked streams).
@@ -89,6 +90,7 @@ struct Conn {
   // Channels folded into this connection (build_ring): each message stands for `weight`
   // channels' messages moving in lockstep, sent with that weight (RankTransport::send).
   int32_t weight = 1;
+  bool net_folded = false;  // weight > 1 across nodes (Plan::moving_ps)
   // NCCL channel the connection belongs to: across nodes each channel has its own network
   // connection, so its own queue pair (RankTransport::send).
   uint32_t channel = 0;
@@ -117,6 +119,13 @@ struct Plan {
   // arrived messages, dependents not yet posted (cons); both indexed by message & 63.
   std::vector<std::array<uint8_t, kSlotRing>> sat;
   std::vector<std::array<uint8_t, kSlotRing>> cons;
+  // Folded connections across nodes (Conn::weight > 1, fold_net), per slot and message & 63:
+  // when the message started moving (posted, after its per-step overhead), and once arrived,
+  // how long before its arrival the first of its `weight` channels' messages would have
+  // arrived (the head start of the step it enables, CollectiveEngine::on_arrived). Empty
+  // without such connections.
+  std::vector<std::array<int64_t, kSlotRing>> moving_ps;
+  std::vector<std::array<int64_t, kSlotRing>> early_ps;
   int64_t remaining = 0;  // messages not yet arrived
   int64_t messages = 0;   // every connection's messages: `remaining` when the plan starts
   // The builders' current NCCL channel: add_conn gives it to the connections it adds.
@@ -146,7 +155,8 @@ struct Plan {
                                : static_cast<int64_t>(v.capacity() * sizeof(T)) + 16;
     };
     int64_t bytes = static_cast<int64_t>(sizeof(Plan)) + 16 + vec(streams) + vec(conns) +
-                    vec(groups) + vec(adj) + vec(sat) + vec(cons);
+                    vec(groups) + vec(adj) + vec(sat) + vec(cons) + vec(moving_ps) +
+                    vec(early_ps);
     for (const Stream& st : streams) bytes += vec(st.loops);
     for (const std::vector<uint32_t>& g : groups) bytes += vec(g);
     return bytes;
@@ -172,6 +182,11 @@ struct BuildParams {
   // The rank transport takes weighted sends inside a node (RankTransport::weighted_sends) and
   // nothing records per-channel messages: a ring on one node may fold its channels into one.
   bool fold_channels = false;
+  // ... and takes them across nodes too (RankTransport::weighted_net_sends, flow mode): a ring
+  // with one rank per node folds its channels as well.
+  bool fold_net = false;
+  // Across nodes, into this many connections (collective.fold_lanes).
+  int fold_net_lanes = 1;
   int64_t collnet_chunk_bytes = 0;
   int collnet_window = 8;
 };

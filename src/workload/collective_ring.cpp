@@ -105,18 +105,37 @@ void build_ring(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
   // A credit frees sliceSteps FIFO slots, so NCCL_STEPS / sliceSteps slices may be in flight.
   const int window = std::max(1, bp.window / bp.ring_slice_steps);
   const auto nodes = nodes_of(spec.ranks, bp.gpus_per_node);
-  if (bp.fold_channels && nodes.size() == 1 && bp.channels > 1) {
-    Stream folded = fold_ring_channels(spec.size_bytes, bp.channels, n, steps, chunk, slice);
-    if (folded.messages > 0) {
+  // On one node every channel's ring crosses the same NVLink pairs. With one rank per node
+  // every channel's ring is the same sequence of NIC pairs too (ring_order rotates nothing),
+  // which flow mode's fabric serves as one connection per pair (fold_net).
+  const bool one_order = nodes.size() == 1 || (bp.fold_net && nodes.size() == spec.ranks.size());
+  if (bp.fold_channels && one_order && bp.channels > 1) {
+    // Across nodes the channels fold into `lanes` connections of channels / lanes each (the
+    // last takes the remainder), below.
+    const int lanes = nodes.size() == 1 ? 1 : std::clamp(bp.fold_net_lanes, 1, bp.channels);
+    std::vector<Stream> folded;
+    for (int l = 0; l < lanes; ++l) {
+      const int first_ch = l * (bp.channels / lanes);
+      const int count = l + 1 < lanes ? bp.channels / lanes : bp.channels - first_ch;
+      folded.push_back(fold_ring_channels(spec.size_bytes, bp.channels, first_ch, count, n,
+                                          steps, chunk, slice));
+      if (folded.back().messages == 0) break;
+    }
+    if (folded.back().messages > 0) {
       const auto order = ring_order(nodes, 0);
-      const uint32_t stream = plan.add_stream(std::move(folded));
-      const uint32_t first = static_cast<uint32_t>(plan.conns.size());
-      for (int p = 0; p < n; ++p) {
-        const uint32_t e =
-            plan.add_conn(spec.ranks[order[p]], spec.ranks[order[(p + 1) % n]], stream, window, p);
-        plan.conns[e].weight = bp.channels;
+      for (int l = 0; l < lanes; ++l) {
+        const int first_ch = l * (bp.channels / lanes);
+        const int count = l + 1 < lanes ? bp.channels / lanes : bp.channels - first_ch;
+        plan.channel = static_cast<uint32_t>(first_ch);
+        const uint32_t stream = plan.add_stream(std::move(folded[l]));
+        const uint32_t first = static_cast<uint32_t>(plan.conns.size());
+        for (int p = 0; p < n; ++p) {
+          const uint32_t e = plan.add_conn(spec.ranks[order[p]], spec.ranks[order[(p + 1) % n]],
+                                           stream, window, p);
+          plan.conns[e].weight = count;
+        }
+        for (int p = 0; p < n; ++p) plan.dep(first + (p + n - 1) % n, first + p);
       }
-      for (int p = 0; p < n; ++p) plan.dep(first + (p + n - 1) % n, first + p);
       return;
     }
   }
@@ -133,23 +152,25 @@ void build_ring(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
   }
 }
 
-Stream fold_ring_channels(int64_t data_bytes, int channels, int n, int steps, int64_t chunk_bytes,
-                          int64_t slice_bytes) {
+Stream fold_ring_channels(int64_t data_bytes, int channels, int first, int count, int n,
+                          int steps, int64_t chunk_bytes, int64_t slice_bytes) {
   // Each channel's own stream, as the unfolded plan lays it out; their loops must match one to
   // one (a channel one byte larger can need one loop or one slice more at a boundary), and the
   // folded loop carries all of theirs.
-  Stream folded = make_ring_stream(split_part(data_bytes, channels, 0), n, steps, chunk_bytes,
-                                   slice_bytes);
-  for (int c = 1; c < channels; ++c) {
-    const Stream s = make_ring_stream(split_part(data_bytes, channels, c), n, steps, chunk_bytes,
-                                      slice_bytes);
+  Stream folded = make_ring_stream(split_part(data_bytes, channels, first), n, steps,
+                                   chunk_bytes, slice_bytes);
+  int64_t total = split_part(data_bytes, channels, first);
+  for (int c = first + 1; c < first + count; ++c) {
+    const int64_t part = split_part(data_bytes, channels, c);
+    const Stream s = make_ring_stream(part, n, steps, chunk_bytes, slice_bytes);
     if (s.loops.size() != folded.loops.size()) return Stream{};
     for (size_t l = 0; l < s.loops.size(); ++l) {
       if (s.loops[l].slices != folded.loops[l].slices) return Stream{};
       folded.loops[l].loop_bytes += s.loops[l].loop_bytes;
     }
+    total += part;
   }
-  folded.total_bytes = data_bytes;
+  folded.total_bytes = total;
   return folded;
 }
 

@@ -107,6 +107,9 @@ Simulation::Simulation(const Resolved& resolved)
     gpu_net_ = std::make_unique<node::GpuNet>(
         sc_.node, topo_, topo::FabricParams{sc_.link, sc_.switch_config, sc_.nic}, routes_,
         *transport_, sched_);
+    // Flow mode's fabric keeps one connection per NIC pair, so a ring's folded channels may
+    // cross nodes as one message (collective.fold_channels, docs/collectives.md).
+    gpu_net_->set_weighted_net_sends(sc_.mode == EngineMode::kFlow);
     // The leaf switch of each node's first NIC, for jobs placed one node per leaf.
     std::vector<uint32_t> leaf_of_node(static_cast<size_t>(topo_.hosts));
     for (int n = 0; n < topo_.hosts; ++n) {
