@@ -521,7 +521,12 @@ void GpuNet::on_event(uint32_t target) {
         }
         return;
       }
-      transport_.post_channel(s.src_nic, s.dst_nic, s.bytes, kTagBit | slot, s.channel);
+      if (s.weight > 1) {  // folded channels across nodes (weighted_net_sends)
+        transport_.post_folded(s.src_nic, s.dst_nic, s.bytes, kTagBit | slot, s.channel,
+                               s.weight);
+      } else {
+        transport_.post_channel(s.src_nic, s.dst_nic, s.bytes, kTagBit | slot, s.channel);
+      }
       return;
     case Step::kIdealDelivered:
       delivered(slot);

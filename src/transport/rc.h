@@ -196,6 +196,11 @@ class RoceTransport final : public NicCore<RoceTransport> {
   uint32_t open_qp(uint32_t src_nic, uint32_t dst_nic, int sl, uint32_t channel = 0) {
     return qp_for(src_nic, dst_nic, sl < 0 ? cfg_.sl : sl, channel);
   }
+  // The UDP source port (RoCE) the first QP of NCCL channel `channel` between the two NICs has
+  // or would have, without making it: the flow engine walks each folded channel's path
+  // (engine/flow/flow_transport.h post_folded). -1 where every channel takes the pair's path
+  // (InfiniBand forwards by DLID; a multi-plane HCA binds planes per QP as QPs are made).
+  int32_t channel_entropy(uint32_t src_nic, uint32_t dst_nic, int sl, uint32_t channel) const;
   uint32_t num_qps() const { return static_cast<uint32_t>(qps_.size()); }
   const TransportCounters& counters() const override { return counters_; }
   // Partitioned runs (transport.h): RC keeps its state per QP end and per NIC.
@@ -295,6 +300,9 @@ class RoceTransport final : public NicCore<RoceTransport> {
   uint32_t post_on(uint32_t qp_id, uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
                    uint64_t tag);
   bool ib() const { return cfg_.link_layer == LinkLayer::kInfiniband; }
+  // Who the k-th QP of (pair key, channel) is, and the RoCE UDP source port that follows.
+  static uint64_t qp_identity(uint64_t pair_key, uint32_t k, uint32_t channel);
+  uint16_t rxe_sport(uint64_t path_key) const;
   bool reliable() const { return cfg_.service == Service::kRc; }
   void accept_in_order(Qp& q, uint32_t qp_id, bool last, bool ce);
   // Spraying and the reorder buffer (transport/rc_spray.cpp).

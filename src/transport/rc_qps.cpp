@@ -35,6 +35,29 @@ uint8_t RoceTransport::bind_plane(uint32_t qp_id, uint32_t src_nic) {
   return static_cast<uint8_t>(plane);
 }
 
+uint64_t RoceTransport::qp_identity(uint64_t pair_key, uint32_t k, uint32_t channel) {
+  // Channel 0's identity is the pair's as before channels had their own QPs.
+  uint64_t ident = pair_key ^ (0xD6E8FEB86659FD93ull * (k + 1));
+  ident ^= ConnectionIndex::channel_salt(channel);
+  return splitmix64(ident);
+}
+
+uint16_t RoceTransport::rxe_sport(uint64_t path_key) const {
+  // Linux rxe: UDP source port = 0xC000 | 14-bit hash of the QP number (here of the QP's
+  // identity: QP numbers would follow global post order).
+  uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (path_key + 1));
+  return static_cast<uint16_t>(0xC000 | (splitmix64(h) & 0x3FFF));
+}
+
+int32_t RoceTransport::channel_entropy(uint32_t src_nic, uint32_t dst_nic, int sl,
+                                       uint32_t channel) const {
+  if (ib() || planes_ > 1) return -1;
+  sl = sl < 0 ? cfg_.sl : sl;
+  const uint64_t key = (static_cast<uint64_t>(src_nic) << 34) |
+                       (static_cast<uint64_t>(dst_nic) << 4) | static_cast<uint64_t>(sl);
+  return rxe_sport(qp_identity(key, 0, channel));
+}
+
 uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl, uint32_t channel) {
   // qps_per_pair QPs per (source, destination, service level, NCCL channel): a QP's packets all
   // use one SL. They are created together with the pair's first message, and messages take them
@@ -50,19 +73,13 @@ uint32_t RoceTransport::qp_for(uint32_t src_nic, uint32_t dst_nic, int sl, uint3
     q.src_nic = src_nic;
     q.dst_nic = dst_nic;
     q.sl = static_cast<uint8_t>(sl);
-    // Channel 0's identity is the pair's as before channels had their own QPs.
-    uint64_t ident = key ^ (0xD6E8FEB86659FD93ull * (k + 1));
-    ident ^= ConnectionIndex::channel_salt(channel);
-    q.path_key = splitmix64(ident);
+    q.path_key = qp_identity(key, k, channel);
     if (ib()) {
       if (planes_ > 1) q.plane = bind_plane(qp_id, src_nic);
       q.entropy = nic_lid_.at(q.plane * net_.num_nics() + dst_nic);  // forwarded by DLID
       q.priority = sl_to_vl_[sl];
     } else {
-      // Linux rxe: UDP source port = 0xC000 | 14-bit hash of the QP number (here of the QP's
-      // identity: QP numbers would follow global post order).
-      uint64_t h = seed_ ^ (0x9E3779B97F4A7C15ull * (q.path_key + 1));
-      q.entropy = static_cast<uint16_t>(0xC000 | (splitmix64(h) & 0x3FFF));
+      q.entropy = rxe_sport(q.path_key);
       q.priority = static_cast<uint8_t>(cfg_.data_priority);
     }
     if (cc_enabled()) rps_.push_back(make_cc(qp_id, src_nic, dst_nic));

@@ -152,6 +152,15 @@ class Transport {
     (void)channel;
     return post(src_nic, dst_nic, size_bytes, tag);
   }
+  // A message standing for `weight` channels' messages of the same size share, moving together
+  // (a ring's channels folded into one, workload/collective_plan.h): on the fabric it gets the
+  // share `weight` connections would. Only the flow engine's transport is handed weight > 1
+  // (node::GpuNet folds across nodes only there); the others post it as post_channel.
+  virtual uint32_t post_folded(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
+                               uint64_t tag, uint32_t channel, int32_t weight) {
+    (void)weight;
+    return post_channel(src_nic, dst_nic, size_bytes, tag, channel);
+  }
   // Called once per message when the receiving application sees its last byte.
   std::function<void(uint32_t msg)> on_delivered;
 

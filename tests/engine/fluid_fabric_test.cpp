@@ -44,6 +44,31 @@ TEST(FluidFabric, ASprayedFlowLoadsEachLinkWithItsShare) {
   EXPECT_NEAR(f.rate_bps(whole), 10e9 / 3, 1);
 }
 
+TEST(FluidFabric, AFlowOfShareKGetsWhatKFlowsWouldAndEndsWithThem) {
+  // A folded message of 4 channels (share 4: each channel 1/4 of its 1 MB, crossings weighted
+  // 4) beside one whole 1 MB flow on a 10 Gb/s link: 5 flows, 2 Gb/s each, so the folded one
+  // drains its 1 MB at 8 Gb/s and ends at 1e6 x 8 / 8e9 = 1 ms, when its 4 channels of 250 kB
+  // at 2 Gb/s each would; the whole flow has 0.75 MB left and ends 0.6 ms later alone.
+  FluidFabric f({10e9});
+  const std::vector<C> folded_c = {{0, 4.0}};
+  const uint32_t folded = f.add(folded_c.data(), 1, 1'000'000, 0, 0, 4.0);
+  const uint32_t whole = add(f, {{0, 1.0}});
+  f.reshare(0);
+  EXPECT_NEAR(f.rate_bps(whole), 2e9, 1);
+  EXPECT_NEAR(f.rate_bps(folded) * 4, 8e9, 4);  // the rate of each of the channels it holds
+  std::vector<FluidFabric::EndEvent> ends = f.take_ends();
+  f.take_ends().clear();
+  ASSERT_EQ(ends.size(), 2u);
+  EXPECT_EQ(ends[0].flow, folded);
+  EXPECT_EQ(ends[0].time_ps, 1'000'000'000);
+  EXPECT_TRUE(f.on_end(folded, 1'000'000'000));
+  f.reshare(1'000'000'000);
+  ends = f.take_ends();
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_EQ(ends[0].flow, whole);
+  EXPECT_EQ(ends[0].time_ps, 1'600'000'000);  // 0.75e6 x 8 / 10e9 = 0.6 ms after
+}
+
 TEST(FluidFabric, EndsFollowTheRatesAsFlowsComeAndGo) {
   // Two flows of 1 MB on one 8 Gb/s link: 4 Gb/s each. The smaller (0.5 MB) ends at
   // 0.5e6 x 8 / 4e9 = 1 ms; the other has 0.5 MB left and drains alone at 8 Gb/s: 0.5 ms more.

@@ -53,4 +53,14 @@ HeaderFn flow_headers(const Scenario& sc, transport::Transport& proto) {
   };
 }
 
+ChannelEntropyFn flow_channel_entropy(const Scenario& sc, transport::Transport& proto) {
+  // TCP and iWARP give each channel a connection of its own too, but flow mode takes only
+  // channel 0's source port from them (open_connection); UET keeps one PDC per NIC pair.
+  if (sc.technology != Technology::kRoce) return {};
+  auto* roce = static_cast<transport::RoceTransport*>(&proto);
+  return [roce](uint32_t src, uint32_t dst, uint32_t channel) {
+    return roce->channel_entropy(src, dst, -1, channel);
+  };
+}
+
 }  // namespace fabricsim::scenario

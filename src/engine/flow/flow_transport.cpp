@@ -83,6 +83,20 @@ uint32_t FlowTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_by
   return id;
 }
 
+uint32_t FlowTransport::post_folded(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
+                                   uint64_t tag, uint32_t channel, int32_t weight) {
+  // One connection per NIC pair (post_channel, above): the channels only pick the paths.
+  const uint32_t id = post(src_nic, dst_nic, size_bytes, tag);
+  msgs_[id].weight = std::max(1, weight);
+  msgs_[id].channel = channel;
+  return id;
+}
+
+void FlowTransport::weigh_path(const Msg& m) {
+  if (m.weight == 1) return;
+  for (FluidFabric::Crossing& c : path_) c.weight *= m.weight;
+}
+
 bool FlowTransport::walk(const Msg& m) {
   net::Packet pkt;
   pkt.src_nic = m.rec.src_nic;
@@ -93,7 +107,29 @@ bool FlowTransport::walk(const Msg& m) {
   pkt.type = net::PacketType::kData;
   pkt.flags = net::kFlagFirst;
   const auto load = [this](uint32_t port) { return fabric_.crossings(port); };
-  return walker_.walk(pkt, m.hdr.choice, load, path_);
+  if (m.weight == 1 || !channel_entropy_ || m.hdr.choice != PathChoice::kForward ||
+      channel_entropy_(m.rec.src_nic, m.rec.dst_nic, m.channel) < 0) {
+    return walker_.walk(pkt, m.hdr.choice, load, path_);
+  }
+  // A folded message: each channel's path at 1/weight of the bytes, merged by link (in the
+  // order first reached, so the list is the same whenever the paths are).
+  path_.clear();
+  const double share = 1.0 / m.weight;
+  for (int32_t k = 0; k < m.weight; ++k) {
+    pkt.entropy = static_cast<uint16_t>(
+        channel_entropy_(m.rec.src_nic, m.rec.dst_nic, m.channel + static_cast<uint32_t>(k)));
+    if (!walker_.walk(pkt, m.hdr.choice, load, one_path_)) return false;
+    for (const FluidFabric::Crossing& c : one_path_) {
+      auto it = std::find_if(path_.begin(), path_.end(),
+                             [&](const FluidFabric::Crossing& x) { return x.link == c.link; });
+      if (it == path_.end()) {
+        path_.push_back({c.link, c.weight * share});
+      } else {
+        it->weight += c.weight * share;
+      }
+    }
+  }
+  return true;
 }
 
 void FlowTransport::report_path(uint32_t id) {
@@ -115,13 +151,16 @@ void FlowTransport::start(uint32_t id) {
                                  std::to_string(m.rec.dst_nic) + " finds no route");
   }
   begin(id);
-  fabric_.add(path_.data(), static_cast<int>(path_.size()), m.rec.size_bytes, id, sched_.now());
+  weigh_path(m);
+  fabric_.add(path_.data(), static_cast<int>(path_.size()), m.rec.size_bytes, id, sched_.now(),
+              m.weight);
   after_change();
 }
 
 void FlowTransport::begin(uint32_t id) {
   Msg& m = msgs_[id];
   report_path(id);
+  // Before weigh_path: the crossings' weights are the message's own split over its paths.
   const double wire = static_cast<double>(m.rec.size_bytes) * wire_per_payload_;
   for (const FluidFabric::Crossing& c : path_) {
     net_.add_fluid_tx_bytes(c.link, static_cast<int64_t>(std::llround(wire * c.weight)));
@@ -142,11 +181,17 @@ bool FlowTransport::continue_connection(uint32_t flow) {
       n.hdr.choice == PathChoice::kLeastLoaded || !walk(n)) {
     return false;
   }
+  const bool weighted = n.weight > 1;
+  if (weighted) {
+    unweighted_.assign(path_.begin(), path_.end());  // what begin() credits the ports
+    weigh_path(n);
+  }
   if (!fabric_.renew(flow, path_.data(), static_cast<int>(path_.size()), n.rec.size_bytes,
-                     next_id, sched_.now())) {
+                     next_id, sched_.now(), n.weight)) {
     return false;
   }
   complete(id);  // the connection's head is now next_id, draining
+  if (weighted) path_.swap(unweighted_);
   begin(next_id);
   return true;
 }
@@ -164,6 +209,9 @@ void FlowTransport::on_links_changed(bool reroute_all) {
     // No route yet (every path through the failed cable): the flow stays where it is, stalled.
     if (!walk(msgs_[id])) continue;
     report_path(id);
+    // The fluid keeps size / weight over weight x the crossings (FluidFabric::add): what it has
+    // left times a crossing's weight is the wire bytes either way.
+    weigh_path(msgs_[id]);
     // The old path was credited the whole message at its start: the bytes left move over.
     old_path_.clear();
     fabric_.for_each_link(f, [&](uint32_t port, double w) { old_path_.push_back({port, w}); });

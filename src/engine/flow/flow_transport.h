@@ -50,6 +50,10 @@ struct FlowHeader {
   PathChoice choice = PathChoice::kForward;
 };
 using HeaderFn = std::function<FlowHeader(uint32_t src_nic, uint32_t dst_nic, int sl)>;
+// The entropy (UDP source port) of NCCL channel `channel`'s connection between two NICs as the
+// packet transport would give it, or -1 when every channel takes the pair's path.
+using ChannelEntropyFn = std::function<int32_t(uint32_t src_nic, uint32_t dst_nic,
+                                               uint32_t channel)>;
 
 class FlowTransport final : public transport::Transport {
  public:
@@ -70,6 +74,16 @@ class FlowTransport final : public transport::Transport {
   // docs/modes.md's error table: a fluid keeps the channels in lockstep, so every ring step
   // pays its latency after its bytes, where the NIC's packet round-robin lets them drift apart
   // and overlap (docs/modes.md).
+  // A folded message (Transport::post_folded) counts as `weight` flows in the fabric's
+  // max-min share: as packet mode, where each folded channel has its own queue pair and the
+  // NIC serves its queue pairs in turn, so a ring's 16 channels get 16 turns to another
+  // connection's one.
+  // Its bytes split over its channels' own paths where they differ (RoCE: each channel's queue
+  // pair has its own UDP source port, so its own ECMP path; set_channel_entropy), each link
+  // crossed in proportion to the channels on it.
+  uint32_t post_folded(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
+                       uint32_t channel, int32_t weight) override;
+  void set_channel_entropy(ChannelEntropyFn fn) { channel_entropy_ = std::move(fn); }
   const transport::MessageRecord& message(uint32_t id) const override { return msgs_[id].rec; }
   uint32_t num_messages() const override { return msgs_.end_id(); }
   bool retire_messages(RetireFn retire) override;
@@ -111,6 +125,8 @@ class FlowTransport final : public transport::Transport {
     int64_t fixed_ps = 0;
     int64_t ack_ps = 0;
     uint32_t next = 0xFFFFFFFFu;  // the next message queued on the connection
+    int32_t weight = 1;           // post_folded: channels channel .. channel + weight - 1
+    uint32_t channel = 0;
     bool delivered = false;
   };
   struct Conn {
@@ -130,6 +146,7 @@ class FlowTransport final : public transport::Transport {
   void after_change();                 // schedules the re-share and the flows' end events
   void retire_front();
   bool walk(const Msg& m);  // into path_; false when some switch has no route
+  void weigh_path(const Msg& m);  // path_'s crossing weights x the message's weight
   void report_path(uint32_t id);
   std::vector<uint32_t> path_ports_;
 
@@ -147,6 +164,9 @@ class FlowTransport final : public transport::Transport {
   std::vector<Conn> conns_;
   std::vector<FluidFabric::Crossing> path_;
   std::vector<FluidFabric::Crossing> old_path_;
+  std::vector<FluidFabric::Crossing> unweighted_;  // continue_connection's scratch
+  std::vector<FluidFabric::Crossing> one_path_;    // walk's scratch: one channel's path
+  ChannelEntropyFn channel_entropy_;
   int64_t reshare_at_ps_ = -1;  // a re-share event is pending at this time
   transport::TransportCounters counters_;
   RetireFn retire_;

@@ -32,7 +32,7 @@ FluidFabric::FluidFabric(std::vector<double> capacity_bps) {
 }
 
 uint32_t FluidFabric::add(const Crossing* c, int n, int64_t size_bytes, uint64_t tag,
-                          int64_t now_ps) {
+                          int64_t now_ps, double share) {
   if (n <= 0 || size_bytes <= 0) throw std::invalid_argument("FluidFabric::add: empty flow");
   uint32_t id;
   if (!free_.empty()) {
@@ -44,7 +44,8 @@ uint32_t FluidFabric::add(const Crossing* c, int n, int64_t size_bytes, uint64_t
   }
   Flow& f = flows_[id];
   link_in(id, c, n);
-  f.remaining_bytes = static_cast<double>(size_bytes);
+  // One of the `share` flows it stands for: they all end when it does.
+  f.remaining_bytes = static_cast<double>(size_bytes) / share;
   f.rate_bps = 0;
   f.last_ps = now_ps;
   f.end_ps = -1;
@@ -151,7 +152,7 @@ bool FluidFabric::on_end(uint32_t id, int64_t now_ps) {
 }
 
 bool FluidFabric::renew(uint32_t id, const Crossing* c, int n, int64_t size_bytes, uint64_t tag,
-                        int64_t now_ps) {
+                        int64_t now_ps, double share) {
   if (!ends_at(id, now_ps) || size_bytes <= 0) return false;
   Flow& f = flows_[id];
   if (f.cross.size() != static_cast<size_t>(n)) return false;
@@ -159,7 +160,7 @@ bool FluidFabric::renew(uint32_t id, const Crossing* c, int n, int64_t size_byte
     if (f.cross[i].link != c[i].link || f.cross[i].weight != c[i].weight) return false;
   }
   ++renewals_;
-  f.remaining_bytes = static_cast<double>(size_bytes);
+  f.remaining_bytes = static_cast<double>(size_bytes) / share;
   f.last_ps = now_ps;
   f.tag = tag;
   f.event_ps = -1;  // the event that brought us here is spent

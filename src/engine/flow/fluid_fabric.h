@@ -38,7 +38,10 @@ class FluidFabric {
 
   // A flow of `size_bytes` (> 0) over c[0..n) (each link at most once) becomes active at
   // now_ps; it gets its rate at the next reshare(). Returns its id (ids are reused).
-  uint32_t add(const Crossing* c, int n, int64_t size_bytes, uint64_t tag, int64_t now_ps);
+  // `share` > 1: the flow counts as that many flows of size_bytes / share each moving together
+  // (its crossings' weights already multiplied by share): its rate is share x its filling level.
+  uint32_t add(const Crossing* c, int n, int64_t size_bytes, uint64_t tag, int64_t now_ps,
+               double share = 1.0);
   // Re-fills the components that changed since the last call (arrivals, departures).
   void reshare(int64_t now_ps);
   // A link's capacity changes (a failed cable: 0, its flows stall at a token rate until they
@@ -69,7 +72,7 @@ class FluidFabric {
   // one instant leave every max-min rate as it was, so the component's re-fill is skipped.
   // Returns false (nothing changed) otherwise: the owner then calls on_end and add.
   bool renew(uint32_t flow, const Crossing* c, int n, int64_t size_bytes, uint64_t tag,
-             int64_t now_ps);
+             int64_t now_ps, double share = 1.0);
   // Whether flow `flow`'s end is now (its pending event is its true end, not an early one).
   bool ends_at(uint32_t flow, int64_t now_ps) const {
     return active(flow) && flows_[flow].end_ps == now_ps;

@@ -91,6 +91,7 @@ Simulation::Simulation(const Resolved& resolved)
     auto flow = std::make_unique<FlowTransport>(net_, sched_, routes_, sc_.link,
                                                 sc_.switch_config, *proto_transport_,
                                                 flow_headers(sc_, *proto_transport_));
+    flow->set_channel_entropy(flow_channel_entropy(sc_, *proto_transport_));
     flow_ = flow.get();
     transport_ = std::move(flow);
     roce_ = nullptr;
