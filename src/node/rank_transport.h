@@ -28,7 +28,8 @@ class RankTransport {
   // transfers over NVLink move in order, one at a time (one CTA works its steps in turn), while
   // different connections between the same GPUs share the links. 0 = the pair's one default
   // connection.
-  // `weight` > 1 (only where weighted_sends() and only inside a node): the transfer stands for
+  // `weight` > 1 (only where weighted_sends(); across nodes only where weighted_net_sends(),
+  // then it carries channels channel .. channel + weight - 1): the transfer stands for
   // `weight` identical transfers of bytes / weight each on as many connections moving in
   // lockstep (a collective's channels folded into one, workload/collective_plan.h); it gets
   // their combined share of every link, so it ends when each of them would have.

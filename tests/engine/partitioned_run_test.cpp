@@ -9,6 +9,7 @@
 // RTOs and delayed ACKs, SACK details taken from another partition's table). run.json must say the run was split (a scenario that
 // silently ran in one partition would pass the comparison without testing anything).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -96,7 +97,9 @@ const Case kCases[] = {
 };
 
 fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("fabricsim-partitioned-" + name);
+  // The process id keeps two checkouts' test runs on one machine out of each other's files.
+  const fs::path d = fs::temp_directory_path() /
+                     ("fabricsim-partitioned-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

@@ -7,6 +7,8 @@
 // executable.
 #pragma once
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -107,9 +109,10 @@ inline int flag(const std::string& s) {
   return -1;
 }
 
-// An empty directory under the system temp dir, emptied first if a previous run left it.
+// An empty directory under the system temp dir, emptied first if a previous run left it (the
+// process id keeps concurrent test runs of two checkouts apart).
 inline fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / name;
+  const fs::path dir = fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
