@@ -589,11 +589,12 @@ void GpuNet::receive(uint32_t slot) {
     n = ideal_recv_hops(p.recv1, p.n_recv1, s.dst, ideal);
     hops = ideal;
   }
+  const int32_t weight = spec_.ideal_fabric ? 1 : s.weight;  // weighted_net_sends
   if (spec_.gpudirect) {
-    flow(slot, hops, n, Step::kArrive, 0, false, now - first, true, s.weight);
+    flow(slot, hops, n, Step::kArrive, 0, false, now - first, true, weight);
   } else {  // the proxy sees the completion, then the copy out of the bounce buffer runs
     flow(slot, hops, n, Step::kStagedIn, spec_.staged_cpu_ps, false, now - first, true,
-         s.weight);
+         weight);
   }
 }
 

@@ -77,10 +77,11 @@ class GpuNet final : public RankTransport {
             int64_t delay_ps = 0, uint64_t connection = 0, int32_t weight = 1,
             uint32_t channel = 0) override;
   bool weighted_sends() const override { return true; }
-  // Flow mode: folded channels cross nodes too (RankTransport::weighted_net_sends). Not on the
-  // ideal network, whose NIC line keeps one message of a pair at a time (ideal_pairs_).
+  // Flow mode: folded channels cross nodes too (RankTransport::weighted_net_sends). On the ideal
+  // network a folded message is one message in its NIC pair's line, as its channels' messages
+  // were one after another (ideal_pairs_): weight 1 there.
   void set_weighted_net_sends(bool on) { weighted_net_ = on; }
-  bool weighted_net_sends() const override { return weighted_net_ && !spec_.ideal_fabric; }
+  bool weighted_net_sends() const override { return weighted_net_; }
   void timer(int64_t delay_ps, uint64_t cookie) override;
   int64_t now_ps() const override { return sched_.now(); }
   uint32_t gpus() const override { return gpus_; }

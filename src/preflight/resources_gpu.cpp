@@ -36,7 +36,7 @@ class ClosedFormRanks final : public node::RankTransport {
       : gpus_(gpus),
         gpn_(static_cast<uint32_t>(sc.node.gpus_per_node)),
         view_(node::nccl_view(sc.node, sc.link.rate_bps, sc.topology.nics_per_host)),
-        weighted_net_(sc.mode == EngineMode::kFlow && !sc.node.ideal_fabric) {
+        weighted_net_(sc.mode == EngineMode::kFlow) {
     nvlink_ = static_cast<double>(sc.node.nvlink_rate_bps) / 8.0 * sc.node.nvlink_efficiency;
     net_ = std::min(static_cast<double>(sc.link.rate_bps),
                     node::pcie_rate_bps(sc.node, sc.node.pcie_lanes)) /
