@@ -165,6 +165,7 @@ void RoceTransport::repace(uint32_t qp_id) {
   if (next == q.next_send_ps) return;
   const bool was_waiting = q.next_send_ps > sched_.now();
   q.next_send_ps = next;
+  ring_changed(q.src_nic);
   // A QP waiting for its pacing time may now go sooner: make sure its NIC looks again then.
   if (was_waiting && q.active) wake_at(q.src_nic, std::max(next, sched_.now()));
 }
@@ -421,6 +422,7 @@ void RoceTransport::retire_front() {
 
 void RoceTransport::rewind(Qp& q, uint32_t psn) {
   q.snd_nxt = psn;
+  ring_changed(q.src_nic);
   q.nxt_msg = q.una_msg;
   while (q.nxt_msg < q.msgs.size()) {
     const Message& m = msgs_[q.msgs[q.nxt_msg]];
@@ -484,6 +486,7 @@ void RoceTransport::on_timer(uint32_t qp_id) {
   if (q.retries++ >= cfg_.retry_count) {
     // Retries exhausted: the QP enters the error state (IBTA); its unfinished messages fail.
     q.failed = true;
+    ring_changed(q.src_nic);
     ++ctr(counters_).qp_errors;
     owed().unacked -= static_cast<int64_t>(q.msgs.size() - q.una_msg);
     return;
