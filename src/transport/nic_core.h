@@ -279,6 +279,7 @@ class NicCore : public Transport {
       n.quiet = false;
     }
     int64_t earliest = kNoTimer;  // the soonest an entry may send, if none can now
+    const uint32_t entries = n.active.size();
     for (uint32_t tries = n.active.size() + n.ctx_wait.size(); tries > 0; --tries) {
       // Entries whose context read completed go first; none without the cache.
       const uint32_t entry = n.ctx_wait.empty() ? n.active.pop_front() : next_entry(n, nic, now);
@@ -306,7 +307,7 @@ class NicCore : public Transport {
           continue;
         }
       }
-      check_quiet(quiet_hit, n, false, earliest);
+      check_quiet(quiet_hit, n, false, earliest, entries);
       if (self().send(entry, out)) {
         n.active.push_back(entry);
       } else {
@@ -317,7 +318,7 @@ class NicCore : public Transport {
     // An entry parked for its context is served when its read completes.
     if (!n.ctx_wait.empty()) earliest = std::min(earliest, n.ctx_wait.front().ready_ps);
     if constexpr (T::kQuietRing) {
-      check_quiet(quiet_hit, n, true, earliest);
+      check_quiet(quiet_hit, n, true, earliest, entries);
       // With the context cache a pull also depends on the read engine's time: no record.
       if (!ctx_.enabled()) {
         n.quiet = true;
@@ -329,16 +330,18 @@ class NicCore : public Transport {
     return false;
   }
 
-  // Debug builds: a pull the quiet record answered must find, scanning, nothing to send and
-  // the same wake time.
-  void check_quiet(bool quiet_hit, const NicQueue& n, bool idle, int64_t earliest) const {
+  // Debug builds: a pull the quiet record answered must find, scanning, nothing to send, no
+  // entry leaving (`entries` were there before the scan) and the same wake time.
+  void check_quiet(bool quiet_hit, const NicQueue& n, bool idle, int64_t earliest,
+                   uint32_t entries) const {
 #ifndef NDEBUG
-    if (quiet_hit && (!idle || earliest != n.quiet_earliest_ps)) {
+    if (quiet_hit &&
+        (!idle || earliest != n.quiet_earliest_ps || n.active.size() != entries)) {
       std::fprintf(stderr, "fabricsim: NIC quiet record out of date (transport/nic_core.h)\n");
       std::abort();
     }
 #else
-    (void)quiet_hit, (void)n, (void)idle, (void)earliest;
+    (void)quiet_hit, (void)n, (void)idle, (void)earliest, (void)entries;
 #endif
   }
 
