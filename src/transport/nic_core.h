@@ -257,13 +257,13 @@ class NicCore : public Transport {
   // A pull that finds nothing to send looks at every entry once and puts each back in the same
   // cyclic order (a kBlocked one leaves), so the round-robin is as it was. With paced QPs the
   // port pulls again after each control packet it sends (an ACK, a CNP) and finds the same
-  // entries with the same answers: with a queue pair per NCCL channel that rescan was a cache
-  // miss per QP, most of send_state's time (docs/performance.md, session 30). A kLater answer
-  // holds until its time passes and a kPaused one while its class stays paused, unless T
-  // changes what send_state reads, which T reports through ring_changed(). So until the soonest
-  // kLater time, with the same paused classes and no report, the scan would give the same
-  // answer again: the quiet record gives it without looking. Results are identical; debug
-  // builds rescan and compare (check_quiet).
+  // entries with the same answers: such rescans were most of the kLater answers on the
+  // 1,024-GPU training bench (docs/performance.md, session 30). A kLater answer holds until its
+  // time passes and a kPaused one while its class stays paused, unless T changes what
+  // send_state reads, which T reports through ring_changed(). So until the soonest kLater
+  // time, with the same paused classes and no report, the scan would give the same answer
+  // again: the quiet record gives it without looking. The picks, the wake times and so the
+  // results are the same as without it; debug builds rescan and compare (check_quiet).
   bool pull(uint32_t nic, uint8_t paused_classes, net::Packet& out) {
     NicQueue& n = nics_[nic];
     const int64_t now = sched_.now();
