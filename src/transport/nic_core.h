@@ -15,12 +15,16 @@
 //   void on_timer(uint32_t), void on_cc_timer(uint32_t)  its kQpTimer / kCcTimer
 //   static constexpr bool kContextCache; with it uint32_t context_of(uint32_t entry) and
 //   bool has_context(const net::Packet&)
+//   static constexpr bool kQuietRing; with it T calls ring_changed(nic) wherever it changes
+//   what send_state reads for an entry of that NIC's round-robin (pull's quiet record)
 // An entry is T's own dense id of something that sends (a QP, PDC, connection, or RoCE's READ
 // responder side of a QP).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "core/ring.h"
@@ -51,6 +55,13 @@ enum class SendState : uint8_t {
 struct NicQueue {
   Ring<uint32_t> active;       // entries with something to send, served round-robin
   int64_t wake_ps = kNoTimer;  // the pending kNicWake (kNoTimer: none); the wake rule below
+  // The quiet record (T::kQuietRing; NicCore::pull): the last pull found no entry that could
+  // send, so it left the round-robin as it found it (every entry kLater, the soonest at
+  // quiet_earliest_ps, or kPaused under quiet_paused). Valid until that time, until the paused
+  // classes differ, or until T reports a change (NicCore::ring_changed).
+  int64_t quiet_earliest_ps = kNoTimer;
+  bool quiet = false;
+  uint8_t quiet_paused = 0;
   // Context cache: entries parked while their context is read, in read-completion order; they
   // go before the round-robin once it has arrived. Empty without the cache.
   struct ParkedTx {
@@ -158,8 +169,14 @@ class NicCore : public Transport {
   // caller checked it was not already there (its own "active" flag).
   void enqueue(uint32_t nic, uint32_t entry) {
     nics_[nic].active.push_back(entry);
+    nics_[nic].quiet = false;
     net_.nic_kick(nic);
   }
+
+  // T::kQuietRing: an entry of `nic`'s round-robin may answer send_state differently, other
+  // than by time passing or by a pull serving it (its pacing time or send point moved, it
+  // failed): the NIC's quiet record (pull) no longer holds.
+  void ring_changed(uint32_t nic) { nics_[nic].quiet = false; }
 
   // The wake rule, the one place a NIC's kNicWake is scheduled. A NIC has at most one wake that
   // counts, at wake_ps: a new one is scheduled only if it is sooner (a later one would find
@@ -202,7 +219,7 @@ class NicCore : public Transport {
   static bool pull_hook(void* ctx, uint32_t nic, uint8_t paused_classes, net::Packet& out) {
     auto* core = static_cast<NicCore*>(ctx);
     if (!core->self().admit(paused_classes)) return false;
-    return core->pull(nic, out);
+    return core->pull(nic, paused_classes, out);
   }
   // A drop is data for the sending NIC, delivered by an event at that NIC, not a call into the
   // transport from wherever in the fabric it happened: in a partitioned run the drop and the
@@ -236,10 +253,33 @@ class NicCore : public Transport {
 
   // The NIC port may send: the next entry in round-robin order that can send builds the packet
   // (true). Entries that may send later keep their turn and the NIC wakes at the soonest.
-  bool pull(uint32_t nic, net::Packet& out) {
+  //
+  // A pull that finds nothing to send looks at every entry once and puts each back in the same
+  // cyclic order (a kBlocked one leaves), so the round-robin is as it was. With paced QPs the
+  // port pulls again after each control packet it sends (an ACK, a CNP) and finds the same
+  // entries with the same answers: such rescans were most of the kLater answers on the
+  // 1,024-GPU training bench (docs/performance.md, session 30). A kLater answer holds until its
+  // time passes and a kPaused one while its class stays paused, unless T changes what
+  // send_state reads, which T reports through ring_changed(). So until the soonest kLater
+  // time, with the same paused classes and no report, the scan would give the same answer
+  // again: the quiet record gives it without looking. The picks, the wake times and so the
+  // results are the same as without it; debug builds rescan and compare (check_quiet).
+  bool pull(uint32_t nic, uint8_t paused_classes, net::Packet& out) {
     NicQueue& n = nics_[nic];
     const int64_t now = sched_.now();
+    bool quiet_hit = false;
+    if constexpr (T::kQuietRing) {
+      quiet_hit = n.quiet && now < n.quiet_earliest_ps && paused_classes == n.quiet_paused;
+#ifdef NDEBUG
+      if (quiet_hit) {
+        if (n.quiet_earliest_ps != kNoTimer) wake_at(nic, n.quiet_earliest_ps);
+        return false;
+      }
+#endif
+      n.quiet = false;
+    }
     int64_t earliest = kNoTimer;  // the soonest an entry may send, if none can now
+    const uint32_t entries = n.active.size();
     for (uint32_t tries = n.active.size() + n.ctx_wait.size(); tries > 0; --tries) {
       // Entries whose context read completed go first; none without the cache.
       const uint32_t entry = n.ctx_wait.empty() ? n.active.pop_front() : next_entry(n, nic, now);
@@ -267,6 +307,7 @@ class NicCore : public Transport {
           continue;
         }
       }
+      check_quiet(quiet_hit, n, false, earliest, entries);
       if (self().send(entry, out)) {
         n.active.push_back(entry);
       } else {
@@ -276,8 +317,32 @@ class NicCore : public Transport {
     }
     // An entry parked for its context is served when its read completes.
     if (!n.ctx_wait.empty()) earliest = std::min(earliest, n.ctx_wait.front().ready_ps);
+    if constexpr (T::kQuietRing) {
+      check_quiet(quiet_hit, n, true, earliest, entries);
+      // With the context cache a pull also depends on the read engine's time: no record.
+      if (!ctx_.enabled()) {
+        n.quiet = true;
+        n.quiet_earliest_ps = earliest;
+        n.quiet_paused = paused_classes;
+      }
+    }
     if (earliest != kNoTimer) wake_at(nic, earliest);
     return false;
+  }
+
+  // Debug builds: a pull the quiet record answered must find, scanning, nothing to send, no
+  // entry leaving (`entries` were there before the scan) and the same wake time.
+  void check_quiet(bool quiet_hit, const NicQueue& n, bool idle, int64_t earliest,
+                   uint32_t entries) const {
+#ifndef NDEBUG
+    if (quiet_hit &&
+        (!idle || earliest != n.quiet_earliest_ps || n.active.size() != entries)) {
+      std::fprintf(stderr, "fabricsim: NIC quiet record out of date (transport/nic_core.h)\n");
+      std::abort();
+    }
+#else
+    (void)quiet_hit, (void)n, (void)idle, (void)earliest, (void)entries;
+#endif
   }
 
   void on_nic_wake(uint32_t nic) {

@@ -66,11 +66,19 @@ SendState RoceTransport::send_state(uint32_t entry, int64_t& at_ps) {
   // Its class is paused: the next QP may go.
   if (paused_classes_ & (1u << q.priority)) return SendState::kPaused;
   // Paced by congestion control, or the next message's WQE is still on its way to the NIC.
+  // The head message's ready_ps is at most q.last_ready_ps (a QP's messages are ready in
+  // posting order, rc_qps.cpp post_on). When that bound has passed, or pacing holds the QP
+  // until after it, the head's time cannot change the answer, and its record is not read: the
+  // QP's message list and the record are two more cache misses, each after the one before, on
+  // every look at a paced QP in its NIC's round-robin (docs/performance.md, session 30).
+  const int64_t now = sched_.now();
   int64_t not_before = q.next_send_ps;
-  if (const Message& head = msgs_[q.msgs[q.nxt_msg]]; q.snd_nxt == head.first_psn) {
-    not_before = std::max(not_before, head.ready_ps);
+  if (q.last_ready_ps > std::max(not_before, now)) {
+    if (const Message& head = msgs_[q.msgs[q.nxt_msg]]; q.snd_nxt == head.first_psn) {
+      not_before = std::max(not_before, head.ready_ps);
+    }
   }
-  if (not_before > sched_.now()) {
+  if (not_before > now) {
     at_ps = not_before;
     return SendState::kLater;
   }
@@ -157,6 +165,7 @@ void RoceTransport::repace(uint32_t qp_id) {
   if (next == q.next_send_ps) return;
   const bool was_waiting = q.next_send_ps > sched_.now();
   q.next_send_ps = next;
+  ring_changed(q.src_nic);
   // A QP waiting for its pacing time may now go sooner: make sure its NIC looks again then.
   if (was_waiting && q.active) wake_at(q.src_nic, std::max(next, sched_.now()));
 }
@@ -413,6 +422,7 @@ void RoceTransport::retire_front() {
 
 void RoceTransport::rewind(Qp& q, uint32_t psn) {
   q.snd_nxt = psn;
+  ring_changed(q.src_nic);
   q.nxt_msg = q.una_msg;
   while (q.nxt_msg < q.msgs.size()) {
     const Message& m = msgs_[q.msgs[q.nxt_msg]];
@@ -476,6 +486,7 @@ void RoceTransport::on_timer(uint32_t qp_id) {
   if (q.retries++ >= cfg_.retry_count) {
     // Retries exhausted: the QP enters the error state (IBTA); its unfinished messages fail.
     q.failed = true;
+    ring_changed(q.src_nic);
     ++ctr(counters_).qp_errors;
     owed().unacked -= static_cast<int64_t>(q.msgs.size() - q.una_msg);
     return;

@@ -242,6 +242,7 @@ class RoceTransport final : public NicCore<RoceTransport> {
   }
   void shift_nic_time(uint32_t nic, int64_t delta_ps) {
     if (nics_[nic].wake_ps != kNoTimer) nics_[nic].wake_ps += delta_ps;
+    ring_changed(nic);  // its quiet record's time did not move
   }
   // The DCQCN reaction point of a QP (REQUIRES: cc is dcqcn).
   const DcqcnRp& rp(uint32_t qp) const { return *rps_[qp].dcqcn(); }
@@ -269,6 +270,11 @@ class RoceTransport final : public NicCore<RoceTransport> {
   friend class NicCore<RoceTransport>;
   // ---- NicCore hooks (transport/nic_core.h); entries are QPs or kResponderEntry | QP ----
   static constexpr bool kContextCache = true;
+  // The NIC's quiet record (nic_core.h pull): send_state reads a QP's pacing time (repace, the
+  // hybrid shift), its send point (rewind, the hybrid skip), its failure, its posted end and a
+  // READ responder's range; each place that moves one calls ring_changed. Its window is read
+  // only once the pacing time has passed, which ends the record anyway.
+  static constexpr bool kQuietRing = true;
   // RoCE sends all data in one class: nothing to do while PFC pauses it. IB: remembers the VLs
   // whose head packet waits for credits (send_state skips their QPs).
   bool admit(uint8_t paused_classes) {

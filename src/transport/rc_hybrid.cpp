@@ -24,6 +24,7 @@ void RoceTransport::skip_packets(uint32_t qp_id, uint32_t packets) {
   q.skip_psn = q.snd_nxt;
   q.skip_count = packets;
   q.snd_nxt += packets;
+  ring_changed(q.src_nic);
   q.high_sent = q.snd_nxt;
   const int64_t bytes = static_cast<int64_t>(packets) * cfg_.mtu_bytes;
   m.sent_bytes += bytes;
@@ -45,6 +46,7 @@ void RoceTransport::unskip_packets(uint32_t qp_id, uint32_t packets) {
   }
   q.skip_count -= packets;
   q.snd_nxt -= packets;
+  ring_changed(q.src_nic);
   q.high_sent = q.snd_nxt;
   m.sent_bytes -= bytes;
   ctr(counters_).data_packets_sent -= packets;
@@ -65,6 +67,7 @@ void RoceTransport::shift_qp_time(uint32_t qp_id, int64_t delta_ps) {
   Qp& q = qps_[qp_id];
   q.last_progress_ps += delta_ps;
   q.next_send_ps += delta_ps;
+  ring_changed(q.src_nic);
   q.last_send_ps += delta_ps;
   if (q.rtt_sent_ps >= 0) q.rtt_sent_ps += delta_ps;
   // Congestion control keeps real time (its timers, its CNP interval): a skip ends before its

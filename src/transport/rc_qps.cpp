@@ -135,6 +135,7 @@ uint32_t RoceTransport::post_on(uint32_t qp_id, uint32_t src_nic, uint32_t dst_n
   m.src_nic = src_nic;
   m.dst_nic = dst_nic;
   q.psn_end += m.npkts;
+  ring_changed(src_nic);  // an active QP answers as before; told all the same (a post is rare)
   const uint32_t id = msgs_.push_back(m);
   q.msgs.push_back(id);
   if (!q.failed) ++owed_of_nic(src_nic).unacked;  // a failed QP completes nothing more

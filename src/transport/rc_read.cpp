@@ -58,6 +58,7 @@ void RoceTransport::on_read_request(const Packet& p) {
                  1;
   }
   q.resp_end = std::max(q.resp_end, m.first_psn + m.npkts);
+  ring_changed(q.dst_nic);
   activate_responder(p.qp);
 }
 

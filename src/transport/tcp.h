@@ -229,6 +229,7 @@ class TcpTransport final : public NicCore<TcpTransport> {
   friend class NicCore<TcpTransport>;
   // ---- NicCore hooks (transport/nic_core.h); entries are connections ----
   static constexpr bool kContextCache = true;  // iWARP's RNIC (tcp_ctxcache.cpp)
+  static constexpr bool kQuietRing = false;  // not measured; send_state reads more state
   bool admit(uint8_t paused_classes) const {
     return !(paused_classes & (1u << cfg_.data_priority));
   }

@@ -199,6 +199,7 @@ class UetTransport final : public NicCore<UetTransport> {
   friend class NicCore<UetTransport>;
   // ---- NicCore hooks (transport/nic_core.h); entries are PDCs ----
   static constexpr bool kContextCache = false;
+  static constexpr bool kQuietRing = false;  // not measured; send_state reads more state
   // All UET data is one class: nothing to send while PFC (optional) pauses it.
   bool admit(uint8_t paused_classes) const {
     return !(paused_classes & (1u << cfg_.data_priority));

@@ -51,5 +51,18 @@ TEST(IdList, PositionsSurviveDroppingTheOldest) {
   EXPECT_EQ(l[1000], 1u);
 }
 
+// The newest positions are read from the list's own copy, older ones from its storage: every
+// position reads what was appended there, across the boundary and after compaction.
+TEST(IdList, EveryPositionReadsItsIdOldOrRecent) {
+  IdList l;
+  for (uint32_t i = 0; i < 200; ++i) {
+    l.push_back(7000 + i);
+    if (i % 3 == 0) l.pop_front();
+    for (uint32_t p = l.first(); p < l.size(); ++p) {
+      ASSERT_EQ(l[p], 7000 + p) << "position " << p << " after " << i + 1 << " appends";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fabricsim
