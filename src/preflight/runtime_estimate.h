@@ -47,12 +47,17 @@ inline constexpr double kEventsPerMessage = 4;
 // 0.84-1.18 of each run's events (a message: its PCIe stages at both ends, the post, the fluid
 // flow's start and end, the delivery; a node transfer: its fluid start and end, shared; an op:
 // timer and completion). The same runs did 1.09 (the 70B step, beside another run) to 2.95 M
-// events/s (llama) on this 2-core VM.
+// events/s (llama) on this 2-core VM. Session 30 (folded rings across nodes, fewer and cheaper
+// events per message), idle VM, `run FILE --set mode=flow`: gpt-step 3.83, training-1024 2.54,
+// llama-70b-1024 4.98, moe-step 3.81, resnet50-dp 5.87, the 70B step 5.45 M events/s; GPT-3
+// 175B on 16,384 GPUs 1.40 M events per CPU second (906.7 M events, 647 user-s, beside other
+// runs). The estimates still fit: 69.4 M events for the 70B step's 61.5 M, 3.0 M for
+// training-1024's 2.92 M, 859 M for 175B's 907 M.
 inline constexpr double kFlowEventsPerMessage = 9;
 inline constexpr double kFlowEventsPerNodeTransfer = 2.25;
 inline constexpr double kFlowEventsPerOp = 2;
 inline constexpr double kFlowSlowestEventsPerSecond = 1.0e6;
-inline constexpr double kFlowFastestEventsPerSecond = 3.0e6;
+inline constexpr double kFlowFastestEventsPerSecond = 6.0e6;
 
 struct RuntimeEstimate {
   bool estimated = false;
