@@ -82,6 +82,16 @@ TcpWindowCc TcpTransport::make_cc(uint32_t connection) const {
   }
 }
 
+uint16_t TcpTransport::sport_of(uint64_t pair_key, uint32_t k, uint32_t channel) const {
+  uint64_t ident = seed_ ^ pair_key ^ (0xD6E8FEB86659FD93ull * (k + 1));
+  ident ^= ConnectionIndex::channel_salt(channel);  // channel 0 keeps the pair's port
+  return static_cast<uint16_t>(splitmix64(ident));
+}
+
+uint16_t TcpTransport::channel_sport(uint32_t src_nic, uint32_t dst_nic, uint32_t channel) const {
+  return sport_of((static_cast<uint64_t>(src_nic) << 32) | dst_nic, 0, channel);
+}
+
 uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst, uint32_t channel) {
   const uint64_t key = (static_cast<uint64_t>(src) << 32) | dst;
   const auto [first_conn, inserted] =
@@ -93,9 +103,7 @@ uint32_t TcpTransport::conn_for(uint32_t src, uint32_t dst, uint32_t channel) {
     TcpConn c;
     c.src_nic = src;
     c.dst_nic = dst;
-    uint64_t ident = seed_ ^ key ^ (0xD6E8FEB86659FD93ull * (k + 1));
-    ident ^= ConnectionIndex::channel_salt(channel);  // channel 0 keeps the pair's port
-    c.sport = static_cast<uint16_t>(splitmix64(ident));
+    c.sport = sport_of(key, k, channel);
     c.win.cwnd = static_cast<int64_t>(cfg_.init_cwnd_segments) * mss_;  // RFC 6928
     c.win.ssthresh = INT64_MAX / 4;  // RFC 5681 §3.1: arbitrarily high
     c.rto_ps = std::clamp(cfg_.rto_initial_ps, cfg_.rto_min_ps, cfg_.rto_max_ps);

@@ -222,6 +222,9 @@ class TcpTransport final : public NicCore<TcpTransport> {
   // The connection a message from src to dst takes, made and rotated exactly as post() does
   // (the flow engine, engine/flow, reads its source port to walk the message's path).
   uint32_t open_connection(uint32_t src_nic, uint32_t dst_nic) { return conn_for(src_nic, dst_nic); }
+  // The source port the first connection of NCCL channel `channel` between the two NICs has or
+  // would have, without opening it (flow mode walks each folded channel's path).
+  uint16_t channel_sport(uint32_t src_nic, uint32_t dst_nic, uint32_t channel) const;
   // Segments a connection may have outstanding (sender ring and receiver bitmap size).
   uint32_t window_segments() const { return window_segs_; }
 
@@ -260,6 +263,7 @@ class TcpTransport final : public NicCore<TcpTransport> {
     bool has_trigger = false;
   };
   uint32_t conn_for(uint32_t src, uint32_t dst, uint32_t channel = 0);
+  uint16_t sport_of(uint64_t pair_key, uint32_t k, uint32_t channel) const;
   uint32_t post_on(uint32_t cid, uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
                    uint64_t tag);
   // Stream byte where segment `seg`, whose first byte lies in message `m`, starts (the

@@ -54,8 +54,14 @@ HeaderFn flow_headers(const Scenario& sc, transport::Transport& proto) {
 }
 
 ChannelEntropyFn flow_channel_entropy(const Scenario& sc, transport::Transport& proto) {
-  // TCP and iWARP give each channel a connection of its own too, but flow mode takes only
-  // channel 0's source port from them (open_connection); UET keeps one PDC per NIC pair.
+  // TCP and iWARP give each channel a connection, so a source port, of its own too; UET keeps
+  // one PDC per NIC pair, InfiniBand forwards every channel by the pair's DLID.
+  if (sc.technology == Technology::kTcp || sc.technology == Technology::kIwarp) {
+    auto* tcp = static_cast<transport::TcpTransport*>(&proto);
+    return [tcp](uint32_t src, uint32_t dst, uint32_t channel) -> int32_t {
+      return tcp->channel_sport(src, dst, channel);
+    };
+  }
   if (sc.technology != Technology::kRoce) return {};
   auto* roce = static_cast<transport::RoceTransport*>(&proto);
   return [roce](uint32_t src, uint32_t dst, uint32_t channel) {

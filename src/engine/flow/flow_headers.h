@@ -14,7 +14,8 @@ namespace fabricsim::scenario {
 // UetTransport for uet, TcpTransport for tcp and iwarp); it must outlive the function.
 HeaderFn flow_headers(const Scenario& sc, transport::Transport& proto);
 // Each NCCL channel's entropy where channels take paths of their own (RoCE RC: a UDP source
-// port per queue pair); empty where every channel of a NIC pair takes one path.
+// port per queue pair; TCP and iWARP: a source port per connection); empty where every channel
+// of a NIC pair takes one path.
 ChannelEntropyFn flow_channel_entropy(const Scenario& sc, transport::Transport& proto);
 
 }  // namespace fabricsim::scenario

@@ -79,8 +79,9 @@ class FlowTransport final : public transport::Transport {
   // NIC serves its queue pairs in turn, so a ring's 16 channels get 16 turns to another
   // connection's one.
   // Its bytes split over its channels' own paths where they differ (RoCE: each channel's queue
-  // pair has its own UDP source port, so its own ECMP path; set_channel_entropy), each link
-  // crossed in proportion to the channels on it.
+  // pair has its own UDP source port, TCP and iWARP each channel's connection its own source
+  // port, so its own ECMP path; set_channel_entropy), each link crossed in proportion to the
+  // channels on it.
   uint32_t post_folded(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
                        uint32_t channel, int32_t weight) override;
   void set_channel_entropy(ChannelEntropyFn fn) { channel_entropy_ = std::move(fn); }
