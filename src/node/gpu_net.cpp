@@ -521,12 +521,8 @@ void GpuNet::on_event(uint32_t target) {
         }
         return;
       }
-      if (s.weight > 1) {  // folded channels across nodes (weighted_net_sends)
-        transport_.post_folded(s.src_nic, s.dst_nic, s.bytes, kTagBit | slot, s.channel,
-                               s.weight);
-      } else {
-        transport_.post_channel(s.src_nic, s.dst_nic, s.bytes, kTagBit | slot, s.channel);
-      }
+      // At weight 1 post_channel; more only when folded across nodes (weighted_net_sends).
+      transport_.post_folded(s.src_nic, s.dst_nic, s.bytes, kTagBit | slot, s.channel, s.weight);
       return;
     case Step::kIdealDelivered:
       delivered(slot);
