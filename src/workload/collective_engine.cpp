@@ -318,7 +318,9 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
       }
       delay_ps = std::max<int64_t>(0, delay_ps - early);
     }
-    if (c.net_folded) plan.moving_ps[c.slot][m & (detail::kSlotRing - 1)] = rt_.now_ps() + delay_ps;
+    if (c.net_folded) {
+      plan.moving_ps[c.slot][m & (detail::kSlotRing - 1)] = rt_.now_ps() + delay_ps;
+    }
     const int64_t data = detail::message_bytes(st, c.ring_pos, m);
     const int64_t wire = std::max<int64_t>(
         1, static_cast<int64_t>(std::ceil(static_cast<double>(data) / eff - 1e-9)));
@@ -377,12 +379,12 @@ void CollectiveEngine::on_arrived(uint64_t ck) {
   if (c.net_folded) {
     // The folded message stands for `weight` channels' messages, which one connection per NIC
     // pair would have carried one after another: the first of them would have arrived
-    // (weight - 1) / weight of its span before this whole one, and NCCL starts that channel's
-    // next step then. So the next step's overhead is charged from then (try_send): without it
-    // each folded step would pay the per-step latency after all its bytes, where the channels
-    // overlap it with each other's bytes (docs/collectives.md "Folded channels").
-    // The span less the path's idle latency (credit_ps: the same path back) is the time the
-    // bytes took, which the channels' messages would have split.
+    // (weight - 1) / weight of its bytes' time before this whole one, and NCCL starts that
+    // channel's next step then. So the next step's overhead is charged from then (try_send);
+    // without it each folded step would pay the per-step latency after all its bytes, where the
+    // channels overlap it with each other's bytes (docs/collectives.md "Folded channels across
+    // nodes"). The bytes' time is the span less the path's idle latency (credit_ps: the same
+    // path back).
     const size_t i = static_cast<size_t>(m & (detail::kSlotRing - 1));
     const int64_t bytes_ps =
         std::max<int64_t>(0, rt_.now_ps() - plan.moving_ps[c.slot][i] - c.credit_ps);

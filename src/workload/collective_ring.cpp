@@ -113,20 +113,21 @@ void build_ring(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
     // Across nodes the channels fold into `lanes` connections of channels / lanes each (the
     // last takes the remainder), below.
     const int lanes = nodes.size() == 1 ? 1 : std::clamp(bp.fold_net_lanes, 1, bp.channels);
+    const int per_lane = bp.channels / lanes;
+    auto lane_channels = [&](int l) {  // the last lane takes the remainder
+      return l + 1 < lanes ? per_lane : bp.channels - l * per_lane;
+    };
     std::vector<Stream> folded;
     for (int l = 0; l < lanes; ++l) {
-      const int first_ch = l * (bp.channels / lanes);
-      const int count = l + 1 < lanes ? bp.channels / lanes : bp.channels - first_ch;
-      folded.push_back(fold_ring_channels(spec.size_bytes, bp.channels, first_ch, count, n,
-                                          steps, chunk, slice));
+      folded.push_back(fold_ring_channels(spec.size_bytes, bp.channels, l * per_lane,
+                                          lane_channels(l), n, steps, chunk, slice));
       if (folded.back().messages == 0) break;
     }
     if (folded.back().messages > 0) {
       const auto order = ring_order(nodes, 0);
       for (int l = 0; l < lanes; ++l) {
-        const int first_ch = l * (bp.channels / lanes);
-        const int count = l + 1 < lanes ? bp.channels / lanes : bp.channels - first_ch;
-        plan.channel = static_cast<uint32_t>(first_ch);
+        const int count = lane_channels(l);
+        plan.channel = static_cast<uint32_t>(l * per_lane);
         const uint32_t stream = plan.add_stream(std::move(folded[l]));
         const uint32_t first = static_cast<uint32_t>(plan.conns.size());
         for (int p = 0; p < n; ++p) {
