@@ -59,6 +59,9 @@ enum EventKind : uint32_t {
   // (target = NIC; transport/nic_core.h). A drop is reported as data, not as a call made
   // from wherever in the fabric it happened.
   kDropNotice = 35,
+  // mode: flow, the fluid DCQCN of a connection (engine/flow/fluid_dcqcn.h): a CNP arrives or its
+  // rate machine's timer or byte counter expires (target = connection)
+  kFluidCc = 36,
 
   // node 40-49: a GPU-side stage (NVLink, PCIe, staging copy) or a RankTransport timer ends
   // (target = the node layer's slot)

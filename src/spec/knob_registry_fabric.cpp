@@ -73,6 +73,19 @@ const std::vector<Knob> kScenarioKnobs = {
          .min = Bound{2},
          .max = Bound{16}},
         [](auto& s) -> auto& { return s.hybrid.window_rtts; }),
+    bind(
+        {.path = "flow.dcqcn",
+         .type = KnobType::kBool,
+         .description = "mode: flow with fabric.roce.cc dcqcn: each connection's rate follows its "
+                        "DCQCN reaction point (the packet transport's, same profile), cut by CNPs "
+                        "at the expected rate of RED marks from a fluid queue at each switch port "
+                        "(engine/flow/fluid_dcqcn.h); false: every flow takes its max-min share "
+                        "at once, as converged congestion control would",
+         .source = "true: DCQCN's cuts and slow recovery are most of what the converged fluid "
+                   "missed on RoCE in docs/modes.md's error table (the 1,024-GPU step -13.6 % "
+                   "-> -2.6 %); fluid queue and DCQCN as in Zhu et al., \"ECN or Delay\", "
+                   "CoNEXT 2016"},
+        [](auto& s) -> auto& { return s.flow.dcqcn; }),
 };
 
 const std::vector<Knob> kFabricKnobs = {

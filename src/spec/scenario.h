@@ -209,6 +209,13 @@ struct HybridSpec {
   int window_rtts = 4;
 };
 
+// mode: flow (engine/flow/, docs/modes.md): dcqcn = each RoCE connection's rate follows its DCQCN
+// reaction point, cut by CNPs from fluid queues at the switch ports (engine/flow/fluid_dcqcn.h);
+// false = every flow takes its max-min share at once (converged congestion control).
+struct FlowSpec {
+  bool dcqcn = true;
+};
+
 struct Scenario {
   std::string name = "unnamed";
   uint64_t seed = 1;
@@ -216,6 +223,7 @@ struct Scenario {
   // packets, or every message as a max-min fair fluid flow on its packet-mode path.
   EngineMode mode = EngineMode::kPacket;
   HybridSpec hybrid;
+  FlowSpec flow;
   Technology technology = Technology::kRoce;
   net::LinkConfig link;
   net::SwitchConfig switch_config;  // switch_config.ecn is resolved from `ecn` at build time

@@ -136,6 +136,12 @@ class DcqcnRp {
   // The QP put `bytes` on the wire (count what the byte counter should count; NS3RDMA counts
   // whole frames). May run one or more increase steps.
   void on_bytes_sent(int64_t bytes, int64_t now_ps);
+  // Bytes still to send before the byte counter's next increase step; -1 when sending counts
+  // for nothing (not recovering, or B = 0). The flow engine's fluid DCQCN (engine/flow/
+  // fluid_dcqcn.h) places an event where the counter will expire at the flow's rate.
+  int64_t bytes_to_increase() const {
+    return recovering_ && p_.byte_counter_bytes > 0 ? p_.byte_counter_bytes - bytes_counted_ : -1;
+  }
   // Earliest pending increase expiry or deferred cut; kNoTimer when there is none.
   int64_t next_timer_ps() const {
     return increase_timer_ps_ < pending_cut_ps_ ? increase_timer_ps_ : pending_cut_ps_;

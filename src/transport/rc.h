@@ -250,6 +250,8 @@ class RoceTransport final : public NicCore<RoceTransport> {
   const RateCc& cc(uint32_t qp) const { return rps_[qp]; }
   bool cc_enabled() const { return cfg_.cc != CongestionControl::kNone; }
   const RoceConfig& config() const { return cfg_; }
+  // The resolved DCQCN parameters (profile and overrides; meaningful when cc is dcqcn).
+  const DcqcnParams& dcqcn_params() const { return dcqcn_; }
   // unacked_messages() (Transport): messages posted whose last packet the requester has not
   // yet seen acknowledged (a failed QP's no longer count: they will never be), plus completions
   // still on their way to the application.

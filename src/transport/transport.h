@@ -191,7 +191,7 @@ class Transport {
   // Is `kind` one of the transport event kinds (core/scheduler.h "transport:" range)?
   static constexpr bool is_event(uint32_t kind) {
     return kind == kQpTimer || kind == kCcTimer || kind == kNicWake || kind == kMsgComplete ||
-           kind == kCtxRx || kind == kDropNotice;
+           kind == kCtxRx || kind == kDropNotice || kind == kFluidCc;
   }
 
   // Completion time of a message alone on an idle path of `switch_hops` switches (the flow

@@ -120,7 +120,7 @@ TEST(LoadErrors, MalformedYaml) {
 
 TEST(LoadErrors, UnknownKeys) {
   EXPECT_EQ(error_of("name: x\nrat: 1\n"),
-            "s.yaml:2: rat: unknown key 'rat'; allowed: name, seed, mode, hybrid, fabric, topology, hosts, "
+            "s.yaml:2: rat: unknown key 'rat'; allowed: name, seed, mode, hybrid, flow, fabric, topology, hosts, "
             "routing, workload, jobs, scaling, jobs_alone, stop_time, threads, outputs, faults, node, training, collective, cost, variants")
       << "unknown top-level key lists the top-level keys";
   EXPECT_EQ(error_of("fabric:\n  link:\n    rat: 400Gbps\n"),
@@ -266,7 +266,7 @@ TEST(LoadErrors, StructureProblems) {
   EXPECT_EQ(error_of("name: a\nname: b\n"), "s.yaml:2: name: duplicate key 'name'")
       << "yaml-cpp keeps duplicates; the loader must not pick one silently";
   EXPECT_EQ(error_of(""),
-            "s.yaml:1: (root): empty scenario; expected keys such as name, seed, mode, hybrid, "
+            "s.yaml:1: (root): empty scenario; expected keys such as name, seed, mode, hybrid, flow, "
             "fabric, topology, hosts, routing, workload, jobs, scaling, jobs_alone, stop_time, threads, outputs, faults, node, training, collective, cost, variants")
       << "empty file";
   EXPECT_EQ(error_of("- a\n- b\n"), "s.yaml:1: (root): expected a mapping of keys, got a list")

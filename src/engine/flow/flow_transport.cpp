@@ -44,6 +44,21 @@ FlowTransport::FlowTransport(net::Network& net, Scheduler& sched,
   wire_per_payload_ = static_cast<double>(kRefRateBps) / proto.payload_rate_bps(kRefRateBps);
 }
 
+void FlowTransport::enable_dcqcn(const transport::DcqcnParams& p, int64_t mtu_bytes) {
+  std::vector<uint8_t> marks(net_.num_ports(), 0);
+  for (uint32_t port = 0; port < net_.num_ports(); ++port) {
+    marks[port] = net_.node(net_.port_node(port)).kind == net::NodeKind::kSwitch ? 1 : 0;
+  }
+  dcqcn_ = std::make_unique<FluidDcqcn>(p, sw_.ecn, fabric_, sched_, std::move(marks),
+                                        1.0 / wire_per_payload_, sw_.buffer_bytes, mtu_bytes);
+}
+
+void FlowTransport::cap_path(const Msg& m) {
+  if (!dcqcn_) return;
+  dcqcn_->cap_path(m.hdr.connection, net_.port(net_.nic_port(m.rec.src_nic)).rate_bps, m.weight,
+                   path_);
+}
+
 uint32_t FlowTransport::post(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes,
                              uint64_t tag, int sl) {
   Msg m;
@@ -152,8 +167,12 @@ void FlowTransport::start(uint32_t id) {
   }
   begin(id);
   weigh_path(m);
-  fabric_.add(path_.data(), static_cast<int>(path_.size()), m.rec.size_bytes, id, sched_.now(),
-              m.weight);
+  cap_path(m);
+  const uint32_t flow = fabric_.add(path_.data(), static_cast<int>(path_.size()),
+                                    m.rec.size_bytes, id, sched_.now(), m.weight);
+  if (dcqcn_) {
+    dcqcn_->attach(m.hdr.connection, flow, m.rec.size_bytes, m.weight, m.fixed_ps + m.ack_ps);
+  }
   after_change();
 }
 
@@ -172,6 +191,8 @@ void FlowTransport::begin(uint32_t id) {
 bool FlowTransport::continue_connection(uint32_t flow) {
   if (!fabric_.ends_at(flow, sched_.now())) return false;
   const auto id = static_cast<uint32_t>(fabric_.tag(flow));
+  // It ends now, continued or not: its rate machine counts all of it as sent.
+  if (dcqcn_) dcqcn_->detach(msgs_[id].hdr.connection, flow);
   const uint32_t next_id = msgs_[id].next;
   if (next_id == kNone) return false;
   const Msg& n = msgs_[next_id];
@@ -181,10 +202,11 @@ bool FlowTransport::continue_connection(uint32_t flow) {
       n.hdr.choice == PathChoice::kLeastLoaded || !walk(n)) {
     return false;
   }
-  const bool weighted = n.weight > 1;
+  const bool weighted = n.weight > 1 || dcqcn_ != nullptr;
   if (weighted) {
     unweighted_.assign(path_.begin(), path_.end());  // what begin() credits the ports
     weigh_path(n);
+    cap_path(n);
   }
   if (!fabric_.renew(flow, path_.data(), static_cast<int>(path_.size()), n.rec.size_bytes,
                      next_id, sched_.now(), n.weight)) {
@@ -193,6 +215,9 @@ bool FlowTransport::continue_connection(uint32_t flow) {
   complete(id);  // the connection's head is now next_id, draining
   if (weighted) path_.swap(unweighted_);
   begin(next_id);
+  if (dcqcn_) {
+    dcqcn_->attach(n.hdr.connection, flow, n.rec.size_bytes, n.weight, n.fixed_ps + n.ack_ps);
+  }
   return true;
 }
 
@@ -212,6 +237,7 @@ void FlowTransport::on_links_changed(bool reroute_all) {
     // The fluid keeps size / weight over weight x the crossings (FluidFabric::add): what it has
     // left times a crossing's weight is the wire bytes either way.
     weigh_path(msgs_[id]);
+    cap_path(msgs_[id]);
     // The old path was credited the whole message at its start: the bytes left move over.
     old_path_.clear();
     fabric_.for_each_link(f, [&](uint32_t port, double w) { old_path_.push_back({port, w}); });
@@ -219,9 +245,11 @@ void FlowTransport::on_links_changed(bool reroute_all) {
         fabric_.reroute(f, path_.data(), static_cast<int>(path_.size()), sched_.now()) *
         wire_per_payload_;
     for (const FluidFabric::Crossing& c : old_path_) {
+      if (!fabric_link(c.link)) continue;  // a DCQCN cap
       net_.add_fluid_tx_bytes(c.link, -static_cast<int64_t>(std::llround(left_wire * c.weight)));
     }
     for (const FluidFabric::Crossing& c : path_) {
+      if (!fabric_link(c.link)) continue;
       net_.add_fluid_tx_bytes(c.link, static_cast<int64_t>(std::llround(left_wire * c.weight)));
     }
   }
@@ -275,6 +303,17 @@ bool FlowTransport::retire_messages(RetireFn retire) {
 }
 
 void FlowTransport::after_change() {
+  // The DCQCN rate machines see their flows' new rates first: a cut they make re-fills again.
+  if (dcqcn_) {
+    for (const uint32_t flow : fabric_.take_changed()) {
+      if (!fabric_.active(flow)) continue;
+      dcqcn_->on_changed(msgs_[static_cast<uint32_t>(fabric_.tag(flow))].hdr.connection, flow);
+    }
+    fabric_.take_changed().clear();
+    for (const uint32_t link : fabric_.take_changed_links()) dcqcn_->on_link_changed(link);
+    fabric_.take_changed_links().clear();
+    dcqcn_->flush();
+  }
   if (fabric_.dirty() && reshare_at_ps_ != sched_.now()) {
     reshare_at_ps_ = sched_.now();
     sched_.at(sched_.now(), kNicWake, 0);  // kNicWake: the fabric's re-share (target unused)
@@ -293,7 +332,9 @@ void FlowTransport::on_event(uint32_t kind, uint32_t target) {
     case kQpTimer:
       // A continued connection changes no link's share: nothing to re-fill.
       if (!continue_connection(target) && fabric_.on_end(target, sched_.now())) {
-        drained(static_cast<uint32_t>(fabric_.tag(target)));
+        const auto id = static_cast<uint32_t>(fabric_.tag(target));
+        if (dcqcn_) dcqcn_->detach(msgs_[id].hdr.connection, target);
+        drained(id);
       }
       after_change();
       break;
@@ -304,6 +345,13 @@ void FlowTransport::on_event(uint32_t kind, uint32_t target) {
       break;
     case kMsgComplete:
       deliver(target);
+      break;
+    case kFluidCc:
+      if (dcqcn_) {
+        dcqcn_->on_event(target);
+        counters_.cnps_sent = dcqcn_->cnps();
+      }
+      after_change();
       break;
     default:
       break;

@@ -27,10 +27,12 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/id_window.h"
 #include "core/scheduler.h"
+#include "engine/flow/fluid_dcqcn.h"
 #include "engine/flow/fluid_fabric.h"
 #include "engine/flow/path_walk.h"
 #include "net/network.h"
@@ -85,6 +87,11 @@ class FlowTransport final : public transport::Transport {
   uint32_t post_folded(uint32_t src_nic, uint32_t dst_nic, int64_t size_bytes, uint64_t tag,
                        uint32_t channel, int32_t weight) override;
   void set_channel_entropy(ChannelEntropyFn fn) { channel_entropy_ = std::move(fn); }
+  // RoCE with `roce.cc: dcqcn`: each connection's rate follows its own DCQCN reaction point,
+  // cut by CNPs where a switch port holds it back (engine/flow/fluid_dcqcn.h). Call before the
+  // first message.
+  void enable_dcqcn(const transport::DcqcnParams& p, int64_t mtu_bytes);
+  const FluidDcqcn* dcqcn() const { return dcqcn_.get(); }
   const transport::MessageRecord& message(uint32_t id) const override { return msgs_[id].rec; }
   uint32_t num_messages() const override { return msgs_.end_id(); }
   bool retire_messages(RetireFn retire) override;
@@ -149,6 +156,9 @@ class FlowTransport final : public transport::Transport {
   bool walk(const Msg& m);  // into path_; false when some switch has no route
   void weigh_path(const Msg& m);  // path_'s crossing weights x the message's weight
   void report_path(uint32_t id);
+  // The DCQCN rate cap (enable_dcqcn) appended to path_ for message m.
+  void cap_path(const Msg& m);
+  bool fabric_link(uint32_t link) const { return link < net_.num_ports(); }
   std::vector<uint32_t> path_ports_;
 
   net::Network& net_;
@@ -168,6 +178,7 @@ class FlowTransport final : public transport::Transport {
   std::vector<FluidFabric::Crossing> unweighted_;  // continue_connection's scratch
   std::vector<FluidFabric::Crossing> one_path_;    // walk's scratch: one channel's path
   ChannelEntropyFn channel_entropy_;
+  std::unique_ptr<FluidDcqcn> dcqcn_;
   int64_t reshare_at_ps_ = -1;  // a re-share event is pending at this time
   transport::TransportCounters counters_;
   RetireFn retire_;

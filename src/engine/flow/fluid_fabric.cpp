@@ -52,6 +52,7 @@ uint32_t FluidFabric::add(const Crossing* c, int n, int64_t size_bytes, uint64_t
   f.event_ps = -1;
   f.tag = tag;
   f.active = true;
+  f.watched = false;
   ++active_;
   // One link reaches the whole component the flow joins.
   dirty_links_.push_back(c[0].link);
@@ -83,6 +84,21 @@ double FluidFabric::reroute(uint32_t id, const Crossing* c, int n, int64_t now_p
   link_in(id, c, n);
   dirty_links_.push_back(c[0].link);
   return f.remaining_bytes;
+}
+
+uint32_t FluidFabric::add_link(double capacity_bps) {
+  if (!(capacity_bps >= 0)) throw std::invalid_argument("FluidFabric: negative capacity");
+  links_.emplace_back();
+  links_.back().capacity_bps = capacity_bps;
+  return static_cast<uint32_t>(links_.size() - 1);
+}
+
+double FluidFabric::remaining_bytes(uint32_t id, int64_t now_ps) const {
+  const Flow& f = flows_[id];
+  if (f.end_ps < 0 || now_ps <= f.last_ps) return f.remaining_bytes;
+  const double left =
+      f.remaining_bytes - f.rate_bps * static_cast<double>(now_ps - f.last_ps) / (8.0 * kPsPerSecond);
+  return left > 0 ? left : 0.0;
 }
 
 void FluidFabric::set_capacity(uint32_t link, double capacity_bps) {
@@ -197,6 +213,9 @@ void FluidFabric::reshare(int64_t now_ps) {
       }
     }
     if (!comp_flows_.empty()) fill(now_ps);
+    for (const uint32_t l : comp_links_) {
+      if (links_[l].watched) changed_links_.push_back(l);
+    }
   }
   dirty_links_.clear();
 }
@@ -214,6 +233,7 @@ void FluidFabric::fill(int64_t now_ps) {
     Flow& f = flows_[fid];
     advance(f, now_ps);
     f.prev_rate_bps = f.rate_bps;
+    f.prev_bottleneck = f.bottleneck;
     f.frozen = false;
     refill_crossings_ += static_cast<int64_t>(f.cross.size());
     for (const Cross& c : f.cross) {
@@ -251,6 +271,7 @@ void FluidFabric::fill(int64_t now_ps) {
       if (f.frozen) continue;
       f.frozen = true;
       f.rate_bps = rate;
+      f.bottleneck = e.link;
       for (const Cross& c : f.cross) {
         Link& L = links_[c.link];
         L.left_bps -= c.weight * rate;
@@ -268,7 +289,9 @@ void FluidFabric::fill(int64_t now_ps) {
   // move it by a rounding picosecond and cost an event).
   for (const uint32_t fid : comp_flows_) {
     const Flow& f = flows_[fid];
-    if (f.end_ps < 0 || f.rate_bps != f.prev_rate_bps) set_end(fid, now_ps);
+    const bool moved = f.end_ps < 0 || f.rate_bps != f.prev_rate_bps;
+    if (f.watched && (moved || f.bottleneck != f.prev_bottleneck)) changed_.push_back(fid);
+    if (moved) set_end(fid, now_ps);
   }
 }
 

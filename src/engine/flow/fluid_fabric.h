@@ -79,6 +79,38 @@ class FluidFabric {
   }
   int64_t renewals() const { return renewals_; }
 
+  // A link of the owner's own (not a cable): the fluid DCQCN's rate cap of one connection
+  // (engine/flow/fluid_dcqcn.h), a link that only that connection's flows cross. Returns its id.
+  uint32_t add_link(double capacity_bps);
+  // Watched flows report every re-fill that moved their rate or their bottleneck (take_changed):
+  // the fluid DCQCN counts their bytes and looks for congestion there.
+  void watch(uint32_t flow) { flows_[flow].watched = true; }
+  std::vector<uint32_t>& take_changed() { return changed_; }
+  // Watched links are listed (take_changed_links) whenever their component is re-filled or
+  // loses its last flow: the fluid DCQCN's queue at a switch port follows its flows' rates.
+  void watch_link(uint32_t link) { links_[link].watched = true; }
+  std::vector<uint32_t>& take_changed_links() { return changed_links_; }
+  // fn(flow, weight) for each flow crossing `link` now.
+  template <typename Fn>
+  void for_each_flow(uint32_t link, const Fn& fn) const {
+    const Link& l = links_[link];
+    for (const uint32_t f : l.flows) fn(f, flows_[f].cross[crossing_index(f, link)].weight);
+  }
+  // The flow's first crossing (its NIC's port) and last (the fluid DCQCN's cap, appended last).
+  Crossing first_crossing(uint32_t flow) const {
+    const Cross& c = flows_[flow].cross.front();
+    return {c.link, c.weight};
+  }
+  Crossing last_crossing(uint32_t flow) const {
+    const Cross& c = flows_[flow].cross.back();
+    return {c.link, c.weight};
+  }
+  // The link whose filling level fixed the flow's rate in the last re-fill (its bottleneck).
+  uint32_t bottleneck(uint32_t flow) const { return flows_[flow].bottleneck; }
+  // Bytes (of one of the `share` flows it stands for) the flow has left at now_ps >= the time of
+  // its last re-fill, at the rate it has.
+  double remaining_bytes(uint32_t flow, int64_t now_ps) const;
+
   // Flows whose end event the owner must schedule, with the time (cleared by the caller).
   struct EndEvent {
     uint32_t flow;
@@ -117,8 +149,11 @@ class FluidFabric {
     int64_t event_ps = -1;  // the pending end event (-1: none)
     uint64_t tag = 0;
     uint32_t mark = 0;      // component walk epoch
+    uint32_t bottleneck = 0;       // the link that froze it in the last re-fill
+    uint32_t prev_bottleneck = 0;  // filling scratch
     bool frozen = false;    // filling scratch
     bool active = false;
+    bool watched = false;   // re-fills that move it are listed in changed_
   };
   struct Link {
     double capacity_bps = 0;
@@ -129,7 +164,14 @@ class FluidFabric {
     double unfrozen_weight = 0;
     uint32_t mark = 0;
     uint32_t version = 0;
+    bool watched = false;
   };
+  size_t crossing_index(uint32_t flow, uint32_t link) const {
+    const std::vector<Cross>& c = flows_[flow].cross;
+    size_t i = 0;
+    while (c[i].link != link) ++i;
+    return i;
+  }
 
   void advance(Flow& f, int64_t now_ps);
   void fill(int64_t now_ps);  // progressive filling over comp_links_ / comp_flows_
@@ -144,6 +186,8 @@ class FluidFabric {
   uint32_t active_ = 0;
   std::vector<uint32_t> dirty_links_;
   std::vector<EndEvent> ends_;
+  std::vector<uint32_t> changed_;
+  std::vector<uint32_t> changed_links_;
   uint32_t epoch_ = 0;
   // scratch
   std::vector<uint32_t> comp_links_;

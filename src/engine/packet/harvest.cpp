@@ -365,7 +365,13 @@ void engine_notes(const Scenario& sc, RunResult& r) {
                                                                       : "PFC") +
                 " is not simulated: no pauses, credit stalls, head-of-line blocking or storms");
   }
-  if (sc.roce.cc != transport::CongestionControl::kNone) {
+  const bool fluid_dcqcn = sc.flow.dcqcn && sc.technology == Technology::kRoce &&
+                           sc.roce.cc == transport::CongestionControl::kDcqcn;
+  if (fluid_dcqcn) {
+    n.push_back("DCQCN as a fluid (flow.dcqcn): each connection's rate follows its reaction "
+                "point, cut by CNPs at the expected rate of RED marks from fluid queues at the "
+                "switch ports; no queueing delay is added to the flows");
+  } else if (sc.roce.cc != transport::CongestionControl::kNone) {
     const std::string name = sc.roce.cc == transport::CongestionControl::kDcqcn  ? "DCQCN"
                              : sc.roce.cc == transport::CongestionControl::kIbCc ? "InfiniBand CC"
                              : sc.roce.cc == transport::CongestionControl::kTimely ? "TIMELY"

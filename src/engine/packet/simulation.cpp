@@ -92,6 +92,10 @@ Simulation::Simulation(const Resolved& resolved)
                                                 sc_.switch_config, *proto_transport_,
                                                 flow_headers(sc_, *proto_transport_));
     flow->set_channel_entropy(flow_channel_entropy(sc_, *proto_transport_));
+    if (sc_.flow.dcqcn && roce_ != nullptr &&
+        roce_->config().cc == transport::CongestionControl::kDcqcn) {
+      flow->enable_dcqcn(roce_->dcqcn_params(), sc_.roce.mtu_bytes);
+    }
     flow_ = flow.get();
     transport_ = std::move(flow);
     roce_ = nullptr;

@@ -55,6 +55,7 @@ namespace fabricsim::scenario {
     case kMsgComplete:
     case kCtxRx:
     case kDropNotice:
+    case kFluidCc:
       transport_->on_event(ev.kind(), ev.target);
       break;
     case kFlowStart:
