@@ -50,10 +50,8 @@ double FluidDcqcn::send_rate_bps(uint32_t flow, uint32_t link) const {
   // (the port's capacity over the channels sending on it) if that is less.
   const uint32_t conn = conn_of_flow_[flow];
   const State& s = states_[static_cast<size_t>(slot_[conn])];
-  const FluidFabric::Crossing nic = fabric_.first_crossing(flow);
-  double channels = 0;
-  fabric_.for_each_flow(nic.link, [&](uint32_t, double w) { channels += w; });
-  const double nic_share = fabric_.capacity_bps(nic.link) / std::max(channels, 1.0);
+  const uint32_t nic = fabric_.first_crossing(flow).link;
+  const double nic_share = fabric_.capacity_bps(nic) / std::max(fabric_.weight_on(nic), 1.0);
   const double rc = static_cast<double>(s.rp.rate_bps()) * payload_per_wire_;
   return std::min(rc, nic_share);
 }
@@ -186,7 +184,8 @@ double FluidDcqcn::cnp_probability(const State& s, bool& congested) const {
     if (link >= marks_.size() || !marks_[link]) return;
     const Queue& q = queues_[link];
     const double bytes = queue_bytes(link);
-    congested = congested || bytes >= static_cast<double>(ecn_.kmin_bytes) || q.slope_bps > 0;
+    // Below Kmin nothing is marked; a queue rising to it arms its flows then (on_event).
+    congested = congested || (bytes > 0 && bytes >= static_cast<double>(ecn_.kmin_bytes));
     unmarked *= 1 - mark_probability(bytes);
   });
   // The packets one channel sends per CNP interval, at its sender's rate (behind a queue its
@@ -202,7 +201,11 @@ void FluidDcqcn::plan(State& s, uint32_t conn) {
   const int64_t now = sched_.now();
   int64_t wake = std::numeric_limits<int64_t>::max();
   if (s.cnp_ps >= 0) wake = s.cnp_ps;
-  if (s.rp.next_timer_ps() != transport::kNoTimer) wake = std::min(wake, s.rp.next_timer_ps());
+  // An idle connection's timers need no event: the next message's cap_path catches them up
+  // (DcqcnRp runs every due step in order).
+  if (s.flow != kNoFlow && s.rp.next_timer_ps() != transport::kNoTimer) {
+    wake = std::min(wake, s.rp.next_timer_ps());
+  }
   const int64_t bytes = s.rp.bytes_to_increase();
   if (s.flow != kNoFlow && bytes > 0) {
     const double rate = fabric_.rate_bps(s.flow);

@@ -24,8 +24,7 @@
 //    interval's n packets of a channel (at its sender's rate) carry a mark with probability
 //    P = 1 - prod(1 - p)^n, and the notification point sends at most one CNP per interval
 //    (nvidia-default: 4 us; a base round trip for a profile that sends one per marked packet).
-//    The fluid checks every interval while a queue on the flow's path is past Kmin or
-//    growing, adds P to the connection's expected CNPs, and delivers a CNP to DcqcnRp::on_cnp
+//    The fluid checks every interval while a queue on the flow's path is past Kmin, adds P to the connection's expected CNPs, and delivers a CNP to DcqcnRp::on_cnp
 //    each time a whole one has accumulated: deterministic, at the expected rate. The first
 //    check is one base round trip after the queue reached Kmin (the marked packet's way on
 //    and the CNP's way back: Transport::ideal_fct_ps's latencies both ways). The RP keeps its
@@ -123,7 +122,7 @@ class FluidDcqcn {
   void apply(State& s);   // the cap follows Rc
   double mark_probability(double queue_bytes) const;  // RED at the congestion point
   // The probability that one CNP interval of the flow's packets carries a mark; `congested`:
-  // a queue on its path is at or past Kmin, or growing.
+  // a queue on its path is at or past Kmin.
   double cnp_probability(const State& s, bool& congested) const;
   void plan(State& s, uint32_t conn);  // the next kFluidCc event
 

@@ -66,6 +66,7 @@ void FluidFabric::link_in(uint32_t id, const Crossing* c, int n) {
     Link& l = links_[c[i].link];
     f.cross.push_back({c[i].link, static_cast<uint32_t>(l.flows.size()), c[i].weight});
     l.flows.push_back(id);
+    l.weight += c[i].weight;
   }
 }
 
@@ -114,6 +115,8 @@ void FluidFabric::unlink(uint32_t id) {
     const uint32_t last = l.flows.back();
     l.flows[c.pos] = last;
     l.flows.pop_back();
+    // Exactly 0 once empty, whatever the rounding of the sums before.
+    l.weight = l.flows.empty() ? 0.0 : l.weight - c.weight;
     if (last != id) {
       for (Cross& lc : flows_[last].cross) {
         if (lc.link == c.link) {

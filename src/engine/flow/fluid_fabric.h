@@ -96,6 +96,8 @@ class FluidFabric {
     const Link& l = links_[link];
     for (const uint32_t f : l.flows) fn(f, flows_[f].cross[crossing_index(f, link)].weight);
   }
+  // The summed weights of the flows crossing `link` now (the channels a NIC's port serves).
+  double weight_on(uint32_t link) const { return links_[link].weight; }
   // The flow's first crossing (its NIC's port) and last (the fluid DCQCN's cap, appended last).
   Crossing first_crossing(uint32_t flow) const {
     const Cross& c = flows_[flow].cross.front();
@@ -158,6 +160,7 @@ class FluidFabric {
   struct Link {
     double capacity_bps = 0;
     std::vector<uint32_t> flows;
+    double weight = 0;  // summed over flows (link_in / unlink)
     // filling scratch
     double left_bps = 0;
     int32_t unfrozen = 0;
