@@ -108,5 +108,38 @@ TEST(FluidDcqcn, AnIncastPaysWhatPacketModePaysForDcqcn) {
   EXPECT_EQ(again.counters.cnps, flow.counters.cnps);
 }
 
+TEST(FluidDcqcn, AFailedCableQueuesNothingSoItsStalledFlowIsNotCut) {
+  // As FlowMode.AFailedLinkStallsItsFlowUntilLocalRepairMovesIt, with DCQCN: 100 MB from NIC 0
+  // to NIC 15 alone on k=4, its edge uplink failing at 1 ms and repaired around 1 ms later. A
+  // switch drops what it would send on a dead cable; a queue there would mark the stalled flow
+  // and cut its sender for the rest of the message. Without one it ends exactly the repair's
+  // 1 ms late, as without DCQCN, and hears no CNP.
+  const std::string base =
+      "mode: flow\nfabric: {technology: roce, link: {rate: 100Gbps, cable: 3m}, "
+      "roce: {cc: dcqcn}, pfc: {enabled: true}}\n"
+      "topology: {kind: fat_tree, tiers: 3, radix: 4}\nhosts: {count: 16}\n"
+      "workload: {kind: pattern, pattern: flows, flows: [[0, 15, 100MB, 0us]]}\n"
+      "outputs: {flows: {path: true}}\n";
+  Simulation healthy(load_scenario_string(base, "h.yaml").scenario);
+  healthy.start_workload();
+  ASSERT_TRUE(healthy.run());
+  const int64_t fct0 = healthy.transport().message(0).rx_done_ps;
+  const uint32_t uplink = healthy.flow_paths()->paths(0).at(0).at(1);  // edge -> agg
+  const net::Port& up = healthy.network().port(uplink);
+  ASSERT_GE(up.switch_index, 0);
+  const auto sw = static_cast<uint32_t>(up.switch_index);
+  const uint32_t local = uplink - healthy.network().switch_at(sw).first_port;
+  Simulation failed(load_scenario_string(
+      base + "faults: {link_down: {switch: " + std::to_string(sw) + ", port: " +
+          std::to_string(local) + ", at: 1ms}}\n",
+      "f.yaml").scenario);
+  failed.start_workload();
+  EXPECT_FALSE(failed.run(1'500'000'000));  // stopped mid-stall, not finished
+  EXPECT_EQ(flow_transport(failed).dcqcn()->queue_bytes(uplink), 0.0);
+  ASSERT_TRUE(failed.run());
+  EXPECT_NEAR(static_cast<double>(failed.transport().message(0).rx_done_ps - fct0), 1e9, 1e3);
+  EXPECT_EQ(failed.transport().counters().cnps_sent, 0);
+}
+
 }  // namespace fluid_dcqcn_test
 }  // namespace fabricsim::scenario

@@ -66,7 +66,16 @@ void FluidDcqcn::on_link_changed(uint32_t link) {
   fabric_.for_each_flow(link, [&](uint32_t flow, double weight) {
     offered += weight * send_rate_bps(flow, link);
   });
-  const double slope = offered - fabric_.capacity_bps(link);
+  const double capacity = fabric_.capacity_bps(link);
+  if (capacity <= 0) {
+    // A failed cable: the switch drops what it would send there (packet mode counts them as
+    // link-down drops); nothing queues, so nothing is marked.
+    q.bytes = 0;
+    q.slope_bps = 0;
+    if (!was_empty) lift(link);
+    return;
+  }
+  const double slope = offered - capacity;
   q.slope_bps = was_empty && slope <= 0 ? 0.0 : slope;
   if (was_empty && q.slope_bps > 0) lift(link);  // the queue now keeps the port busy
   const double kmin = static_cast<double>(ecn_.kmin_bytes);
