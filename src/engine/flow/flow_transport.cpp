@@ -228,7 +228,9 @@ void FlowTransport::on_links_changed(bool reroute_all) {
   for (uint32_t f = 0; f < fabric_.flows_allocated(); ++f) {
     if (!fabric_.active(f)) continue;
     bool down = false;
-    fabric_.for_each_link(f, [&](uint32_t port, double) { down |= !net_.port(port).up; });
+    fabric_.for_each_link(f, [&](uint32_t port, double) {
+      down |= fabric_link(port) && !net_.port(port).up;  // not a DCQCN cap: a cable
+    });
     if (!down && !reroute_all) continue;
     const auto id = static_cast<uint32_t>(fabric_.tag(f));
     // No route yet (every path through the failed cable): the flow stays where it is, stalled.
