@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/partitions.h"
+#include "core/rank_exchange.h"
 #include "core/scheduler.h"
 #include "net/config.h"
 #include "net/hooks.h"
@@ -262,6 +263,18 @@ class Transport {
     const Owed& o = part_slots_[p].owed;
     return o.unacked == 0 && o.completions == 0 && o.notices == 0;
   }
+  // Partitions spread over ranks (core/rank_run.h; transport_partitions.cpp). Drop reports
+  // found by partitions [first, end), to the ranks of the senders' NICs (`rank_of[partition]`),
+  // appended to out[rank] and taken out of their slots; unpack puts one rank's in the slots of
+  // the partitions that found them, for the serial phase to account (apply_deferred_drops).
+  void pack_deferred_drops(std::vector<std::vector<char>>& out, uint32_t first, uint32_t end,
+                           const std::vector<uint32_t>& rank_of);
+  void unpack_deferred_drops(ByteReader& in);
+  // After the run: what partitions [first, end) own (their counter and owed slots; each
+  // message's sender fields when its source NIC is theirs, its receiver fields when its
+  // destination NIC is), for the rank that writes the results to copy over its own copy.
+  void pack_owned_state(ByteWriter& out, uint32_t first, uint32_t end) const;
+  void unpack_owned_state(ByteReader& in);
 
  protected:
   // What the run loop's end test waits for. Implementations keep it up to date through
