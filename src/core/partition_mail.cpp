@@ -49,6 +49,15 @@ bool Partitions::mail_pending() const {
   return std::any_of(inbox_.begin(), inbox_.end(), [](const auto& b) { return !b.empty(); });
 }
 
+void Partitions::drop_unowned() {
+  std::vector<Event> stale;
+  for (uint32_t p = 0; p < count_; ++p) {
+    if (owned(p)) continue;
+    parts_[p].queue.drain(stale);
+    stale.clear();
+  }
+}
+
 void Partitions::join_inboxes() {
   for (uint32_t from = 0; from < count_; ++from) {
     for (const Mail& m : inbox_[from]) {

@@ -156,6 +156,9 @@ class Partitions {
   void unpack_mail(ByteReader& in);
   // Anything in the owned outboxes or in the inboxes.
   bool mail_pending() const;
+  // Empties the lists of the partitions not owned, before gather(): what they hold here is what
+  // this rank's serial phase pushed for them, stale, never run (their ranks ran them).
+  void drop_unowned();
   // The inboxes into their lists, by sending partition, each in the order it was filled: the
   // order join_mailboxes() pushes in (serial phase only).
   void join_inboxes();

@@ -313,8 +313,25 @@ class Transport {
   // The counters to update: `own` (the transport's) or the executing partition's copy.
   TransportCounters& ctr(TransportCounters& own) {
     if (part_ == nullptr) [[likely]] return own;
-    return part_[current_partition()].counters;
+    const uint32_t p = current_partition();
+    return part_[p == serial_index_ ? serial_slot_ : p].counters;
   }
+  // While a NIC kicked in the serial phase (a message posted there, which an idle NIC sends at
+  // once) works, its counters go to its partition's slot, as Network::flight_at does for its
+  // packets: across ranks (core/rank_run.h) every rank runs the serial phase, but only the
+  // NIC's rank has the NIC's real state, and only its partition's slot is taken from it.
+  struct SerialNic {
+    Transport& t;
+    uint32_t saved;
+    SerialNic(Transport& tr, uint32_t nic) : t(tr), saved(tr.serial_slot_) {
+      if (t.part_ != nullptr && current_partition() == t.serial_index_) {
+        t.serial_slot_ = (*t.nic_partition_)[nic];
+      }
+    }
+    ~SerialNic() { t.serial_slot_ = saved; }
+    SerialNic(const SerialNic&) = delete;
+    SerialNic& operator=(const SerialNic&) = delete;
+  };
   // The transport's own counters, for end_partitioned() to add the partitions' into.
   virtual TransportCounters& own_counters() {
     throw std::logic_error("Transport: not partitionable");
@@ -332,6 +349,8 @@ class Transport {
     std::vector<DeferredDrop> drops;
   };
   const std::vector<uint16_t>* nic_partition_ = nullptr;
+  uint32_t serial_index_ = 0;  // the serial phase's partition index (the partition count)
+  uint32_t serial_slot_ = 0;   // where its counters go: its own slot, or a kicked NIC's
   Owed owed_;
   std::vector<PartSlot> part_slots_;
   PartSlot* part_ = nullptr;

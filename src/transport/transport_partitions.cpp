@@ -25,6 +25,7 @@ bool Transport::begin_partitioned(uint32_t partitions,
   part_slots_ = std::move(slots);
   owed_ = Owed{};
   nic_partition_ = &nic_partition;
+  serial_index_ = serial_slot_ = partitions;
   part_ = part_slots_.data();
   on_partitioned(partitions);
   return true;

@@ -326,7 +326,10 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
     throw;
   }
   int64_t partition_events = notice_events + parts.events();
-  if (ranks_ != nullptr) partition_events = merge_ranks(parts, r.busy_seconds, partition_events);
+  if (ranks_ != nullptr) {
+    partition_events = merge_ranks(parts, r.busy_seconds, partition_events);
+    parts.drop_unowned();
+  }
   events_ = events_before + serial_events + partition_events;
   PartitionProfile& prof = partition_profile_;
   prof.windows += r.windows;
