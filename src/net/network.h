@@ -423,9 +423,11 @@ class Network {
   // Partitions spread over ranks (core/rank_run.h; net/partition_ranks.cpp). The frames the
   // partitions [first, end) sent on cut cables, to the ranks of the cables' far ends
   // (`rank_of[partition]`), appended to out[rank]; the outboxes are emptied.
+  // `crossing(ctx, rank, packet)` is told of each frame going to another rank than `self`.
   void pack_cut_frames(std::vector<std::vector<char>>& out, uint32_t first, uint32_t end,
                        const std::vector<uint32_t>& rank_of,
-                       const std::vector<uint16_t>& far_partition);
+                       const std::vector<uint16_t>& far_partition, uint32_t self,
+                       void (*crossing)(void* ctx, uint32_t rank, const Packet& p), void* ctx);
   void unpack_cut_frames(ByteReader& in);  // one rank's, held per sending partition
   bool cut_frames_pending(uint32_t first, uint32_t end) const;  // unsent or held
   void join_held_cut_frames(const std::vector<uint16_t>& far_partition);  // as join_cut_frames

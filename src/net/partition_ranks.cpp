@@ -15,13 +15,19 @@ namespace fabricsim::net {
 
 void Network::pack_cut_frames(std::vector<std::vector<char>>& out, uint32_t first, uint32_t end,
                               const std::vector<uint32_t>& rank_of,
-                              const std::vector<uint16_t>& far_partition) {
+                              const std::vector<uint16_t>& far_partition, uint32_t self,
+                              void (*crossing)(void* ctx, uint32_t rank, const Packet& p),
+                              void* ctx) {
   const auto ranks = static_cast<uint32_t>(out.size());
   std::vector<std::vector<CutFrame>> to_rank(ranks);
   for (uint32_t r = 0; r < ranks; ++r) ByteWriter(out[r]).put<uint32_t>(end - first);
   for (uint32_t from = first; from < end; ++from) {
     for (auto& v : to_rank) v.clear();
-    for (const CutFrame& c : part_slots_[from].out) to_rank[rank_of[far_partition[c.port]]].push_back(c);
+    for (const CutFrame& c : part_slots_[from].out) {
+      const uint32_t r = rank_of[far_partition[c.port]];
+      to_rank[r].push_back(c);
+      if (r != self) crossing(ctx, r, c.frame.pkt);
+    }
     part_slots_[from].out.clear();
     for (uint32_t r = 0; r < ranks; ++r) {
       ByteWriter w(out[r]);

@@ -275,6 +275,21 @@ class Transport {
   // destination NIC is), for the rank that writes the results to copy over its own copy.
   void pack_owned_state(ByteWriter& out, uint32_t first, uint32_t end) const;
   void unpack_owned_state(ByteReader& in);
+  // Across ranks, what an implementation's partitions share besides packets (UET's and TCP's
+  // ACK details, TCP's segment anchors: transport/ack_annex.h). annex(): packet `p` is going
+  // to rank `rank` over a cut cable, where its reader will want what it refers to;
+  // pack_shared() appends those records (and anything else the implementation sends) to
+  // out[rank], sent with the drop reports; unpack_shared() reads one rank's. on_ranked(): this
+  // rank owns partitions [first, end) (after on_partitioned).
+  virtual void annex(uint32_t rank, const net::Packet& p) {
+    (void)rank;
+    (void)p;
+  }
+  virtual void on_ranked(uint32_t ranks, uint32_t first, uint32_t end) {
+    (void)ranks;
+    (void)first;
+    (void)end;
+  }
 
  protected:
   // What the run loop's end test waits for. Implementations keep it up to date through
@@ -292,6 +307,12 @@ class Transport {
   // begin_partitioned() / end_partitioned() tell the implementation (UET: its ACK table).
   virtual void on_partitioned(uint32_t partitions) { (void)partitions; }
   virtual void on_sequential() {}
+  virtual void pack_shared(std::vector<std::vector<char>>& out,
+                           const std::vector<uint32_t>& rank_of) {
+    (void)out;
+    (void)rank_of;
+  }
+  virtual void unpack_shared(ByteReader& in) { (void)in; }
   // What a message posted from `src_nic` owes goes to that NIC's partition (posts run in the
   // serial phase).
   Owed& owed_of_nic(uint32_t src_nic) {

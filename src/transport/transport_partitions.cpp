@@ -90,6 +90,9 @@ void Transport::pack_deferred_drops(std::vector<std::vector<char>>& out, uint32_
       w.put_all(to_rank[r]);
     }
   }
+  std::vector<std::vector<char>> shared(ranks);
+  pack_shared(shared, rank_of);
+  for (uint32_t r = 0; r < ranks; ++r) ByteWriter(out[r]).put_all(shared[r]);
 }
 
 void Transport::unpack_deferred_drops(ByteReader& in) {
@@ -99,6 +102,10 @@ void Transport::unpack_deferred_drops(ByteReader& in) {
     if (from >= part_slots_.size()) throw std::logic_error("Transport: drops from no partition");
     in.get_all(part_slots_[from].drops);
   }
+  std::vector<char> shared;
+  in.get_all(shared);
+  ByteReader records(shared);
+  while (!records.done()) unpack_shared(records);
 }
 
 namespace {

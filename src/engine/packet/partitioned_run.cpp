@@ -89,20 +89,15 @@ std::string Simulation::partition_refusal() const {
 }
 
 std::string Simulation::rank_refusal() const {
-  // UET's and TCP's ACKs carry a slot of the receiver partition's side table, which the
-  // sender's partition reads (transport/uet.h, tcp.h acks_), and a TCP receiver reads the
-  // segment anchor the sender wrote: shared memory that does not cross ranks yet.
-  if (sc_.technology == Technology::kUet || sc_.technology == Technology::kTcp ||
-      sc_.technology == Technology::kIwarp) {
-    return "UET and TCP / iWARP are split across threads but not yet across ranks (their ACK "
-           "details tables are read across partitions)";
-  }
+  // Everything threads split is spread over ranks too: UET's and TCP's ACK details and TCP's
+  // segment anchors, read across partitions, travel with their packets
+  // (transport/ack_annex.h). A feature that cannot cross ranks says so here.
   return "";
 }
 
 void Simulation::plan_partitions() {
   partition_note_ = partition_refusal();
-  if (ranks_ != nullptr && partition_note_.empty()) partition_note_ = rank_refusal();
+  if (ranks_ != nullptr && partition_note_.empty()) partition_note_ = rank_refusal();  // none yet
   const uint32_t ranks = ranks_ != nullptr ? ranks_->size() : 1;
   // Spread over MPI ranks, a run that cannot be split is refused (one line, exit 2) rather than
   // run on one rank while the others wait: the user asked for machines it cannot use.
@@ -218,10 +213,13 @@ struct Simulation::WindowModel {
   size_t join() { return net.join_cut_frames(far_partition); }
   // Across ranks (core/rank_run.h): the owned partitions [first, end)'s cut-cable frames and
   // drop reports to the ranks they concern; what arrives is held until the join.
-  uint32_t first = 0, end = 0;
+  uint32_t first = 0, end = 0, self = 0;
   const std::vector<uint32_t>* rank_of = nullptr;
+  static void annex(void* t, uint32_t rank, const net::Packet& p) {
+    static_cast<transport::Transport*>(t)->annex(rank, p);
+  }
   void pack_crossing(std::vector<std::vector<char>>& out) {
-    net.pack_cut_frames(out, first, end, *rank_of, far_partition);
+    net.pack_cut_frames(out, first, end, *rank_of, far_partition, self, &annex, &transport);
     transport.pack_deferred_drops(out, first, end, *rank_of);
   }
   void unpack_crossing(ByteReader& in) {
@@ -284,6 +282,10 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
   m.first = parts.owned_first();
   m.end = parts.owned_end();
   m.rank_of = &rank_of;
+  if (ranks_ != nullptr) {
+    m.self = ranks_->rank();
+    transport_->on_ranked(ranks_->size(), m.first, m.end);
+  }
   m.on_serial = [&](const Event& ev) {
     if (ev.kind() == kStopMarker) {
       --stop_markers_pending_;
