@@ -1,17 +1,16 @@
-// core/rank_exchange.h over MPI (FABRICSIM_MPI=ON): the only file that includes <mpi.h>.
+// core/rank_exchange.h over MPI (FABRICSIM_MPI=ON): the only file that includes <mpi.h>,
+// built alone as the module libfabricsim_mpi.so, which core/mpi_loader.cpp loads when an MPI
+// launcher started the process.
 // MPI_THREAD_SERIALIZED: a partitioned run's serial phase, which makes the collective calls,
 // runs on whichever of the rank's threads reaches the window's barrier last (core/rank_run.h),
 // never on two at once.
 #include <mpi.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "core/rank_exchange.h"
 
 namespace fabricsim {
-
-namespace {
 
 class MpiRanks final : public RankExchange {
  public:
@@ -76,41 +75,25 @@ class MpiRanks final : public RankExchange {
   std::vector<char> send_, recv_;
 };
 
-MpiRanks* g_ranks = nullptr;  // the process's, between start and stop (MPI itself is per process)
+}  // namespace fabricsim
 
-bool launched_by_mpi() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"}) {
-    if (std::getenv(v) != nullptr) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-RankExchange* process_ranks() { return g_ranks; }
-const char* rank_backend() { return "MPI"; }
-
-bool start_process_ranks(int& argc, char**& argv, std::string& why) {
-  if (g_ranks != nullptr || !launched_by_mpi()) return true;
+// The module's entry points (core/mpi_loader.cpp looks them up by name).
+extern "C" fabricsim::RankExchange* fabricsim_mpi_start(int* argc, char*** argv,
+                                                        std::string* why) {
   int provided = 0;
-  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
-    why = "MPI_Init_thread failed";
-    return false;
+  if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+    *why = "MPI_Init_thread failed";
+    return nullptr;
   }
   if (provided < MPI_THREAD_SERIALIZED) {
-    why = "this MPI library does not support MPI_THREAD_SERIALIZED";
+    *why = "this MPI library does not support MPI_THREAD_SERIALIZED";
     MPI_Finalize();
-    return false;
+    return nullptr;
   }
-  g_ranks = new MpiRanks();
-  return true;
+  return new fabricsim::MpiRanks();
 }
 
-void stop_process_ranks() {
-  if (g_ranks == nullptr) return;
-  delete g_ranks;
-  g_ranks = nullptr;
+extern "C" void fabricsim_mpi_stop(fabricsim::RankExchange* ranks) {
+  delete ranks;
   MPI_Finalize();
 }
-
-}  // namespace fabricsim

@@ -1,6 +1,7 @@
 // The processes of one run started by mpirun or srun (issue 26 item 2): what a partitioned run
-// needs of them, behind an interface so that nothing but core/mpi_exchange.cpp sees MPI and a
-// build without MPI (FABRICSIM_MPI=OFF: core/mpi_absent.cpp) compiles the same callers.
+// needs of them, behind an interface so that nothing but core/mpi_exchange.cpp (a module loaded
+// only under an MPI launcher: core/mpi_loader.cpp) sees MPI, and a build without MPI
+// (FABRICSIM_MPI=OFF: no module) is the same program.
 //
 // Two collective operations are enough for the window loop across ranks (core/rank_run.h):
 // exchange() sends each rank its own block of bytes (MPI_Alltoallv: the mailboxes, cut-cable
@@ -36,17 +37,17 @@ class RankExchange {
   virtual void all_gather(const void* mine, size_t bytes, std::vector<char>& all) = 0;
 };
 
-// The ranks of this process when it was started by an MPI launcher (mpirun, srun) and built
-// with FABRICSIM_MPI; nullptr otherwise (one process, as always). main() starts them.
+// The ranks of this process when it was started by an MPI launcher (mpirun, srun); nullptr
+// otherwise (one process, as always). main() starts them (core/mpi_loader.cpp).
 RankExchange* process_ranks();
-// Initializes MPI when the environment says an MPI launcher started the process (Open MPI's
-// OMPI_COMM_WORLD_SIZE, PMIx's PMIX_RANK or PMI's PMI_SIZE); does nothing otherwise or without
-// FABRICSIM_MPI. Returns false with `why` set when MPI was asked for and cannot be had.
+// When the environment says an MPI launcher started the process (Open MPI's
+// OMPI_COMM_WORLD_SIZE, PMIx's PMIX_RANK or PMI's PMI_SIZE), loads the MPI backend
+// (libfabricsim_mpi.so beside the executable, FABRICSIM_MPI=ON) and initializes MPI; does
+// nothing otherwise. Returns false with `why` set when MPI was asked for and cannot be had
+// (no backend: a build without MPI).
 bool start_process_ranks(int& argc, char**& argv, std::string& why);
 // Finalizes MPI if start_process_ranks() initialized it.
 void stop_process_ranks();
-// "MPI" when this build has the MPI backend, else "" (for `fabricsim --version` and errors).
-const char* rank_backend();
 
 // Appends trivially copyable values to a block.
 class ByteWriter {

@@ -67,7 +67,7 @@ CliOutcome mpirun(int ranks, const std::string& args, const fs::path& dir) {
 
 // The skip reason when the binary was built without MPI (it refuses to run under mpirun).
 std::string built_without_mpi(const CliOutcome& r) {
-  return r.err.find("built without MPI") != std::string::npos
+  return r.err.find("has no MPI backend") != std::string::npos
              ? "fabricsim was built without MPI (FABRICSIM_MPI=OFF)"
              : "";
 }

@@ -18,7 +18,12 @@
 // node layer, collectives and the training engine react to completions from every partition
 // at once; hybrid, TE, the steady window, telemetry, capture, path recording, INT, SHARP, the
 // context cache and faults read or write state across the fabric during the run).
+//
+// Across MPI ranks (issue 26 item 2: mpirun -np R ... --threads T): R x T partitions, rank r
+// running [r x T, (r + 1) x T) with core/rank_run.h's window loop; merge_ranks (end of this
+// file) gives rank 0, which writes the results, what the other ranks' partitions own.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "core/partition_run.h"
@@ -88,19 +93,13 @@ std::string Simulation::partition_refusal() const {
   return "";
 }
 
-std::string Simulation::rank_refusal() const {
-  // Everything threads split is spread over ranks too: UET's and TCP's ACK details and TCP's
-  // segment anchors, read across partitions, travel with their packets
-  // (transport/ack_annex.h). A feature that cannot cross ranks says so here.
-  return "";
-}
-
 void Simulation::plan_partitions() {
   partition_note_ = partition_refusal();
-  if (ranks_ != nullptr && partition_note_.empty()) partition_note_ = rank_refusal();  // none yet
   const uint32_t ranks = ranks_ != nullptr ? ranks_->size() : 1;
   // Spread over MPI ranks, a run that cannot be split is refused (one line, exit 2) rather than
-  // run on one rank while the others wait: the user asked for machines it cannot use.
+  // run on one rank while the others wait: the user asked for machines it cannot use. All that
+  // threads split crosses ranks too (UET's and TCP's ACK details and TCP's segment anchors
+  // travel with their packets: transport/ack_annex.h).
   auto refuse = [&](const std::string& why) {
     throw InputError("threads", "this run cannot be spread over " + std::to_string(ranks) +
                                     " MPI ranks: " + why + " (docs/parallel.md); run it without "

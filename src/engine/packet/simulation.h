@@ -209,8 +209,6 @@ class Simulation final : public Engine {
   PartitionProfile partition_profile_;
   // Why this scenario cannot run partitioned ("" if it can).
   std::string partition_refusal() const;
-  // Why this scenario's partitions cannot be spread over ranks besides ("" if they can).
-  std::string rank_refusal() const;
   void plan_partitions();  // after everything is built
   bool run_partitioned(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop);
   // The ranks' share of a partitioned run (engine/packet/rank_merge.cpp): after the windows,
