@@ -24,6 +24,7 @@
 // (current_partition() indexes them).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -149,9 +150,10 @@ class Partitions {
   uint32_t owned_end() const { return owned_end_; }
   // The owned partitions' outboxes, to the ranks whose partitions they are for (the serial
   // list's to every rank), appended to `out[rank]` by sending partition; the outboxes are
-  // emptied. `rank_of(p)` is partition p's rank.
+  // emptied. `rank_of(p)` is partition p's rank. Returns the earliest time among them
+  // (INT64_MAX: none): the join pushes nothing earlier.
   template <class RankOf>
-  void pack_mail(std::vector<std::vector<char>>& out, RankOf&& rank_of);
+  int64_t pack_mail(std::vector<std::vector<char>>& out, RankOf&& rank_of);
   // What pack_mail() wrote, from one rank's block, into the inboxes (per sending partition).
   void unpack_mail(ByteReader& in);
   // Anything in the owned outboxes or in the inboxes.
@@ -180,7 +182,7 @@ class Partitions {
 };
 
 template <class RankOf>
-void Partitions::pack_mail(std::vector<std::vector<char>>& out, RankOf&& rank_of) {
+int64_t Partitions::pack_mail(std::vector<std::vector<char>>& out, RankOf&& rank_of) {
   std::vector<uint32_t> ranks(count_ + 1);
   for (uint32_t p = 0; p < count_; ++p) ranks[p] = rank_of(p);
   ranks[count_] = UINT32_MAX;  // the serial list: every rank
@@ -191,9 +193,14 @@ void Partitions::pack_mail(std::vector<std::vector<char>>& out, RankOf&& rank_of
     std::memcpy(out[r].data() + at, &senders, sizeof(senders));
     for (uint32_t from = owned_first_; from < owned_end_; ++from) pack_one(from, out[r], r, ranks);
   }
+  int64_t earliest = std::numeric_limits<int64_t>::max();
   for (uint32_t from = owned_first_; from < owned_end_; ++from) {
-    for (auto& box : parts_[from].out) box.clear();
+    for (auto& box : parts_[from].out) {
+      for (const Mail& m : box) earliest = std::min(earliest, m.time_ps);
+      box.clear();
+    }
   }
+  return earliest;
 }
 
 // The smallest key among the events of `q` (kNoEventKey if empty), without redistributing

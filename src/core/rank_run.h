@@ -12,14 +12,18 @@
 // The receiver holds mail and frames per sending partition until the window's join and then
 // pushes them in sending-partition order, which is the order one process joins them in: the
 // lists, and so the run, are the same as on one process with as many partitions.
-// Then, each time the next bound is chosen, one all_gather of every rank's earliest owned event
-// (and the stop flag); and when every partition has parked, one more with their quiet test.
-// The rules (the bound, the end test, parking) are run_windows's, applied to the combined state;
-// partition_run.h explains them.
+// The statuses also bound the partitions' next event from below (each rank's lists and what it
+// sent since the last join), which is all most windows' bounds need: one collective per window.
+// A bound that needs the exact earliest event (an idle stretch, a serial event near), or one
+// chosen after a serial event ran (its posts may push earlier events anywhere), takes one
+// all_gather of every rank's earliest owned event; the end test, when every partition has
+// parked, one more with their quiet test. The rules (the bound, the end test, parking) are
+// run_windows's, applied to the combined state; partition_run.h explains them.
 //
 // Model (duck-typed) as run_windows's, with join() and crossing() replaced by:
-//   void pack_crossing(std::vector<std::vector<char>>& out)  the model's items produced by the
-//                              owned partitions, appended to out[rank] for the rank they go to
+//   int64_t pack_crossing(std::vector<std::vector<char>>& out)  the model's items produced by
+//                              the owned partitions, appended to out[rank] for the rank they go
+//                              to; returns the earliest time an event their join pushes can have
 //   void unpack_crossing(ByteReader&)  one rank's items, held until join_crossing()
 //   bool crossing_pending() const      owned partitions' items not yet sent, or items held
 //   void join_crossing()               the held items into their partitions (serial phase)
@@ -32,6 +36,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <thread>
@@ -107,19 +112,26 @@ WindowsResult run_windows_ranks(Partitions& parts, Scheduler& sched, Model& mode
     uint8_t any_parked = 0;
     uint8_t all_parked = 1;
     uint8_t pending = 0;       // mail or model items not yet joined (sent now, or held)
+    uint8_t stop = 0;          // check_in() said stop
     uint32_t last_part = 0;    // whose event last_key is (n: none)
     EventKey last_key{-1, 0};  // the latest last event of the owned partitions
     int64_t events = 0;        // events the owned partitions ran
+    // No event of the owned partitions' lists is earlier than this, nor of what this rank sent
+    // since the last join (which the next join pushes): with the others', a lower bound of the
+    // partitions' next event after the join, known without another collective.
+    int64_t lower_bound_ps = std::numeric_limits<int64_t>::max();
+    int64_t last_ps = -1;  // the last event run on this rank's partitions
   };
+  // The earliest time sent since the last join (the held items' on their receivers).
+  int64_t sent_since_join_ps = std::numeric_limits<int64_t>::max();
   // Each time a bound is chosen.
+  // When a bound needs the partitions' exact earliest event (or the end test's quiet test).
   struct Next {
     uint8_t abort = 0;
-    uint8_t stop = 0;
     uint8_t quiet = 1;
     uint8_t pending = 0;
     int64_t lower_bound_ps = std::numeric_limits<int64_t>::max();
     EventKey earliest = kNoEventKey;
-    int64_t last_ps = -1;  // the last event run on this rank's partitions
   };
   std::vector<std::vector<char>> out(nranks), in(nranks);
   std::vector<char> gathered;
@@ -131,12 +143,10 @@ WindowsResult run_windows_ranks(Partitions& parts, Scheduler& sched, Model& mode
       Next o;
       std::memcpy(&o, gathered.data() + r * sizeof(Next), sizeof(Next));
       all.abort |= o.abort;
-      all.stop |= o.stop;
       all.quiet &= o.quiet;
       all.pending |= o.pending;
       all.lower_bound_ps = std::min(all.lower_bound_ps, o.lower_bound_ps);
       all.earliest = std::min(all.earliest, o.earliest);
-      all.last_ps = std::max(all.last_ps, o.last_ps);
     }
     return all;
   };
@@ -183,12 +193,21 @@ WindowsResult run_windows_ranks(Partitions& parts, Scheduler& sched, Model& mode
       }
       st.pending = parts.mail_pending() || model.crossing_pending();
       st.events = parts.events();
+      // Once per serial phase, as run_windows's once per window; the stop is agreed below and
+      // takes effect at the join.
+      st.stop = model.check_in() ? 0 : 1;
+      st.last_ps = own_last_ps();
+      // The status goes first in every block: the items are packed after it, so their earliest
+      // time is patched in once known.
       for (uint32_t r = 0; r < nranks; ++r) {
         out[r].clear();
         ByteWriter(out[r]).put(st);
       }
-      parts.pack_mail(out, [&](uint32_t p) { return rank_of[p]; });
-      model.pack_crossing(out);
+      sent_since_join_ps =
+          std::min({sent_since_join_ps, parts.pack_mail(out, [&](uint32_t p) { return rank_of[p]; }),
+                    model.pack_crossing(out)});
+      st.lower_bound_ps = std::min(parts.partition_time_lower_bound(), sent_since_join_ps);
+      for (uint32_t r = 0; r < nranks; ++r) std::memcpy(out[r].data(), &st, sizeof(st));
       ranks.exchange(out, in);
       Status all;
       all.last_part = n;
@@ -202,7 +221,10 @@ WindowsResult run_windows_ranks(Partitions& parts, Scheduler& sched, Model& mode
         all.any_parked |= o.any_parked;
         all.all_parked &= o.all_parked;
         all.pending |= o.pending;
+        all.stop |= o.stop;
         all.events += o.events;
+        all.lower_bound_ps = std::min(all.lower_bound_ps, o.lower_bound_ps);
+        all.last_ps = std::max(all.last_ps, o.last_ps);
         if (o.last_part < n && all.last_key < o.last_key) {
           all.last_key = o.last_key;
           all.last_part = o.last_part;
@@ -246,31 +268,43 @@ WindowsResult run_windows_ranks(Partitions& parts, Scheduler& sched, Model& mode
       first_window = false;
       parts.join_inboxes();
       model.join_crossing();
-      const bool go_on = model.check_in();
+      sent_since_join_ps = std::numeric_limits<int64_t>::max();
+      if (all.stop) {
+        if (!st.stop) model.stopped_elsewhere();
+        finish(WindowsEnd::kInterrupted, std::max(sched.now_ps, all.last_ps));
+        return;
+      }
       const int64_t ran = all.events;
+      // The next bound, as run_windows chooses it. The lower bound from the statuses serves
+      // until a serial event runs (its posts may push earlier events on any rank); the exact
+      // earliest event, and the lower bound after a serial event, take one all_gather.
+      bool statuses_hold = true;
       for (;;) {
         const EventKey s = peek_key(sched.queue);
-        Next mine;
-        mine.stop = go_on ? 0 : 1;
-        mine.lower_bound_ps = parts.partition_time_lower_bound();
-        mine.earliest = parts.earliest_partition_key();
-        mine.last_ps = own_last_ps();
-        const Next g = gather_next(mine);
-        const int64_t last_ps = std::max(sched.now_ps, g.last_ps);
-        if (g.stop) {
-          if (go_on) model.stopped_elsewhere();
-          finish(WindowsEnd::kInterrupted, last_ps);
-          return;
+        int64_t lb = all.lower_bound_ps;
+        Next g;
+        bool gathered = false;
+        auto gather = [&] {
+          if (gathered) return;
+          Next mine;
+          mine.lower_bound_ps = parts.partition_time_lower_bound();
+          mine.earliest = parts.earliest_partition_key();
+          g = gather_next(mine);
+          gathered = true;
+        };
+        if (!statuses_hold) {
+          gather();
+          lb = g.lower_bound_ps;
         }
-        int64_t lb = g.lower_bound_ps;
         if (parts.bound() != kNoEventKey) lb = std::max(lb, parts.bound().time_ps);
         const bool exact = ran == ran_before || s.time_ps <= lb ||
                            s.time_ps - lb <= parts.lookahead_ps() ||
                            lb == std::numeric_limits<int64_t>::max();
         ran_before = ran;
+        if (exact) gather();
         const EventKey e = exact ? g.earliest : EventKey{lb, 0};
         if (s == kNoEventKey && e == kNoEventKey) {
-          finish(WindowsEnd::kDrained, last_ps);
+          finish(WindowsEnd::kDrained, std::max(sched.now_ps, all.last_ps));
           return;
         }
         if (s < e) {
@@ -281,6 +315,7 @@ WindowsResult run_windows_ranks(Partitions& parts, Scheduler& sched, Model& mode
             finish(WindowsEnd::kStopped, ev.time_ps);
             return;
           }
+          statuses_hold = false;
           continue;
         }
         parts.set_bound(parts.window_bound(e, s));

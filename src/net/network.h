@@ -424,7 +424,8 @@ class Network {
   // partitions [first, end) sent on cut cables, to the ranks of the cables' far ends
   // (`rank_of[partition]`), appended to out[rank]; the outboxes are emptied.
   // `crossing(ctx, rank, packet)` is told of each frame going to another rank than `self`.
-  void pack_cut_frames(std::vector<std::vector<char>>& out, uint32_t first, uint32_t end,
+  // Returns the earliest arrival among them (INT64_MAX: none).
+  int64_t pack_cut_frames(std::vector<std::vector<char>>& out, uint32_t first, uint32_t end,
                        const std::vector<uint32_t>& rank_of,
                        const std::vector<uint16_t>& far_partition, uint32_t self,
                        void (*crossing)(void* ctx, uint32_t rank, const Packet& p), void* ctx);

@@ -7,25 +7,29 @@
 // which holds it with the others of the same sending partition and joins them in sending-
 // partition order, as join_cut_frames() does on one process: the far end's line and arrival
 // events come out the same.
+#include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include "net/network.h"
 
 namespace fabricsim::net {
 
-void Network::pack_cut_frames(std::vector<std::vector<char>>& out, uint32_t first, uint32_t end,
+int64_t Network::pack_cut_frames(std::vector<std::vector<char>>& out, uint32_t first, uint32_t end,
                               const std::vector<uint32_t>& rank_of,
                               const std::vector<uint16_t>& far_partition, uint32_t self,
                               void (*crossing)(void* ctx, uint32_t rank, const Packet& p),
                               void* ctx) {
   const auto ranks = static_cast<uint32_t>(out.size());
   std::vector<std::vector<CutFrame>> to_rank(ranks);
+  int64_t earliest = INT64_MAX;
   for (uint32_t r = 0; r < ranks; ++r) ByteWriter(out[r]).put<uint32_t>(end - first);
   for (uint32_t from = first; from < end; ++from) {
     for (auto& v : to_rank) v.clear();
     for (const CutFrame& c : part_slots_[from].out) {
       const uint32_t r = rank_of[far_partition[c.port]];
       to_rank[r].push_back(c);
+      earliest = std::min(earliest, c.frame.arrive_ps);
       if (r != self) crossing(ctx, r, c.frame.pkt);
     }
     part_slots_[from].out.clear();
@@ -35,6 +39,7 @@ void Network::pack_cut_frames(std::vector<std::vector<char>>& out, uint32_t firs
       w.put_all(to_rank[r]);
     }
   }
+  return earliest;
 }
 
 void Network::unpack_cut_frames(ByteReader& in) {

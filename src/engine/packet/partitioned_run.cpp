@@ -217,9 +217,11 @@ struct Simulation::WindowModel {
   static void annex(void* t, uint32_t rank, const net::Packet& p) {
     static_cast<transport::Transport*>(t)->annex(rank, p);
   }
-  void pack_crossing(std::vector<std::vector<char>>& out) {
-    net.pack_cut_frames(out, first, end, *rank_of, far_partition, self, &annex, &transport);
-    transport.pack_deferred_drops(out, first, end, *rank_of);
+  int64_t pack_crossing(std::vector<std::vector<char>>& out) {
+    const int64_t earliest =
+        net.pack_cut_frames(out, first, end, *rank_of, far_partition, self, &annex, &transport);
+    transport.pack_deferred_drops(out, first, end, *rank_of);  // accounting: no event
+    return earliest;
   }
   void unpack_crossing(ByteReader& in) {
     net.unpack_cut_frames(in);
