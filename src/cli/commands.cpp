@@ -130,9 +130,15 @@ struct MuteOtherRanks {
     out = std::cout.rdbuf(nullptr);
     err = std::cerr.rdbuf(nullptr);
   }
-  ~MuteOtherRanks() {
-    if (out != nullptr) std::cout.rdbuf(out);
-    if (err != nullptr) std::cerr.rdbuf(err);
+  ~MuteOtherRanks() {  // clear(): a write to a stream without a buffer set its badbit
+    if (out != nullptr) {
+      std::cout.rdbuf(out);
+      std::cout.clear();
+    }
+    if (err != nullptr) {
+      std::cerr.rdbuf(err);
+      std::cerr.clear();
+    }
   }
 };
 
