@@ -22,6 +22,12 @@ class MpiRanks final : public RankExchange {
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     rank_ = static_cast<uint32_t>(r);
     size_ = static_cast<uint32_t>(n);
+    MPI_Comm node;  // the ranks that share this machine's memory
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, &node);
+    int local = 1;
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    local_size_ = static_cast<uint32_t>(local);
     send_counts_.resize(size_);
     recv_counts_.resize(size_);
     send_displs_.resize(size_);
@@ -29,6 +35,7 @@ class MpiRanks final : public RankExchange {
   }
   uint32_t rank() const override { return rank_; }
   uint32_t size() const override { return size_; }
+  uint32_t local_size() const override { return local_size_; }
 
   // One MPI_Alltoall of fixed-size blocks carries each block whole when it fits (a window's
   // mail and frames usually do): its header says the block's size and the largest block its
@@ -110,6 +117,7 @@ class MpiRanks final : public RankExchange {
   }
   uint32_t rank_ = 0;
   uint32_t size_ = 1;
+  uint32_t local_size_ = 1;
   std::vector<int> send_counts_, recv_counts_, send_displs_, recv_displs_;
   std::vector<char> send_, recv_, rest_out_, rest_in_;
   static constexpr size_t kHeader = 2 * sizeof(uint64_t);

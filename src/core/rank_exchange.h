@@ -28,6 +28,8 @@ class RankExchange {
   virtual ~RankExchange() = default;
   virtual uint32_t rank() const = 0;
   virtual uint32_t size() const = 0;
+  // The ranks on this rank's machine (itself included): they compete for its cores.
+  virtual uint32_t local_size() const = 0;
   // Collective: `out[r]` goes to rank r (this rank's own included); on return `in[r]` holds
   // what rank r sent here. Every rank must call it, in the same order as the other collectives.
   virtual void exchange(const std::vector<std::vector<char>>& out,

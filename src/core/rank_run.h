@@ -330,7 +330,8 @@ WindowsResult run_windows_ranks(Partitions& parts, Scheduler& sched, Model& mode
     }
   };
 
-  SpinBarrier sync(threads);
+  // Spinning only while every thread of the machine's ranks has a core of its own.
+  SpinBarrier sync(threads, threads * ranks.local_size());
   auto worker = [&](uint32_t w) {
     for (;;) {
       sync.arrive_and_wait(serial_phase);
