@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -131,7 +132,9 @@ TEST_P(MpiRun, EveryFileIsTheSequentialRunsAtTwoAndThreeRanks) {
 INSTANTIATE_TEST_SUITE_P(Cases, MpiRun, testing::ValuesIn(kCases),
                          [](const testing::TestParamInfo<Case>& info) {
                            std::string name = info.param.name;
-                           for (char& ch : name) ch = std::isalnum(ch) ? ch : '_';
+                           for (char& ch : name) {
+                             ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                           }
                            return name;
                          });
 
