@@ -4,10 +4,11 @@
 // (FABRICSIM_MPI=OFF: no module) is the same program.
 //
 // Two collective operations are enough for the window loop across ranks (core/rank_run.h):
-// exchange() sends each rank its own block of bytes (MPI_Alltoallv: the mailboxes, cut-cable
-// frames and drop reports a window produced for partitions on that rank, with the sender's
-// status), and all_gather() gives every rank every rank's fixed-size record (MPI_Allgather: the
-// end test's and the next window's inputs, so that every rank takes the same decision).
+// exchange() sends each rank its own block of bytes (MPI_Alltoall of fixed-size blocks, and
+// MPI_Alltoallv for what does not fit: the mailboxes, cut-cable frames and drop reports a
+// window produced for partitions on that rank, with the sender's status), and all_gather()
+// gives every rank every rank's fixed-size record (MPI_Allgather: the end test's and the next
+// window's inputs when the statuses do not suffice, so that every rank decides alike).
 // Blocks are plain bytes: every rank runs the same binary on the same architecture, so the
 // trivially copyable records (core/partitions.h Mail, net::Packet) travel as they are in memory.
 #pragma once
