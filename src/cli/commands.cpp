@@ -18,6 +18,7 @@
 #include "cli/ring_budget.h"
 #include "cli/staged_dir.h"
 #include "core/error.h"
+#include "core/rank_exchange.h"
 #include "core/rss.h"
 #include "core/units.h"
 #include "resolve/resolve.h"
@@ -116,7 +117,38 @@ std::string variants_note(const std::string& file, const scenario::Scenario& sc)
 
 }  // namespace
 
+namespace {
+
+// An MPI run's ranks other than 0 (core/rank_exchange.h) say nothing and write nothing: rank 0
+// speaks for the run. Their standard streams are muted while `run` works and given back on
+// the way out (an internal error then still reaches main's report).
+struct MuteOtherRanks {
+  std::streambuf* out = nullptr;
+  std::streambuf* err = nullptr;
+  explicit MuteOtherRanks(const RankExchange* ranks) {
+    if (ranks == nullptr || ranks->rank() == 0) return;
+    out = std::cout.rdbuf(nullptr);
+    err = std::cerr.rdbuf(nullptr);
+  }
+  ~MuteOtherRanks() {  // clear(): a write to a stream without a buffer set its badbit
+    if (out != nullptr) {
+      std::cout.rdbuf(out);
+      std::cout.clear();
+    }
+    if (err != nullptr) {
+      std::cerr.rdbuf(err);
+      std::cerr.clear();
+    }
+  }
+};
+
+}  // namespace
+
 int run_command(const RunArgs& args) {
+  RankExchange* ranks = process_ranks();
+  if (ranks != nullptr && ranks->size() < 2) ranks = nullptr;  // mpirun -np 1: one process
+  const bool writer = ranks == nullptr || ranks->rank() == 0;
+  const MuteOtherRanks mute(ranks);
   int64_t limit = 0;
   if (!memory_limit(args, limit) || !parse_fits(args.file, args, limit)) return kExitBadInput;
   scenario::LoadedScenario loaded;
@@ -130,7 +162,9 @@ int run_command(const RunArgs& args) {
   const RingBudget ring_budget(pre.estimate, pre.peak_bytes, limit, !args.max_memory.empty());
   InterruptGuard interrupt;  // from here on a signal stops the run and the files are written
   std::unique_ptr<StagedDir> staged;
-  if (!stage_output(out_dir, !args.out_dir.empty(), loaded, staged)) return kExitBadInput;
+  if (!stage_output(writer ? out_dir : std::string(), !args.out_dir.empty(), loaded, staged)) {
+    return kExitBadInput;
+  }
   // After every check that can refuse: bad input stays exactly one line on stderr.
   if (const std::string note = variants_note(args.file, loaded.scenario); !note.empty()) {
     std::cerr << note << "\n";
@@ -140,8 +174,9 @@ int run_command(const RunArgs& args) {
   {
     ProgressBar bar;
     scenario::RunOptions options;
-    options.progress = bar.callback();
+    if (writer) options.progress = bar.callback();
     options.stop = interrupt.flag();
+    options.ranks = ranks;
     // Memory follows what is in flight (issue 24 item 1): no record per flow is kept, and
     // flows.csv is written into the staging directory while the records are read.
     options.flows = {.keep_records = false, .csv_dir = staged ? staged->path() : std::filesystem::path()};
@@ -155,6 +190,7 @@ int run_command(const RunArgs& args) {
   }
   // The engine may leave memory to the caller: only the process knows its own peak.
   if (result.run.peak_rss_bytes == 0) result.run.peak_rss_bytes = peak_rss_bytes();
+  if (!writer) return interrupt.exit_code(kExitOk);  // rank 0 has the run's result
 
   output::print_summary(std::cout, result);
   if (staged) {

@@ -54,6 +54,14 @@ Partitions::Partitions(Scheduler& sched, uint32_t count, Tables tables, int64_t 
   check(tables_.nic);
   check(tables_.node);
   for (Part& p : parts_) p.out.resize(count + 1);
+  owned_end_ = count;
+}
+
+void Partitions::set_owned(uint32_t first, uint32_t count) {
+  if (count == 0 || first + count > count_) throw std::invalid_argument("Partitions: bad owned range");
+  owned_first_ = first;
+  owned_end_ = first + count;
+  inbox_.assign(count_, {});
 }
 
 uint32_t Partitions::route(uint32_t kind, uint32_t owner) const {
@@ -167,13 +175,15 @@ EventKey peek_key(const EventQueue& q) {
 
 EventKey Partitions::earliest_partition_key() const {
   EventKey best = kNoEventKey;
-  for (const Part& p : parts_) best = std::min(best, peek_key(p.queue));
+  for (uint32_t p = owned_first_; p < owned_end_; ++p) best = std::min(best, peek_key(parts_[p].queue));
   return best;
 }
 
 int64_t Partitions::partition_time_lower_bound() const {
   int64_t t = std::numeric_limits<int64_t>::max();
-  for (const Part& p : parts_) t = std::min(t, p.queue.time_lower_bound());
+  for (uint32_t p = owned_first_; p < owned_end_; ++p) {
+    t = std::min(t, parts_[p].queue.time_lower_bound());
+  }
   return t;
 }
 

@@ -24,8 +24,10 @@
 // (current_partition() indexes them).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -35,6 +37,8 @@
 #include "core/scheduler.h"
 
 namespace fabricsim {
+
+class ByteReader;  // core/rank_exchange.h
 
 // The partition the calling thread is executing: its index while a partition's window runs,
 // Partitions::serial() in the serial phase of a partitioned run, and 0 in any sequential run
@@ -135,6 +139,32 @@ class Partitions {
   EventKey bound() const { return bound_; }
   void set_bound(EventKey b) { bound_ = b; }
 
+  // ---- partitions spread over ranks (core/rank_run.h; partition_mail.cpp) ----
+  // This process runs partitions [first, first + count) only; the others' lists hold what the
+  // serial phase pushed for them here and are never run. earliest_partition_key() and
+  // partition_time_lower_bound() look at the owned ones only (the window loop combines the
+  // ranks'). Default: all of them.
+  void set_owned(uint32_t first, uint32_t count);
+  bool owned(uint32_t p) const { return p >= owned_first_ && p < owned_end_; }
+  uint32_t owned_first() const { return owned_first_; }
+  uint32_t owned_end() const { return owned_end_; }
+  // The owned partitions' outboxes, to the ranks whose partitions they are for (the serial
+  // list's to every rank), appended to `out[rank]` by sending partition; the outboxes are
+  // emptied. `rank_of(p)` is partition p's rank. Returns the earliest time among them
+  // (INT64_MAX: none): the join pushes nothing earlier.
+  template <class RankOf>
+  int64_t pack_mail(std::vector<std::vector<char>>& out, RankOf&& rank_of);
+  // What pack_mail() wrote, from one rank's block, into the inboxes (per sending partition).
+  void unpack_mail(ByteReader& in);
+  // Anything in the owned outboxes or in the inboxes.
+  bool mail_pending() const;
+  // Empties the lists of the partitions not owned, before gather(): what they hold here is what
+  // this rank's serial phase pushed for them, stale, never run (their ranks ran them).
+  void drop_unowned();
+  // The inboxes into their lists, by sending partition, each in the order it was filled: the
+  // order join_mailboxes() pushes in (serial phase only).
+  void join_inboxes();
+
  private:
   [[noreturn]] void lookahead_violation(int64_t time_ps, uint32_t kind, uint32_t from,
                                         uint32_t to) const;
@@ -144,7 +174,34 @@ class Partitions {
   int64_t lookahead_ps_;
   std::vector<Part> parts_;
   EventKey bound_ = kNoEventKey;
+  uint32_t owned_first_ = 0;
+  uint32_t owned_end_ = 0;  // set to count_ by the constructor
+  std::vector<std::vector<Mail>> inbox_;  // per sending partition (ranks only)
+  void pack_one(uint32_t from, std::vector<char>& block, uint32_t rank,
+                const std::vector<uint32_t>& rank_of_target);
 };
+
+template <class RankOf>
+int64_t Partitions::pack_mail(std::vector<std::vector<char>>& out, RankOf&& rank_of) {
+  std::vector<uint32_t> ranks(count_ + 1);
+  for (uint32_t p = 0; p < count_; ++p) ranks[p] = rank_of(p);
+  ranks[count_] = UINT32_MAX;  // the serial list: every rank
+  for (uint32_t r = 0; r < out.size(); ++r) {
+    const uint32_t senders = owned_end_ - owned_first_;
+    const size_t at = out[r].size();
+    out[r].resize(at + sizeof(senders));
+    std::memcpy(out[r].data() + at, &senders, sizeof(senders));
+    for (uint32_t from = owned_first_; from < owned_end_; ++from) pack_one(from, out[r], r, ranks);
+  }
+  int64_t earliest = std::numeric_limits<int64_t>::max();
+  for (uint32_t from = owned_first_; from < owned_end_; ++from) {
+    for (auto& box : parts_[from].out) {
+      for (const Mail& m : box) earliest = std::min(earliest, m.time_ps);
+      box.clear();
+    }
+  }
+  return earliest;
+}
 
 // The smallest key among the events of `q` (kNoEventKey if empty), without redistributing
 // anything: events earlier than it may still be pushed afterwards.

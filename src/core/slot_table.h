@@ -71,13 +71,47 @@ class SlotTable {
     freed_.assign(partitions + 1, {});
     partitioned_ = true;
   }
-  // The barrier (serial phase): slots freed since the last one go back to their parts.
+  // The barrier (serial phase): slots freed since the last one go back to their parts (across
+  // ranks, a part this rank does not own gets its slots back through foreign_frees()).
   void flush_frees() {
     for (std::vector<uint32_t>& f : freed_) {
-      for (uint32_t slot : f) parts_[part_of(slot)].free.push_back(index_of(slot));
+      for (uint32_t slot : f) {
+        const uint32_t p = part_of(slot);
+        if (ranked_ && (p < owned_first_ || p >= owned_end_)) {
+          foreign_.push_back(slot);
+        } else {
+          parts_[p].free.push_back(index_of(slot));
+        }
+      }
       f.clear();
     }
   }
+
+  // Partitions spread over ranks (core/rank_run.h). A value is put on the rank of the
+  // partition that puts it and read on the rank of the one that takes it, in another process:
+  // the packet carrying the slot takes the value along (slot_value, then store_at on the far
+  // rank, at the same slot), and the slot, freed there, goes back to the putting rank
+  // (foreign_frees, then give_back there). Only parts [first, end) are put into here.
+  void set_owned_parts(uint32_t first, uint32_t end) {
+    ranked_ = true;
+    owned_first_ = first;
+    owned_end_ = end;
+  }
+  // The value of a partitioned slot (nullptr for a sequential one).
+  const T* slot_value(uint32_t slot) const {
+    if (!(slot & kPartitioned)) return nullptr;
+    return &at(slot);
+  }
+  void store_at(uint32_t slot, const T& value) {
+    const uint32_t p = part_of(slot), index = index_of(slot);
+    if (parts_.size() <= p) parts_.resize(p + 1);
+    Part& part = parts_[p];
+    if (!part.chunks[index / kChunk]) part.chunks[index / kChunk] = std::make_unique<T[]>(kChunk);
+    part.chunks[index / kChunk][index % kChunk] = value;
+  }
+  std::vector<uint32_t>& foreign_frees() { return foreign_; }
+  static uint32_t partition_of(uint32_t slot) { return part_of(slot); }
+  void give_back(uint32_t slot) { parts_[part_of(slot)].free.push_back(index_of(slot)); }
   // Back to sequential puts; values still out in partitioned slots stay readable.
   void end_partitioned() {
     flush_frees();
@@ -120,6 +154,9 @@ class SlotTable {
   std::vector<Part> parts_;
   std::vector<std::vector<uint32_t>> freed_;
   uint32_t (*current_)() = nullptr;
+  bool ranked_ = false;
+  uint32_t owned_first_ = 0, owned_end_ = 0;
+  std::vector<uint32_t> foreign_;  // freed here, owned by another rank's part
 };
 
 }  // namespace fabricsim

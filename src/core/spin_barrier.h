@@ -19,9 +19,13 @@ namespace fabricsim {
 
 class SpinBarrier {
  public:
-  explicit SpinBarrier(uint32_t threads)
+  // `competing`: the threads of this machine that want a core at once (more than this barrier's
+  // when several processes run partitions side by side: core/rank_run.h).
+  explicit SpinBarrier(uint32_t threads, uint32_t competing = 0)
       : threads_(threads),
-        spins_(threads > std::max(1u, std::thread::hardware_concurrency()) ? 0 : kSpins) {}
+        spins_(std::max(threads, competing) > std::max(1u, std::thread::hardware_concurrency())
+                   ? 0
+                   : kSpins) {}
   SpinBarrier(const SpinBarrier&) = delete;
   SpinBarrier& operator=(const SpinBarrier&) = delete;
 

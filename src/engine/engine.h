@@ -45,5 +45,7 @@ class Engine {
 
 // The engine a resolved scenario asks for. Today every scenario runs on the packet engine.
 std::unique_ptr<Engine> make_engine(const Resolved& resolved);
+// The same, its partitioned run spread over `ranks` (an MPI run: core/rank_exchange.h).
+std::unique_ptr<Engine> make_engine(const Resolved& resolved, RankExchange* ranks);
 
 }  // namespace fabricsim::scenario

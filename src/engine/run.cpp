@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/checked.h"
+#include "core/error.h"
 #include "core/rss.h"
 #include "engine/engine.h"
 #include "resolve/resolve.h"
@@ -210,6 +211,15 @@ void check_buildable(const Scenario& sc) {
 
 RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   const Resolved resolved = resolve(sc);
+  const bool ranked = options.ranks != nullptr && options.ranks->size() > 1;
+  bool several = !sc.scaling_nodes.empty() || (sc.jobs_alone && sc.jobs.size() > 1);
+  several |= sc.training.ideal_network;
+  for (const JobSpec& job : sc.jobs) several |= job.training.ideal_network;
+  if (ranked && several) {
+    throw InputError("threads", "this run is several simulations (scaling, an ideal-network twin "
+                                "or jobs alone), which are not spread over MPI ranks: run it "
+                                "without mpirun");
+  }
   if (!sc.scaling_nodes.empty()) return run_scaling(sc, options);
   if (sc.jobs_alone && sc.jobs.size() > 1) return run_with_baselines(sc, options);
   bool ideal = sc.training.ideal_network;
@@ -219,7 +229,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   }
   const auto wall_start = std::chrono::steady_clock::now();
 
-  const std::unique_ptr<Engine> engine = make_engine(resolved);
+  const std::unique_ptr<Engine> engine = make_engine(resolved, options.ranks);
   engine->set_flow_harvest(options.flows);
   engine->start_workload();
   // Without a stop_time the run still ends at the horizon (core/checked.h), so the clock, and

@@ -19,6 +19,10 @@ struct RunOptions {
   // What becomes of the per-flow records (engine/run_control.h): kept by default; the CLI keeps
   // none and streams flows.csv into its output's staging directory.
   FlowHarvest flows;
+  // An MPI run's processes (core/rank_exchange.h; nullptr: this process alone): the packet
+  // engine's partitions are spread over them and rank 0's result is the run's (the others'
+  // results are not). A run of several simulations (scaling, twins, baselines) is refused.
+  RankExchange* ranks = nullptr;
 };
 
 // Throws fabricsim::InputError (core/error.h) naming the scenario key path when the scenario

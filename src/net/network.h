@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/partitions.h"
+#include "core/rank_exchange.h"
 #include "core/ring.h"
 #include "core/rng.h"
 #include "core/scheduler.h"
@@ -419,6 +420,24 @@ class Network {
   size_t cut_frames_waiting() const;
   // Packets in partition p's ports and cables (those crossing into it once joined).
   int64_t partition_in_flight(uint32_t p) const { return part_slots_[p].in_flight; }
+  // Partitions spread over ranks (core/rank_run.h; net/partition_ranks.cpp). The frames the
+  // partitions [first, end) sent on cut cables, to the ranks of the cables' far ends
+  // (`rank_of[partition]`), appended to out[rank]; the outboxes are emptied.
+  // `crossing(ctx, rank, packet)` is told of each frame going to another rank than `self`.
+  // Returns the earliest arrival among them (INT64_MAX: none).
+  int64_t pack_cut_frames(std::vector<std::vector<char>>& out, uint32_t first, uint32_t end,
+                       const std::vector<uint32_t>& rank_of,
+                       const std::vector<uint16_t>& far_partition, uint32_t self,
+                       void (*crossing)(void* ctx, uint32_t rank, const Packet& p), void* ctx);
+  void unpack_cut_frames(ByteReader& in);  // one rank's, held per sending partition
+  bool cut_frames_pending(uint32_t first, uint32_t end) const;  // unsent or held
+  void join_held_cut_frames(const std::vector<uint16_t>& far_partition);  // as join_cut_frames
+  // After the run: the state of what partitions [first, end) own (their ports' and switches'
+  // counters, their counter and in-flight slots), for the rank that writes the results, which
+  // copies it over its own (stale) copy of those ports, switches and slots.
+  void pack_owned_state(ByteWriter& out, uint32_t first, uint32_t end,
+                        const std::vector<uint16_t>& port_partition) const;
+  void unpack_owned_state(ByteReader& in);
 
   // ---- run time ----
   // Queues a packet at a NIC's own port (ACKs, NAKs, CNPs); strict priority over pulled data. A
@@ -647,6 +666,7 @@ class Network {
   std::vector<uint8_t> cut_;  // per port, during a partitioned run
   const std::vector<uint16_t>* port_partition_ = nullptr;  // during a partitioned run
   std::vector<CutLine> cut_lines_;  // per port (used for cut ones), during a partitioned run
+  std::vector<std::vector<CutFrame>> cut_held_;  // ranks: per sending partition, until joined
 
   Scheduler& sched_;
   uint64_t seed_;

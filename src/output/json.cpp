@@ -458,6 +458,7 @@ ordered_json run_stats_to_json(const scenario::RunStats& s) {
   if (s.partitions > 1 || !s.partition_note.empty()) {
     j["partitions"] = s.partitions;
     if (s.partitions > 1) {
+      if (s.ranks > 1) j["ranks"] = s.ranks;
       j["lookahead_ps"] = s.lookahead_ps;
       j["windows"] = s.windows;
       j["partition_events"] = s.partition_events;

@@ -417,6 +417,9 @@ struct RunStats {
   int partitions = 1;
   int64_t lookahead_ps = 0;
   std::string partition_note;
+  // An MPI run (mpirun -np R, core/rank_run.h): the ranks its partitions were spread over (1:
+  // one process); rank r ran partitions [r x partitions / ranks, (r + 1) x partitions / ranks).
+  int ranks = 1;
   // Where a partitioned run's wall time went (docs/parallel.md "What limits the speed-up"):
   // the barriers (serial phases) it went through, the events each partition ran and the
   // seconds its thread spent on them, and the serial phases' seconds.

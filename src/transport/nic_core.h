@@ -170,6 +170,7 @@ class NicCore : public Transport {
   void enqueue(uint32_t nic, uint32_t entry) {
     nics_[nic].active.push_back(entry);
     nics_[nic].quiet = false;
+    const SerialNic scope(*this, nic);  // a post's kick in the serial phase: the NIC's counters
     net_.nic_kick(nic);
   }
 

@@ -32,6 +32,7 @@
 #include "core/rng.h"
 #include "core/scheduler.h"
 #include "core/slot_table.h"
+#include "transport/ack_annex.h"
 #include "net/network.h"
 #include "net/nic_context_cache.h"
 #include "transport/connection_index.h"
@@ -320,6 +321,39 @@ class TcpTransport final : public NicCore<TcpTransport> {
     acks_.begin_partitioned(partitions, &current_partition);
   }
   void on_sequential() override { acks_.end_partitioned(); }
+  // Across ranks, an ACK's SACK details go with it, and a segment's anchor (the sequence number
+  // its header carries, which the receiver reads from its message) with the segment
+  // (transport/ack_annex.h).
+  AckAnnex<AckInfo> annex_;
+  static constexpr uint8_t kAnchorRecord = AckAnnex<AckInfo>::kFirstOwnKind;
+  void annex(uint32_t rank, const net::Packet& p) override {
+    annex_.note(rank, acks_, p);
+    if (p.type != net::PacketType::kData) return;
+    const TcpMessage& m = msgs_[p.msg];
+    ByteWriter w(annex_.block(rank));
+    w.put(kAnchorRecord);
+    w.put(p.msg);
+    w.put(m.anchor_byte);
+    w.put(m.anchor_seg);
+  }
+  void on_ranked(uint32_t ranks, uint32_t first, uint32_t end) override {
+    acks_.set_owned_parts(first, end);
+    annex_.begin(ranks);
+  }
+  void pack_shared(std::vector<std::vector<char>>& out,
+                   const std::vector<uint32_t>& rank_of) override {
+    annex_.pack(out, acks_, rank_of);
+  }
+  void unpack_shared(ByteReader& in) override {
+    uint8_t kind = 0;
+    if (annex_.unpack(in, acks_, kind)) return;
+    if (kind != kAnchorRecord) throw std::logic_error("TCP: unknown rank record");
+    const auto id = in.get<uint32_t>();
+    TcpMessage& m = msgs_[id];
+    m.anchor_byte = in.get<int64_t>();
+    m.anchor_seg = in.get<uint32_t>();
+    m.anchored = true;
+  }
   ConnectionIndex conn_index_;  // (src << 32 | dst, channel) -> the first of its connections
   std::vector<uint32_t> pair_turn_;  // per pair (first connection / connections_per_pair): next
   // Phase jitter, one stream per sending NIC (only that NIC's ACK handling draws from it).

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/partitions.h"
+#include "core/rank_exchange.h"
 #include "core/scheduler.h"
 #include "net/config.h"
 #include "net/hooks.h"
@@ -262,6 +263,33 @@ class Transport {
     const Owed& o = part_slots_[p].owed;
     return o.unacked == 0 && o.completions == 0 && o.notices == 0;
   }
+  // Partitions spread over ranks (core/rank_run.h; transport_partitions.cpp). Drop reports
+  // found by partitions [first, end), to the ranks of the senders' NICs (`rank_of[partition]`),
+  // appended to out[rank] and taken out of their slots; unpack puts one rank's in the slots of
+  // the partitions that found them, for the serial phase to account (apply_deferred_drops).
+  void pack_deferred_drops(std::vector<std::vector<char>>& out, uint32_t first, uint32_t end,
+                           const std::vector<uint32_t>& rank_of);
+  void unpack_deferred_drops(ByteReader& in);
+  // After the run: what partitions [first, end) own (their counter and owed slots; each
+  // message's sender fields when its source NIC is theirs, its receiver fields when its
+  // destination NIC is), for the rank that writes the results to copy over its own copy.
+  void pack_owned_state(ByteWriter& out, uint32_t first, uint32_t end) const;
+  void unpack_owned_state(ByteReader& in);
+  // Across ranks, what an implementation's partitions share besides packets (UET's and TCP's
+  // ACK details, TCP's segment anchors: transport/ack_annex.h). annex(): packet `p` is going
+  // to rank `rank` over a cut cable, where its reader will want what it refers to;
+  // pack_shared() appends those records (and anything else the implementation sends) to
+  // out[rank], sent with the drop reports; unpack_shared() reads one rank's. on_ranked(): this
+  // rank owns partitions [first, end) (after on_partitioned).
+  virtual void annex(uint32_t rank, const net::Packet& p) {
+    (void)rank;
+    (void)p;
+  }
+  virtual void on_ranked(uint32_t ranks, uint32_t first, uint32_t end) {
+    (void)ranks;
+    (void)first;
+    (void)end;
+  }
 
  protected:
   // What the run loop's end test waits for. Implementations keep it up to date through
@@ -279,6 +307,12 @@ class Transport {
   // begin_partitioned() / end_partitioned() tell the implementation (UET: its ACK table).
   virtual void on_partitioned(uint32_t partitions) { (void)partitions; }
   virtual void on_sequential() {}
+  virtual void pack_shared(std::vector<std::vector<char>>& out,
+                           const std::vector<uint32_t>& rank_of) {
+    (void)out;
+    (void)rank_of;
+  }
+  virtual void unpack_shared(ByteReader& in) { (void)in; }
   // What a message posted from `src_nic` owes goes to that NIC's partition (posts run in the
   // serial phase).
   Owed& owed_of_nic(uint32_t src_nic) {
@@ -300,8 +334,25 @@ class Transport {
   // The counters to update: `own` (the transport's) or the executing partition's copy.
   TransportCounters& ctr(TransportCounters& own) {
     if (part_ == nullptr) [[likely]] return own;
-    return part_[current_partition()].counters;
+    const uint32_t p = current_partition();
+    return part_[p == serial_index_ ? serial_slot_ : p].counters;
   }
+  // While a NIC kicked in the serial phase (a message posted there, which an idle NIC sends at
+  // once) works, its counters go to its partition's slot, as Network::flight_at does for its
+  // packets: across ranks (core/rank_run.h) every rank runs the serial phase, but only the
+  // NIC's rank has the NIC's real state, and only its partition's slot is taken from it.
+  struct SerialNic {
+    Transport& t;
+    uint32_t saved;
+    SerialNic(Transport& tr, uint32_t nic) : t(tr), saved(tr.serial_slot_) {
+      if (t.part_ != nullptr && current_partition() == t.serial_index_) {
+        t.serial_slot_ = (*t.nic_partition_)[nic];
+      }
+    }
+    ~SerialNic() { t.serial_slot_ = saved; }
+    SerialNic(const SerialNic&) = delete;
+    SerialNic& operator=(const SerialNic&) = delete;
+  };
   // The transport's own counters, for end_partitioned() to add the partitions' into.
   virtual TransportCounters& own_counters() {
     throw std::logic_error("Transport: not partitionable");
@@ -319,6 +370,8 @@ class Transport {
     std::vector<DeferredDrop> drops;
   };
   const std::vector<uint16_t>* nic_partition_ = nullptr;
+  uint32_t serial_index_ = 0;  // the serial phase's partition index (the partition count)
+  uint32_t serial_slot_ = 0;   // where its counters go: its own slot, or a kicked NIC's
   Owed owed_;
   std::vector<PartSlot> part_slots_;
   PartSlot* part_ = nullptr;

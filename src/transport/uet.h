@@ -26,6 +26,7 @@
 #include "core/id_list.h"
 #include "core/id_window.h"
 #include "core/slot_table.h"
+#include "transport/ack_annex.h"
 #include "net/network.h"
 #include "transport/nic_core.h"
 #include "transport/transport.h"
@@ -280,6 +281,21 @@ class UetTransport final : public NicCore<UetTransport> {
     acks_.begin_partitioned(partitions, &current_partition);
   }
   void on_sequential() override { acks_.end_partitioned(); }
+  // Across ranks, an ACK's details go with it (transport/ack_annex.h).
+  AckAnnex<AckInfo> annex_;
+  void annex(uint32_t rank, const net::Packet& p) override { annex_.note(rank, acks_, p); }
+  void on_ranked(uint32_t ranks, uint32_t first, uint32_t end) override {
+    acks_.set_owned_parts(first, end);
+    annex_.begin(ranks);
+  }
+  void pack_shared(std::vector<std::vector<char>>& out,
+                   const std::vector<uint32_t>& rank_of) override {
+    annex_.pack(out, acks_, rank_of);
+  }
+  void unpack_shared(ByteReader& in) override {
+    uint8_t kind = 0;
+    if (!annex_.unpack(in, acks_, kind)) throw std::logic_error("UET: unknown rank record");
+  }
   std::vector<uint32_t> delivery_order_;
   std::unordered_map<uint64_t, uint32_t> pdc_index_;  // post time only
   TransportCounters counters_;

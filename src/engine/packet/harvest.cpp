@@ -449,6 +449,7 @@ RunResult harvest(Simulation& sim, bool finished, FlowRecorder& flows) {
   r.run.events = sim.events();
   r.run.peak_live_messages = sim.transport().peak_live_messages();
   r.run.partitions = static_cast<int>(sim.partitions());
+  r.run.ranks = static_cast<int>(sim.ranks());
   r.run.lookahead_ps = sim.lookahead_ps();
   r.run.partition_note = sim.partition_note();
   r.run.windows = sim.partition_profile().windows;

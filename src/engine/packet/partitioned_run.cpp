@@ -18,11 +18,18 @@
 // node layer, collectives and the training engine react to completions from every partition
 // at once; hybrid, TE, the steady window, telemetry, capture, path recording, INT, SHARP, the
 // context cache and faults read or write state across the fabric during the run).
+//
+// Across MPI ranks (issue 26 item 2: mpirun -np R ... --threads T): R x T partitions, rank r
+// running [r x T, (r + 1) x T) with core/rank_run.h's window loop; merge_ranks (end of this
+// file) gives rank 0, which writes the results, what the other ranks' partitions own.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "core/partition_run.h"
 #include "core/partitions.h"
+#include "core/rank_run.h"
+#include "core/error.h"
 #include "engine/packet/simulation.h"
 #include "engine/packet/simulation_dispatch.h"
 
@@ -88,8 +95,27 @@ std::string Simulation::partition_refusal() const {
 
 void Simulation::plan_partitions() {
   partition_note_ = partition_refusal();
-  if (!partition_note_.empty()) return;
-  const auto n = static_cast<uint32_t>(sc_.threads);
+  const uint32_t ranks = ranks_ != nullptr ? ranks_->size() : 1;
+  // Spread over MPI ranks, a run that cannot be split is refused (one line, exit 2) rather than
+  // run on one rank while the others wait: the user asked for machines it cannot use. All that
+  // threads split crosses ranks too (UET's and TCP's ACK details and TCP's segment anchors
+  // travel with their packets: transport/ack_annex.h).
+  auto refuse = [&](const std::string& why) {
+    throw InputError("threads", "this run cannot be spread over " + std::to_string(ranks) +
+                                    " MPI ranks: " + why + " (docs/parallel.md); run it without "
+                                    "mpirun");
+  };
+  if (!partition_note_.empty()) {
+    if (ranks_ != nullptr) refuse(partition_note_);
+    return;
+  }
+  const auto n = static_cast<uint32_t>(sc_.threads) * ranks;
+  // Each rank's partitions need leaves of their own: a rank with none would only wait.
+  if (ranks_ != nullptr && ranks > net_.num_leaf_slots()) {
+    refuse("the fabric has " + std::to_string(net_.num_leaf_slots()) + " leaf switches, fewer "
+           "than the ranks");
+  }
+  if (n > 0xFFFF) refuse(std::to_string(n) + " partitions (threads x ranks) is over 65,535");
   const uint32_t ports = net_.num_ports();
   std::vector<int32_t> of_switch(net_.num_switches(), -1);
   std::vector<int64_t> load(n, 0);  // ports per partition so far
@@ -158,6 +184,7 @@ void Simulation::plan_partitions() {
   }
   if (st->lookahead_ps <= 0) {
     partition_note_ = "a cut cable has no delay (no lookahead)";
+    if (ranks_ != nullptr) refuse(partition_note_);
     return;
   }
   st->tables.nic.resize(net_.num_nics());
@@ -183,12 +210,33 @@ struct Simulation::WindowModel {
   void handle(const Event& ev) { sim.dispatch(ev); }
   bool serial(const Event& ev) { return on_serial(ev); }
   size_t join() { return net.join_cut_frames(far_partition); }
+  // Across ranks (core/rank_run.h): the owned partitions [first, end)'s cut-cable frames and
+  // drop reports to the ranks they concern; what arrives is held until the join.
+  uint32_t first = 0, end = 0, self = 0;
+  const std::vector<uint32_t>* rank_of = nullptr;
+  static void annex(void* t, uint32_t rank, const net::Packet& p) {
+    static_cast<transport::Transport*>(t)->annex(rank, p);
+  }
+  int64_t pack_crossing(std::vector<std::vector<char>>& out) {
+    const int64_t earliest =
+        net.pack_cut_frames(out, first, end, *rank_of, far_partition, self, &annex, &transport);
+    transport.pack_deferred_drops(out, first, end, *rank_of);  // accounting: no event
+    return earliest;
+  }
+  void unpack_crossing(ByteReader& in) {
+    net.unpack_cut_frames(in);
+    transport.unpack_deferred_drops(in);
+  }
+  bool crossing_pending() const { return net.cut_frames_pending(first, end); }
+  void join_crossing() { net.join_held_cut_frames(far_partition); }
+  bool* interrupted = nullptr;
+  void stopped_elsewhere() { *interrupted = true; }
   // Drop reports deferred to the barrier: what their kDropNotice events did, counted as they.
   void settle() {
     transport.on_barrier();
-    *serial_events += static_cast<int64_t>(transport.apply_deferred_drops());
+    *notice_events += static_cast<int64_t>(transport.apply_deferred_drops());
   }
-  int64_t* serial_events = nullptr;
+  int64_t* notice_events = nullptr;  // across ranks: this rank's (its NICs' reports)
   size_t crossing() const { return net.cut_frames_waiting(); }
   bool quiet(uint32_t p) const {
     return net.partition_in_flight(p) == 0 && transport.partition_quiet(p);
@@ -219,10 +267,26 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
   parts.scatter([this](uint32_t kind, uint32_t target) {
     return net_.partitioned_target(kind, target);
   });
-  int64_t serial_events = 0;
+  if (ranks_ != nullptr) parts.set_owned(ranks_->rank() * (st.count / ranks_->size()),
+                                         st.count / ranks_->size());
+  int64_t serial_events = 0;  // the serial list's (every rank runs them all)
+  int64_t notice_events = 0;  // drop reports accounted at barriers
   int64_t next_check = events_ + kCheckEveryEvents;
   WindowModel m{*this, net_, *transport_, *workload_, st.tables.far_port, {}, {}, {}};
-  m.serial_events = &serial_events;
+  m.notice_events = &notice_events;
+  std::vector<uint32_t> rank_of(st.count, 0);
+  if (ranks_ != nullptr) {
+    for (uint32_t p = 0; p < st.count; ++p) {
+      rank_of[p] = rank_of_partition(p, st.count, ranks_->size());
+    }
+  }
+  m.first = parts.owned_first();
+  m.end = parts.owned_end();
+  m.rank_of = &rank_of;
+  if (ranks_ != nullptr) {
+    m.self = ranks_->rank();
+    transport_->on_ranked(ranks_->size(), m.first, m.end);
+  }
   m.on_serial = [&](const Event& ev) {
     if (ev.kind() == kStopMarker) {
       --stop_markers_pending_;
@@ -235,8 +299,10 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
   };
   const int64_t events_before = events_;
   bool interrupted = false;
+  m.interrupted = &interrupted;
   m.on_check_in = [&] {
-    events_ = events_before + serial_events + parts.events();
+    // Across ranks, this rank's partitions only: the progress line's count, not the result's.
+    events_ = events_before + serial_events + notice_events + parts.events();
     if (events_ < next_check && !(stop && *stop)) return true;
     next_check = events_ + kCheckEveryEvents;
     // Where the run stands for the progress line: every partition has run up to the bound of
@@ -253,12 +319,21 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
   };
   WindowsResult r;
   try {
-    r = run_windows(parts, sched_, m, st.count);
+    if (ranks_ != nullptr) {
+      r = run_windows_ranks(parts, sched_, m, static_cast<uint32_t>(sc_.threads), *ranks_);
+    } else {
+      r = run_windows(parts, sched_, m, st.count);
+    }
   } catch (...) {
     sched_.parts = nullptr;
     throw;
   }
-  events_ = events_before + serial_events + parts.events();
+  int64_t partition_events = notice_events + parts.events();
+  if (ranks_ != nullptr) {
+    partition_events = merge_ranks(parts, r.busy_seconds, partition_events);
+    parts.drop_unowned();
+  }
+  events_ = events_before + serial_events + partition_events;
   PartitionProfile& prof = partition_profile_;
   prof.windows += r.windows;
   prof.events.resize(st.count, 0);
@@ -276,6 +351,60 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
   transport_->end_partitioned();
   interrupted_ = interrupted;
   return r.end == WindowsEnd::kDone || r.end == WindowsEnd::kDrained;
+}
+
+}  // namespace fabricsim::scenario
+
+namespace fabricsim::scenario {
+
+int64_t Simulation::merge_ranks(Partitions& parts, std::vector<double>& busy_seconds,
+                                int64_t local_events) {
+  // Every rank's events (all ranks learn the total: one all_gather).
+  std::vector<char> all;
+  ranks_->all_gather(&local_events, sizeof(local_events), all);
+  int64_t total = 0;
+  for (uint32_t r = 0; r < ranks_->size(); ++r) {
+    int64_t e = 0;
+    std::memcpy(&e, all.data() + r * sizeof(e), sizeof(e));
+    total += e;
+  }
+  // What the owned partitions wrote, to rank 0, which copies it over its stale copy: the
+  // ports', switches' and messages' fields the results read, the counter slots, and the
+  // partitions' profile (events, busy seconds).
+  const uint32_t first = parts.owned_first(), end = parts.owned_end();
+  std::vector<std::vector<char>> out(ranks_->size()), in;
+  if (ranks_->rank() != 0) {
+    ByteWriter w(out[0]);
+    net_.pack_owned_state(w, first, end, part_->tables.port);
+    transport_->pack_owned_state(w, first, end);
+    std::vector<int64_t> events;
+    std::vector<double> busy;
+    for (uint32_t p = first; p < end; ++p) {
+      events.push_back(parts.part(p).events);
+      busy.push_back(busy_seconds[p]);
+    }
+    w.put<uint32_t>(first);
+    w.put_all(events);
+    w.put_all(busy);
+  }
+  ranks_->exchange(out, in);
+  if (ranks_->rank() == 0) {
+    for (uint32_t r = 1; r < ranks_->size(); ++r) {
+      ByteReader rd(in[r]);
+      net_.unpack_owned_state(rd);
+      transport_->unpack_owned_state(rd);
+      const auto from = rd.get<uint32_t>();
+      std::vector<int64_t> events;
+      std::vector<double> busy;
+      rd.get_all(events);
+      rd.get_all(busy);
+      for (size_t k = 0; k < events.size(); ++k) {
+        parts.part(from + static_cast<uint32_t>(k)).events = events[k];
+        busy_seconds[from + k] = busy[k];
+      }
+    }
+  }
+  return total;
 }
 
 }  // namespace fabricsim::scenario

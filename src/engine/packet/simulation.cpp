@@ -27,8 +27,9 @@ namespace {
 
 Simulation::Simulation(const Scenario& sc) : Simulation(resolve(sc)) {}
 
-Simulation::Simulation(const Resolved& resolved)
+Simulation::Simulation(const Resolved& resolved, RankExchange* ranks)
     : sc_(resolved.sc), net_(sched_, resolved.sc.seed) {
+  if (ranks != nullptr && ranks->size() > 1) ranks_ = ranks;
   const bool uet = sc_.technology == Technology::kUet;
   const bool tcp = sc_.technology == Technology::kTcp || sc_.technology == Technology::kIwarp;
   const bool ib = sc_.technology == Technology::kInfiniband;
@@ -172,7 +173,7 @@ Simulation::Simulation(const Resolved& resolved)
                                            roce_->config().mtu_bytes);
     hybrid_ = std::make_unique<SteadySkip>(sched_, net_, *roce_, hp);
   }
-  if (sc_.threads > 1) plan_partitions();
+  if (sc_.threads > 1 || ranks_ != nullptr) plan_partitions();
 }
 
 uint32_t Simulation::switch_port(int switch_index, int port, const char* key) const {

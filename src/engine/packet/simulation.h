@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "core/rank_exchange.h"
 #include "core/scheduler.h"
 #include "net/network.h"
 #include "node/gpu_net.h"
@@ -39,7 +40,9 @@ class Simulation final : public Engine {
  public:
   // Builds everything from a resolved scenario (resolve/resolve.h); throws InputError for what
   // only building can find (a switch or port index out of range, an SM that cannot route).
-  explicit Simulation(const Resolved& resolved);
+  // `ranks` (core/rank_exchange.h): the processes of an MPI run, over which a partitioned run's
+  // partitions are spread (threads x ranks of them); nullptr or one rank: this process alone.
+  explicit Simulation(const Resolved& resolved, RankExchange* ranks = nullptr);
   // resolve(sc), then the above: what tests that assemble a Scenario by hand use.
   explicit Simulation(const Scenario& sc);
   Simulation(const Simulation&) = delete;
@@ -106,6 +109,7 @@ class Simulation final : public Engine {
   // A partitioned run (`threads` > 1, engine/packet/partitioned_run.cpp): the partitions the
   // fabric was split into (1 when it runs sequentially), and why not when it could not be.
   uint32_t partitions() const;
+  uint32_t ranks() const { return ranks_ != nullptr && part_ ? ranks_->size() : 1; }
   const std::string& partition_note() const { return partition_note_; }
   int64_t lookahead_ps() const;
   // The latest partitioned run() call's profile (RunStats' windows, partition_events, ...).
@@ -200,12 +204,18 @@ class Simulation final : public Engine {
   struct PartitionState;
   struct WindowModel;
   std::unique_ptr<PartitionState> part_;
+  RankExchange* ranks_ = nullptr;  // set when more than one rank runs this simulation
   std::string partition_note_;
   PartitionProfile partition_profile_;
   // Why this scenario cannot run partitioned ("" if it can).
   std::string partition_refusal() const;
   void plan_partitions();  // after everything is built
   bool run_partitioned(int64_t stop_time_ps, const ProgressFn& progress, const StopFlag* stop);
+  // The ranks' share of a partitioned run (engine/packet/rank_merge.cpp): after the windows,
+  // rank 0 takes the owned state of every other rank's partitions (it alone writes results).
+  // Returns the events run on every rank's partitions, and drop reports accounted, together;
+  // `busy_seconds` gets the other ranks' partitions' too.
+  int64_t merge_ranks(Partitions& parts, std::vector<double>& busy_seconds, int64_t local_events);
   int64_t progress_total_bytes_ = -1;   // workload_->total_pattern_bytes(), -1 = not asked yet
   std::vector<CapturedFrame> captured_;
   int64_t captured_packets_ = 0;  // captured frames that go to trace.pcap
