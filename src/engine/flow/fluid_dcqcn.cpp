@@ -191,7 +191,6 @@ double FluidDcqcn::cnp_probability(const State& s, bool& congested) const {
   double unmarked = 1;
   fabric_.for_each_link(s.flow, [&](uint32_t link, double) {
     if (link >= marks_.size() || !marks_[link]) return;
-    const Queue& q = queues_[link];
     const double bytes = queue_bytes(link);
     // Below Kmin nothing is marked; a queue rising to it arms its flows then (on_event).
     congested = congested || (bytes > 0 && bytes >= static_cast<double>(ecn_.kmin_bytes));
