@@ -202,8 +202,9 @@ bool FlowTransport::continue_connection(uint32_t flow) {
       n.hdr.choice == PathChoice::kLeastLoaded || !walk(n)) {
     return false;
   }
-  const bool weighted = n.weight > 1 || dcqcn_ != nullptr;
-  if (weighted) {
+  // The fabric's crossings differ from the ports begin() credits: weighted, or with a cap.
+  const bool adjusted = n.weight > 1 || dcqcn_ != nullptr;
+  if (adjusted) {
     unweighted_.assign(path_.begin(), path_.end());  // what begin() credits the ports
     weigh_path(n);
     cap_path(n);
@@ -213,7 +214,7 @@ bool FlowTransport::continue_connection(uint32_t flow) {
     return false;
   }
   complete(id);  // the connection's head is now next_id, draining
-  if (weighted) path_.swap(unweighted_);
+  if (adjusted) path_.swap(unweighted_);
   begin(next_id);
   if (dcqcn_) {
     dcqcn_->attach(n.hdr.connection, flow, n.rec.size_bytes, n.weight, n.fixed_ps + n.ack_ps);
