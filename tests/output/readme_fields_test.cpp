@@ -153,10 +153,12 @@ TEST(ReadmeFields, ResultJsonFieldsAreAllListedAndNoneInvented) {
 
 TEST(ReadmeFields, RunJsonKeysAreListed) {
   std::set<std::string> leaves, parents;
-  // Every key a run can write: a split run's profile and a refusal's note included.
+  // Every key a run can write: a split run's profile, a refusal's note and an MPI run's rank
+  // count included.
   scenario::RunStats stats;
   stats.partitions = 2;
   stats.partition_note = "why";
+  stats.ranks = 2;  // an MPI run's
   flatten(run_stats_to_json(stats), "", leaves, parents);
   EXPECT_EQ(readme_keys("run.json"), leaves);
 }
