@@ -86,7 +86,6 @@ class FluidDcqcn {
   int64_t cnps() const { return cnps_; }
   // The fluid queue at switch port `link` now (bytes).
   double queue_bytes(uint32_t link) const;
-  int64_t connections() const { return static_cast<int64_t>(states_.size()); }
 
  private:
   static constexpr uint32_t kNoFlow = 0xFFFFFFFFu;
