@@ -208,12 +208,8 @@ TEST(FlowMode, AFailedLinkStallsItsFlowUntilLocalRepairMovesIt) {
   const uint32_t uplink = path[1];  // edge -> agg
   const net::Port& up = healthy.network().port(uplink);
   ASSERT_GE(up.switch_index, 0);
-  const auto sw = static_cast<uint32_t>(up.switch_index);
-  const uint32_t local = uplink - healthy.network().switch_at(sw).first_port;
   Simulation failed(load_scenario_string(
-      base + "faults: {link_down: {switch: " + std::to_string(sw) + ", port: " +
-          std::to_string(local) + ", at: 1ms}}\n",
-      "f.yaml").scenario);
+      base + mode_scenarios::link_down_line(healthy.network(), uplink, "1ms"), "f.yaml").scenario);
   failed.start_workload();
   ASSERT_TRUE(failed.run());
   const int64_t fct1 = failed.transport().message(0).rx_done_ps;

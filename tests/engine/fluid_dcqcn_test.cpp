@@ -10,13 +10,13 @@
 #include "engine/flow/flow_transport.h"
 #include "engine/packet/simulation.h"
 #include "engine/run.h"
+#include "mode_scenarios.h"
 #include "spec/load.h"
 
 namespace fabricsim::scenario {
 namespace fluid_dcqcn_test {
 
-// 100 Gb/s RoCEv2 WRITE at a 4096-byte MTU: 82 bytes of headers per packet (SPEC §8).
-constexpr double kPayloadBps = 100e9 * 4096.0 / 4178.0;
+using mode_scenarios::kPayloadBps;  // 100 Gb/s RoCEv2 WRITE at a 4096-byte MTU
 
 std::string fabric_yaml(const std::string& extra) {
   return "name: d\nseed: 4\nmode: flow\nfabric:\n  technology: roce\n"
@@ -127,12 +127,8 @@ TEST(FluidDcqcn, AFailedCableQueuesNothingSoItsStalledFlowIsNotCut) {
   const uint32_t uplink = healthy.flow_paths()->paths(0).at(0).at(1);  // edge -> agg
   const net::Port& up = healthy.network().port(uplink);
   ASSERT_GE(up.switch_index, 0);
-  const auto sw = static_cast<uint32_t>(up.switch_index);
-  const uint32_t local = uplink - healthy.network().switch_at(sw).first_port;
   Simulation failed(load_scenario_string(
-      base + "faults: {link_down: {switch: " + std::to_string(sw) + ", port: " +
-          std::to_string(local) + ", at: 1ms}}\n",
-      "f.yaml").scenario);
+      base + mode_scenarios::link_down_line(healthy.network(), uplink, "1ms"), "f.yaml").scenario);
   failed.start_workload();
   EXPECT_FALSE(failed.run(1'500'000'000));  // stopped mid-stall, not finished
   EXPECT_EQ(flow_transport(failed).dcqcn()->queue_bytes(uplink), 0.0);

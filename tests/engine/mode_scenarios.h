@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
+#include "net/network.h"
 #include "spec/scenario.h"
 
 namespace fabricsim::scenario::mode_scenarios {
@@ -22,6 +24,15 @@ inline Scenario fat_tree_k4(EngineMode mode) {
   sc.link.rate_bps = kRateBps;
   sc.mode = mode;
   return sc;
+}
+
+// The scenario line `faults: {link_down: ...}` that fails switch port `port` (a global port id;
+// REQUIRES: a switch's) at `at` (e.g. "1ms").
+inline std::string link_down_line(const net::Network& net, uint32_t port, const std::string& at) {
+  const auto sw = static_cast<uint32_t>(net.port(port).switch_index);
+  const uint32_t local = port - net.switch_at(sw).first_port;
+  return "faults: {link_down: {switch: " + std::to_string(sw) + ", port: " +
+         std::to_string(local) + ", at: " + at + "}}\n";
 }
 
 }  // namespace fabricsim::scenario::mode_scenarios
