@@ -296,14 +296,16 @@ void GpuNet::free_slot(uint32_t slot) {
 }
 
 int64_t GpuNet::post_time(int64_t latency_ps, double rate_bps, int64_t bytes,
-                          int sharing) const {
+                          int64_t sharing, int32_t weight) const {
   const auto pcie_ps = static_cast<int64_t>(
       std::llround(static_cast<double>(bytes) * 8e12 / std::max(rate_bps, 1.0)));
-  return sched_.now() + latency_ps + std::max<int64_t>(0, pcie_ps - sharing * wire_ps(bytes));
+  const int64_t line_ps = wire_ps(bytes) * sharing / weight;
+  return sched_.now() + latency_ps + std::max<int64_t>(0, pcie_ps - line_ps);
 }
 
 void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
-                  int64_t delay_ps, uint64_t connection, int32_t weight, uint32_t channel) {
+                  int64_t delay_ps, uint64_t connection, int32_t weight, uint32_t channel,
+                  double rate_cap_bps) {
   if (src_gpu == dst_gpu || src_gpu >= gpus_ || dst_gpu >= gpus_ || bytes < 0 || delay_ps < 0) {
     throw std::logic_error("GpuNet::send: bad GPU pair, size or delay");
   }
@@ -311,6 +313,9 @@ void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t co
   // nodes only where the fabric is a fluid with one connection per NIC pair.
   if (weight < 1 || (weight > 1 && src_gpu / gpn_ != dst_gpu / gpn_ && !weighted_net_sends())) {
     throw std::logic_error("GpuNet::send: a weight other than 1 across nodes");
+  }
+  if (rate_cap_bps < 0 || (rate_cap_bps > 0 && !weighted_net_sends())) {
+    throw std::logic_error("GpuNet::send: a rate cap outside flow mode's folded sends");
   }
   const uint32_t slot = alloc_slot();
   Slot& s = slots_[slot];
@@ -323,6 +328,7 @@ void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t co
   s.connection = connection;
   s.weight = weight;
   s.channel = channel;
+  s.cap_bps = rate_cap_bps;
   if (delay_ps > 0) {
     schedule(slot, sched_.now() + delay_ps);
   } else {
@@ -356,7 +362,9 @@ void GpuNet::flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t ext
   s.to_nic = to_nic;
   // A folded transfer across nodes (weighted_net_sends) carries `weight` channels' messages,
   // whose PCIe stages would each have been a flow of their own: it takes their combined share.
-  ps_.start(res, n, s.bytes, 0.0, slot, sched_.now(), head_start_ps, to_nic, weight);
+  // A folded stream's cap (send) is its rate into the NIC: the stage that feeds the post.
+  ps_.start(res, n, s.bytes, to_nic ? s.cap_bps : 0.0, slot, sched_.now(), head_start_ps, to_nic,
+            weight);
   if (settle_now) settle(ps_.group_of(res[0]));
 }
 
@@ -379,10 +387,11 @@ void GpuNet::settle(uint32_t node) {
       continue;
     }
     const Place p = place(s.relay);
-    const int32_t k =
-        std::max(1, ps_.crossings(resource(ResourceKind::kNicPcieIn, p.node, p.nic)));
+    // Weighted: a folded message (weight w) gets w / W of the line among flows of weight W.
+    const int64_t k = std::max<int64_t>(
+        s.weight, ps_.weight_on(resource(ResourceKind::kNicPcieIn, p.node, p.nic)));
     s.step = Step::kPost;
-    schedule(slot, post_time(s.after_ps, rate_bps, s.bytes, k));
+    schedule(slot, post_time(s.after_ps, rate_bps, s.bytes, k, s.weight));
   }
   ps_.rated().clear();
   std::vector<uint64_t>& done = ps_.finished();

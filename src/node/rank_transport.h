@@ -35,9 +35,12 @@ class RankTransport {
   // their combined share of every link, so it ends when each of them would have.
   // `channel`: the NCCL channel; across nodes each channel has its own network
   // connection (Transport::post_channel), so channels do not wait behind each other's messages.
+  // `rate_cap_bps` > 0 (across nodes only where weighted_net_sends()): the bytes enter the NIC
+  // no faster than this, the rate a stream of chunks folded into this one transfer could not
+  // exceed through its credit loop (collective.fold_p2p, workload/collective_p2p.cpp); 0: none.
   virtual void send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
                     int64_t delay_ps = 0, uint64_t connection = 0, int32_t weight = 1,
-                    uint32_t channel = 0) = 0;
+                    uint32_t channel = 0, double rate_cap_bps = 0) = 0;
   // Whether send() takes weight > 1 for transfers inside a node (the fluid NVLink model does;
   // closed-form machines in tests do not, so nothing is folded on them).
   virtual bool weighted_sends() const { return false; }

@@ -42,7 +42,8 @@ class ClosedFormRanks final : public node::RankTransport {
                     node::pcie_rate_bps(sc.node, sc.node.pcie_lanes)) /
            8.0;
   }
-  void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t, uint64_t, int32_t, uint32_t) override {}
+  void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t, uint64_t, int32_t, uint32_t,
+            double) override {}
   // As node::GpuNet: rings on one node fold their channels (collective.fold_channels), so the
   // estimate counts the messages the run will post.
   bool weighted_sends() const override { return true; }
