@@ -66,6 +66,19 @@ GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
                   std::move(capacity_bps));
   fluid_res_.reserve(2 * (gpn_ + 1));
   pair_.resize(static_cast<size_t>(gpus_) * gpn_);
+  // A PCIe stage slower than the NIC posts its message late (post_time), and its receive side
+  // then starts only as the bytes arrive, not as the sender's first byte left: right for a
+  // chunk, not for a whole stream. Every node is alike: node 0's GPUs to node 1's.
+  if (topology.hosts >= 2) {
+    const double payload_bytes_per_s = transport.payload_rate_bps(fabric.link.rate_bps) / 8.0;
+    stages_keep_up_ = true;
+    for (uint32_t a = 0; a < gpn_; ++a) {
+      for (uint32_t b = gpn_; b < 2 * gpn_; ++b) {
+        stages_keep_up_ = stages_keep_up_ &&
+                          path_rate_bytes_per_s(a, b) >= payload_bytes_per_s * (1 - 1e-12);
+      }
+    }
+  }
 }
 
 const char* resource_name(ResourceKind kind) {

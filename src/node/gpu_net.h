@@ -82,6 +82,7 @@ class GpuNet final : public RankTransport {
   // were one after another (ideal_pairs_): weight 1 there.
   void set_weighted_net_sends(bool on) { weighted_net_ = on; }
   bool weighted_net_sends() const override { return weighted_net_; }
+  bool stages_keep_up_with_nic() const override { return stages_keep_up_; }
   void timer(int64_t delay_ps, uint64_t cookie) override;
   int64_t now_ps() const override { return sched_.now(); }
   uint32_t gpus() const override { return gpus_; }
@@ -313,6 +314,7 @@ class GpuNet final : public RankTransport {
   std::vector<uint32_t> free_slots_;
   uint32_t active_slots_ = 0;
   bool weighted_net_ = false;
+  bool stages_keep_up_ = false;  // stages_keep_up_with_nic, from the constructor
 };
 
 }  // namespace fabricsim::node

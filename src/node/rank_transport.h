@@ -48,6 +48,11 @@ class RankTransport {
   // transport message of all `weight` channels' bytes (flow mode, whose fabric keeps one
   // connection per NIC pair: engine/flow/flow_transport.h).
   virtual bool weighted_net_sends() const { return false; }
+  // Whether every GPU's stages into and out of its NIC run at least at the NIC's payload rate
+  // on the idle machine (PCIe, host memory when staged): a message of any size then moves
+  // through them as one cut-through fluid, however large (collective.fold_p2p folds a P2P
+  // stream's chunks into one message only then).
+  virtual bool stages_keep_up_with_nic() const { return false; }
 
   // Calls on_timer(cookie) `delay_ps` from now (compute phases, software latencies).
   virtual void timer(int64_t delay_ps, uint64_t cookie) = 0;

@@ -196,7 +196,7 @@ std::unique_ptr<Plan> CollectiveEngine::build_plan(const CollectiveSpec& spec,
   bp.fold_channels = cfg_.fold_channels && rt_.weighted_sends() && trace_ == nullptr;
   bp.fold_net = bp.fold_channels && rt_.weighted_net_sends();
   bp.fold_net_lanes = cfg_.fold_lanes;
-  bp.fold_net_p2p = bp.fold_net && cfg_.fold_p2p;
+  bp.fold_net_p2p = bp.fold_net && cfg_.fold_p2p && rt_.stages_keep_up_with_nic();
   if (r.algorithm == CollAlgorithm::kDirect) {
     detail::build_p2p(*plan, spec, bp);
   } else if (chain) {
