@@ -318,7 +318,7 @@ int64_t GpuNet::post_time(int64_t latency_ps, double rate_bps, int64_t bytes,
 
 void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
                   int64_t delay_ps, uint64_t connection, int32_t weight, uint32_t channel,
-                  double rate_cap_bps) {
+                  FoldedStream stream) {
   if (src_gpu == dst_gpu || src_gpu >= gpus_ || dst_gpu >= gpus_ || bytes < 0 || delay_ps < 0) {
     throw std::logic_error("GpuNet::send: bad GPU pair, size or delay");
   }
@@ -327,8 +327,10 @@ void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t co
   if (weight < 1 || (weight > 1 && src_gpu / gpn_ != dst_gpu / gpn_ && !weighted_net_sends())) {
     throw std::logic_error("GpuNet::send: a weight other than 1 across nodes");
   }
-  if (rate_cap_bps < 0 || (rate_cap_bps > 0 && !weighted_net_sends())) {
-    throw std::logic_error("GpuNet::send: a rate cap outside flow mode's folded sends");
+  const bool folded = stream.rate_cap_bps != 0 || stream.chunks_in_flight != 0;
+  if (stream.rate_cap_bps < 0 || stream.chunks_in_flight < 0 ||
+      (folded && (!weighted_net_sends() || src_gpu / gpn_ == dst_gpu / gpn_))) {
+    throw std::logic_error("GpuNet::send: a folded stream outside flow mode across nodes");
   }
   const uint32_t slot = alloc_slot();
   Slot& s = slots_[slot];
@@ -341,7 +343,7 @@ void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t co
   s.connection = connection;
   s.weight = weight;
   s.channel = channel;
-  s.cap_bps = rate_cap_bps;
+  s.stream = stream;
   if (delay_ps > 0) {
     schedule(slot, sched_.now() + delay_ps);
   } else {
@@ -375,9 +377,11 @@ void GpuNet::flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t ext
   s.to_nic = to_nic;
   // A folded transfer across nodes (weighted_net_sends) carries `weight` channels' messages,
   // whose PCIe stages would each have been a flow of their own: it takes their combined share.
-  // A folded stream's cap (send) is its rate into the NIC: the stage that feeds the post.
-  ps_.start(res, n, s.bytes, to_nic ? s.cap_bps : 0.0, slot, sched_.now(), head_start_ps, to_nic,
-            weight);
+  // A folded stream (send) enters the NIC at most at its cap, counting as its chunks in flight:
+  // the stage that feeds the post.
+  const bool stream = to_nic && s.stream.chunks_in_flight > 0;
+  ps_.start(res, n, s.bytes, to_nic ? s.stream.rate_cap_bps : 0.0, slot, sched_.now(),
+            head_start_ps, to_nic, stream ? s.stream.chunks_in_flight : weight);
   if (settle_now) settle(ps_.group_of(res[0]));
 }
 
@@ -574,7 +578,9 @@ void GpuNet::on_event(uint32_t target) {
 
 void GpuNet::on_delivered(uint32_t msg) {
   const transport::MessageRecord& m = transport_.message(msg);
-  delivered(static_cast<uint32_t>(m.tag & ~kTagBit));
+  const auto slot = static_cast<uint32_t>(m.tag & ~kTagBit);
+  slots_[slot].fluid_start_ps = transport_.fluid_start_ps(msg);
+  delivered(slot);
 }
 
 void GpuNet::delivered(uint32_t slot) {
@@ -596,7 +602,9 @@ void GpuNet::receive(uint32_t slot) {
   // before delivery (never before the post): the receive flow starts now but is credited with
   // what its share drained since then (cut-through at message grain; on an idle path the same
   // as the tandem formula's first-byte entry).
-  const int64_t first = std::max(s.post_ps, s.delivered_ps - wire_ps(s.bytes));
+  int64_t first = std::max(s.post_ps, s.delivered_ps - wire_ps(s.bytes));
+  // Flow mode: the fluid crossed the fabric from its start, not in one line-rate burst.
+  if (s.fluid_start_ps >= 0) first = std::max(s.post_ps, std::min(first, s.fluid_start_ps));
   const Plan p = plan(s.src, s.dst);
   // On the ideal network the NIC's line in is shared too: the messages arriving together at
   // one NIC split its line rate (the big switch's output port, ideal_recv_hops).
@@ -607,7 +615,11 @@ void GpuNet::receive(uint32_t slot) {
     n = ideal_recv_hops(p.recv1, p.n_recv1, s.dst, ideal);
     hops = ideal;
   }
-  const int32_t weight = spec_.ideal_fabric ? 1 : s.weight;  // weighted_net_sends
+  // weighted_net_sends; a folded stream's chunks would each have had a receive stage, as many
+  // at once as were in flight.
+  const int32_t weight = spec_.ideal_fabric            ? 1
+                         : s.stream.chunks_in_flight > 0 ? s.stream.chunks_in_flight
+                                                         : s.weight;
   if (spec_.gpudirect) {
     flow(slot, hops, n, Step::kArrive, 0, false, now - first, true, weight);
   } else {  // the proxy sees the completion, then the copy out of the bounce buffer runs

@@ -75,7 +75,7 @@ class GpuNet final : public RankTransport {
 
   void send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
             int64_t delay_ps = 0, uint64_t connection = 0, int32_t weight = 1,
-            uint32_t channel = 0, double rate_cap_bps = 0) override;
+            uint32_t channel = 0, FoldedStream stream = {}) override;
   bool weighted_sends() const override { return true; }
   // Flow mode: folded channels cross nodes too (RankTransport::weighted_net_sends). On the ideal
   // network a folded message is one message in its NIC pair's line, as its channels' messages
@@ -176,7 +176,8 @@ class GpuNet final : public RankTransport {
     uint64_t connection = 0;        // NVLink: the ordering domain (RankTransport::send)
     int32_t weight = 1;             // NVLink: folded connections (RankTransport::send)
     uint32_t channel = 0;           // the NCCL channel: its network connection (post_channel)
-    double cap_bps = 0;             // its stage into the NIC moves no faster (send), 0: none
+    FoldedStream stream;            // a folded P2P stream's stage into the NIC (send)
+    int64_t fluid_start_ps = -1;    // flow mode: when its bytes started across the fabric
   };
   static constexpr uint32_t kNone = ~uint32_t{0};
   // NVLink transfers of one connection go in order: one at a time, the next when the previous

@@ -51,7 +51,7 @@ class ClosedFormRanks final : public node::RankTransport {
                 nvlink_ * 8.0 >= line;
   }
   void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t, uint64_t, int32_t, uint32_t,
-            double) override {}
+            node::FoldedStream) override {}
   // As node::GpuNet: rings on one node fold their channels (collective.fold_channels), so the
   // estimate counts the messages the run will post.
   bool weighted_sends() const override { return true; }

@@ -157,6 +157,7 @@ void CollectiveEngine::finalize(Plan& plan) const {
       // on 400 Gb/s InfiniBand: 3.8 % below the payload rate, chunked, in both modes).
       const Stream& st = plan.streams[c.stream];
       const int64_t chunks = (st.total_bytes + c.folded_chunk_bytes - 1) / c.folded_chunk_bytes;
+      c.chunks_in_flight = static_cast<int32_t>(std::min<int64_t>(chunks, c.window));
       if (chunks > c.window) {
         const double eff = cfg_.efficiency[plan.protocol];
         const auto wire = std::max<int64_t>(
@@ -354,7 +355,7 @@ void CollectiveEngine::try_send(uint32_t id, Plan& plan, uint32_t e) {
       // The connection: this collective's plan connection (NCCL's channel), so one
       // connection's steps go in order and channels share NVLink (RankTransport::send).
       rt_.send(c.src, c.dst, wire, ck, delay_ps, (static_cast<uint64_t>(id) << 32 | e) + 1,
-               c.weight, c.channel, c.rate_cap_bps);
+               c.weight, c.channel, node::FoldedStream{c.rate_cap_bps, c.chunks_in_flight});
     } else if (c.kind == ConnKind::kSharp) {
       rt_.sharp_allreduce(static_cast<int>(c.group), c.src, wire, ck);
     } else {

@@ -345,7 +345,7 @@ TEST(GpuNet, ARateCapHoldsTheStageIntoTheNic) {
   Arrivals arr;
   arr.attach(sim);
   constexpr int64_t kS = int64_t{8} << 20;
-  sim.gpu_net()->send(0, 1, kS, 0, 0, 0, 1, 0, 80e9);
+  sim.gpu_net()->send(0, 1, kS, 0, 0, 0, 1, 0, node::FoldedStream{80e9, 1});
   sim.run();
   const double pcie_ps = static_cast<double>(kS) / 10e9 * 1e12;
   const double line_ps = static_cast<double>(kS) * 8 / 400e9 * 1e12;
@@ -356,7 +356,7 @@ TEST(GpuNet, ARateCapHoldsTheStageIntoTheNic) {
   scenario::Scenario packet_sc = two_nodes(1, 1);
   packet_sc.node.sockets = 1;
   scenario::Simulation packet(packet_sc);
-  EXPECT_THROW(packet.gpu_net()->send(0, 1, kS, 0, 0, 0, 1, 0, 80e9), std::logic_error);
+  EXPECT_THROW(packet.gpu_net()->send(0, 1, kS, 0, 0, 0, 1, 0, node::FoldedStream{80e9, 1}), std::logic_error);
 }
 
 }  // namespace gpu_net_test

@@ -24,7 +24,7 @@ class ModelOnlyMachine final : public node::RankTransport {
  public:
   explicit ModelOnlyMachine(uint32_t nodes, bool nvls = false) : nodes_(nodes), nvls_(nvls) {}
   void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t, uint64_t, int32_t, uint32_t,
-            double) override {}
+            node::FoldedStream) override {}
   void timer(int64_t, uint64_t) override {}
   int64_t now_ps() const override { return 0; }
   uint32_t gpus() const override { return nodes_ * 8; }
