@@ -578,9 +578,7 @@ void GpuNet::on_event(uint32_t target) {
 
 void GpuNet::on_delivered(uint32_t msg) {
   const transport::MessageRecord& m = transport_.message(msg);
-  const auto slot = static_cast<uint32_t>(m.tag & ~kTagBit);
-  slots_[slot].fluid_start_ps = transport_.fluid_start_ps(msg);
-  delivered(slot);
+  delivered(static_cast<uint32_t>(m.tag & ~kTagBit));
 }
 
 void GpuNet::delivered(uint32_t slot) {
@@ -602,9 +600,7 @@ void GpuNet::receive(uint32_t slot) {
   // before delivery (never before the post): the receive flow starts now but is credited with
   // what its share drained since then (cut-through at message grain; on an idle path the same
   // as the tandem formula's first-byte entry).
-  int64_t first = std::max(s.post_ps, s.delivered_ps - wire_ps(s.bytes));
-  // Flow mode: the fluid crossed the fabric from its start, not in one line-rate burst.
-  if (s.fluid_start_ps >= 0) first = std::max(s.post_ps, std::min(first, s.fluid_start_ps));
+  const int64_t first = std::max(s.post_ps, s.delivered_ps - wire_ps(s.bytes));
   const Plan p = plan(s.src, s.dst);
   // On the ideal network the NIC's line in is shared too: the messages arriving together at
   // one NIC split its line rate (the big switch's output port, ideal_recv_hops).

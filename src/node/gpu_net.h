@@ -177,7 +177,6 @@ class GpuNet final : public RankTransport {
     int32_t weight = 1;             // NVLink: folded connections (RankTransport::send)
     uint32_t channel = 0;           // the NCCL channel: its network connection (post_channel)
     FoldedStream stream;            // a folded P2P stream's stage into the NIC (send)
-    int64_t fluid_start_ps = -1;    // flow mode: when its bytes started across the fabric
   };
   static constexpr uint32_t kNone = ~uint32_t{0};
   // NVLink transfers of one connection go in order: one at a time, the next when the previous

@@ -167,13 +167,6 @@ class Transport {
 
   // The record of message `id`; REQUIRES first_live_message() <= id < num_messages().
   virtual const MessageRecord& message(uint32_t id) const = 0;
-  // When message `id`'s bytes started to cross the fabric as one fluid (the flow engine's
-  // transport: when it became its connection's draining message), or -1 where the transport
-  // does not know it (packet transports: its packets go out among other queue pairs').
-  virtual int64_t fluid_start_ps(uint32_t id) const {
-    (void)id;
-    return -1;
-  }
   virtual uint32_t num_messages() const = 0;  // ids given so far (the next post's id)
 
   // Retirement (issue 24 item 1): a transport that supports it hands each message's final

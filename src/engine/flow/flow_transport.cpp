@@ -178,7 +178,6 @@ void FlowTransport::start(uint32_t id) {
 
 void FlowTransport::begin(uint32_t id) {
   Msg& m = msgs_[id];
-  m.fluid_start_ps = sched_.now();
   report_path(id);
   // Before weigh_path: the crossings' weights are the message's own split over its paths.
   const double wire = static_cast<double>(m.rec.size_bytes) * wire_per_payload_;

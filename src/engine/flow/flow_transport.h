@@ -93,7 +93,6 @@ class FlowTransport final : public transport::Transport {
   void enable_dcqcn(const transport::DcqcnParams& p, int64_t mtu_bytes);
   const FluidDcqcn* dcqcn() const { return dcqcn_.get(); }
   const transport::MessageRecord& message(uint32_t id) const override { return msgs_[id].rec; }
-  int64_t fluid_start_ps(uint32_t id) const override { return msgs_[id].fluid_start_ps; }
   uint32_t num_messages() const override { return msgs_.end_id(); }
   bool retire_messages(RetireFn retire) override;
   uint32_t first_live_message() const override { return msgs_.front_id(); }
@@ -136,7 +135,6 @@ class FlowTransport final : public transport::Transport {
     uint32_t next = 0xFFFFFFFFu;  // the next message queued on the connection
     int32_t weight = 1;           // post_folded: channels channel .. channel + weight - 1
     uint32_t channel = 0;
-    int64_t fluid_start_ps = -1;  // begin(): its bytes started to drain
     bool delivered = false;
   };
   struct Conn {
