@@ -305,6 +305,13 @@ TEST(GpuNet, BadNodeKeysAreLoadErrorsNamingTheKey) {
   EXPECT_EQ(ok.scenario.node.nvlink_rate_bps, 3'600'000'000'000);
 }
 
+// Two nodes of one GPU and one 400G NIC each, in `mode`.
+scenario::Scenario one_gpu_nodes(scenario::EngineMode mode) {
+  scenario::Scenario sc = two_nodes(1, 1);
+  sc.node.sockets = 1;
+  sc.mode = mode;
+  return sc;
+}
 
 TEST(GpuNet, AFoldedMessageIsPostedByItsWeightedShareOfTheNicLine) {
   // Flow mode: a weight-8 transfer (8 folded channels) and a weight-1 one leave GPU 0 for node 1
@@ -314,10 +321,7 @@ TEST(GpuNet, AFoldedMessageIsPostedByItsWeightedShareOfTheNicLine) {
   // needs S x 9 / 57.6 GB/s on PCIe and S x 9 / 50 GB/s on the line, so PCIe keeps up and both
   // are posted one PCIe switch crossing (150 ns) after the send. Counting crossings (2) instead
   // of weights would post it S x 9 / 57.6 - 2 x S / 50 GB/s = 975 us late.
-  scenario::Scenario sc = two_nodes(1, 1);
-  sc.node.sockets = 1;
-  sc.mode = scenario::EngineMode::kFlow;
-  scenario::Simulation sim(sc);
+  scenario::Simulation sim(one_gpu_nodes(scenario::EngineMode::kFlow));
   Arrivals arr;
   arr.attach(sim);
   constexpr int64_t kS = int64_t{8} << 20;
@@ -338,10 +342,7 @@ TEST(GpuNet, ARateCapHoldsTheStageIntoTheNic) {
   // 8 MiB take 838.9 us to reach the NIC, and the message is posted when the 400G line,
   // serializing 8 MiB in 167.8 us, would not outrun it: 671.1 us after the first byte. It
   // arrives no sooner than its last byte reached the NIC.
-  scenario::Scenario sc = two_nodes(1, 1);
-  sc.node.sockets = 1;
-  sc.mode = scenario::EngineMode::kFlow;
-  scenario::Simulation sim(sc);
+  scenario::Simulation sim(one_gpu_nodes(scenario::EngineMode::kFlow));
   Arrivals arr;
   arr.attach(sim);
   constexpr int64_t kS = int64_t{8} << 20;
@@ -353,10 +354,9 @@ TEST(GpuNet, ARateCapHoldsTheStageIntoTheNic) {
               150'000.0 + pcie_ps - line_ps, 2.0);
   EXPECT_GT(static_cast<double>(arr.of(0)), 150'000.0 + pcie_ps);
   // Outside flow mode a cap is refused: packet mode moves the chunks themselves.
-  scenario::Scenario packet_sc = two_nodes(1, 1);
-  packet_sc.node.sockets = 1;
-  scenario::Simulation packet(packet_sc);
-  EXPECT_THROW(packet.gpu_net()->send(0, 1, kS, 0, 0, 0, 1, 0, node::FoldedStream{80e9, 1}), std::logic_error);
+  scenario::Simulation packet(one_gpu_nodes(scenario::EngineMode::kPacket));
+  EXPECT_THROW(packet.gpu_net()->send(0, 1, kS, 0, 0, 0, 1, 0, node::FoldedStream{80e9, 1}),
+               std::logic_error);
 }
 
 }  // namespace gpu_net_test
