@@ -249,8 +249,9 @@ const std::vector<Knob> kCollectiveKnobs = knob_bind::concat({
                          "moves its channels as this many connections across the fabric, "
                          "each weighted by the channels it carries (the flow fabric keeps one "
                          "connection per NIC pair); at least the channel count: unfolded",
-          .source = "fabricsim: measured against unfolded flow and packet mode "
-                    "(docs/collectives.md \"Folded channels across nodes\")",
+          .source = "fabricsim: measured against packet mode; 1 is nearest it on the rings "
+                    "and training steps measured (docs/collectives.md \"Folded channels "
+                    "across nodes\")",
           .min = Bound{1},
           .max = Bound{64}},
          [](auto& s) -> auto& { return s.collective.fold_lanes; }),
