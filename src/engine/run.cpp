@@ -242,7 +242,14 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   if (options.progress && !engine->interrupted()) {
     options.progress(ProgressSample{1.0, engine->now_ps(), engine->events()});
   }
-  RunResult r = engine->harvest(finished);
+  // Under mpirun only rank 0 writes results. The other ranks' copies of what their partitions
+  // do not own are stale or given back (net/rank_release.cpp): they harvest nothing.
+  RunResult r;
+  if (!ranked || options.ranks->rank() == 0) {
+    r = engine->harvest(finished);
+  } else {
+    r.run.events = engine->events();
+  }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   r.run.wall_seconds = wall;

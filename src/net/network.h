@@ -214,6 +214,21 @@ class Network {
   void pack_owned_state(ByteWriter& out, uint32_t first, uint32_t end,
                         const std::vector<uint16_t>& port_partition) const;
   void unpack_owned_state(ByteReader& in);
+  // A rank of an MPI run that does not write the results, once the fabric is split
+  // (net/rank_release.cpp): gives back the memory of what neither its partitions [first, end)
+  // nor its serial phase will touch: the queue state (PortQueues) of every switch port with
+  // neither end in [first, end), and the forwarding and load-balancing tables of every switch
+  // outside them. Kept: every Port (the cables' metadata: peers, rates, delays), the NICs'
+  // ports (the serial phase posts on every NIC), and the queue state of a cut cable's sending
+  // port whose far end is owned (control frames crossing the cut wait in its ctrl_line).
+  struct Released {
+    size_t queue_bytes = 0;  // PortQueues pages given back
+    uint32_t queue_ports = 0;  // ports whose PortQueues were eligible (some share kept pages)
+    uint32_t switches = 0;  // switches whose tables were freed
+    size_t table_bytes = 0;  // their tables' capacity
+  };
+  Released release_unowned(const std::vector<uint16_t>& port_partition, uint32_t first,
+                           uint32_t end);
 
   // ---- run time ----
   // Queues a packet at a NIC's own port (ACKs, NAKs, CNPs); strict priority over pulled data. A

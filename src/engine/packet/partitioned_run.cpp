@@ -30,22 +30,20 @@
 #include "core/partitions.h"
 #include "core/rank_run.h"
 #include "core/error.h"
+#include "engine/packet/partition_state.h"
 #include "engine/packet/simulation.h"
 #include "engine/packet/simulation_dispatch.h"
 
 namespace fabricsim::scenario {
 
-struct Simulation::PartitionState {
-  Partitions::Tables tables;
-  std::vector<uint8_t> cut;
-  int64_t lookahead_ps = std::numeric_limits<int64_t>::max();
-  uint32_t count = 1;
-};
-
 Simulation::~Simulation() = default;
 
 uint32_t Simulation::partitions() const { return part_ ? part_->count : 1; }
 int64_t Simulation::lookahead_ps() const { return part_ ? part_->lookahead_ps : 0; }
+const std::vector<uint16_t>& Simulation::port_partitions() const {
+  static const std::vector<uint16_t> kNone;
+  return part_ ? part_->tables.port : kNone;
+}
 
 std::string Simulation::partition_refusal() const {
   if (sc_.mode != EngineMode::kPacket) return "mode is not packet";
@@ -192,6 +190,15 @@ void Simulation::plan_partitions() {
     st->tables.nic[nic] = st->tables.port[net_.nic_port(nic)];
   }
   part_ = std::move(st);
+  // Across ranks, the ranks that do not write the results give back what their partitions
+  // never touch (net/rank_release.cpp). Rank 0 keeps the whole model: after the run it copies
+  // every other rank's owned state over its own and builds links.csv and result.json from
+  // every port and switch (their configuration too, such as an IB port's buffer).
+  if (ranks_ != nullptr && ranks_->rank() != 0) {
+    const uint32_t per_rank = n / ranks;
+    released_ = net_.release_unowned(part_->tables.port, ranks_->rank() * per_rank,
+                                     (ranks_->rank() + 1) * per_rank);
+  }
 }
 
 // run_windows' view of the simulation (core/partition_run.h). A member of Simulation so that a
