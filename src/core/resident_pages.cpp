@@ -1,5 +1,8 @@
 #include "core/resident_pages.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -22,6 +25,12 @@ size_t release_pages(void* begin, size_t bytes) {
   if (end <= first) return 0;
   if (::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED) != 0) return 0;
   return end - first;
+}
+
+void release_free_heap() {
+#if defined(__GLIBC__)
+  ::malloc_trim(0);
+#endif
 }
 
 size_t resident_bytes(const void* begin, size_t bytes) {

@@ -15,6 +15,11 @@ namespace fabricsim {
 // bytes). Partial pages at either end are kept. Returns the bytes given back.
 size_t release_pages(void* begin, size_t bytes);
 
+// Gives the allocator's free memory back to the kernel (glibc's malloc_trim, which also frees
+// whole free pages inside the heap): after a run's buffers are freed, so that what is
+// allocated next reuses pages rather than adding to the peak. Does nothing elsewhere.
+void release_free_heap();
+
 // The bytes of the pages touching [begin, begin + bytes) that are resident now (mincore), for
 // tests and measurements.
 size_t resident_bytes(const void* begin, size_t bytes);

@@ -120,7 +120,7 @@ class Network {
   Port& port(uint32_t id) { return ports_[id]; }
   const Port& port(uint32_t id) const { return ports_[id]; }
   const PortQueues& queues(uint32_t id) const { return queues_[id]; }
-  uint32_t port_node(uint32_t id) const { return queues_[id].node; }
+  uint32_t port_node(uint32_t id) const { return port_node_[id]; }
   Switch& switch_at(uint32_t sw) { return switches_[sw]; }
   const Switch& switch_at(uint32_t sw) const { return switches_[sw]; }
   const NicConfig& nic_config(uint32_t nic) const { return nic_cfg_[nic]; }
@@ -229,6 +229,11 @@ class Network {
   };
   Released release_unowned(const std::vector<uint16_t>& port_partition, uint32_t first,
                            uint32_t end);
+  // After a rank's run, before the other ranks' state is copied in: frees the buffers of
+  // every empty ring (ports' lines and queues), which then read as they did before the run,
+  // and gives the freed heap back, so that the rank that writes the results holds the whole
+  // fabric's counters without its packets' peak. Returns the bytes freed.
+  size_t release_empty_rings();
 
   // ---- run time ----
   // Queues a packet at a NIC's own port (ACKs, NAKs, CNPs); strict priority over pulled data. A
@@ -484,6 +489,9 @@ class Network {
   std::vector<Rng> loss_rng_;
   std::vector<Port> ports_;
   std::vector<PortQueues> queues_;  // parallel to ports_
+  // Each port's node: cold, and apart from queues_ so that a rank that gave back a port's
+  // queue state (net/rank_release.cpp) still names its cable in links.csv.
+  std::vector<uint32_t> port_node_;
   std::vector<Node> nodes_;
   std::vector<PortRange> node_ports_;
   std::vector<Switch> switches_;

@@ -18,7 +18,27 @@ size_t free_vector(std::vector<T>& v) {
   return bytes;
 }
 
+template <class T>
+size_t free_if_empty(Ring<T>& r) {
+  if (!r.empty() || r.capacity() == 0) return 0;
+  const size_t bytes = r.capacity() * sizeof(T);
+  r = Ring<T>();  // the buffer goes with the temporary
+  return bytes;
+}
+
 }  // namespace
+
+size_t Network::release_empty_rings() {
+  size_t bytes = 0;
+  for (Port& p : ports_) bytes += free_if_empty(p.line);
+  // A given-back entry's rings have no buffer: it is read here, never written.
+  for (PortQueues& q : queues_) {
+    for (ClassQueue& c : q.cls) bytes += free_if_empty(c.ring);
+    bytes += free_if_empty(q.mac_ctrl) + free_if_empty(q.ctrl_line) + free_if_empty(q.rx_hold);
+  }
+  release_free_heap();
+  return bytes;
+}
 
 Network::Released Network::release_unowned(const std::vector<uint16_t>& port_partition,
                                             uint32_t first, uint32_t end) {

@@ -1,11 +1,11 @@
 // What a rank of an MPI run holds of the model (net/rank_release.cpp, docs/parallel.md "What
-// each rank builds"): a rank other than rank 0 keeps forwarding tables for the switches its
-// partitions own and no others, and the pages of the per-port queue state (PortQueues) that
-// neither its partitions nor its serial phase touch are not resident. Checked against the
-// partition map (which partition each port is in, and the documented deal of partitions to
-// ranks: rank r runs [r x T, (r + 1) x T)) and against the kernel's own count of resident pages
-// (mincore), not against an earlier run's output. Construction only: a rank builds without
-// talking to the others, so a stand-in RankExchange that is never called is enough.
+// each rank builds"): a rank keeps forwarding tables for the switches its partitions own and no
+// others, and the pages of the per-port queue state (PortQueues) that neither its partitions
+// nor its serial phase touch are not resident. Checked against the partition map (which
+// partition each port is in, and the documented deal of partitions to ranks: rank r runs
+// [r x T, (r + 1) x T)) and against the kernel's own count of resident pages (mincore), not
+// against an earlier run's output. Construction only: a rank builds without talking to the
+// others, so a stand-in RankExchange that is never called is enough.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -133,7 +133,7 @@ TEST_P(RankRelease, ARankHoldsOnlyWhatItsPartitionsTouch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, RankRelease,
-                         testing::Values(Shape{2, 1, 1}, Shape{3, 1, 1}, Shape{3, 2, 2}),
+                         testing::Values(Shape{2, 0, 1}, Shape{2, 1, 1}, Shape{3, 1, 1}, Shape{3, 2, 2}),
                          [](const testing::TestParamInfo<Shape>& info) {
                            return "ranks" + std::to_string(info.param.ranks) + "_rank" +
                                   std::to_string(info.param.rank) + "_threads" +

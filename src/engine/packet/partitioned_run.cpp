@@ -190,11 +190,10 @@ void Simulation::plan_partitions() {
     st->tables.nic[nic] = st->tables.port[net_.nic_port(nic)];
   }
   part_ = std::move(st);
-  // Across ranks, the ranks that do not write the results give back what their partitions
-  // never touch (net/rank_release.cpp). Rank 0 keeps the whole model: after the run it copies
-  // every other rank's owned state over its own and builds links.csv and result.json from
-  // every port and switch (their configuration too, such as an IB port's buffer).
-  if (ranks_ != nullptr && ranks_->rank() != 0) {
+  // Across ranks, every rank gives back what its partitions never touch (net/rank_release.cpp).
+  // Rank 0 gets the other ranks' ports' counters at the end (merge_ranks), which is all that
+  // links.csv and result.json read of them.
+  if (ranks_ != nullptr) {
     const uint32_t per_rank = n / ranks;
     released_ = net_.release_unowned(part_->tables.port, ranks_->rank() * per_rank,
                                      (ranks_->rank() + 1) * per_rank);
@@ -337,6 +336,10 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
   }
   int64_t partition_events = notice_events + parts.events();
   if (ranks_ != nullptr) {
+    // Rank 0 is about to hold every port's counters (and then the results): its own packets'
+    // buffers, empty once the run has finished, go first, so its peak is its partitions' run
+    // and not the run plus the whole fabric's state.
+    if (ranks_->rank() == 0) net_.release_empty_rings();
     partition_events = merge_ranks(parts, r.busy_seconds, partition_events);
     parts.drop_unowned();
   }
