@@ -336,10 +336,10 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
   }
   int64_t partition_events = notice_events + parts.events();
   if (ranks_ != nullptr) {
-    // Rank 0 is about to hold every port's counters (and then the results): its own packets'
-    // buffers, empty once the run has finished, go first, so its peak is its partitions' run
-    // and not the run plus the whole fabric's state.
-    if (ranks_->rank() == 0) net_.release_empty_rings();
+    // The merge packs (other ranks) or takes in (rank 0, which then builds the results) every
+    // rank's owned state: the packets' buffers, empty once the run has finished, go first, so
+    // that a rank's peak is its partitions' run, not the run plus the merge's copies.
+    net_.release_empty_rings();
     partition_events = merge_ranks(parts, r.busy_seconds, partition_events);
     parts.drop_unowned();
   }
