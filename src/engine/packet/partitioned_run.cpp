@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 #include "core/partition_run.h"
 #include "core/partitions.h"
@@ -257,6 +258,11 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
   // What is owed so far goes to the senders' partitions; pending completions or drop reports
   // (a run resumed mid-way) cannot be placed: that run() goes sequentially.
   if (!transport_->begin_partitioned(st.count, st.tables.nic)) {
+    // Across ranks, each rank gave back what its partitions do not touch: a sequential run
+    // on any of them would read it (not possible from the CLI: a resumed run).
+    if (ranks_ != nullptr) {
+      throw std::logic_error("a run spread over MPI ranks cannot go on sequentially");
+    }
     std::unique_ptr<PartitionState> keep = std::move(part_);
     const bool r = run(stop_time_ps, progress, stop);
     part_ = std::move(keep);
