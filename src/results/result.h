@@ -411,8 +411,8 @@ struct RunStats {
   // The most transport message records held at once (transports retire finished messages:
   // issue 24 item 1); deterministic, but a fact about the simulator's memory, not the fabric.
   int64_t peak_live_messages = 0;
-  // Wall seconds from the scenario to a simulation ready to run (resolve, build the fabric,
-  // routes, transport and workload, post the workload's start), included in wall_seconds.
+  // Wall seconds from the resolved scenario to a simulation ready to run (the fabric, routes,
+  // transport and workload built, the workload's start posted), included in wall_seconds.
   double build_seconds = 0;
   // `threads` > 1 (engine/packet/partitioned_run.cpp): the partitions one simulation ran in, its
   // lookahead, and why it ran in one when it could not be split. Facts about the run, not the
