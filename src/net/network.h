@@ -214,9 +214,8 @@ class Network {
   void pack_owned_state(ByteWriter& out, uint32_t first, uint32_t end,
                         const std::vector<uint16_t>& port_partition) const;
   void unpack_owned_state(ByteReader& in);
-  // A rank of an MPI run that does not write the results, once the fabric is split
-  // (net/rank_release.cpp): gives back the memory of what neither its partitions [first, end)
-  // nor its serial phase will touch: the queue state (PortQueues) of every switch port with
+  // A rank of an MPI run, once the fabric is split (net/rank_release.cpp): gives back the
+  // memory of what neither its partitions [first, end) nor its serial phase will touch: the queue state (PortQueues) of every switch port with
   // neither end in [first, end), and the forwarding and load-balancing tables of every switch
   // outside them. Kept: every Port (the cables' metadata: peers, rates, delays), the NICs'
   // ports (the serial phase posts on every NIC), and the queue state of a cut cable's sending

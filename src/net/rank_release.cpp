@@ -1,7 +1,8 @@
 // What a rank of an MPI run gives back once the fabric is split (network.h release_unowned;
 // docs/parallel.md "What each rank builds"). The arrays stay indexed by global port and switch
 // ids, so the hop's code is the one-process code; only the memory behind the parts this rank
-// never touches goes: the queue state's pages (core/resident_pages.h) and the switches' tables.
+// never touches goes: the queue state's pages (core/resident_pages.h) and the switches' tables;
+// and, after its last window, the buffers of its empty rings (release_empty_rings).
 #include <vector>
 
 #include "core/resident_pages.h"

@@ -113,8 +113,8 @@ class Simulation final : public Engine {
   const std::string& partition_note() const { return partition_note_; }
   // A partitioned run's partition of each port (empty when it runs in one).
   const std::vector<uint16_t>& port_partitions() const;
-  // A rank of an MPI run other than rank 0: what it gave back of the model once split
-  // (net/rank_release.cpp; zeros elsewhere).
+  // A rank of an MPI run: what it gave back of the model once split (net/rank_release.cpp;
+  // zeros in one process).
   const net::Network::Released& released() const { return released_; }
   int64_t lookahead_ps() const;
   // The latest partitioned run() call's profile (RunStats' windows, partition_events, ...).
