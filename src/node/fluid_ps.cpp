@@ -126,6 +126,7 @@ uint32_t PsNetwork::start(const uint32_t* res, int n, int64_t size_bytes, double
   for (size_t i = 0; i < f.res.size(); ++i) {
     Resource& x = res_[f.res[i]];
     x.bytes += size_bytes;
+    x.weights += weight;
     if (x.flows.empty()) x.since_ps = now_ps;
     f.pos[i] = static_cast<uint32_t>(x.flows.size());
     x.flows.push_back(Crossing{id, static_cast<uint32_t>(i)});
@@ -148,6 +149,7 @@ void PsNetwork::finish(uint32_t id, int64_t now_ps) {
     const Crossing last = x.flows[last_at];
     x.flows[f.pos[i]] = last;
     x.flows.pop_back();
+    x.weights -= f.weight;
     if (x.flows.empty()) x.busy_ps += now_ps - x.since_ps;
     if (f.pos[i] != last_at) flows_[last.flow].pos[last.k] = f.pos[i];
     // The component may split here: each side is re-shared.

@@ -80,6 +80,9 @@ class PsNetwork {
   int32_t crossings(uint32_t resource) const {
     return static_cast<int32_t>(res_[resource].flows.size());
   }
+  // The crossings' weights summed (start's `weight`): what the flows on it count for in the
+  // share.
+  int64_t weight_on(uint32_t resource) const { return res_[resource].weights; }
   uint32_t active_flows(uint32_t group) const { return groups_[group].active; }
   // Flow records ever allocated (reused through a free list): bounded by the peak in flight.
   uint32_t flows_allocated() const { return static_cast<uint32_t>(flows_.size()); }
@@ -96,6 +99,7 @@ class PsNetwork {
     int64_t bytes = 0;
     int64_t busy_ps = 0;   // closed busy periods
     int64_t since_ps = 0;  // start of the open one while flows is not empty
+    int64_t weights = 0;   // the crossings' weights summed (weight_on)
     // max-min scratch (unfrozen, the unfrozen crossings' weights, is 0 outside share())
     double left_bps = 0;
     int32_t unfrozen = 0;

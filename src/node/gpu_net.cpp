@@ -66,6 +66,19 @@ GpuNet::GpuNet(const NodeSpec& spec, const topo::BuiltTopology& topology,
                   std::move(capacity_bps));
   fluid_res_.reserve(2 * (gpn_ + 1));
   pair_.resize(static_cast<size_t>(gpus_) * gpn_);
+  // A PCIe stage slower than the NIC posts its message late (post_time), and its receive side
+  // then starts only as the bytes arrive, not as the sender's first byte left: right for a
+  // chunk, not for a whole stream. Every node is alike: node 0's GPUs to node 1's.
+  if (topology.hosts >= 2) {
+    const double payload_bytes_per_s = transport.payload_rate_bps(fabric.link.rate_bps) / 8.0;
+    stages_keep_up_ = true;
+    for (uint32_t a = 0; a < gpn_; ++a) {
+      for (uint32_t b = gpn_; b < 2 * gpn_; ++b) {
+        stages_keep_up_ = stages_keep_up_ &&
+                          path_rate_bytes_per_s(a, b) >= payload_bytes_per_s * (1 - 1e-12);
+      }
+    }
+  }
 }
 
 const char* resource_name(ResourceKind kind) {
@@ -296,14 +309,16 @@ void GpuNet::free_slot(uint32_t slot) {
 }
 
 int64_t GpuNet::post_time(int64_t latency_ps, double rate_bps, int64_t bytes,
-                          int sharing) const {
+                          int64_t sharing, int32_t weight) const {
   const auto pcie_ps = static_cast<int64_t>(
       std::llround(static_cast<double>(bytes) * 8e12 / std::max(rate_bps, 1.0)));
-  return sched_.now() + latency_ps + std::max<int64_t>(0, pcie_ps - sharing * wire_ps(bytes));
+  const int64_t line_ps = wire_ps(bytes) * sharing / weight;
+  return sched_.now() + latency_ps + std::max<int64_t>(0, pcie_ps - line_ps);
 }
 
 void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
-                  int64_t delay_ps, uint64_t connection, int32_t weight, uint32_t channel) {
+                  int64_t delay_ps, uint64_t connection, int32_t weight, uint32_t channel,
+                  FoldedStream stream) {
   if (src_gpu == dst_gpu || src_gpu >= gpus_ || dst_gpu >= gpus_ || bytes < 0 || delay_ps < 0) {
     throw std::logic_error("GpuNet::send: bad GPU pair, size or delay");
   }
@@ -311,6 +326,11 @@ void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t co
   // nodes only where the fabric is a fluid with one connection per NIC pair.
   if (weight < 1 || (weight > 1 && src_gpu / gpn_ != dst_gpu / gpn_ && !weighted_net_sends())) {
     throw std::logic_error("GpuNet::send: a weight other than 1 across nodes");
+  }
+  const bool folded = stream.rate_cap_bps != 0 || stream.chunks_in_flight != 0;
+  if (stream.rate_cap_bps < 0 || stream.chunks_in_flight < 0 ||
+      (folded && (!weighted_net_sends() || src_gpu / gpn_ == dst_gpu / gpn_))) {
+    throw std::logic_error("GpuNet::send: a folded stream outside flow mode across nodes");
   }
   const uint32_t slot = alloc_slot();
   Slot& s = slots_[slot];
@@ -323,6 +343,7 @@ void GpuNet::send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t co
   s.connection = connection;
   s.weight = weight;
   s.channel = channel;
+  s.stream = stream;
   if (delay_ps > 0) {
     schedule(slot, sched_.now() + delay_ps);
   } else {
@@ -356,7 +377,11 @@ void GpuNet::flow(uint32_t slot, const Hop* hops, int n, Step after, int64_t ext
   s.to_nic = to_nic;
   // A folded transfer across nodes (weighted_net_sends) carries `weight` channels' messages,
   // whose PCIe stages would each have been a flow of their own: it takes their combined share.
-  ps_.start(res, n, s.bytes, 0.0, slot, sched_.now(), head_start_ps, to_nic, weight);
+  // A folded stream (send) enters the NIC at most at its cap, counting as its chunks in flight:
+  // the stage that feeds the post.
+  const bool stream = to_nic && s.stream.chunks_in_flight > 0;
+  ps_.start(res, n, s.bytes, to_nic ? s.stream.rate_cap_bps : 0.0, slot, sched_.now(),
+            head_start_ps, to_nic, stream ? s.stream.chunks_in_flight : weight);
   if (settle_now) settle(ps_.group_of(res[0]));
 }
 
@@ -379,10 +404,11 @@ void GpuNet::settle(uint32_t node) {
       continue;
     }
     const Place p = place(s.relay);
-    const int32_t k =
-        std::max(1, ps_.crossings(resource(ResourceKind::kNicPcieIn, p.node, p.nic)));
+    // Weighted: a folded message (weight w) gets w / W of the line among flows of weight W.
+    const int64_t k = std::max<int64_t>(
+        s.weight, ps_.weight_on(resource(ResourceKind::kNicPcieIn, p.node, p.nic)));
     s.step = Step::kPost;
-    schedule(slot, post_time(s.after_ps, rate_bps, s.bytes, k));
+    schedule(slot, post_time(s.after_ps, rate_bps, s.bytes, k, s.weight));
   }
   ps_.rated().clear();
   std::vector<uint64_t>& done = ps_.finished();
@@ -585,7 +611,11 @@ void GpuNet::receive(uint32_t slot) {
     n = ideal_recv_hops(p.recv1, p.n_recv1, s.dst, ideal);
     hops = ideal;
   }
-  const int32_t weight = spec_.ideal_fabric ? 1 : s.weight;  // weighted_net_sends
+  // weighted_net_sends; a folded stream's chunks would each have had a receive stage, as many
+  // at once as were in flight.
+  const int32_t weight = spec_.ideal_fabric            ? 1
+                         : s.stream.chunks_in_flight > 0 ? s.stream.chunks_in_flight
+                                                         : s.weight;
   if (spec_.gpudirect) {
     flow(slot, hops, n, Step::kArrive, 0, false, now - first, true, weight);
   } else {  // the proxy sees the completion, then the copy out of the bounce buffer runs

@@ -75,13 +75,14 @@ class GpuNet final : public RankTransport {
 
   void send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
             int64_t delay_ps = 0, uint64_t connection = 0, int32_t weight = 1,
-            uint32_t channel = 0) override;
+            uint32_t channel = 0, FoldedStream stream = {}) override;
   bool weighted_sends() const override { return true; }
   // Flow mode: folded channels cross nodes too (RankTransport::weighted_net_sends). On the ideal
   // network a folded message is one message in its NIC pair's line, as its channels' messages
   // were one after another (ideal_pairs_): weight 1 there.
   void set_weighted_net_sends(bool on) { weighted_net_ = on; }
   bool weighted_net_sends() const override { return weighted_net_; }
+  bool stages_keep_up_with_nic() const override { return stages_keep_up_; }
   void timer(int64_t delay_ps, uint64_t cookie) override;
   int64_t now_ps() const override { return sched_.now(); }
   uint32_t gpus() const override { return gpus_; }
@@ -175,6 +176,7 @@ class GpuNet final : public RankTransport {
     uint64_t connection = 0;        // NVLink: the ordering domain (RankTransport::send)
     int32_t weight = 1;             // NVLink: folded connections (RankTransport::send)
     uint32_t channel = 0;           // the NCCL channel: its network connection (post_channel)
+    FoldedStream stream;            // a folded P2P stream's stage into the NIC (send)
   };
   static constexpr uint32_t kNone = ~uint32_t{0};
   // NVLink transfers of one connection go in order: one at a time, the next when the previous
@@ -228,9 +230,11 @@ class GpuNet final : public RankTransport {
   // byte is there, but not so early that the NIC's line rate would outrun PCIe.
   int64_t post_time(const FluidResult& r, int64_t bytes) const;
   // The same for a flow started at this instant at rate_bps whose first byte reaches the NIC
-  // latency_ps on, when `sharing` messages are being fed to the NIC (each gets that fraction
-  // of its line).
-  int64_t post_time(int64_t latency_ps, double rate_bps, int64_t bytes, int sharing) const;
+  // latency_ps on, when messages of total weight `sharing` are being fed to the NIC and this
+  // one has `weight` of them (it gets weight / sharing of the line: a folded message stands
+  // for `weight` channels' messages, RankTransport::send).
+  int64_t post_time(int64_t latency_ps, double rate_bps, int64_t bytes, int64_t sharing,
+                    int32_t weight) const;
   int64_t wire_ps(int64_t bytes) const;  // payload at the NIC's line rate
   // node.ideal_fabric: a send stage into the NIC followed by the relay's NIC line out, and a
   // receive stage from the NIC preceded by the destination's NIC line in (into `out`).
@@ -310,6 +314,7 @@ class GpuNet final : public RankTransport {
   std::vector<uint32_t> free_slots_;
   uint32_t active_slots_ = 0;
   bool weighted_net_ = false;
+  bool stages_keep_up_ = false;  // stages_keep_up_with_nic, from the constructor
 };
 
 }  // namespace fabricsim::node

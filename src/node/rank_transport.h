@@ -16,6 +16,16 @@
 
 namespace fabricsim::node {
 
+// A P2P stream whose chunks one send() moves as one transfer (collective.fold_p2p).
+struct FoldedStream {
+  // > 0: the bytes enter the NIC no faster than this, what the chunks' credit loop allows.
+  double rate_cap_bps = 0;
+  // > 0: the chunks in the stage into the NIC at once (the FIFO window, or fewer chunks): the
+  // folded stage counts as that many flows there, as the chunks' own stages did. The fabric
+  // still sees one message (`weight`).
+  int32_t chunks_in_flight = 0;
+};
+
 class RankTransport {
  public:
   virtual ~RankTransport() = default;
@@ -35,9 +45,11 @@ class RankTransport {
   // their combined share of every link, so it ends when each of them would have.
   // `channel`: the NCCL channel; across nodes each channel has its own network
   // connection (Transport::post_channel), so channels do not wait behind each other's messages.
+  // `stream` (across nodes only where weighted_net_sends()): the transfer is a stream of chunks
+  // folded into one (collective.fold_p2p, workload/collective_p2p.cpp), see FoldedStream.
   virtual void send(uint32_t src_gpu, uint32_t dst_gpu, int64_t bytes, uint64_t cookie,
                     int64_t delay_ps = 0, uint64_t connection = 0, int32_t weight = 1,
-                    uint32_t channel = 0) = 0;
+                    uint32_t channel = 0, FoldedStream stream = {}) = 0;
   // Whether send() takes weight > 1 for transfers inside a node (the fluid NVLink model does;
   // closed-form machines in tests do not, so nothing is folded on them).
   virtual bool weighted_sends() const { return false; }
@@ -45,6 +57,11 @@ class RankTransport {
   // transport message of all `weight` channels' bytes (flow mode, whose fabric keeps one
   // connection per NIC pair: engine/flow/flow_transport.h).
   virtual bool weighted_net_sends() const { return false; }
+  // Whether every GPU's stages into and out of its NIC run at least at the NIC's payload rate
+  // on the idle machine (PCIe, host memory when staged): a message of any size then moves
+  // through them as one cut-through fluid, however large (collective.fold_p2p folds a P2P
+  // stream's chunks into one message only then).
+  virtual bool stages_keep_up_with_nic() const { return false; }
 
   // Calls on_timer(cookie) `delay_ps` from now (compute phases, software latencies).
   virtual void timer(int64_t delay_ps, uint64_t cookie) = 0;

@@ -41,13 +41,24 @@ class ClosedFormRanks final : public node::RankTransport {
     net_ = std::min(static_cast<double>(sc.link.rate_bps),
                     node::pcie_rate_bps(sc.node, sc.node.pcie_lanes)) /
            8.0;
+    // node::GpuNet's test in closed form, never true where GpuNet's is false (so the estimate
+    // never counts fewer messages than the run posts): GPUDirect, and PCIe (switch links and
+    // uplinks) and NVLink (PXN relays) at least at the line rate, above the payload rate.
+    const double line = static_cast<double>(sc.link.rate_bps);
+    keeps_up_ = weighted_net_ && sc.node.gpudirect &&
+                node::pcie_rate_bps(sc.node, sc.node.pcie_lanes) >= line &&
+                node::pcie_rate_bps(sc.node, sc.node.pcie_uplink_lanes) >= line &&
+                nvlink_ * 8.0 >= line;
   }
-  void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t, uint64_t, int32_t, uint32_t) override {}
+  void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t, uint64_t, int32_t, uint32_t,
+            node::FoldedStream) override {}
   // As node::GpuNet: rings on one node fold their channels (collective.fold_channels), so the
   // estimate counts the messages the run will post.
   bool weighted_sends() const override { return true; }
   // As node::GpuNet in flow mode: the folded ring crosses nodes as one message.
   bool weighted_net_sends() const override { return weighted_net_; }
+  // As node::GpuNet: a P2P stream crosses nodes as one message (collective.fold_p2p).
+  bool stages_keep_up_with_nic() const override { return keeps_up_; }
   void timer(int64_t, uint64_t) override {}
   int64_t now_ps() const override { return 0; }
   uint32_t gpus() const override { return gpus_; }
@@ -64,6 +75,7 @@ class ClosedFormRanks final : public node::RankTransport {
   uint32_t gpus_, gpn_;
   node::NcclView view_;
   bool weighted_net_;
+  bool keeps_up_ = false;
   double nvlink_ = 0, net_ = 0;
 };
 

@@ -255,6 +255,16 @@ const std::vector<Knob> kCollectiveKnobs = knob_bind::concat({
           .max = Bound{64}},
          [](auto& s) -> auto& { return s.collective.fold_lanes; }),
      bind(
+         {.path = "collective.fold_p2p",
+          .type = KnobType::kBool,
+          .description = "Flow mode, with fold_channels: a send / send_recv / all-to-all "
+                         "connection across nodes posts its bytes as one message instead of "
+                         "P2P chunks (the flow fabric serves a connection's chunks back to "
+                         "back, cut-through from PCIe); off: one message per chunk",
+          .source = "fabricsim: measured against unfolded flow and packet mode "
+                    "(docs/collectives.md \"Folded P2P chunks across nodes\")"},
+         [](auto& s) -> auto& { return s.collective.fold_p2p; }),
+     bind(
          {.path = "collective.ll128",
           .type = KnobType::kBool,
           .description = "Protocol auto may choose LL128 (NCCL enables it on NVLink "

@@ -56,6 +56,11 @@ struct CollectiveConfig {
   // keeps the channels in lockstep, two let the second half of a step's bytes cover the first
   // half's latency as the unfolded channels do.
   int fold_lanes = 2;
+  // In flow mode a send / send_recv / all-to-all connection across nodes posts its part as one
+  // message instead of NCCL_P2P_NET_CHUNKSIZE chunks (docs/collectives.md "Folded P2P chunks
+  // across nodes"): the flow fabric serves a connection's chunks back to back and the node
+  // layer's stages are cut-through, so the chunks' fluid is one flow; off: a message per chunk.
+  bool fold_p2p = true;
 
   // NCCL's channel tuning for small messages (enqueue.cc ncclGetAlgoInfo "Ring/Tree channel
   // tuning"): with the default channel count, channels are dropped while

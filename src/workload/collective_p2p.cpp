@@ -23,9 +23,17 @@ void build_p2p(Plan& plan, const CollectiveSpec& spec, const BuildParams& bp) {
     for (int c = 0; c < bp.channels; ++c) {
       plan.channel = static_cast<uint32_t>(c);
       const int64_t part = split_part(bytes, bp.channels, c);
+      // Flow mode: the connection's chunks would follow one another on its NIC pair's fluid
+      // connection, each PCIe stage cut-through into the NIC: one message moves the same
+      // fluid with one stage each way instead of one per chunk (collective.fold_p2p). What
+      // the chunks' credit loop would have limited is a rate cap (finalize).
+      const bool fold = !same_node && bp.fold_net_p2p && part > chunk;
+      const int64_t unfolded_chunk = chunk;
+      if (fold) chunk = part;
       auto [it, fresh] = streams.try_emplace({part, chunk}, 0);
       if (fresh) it->second = plan.add_stream(make_chunked_stream(part, chunk));
-      plan.add_conn(src, dst, it->second, bp.window);
+      const uint32_t e = plan.add_conn(src, dst, it->second, bp.window);
+      if (fold) plan.conns[e].folded_chunk_bytes = unfolded_chunk;
     }
   };
   switch (spec.op) {

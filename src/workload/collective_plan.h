@@ -96,6 +96,12 @@ struct Conn {
   uint32_t channel = 0;
   int32_t gates_pending = 0;
   int32_t halves_pending = 0;  // kNvlsReduceMulticast: flows of the message in flight not yet done
+  // A P2P connection across nodes folded into one message (collective.fold_p2p): the chunk
+  // its messages would have had (0: not folded), and (finalize) the rate its chunks' credit
+  // loop allows them and how many would be in flight.
+  int64_t folded_chunk_bytes = 0;
+  double rate_cap_bps = 0;
+  int32_t chunks_in_flight = 0;
   int32_t slot = -1;      // index into Plan::sat / Plan::cons, -1 = no deps either way
   int64_t delay_ps = 0;   // per-step software overhead charged before each send
   int64_t credit_ps = 0;  // one-way time of the credit (head update) back to the sender
@@ -187,6 +193,8 @@ struct BuildParams {
   bool fold_net = false;
   // Across nodes, into this many connections (collective.fold_lanes).
   int fold_net_lanes = 1;
+  // ... and a P2P connection across nodes is one message (collective.fold_p2p).
+  bool fold_net_p2p = false;
   int64_t collnet_chunk_bytes = 0;
   int collnet_window = 8;
 };

@@ -305,5 +305,59 @@ TEST(GpuNet, BadNodeKeysAreLoadErrorsNamingTheKey) {
   EXPECT_EQ(ok.scenario.node.nvlink_rate_bps, 3'600'000'000'000);
 }
 
+// Two nodes of one GPU and one 400G NIC each, in `mode`.
+scenario::Scenario one_gpu_nodes(scenario::EngineMode mode) {
+  scenario::Scenario sc = two_nodes(1, 1);
+  sc.node.sockets = 1;
+  sc.mode = mode;
+  return sc;
+}
+
+TEST(GpuNet, AFoldedMessageIsPostedByItsWeightedShareOfTheNicLine) {
+  // Flow mode: a weight-8 transfer (8 folded channels) and a weight-1 one leave GPU 0 for node 1
+  // at once over the same PCIe path into one 400G NIC. Weighted max-min gives them 8/9 and 1/9
+  // of PCIe (57.6 GB/s, above) and of the NIC's line. A message is posted when its first byte
+  // is at the NIC unless PCIe would then fall behind its share of the line: the weight-1 one
+  // needs S x 9 / 57.6 GB/s on PCIe and S x 9 / 50 GB/s on the line, so PCIe keeps up and both
+  // are posted one PCIe switch crossing (150 ns) after the send. Counting crossings (2) instead
+  // of weights would post it S x 9 / 57.6 - 2 x S / 50 GB/s = 975 us late.
+  scenario::Simulation sim(one_gpu_nodes(scenario::EngineMode::kFlow));
+  Arrivals arr;
+  arr.attach(sim);
+  constexpr int64_t kS = int64_t{8} << 20;
+  ASSERT_LT(9.0 / pcie_gen5_x16_bytes_per_s(), 9.0 / (400e9 / 8));
+  sim.gpu_net()->send(0, 1, kS, 0, 0, 0, 8, 0);
+  sim.gpu_net()->send(0, 1, kS, 1, 0, 0, 1, 0);
+  sim.run();
+  ASSERT_EQ(sim.transport().num_messages(), 2u);
+  EXPECT_EQ(sim.transport().message(0).post_ps, 150'000);
+  EXPECT_EQ(sim.transport().message(1).post_ps, 150'000);
+  EXPECT_GT(arr.of(0), 0);
+  EXPECT_GT(arr.of(1), 0);
+}
+
+TEST(GpuNet, ARateCapHoldsTheStageIntoTheNic) {
+  // Flow mode: a transfer capped at 10 GB/s (a folded P2P stream's credit loop,
+  // collective.fold_p2p) enters the NIC at 10 GB/s, below PCIe's 57.6 and the line's 50: its
+  // 8 MiB take 838.9 us to reach the NIC, and the message is posted when the 400G line,
+  // serializing 8 MiB in 167.8 us, would not outrun it: 671.1 us after the first byte. It
+  // arrives no sooner than its last byte reached the NIC.
+  scenario::Simulation sim(one_gpu_nodes(scenario::EngineMode::kFlow));
+  Arrivals arr;
+  arr.attach(sim);
+  constexpr int64_t kS = int64_t{8} << 20;
+  sim.gpu_net()->send(0, 1, kS, 0, 0, 0, 1, 0, node::FoldedStream{80e9, 1});
+  sim.run();
+  const double pcie_ps = static_cast<double>(kS) / 10e9 * 1e12;
+  const double line_ps = static_cast<double>(kS) * 8 / 400e9 * 1e12;
+  EXPECT_NEAR(static_cast<double>(sim.transport().message(0).post_ps),
+              150'000.0 + pcie_ps - line_ps, 2.0);
+  EXPECT_GT(static_cast<double>(arr.of(0)), 150'000.0 + pcie_ps);
+  // Outside flow mode a cap is refused: packet mode moves the chunks themselves.
+  scenario::Simulation packet(one_gpu_nodes(scenario::EngineMode::kPacket));
+  EXPECT_THROW(packet.gpu_net()->send(0, 1, kS, 0, 0, 0, 1, 0, node::FoldedStream{80e9, 1}),
+               std::logic_error);
+}
+
 }  // namespace gpu_net_test
 }  // namespace fabricsim

@@ -41,7 +41,8 @@ class FakeMachine final : public node::RankTransport {
         rx_bytes_(p.nodes * p.gpus_per_node, 0) {}
 
   void send(uint32_t src, uint32_t dst, int64_t bytes, uint64_t cookie, int64_t delay_ps,
-            uint64_t /*connection*/, int32_t weight, uint32_t /*channel*/) override {
+            uint64_t /*connection*/, int32_t weight, uint32_t /*channel*/,
+            node::FoldedStream /*stream*/) override {
     // weighted_sends() is false here: the engine never folds channels on this machine.
     if (weight != 1) throw std::logic_error("FakeRankTransport: weighted send");
     push(now_ + delay_ps, kPost, cookie, src, dst, bytes);

@@ -15,9 +15,11 @@ TEST(CollectiveKnobs, DefaultsAndSources) {
   for (const Knob& k : knobs()) {
     if (k.path.rfind("collective.", 0) != 0) continue;
     ++count;
-    // collective.fold_channels and fold_lanes are the simulator's own (how it moves NCCL's
-    // channels, not a figure of NCCL's): their sources name what makes them right.
-    const bool own = k.path == "collective.fold_channels" || k.path == "collective.fold_lanes";
+    // collective.fold_channels, fold_lanes and fold_p2p are the simulator's own (how it moves
+    // NCCL's channels and chunks, not a figure of NCCL's): their sources name what makes them
+    // right.
+    const bool own = k.path == "collective.fold_channels" || k.path == "collective.fold_lanes" ||
+                     k.path == "collective.fold_p2p";
     EXPECT_TRUE(own ? k.source.rfind("fabricsim:", 0) == 0
                     : k.source.find("nccl@5067397") != std::string::npos ||
                           k.source.find("UNVERIFIED") != std::string::npos ||

@@ -23,7 +23,8 @@ node::NcclView h100() { return node::NcclView{370.8, 48.0, 50.0, 8}; }
 class ModelOnlyMachine final : public node::RankTransport {
  public:
   explicit ModelOnlyMachine(uint32_t nodes, bool nvls = false) : nodes_(nodes), nvls_(nvls) {}
-  void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t, uint64_t, int32_t, uint32_t) override {}
+  void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t, uint64_t, int32_t, uint32_t,
+            node::FoldedStream) override {}
   void timer(int64_t, uint64_t) override {}
   int64_t now_ps() const override { return 0; }
   uint32_t gpus() const override { return nodes_ * 8; }

@@ -23,7 +23,8 @@ namespace fabricsim::workload::fakes {
 class FakeTransport : public node::RankTransport {
  public:
   explicit FakeTransport(uint32_t gpus) : gpus_(gpus) {}
-  void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t, uint64_t, int32_t, uint32_t) override {
+  void send(uint32_t, uint32_t, int64_t, uint64_t, int64_t, uint64_t, int32_t, uint32_t,
+            node::FoldedStream) override {
     ADD_FAILURE() << "the training engine must not send";
   }
   void timer(int64_t delay_ps, uint64_t cookie) override {

@@ -245,11 +245,27 @@ void FluidDcqcn::attach(uint32_t conn, uint32_t flow, int64_t size_bytes, int32_
   s.weight = weight;
   s.left_bytes = static_cast<double>(size_bytes) / weight;
   s.rtt_ps = rtt_ps;
-  s.cnp_ps = -1;
-  s.cnp_credit = 0;
   fabric_.watch(flow);
   if (flow >= conn_of_flow_.size()) conn_of_flow_.resize(flow + 1, 0xFFFFFFFFu);
   conn_of_flow_[flow] = conn;
+  const int64_t now = sched_.now();
+  if (s.detached_ps == now && s.detached_cnp_ps >= 0) {
+    // The connection's next message, back to back: the CNP checks go on as they were.
+    s.cnp_ps = s.detached_cnp_ps;
+  } else {
+    // Queues already at Kmin on its path mark its packets from its first round trip on, as
+    // arm() would have had they reached Kmin now; they will not cross it again to arm it.
+    s.cnp_ps = -1;
+    s.cnp_credit = 0;
+    bool congested = false;
+    fabric_.for_each_link(flow, [&](uint32_t link, double) {
+      if (link >= marks_.size() || !marks_[link]) return;
+      const double bytes = queue_bytes(link);
+      congested = congested || (bytes > 0 && bytes >= static_cast<double>(ecn_.kmin_bytes));
+    });
+    if (congested) s.cnp_ps = now + rtt_ps;
+  }
+  s.detached_ps = -1;
   plan(s, conn);  // a renewed flow is not re-filled, so nothing else would
 }
 
@@ -261,6 +277,8 @@ void FluidDcqcn::detach(uint32_t conn, uint32_t flow) {
   s.rp.on_bytes_sent(static_cast<int64_t>(std::llround(s.left_bytes)), sched_.now());
   s.left_bytes = 0;
   s.flow = kNoFlow;
+  s.detached_ps = sched_.now();
+  s.detached_cnp_ps = s.cnp_ps;
   s.cnp_ps = -1;  // no more packets to mark
 }
 

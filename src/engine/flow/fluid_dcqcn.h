@@ -101,6 +101,11 @@ class FluidDcqcn {
     double cap_bps = -1;   // the cap's capacity as set
     int64_t rc_seen_bps = -1;  // Rc when the queues on its path last heard of it
     double cnp_credit = 0;     // expected CNPs not yet delivered
+    // detach: when, and the CNP check it cancelled (a message that follows on the connection
+    // at that instant takes it over: the notification point marks the queue pair, not one
+    // message).
+    int64_t detached_ps = -1;
+    int64_t detached_cnp_ps = -1;
   };
 
   struct Queue {
