@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <string>
@@ -232,6 +233,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   const std::unique_ptr<Engine> engine = make_engine(resolved, options.ranks);
   engine->set_flow_harvest(options.flows);
   engine->start_workload();
+  const double build =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   // Without a stop_time the run still ends at the horizon (core/checked.h), so the clock, and
   // every time derived from it, stays inside int64; it then reports unfinished flows.
   const bool finished = engine->run(sc.stop_time_ps > 0 ? sc.stop_time_ps : kSimHorizonPs,
@@ -239,12 +242,34 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   if (options.progress && !engine->interrupted()) {
     options.progress(ProgressSample{1.0, engine->now_ps(), engine->events()});
   }
-  RunResult r = engine->harvest(finished);
+  // Under mpirun only rank 0 writes results. The other ranks' copies of what their partitions
+  // do not own are stale or given back (net/rank_release.cpp): they harvest nothing.
+  RunResult r;
+  if (!ranked || options.ranks->rank() == 0) {
+    r = engine->harvest(finished);
+  } else {
+    r.run.events = engine->events();
+  }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   r.run.wall_seconds = wall;
   r.run.events_per_second = wall > 0 ? static_cast<double>(r.run.events) / wall : 0;
   r.run.peak_rss_bytes = peak_rss_bytes();
+  r.run.build_seconds = build;
+  if (ranked) {  // every rank gets here once (no rank returns early above): one all_gather
+    struct Mine {
+      double build_seconds;
+      int64_t peak_rss_bytes;
+    } mine{build, r.run.peak_rss_bytes};
+    std::vector<char> all;
+    options.ranks->all_gather(&mine, sizeof(mine), all);
+    for (uint32_t k = 0; k < options.ranks->size(); ++k) {
+      Mine m{};
+      std::memcpy(&m, all.data() + k * sizeof(Mine), sizeof(Mine));
+      r.run.rank_build_seconds.push_back(m.build_seconds);
+      r.run.rank_peak_rss_bytes.push_back(m.peak_rss_bytes);
+    }
+  }
   return r;
 }
 

@@ -81,7 +81,6 @@ struct alignas(64) PortQueues {
   uint32_t headroom_used_bytes[kPriorities] = {};
   uint8_t xoff_mask = 0;     // lossless classes for which PAUSE is in force upstream
   bool refresh_pending = false;
-  uint32_t node = 0;  // owning node
   int64_t prop_ps = 0;
   int64_t drops = 0;
   int64_t trims = 0;  // data packets this port's queues trimmed to their header (net/trim.cpp)

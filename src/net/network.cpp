@@ -70,11 +70,12 @@ void Network::finalize() {
   }
   ports_ = std::vector<Port>(next);  // Port is move-only (it owns rings)
   queues_ = std::vector<PortQueues>(next);
+  port_node_.assign(next, 0);
   auto take = [&](uint32_t node) {
     PortRange& r = node_ports_[node];
     const uint32_t id = r.first + r.count++;
     Port& p = ports_[id];
-    queues_[id].node = node;
+    port_node_[id] = node;
     p.is_nic = nodes_[node].kind == NodeKind::kNic;
     p.switch_index = p.is_nic ? -1 : static_cast<int32_t>(nodes_[node].index);
     p.nic = p.is_nic ? nodes_[node].index : 0;

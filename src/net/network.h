@@ -120,7 +120,7 @@ class Network {
   Port& port(uint32_t id) { return ports_[id]; }
   const Port& port(uint32_t id) const { return ports_[id]; }
   const PortQueues& queues(uint32_t id) const { return queues_[id]; }
-  uint32_t port_node(uint32_t id) const { return queues_[id].node; }
+  uint32_t port_node(uint32_t id) const { return port_node_[id]; }
   Switch& switch_at(uint32_t sw) { return switches_[sw]; }
   const Switch& switch_at(uint32_t sw) const { return switches_[sw]; }
   const NicConfig& nic_config(uint32_t nic) const { return nic_cfg_[nic]; }
@@ -214,6 +214,25 @@ class Network {
   void pack_owned_state(ByteWriter& out, uint32_t first, uint32_t end,
                         const std::vector<uint16_t>& port_partition) const;
   void unpack_owned_state(ByteReader& in);
+  // A rank of an MPI run, once the fabric is split (net/rank_release.cpp): gives back the
+  // memory of what neither its partitions [first, end) nor its serial phase will touch: the queue state (PortQueues) of every switch port with
+  // neither end in [first, end), and the forwarding and load-balancing tables of every switch
+  // outside them. Kept: every Port (the cables' metadata: peers, rates, delays), the NICs'
+  // ports (the serial phase posts on every NIC), and the queue state of a cut cable's sending
+  // port whose far end is owned (control frames crossing the cut wait in its ctrl_line).
+  struct Released {
+    size_t queue_bytes = 0;  // PortQueues pages given back
+    uint32_t queue_ports = 0;  // ports whose PortQueues were eligible (some share kept pages)
+    uint32_t switches = 0;  // switches whose tables were freed
+    size_t table_bytes = 0;  // their tables' capacity
+  };
+  Released release_unowned(const std::vector<uint16_t>& port_partition, uint32_t first,
+                           uint32_t end);
+  // After a rank's run, before the other ranks' state is copied in: frees the buffers of
+  // every empty ring (ports' lines and queues), which then read as they did before the run,
+  // and gives the freed heap back, so that the rank that writes the results holds the whole
+  // fabric's counters without its packets' peak. Returns the bytes freed.
+  size_t release_empty_rings();
 
   // ---- run time ----
   // Queues a packet at a NIC's own port (ACKs, NAKs, CNPs); strict priority over pulled data. A
@@ -469,6 +488,9 @@ class Network {
   std::vector<Rng> loss_rng_;
   std::vector<Port> ports_;
   std::vector<PortQueues> queues_;  // parallel to ports_
+  // Each port's node: cold, and apart from queues_ so that a rank that gave back a port's
+  // queue state (net/rank_release.cpp) still names its cable in links.csv.
+  std::vector<uint32_t> port_node_;
   std::vector<Node> nodes_;
   std::vector<PortRange> node_ports_;
   std::vector<Switch> switches_;

@@ -85,6 +85,7 @@ struct PortState {
   uint8_t paused_mask;
   int32_t down_count;
   uint32_t peak_rx_blocks;
+  uint32_t rx_buffer_blocks;  // configuration, but the writing rank may have given it back
   int64_t tx_bytes;
   int64_t busy_until_ps;
   int64_t drops;
@@ -123,6 +124,7 @@ void Network::pack_owned_state(ByteWriter& out, uint32_t first, uint32_t end,
     s.paused_mask = p.paused_mask;
     s.down_count = q.down_count;
     s.peak_rx_blocks = q.peak_rx_blocks;
+    s.rx_buffer_blocks = q.rx_buffer_blocks;
     s.tx_bytes = port_tx_bytes_[id];
     s.busy_until_ps = p.busy_until_ps;
     s.drops = q.drops;
@@ -166,6 +168,7 @@ void Network::unpack_owned_state(ByteReader& in) {
     p.paused_mask = s.paused_mask;
     q.down_count = s.down_count;
     q.peak_rx_blocks = s.peak_rx_blocks;
+    q.rx_buffer_blocks = s.rx_buffer_blocks;
     port_tx_bytes_[s.port] = s.tx_bytes;
     p.busy_until_ps = s.busy_until_ps;
     q.drops = s.drops;

@@ -450,6 +450,7 @@ ordered_json run_stats_to_json(const scenario::RunStats& s) {
   ordered_json j;
   j["events"] = s.events;
   j["wall_seconds"] = s.wall_seconds;
+  j["build_seconds"] = s.build_seconds;
   j["events_per_second"] = s.events_per_second;
   j["data_packet_hops"] = s.data_packet_hops;
   j["peak_rss_bytes"] = s.peak_rss_bytes;
@@ -458,7 +459,11 @@ ordered_json run_stats_to_json(const scenario::RunStats& s) {
   if (s.partitions > 1 || !s.partition_note.empty()) {
     j["partitions"] = s.partitions;
     if (s.partitions > 1) {
-      if (s.ranks > 1) j["ranks"] = s.ranks;
+      if (s.ranks > 1) {
+        j["ranks"] = s.ranks;
+        j["rank_build_seconds"] = s.rank_build_seconds;
+        j["rank_peak_rss_bytes"] = s.rank_peak_rss_bytes;
+      }
       j["lookahead_ps"] = s.lookahead_ps;
       j["windows"] = s.windows;
       j["partition_events"] = s.partition_events;

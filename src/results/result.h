@@ -411,6 +411,9 @@ struct RunStats {
   // The most transport message records held at once (transports retire finished messages:
   // issue 24 item 1); deterministic, but a fact about the simulator's memory, not the fabric.
   int64_t peak_live_messages = 0;
+  // Wall seconds from the resolved scenario to a simulation ready to run (the fabric, routes,
+  // transport and workload built, the workload's start posted), included in wall_seconds.
+  double build_seconds = 0;
   // `threads` > 1 (engine/packet/partitioned_run.cpp): the partitions one simulation ran in, its
   // lookahead, and why it ran in one when it could not be split. Facts about the run, not the
   // fabric: run.json only.
@@ -420,6 +423,10 @@ struct RunStats {
   // An MPI run (mpirun -np R, core/rank_run.h): the ranks its partitions were spread over (1:
   // one process); rank r ran partitions [r x partitions / ranks, (r + 1) x partitions / ranks).
   int ranks = 1;
+  // An MPI run: every rank's build_seconds and peak RSS (rank r at index r), gathered after the
+  // run, since a rank's memory is what limits how big a run fits on its machine.
+  std::vector<double> rank_build_seconds;
+  std::vector<int64_t> rank_peak_rss_bytes;
   // Where a partitioned run's wall time went (docs/parallel.md "What limits the speed-up"):
   // the barriers (serial phases) it went through, the events each partition ran and the
   // seconds its thread spent on them, and the serial phases' seconds.

@@ -120,6 +120,12 @@ TEST_P(MpiRun, EveryFileIsTheSequentialRunsAtTwoAndThreeRanks) {
       for (int t = 0; t < threads; ++t) own += events[rank * threads + t].get<int64_t>();
       EXPECT_GT(own, 0) << "rank " << rank << " ran nothing";
     }
+    // Every rank's own figures, gathered on rank 0 (docs/parallel.md "What each rank builds").
+    ASSERT_EQ(run["rank_peak_rss_bytes"].size(), static_cast<size_t>(ranks)) << run.dump();
+    ASSERT_EQ(run["rank_build_seconds"].size(), static_cast<size_t>(ranks)) << run.dump();
+    for (int rank = 0; rank < ranks; ++rank) {
+      EXPECT_GT(run["rank_peak_rss_bytes"][rank].get<int64_t>(), 0) << "rank " << rank;
+    }
     EXPECT_EQ(read_file(many / "result.json"), result);
     EXPECT_EQ(read_file(many / "flows.csv"), read_file(one / "flows.csv"));
     EXPECT_EQ(read_file(many / "links.csv"), read_file(one / "links.csv"));

@@ -248,9 +248,9 @@ void check_run_json(const fs::path& out, const json& result, const std::string& 
   const json run = json::parse(read_file(out / "run.json"));
   std::set<std::string> keys;
   for (const auto& [key, value] : run.items()) keys.insert(key);
-  EXPECT_EQ(keys, (std::set<std::string>{"events", "wall_seconds", "events_per_second",
-                                         "data_packet_hops", "peak_rss_bytes", "sim_time_ps",
-                                         "peak_live_messages"}))
+  EXPECT_EQ(keys, (std::set<std::string>{"events", "wall_seconds", "build_seconds",
+                                         "events_per_second", "data_packet_hops",
+                                         "peak_rss_bytes", "sim_time_ps", "peak_live_messages"}))
       << "run.json keys";
   // At most every message of the run (flows.csv's rows) held at once, at least one if any.
   const int64_t flows = result.at("flows").at("total").get<int64_t>();

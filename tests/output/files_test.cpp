@@ -90,7 +90,7 @@ TEST(RunJson, ExactKeys) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items()) keys.push_back(key);
   std::sort(keys.begin(), keys.end());
-  EXPECT_EQ(keys, (std::vector<std::string>{"data_packet_hops", "events", "events_per_second",
+  EXPECT_EQ(keys, (std::vector<std::string>{"build_seconds", "data_packet_hops", "events", "events_per_second",
                                             "peak_live_messages", "peak_rss_bytes", "sim_time_ps",
                                             "wall_seconds"}))
       << "run.json has exactly these keys";

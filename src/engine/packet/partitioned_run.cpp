@@ -25,27 +25,26 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 #include "core/partition_run.h"
 #include "core/partitions.h"
 #include "core/rank_run.h"
 #include "core/error.h"
+#include "engine/packet/partition_state.h"
 #include "engine/packet/simulation.h"
 #include "engine/packet/simulation_dispatch.h"
 
 namespace fabricsim::scenario {
 
-struct Simulation::PartitionState {
-  Partitions::Tables tables;
-  std::vector<uint8_t> cut;
-  int64_t lookahead_ps = std::numeric_limits<int64_t>::max();
-  uint32_t count = 1;
-};
-
 Simulation::~Simulation() = default;
 
 uint32_t Simulation::partitions() const { return part_ ? part_->count : 1; }
 int64_t Simulation::lookahead_ps() const { return part_ ? part_->lookahead_ps : 0; }
+const std::vector<uint16_t>& Simulation::port_partitions() const {
+  static const std::vector<uint16_t> kNone;
+  return part_ ? part_->tables.port : kNone;
+}
 
 std::string Simulation::partition_refusal() const {
   if (sc_.mode != EngineMode::kPacket) return "mode is not packet";
@@ -192,6 +191,14 @@ void Simulation::plan_partitions() {
     st->tables.nic[nic] = st->tables.port[net_.nic_port(nic)];
   }
   part_ = std::move(st);
+  // Across ranks, every rank gives back what its partitions never touch (net/rank_release.cpp).
+  // Rank 0 gets the other ranks' ports' counters at the end (merge_ranks), which is all that
+  // links.csv and result.json read of them.
+  if (ranks_ != nullptr) {
+    const uint32_t per_rank = n / ranks;
+    released_ = net_.release_unowned(part_->tables.port, ranks_->rank() * per_rank,
+                                     (ranks_->rank() + 1) * per_rank);
+  }
 }
 
 // run_windows' view of the simulation (core/partition_run.h). A member of Simulation so that a
@@ -251,6 +258,11 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
   // What is owed so far goes to the senders' partitions; pending completions or drop reports
   // (a run resumed mid-way) cannot be placed: that run() goes sequentially.
   if (!transport_->begin_partitioned(st.count, st.tables.nic)) {
+    // Across ranks, each rank gave back what its partitions do not touch: a sequential run
+    // on any of them would read it (not possible from the CLI: a resumed run).
+    if (ranks_ != nullptr) {
+      throw std::logic_error("a run spread over MPI ranks cannot go on sequentially");
+    }
     std::unique_ptr<PartitionState> keep = std::move(part_);
     const bool r = run(stop_time_ps, progress, stop);
     part_ = std::move(keep);
@@ -330,6 +342,10 @@ bool Simulation::run_partitioned(int64_t stop_time_ps, const ProgressFn& progres
   }
   int64_t partition_events = notice_events + parts.events();
   if (ranks_ != nullptr) {
+    // The merge packs (other ranks) or takes in (rank 0, which then builds the results) every
+    // rank's owned state: the packets' buffers, empty once the run has finished, go first, so
+    // that a rank's peak is its partitions' run, not the run plus the merge's copies.
+    net_.release_empty_rings();
     partition_events = merge_ranks(parts, r.busy_seconds, partition_events);
     parts.drop_unowned();
   }

@@ -1,5 +1,6 @@
 #include "engine/packet/simulation.h"
 #include "engine/packet/simulation_dispatch.h"
+#include "engine/packet/partition_state.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -111,6 +111,11 @@ class Simulation final : public Engine {
   uint32_t partitions() const;
   uint32_t ranks() const { return ranks_ != nullptr && part_ ? ranks_->size() : 1; }
   const std::string& partition_note() const { return partition_note_; }
+  // A partitioned run's partition of each port (empty when it runs in one).
+  const std::vector<uint16_t>& port_partitions() const;
+  // A rank of an MPI run: what it gave back of the model once split (net/rank_release.cpp;
+  // zeros in one process).
+  const net::Network::Released& released() const { return released_; }
   int64_t lookahead_ps() const;
   // The latest partitioned run() call's profile (RunStats' windows, partition_events, ...).
   struct PartitionProfile {
@@ -203,7 +208,8 @@ class Simulation final : public Engine {
   // Partitioned runs (engine/packet/partitioned_run.cpp).
   struct PartitionState;
   struct WindowModel;
-  std::unique_ptr<PartitionState> part_;
+  net::Network::Released released_;  // before part_: the constructor may destroy part_ only
+  std::unique_ptr<PartitionState> part_;   // where PartitionState is complete
   RankExchange* ranks_ = nullptr;  // set when more than one rank runs this simulation
   std::string partition_note_;
   PartitionProfile partition_profile_;
