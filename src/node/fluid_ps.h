@@ -76,10 +76,6 @@ class PsNetwork {
   int64_t bytes(uint32_t resource) const { return res_[resource].bytes; }
   // Time with at least one flow active on the resource, up to now_ps.
   int64_t busy_ps(uint32_t resource, int64_t now_ps) const;
-  // Flow crossings of the resource now.
-  int32_t crossings(uint32_t resource) const {
-    return static_cast<int32_t>(res_[resource].flows.size());
-  }
   // The crossings' weights summed (start's `weight`): what the flows on it count for in the
   // share.
   int64_t weight_on(uint32_t resource) const { return res_[resource].weights; }

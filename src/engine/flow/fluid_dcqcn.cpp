@@ -193,7 +193,7 @@ double FluidDcqcn::cnp_probability(const State& s, bool& congested) const {
     if (link >= marks_.size() || !marks_[link]) return;
     const double bytes = queue_bytes(link);
     // Below Kmin nothing is marked; a queue rising to it arms its flows then (on_event).
-    congested = congested || (bytes > 0 && bytes >= static_cast<double>(ecn_.kmin_bytes));
+    congested = congested || past_kmin(bytes);
     unmarked *= 1 - mark_probability(bytes);
   });
   // The packets one channel sends per CNP interval, at its sender's rate (behind a queue its
@@ -260,8 +260,7 @@ void FluidDcqcn::attach(uint32_t conn, uint32_t flow, int64_t size_bytes, int32_
     bool congested = false;
     fabric_.for_each_link(flow, [&](uint32_t link, double) {
       if (link >= marks_.size() || !marks_[link]) return;
-      const double bytes = queue_bytes(link);
-      congested = congested || (bytes > 0 && bytes >= static_cast<double>(ecn_.kmin_bytes));
+      congested = congested || past_kmin(queue_bytes(link));
     });
     if (congested) s.cnp_ps = now + rtt_ps;
   }

@@ -86,6 +86,10 @@ class FluidDcqcn {
   int64_t cnps() const { return cnps_; }
   // The fluid queue at switch port `link` now (bytes).
   double queue_bytes(uint32_t link) const;
+  // A queue of `bytes` marks (RED): not empty and at Kmin or above.
+  bool past_kmin(double bytes) const {
+    return bytes > 0 && bytes >= static_cast<double>(ecn_.kmin_bytes);
+  }
 
  private:
   static constexpr uint32_t kNoFlow = 0xFFFFFFFFu;
